@@ -1,0 +1,72 @@
+/**
+ * The chart of accounts and how each kind of transfer moves money between
+ * them. Every movement is one transfer: one amount, debited from one account
+ * and credited to another of the same currency, so every entry balances by
+ * construction (the TigerBeetle model of double entry).
+ *
+ * An account's balance is its credits minus its debits. Player wallets keep
+ * that balance in a column, updated in the same database transaction as the
+ * transfer, because bets are checked against it; the operator's own accounts
+ * are derived by summing transfers, so no request ever waits on a hot row.
+ */
+
+export type AccountKind = 'player' | 'game' | 'campaign' | 'tournament' | 'cash';
+
+export interface AccountRef {
+  kind: AccountKind;
+  /** playerId, game slug, campaign id, or CASH_REF. */
+  ref: string;
+  currency: string;
+}
+
+export type TransferKind = 'bet' | 'win' | 'payout' | 'deposit' | 'withdrawal';
+
+export const TRANSFER_KINDS: readonly TransferKind[] = ['bet', 'win', 'payout', 'deposit', 'withdrawal'];
+
+/** The world outside the ledger that deposits come from and withdrawals go to. */
+export const CASH_REF = 'external';
+/** Free bets of a campaign that named no id are booked here. */
+export const UNNAMED_CAMPAIGN_REF = 'unnamed';
+
+export interface TransferLegs {
+  debit: AccountRef;
+  credit: AccountRef;
+}
+
+export interface LegInput {
+  kind: TransferKind;
+  playerId: string;
+  currency: string;
+  /** The game of a bet or win. */
+  game?: string;
+  /** A bet paid by the operator's free-bets campaign instead of the player. */
+  freeBet?: boolean;
+  campaignId?: string;
+}
+
+export function legsOf(input: LegInput): TransferLegs {
+  const { currency } = input;
+  const player: AccountRef = { kind: 'player', ref: input.playerId, currency };
+  switch (input.kind) {
+    case 'bet': {
+      const game: AccountRef = { kind: 'game', ref: requireGame(input), currency };
+      const payer: AccountRef = input.freeBet
+        ? { kind: 'campaign', ref: input.campaignId ?? UNNAMED_CAMPAIGN_REF, currency }
+        : player;
+      return { debit: payer, credit: game };
+    }
+    case 'win':
+      return { debit: { kind: 'game', ref: requireGame(input), currency }, credit: player };
+    case 'payout':
+      return { debit: { kind: 'tournament', ref: input.campaignId ?? UNNAMED_CAMPAIGN_REF, currency }, credit: player };
+    case 'deposit':
+      return { debit: { kind: 'cash', ref: CASH_REF, currency }, credit: player };
+    case 'withdrawal':
+      return { debit: player, credit: { kind: 'cash', ref: CASH_REF, currency } };
+  }
+}
+
+function requireGame(input: LegInput): string {
+  if (input.game === undefined) throw new Error(`a ${input.kind} needs a game`);
+  return input.game;
+}

@@ -1,0 +1,358 @@
+/**
+ * The wallet rules of PROTOCOL.md §5–§7, as pure functions: each plans one
+ * request against a snapshot that a store read inside its database
+ * transaction, and returns either a refusal or the exact writes to make.
+ * Nothing here does I/O or reads a clock; stores and tests call them alike.
+ */
+import assert from 'node:assert/strict';
+import { refuse, type Refusal } from '../protocol/errors.js';
+import { amountToMinor, BALANCE_MINOR_MAX, decimalFromNumber, displayMinor, formatMinor } from '../protocol/money.js';
+import type { TransactionRequest, PayoutRequest } from '../protocol/schemas.js';
+import type { TransferKind } from './accounts.js';
+
+export interface RulesConfig {
+  /** A session with no activity for this long refuses bets (PROTOCOL.md §5). Default 30 min. */
+  sessionIdleMs: number;
+  /** A launch key not used within this long is dead (PROTOCOL.md §5). Default 10 min. */
+  launchKeyTtlMs: number;
+}
+
+export const DEFAULT_RULES: RulesConfig = {
+  sessionIdleMs: 30 * 60_000, // ms
+  launchKeyTtlMs: 10 * 60_000, // ms
+};
+
+export interface PlayerState {
+  playerId: string;
+  currency: string;
+  decimals: number;
+  /** Minor units. */
+  balance: bigint;
+  blocked: boolean;
+}
+
+export interface SessionState {
+  sessionId: string;
+  playerId: string;
+  game: string;
+  /** Epoch ms of the last accepted request that counted as activity. */
+  lastActiveAt: number;
+}
+
+/** What the ledger already holds under an idempotency id. */
+export interface SeenTransfer {
+  kind: TransferKind;
+  playerId: string;
+  roundId: string | null;
+  campaignId: string | null;
+  amount: bigint;
+  jpAmount: bigint;
+}
+
+export interface RoundState {
+  playerId: string;
+  game: string;
+  finished: boolean;
+}
+
+export function isSessionActive(session: SessionState, now: number, config: RulesConfig): boolean {
+  return now - session.lastActiveAt < config.sessionIdleMs;
+}
+
+/** Idempotency ids are compared in one canonical form. */
+export function canonicalUuid(id: string): string {
+  return id.toLowerCase();
+}
+
+// ---------------------------------------------------------------- /transaction
+
+export interface TransactionSnapshot {
+  session: SessionState | undefined;
+  /** The session's player. */
+  player: PlayerState | undefined;
+  /** Transfers already booked under the request's transaction ids, by canonical id. */
+  seen: ReadonlyMap<string, SeenTransfer>;
+  round: RoundState | undefined;
+  /** True if campaign.id is already finished for this player. */
+  campaignFinished: boolean;
+  now: number;
+}
+
+export interface PlannedTransfer {
+  id: string;
+  kind: 'bet' | 'win';
+  amount: bigint;
+  jpAmount: bigint;
+  freeBet: boolean;
+}
+
+export interface TransactionPlan {
+  ok: true;
+  /** New transfers in request order; empty for a full replay. */
+  transfers: PlannedTransfer[];
+  balanceBefore: bigint;
+  balanceAfter: bigint;
+  createRound: boolean;
+  closeRound: boolean;
+  /** campaign.id to mark finished for the player. */
+  closeCampaign: string | undefined;
+  /** Record activity on the session (never on an expired one: wins do not revive it). */
+  touchSession: boolean;
+}
+
+/** Checks that need no storage: run before the request reaches a store. */
+export function precheckTransaction(request: TransactionRequest, transactionsMax: number): Refusal | undefined {
+  if (request.transactions.length > transactionsMax) {
+    return refuse('INVALID_REQUEST', `transactions: at most ${transactionsMax} items are allowed, got ${request.transactions.length}`);
+  }
+  const ids = new Set<string>();
+  for (const [index, tx] of request.transactions.entries()) {
+    const id = canonicalUuid(tx.id);
+    if (ids.has(id)) return refuse('INVALID_REQUEST', `transactions[${index}].id: ${tx.id} appears twice in the request`);
+    ids.add(id);
+    // Doubles of decimals of at most 15 digits order like the decimals themselves.
+    if (tx.jpAmount !== undefined && tx.jpAmount > tx.amount) {
+      return refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: ${tx.jpAmount} is more than amount ${tx.amount}`);
+    }
+  }
+  return undefined;
+}
+
+/** The balance member of a refusal: exact JSON number text. */
+export function balanceText(player: PlayerState): string {
+  return formatMinor(player.balance, player.decimals);
+}
+
+function minorOf(value: number, field: string, player: PlayerState): bigint | Refusal {
+  const decimal = decimalFromNumber(value);
+  if (decimal === undefined) return refuse('INVALID_REQUEST', `${field}: must be a finite number >= 0`, balanceText(player));
+  const minor = amountToMinor(decimal, player.decimals);
+  if (minor === 'too-many-decimals') {
+    return refuse('INVALID_REQUEST', `${field}: ${value} has more decimals than ${player.currency} allows (${player.decimals})`, balanceText(player));
+  }
+  if (minor === 'too-large') return refuse('INVALID_REQUEST', `${field}: ${value} is more than the largest amount allowed`, balanceText(player));
+  return minor;
+}
+
+export function planTransaction(
+  request: TransactionRequest,
+  snap: TransactionSnapshot,
+  config: RulesConfig,
+): TransactionPlan | Refusal {
+  const { session, player } = snap;
+  if (!session || !player) return refuse('SESSION_NOT_FOUND', `session ${request.sessionId} is not known`);
+  assert.equal(session.playerId, player.playerId, 'snapshot: the player must be the session\'s');
+  const balance = player.balance;
+  const shown = balanceText(player);
+  if (request.playerId !== session.playerId) {
+    return refuse('SESSION_MISMATCH', `playerId ${request.playerId} is not the session's player`, shown);
+  }
+  if (request.game !== session.game) {
+    return refuse('SESSION_MISMATCH', `game ${request.game} is not the session's game ${session.game}`, shown);
+  }
+
+  // Convert every amount first: validation of the whole request comes before any rule.
+  const amounts: { amount: bigint; jpAmount: bigint }[] = [];
+  for (const [index, tx] of request.transactions.entries()) {
+    const amount = minorOf(tx.amount, `transactions[${index}].amount`, player);
+    if (typeof amount !== 'bigint') return amount;
+    const jpAmount = tx.jpAmount === undefined ? 0n : minorOf(tx.jpAmount, `transactions[${index}].jpAmount`, player);
+    if (typeof jpAmount !== 'bigint') return jpAmount;
+    if (jpAmount > amount) return refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: more than amount`, shown);
+    amounts.push({ amount, jpAmount });
+  }
+
+  // Idempotency (§6.4): a seen id with other content fails the whole request.
+  const roundId = canonicalUuid(request.round.id);
+  const fresh: number[] = [];
+  for (const [index, tx] of request.transactions.entries()) {
+    const seen = snap.seen.get(canonicalUuid(tx.id));
+    const { amount, jpAmount } = amounts[index]!;
+    if (seen === undefined) {
+      fresh.push(index);
+      continue;
+    }
+    const same =
+      seen.kind === tx.type &&
+      seen.playerId === request.playerId &&
+      seen.roundId === roundId &&
+      seen.amount === amount &&
+      seen.jpAmount === jpAmount;
+    if (!same) {
+      return refuse('DUPLICATE_CONFLICT', `transaction ${tx.id} was seen before with other content`, shown);
+    }
+  }
+  const replayOnly: TransactionPlan = {
+    ok: true,
+    transfers: [],
+    balanceBefore: balance,
+    balanceAfter: balance,
+    createRound: false,
+    closeRound: false,
+    closeCampaign: undefined,
+    touchSession: false,
+  };
+  if (fresh.length === 0) return replayOnly;
+
+  // Rounds (§6.5).
+  const round = snap.round;
+  if (round && (round.playerId !== request.playerId || round.game !== request.game)) {
+    return refuse('ROUND_MISMATCH', `round ${request.round.id} belongs to another player or game`, shown);
+  }
+  if (round?.finished) return refuse('ROUND_CLOSED', `round ${request.round.id} is finished`, shown);
+
+  const freeBets = request.campaign?.type === 'freeBets';
+  const hasBet = fresh.some((index) => request.transactions[index]!.type === 'bet');
+  if (hasBet) {
+    if (!isSessionActive(session, snap.now, config)) {
+      return refuse('SESSION_EXPIRED', `session ${request.sessionId} expired; bets are refused, wins are accepted`, shown);
+    }
+    if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked: bets are refused`, shown);
+    if (freeBets && snap.campaignFinished) {
+      return refuse('CAMPAIGN_FINISHED', `campaign ${request.campaign?.id} is finished for player ${player.playerId}`, shown);
+    }
+  }
+
+  // In order, against the running balance (§6.3).
+  let running = balance;
+  const transfers: PlannedTransfer[] = [];
+  for (const index of fresh) {
+    const tx = request.transactions[index]!;
+    const { amount, jpAmount } = amounts[index]!;
+    const freeBet = tx.type === 'bet' && freeBets;
+    if (tx.type === 'bet' && !freeBet) {
+      if (amount > running) {
+        return refuse(
+          'INSUFFICIENT_FUNDS',
+          `bet ${displayMinor(amount, player.decimals)} exceeds balance ${displayMinor(running, player.decimals)}`,
+          shown,
+        );
+      }
+      running -= amount;
+    } else if (tx.type === 'win') {
+      running += amount;
+      if (running > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', `transactions[${index}].amount: the balance would overflow`, shown);
+    }
+    transfers.push({ id: canonicalUuid(tx.id), kind: tx.type, amount, jpAmount, freeBet });
+  }
+  assert.ok(running >= 0n, 'a player balance never goes below zero');
+
+  return {
+    ok: true,
+    transfers,
+    balanceBefore: balance,
+    balanceAfter: running,
+    createRound: round === undefined,
+    closeRound: request.round.finished,
+    closeCampaign: freeBets && request.campaign?.finished && request.campaign.id ? canonicalUuid(request.campaign.id) : undefined,
+    touchSession: isSessionActive(session, snap.now, config),
+  };
+}
+
+// --------------------------------------------------------------------- /payout
+
+export interface PayoutSnapshot {
+  session: SessionState | undefined;
+  player: PlayerState | undefined;
+  seen: SeenTransfer | undefined;
+}
+
+export interface CreditPlan {
+  ok: true;
+  /** False for an idempotent replay: nothing to write. */
+  apply: boolean;
+  amount: bigint;
+  balanceAfter: bigint;
+}
+
+export function planPayout(request: PayoutRequest, snap: PayoutSnapshot): CreditPlan | Refusal {
+  const { session, player } = snap;
+  if (!session || !player) return refuse('SESSION_NOT_FOUND', `session ${request.sessionId} is not known`);
+  const amount = minorOf(request.amount, 'amount', player);
+  if (typeof amount !== 'bigint') return amount;
+  if (amount === 0n) return refuse('INVALID_REQUEST', 'amount: a payout must be greater than 0', balanceText(player));
+  const campaignId = canonicalUuid(request.campaign.id);
+  if (snap.seen) {
+    const same =
+      snap.seen.kind === 'payout' &&
+      snap.seen.playerId === player.playerId &&
+      snap.seen.amount === amount &&
+      snap.seen.campaignId === campaignId;
+    if (!same) return refuse('DUPLICATE_CONFLICT', `payout ${request.payoutId} was seen before with other content`, balanceText(player));
+    return { ok: true, apply: false, amount, balanceAfter: player.balance };
+  }
+  const balanceAfter = player.balance + amount;
+  if (balanceAfter > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', 'amount: the balance would overflow', balanceText(player));
+  return { ok: true, apply: true, amount, balanceAfter };
+}
+
+// ---------------------------------------------------------------- adjustments
+
+export interface AdjustmentCommand {
+  id: string;
+  playerId: string;
+  type: 'deposit' | 'withdrawal';
+  amount: number;
+}
+
+export function planAdjustment(
+  command: AdjustmentCommand,
+  player: PlayerState | undefined,
+  seen: SeenTransfer | undefined,
+): CreditPlan | Refusal {
+  if (!player) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+  const amount = minorOf(command.amount, 'amount', player);
+  if (typeof amount !== 'bigint') return amount;
+  if (amount === 0n) return refuse('INVALID_REQUEST', 'amount: an adjustment must be greater than 0', balanceText(player));
+  if (seen) {
+    const same = seen.kind === command.type && seen.playerId === player.playerId && seen.amount === amount;
+    if (!same) return refuse('DUPLICATE_CONFLICT', `adjustment ${command.id} was seen before with other content`, balanceText(player));
+    return { ok: true, apply: false, amount, balanceAfter: player.balance };
+  }
+  if (command.type === 'withdrawal') {
+    if (amount > player.balance) {
+      return refuse(
+        'INSUFFICIENT_FUNDS',
+        `withdrawal ${displayMinor(amount, player.decimals)} exceeds balance ${displayMinor(player.balance, player.decimals)}`,
+        balanceText(player),
+      );
+    }
+    return { ok: true, apply: true, amount, balanceAfter: player.balance - amount };
+  }
+  const balanceAfter = player.balance + amount;
+  if (balanceAfter > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', 'amount: the balance would overflow', balanceText(player));
+  return { ok: true, apply: true, amount, balanceAfter };
+}
+
+// --------------------------------------------------------------- /authenticate
+
+export interface LaunchKeyState {
+  playerId: string;
+  game: string;
+  expiresAt: number;
+  /** The session the key opened, once used. */
+  session: SessionState | undefined;
+}
+
+export type AuthenticatePlan =
+  | { ok: true; kind: 'existing'; session: SessionState }
+  | { ok: true; kind: 'new' };
+
+export function planAuthenticate(
+  game: string,
+  key: LaunchKeyState | undefined,
+  player: PlayerState | undefined,
+  now: number,
+  config: RulesConfig,
+): AuthenticatePlan | Refusal {
+  if (!key || !player) return refuse('INVALID_LAUNCH_KEY', 'launch key is not known');
+  if (key.game !== game) return refuse('SESSION_MISMATCH', `launch key was issued for game ${key.game}, not ${game}`, balanceText(player));
+  if (key.session) {
+    // A reload with the same key answers the same session while it is active.
+    if (isSessionActive(key.session, now, config)) return { ok: true, kind: 'existing', session: key.session };
+    return refuse('INVALID_LAUNCH_KEY', 'launch key was used and its session has expired');
+  }
+  if (now >= key.expiresAt) return refuse('INVALID_LAUNCH_KEY', 'launch key has expired');
+  if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked`, balanceText(player));
+  return { ok: true, kind: 'new' };
+}

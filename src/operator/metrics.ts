@@ -1,0 +1,50 @@
+/**
+ * Prometheus metrics of one operator app. Each app has its own registry, so
+ * several apps in one process (tests, a sandbox) do not share counters.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Booked } from '../stores/store.js';
+
+/** Latency buckets (seconds): sub-millisecond to the provider's 5 s time-out. */
+const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export class OperatorMetrics {
+  readonly registry = new Registry();
+  private readonly latency: Histogram<'route' | 'method' | 'status' | 'code'>;
+  private readonly transfers: Counter<'kind' | 'currency'>;
+  private readonly amounts: Counter<'kind' | 'currency'>;
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'wagerlink_' });
+    this.latency = new Histogram({
+      name: 'wagerlink_http_request_duration_seconds',
+      help: 'HTTP requests by route, status and problem code (OK for 2xx); the _count series counts them.',
+      labelNames: ['route', 'method', 'status', 'code'],
+      buckets: LATENCY_BUCKETS_S,
+      registers: [this.registry],
+    });
+    this.transfers = new Counter({
+      name: 'wagerlink_ledger_transfers_total',
+      help: 'Transfers booked by this process, by kind and currency (replays are not counted).',
+      labelNames: ['kind', 'currency'],
+      registers: [this.registry],
+    });
+    this.amounts = new Counter({
+      name: 'wagerlink_ledger_amount_total',
+      help: 'Sum of amounts booked by this process, in major units of the currency (for dashboards; the ledger is exact).',
+      labelNames: ['kind', 'currency'],
+      registers: [this.registry],
+    });
+  }
+
+  observeRequest(route: string, method: string, status: number, code: string, seconds: number): void {
+    this.latency.observe({ route, method, status: String(status), code }, seconds);
+  }
+
+  observeBooked(currency: string, booked: readonly Booked[]): void {
+    for (const entry of booked) {
+      this.transfers.inc({ kind: entry.kind, currency });
+      this.amounts.inc({ kind: entry.kind, currency }, Number(entry.amount));
+    }
+  }
+}

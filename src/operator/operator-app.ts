@@ -1,0 +1,348 @@
+/**
+ * The operator's HTTP server (SPEC.md §4.1, §4.2; PROTOCOL.md §1–§7, §11).
+ * `buildOperatorApp` returns the app without listening: tests call
+ * `app.inject()`, `serve` listens.
+ *
+ * Order of checks on a wallet call: bearer token, content type and size,
+ * signature over the raw bytes, JSON, schema, then the wallet rules in the
+ * store. Nothing is parsed before the caller is authenticated.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { TSchema, Static } from '@sinclair/typebox';
+import { ERRORS, problemJson, UnavailableError, type ErrorCode, type Refusal } from '../protocol/errors.js';
+import { raw, stringify } from '../protocol/json.js';
+import { isCountryCode } from '../protocol/regions.js';
+import {
+  AdjustmentRequest,
+  AuthenticateRequest,
+  BlockRequest,
+  CreateLaunchKeyRequest,
+  CreatePlayerRequest,
+  PageQuery,
+  PayoutRequest,
+  TRANSACTIONS_PER_REQUEST_MAX,
+  TransactionRequest,
+} from '../protocol/schemas.js';
+import { bearerToken, SIGNATURE_HEADER, tokenAccepted, verifySignature } from '../protocol/signing.js';
+import { compile, parseJsonObject, type Checked, type Validator } from '../protocol/validate.js';
+import { precheckTransaction } from '../ledger/rules.js';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type BalanceOutcome, type PlayerView, type WalletStore } from '../stores/store.js';
+import { operatorOpenApi } from './operator-openapi.js';
+import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from './operator-views.js';
+import { OperatorMetrics } from './metrics.js';
+import { OperatorService, REAL_WORLD, type World } from './operator-service.js';
+
+/** PROTOCOL.md §9: request bodies over this are refused with 413. Default 256 KiB. */
+export const BODY_BYTES_MAX = 256 * 1024;
+
+export interface OperatorAppOptions {
+  store: WalletStore;
+  /** HMAC secrets: the current one, and the next one during a rotation. */
+  secrets: readonly string[];
+  /** Bearer tokens accepted from the provider. */
+  accessTokens: readonly string[];
+  /** Bearer token of the back-office API. */
+  adminToken: string;
+  bodyBytesMax?: number;
+  transactionsPerRequestMax?: number;
+  world?: World;
+  logger?: FastifyBaseLogger | boolean;
+  metrics?: OperatorMetrics;
+}
+
+const JSON_TYPE = 'application/json';
+const PROBLEM_TYPE = 'application/problem+json';
+
+declare module 'fastify' {
+  interface FastifyReply {
+    problemCode?: string;
+  }
+}
+
+const validators = {
+  transaction: compile(TransactionRequest),
+  payout: compile(PayoutRequest),
+  authenticate: compile(AuthenticateRequest),
+  createPlayer: compile(CreatePlayerRequest),
+  launchKey: compile(CreateLaunchKeyRequest),
+  adjustment: compile(AdjustmentRequest),
+  block: compile(BlockRequest),
+  page: compile(PageQuery),
+};
+
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, balance?: string): FastifyReply {
+  reply.problemCode = code;
+  return reply.code(ERRORS[code].status).header('content-type', PROBLEM_TYPE).send(problemJson(code, detail, balance));
+}
+
+function sendRefusal(reply: FastifyReply, refusal: Refusal): FastifyReply {
+  return sendProblem(reply, refusal.code, refusal.detail, refusal.balance);
+}
+
+function sendJson(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).header('content-type', JSON_TYPE).send(body);
+}
+
+function playerJson(player: PlayerView): string {
+  return stringify(playerBody(player));
+}
+
+export async function buildOperatorApp(options: OperatorAppOptions): Promise<FastifyInstance> {
+  const bodyBytesMax = options.bodyBytesMax ?? BODY_BYTES_MAX;
+  const transactionsMax = options.transactionsPerRequestMax ?? TRANSACTIONS_PER_REQUEST_MAX;
+  const secrets = [...options.secrets];
+  const accessTokens = options.accessTokens.map((token) => Buffer.from(token));
+  const adminTokens = [Buffer.from(options.adminToken)];
+  const service = new OperatorService(options.store, options.world ?? REAL_WORLD);
+  const metrics = options.metrics ?? new OperatorMetrics();
+  if (secrets.length === 0 || secrets.some((s) => s.length === 0)) throw new Error('an HMAC secret is required');
+  if (accessTokens.length === 0) throw new Error('at least one access token is required');
+  if (options.adminToken.length === 0) throw new Error('an admin token is required');
+
+  const app = Fastify({
+    bodyLimit: bodyBytesMax,
+    logger: options.logger ?? false,
+    // One log line per request would cost more than the request itself; metrics count them.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+  });
+
+  // Bodies stay bytes until the signature over them is checked.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer', bodyLimit: bodyBytesMax }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    if (error instanceof UnavailableError) return sendProblem(reply, 'SERVICE_UNAVAILABLE', error.message);
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendProblem(reply, 'PAYLOAD_TOO_LARGE', `body is over the limit of ${bodyBytesMax} bytes`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE}`);
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendProblem(reply, 'INVALID_REQUEST', 'Content-Length does not match the body');
+    }
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendProblem(reply, 'INVALID_REQUEST', error.message);
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendProblem(reply, 'INTERNAL_ERROR', 'an unexpected error occurred; nothing was applied');
+  });
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url}`));
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const code = reply.problemCode ?? (reply.statusCode < 400 ? 'OK' : 'OTHER');
+    metrics.observeRequest(route, request.method, reply.statusCode, code, reply.elapsedTime / 1000);
+  });
+
+  /** Bytes of a JSON body, or a refusal (415 when the body is not JSON). */
+  function bodyBytes(request: FastifyRequest): Buffer | undefined {
+    return Buffer.isBuffer(request.body) ? request.body : undefined;
+  }
+
+  // The checked value stays wrapped: a body's own members (even `ok` or `code`) never steer what happens.
+  function parse<T extends TSchema>(validator: Validator<T>, bytes: Buffer): Checked<Static<T>> {
+    const parsed = parseJsonObject(bytes.toString('utf8'));
+    return parsed.ok ? validator.check(parsed.value) : parsed;
+  }
+
+  /**
+   * A wallet call as the provider makes it: bearer token, JSON, HMAC of the
+   * raw body, then the schema. Answers the refusal itself and returns
+   * undefined when any of them fails.
+   */
+  function walletInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, validator: Validator<T>): Static<T> | undefined {
+    if (!tokenAccepted(accessTokens, bearerToken(request.headers.authorization))) {
+      sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with an accepted access token');
+      return undefined;
+    }
+    const bytes = bodyBytes(request);
+    if (!bytes) {
+      sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
+      return undefined;
+    }
+    if (!verifySignature(secrets, request.headers[SIGNATURE_HEADER], bytes)) {
+      sendProblem(reply, 'INVALID_SIGNATURE', 'X-Server-Authorization must be the hex HMAC-SHA256 of the body');
+      return undefined;
+    }
+    const checked = parse(validator, bytes);
+    if (!checked.ok) {
+      sendRefusal(reply, checked);
+      return undefined;
+    }
+    return checked.value;
+  }
+
+  function sendBalance(reply: FastifyReply, outcome: BalanceOutcome | Refusal): FastifyReply {
+    if (!outcome.ok) return sendRefusal(reply, outcome);
+    metrics.observeBooked(outcome.currency, outcome.booked);
+    return sendJson(reply, 200, `{"balance":${outcome.balance}}`);
+  }
+
+  // ------------------------------------------------------------ interface
+
+  app.post('/transaction', async (request, reply) => {
+    const input = walletInput(request, reply, validators.transaction);
+    if (!input) return reply;
+    const refused = precheckTransaction(input, transactionsMax);
+    if (refused) return sendRefusal(reply, refused);
+    return sendBalance(reply, await service.transact(input));
+  });
+
+  app.post('/payout', async (request, reply) => {
+    const input = walletInput(request, reply, validators.payout);
+    if (!input) return reply;
+    return sendBalance(reply, await service.payout(input));
+  });
+
+  app.post('/authenticate', async (request, reply) => {
+    const input = walletInput(request, reply, validators.authenticate);
+    if (!input) return reply;
+    const outcome = await service.authenticate(input.key, input.game);
+    if (!outcome.ok) return sendRefusal(reply, outcome);
+    return sendJson(
+      reply,
+      200,
+      stringify({
+        sessionId: outcome.sessionId,
+        playerId: outcome.playerId,
+        currency: outcome.currency,
+        balance: raw(outcome.balance),
+        country: outcome.country,
+      }),
+    );
+  });
+
+  // ----------------------------------------------------------- operations
+
+  app.get('/health', async (_request, reply) => {
+    await service.store.ping();
+    return sendJson(reply, 200, '{"status":"ok","database":"ok"}');
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.code(200).header('content-type', metrics.registry.contentType).send(text);
+  });
+
+  const openApiText = JSON.stringify(operatorOpenApi(), null, 2);
+  app.get('/openapi.json', async (_request, reply) => sendJson(reply, 200, openApiText));
+
+  // ---------------------------------------------------------- back office
+
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRequest', async (request, reply) => {
+        if (!tokenAccepted(adminTokens, bearerToken(request.headers.authorization))) {
+          return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
+        }
+      });
+
+      function adminInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, validator: Validator<T>): Static<T> | undefined {
+        const bytes = bodyBytes(request);
+        if (!bytes) {
+          sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
+          return undefined;
+        }
+        const checked = parse(validator, bytes);
+        if (!checked.ok) {
+          sendRefusal(reply, checked);
+          return undefined;
+        }
+        return checked.value;
+      }
+
+      function pageOf(request: FastifyRequest, reply: FastifyReply): { limit: number; before?: bigint } | undefined {
+        const checked = validators.page.check({ ...(request.query as object) });
+        if (!checked.ok) {
+          sendRefusal(reply, checked);
+          return undefined;
+        }
+        const limit = checked.value.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(checked.value.limit);
+        if (limit < 1 || limit > PAGE_LIMIT_MAX) {
+          sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${PAGE_LIMIT_MAX}`);
+          return undefined;
+        }
+        return checked.value.cursor === undefined ? { limit } : { limit, before: BigInt(checked.value.cursor) };
+      }
+
+      admin.post('/players', async (request, reply) => {
+        const input = adminInput(request, reply, validators.createPlayer);
+        if (!input) return reply;
+        if (input.country !== undefined && !isCountryCode(input.country)) {
+          return sendProblem(reply, 'INVALID_REQUEST', `country: ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
+        }
+        const outcome = await service.createPlayer(input);
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        return sendJson(reply, 201, playerJson(outcome));
+      });
+
+      admin.get('/players/:playerId', async (request, reply) => {
+        const { playerId } = request.params as { playerId: string };
+        const outcome = await service.getPlayer(playerId);
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        return sendJson(reply, 200, playerJson(outcome));
+      });
+
+      admin.post('/launch-keys', async (request, reply) => {
+        const input = adminInput(request, reply, validators.launchKey);
+        if (!input) return reply;
+        const outcome = await service.createLaunchKey(input.playerId, input.game);
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        return sendJson(reply, 201, stringify(launchKeyBody(outcome)));
+      });
+
+      admin.post('/players/:playerId/adjustments', async (request, reply) => {
+        const { playerId } = request.params as { playerId: string };
+        const input = adminInput(request, reply, validators.adjustment);
+        if (!input) return reply;
+        const outcome = await service.adjust(playerId, input);
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        metrics.observeBooked(outcome.currency, outcome.booked);
+        return sendJson(reply, 200, stringify(adjustmentBody(input.id, outcome.balance)));
+      });
+
+      for (const [path, blocked] of [['block', true], ['unblock', false]] as const) {
+        admin.post(`/players/:playerId/${path}`, async (request, reply) => {
+          const { playerId } = request.params as { playerId: string };
+          // The body is optional here: a reason, when given.
+          let reason: string | undefined;
+          if (request.body !== undefined) {
+            const input = adminInput(request, reply, validators.block);
+            if (!input) return reply;
+            reason = input.reason;
+          }
+          const outcome = await service.setBlocked(playerId, blocked, reason);
+          if (!outcome.ok) return sendRefusal(reply, outcome);
+          return sendJson(reply, 200, playerJson(outcome));
+        });
+      }
+
+      admin.get('/players/:playerId/rounds', async (request, reply) => {
+        const { playerId } = request.params as { playerId: string };
+        const page = pageOf(request, reply);
+        if (!page) return reply;
+        const outcome = await service.listRounds(playerId, page.limit, page.before);
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        return sendJson(reply, 200, stringify(roundsBody(outcome)));
+      });
+
+      admin.get('/players/:playerId/transactions', async (request, reply) => {
+        const { playerId } = request.params as { playerId: string };
+        const page = pageOf(request, reply);
+        if (!page) return reply;
+        const outcome = await service.listTransfers(playerId, page.limit, page.before);
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        return sendJson(reply, 200, stringify(transfersBody(outcome)));
+      });
+
+      admin.get('/verify', async (_request, reply) => {
+        const report = await service.verify();
+        return sendJson(reply, 200, JSON.stringify(report));
+      });
+    },
+    { prefix: '/admin' },
+  );
+
+  return app;
+}

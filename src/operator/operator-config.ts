@@ -1,0 +1,109 @@
+/**
+ * The operator's configuration: environment variables, which command-line
+ * flags may override. Every `wagerlink operator ...` command reads it the
+ * same way; only `serve` needs the secrets and tokens.
+ */
+import { DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
+import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
+import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
+import { BODY_BYTES_MAX } from './operator-app.js';
+
+export interface OperatorConfig {
+  host: string;
+  port: number;
+  /** A SQLite file path (a postgres:// URL selects PostgreSQL). */
+  database: string;
+  secret: string | undefined;
+  secretNext: string | undefined;
+  accessTokens: string[];
+  adminToken: string | undefined;
+  logLevel: string;
+  rules: RulesConfig;
+  bodyBytesMax: number;
+  transactionsPerRequestMax: number;
+  cryptoDecimals: Record<string, number>;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const CONFIG_VARIABLES = {
+  WAGERLINK_HOST: 'address to listen on (default 127.0.0.1)',
+  WAGERLINK_PORT: 'port to listen on (default 8080)',
+  WAGERLINK_DATABASE: 'SQLite file path (default ./data/operator.db)',
+  WAGERLINK_SECRET: 'HMAC secret shared with the provider (required to serve)',
+  WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
+  WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
+  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API (required to serve)',
+  WAGERLINK_LOG_LEVEL: 'pino log level (default info)',
+  WAGERLINK_SESSION_IDLE_MINUTES: 'session idle expiry in minutes (default 30)',
+  WAGERLINK_LAUNCH_KEY_TTL_MINUTES: 'launch key life until first use in minutes (default 10)',
+  WAGERLINK_BODY_LIMIT_BYTES: 'request body limit in bytes (default 262144)',
+  WAGERLINK_TRANSACTIONS_MAX: 'transactions per /transaction request (default 100)',
+  WAGERLINK_CRYPTO_DECIMALS: 'crypto currencies and decimals, e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)',
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+function positiveInteger(env: Env, name: keyof typeof CONFIG_VARIABLES, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+    throw new ConfigError(`${name} must be a positive whole number, got "${text}"`);
+  }
+  return Number(text);
+}
+
+function cryptoDecimals(text: string | undefined): Record<string, number> {
+  if (text === undefined || text.trim() === '') return { ...DEFAULT_CRYPTO_DECIMALS };
+  const table: Record<string, number> = {};
+  for (const part of text.split(',')) {
+    const match = /^\s*([A-Z0-9]{2,10})=(\d{1,2})\s*$/.exec(part);
+    if (!match) throw new ConfigError(`WAGERLINK_CRYPTO_DECIMALS: "${part}" is not CODE=DECIMALS`);
+    table[match[1]!] = Number(match[2]);
+  }
+  return table;
+}
+
+export function readOperatorConfig(env: Env = process.env, flags: Partial<Pick<OperatorConfig, 'host' | 'port' | 'database'>> = {}): OperatorConfig {
+  const port = flags.port ?? positiveInteger(env, 'WAGERLINK_PORT', 8080);
+  if (port > 65_535) throw new ConfigError(`WAGERLINK_PORT must be at most 65535, got ${port}`);
+  const tokens = (env.WAGERLINK_ACCESS_TOKENS ?? '')
+    .split(',')
+    .map((token) => token.trim())
+    .filter((token) => token.length > 0);
+  return {
+    host: flags.host ?? (env.WAGERLINK_HOST || '127.0.0.1'),
+    port,
+    database: flags.database ?? (env.WAGERLINK_DATABASE || './data/operator.db'),
+    secret: env.WAGERLINK_SECRET || undefined,
+    secretNext: env.WAGERLINK_SECRET_NEXT || undefined,
+    accessTokens: tokens,
+    adminToken: env.WAGERLINK_ADMIN_TOKEN || undefined,
+    logLevel: env.WAGERLINK_LOG_LEVEL || 'info',
+    rules: {
+      sessionIdleMs: positiveInteger(env, 'WAGERLINK_SESSION_IDLE_MINUTES', DEFAULT_RULES.sessionIdleMs / 60_000) * 60_000,
+      launchKeyTtlMs: positiveInteger(env, 'WAGERLINK_LAUNCH_KEY_TTL_MINUTES', DEFAULT_RULES.launchKeyTtlMs / 60_000) * 60_000,
+    },
+    bodyBytesMax: positiveInteger(env, 'WAGERLINK_BODY_LIMIT_BYTES', BODY_BYTES_MAX),
+    transactionsPerRequestMax: positiveInteger(env, 'WAGERLINK_TRANSACTIONS_MAX', TRANSACTIONS_PER_REQUEST_MAX),
+    cryptoDecimals: cryptoDecimals(env.WAGERLINK_CRYPTO_DECIMALS),
+  };
+}
+
+/** What `serve` needs beyond the database; the message names every missing variable. */
+export function requireServeSecrets(config: OperatorConfig): { secrets: string[]; accessTokens: string[]; adminToken: string } {
+  const missing: string[] = [];
+  if (!config.secret) missing.push('WAGERLINK_SECRET');
+  if (config.accessTokens.length === 0) missing.push('WAGERLINK_ACCESS_TOKENS');
+  if (!config.adminToken) missing.push('WAGERLINK_ADMIN_TOKEN');
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `cannot serve without ${missing.join(', ')}. Set ${missing.length > 1 ? 'them' : 'it'} in the environment ` +
+        '(see examples/operator.env for a local set-up).',
+    );
+  }
+  const secrets = [config.secret!, ...(config.secretNext ? [config.secretNext] : [])];
+  return { secrets, accessTokens: config.accessTokens, adminToken: config.adminToken! };
+}

@@ -1,0 +1,81 @@
+/**
+ * The operator's use-cases: what the HTTP API and the CLI both do. It adds
+ * the world (clock, ids, random launch keys) to each command and hands it to
+ * the store; it holds no rules of its own.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Refusal } from '../protocol/errors.js';
+import type { AdjustmentRequest, CreatePlayerRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
+import { PAGE_LIMIT_DEFAULT, type WalletStore } from '../stores/store.js';
+
+export interface World {
+  /** Epoch ms. */
+  clock: () => number;
+  newId: () => string;
+  /** An unguessable launch key. */
+  newLaunchKey: () => string;
+}
+
+/** 32 random bytes: a launch key cannot be guessed within its life. */
+const LAUNCH_KEY_BYTES = 32;
+
+export const REAL_WORLD: World = {
+  clock: () => Date.now(),
+  newId: () => randomUUID(),
+  newLaunchKey: () => randomBytes(LAUNCH_KEY_BYTES).toString('base64url'),
+};
+
+export class OperatorService {
+  constructor(
+    readonly store: WalletStore,
+    private readonly world: World = REAL_WORLD,
+  ) {}
+
+  transact(request: TransactionRequest) {
+    return this.store.transact({ request, now: this.world.clock() });
+  }
+
+  payout(request: PayoutRequest) {
+    return this.store.payout({ request, now: this.world.clock() });
+  }
+
+  authenticate(key: string, game: string) {
+    return this.store.authenticate({ key, game, now: this.world.clock(), newSessionId: this.world.newId() });
+  }
+
+  createPlayer(input: CreatePlayerRequest) {
+    return this.store.createPlayer({ ...input, depositId: this.world.newId(), now: this.world.clock() });
+  }
+
+  getPlayer(playerId: string) {
+    return this.store.getPlayer(playerId);
+  }
+
+  createLaunchKey(playerId: string, game: string) {
+    return this.store.createLaunchKey({ playerId, game, key: this.world.newLaunchKey(), now: this.world.clock() });
+  }
+
+  adjust(playerId: string, input: AdjustmentRequest) {
+    return this.store.adjust({ ...input, playerId, now: this.world.clock() });
+  }
+
+  setBlocked(playerId: string, blocked: boolean, reason?: string) {
+    return this.store.setBlocked({ playerId, blocked, reason, now: this.world.clock() });
+  }
+
+  listRounds(playerId: string, limit = PAGE_LIMIT_DEFAULT, before?: bigint) {
+    return this.store.listRounds({ playerId, limit, before });
+  }
+
+  listTransfers(playerId: string, limit = PAGE_LIMIT_DEFAULT, before?: bigint) {
+    return this.store.listTransfers({ playerId, limit, before });
+  }
+
+  verify() {
+    return this.store.verify();
+  }
+}
+
+export function isRefusal(value: { ok: boolean }): value is Refusal {
+  return !value.ok;
+}

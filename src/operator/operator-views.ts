@@ -1,0 +1,45 @@
+/**
+ * The JSON shapes of the back office, shared by the HTTP API and the CLI so
+ * both print the same thing. Amounts stay exact (RawJsonNumber).
+ */
+import { raw, stringify } from '../protocol/json.js';
+import type { PageOf, PlayerView, RoundView, TransferView } from '../stores/store.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function playerBody(player: PlayerView) {
+  return { playerId: player.playerId, currency: player.currency, balance: raw(player.balance), blocked: player.blocked, country: player.country };
+}
+
+export function roundsBody(page: PageOf<RoundView>) {
+  return {
+    items: page.items.map((round) => ({
+      ...round,
+      createdAt: iso(round.createdAt),
+      finishedAt: round.finishedAt === null ? null : iso(round.finishedAt),
+    })),
+    nextCursor: page.next === null ? null : String(page.next),
+  };
+}
+
+export function transfersBody(page: PageOf<TransferView>) {
+  return {
+    items: page.items.map((transfer) => ({
+      ...transfer,
+      amount: raw(transfer.amount),
+      jpAmount: raw(transfer.jpAmount),
+      createdAt: iso(transfer.createdAt),
+    })),
+    nextCursor: page.next === null ? null : String(page.next),
+  };
+}
+
+export function launchKeyBody(key: { key: string; expiresAt: number }) {
+  return { key: key.key, expiresAt: iso(key.expiresAt) };
+}
+
+export function adjustmentBody(id: string, balance: string) {
+  return { id, balance: raw(balance) };
+}
+
+export { stringify };

@@ -1,0 +1,93 @@
+/**
+ * The one registry of error codes (PROTOCOL.md §3). Every non-200 answer of
+ * every Wagerlink server is built from an entry here, and a test keeps this
+ * table, the README and the problem+json mapping in sync.
+ */
+
+export const ERRORS = {
+  INVALID_REQUEST: { status: 400, title: 'Invalid request' },
+  INVALID_SIGNATURE: { status: 401, title: 'Invalid signature' },
+  INVALID_TOKEN: { status: 401, title: 'Invalid token' },
+  INVALID_LAUNCH_KEY: { status: 401, title: 'Invalid launch key' },
+  INSUFFICIENT_FUNDS: { status: 402, title: 'Insufficient funds' },
+  IP_NOT_ALLOWED: { status: 403, title: 'IP not allowed' },
+  SESSION_EXPIRED: { status: 403, title: 'Session expired' },
+  SESSION_MISMATCH: { status: 403, title: 'Session mismatch' },
+  PLAYER_BLOCKED: { status: 403, title: 'Player blocked' },
+  SESSION_NOT_FOUND: { status: 404, title: 'Session not found' },
+  PLAYER_NOT_FOUND: { status: 404, title: 'Player not found' },
+  GAME_NOT_FOUND: { status: 404, title: 'Game not found' },
+  WALLET_NOT_FOUND: { status: 404, title: 'Wallet not found' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  DUPLICATE_CONFLICT: { status: 409, title: 'Duplicate conflict' },
+  ROUND_CLOSED: { status: 409, title: 'Round closed' },
+  ROUND_MISMATCH: { status: 409, title: 'Round mismatch' },
+  CAMPAIGN_FINISHED: { status: 409, title: 'Campaign finished' },
+  PLAYER_EXISTS: { status: 409, title: 'Player exists' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  UNSUPPORTED_CURRENCY: { status: 422, title: 'Unsupported currency' },
+  RATE_LIMITED: { status: 429, title: 'Rate limited' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+/** Codes that Wagerlink adds beyond PROTOCOL.md §3 (back office and routing). */
+export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS'];
+
+/** RFC 9457 body with PROTOCOL.md's extra `code` member. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  /** Present wherever the player is known, as an exact JSON number text. */
+  balance?: string;
+}
+
+/** An expected refusal: a value, never an exception (STYLE.md principle 2). */
+export interface Refusal {
+  ok: false;
+  code: ErrorCode;
+  detail: string;
+  /** The player's balance as exact JSON number text, where the player is known. */
+  balance?: string;
+}
+
+export function refuse(code: ErrorCode, detail: string, balance?: string): Refusal {
+  return balance === undefined ? { ok: false, code, detail } : { ok: false, code, detail, balance };
+}
+
+export function errorType(code: ErrorCode): string {
+  return `urn:wagerlink:error:${code.toLowerCase().replaceAll('_', '-')}`;
+}
+
+export function isRetryableStatus(status: number): boolean {
+  // PROTOCOL.md §3 retry rule: these, and network errors, are resent with the same body.
+  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
+}
+
+/**
+ * Serialises a problem body. `balance` is written as raw JSON number text so
+ * that it stays exact whatever its size (see money.ts).
+ */
+export function problemJson(code: ErrorCode, detail: string, balanceText?: string): string {
+  const { status, title } = ERRORS[code];
+  const head = `{"type":${JSON.stringify(errorType(code))},"title":${JSON.stringify(title)},"status":${status},"code":"${code}","detail":${JSON.stringify(detail)}`;
+  return balanceText === undefined ? `${head}}` : `${head},"balance":${balanceText}}`;
+}
+
+/** Thrown for operational failures (storage down, overload): mapped to 503. */
+export class UnavailableError extends Error {
+  readonly code = 'SERVICE_UNAVAILABLE' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UnavailableError';
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * JSON with exact money. Amounts leave the ledger as decimal text
+ * ("1000000000000.12345678") and must reach the wire as JSON numbers without
+ * passing through a double, which could round them.
+ */
+import { randomBytes } from 'node:crypto';
+
+export class RawJsonNumber {
+  constructor(readonly text: string) {
+    if (!/^-?(0|[1-9]\d*)(\.\d+)?$/.test(text)) throw new Error(`not a JSON number: ${text}`);
+  }
+}
+
+export function raw(text: string): RawJsonNumber {
+  return new RawJsonNumber(text);
+}
+
+// A marker no caller can forge: a string value can only equal it by knowing the nonce.
+const MARK = `\u0000${randomBytes(8).toString('hex')}:`;
+const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll('\\', '\\\\')}(-?[0-9.]+)"`, 'g');
+
+/** JSON.stringify that writes RawJsonNumber values as bare number text. */
+export function stringify(value: unknown): string {
+  let marked = false;
+  const text = JSON.stringify(value, (_key, v: unknown) => {
+    if (v instanceof RawJsonNumber) {
+      marked = true;
+      return MARK + v.text;
+    }
+    return v;
+  });
+  return marked ? text.replace(MARKED, '$1') : text;
+}

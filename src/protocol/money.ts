@@ -1,0 +1,189 @@
+/**
+ * Money at the edge (PROTOCOL.md §4). On the wire an amount is a JSON number
+ * in major units; inside it is a bigint of minor units. Conversion happens
+ * once, exactly, with the currency's decimals checked; no float arithmetic
+ * ever touches an amount.
+ */
+import currencyCodes from 'currency-codes';
+
+/** A non-negative decimal: value = units / 10^scale. */
+export interface Decimal {
+  units: bigint;
+  scale: number;
+}
+
+/**
+ * PROTOCOL.md §4: an amount above 10^12 major units is refused. Whatever the
+ * currency, an amount is also kept at or below 10^18 minor units, so that it
+ * and the sums of a few of them stay inside the ledger's signed 64-bit
+ * columns. For a currency with at most 6 decimals the first limit is the
+ * tighter one; for 8-decimal crypto it caps one amount at 10^10 BTC.
+ */
+export const AMOUNT_MAJOR_MAX = 10n ** 12n;
+export const AMOUNT_MINOR_MAX = 10n ** 18n;
+/** The ledger's columns are signed 64-bit integers. */
+export const BALANCE_MINOR_MAX = 2n ** 63n - 1n;
+
+/**
+ * An IEEE-754 double holds every decimal of up to 15 significant digits
+ * exactly, and no more. A JSON number with more digits may already have been
+ * rounded by the parser, so a body that holds one is refused instead of
+ * booked at a value nobody sent.
+ */
+export const SIGNIFICANT_DIGITS_MAX = 15;
+
+/** Crypto codes are not in ISO 4217; their decimals are configured (PROTOCOL.md §4). */
+export const DEFAULT_CRYPTO_DECIMALS: Readonly<Record<string, number>> = {
+  BTC: 8,
+  ETH: 8,
+  LTC: 8,
+  USDT: 6,
+  USDC: 6,
+};
+
+/** ISO 4217 codes that are not money a player can hold: metals, funds, test codes. */
+const NON_WALLET_CODES = new Set([
+  'XAU', 'XAG', 'XPD', 'XPT', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XSU', 'XUA', 'XTS', 'XXX',
+  'BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW',
+]);
+
+export interface Currencies {
+  /** Decimals of a currency, or undefined if it is not one we know. */
+  decimals(code: string): number | undefined;
+}
+
+export function createCurrencies(crypto: Readonly<Record<string, number>> = DEFAULT_CRYPTO_DECIMALS): Currencies {
+  const table = new Map<string, number>();
+  for (const code of currencyCodes.codes()) {
+    const entry = currencyCodes.code(code);
+    if (entry && !NON_WALLET_CODES.has(code)) table.set(code, entry.digits);
+  }
+  for (const [code, digits] of Object.entries(crypto)) {
+    if (!/^[A-Z0-9]{2,10}$/.test(code) || !Number.isInteger(digits) || digits < 0 || digits > 18) {
+      throw new Error(`crypto currency ${code}: decimals must be an integer 0..18, got ${digits}`);
+    }
+    table.set(code, digits);
+  }
+  return { decimals: (code) => table.get(code) };
+}
+
+export const CURRENCIES = createCurrencies();
+
+/**
+ * The exact decimal a JSON number stands for. JavaScript's shortest
+ * round-trip form of a double is the decimal that was sent whenever it had at
+ * most SIGNIFICANT_DIGITS_MAX digits, which `hasOnlyExactNumbers` checks on
+ * the raw body. Undefined for negatives and non-finite values.
+ */
+export function decimalFromNumber(value: number): Decimal | undefined {
+  if (!Number.isFinite(value) || value < 0) return undefined;
+  const text = String(value);
+  const [mantissa = '', exponentText] = text.split('e');
+  const exponent = exponentText === undefined ? 0 : Number(exponentText);
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  let units = BigInt(whole + fraction);
+  let scale = fraction.length - exponent;
+  if (scale < 0) {
+    units *= 10n ** BigInt(-scale);
+    scale = 0;
+  }
+  return { units, scale };
+}
+
+/** Minor units of a decimal, or undefined if it has more decimals than the currency. */
+export function toMinor(amount: Decimal, decimals: number): bigint | undefined {
+  let { units, scale } = amount;
+  // Trailing zeros carry no precision: 1.50 with 1 decimal is 1.5.
+  while (scale > decimals && units % 10n === 0n) {
+    units /= 10n;
+    scale -= 1;
+  }
+  if (scale > decimals) return undefined;
+  return units * 10n ** BigInt(decimals - scale);
+}
+
+export function amountMinorMax(decimals: number): bigint {
+  const byMajor = AMOUNT_MAJOR_MAX * 10n ** BigInt(decimals);
+  return byMajor < AMOUNT_MINOR_MAX ? byMajor : AMOUNT_MINOR_MAX;
+}
+
+export type AmountProblem = 'too-many-decimals' | 'too-large';
+
+/** Converts a wire amount for a currency; the problem names why it cannot be booked. */
+export function amountToMinor(amount: Decimal, decimals: number): bigint | AmountProblem {
+  const minor = toMinor(amount, decimals);
+  if (minor === undefined) return 'too-many-decimals';
+  if (minor > amountMinorMax(decimals)) return 'too-large';
+  return minor;
+}
+
+/** JSON number text for an amount of minor units: exact at any size, no trailing zeros. */
+export function formatMinor(minor: bigint, decimals: number): string {
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString();
+  if (decimals === 0) return negative ? `-${digits}` : digits;
+  const padded = digits.padStart(decimals + 1, '0');
+  const whole = padded.slice(0, padded.length - decimals);
+  const fraction = padded.slice(padded.length - decimals).replace(/0+$/, '');
+  const text = fraction.length > 0 ? `${whole}.${fraction}` : whole;
+  return negative ? `-${text}` : text;
+}
+
+/** A human rendering with all decimals, for `detail` messages: 12.50. */
+export function displayMinor(minor: bigint, decimals: number): string {
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, '0');
+  const text = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+  return negative ? `-${text}` : text;
+}
+
+/** Parses a decimal string such as "12.50" (the CLI's and config files' form). */
+export function decimalFromString(text: string): Decimal | undefined {
+  const match = /^(\d{1,20})(?:\.(\d{1,18}))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const whole = match[1] ?? '';
+  const fraction = match[2] ?? '';
+  return { units: BigInt(whole + fraction), scale: fraction.length };
+}
+
+/**
+ * True when every number token outside strings in a JSON text has at most
+ * SIGNIFICANT_DIGITS_MAX significant digits, so JSON.parse kept each exactly.
+ * One pass over the characters: cheap next to the parse itself.
+ */
+export function hasOnlyExactNumbers(json: string): boolean {
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      continue;
+    }
+    if (c < 0x30 || c > 0x39) continue;
+    // A number token starts here (a leading '-' does not change its digits).
+    let significant = 0;
+    let pendingZeros = 0;
+    let started = false;
+    for (; i < json.length; i++) {
+      const d = json.charCodeAt(i);
+      if (d === 0x2e) continue; // '.'
+      if (d < 0x30 || d > 0x39) break;
+      if (d === 0x30) {
+        if (started) pendingZeros++;
+        continue;
+      }
+      started = true;
+      significant += pendingZeros + 1;
+      pendingZeros = 0;
+    }
+    if (significant > SIGNIFICANT_DIGITS_MAX) return false;
+    // An exponent's digits are scanned as a token of their own: few enough.
+    i--;
+  }
+  return true;
+}

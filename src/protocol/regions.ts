@@ -1,0 +1,16 @@
+/** Country and language checks, from maintained data rather than hand lists. */
+import countries from 'i18n-iso-countries';
+
+/** An assigned ISO 3166-1 alpha-2 code in upper case (PROTOCOL.md §8). */
+export function isCountryCode(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && countries.isValid(code);
+}
+
+/** A well-formed BCP 47 language tag, as Intl (ICU) parses it. */
+export function isLanguageTag(tag: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+}

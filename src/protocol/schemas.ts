@@ -1,0 +1,230 @@
+/**
+ * Wire schemas of every request and response of SPEC.md §4 and PROTOCOL.md
+ * §5 and §11. One TypeBox definition gives the runtime validator, the
+ * TypeScript type and the published OpenAPI document.
+ *
+ * Unknown members are allowed everywhere (PROTOCOL.md §1: receivers ignore
+ * them), so no object here sets `additionalProperties: false`.
+ */
+import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
+
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID_RE = new RegExp(UUID_PATTERN);
+// Formats are declared for the OpenAPI document; the validator knows them too.
+FormatRegistry.Set('uuid', (value) => UUID_RE.test(value));
+FormatRegistry.Set('date-time', (value) => !Number.isNaN(Date.parse(value)));
+
+export const Uuid = Type.String({
+  pattern: UUID_PATTERN,
+  format: 'uuid',
+  description: 'A UUID in its canonical 8-4-4-4-12 hexadecimal form.',
+});
+
+/** Amounts are JSON numbers in major units of the player's currency (PROTOCOL.md §4). */
+export const Money = Type.Number({
+  minimum: 0,
+  description:
+    "Amount in major units of the player's currency, with at most the currency's decimals, at most 10^12 and at most 15 significant digits.",
+});
+
+export const BalanceNumber = Type.Number({ description: "The player's balance in major units, exact." });
+
+/** Printable text without control characters. */
+const TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]+$';
+
+export const PlayerId = Type.String({ minLength: 1, maxLength: 128, pattern: TEXT_PATTERN, description: "The operator's id of the player." });
+export const GameSlug = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$',
+  description: 'Game identifier (game slug).',
+});
+export const CurrencyCode = Type.String({ pattern: '^[A-Z0-9]{2,10}$', description: 'ISO 4217 code, or a configured crypto code.' });
+export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code, upper case.' });
+
+/** Regulatory metadata is stored verbatim; the body limit bounds it, this keeps one row sane. */
+export const REGULATORY_LENGTH_MAX = 16_384;
+
+// --- /transaction (SPEC.md §4.1, PROTOCOL.md §6) ---
+
+export const WalletTransaction = Type.Object({
+  id: Uuid,
+  type: Type.Union([Type.Literal('bet'), Type.Literal('win')]),
+  amount: Money,
+  jpAmount: Type.Optional(Money),
+});
+
+export const Round = Type.Object({
+  id: Uuid,
+  finished: Type.Boolean(),
+});
+
+export const TransactionCampaign = Type.Object({
+  id: Type.Optional(Uuid),
+  type: Type.Optional(Type.Literal('freeBets')),
+  finished: Type.Optional(Type.Boolean()),
+});
+
+/** Default of PROTOCOL.md §9; the server may be configured lower or higher. */
+export const TRANSACTIONS_PER_REQUEST_MAX = 100;
+
+export const TransactionRequest = Type.Object({
+  sessionId: Uuid,
+  playerId: PlayerId,
+  transactions: Type.Array(WalletTransaction, { minItems: 1 }),
+  game: GameSlug,
+  round: Round,
+  campaign: Type.Optional(TransactionCampaign),
+  regulatory: Type.Optional(Type.String({ maxLength: REGULATORY_LENGTH_MAX })),
+});
+export type TransactionRequest = Static<typeof TransactionRequest>;
+
+export const BalanceResponse = Type.Object({ balance: BalanceNumber });
+export type BalanceResponse = Static<typeof BalanceResponse>;
+
+// --- /payout (SPEC.md §4.2, PROTOCOL.md §7) ---
+
+export const PayoutRequest = Type.Object({
+  sessionId: Uuid,
+  payoutId: Uuid,
+  amount: Money,
+  campaign: Type.Object({ id: Uuid, type: Type.Literal('tournament') }),
+});
+export type PayoutRequest = Static<typeof PayoutRequest>;
+
+// --- /authenticate (PROTOCOL.md §5) ---
+
+export const AuthenticateRequest = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 256 }),
+  game: GameSlug,
+});
+export type AuthenticateRequest = Static<typeof AuthenticateRequest>;
+
+export const AuthenticateResponse = Type.Object({
+  sessionId: Uuid,
+  playerId: PlayerId,
+  currency: CurrencyCode,
+  balance: BalanceNumber,
+  country: Type.String(),
+});
+export type AuthenticateResponse = Static<typeof AuthenticateResponse>;
+
+// --- /generate-launch-url (SPEC.md §4.3, PROTOCOL.md §8) ---
+
+export const LaunchUrls = Type.Object({
+  lobby: Type.Optional(Type.String({ maxLength: 2048 })),
+  refresh: Type.Optional(Type.String({ maxLength: 2048 })),
+  deposit: Type.Optional(Type.String({ maxLength: 2048 })),
+});
+
+export const GenerateLaunchUrlRequest = Type.Object({
+  mode: Type.Union([Type.Literal('real'), Type.Literal('fun')]),
+  game: GameSlug,
+  language: Type.String({ minLength: 1, maxLength: 64, description: 'BCP 47 language tag.' }),
+  walletId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  operatorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  key: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  country: Type.Optional(CountryCode),
+  urls: Type.Optional(LaunchUrls),
+});
+export type GenerateLaunchUrlRequest = Static<typeof GenerateLaunchUrlRequest>;
+
+export const GenerateLaunchUrlResponse = Type.Object({ url: Type.String() });
+
+// --- /game-bets (SPEC.md §4.4, PROTOCOL.md §8) ---
+
+export const GameBetsRequest = Type.Object({
+  walletId: Type.String({ minLength: 1, maxLength: 128 }),
+  operatorId: Type.String({ minLength: 1, maxLength: 128 }),
+  games: Type.Array(GameSlug, { minItems: 1, maxItems: 1000 }),
+  currencies: Type.Array(CurrencyCode, { minItems: 1, maxItems: 200 }),
+});
+export type GameBetsRequest = Static<typeof GameBetsRequest>;
+
+export const GameBetsResponse = Type.Record(
+  Type.String({ description: 'Game slug.' }),
+  Type.Record(Type.String({ description: 'Currency code.' }), Type.Array(Type.Number())),
+);
+
+// --- Errors (PROTOCOL.md §3) ---
+
+export const ProblemResponse = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  code: Type.String(),
+  detail: Type.String(),
+  balance: Type.Optional(BalanceNumber),
+});
+
+// --- Back office (PROTOCOL.md §11) ---
+
+export const CreatePlayerRequest = Type.Object({
+  playerId: PlayerId,
+  currency: CurrencyCode,
+  balance: Money,
+  country: Type.Optional(CountryCode),
+});
+export type CreatePlayerRequest = Static<typeof CreatePlayerRequest>;
+
+export const PlayerResponse = Type.Object({
+  playerId: PlayerId,
+  currency: CurrencyCode,
+  balance: BalanceNumber,
+  blocked: Type.Boolean(),
+  country: Type.Optional(Type.String()),
+});
+
+export const CreateLaunchKeyRequest = Type.Object({ playerId: PlayerId, game: GameSlug });
+export type CreateLaunchKeyRequest = Static<typeof CreateLaunchKeyRequest>;
+
+export const LaunchKeyResponse = Type.Object({ key: Type.String(), expiresAt: Type.String({ format: 'date-time' }) });
+
+export const AdjustmentRequest = Type.Object({
+  id: Uuid,
+  type: Type.Union([Type.Literal('deposit'), Type.Literal('withdrawal')]),
+  amount: Money,
+  reason: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+export type AdjustmentRequest = Static<typeof AdjustmentRequest>;
+
+export const BlockRequest = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1024 })) });
+
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
+});
+
+export const RoundItem = Type.Object({
+  roundId: Uuid,
+  game: GameSlug,
+  finished: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+  finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const TransferItem = Type.Object({
+  id: Uuid,
+  kind: Type.Union(['bet', 'win', 'payout', 'deposit', 'withdrawal'].map((k) => Type.Literal(k))),
+  amount: BalanceNumber,
+  jpAmount: BalanceNumber,
+  freeBet: Type.Boolean(),
+  roundId: Type.Union([Uuid, Type.Null()]),
+  game: Type.Union([Type.String(), Type.Null()]),
+  campaignId: Type.Union([Uuid, Type.Null()]),
+  regulatory: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+}
+
+export const VerifyResponse = Type.Object({
+  ok: Type.Boolean(),
+  transfers: Type.Integer(),
+  accounts: Type.Integer(),
+  problems: Type.Array(Type.String()),
+});
+
+export const HealthResponse = Type.Object({ status: Type.Literal('ok'), database: Type.Literal('ok') });

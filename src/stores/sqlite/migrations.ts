@@ -1,0 +1,134 @@
+/**
+ * Versioned schema migrations, applied in order at start. A version, once
+ * released, never changes: a new change is a new version. The PostgreSQL
+ * store keeps the same numbers for the same changes.
+ *
+ * Layout choices for the hot path: every table has an integer primary key
+ * and each random UUID lives in exactly one unique index (as 16 bytes), so
+ * inserts append to the tables and only that index takes random writes.
+ */
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'ledger',
+    sql: `
+CREATE TABLE accounts (
+  id          INTEGER PRIMARY KEY,
+  kind        TEXT NOT NULL CHECK (kind IN ('player', 'game', 'campaign', 'tournament', 'cash')),
+  ref         TEXT NOT NULL,
+  currency    TEXT NOT NULL,
+  -- Kept in step for player wallets only; other accounts are derived from transfers.
+  balance     INTEGER CHECK (balance IS NULL OR balance >= 0),
+  created_at  INTEGER NOT NULL,
+  UNIQUE (kind, ref, currency)
+);
+
+CREATE TABLE players (
+  id             INTEGER PRIMARY KEY,
+  player_id      TEXT NOT NULL UNIQUE,
+  account_id     INTEGER NOT NULL UNIQUE REFERENCES accounts (id),
+  currency       TEXT NOT NULL,
+  country        TEXT,
+  blocked        INTEGER NOT NULL DEFAULT 0,
+  blocked_reason TEXT,
+  created_at     INTEGER NOT NULL
+);
+
+CREATE TABLE sessions (
+  id             INTEGER PRIMARY KEY,
+  uuid           BLOB NOT NULL UNIQUE,
+  player_pk      INTEGER NOT NULL REFERENCES players (id),
+  game           TEXT NOT NULL,
+  created_at     INTEGER NOT NULL,
+  last_active_at INTEGER NOT NULL
+);
+
+CREATE TABLE launch_keys (
+  id          INTEGER PRIMARY KEY,
+  key         TEXT NOT NULL UNIQUE,
+  player_pk   INTEGER NOT NULL REFERENCES players (id),
+  game        TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL,
+  session_pk  INTEGER REFERENCES sessions (id)
+);
+
+CREATE TABLE rounds (
+  id          INTEGER PRIMARY KEY,
+  uuid        BLOB NOT NULL UNIQUE,
+  player_pk   INTEGER NOT NULL REFERENCES players (id),
+  game        TEXT NOT NULL,
+  finished    INTEGER NOT NULL DEFAULT 0,
+  created_at  INTEGER NOT NULL,
+  finished_at INTEGER
+);
+CREATE INDEX rounds_by_player ON rounds (player_pk, id);
+
+CREATE TABLE transfers (
+  id                INTEGER PRIMARY KEY,
+  uuid              BLOB NOT NULL UNIQUE,
+  kind              TEXT NOT NULL CHECK (kind IN ('bet', 'win', 'payout', 'deposit', 'withdrawal')),
+  player_pk         INTEGER NOT NULL REFERENCES players (id),
+  debit_account_id  INTEGER NOT NULL REFERENCES accounts (id),
+  credit_account_id INTEGER NOT NULL REFERENCES accounts (id),
+  amount            INTEGER NOT NULL CHECK (amount >= 0),
+  jp_amount         INTEGER NOT NULL DEFAULT 0 CHECK (jp_amount >= 0 AND jp_amount <= amount),
+  free_bet          INTEGER NOT NULL DEFAULT 0,
+  round_pk          INTEGER REFERENCES rounds (id),
+  campaign_uuid     BLOB,
+  regulatory        TEXT,
+  note              TEXT,
+  created_at        INTEGER NOT NULL,
+  CHECK (debit_account_id <> credit_account_id)
+);
+CREATE INDEX transfers_by_player ON transfers (player_pk, id);
+
+CREATE TABLE campaign_closures (
+  campaign_uuid BLOB NOT NULL,
+  player_pk     INTEGER NOT NULL REFERENCES players (id),
+  closed_at     INTEGER NOT NULL,
+  PRIMARY KEY (campaign_uuid, player_pk)
+) WITHOUT ROWID;
+`,
+  },
+];
+
+/** Applies the migrations not yet applied, each in its own transaction. Returns the versions applied. */
+export function migrate(db: Database.Database): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number | bigint }[]).map((row) => Number(row.version)),
+  );
+  const done: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    // IMMEDIATE takes the write lock first, so two processes starting together apply a version once.
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
+      if (!again) {
+        db.exec(migration.sql);
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          migration.version,
+          migration.name,
+          Date.now(),
+        );
+        done.push(migration.version);
+      }
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+  return done;
+}

@@ -1,0 +1,534 @@
+/**
+ * The SQLite ledger: each operation reads a snapshot, asks the pure rules in
+ * src/ledger for a plan, and writes it. Every method is synchronous and runs
+ * inside a database transaction opened by its caller (the group committer),
+ * so no other request can interleave between the read and the write.
+ */
+import assert from 'node:assert/strict';
+import type Database from 'better-sqlite3';
+import { legsOf, type AccountRef, type TransferKind } from '../../ledger/accounts.js';
+import {
+  balanceText,
+  canonicalUuid,
+  planAdjustment,
+  planAuthenticate,
+  planPayout,
+  planTransaction,
+  type PlayerState,
+  type RulesConfig,
+  type SeenTransfer,
+  type SessionState,
+} from '../../ledger/rules.js';
+import { refuse, type Refusal } from '../../protocol/errors.js';
+import { amountToMinor, decimalFromNumber, formatMinor, type Currencies } from '../../protocol/money.js';
+import type {
+  AdjustCommand,
+  AuthenticateCommand,
+  BalanceOutcome,
+  BlockCommand,
+  Booked,
+  CreatePlayerCommand,
+  LaunchKeyCommand,
+  LaunchKeyView,
+  PageOf,
+  PageRequest,
+  PayoutCommand,
+  PlayerView,
+  RoundView,
+  SessionOutcome,
+  TransactionCommand,
+  TransferView,
+  VerifyReport,
+} from '../store.js';
+import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
+
+/**
+ * Session activity is recorded at most this often per session (ms): expiry is
+ * measured in minutes, and skipping the write saves a row update on most bets.
+ */
+export const SESSION_TOUCH_INTERVAL_MS = 1_000;
+
+/** Verify lists at most this many problems; the count says the rest. */
+const VERIFY_PROBLEMS_MAX = 100;
+
+interface PlayerRow {
+  player_pk: bigint;
+  player_id: string;
+  currency: string;
+  country: string | null;
+  blocked: bigint;
+  account_id: bigint;
+  balance: bigint;
+}
+
+interface SessionRow extends PlayerRow {
+  session_pk: bigint;
+  game: string;
+  last_active_at: bigint;
+}
+
+interface SeenRow {
+  kind: TransferKind;
+  player_id: string;
+  round_uuid: Buffer | null;
+  campaign_uuid: Buffer | null;
+  amount: bigint;
+  jp_amount: bigint;
+}
+
+const PLAYER_COLUMNS = `p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance`;
+
+export class SqliteLedger {
+  private readonly statements;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly currencies: Currencies,
+    private readonly rules: RulesConfig,
+  ) {
+    const prepare = (sql: string) => db.prepare(sql);
+    this.statements = {
+      sessionWithPlayer: prepare(`SELECT s.id AS session_pk, s.game, s.last_active_at, ${PLAYER_COLUMNS}
+        FROM sessions s JOIN players p ON p.id = s.player_pk JOIN accounts a ON a.id = p.account_id WHERE s.uuid = ?`),
+      playerById: prepare(`SELECT ${PLAYER_COLUMNS} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.player_id = ?`),
+      seen: prepare(`SELECT t.kind, p.player_id, r.uuid AS round_uuid, t.campaign_uuid, t.amount, t.jp_amount
+        FROM transfers t JOIN players p ON p.id = t.player_pk LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.uuid = ?`),
+      round: prepare(`SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.uuid = ?`),
+      campaignClosed: prepare('SELECT 1 FROM campaign_closures WHERE campaign_uuid = ? AND player_pk = ?'),
+      closeCampaign: prepare('INSERT OR IGNORE INTO campaign_closures (campaign_uuid, player_pk, closed_at) VALUES (?, ?, ?)'),
+      accountId: prepare('SELECT id FROM accounts WHERE kind = ? AND ref = ? AND currency = ?'),
+      insertAccount: prepare('INSERT INTO accounts (kind, ref, currency, balance, created_at) VALUES (?, ?, ?, ?, ?)'),
+      insertPlayer: prepare('INSERT INTO players (player_id, account_id, currency, country, created_at) VALUES (?, ?, ?, ?, ?)'),
+      insertRound: prepare('INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      closeRound: prepare('UPDATE rounds SET finished = 1, finished_at = ? WHERE id = ? AND finished = 0'),
+      insertTransfer: prepare(`INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount,
+        jp_amount, free_bet, round_pk, campaign_uuid, regulatory, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      moveBalance: prepare('UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING balance'),
+      touchSession: prepare('UPDATE sessions SET last_active_at = ? WHERE id = ?'),
+      launchKey: prepare(`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
+        s.game AS session_game, s.last_active_at, ${PLAYER_COLUMNS}
+        FROM launch_keys k JOIN players p ON p.id = k.player_pk JOIN accounts a ON a.id = p.account_id
+        LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key = ?`),
+      insertLaunchKey: prepare('INSERT INTO launch_keys (key, player_pk, game, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
+      insertSession: prepare('INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at) VALUES (?, ?, ?, ?, ?)'),
+      bindKey: prepare('UPDATE launch_keys SET session_pk = ? WHERE id = ? AND session_pk IS NULL'),
+      setBlocked: prepare('UPDATE players SET blocked = ?, blocked_reason = ? WHERE player_id = ?'),
+      rounds: prepare(`SELECT id, uuid, game, finished, created_at, finished_at FROM rounds
+        WHERE player_pk = ? AND id < ? ORDER BY id DESC LIMIT ?`),
+      transfers: prepare(`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game,
+        t.campaign_uuid, t.regulatory, t.created_at FROM transfers t LEFT JOIN rounds r ON r.id = t.round_pk
+        WHERE t.player_pk = ? AND t.id < ? ORDER BY t.id DESC LIMIT ?`),
+    };
+  }
+
+  // ------------------------------------------------------------ wallet calls
+
+  transact(command: TransactionCommand): BalanceOutcome | Refusal {
+    const { request, now } = command;
+    const row = this.statements.sessionWithPlayer.get(uuidToBytes(request.sessionId)) as SessionRow | undefined;
+    const player = row && this.playerState(row);
+    const session = row && this.sessionState(row, request.sessionId);
+    const seen = new Map<string, SeenTransfer>();
+    if (row) {
+      for (const tx of request.transactions) {
+        const found = this.seen(tx.id);
+        if (found) seen.set(canonicalUuid(tx.id), found);
+      }
+    }
+    const roundRow = row
+      ? (this.statements.round.get(uuidToBytes(request.round.id)) as
+          | { id: bigint; player_id: string; game: string; finished: bigint }
+          | undefined)
+      : undefined;
+    const campaignId = request.campaign?.id;
+    const campaignFinished =
+      row !== undefined && campaignId !== undefined && this.statements.campaignClosed.get(uuidToBytes(campaignId), row.player_pk) !== undefined;
+
+    const plan = planTransaction(
+      request,
+      {
+        session,
+        player,
+        seen,
+        round: roundRow && { playerId: roundRow.player_id, game: roundRow.game, finished: roundRow.finished === 1n },
+        campaignFinished,
+        now,
+      },
+      this.rules,
+    );
+    if (!plan.ok) return plan;
+    assert.ok(row && player);
+    const booked: Booked[] = [];
+    if (plan.transfers.length > 0) {
+      let roundPk: bigint;
+      if (plan.createRound) {
+        const finished = plan.closeRound ? 1 : 0;
+        roundPk = BigInt(
+          this.statements.insertRound.run(uuidToBytes(request.round.id), row.player_pk, request.game, finished, now, plan.closeRound ? now : null)
+            .lastInsertRowid,
+        );
+      } else {
+        assert.ok(roundRow);
+        roundPk = roundRow.id;
+        if (plan.closeRound) this.statements.closeRound.run(now, roundPk);
+      }
+      const campaignBytes = campaignId === undefined ? null : uuidToBytes(campaignId);
+      for (const transfer of plan.transfers) {
+        const legs = legsOf({
+          kind: transfer.kind,
+          playerId: player.playerId,
+          currency: player.currency,
+          game: request.game,
+          freeBet: transfer.freeBet,
+          campaignId: campaignId === undefined ? undefined : canonicalUuid(campaignId),
+        });
+        this.insertTransfer(row, transfer.id, transfer.kind, legs, transfer.amount, now, {
+          jpAmount: transfer.jpAmount,
+          freeBet: transfer.freeBet,
+          roundPk,
+          campaign: campaignBytes,
+          regulatory: request.regulatory ?? null,
+        });
+        booked.push({ kind: transfer.kind, amount: formatMinor(transfer.amount, player.decimals) });
+      }
+      this.moveBalance(row, plan.balanceAfter - plan.balanceBefore, plan.balanceAfter);
+      if (plan.closeCampaign) this.statements.closeCampaign.run(uuidToBytes(plan.closeCampaign), row.player_pk, now);
+      if (plan.touchSession && now - Number(row.last_active_at) >= SESSION_TOUCH_INTERVAL_MS) {
+        this.statements.touchSession.run(now, row.session_pk);
+      }
+    }
+    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+  }
+
+  payout(command: PayoutCommand): BalanceOutcome | Refusal {
+    const { request, now } = command;
+    const row = this.statements.sessionWithPlayer.get(uuidToBytes(request.sessionId)) as SessionRow | undefined;
+    const player = row && this.playerState(row);
+    const plan = planPayout(request, {
+      session: row && this.sessionState(row, request.sessionId),
+      player,
+      seen: row && this.seen(request.payoutId),
+    });
+    if (!plan.ok) return plan;
+    assert.ok(row && player);
+    const booked: Booked[] = [];
+    if (plan.apply) {
+      const campaignId = canonicalUuid(request.campaign.id);
+      const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
+      this.insertTransfer(row, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, now, { campaign: uuidToBytes(campaignId) });
+      this.moveBalance(row, plan.amount, plan.balanceAfter);
+      booked.push({ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) });
+    }
+    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+  }
+
+  authenticate(command: AuthenticateCommand): SessionOutcome | Refusal {
+    const row = this.statements.launchKey.get(command.key) as
+      | (PlayerRow & {
+          key_pk: bigint;
+          key_game: string;
+          expires_at: bigint;
+          session_uuid: Buffer | null;
+          session_pk: bigint | null;
+          session_game: string | null;
+          last_active_at: bigint | null;
+        })
+      | undefined;
+    const player = row && this.playerState(row);
+    const existing: SessionState | undefined =
+      row && row.session_uuid && row.session_game !== null && row.last_active_at !== null
+        ? { sessionId: bytesToUuid(row.session_uuid), playerId: row.player_id, game: row.session_game, lastActiveAt: Number(row.last_active_at) }
+        : undefined;
+    const plan = planAuthenticate(
+      command.game,
+      row && { playerId: row.player_id, game: row.key_game, expiresAt: Number(row.expires_at), session: existing },
+      player,
+      command.now,
+      this.rules,
+    );
+    if (!plan.ok) return plan;
+    assert.ok(row && player);
+    let sessionId: string;
+    if (plan.kind === 'existing') {
+      // A reload counts as activity.
+      assert.ok(row.session_pk !== null);
+      this.statements.touchSession.run(command.now, row.session_pk);
+      sessionId = plan.session.sessionId;
+    } else {
+      sessionId = canonicalUuid(command.newSessionId);
+      const sessionPk = this.statements.insertSession.run(uuidToBytes(sessionId), row.player_pk, command.game, command.now, command.now)
+        .lastInsertRowid;
+      const bound = this.statements.bindKey.run(sessionPk, row.key_pk);
+      assert.equal(bound.changes, 1, 'a launch key opens one session');
+    }
+    return {
+      ok: true,
+      sessionId,
+      playerId: player.playerId,
+      currency: player.currency,
+      balance: balanceText(player),
+      country: row.country ?? '',
+    };
+  }
+
+  // ------------------------------------------------------------- back office
+
+  createPlayer(command: CreatePlayerCommand): PlayerView | Refusal {
+    const decimals = this.currencies.decimals(command.currency);
+    if (decimals === undefined) return refuse('INVALID_REQUEST', `currency: ${command.currency} is not a known currency`);
+    const decimal = decimalFromNumber(command.balance);
+    const opening = decimal === undefined ? undefined : amountToMinor(decimal, decimals);
+    if (typeof opening !== 'bigint') {
+      return refuse('INVALID_REQUEST', `balance: ${command.balance} is not a valid amount in ${command.currency} (${decimals} decimals)`);
+    }
+    if (this.statements.playerById.get(command.playerId)) return refuse('PLAYER_EXISTS', `player ${command.playerId} exists`);
+    const accountId = BigInt(
+      this.statements.insertAccount.run('player', command.playerId, command.currency, 0, command.now).lastInsertRowid,
+    );
+    this.statements.insertPlayer.run(command.playerId, accountId, command.currency, command.country ?? null, command.now);
+    const row = this.statements.playerById.get(command.playerId) as PlayerRow;
+    if (opening > 0n) {
+      const legs = legsOf({ kind: 'deposit', playerId: command.playerId, currency: command.currency });
+      this.insertTransfer(row, canonicalUuid(command.depositId), 'deposit', legs, opening, command.now, { note: 'opening balance' });
+      this.moveBalance(row, opening, opening);
+    }
+    return this.view(this.statements.playerById.get(command.playerId) as PlayerRow);
+  }
+
+  getPlayer(playerId: string): PlayerView | Refusal {
+    const row = this.statements.playerById.get(playerId) as PlayerRow | undefined;
+    return row ? this.view(row) : refuse('PLAYER_NOT_FOUND', `player ${playerId} is not known`);
+  }
+
+  createLaunchKey(command: LaunchKeyCommand): LaunchKeyView | Refusal {
+    const row = this.statements.playerById.get(command.playerId) as PlayerRow | undefined;
+    if (!row) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    const expiresAt = command.now + this.rules.launchKeyTtlMs;
+    this.statements.insertLaunchKey.run(command.key, row.player_pk, command.game, command.now, expiresAt);
+    return { ok: true, key: command.key, expiresAt };
+  }
+
+  adjust(command: AdjustCommand): BalanceOutcome | Refusal {
+    const row = this.statements.playerById.get(command.playerId) as PlayerRow | undefined;
+    const player = row && this.playerState(row);
+    const plan = planAdjustment(command, player, row && this.seen(command.id));
+    if (!plan.ok) return plan;
+    assert.ok(row && player);
+    const booked: Booked[] = [];
+    if (plan.apply) {
+      const legs = legsOf({ kind: command.type, playerId: player.playerId, currency: player.currency });
+      this.insertTransfer(row, canonicalUuid(command.id), command.type, legs, plan.amount, command.now, { note: command.reason ?? null });
+      const delta = command.type === 'deposit' ? plan.amount : -plan.amount;
+      this.moveBalance(row, delta, plan.balanceAfter);
+      booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
+    }
+    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+  }
+
+  setBlocked(command: BlockCommand): PlayerView | Refusal {
+    const changed = this.statements.setBlocked.run(command.blocked ? 1 : 0, command.blocked ? (command.reason ?? null) : null, command.playerId);
+    if (changed.changes === 0) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    return this.getPlayer(command.playerId);
+  }
+
+  listRounds(page: PageRequest): PageOf<RoundView> | Refusal {
+    const row = this.statements.playerById.get(page.playerId) as PlayerRow | undefined;
+    if (!row) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
+    const rows = this.statements.rounds.all(row.player_pk, page.before ?? 2n ** 63n - 1n, page.limit + 1) as {
+      id: bigint;
+      uuid: Buffer;
+      game: string;
+      finished: bigint;
+      created_at: bigint;
+      finished_at: bigint | null;
+    }[];
+    const items = rows.slice(0, page.limit).map((r) => ({
+      roundId: bytesToUuid(r.uuid),
+      game: r.game,
+      finished: r.finished === 1n,
+      createdAt: Number(r.created_at),
+      finishedAt: r.finished_at === null ? null : Number(r.finished_at),
+    }));
+    return { ok: true, items, next: rows.length > page.limit ? rows[page.limit - 1]!.id : null };
+  }
+
+  listTransfers(page: PageRequest): PageOf<TransferView> | Refusal {
+    const row = this.statements.playerById.get(page.playerId) as PlayerRow | undefined;
+    if (!row) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
+    const decimals = this.decimalsOf(row.currency);
+    const rows = this.statements.transfers.all(row.player_pk, page.before ?? 2n ** 63n - 1n, page.limit + 1) as {
+      id: bigint;
+      uuid: Buffer;
+      kind: TransferKind;
+      amount: bigint;
+      jp_amount: bigint;
+      free_bet: bigint;
+      round_uuid: Buffer | null;
+      game: string | null;
+      campaign_uuid: Buffer | null;
+      regulatory: string | null;
+      created_at: bigint;
+    }[];
+    const items = rows.slice(0, page.limit).map((r) => ({
+      id: bytesToUuid(r.uuid),
+      kind: r.kind,
+      amount: formatMinor(r.amount, decimals),
+      jpAmount: formatMinor(r.jp_amount, decimals),
+      freeBet: r.free_bet === 1n,
+      roundId: r.round_uuid && bytesToUuid(r.round_uuid),
+      game: r.game,
+      campaignId: r.campaign_uuid && bytesToUuid(r.campaign_uuid),
+      regulatory: r.regulatory,
+      createdAt: Number(r.created_at),
+    }));
+    return { ok: true, items, next: rows.length > page.limit ? rows[page.limit - 1]!.id : null };
+  }
+
+  /**
+   * Proves the books: every transfer is well-formed and within one currency,
+   * every kept wallet balance equals the sum of its postings and is not
+   * negative, and each currency sums to zero across all accounts.
+   */
+  verify(): VerifyReport {
+    const problems: string[] = [];
+    let problemCount = 0;
+    const report = (problem: string) => {
+      problemCount++;
+      if (problems.length < VERIFY_PROBLEMS_MAX) problems.push(problem);
+    };
+    const count = (sql: string) => Number((this.db.prepare(sql).get() as { n: bigint }).n);
+    const transfers = count('SELECT COUNT(*) AS n FROM transfers');
+    const malformed = count(
+      'SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id',
+    );
+    if (malformed > 0) report(`${malformed} transfers are malformed (negative, jpAmount over amount, or one account on both sides)`);
+    const crossCurrency = count(`SELECT COUNT(*) AS n FROM transfers t
+      JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`);
+    if (crossCurrency > 0) report(`${crossCurrency} transfers move money between currencies`);
+    const dangling = count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)
+      OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`);
+    if (dangling > 0) report(`${dangling} transfers name an account that does not exist`);
+
+    const accounts = this.db
+      .prepare(
+        `WITH flows AS (
+           SELECT credit_account_id AS account_id, SUM(amount) AS amount FROM transfers GROUP BY credit_account_id
+           UNION ALL
+           SELECT debit_account_id, -SUM(amount) FROM transfers GROUP BY debit_account_id)
+         SELECT a.id, a.kind, a.ref, a.currency, a.balance, COALESCE((SELECT SUM(f.amount) FROM flows f WHERE f.account_id = a.id), 0) AS derived
+         FROM accounts a`,
+      )
+      .all() as { id: bigint; kind: string; ref: string; currency: string; balance: bigint | null; derived: bigint }[];
+    const perCurrency = new Map<string, bigint>();
+    for (const account of accounts) {
+      perCurrency.set(account.currency, (perCurrency.get(account.currency) ?? 0n) + account.derived);
+      if (account.kind === 'player') {
+        if (account.balance === null) report(`player account ${account.ref} keeps no balance`);
+        else if (account.balance !== account.derived) {
+          report(`player ${account.ref}: balance ${account.balance} but postings sum to ${account.derived} (${account.currency} minor units)`);
+        }
+        if (account.derived < 0n) report(`player ${account.ref}: postings sum to a negative balance ${account.derived}`);
+      } else if (account.balance !== null) {
+        report(`${account.kind} account ${account.ref} keeps a balance; only player wallets do`);
+      }
+    }
+    for (const [currency, sum] of perCurrency) {
+      if (sum !== 0n) report(`${currency}: accounts sum to ${sum}, not 0`);
+    }
+    if (problemCount > problems.length) problems.push(`... and ${problemCount - problems.length} more`);
+    return { ok: problemCount === 0, transfers, accounts: accounts.length, problems };
+  }
+
+  ping(): void {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private decimalsOf(currency: string): number {
+    const decimals = this.currencies.decimals(currency);
+    assert.ok(decimals !== undefined, `currency ${currency} of a stored player must stay configured`);
+    return decimals;
+  }
+
+  private playerState(row: PlayerRow): PlayerState {
+    return {
+      playerId: row.player_id,
+      currency: row.currency,
+      decimals: this.decimalsOf(row.currency),
+      balance: row.balance,
+      blocked: row.blocked === 1n,
+    };
+  }
+
+  private sessionState(row: SessionRow, sessionId: string): SessionState {
+    return { sessionId: canonicalUuid(sessionId), playerId: row.player_id, game: row.game, lastActiveAt: Number(row.last_active_at) };
+  }
+
+  private view(row: PlayerRow): PlayerView {
+    return {
+      ok: true,
+      playerId: row.player_id,
+      currency: row.currency,
+      balance: formatMinor(row.balance, this.decimalsOf(row.currency)),
+      blocked: row.blocked === 1n,
+      country: row.country,
+    };
+  }
+
+  private seen(id: string): SeenTransfer | undefined {
+    const row = this.statements.seen.get(uuidToBytes(id)) as SeenRow | undefined;
+    if (!row) return undefined;
+    return {
+      kind: row.kind,
+      playerId: row.player_id,
+      roundId: row.round_uuid && bytesToUuid(row.round_uuid),
+      campaignId: row.campaign_uuid && bytesToUuid(row.campaign_uuid),
+      amount: row.amount,
+      jpAmount: row.jp_amount,
+    };
+  }
+
+  private accountId(ref: AccountRef, player: PlayerRow, now: number): bigint {
+    if (ref.kind === 'player') {
+      assert.equal(ref.ref, player.player_id);
+      return player.account_id;
+    }
+    const found = this.statements.accountId.get(ref.kind, ref.ref, ref.currency) as { id: bigint } | undefined;
+    if (found) return found.id;
+    return BigInt(this.statements.insertAccount.run(ref.kind, ref.ref, ref.currency, null, now).lastInsertRowid);
+  }
+
+  private insertTransfer(
+    player: PlayerRow,
+    id: string,
+    kind: TransferKind,
+    legs: { debit: AccountRef; credit: AccountRef },
+    amount: bigint,
+    now: number,
+    extra: { jpAmount?: bigint; freeBet?: boolean; roundPk?: bigint; campaign?: Buffer | null; regulatory?: string | null; note?: string | null },
+  ): void {
+    this.statements.insertTransfer.run(
+      uuidToBytes(id),
+      kind,
+      player.player_pk,
+      this.accountId(legs.debit, player, now),
+      this.accountId(legs.credit, player, now),
+      amount,
+      extra.jpAmount ?? 0n,
+      extra.freeBet ? 1 : 0,
+      extra.roundPk ?? null,
+      extra.campaign ?? null,
+      extra.regulatory ?? null,
+      extra.note ?? null,
+      now,
+    );
+  }
+
+  /** Moves the wallet and reads it back: the planned balance and the stored one must agree. */
+  private moveBalance(player: PlayerRow, delta: bigint, expected: bigint): void {
+    if (delta === 0n) return;
+    const after = this.statements.moveBalance.get(delta, player.account_id) as { balance: bigint };
+    assert.equal(after.balance, expected, 'the stored balance must equal the planned one');
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The SQLite WalletStore as seen from the HTTP thread: every call is queued,
+ * the queue is handed to the writer thread once per event-loop turn, and the
+ * writer answers after its group commit (group-commit-worker.ts).
+ */
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { UnavailableError, type Refusal } from '../../protocol/errors.js';
+import { DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
+import { DEFAULT_RULES, type RulesConfig } from '../../ledger/rules.js';
+import type {
+  AdjustCommand,
+  AuthenticateCommand,
+  BalanceOutcome,
+  BlockCommand,
+  CreatePlayerCommand,
+  LaunchKeyCommand,
+  LaunchKeyView,
+  PageOf,
+  PageRequest,
+  PayoutCommand,
+  PlayerView,
+  RoundView,
+  SessionOutcome,
+  TransactionCommand,
+  TransferView,
+  VerifyReport,
+  WalletStore,
+} from '../store.js';
+import type { Call, Op, Reply, WorkerInit } from './group-commit-worker.js';
+
+export interface SqliteStoreOptions {
+  path: string;
+  rules?: RulesConfig;
+  cryptoDecimals?: Record<string, number>;
+  /**
+   * Calls in flight at once; past this the store answers 503 at once instead
+   * of queueing without bound. Default 20,000 calls: a few seconds of work.
+   */
+  inflightCallsMax?: number;
+  /** Calls that share one commit (and one fsync). Default 1,000 calls. */
+  groupCommitCallsMax?: number;
+}
+
+export const INFLIGHT_CALLS_MAX = 20_000;
+export const GROUP_COMMIT_CALLS_MAX = 1_000;
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+export class SqliteStore implements WalletStore {
+  readonly backend = 'sqlite';
+  private readonly pending = new Map<number, Pending>();
+  private queue: Call[] = [];
+  private flushScheduled = false;
+  private nextId = 1;
+  private failure: Error | undefined;
+  private closed = false;
+  private readonly fatalListeners: ((error: Error) => void)[] = [];
+  private onIdle: (() => void) | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly port: import('node:worker_threads').MessagePort,
+    private readonly inflightCallsMax: number,
+  ) {
+    port.on('message', (replies: Reply[] | 'ready') => {
+      if (replies === 'ready') return;
+      for (const reply of replies) {
+        const waiting = this.pending.get(reply.id);
+        if (!waiting) continue;
+        this.pending.delete(reply.id);
+        waiting.resolve(reply.result);
+      }
+      if (this.pending.size === 0) this.onIdle?.();
+    });
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => {
+      if (!this.closed) this.fail(new Error(`the SQLite writer thread exited with code ${code}`));
+    });
+  }
+
+  static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
+    const { port1, port2 } = new MessageChannel();
+    const init: WorkerInit = {
+      path: options.path,
+      rules: options.rules ?? DEFAULT_RULES,
+      cryptoDecimals: options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS },
+      port: port2,
+      groupCommitCallsMax: options.groupCommitCallsMax ?? GROUP_COMMIT_CALLS_MAX,
+    };
+    const worker = new Worker(new URL('./group-commit-worker.js', import.meta.url), {
+      workerData: init,
+      transferList: [port2],
+    });
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      worker.once('error', onError);
+      port1.once('message', (message) => {
+        worker.off('error', onError);
+        if (message === 'ready') resolve();
+        else reject(new Error(`unexpected first message from the SQLite writer: ${String(message)}`));
+      });
+    });
+    return new SqliteStore(worker, port1, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
+  }
+
+  /** Called once if the writer thread dies (a broken invariant or a crash). */
+  onFatal(listener: (error: Error) => void): void {
+    this.fatalListeners.push(listener);
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    const unavailable = new UnavailableError('the SQLite writer stopped', { cause: error });
+    for (const waiting of this.pending.values()) waiting.reject(unavailable);
+    this.pending.clear();
+    this.onIdle?.();
+    for (const listener of this.fatalListeners) listener(error);
+  }
+
+  private call<T>(op: Op, args: unknown): Promise<T> {
+    if (this.failure || this.closed) return Promise.reject(new UnavailableError('the store is closed'));
+    if (this.pending.size >= this.inflightCallsMax) {
+      return Promise.reject(new UnavailableError(`over ${this.inflightCallsMax} calls in flight`));
+    }
+    const id = this.nextId++;
+    const promise = new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    });
+    this.queue.push({ id, op, args });
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // After this turn's I/O callbacks: all requests parsed in it travel in one message.
+      setImmediate(this.flush);
+    }
+    return promise;
+  }
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    const calls = this.queue;
+    this.queue = [];
+    if (calls.length > 0) this.port.postMessage(calls);
+  };
+
+  transact(command: TransactionCommand) {
+    return this.call<BalanceOutcome | Refusal>('transact', command);
+  }
+  payout(command: PayoutCommand) {
+    return this.call<BalanceOutcome | Refusal>('payout', command);
+  }
+  authenticate(command: AuthenticateCommand) {
+    return this.call<SessionOutcome | Refusal>('authenticate', command);
+  }
+  createPlayer(command: CreatePlayerCommand) {
+    return this.call<PlayerView | Refusal>('createPlayer', command);
+  }
+  getPlayer(playerId: string) {
+    return this.call<PlayerView | Refusal>('getPlayer', playerId);
+  }
+  createLaunchKey(command: LaunchKeyCommand) {
+    return this.call<LaunchKeyView | Refusal>('createLaunchKey', command);
+  }
+  adjust(command: AdjustCommand) {
+    return this.call<BalanceOutcome | Refusal>('adjust', command);
+  }
+  setBlocked(command: BlockCommand) {
+    return this.call<PlayerView | Refusal>('setBlocked', command);
+  }
+  listRounds(page: PageRequest) {
+    return this.call<PageOf<RoundView> | Refusal>('listRounds', page);
+  }
+  listTransfers(page: PageRequest) {
+    return this.call<PageOf<TransferView> | Refusal>('listTransfers', page);
+  }
+  verify() {
+    return this.call<VerifyReport>('verify', undefined);
+  }
+  async ping(): Promise<void> {
+    await this.call<void>('ping', undefined);
+  }
+
+  /** Lets calls in flight finish, then closes the database. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    if (this.pending.size > 0 && !this.failure) {
+      await new Promise<void>((resolve) => {
+        this.onIdle = resolve;
+      });
+    }
+    this.closed = true;
+    if (this.failure) {
+      await this.worker.terminate();
+      return;
+    }
+    const exited = new Promise((resolve) => this.worker.once('exit', resolve));
+    this.port.postMessage('close');
+    await exited;
+    this.port.close();
+  }
+}
