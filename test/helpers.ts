@@ -142,3 +142,83 @@ export async function balanceOf(app: FastifyInstance, playerId: string): Promise
   const player = await admin(app, 'GET', `/admin/players/${playerId}`);
   return player.body.balance as number;
 }
+
+// ------------------------------------------------------------- real sockets
+
+// (Import declarations are hoisted; this one sits with the helpers that use it.)
+import { request, type Dispatcher } from 'undici';
+
+/** An answer read over a real socket, body kept as the exact text received. */
+export interface HttpAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+/** A signed wallet call over a real socket (undici); the signature covers exactly `bodyText`. */
+export async function postSigned(origin: string, path: string, bodyText: string, dispatcher?: Dispatcher): Promise<HttpAnswer> {
+  const response = await request(new URL(path, origin), {
+    method: 'POST',
+    headers: walletHeaders(bodyText),
+    body: bodyText,
+    ...(dispatcher === undefined ? {} : { dispatcher }),
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text };
+}
+
+/** A back-office call over a real socket. */
+export async function adminOverHttp(
+  origin: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  dispatcher?: Dispatcher,
+): Promise<HttpAnswer & { body: Record<string, unknown> }> {
+  const response = await request(new URL(path, origin), {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(dispatcher === undefined ? {} : { dispatcher }),
+  });
+  const text = await response.body.text();
+  return {
+    status: response.statusCode,
+    contentType: String(response.headers['content-type'] ?? ''),
+    text,
+    body: JSON.parse(text) as Record<string, unknown>,
+  };
+}
+
+export interface LedgerItem {
+  id: string;
+  kind: string;
+  amount: number;
+  roundId: string | null;
+}
+
+/** Pages of the ledger listing read before giving up: bounds the walk if a cursor never ends. */
+const LEDGER_PAGES_MAX = 1_000;
+
+/**
+ * Every transfer of a player, newest first, walked page by page with the
+ * cursor of GET /admin/players/:id/transactions. `get` performs one
+ * back-office GET (inject or a real socket) and returns status and body text.
+ */
+export async function ledgerOf(
+  get: (url: string) => Promise<{ status: number; text: string }>,
+  playerId: string,
+): Promise<LedgerItem[]> {
+  const items: LedgerItem[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < LEDGER_PAGES_MAX; page++) {
+    const url = `/admin/players/${encodeURIComponent(playerId)}/transactions?limit=500${cursor === null ? '' : `&cursor=${cursor}`}`;
+    const answer = await get(url);
+    if (answer.status !== 200) throw new Error(`ledger listing failed: ${answer.status} ${answer.text}`);
+    const body = JSON.parse(answer.text) as { items: LedgerItem[]; nextCursor: string | null };
+    items.push(...body.items);
+    cursor = body.nextCursor;
+    if (cursor === null) return items;
+  }
+  throw new Error(`ledger listing of ${playerId} did not end within ${LEDGER_PAGES_MAX} pages`);
+}

@@ -1,0 +1,235 @@
+/**
+ * Proves the pure wallet rules alone, without storage: the order of checks,
+ * running balances, idempotency outcomes, rounds, free bets, session expiry,
+ * payouts, adjustments and launch keys. Also the chart of accounts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { legsOf } from '../../src/ledger/accounts.js';
+import {
+  DEFAULT_RULES,
+  planAdjustment,
+  planAuthenticate,
+  planPayout,
+  planTransaction,
+  precheckTransaction,
+  type PlayerState,
+  type SeenTransfer,
+  type SessionState,
+  type TransactionSnapshot,
+} from '../../src/ledger/rules.js';
+import type { TransactionRequest } from '../../src/protocol/schemas.js';
+
+const NOW = 1_000_000_000;
+const player = (balance: bigint, extra: Partial<PlayerState> = {}): PlayerState => ({
+  playerId: 'p1',
+  currency: 'EUR',
+  decimals: 2,
+  balance,
+  blocked: false,
+  ...extra,
+});
+const session = (extra: Partial<SessionState> = {}): SessionState => ({
+  sessionId: randomUUID(),
+  playerId: 'p1',
+  game: 'dice',
+  lastActiveAt: NOW,
+  ...extra,
+});
+const request = (transactions: TransactionRequest['transactions'], extra: Partial<TransactionRequest> = {}): TransactionRequest => ({
+  sessionId: randomUUID(),
+  playerId: 'p1',
+  game: 'dice',
+  transactions,
+  round: { id: randomUUID(), finished: true },
+  ...extra,
+});
+const snap = (balance: bigint, extra: Partial<TransactionSnapshot> = {}): TransactionSnapshot => ({
+  session: session(),
+  player: player(balance),
+  seen: new Map(),
+  round: undefined,
+  campaignFinished: false,
+  now: NOW,
+  ...extra,
+});
+const bet = (amount: number, id = randomUUID()) => ({ id, type: 'bet' as const, amount });
+const win = (amount: number, id = randomUUID()) => ({ id, type: 'win' as const, amount });
+
+test('bets are checked against the running balance, in order', () => {
+  const ok = planTransaction(request([bet(10), win(5)]), snap(1000n), DEFAULT_RULES);
+  assert.ok(ok.ok);
+  assert.equal(ok.balanceAfter, 500n);
+  const winFirst = planTransaction(request([win(5), bet(15)]), snap(1000n), DEFAULT_RULES);
+  assert.ok(winFirst.ok && winFirst.balanceAfter === 0n);
+  const refused = planTransaction(request([bet(15), win(5)]), snap(1000n), DEFAULT_RULES);
+  assert.ok(!refused.ok);
+  assert.equal(refused.code, 'INSUFFICIENT_FUNDS');
+  assert.equal(refused.detail, 'bet 15.00 exceeds balance 10.00');
+  assert.equal(refused.balance, '10', 'the balance answered is the one before the request');
+});
+
+test('idempotency: seen with the same content is skipped, with other content conflicts', () => {
+  const id = randomUUID();
+  const roundId = randomUUID();
+  const seen: SeenTransfer = { kind: 'bet', playerId: 'p1', roundId, campaignId: null, amount: 100n, jpAmount: 0n };
+  const replay = planTransaction(request([bet(1, id)], { round: { id: roundId, finished: true } }), snap(900n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  assert.ok(replay.ok);
+  assert.equal(replay.transfers.length, 0);
+  assert.equal(replay.balanceAfter, 900n);
+  for (const other of [{ amount: 200n }, { kind: 'win' as const }, { roundId: randomUUID() }, { playerId: 'p2' }, { jpAmount: 1n }]) {
+    const conflict = planTransaction(
+      request([bet(1, id)], { round: { id: roundId, finished: true } }),
+      snap(900n, { seen: new Map([[id, { ...seen, ...other }]]) }),
+      DEFAULT_RULES,
+    );
+    assert.ok(!conflict.ok);
+    assert.equal(conflict.code, 'DUPLICATE_CONFLICT', JSON.stringify(other, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+  }
+  const mixed = planTransaction(
+    request([bet(1, id), win(2)], { round: { id: roundId, finished: true } }),
+    snap(900n, { seen: new Map([[id, seen]]), round: { playerId: 'p1', game: 'dice', finished: false } }),
+    DEFAULT_RULES,
+  );
+  assert.ok(mixed.ok);
+  assert.equal(mixed.transfers.length, 1, 'only the new transaction is planned');
+  assert.equal(mixed.balanceAfter, 1100n);
+});
+
+test('a replay of seen ids passes even where a new request would be refused', () => {
+  const id = randomUUID();
+  const roundId = randomUUID();
+  const seen: SeenTransfer = { kind: 'bet', playerId: 'p1', roundId, campaignId: null, amount: 100n, jpAmount: 0n };
+  const expired = snap(0n, {
+    seen: new Map([[id, seen]]),
+    session: session({ lastActiveAt: NOW - DEFAULT_RULES.sessionIdleMs - 1 }),
+    round: { playerId: 'p1', game: 'dice', finished: true },
+    player: player(0n, { blocked: true }),
+  });
+  const replay = planTransaction(request([bet(1, id)], { round: { id: roundId, finished: true } }), expired, DEFAULT_RULES);
+  assert.ok(replay.ok && replay.transfers.length === 0);
+});
+
+test('rounds: bound to player and game, closed by finished', () => {
+  const mismatch = planTransaction(request([bet(1)]), snap(1000n, { round: { playerId: 'p2', game: 'dice', finished: false } }), DEFAULT_RULES);
+  assert.ok(!mismatch.ok && mismatch.code === 'ROUND_MISMATCH');
+  const otherGame = planTransaction(request([bet(1)]), snap(1000n, { round: { playerId: 'p1', game: 'slots', finished: false } }), DEFAULT_RULES);
+  assert.ok(!otherGame.ok && otherGame.code === 'ROUND_MISMATCH');
+  const closed = planTransaction(request([win(1)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: true } }), DEFAULT_RULES);
+  assert.ok(!closed.ok && closed.code === 'ROUND_CLOSED');
+  const open = planTransaction(request([bet(1)], { round: { id: randomUUID(), finished: false } }), snap(1000n), DEFAULT_RULES);
+  assert.ok(open.ok && open.createRound && !open.closeRound);
+  const zeroWin = planTransaction(request([win(0)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: false } }), DEFAULT_RULES);
+  assert.ok(zeroWin.ok && zeroWin.closeRound && !zeroWin.createRound && zeroWin.balanceAfter === 1000n);
+});
+
+test('sessions: expired sessions refuse bets, accept wins, and are not revived', () => {
+  const stale = snap(1000n, { session: session({ lastActiveAt: NOW - DEFAULT_RULES.sessionIdleMs }) });
+  const betOnStale = planTransaction(request([bet(1)]), stale, DEFAULT_RULES);
+  assert.ok(!betOnStale.ok && betOnStale.code === 'SESSION_EXPIRED');
+  const winOnStale = planTransaction(request([win(1)]), stale, DEFAULT_RULES);
+  assert.ok(winOnStale.ok && !winOnStale.touchSession);
+  const fresh = planTransaction(request([bet(1)]), snap(1000n), DEFAULT_RULES);
+  assert.ok(fresh.ok && fresh.touchSession);
+  const unknown = planTransaction(request([bet(1)]), snap(1000n, { session: undefined, player: undefined }), DEFAULT_RULES);
+  assert.ok(!unknown.ok && unknown.code === 'SESSION_NOT_FOUND' && unknown.balance === undefined);
+  const otherPlayer = planTransaction(request([bet(1)], { playerId: 'p2' }), snap(1000n), DEFAULT_RULES);
+  assert.ok(!otherPlayer.ok && otherPlayer.code === 'SESSION_MISMATCH');
+  const otherGame = planTransaction(request([bet(1)], { game: 'slots' }), snap(1000n), DEFAULT_RULES);
+  assert.ok(!otherGame.ok && otherGame.code === 'SESSION_MISMATCH');
+});
+
+test('blocked players: bets refused, wins accepted', () => {
+  const blocked = snap(1000n, { player: player(1000n, { blocked: true }) });
+  const refused = planTransaction(request([bet(1)]), blocked, DEFAULT_RULES);
+  assert.ok(!refused.ok && refused.code === 'PLAYER_BLOCKED');
+  assert.ok(planTransaction(request([win(1)]), blocked, DEFAULT_RULES).ok);
+});
+
+test('free bets are not debited, and a finished campaign refuses more', () => {
+  const campaign = { id: randomUUID(), type: 'freeBets' as const, finished: true };
+  const free = planTransaction(request([bet(10), win(3)], { campaign }), snap(0n), DEFAULT_RULES);
+  assert.ok(free.ok);
+  assert.equal(free.balanceAfter, 300n);
+  assert.ok(free.transfers[0]!.freeBet && !free.transfers[1]!.freeBet);
+  assert.equal(free.closeCampaign, campaign.id);
+  const after = planTransaction(request([bet(10)], { campaign }), snap(0n, { campaignFinished: true }), DEFAULT_RULES);
+  assert.ok(!after.ok && after.code === 'CAMPAIGN_FINISHED');
+});
+
+test('amounts: decimals of the currency, jpAmount within amount', () => {
+  const tooFine = planTransaction(request([bet(0.001)]), snap(1000n), DEFAULT_RULES);
+  assert.ok(!tooFine.ok && tooFine.code === 'INVALID_REQUEST' && /transactions\[0\]\.amount/.test(tooFine.detail));
+  const yen = planTransaction(request([bet(1.5)]), snap(1000n, { player: player(1000n, { currency: 'JPY', decimals: 0 }) }), DEFAULT_RULES);
+  assert.ok(!yen.ok && yen.code === 'INVALID_REQUEST');
+  const jp = planTransaction(request([{ ...bet(2), jpAmount: 0.5 }]), snap(1000n), DEFAULT_RULES);
+  assert.ok(jp.ok && jp.transfers[0]!.jpAmount === 50n);
+  assert.equal(precheckTransaction(request([{ ...bet(1), jpAmount: 2 }]), 100)?.code, 'INVALID_REQUEST');
+  const id = randomUUID();
+  assert.match(precheckTransaction(request([bet(1, id), win(1, id.toUpperCase() as typeof id)]), 100)?.detail ?? '', /appears twice/);
+  assert.match(precheckTransaction(request([bet(1), bet(1), bet(1)]), 2)?.detail ?? '', /at most 2/);
+  assert.equal(precheckTransaction(request([bet(1), win(1)]), 100), undefined);
+});
+
+test('payouts: positive, idempotent by content', () => {
+  const req = { sessionId: randomUUID(), payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' as const } };
+  const s = { session: session(), player: player(100n) };
+  const planned = planPayout(req, { ...s, seen: undefined });
+  assert.ok(planned.ok && planned.apply && planned.balanceAfter === 600n);
+  const seen: SeenTransfer = { kind: 'payout', playerId: 'p1', roundId: null, campaignId: req.campaign.id, amount: 500n, jpAmount: 0n };
+  const replay = planPayout(req, { ...s, seen });
+  assert.ok(replay.ok && !replay.apply && replay.balanceAfter === 100n);
+  const conflict = planPayout({ ...req, amount: 6 }, { ...s, seen });
+  assert.ok(!conflict.ok && conflict.code === 'DUPLICATE_CONFLICT');
+  const otherCampaign = planPayout({ ...req, campaign: { id: randomUUID(), type: 'tournament' } }, { ...s, seen });
+  assert.ok(!otherCampaign.ok && otherCampaign.code === 'DUPLICATE_CONFLICT');
+  const zero = planPayout({ ...req, amount: 0 }, { ...s, seen: undefined });
+  assert.ok(!zero.ok && zero.code === 'INVALID_REQUEST');
+  const expired = planPayout(req, { session: session({ lastActiveAt: 0 }), player: player(0n), seen: undefined });
+  assert.ok(expired.ok, 'payouts land on expired sessions');
+});
+
+test('adjustments: withdrawals need funds, ids are idempotent', () => {
+  const command = { id: randomUUID(), playerId: 'p1', type: 'withdrawal' as const, amount: 2 };
+  const refused = planAdjustment(command, player(100n), undefined);
+  assert.ok(!refused.ok && refused.code === 'INSUFFICIENT_FUNDS');
+  const ok = planAdjustment({ ...command, amount: 1 }, player(100n), undefined);
+  assert.ok(ok.ok && ok.balanceAfter === 0n);
+  const missing = planAdjustment(command, undefined, undefined);
+  assert.ok(!missing.ok && missing.code === 'PLAYER_NOT_FOUND');
+});
+
+test('launch keys: valid until first use, then as long as their session', () => {
+  const key = { playerId: 'p1', game: 'dice', expiresAt: NOW + 1, session: undefined };
+  assert.deepEqual(planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES), { ok: true, kind: 'new' });
+  const late = planAuthenticate('dice', key, player(0n), NOW + 1, DEFAULT_RULES);
+  assert.ok(!late.ok && late.code === 'INVALID_LAUNCH_KEY');
+  const wrongGame = planAuthenticate('slots', key, player(0n), NOW, DEFAULT_RULES);
+  assert.ok(!wrongGame.ok && wrongGame.code === 'SESSION_MISMATCH');
+  const used = { ...key, session: session() };
+  const reload = planAuthenticate('dice', used, player(0n), NOW + 5 * 60_000, DEFAULT_RULES);
+  assert.ok(reload.ok && reload.kind === 'existing');
+  const gone = planAuthenticate('dice', used, player(0n), NOW + DEFAULT_RULES.sessionIdleMs, DEFAULT_RULES);
+  assert.ok(!gone.ok && gone.code === 'INVALID_LAUNCH_KEY');
+  const blocked = planAuthenticate('dice', key, player(0n, { blocked: true }), NOW, DEFAULT_RULES);
+  assert.ok(!blocked.ok && blocked.code === 'PLAYER_BLOCKED');
+});
+
+test('every transfer moves money between two accounts of one currency', () => {
+  const base = { playerId: 'p1', currency: 'EUR', game: 'dice' };
+  assert.deepEqual(legsOf({ ...base, kind: 'bet' }), {
+    debit: { kind: 'player', ref: 'p1', currency: 'EUR' },
+    credit: { kind: 'game', ref: 'dice', currency: 'EUR' },
+  });
+  assert.equal(legsOf({ ...base, kind: 'bet', freeBet: true, campaignId: 'c1' }).debit.kind, 'campaign');
+  assert.equal(legsOf({ ...base, kind: 'win' }).credit.kind, 'player');
+  assert.equal(legsOf({ ...base, kind: 'payout', campaignId: 'c1' }).debit.kind, 'tournament');
+  assert.equal(legsOf({ ...base, kind: 'deposit' }).debit.kind, 'cash');
+  assert.equal(legsOf({ ...base, kind: 'withdrawal' }).credit.kind, 'cash');
+  for (const kind of ['bet', 'win', 'payout', 'deposit', 'withdrawal'] as const) {
+    const legs = legsOf({ ...base, kind });
+    assert.equal(legs.debit.currency, legs.credit.currency);
+    assert.notDeepEqual(legs.debit, legs.credit);
+  }
+});

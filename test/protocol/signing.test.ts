@@ -1,0 +1,58 @@
+/**
+ * Proves X-Server-Authorization signing: the HMAC is over the exact bytes,
+ * any change to body or secret fails, both secrets of a rotation pass, and
+ * malformed headers never pass. Also bearer token parsing.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import { bearerToken, sign, tokenAccepted, verifySignature } from '../../src/protocol/signing.js';
+
+test('the signature is lowercase hex HMAC-SHA256 of the raw body', () => {
+  const body = '{"a":1}';
+  assert.equal(sign('s', body), createHmac('sha256', 's').update(body).digest('hex'));
+  assert.match(sign('s', body), /^[0-9a-f]{64}$/);
+});
+
+test('property: a signature verifies for its body and secret only', () => {
+  fc.assert(
+    fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.string(), fc.string(), (secret, other, body, otherBody) => {
+      const signature = sign(secret, body);
+      assert.ok(verifySignature([secret], signature, body));
+      assert.ok(verifySignature([other, secret], signature, body), 'the next secret of a rotation is accepted too');
+      if (other !== secret) assert.ok(!verifySignature([other], signature, body));
+      if (otherBody !== body) assert.ok(!verifySignature([secret], signature, otherBody));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('the exact bytes count: a re-serialised body does not verify', () => {
+  const sent = '{ "amount": 1.50 }';
+  const signature = sign('s', sent);
+  assert.ok(verifySignature(['s'], signature, Buffer.from(sent)));
+  assert.ok(!verifySignature(['s'], signature, JSON.stringify(JSON.parse(sent))));
+});
+
+test('malformed headers never verify', () => {
+  const body = '{}';
+  const good = sign('s', body);
+  for (const header of [undefined, '', good.slice(1), `${good}0`, `sha256=${good}`, good.replace(/[0-9a-f]/, 'g'), [good, good]]) {
+    assert.ok(!verifySignature(['s'], header as string | undefined, body), String(header));
+  }
+  assert.ok(verifySignature(['s'], good.toUpperCase(), body), 'hex is case-insensitive');
+});
+
+test('bearer tokens', () => {
+  assert.equal(bearerToken('Bearer abc'), 'abc');
+  assert.equal(bearerToken('bearer abc'), 'abc');
+  assert.equal(bearerToken('Basic abc'), undefined);
+  assert.equal(bearerToken('Bearer'), undefined);
+  assert.equal(bearerToken(undefined), undefined);
+  const accepted = [Buffer.from('one'), Buffer.from('two')];
+  assert.ok(tokenAccepted(accepted, 'two'));
+  assert.ok(!tokenAccepted(accepted, 'three'));
+  assert.ok(!tokenAccepted(accepted, 'tw'));
+  assert.ok(!tokenAccepted(accepted, undefined));
+});

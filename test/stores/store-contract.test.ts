@@ -1,0 +1,225 @@
+/**
+ * The store contract: every backend answers the same commands with the same
+ * outcomes, byte for byte, and keeps books that verify. A seeded random
+ * workload runs each backend against a small in-memory model of the wallet
+ * rules, written independently of src/ledger.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_RULES } from '../../src/ledger/rules.js';
+import type { TransactionRequest } from '../../src/protocol/schemas.js';
+import type { WalletStore } from '../../src/stores/store.js';
+import { BACKENDS } from './backends.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+/** A small deterministic PRNG (mulberry32): the workload is the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function session(store: WalletStore, playerId: string, balance: number, game = 'dice', currency = 'EUR') {
+  const created = await store.createPlayer({ playerId, currency, balance, country: 'DE', depositId: randomUUID(), now: NOW });
+  assert.ok(created.ok, JSON.stringify(created));
+  const key = await store.createLaunchKey({ playerId, game, key: randomUUID(), now: NOW });
+  assert.ok(key.ok);
+  const auth = await store.authenticate({ key: key.key, game, now: NOW, newSessionId: randomUUID() });
+  assert.ok(auth.ok, JSON.stringify(auth));
+  return { sessionId: auth.sessionId, playerId, game };
+}
+
+for (const backend of BACKENDS) {
+  describe(`store contract: ${backend.name}`, { skip: backend.unavailable }, () => {
+    let store: WalletStore;
+    let cleanup: () => Promise<void>;
+    before(async () => {
+      ({ store, cleanup } = await backend.open());
+    });
+    after(async () => cleanup());
+
+    test('players: create, read, refuse duplicates and unknown currencies', async () => {
+      const made = await store.createPlayer({ playerId: 'c-alice', currency: 'KWD', balance: 1.234, depositId: randomUUID(), now: NOW });
+      assert.deepEqual(made, { ok: true, playerId: 'c-alice', currency: 'KWD', balance: '1.234', blocked: false, country: null });
+      const again = await store.createPlayer({ playerId: 'c-alice', currency: 'KWD', balance: 1, depositId: randomUUID(), now: NOW });
+      assert.ok(!again.ok && again.code === 'PLAYER_EXISTS');
+      const bad = await store.createPlayer({ playerId: 'c-bob', currency: 'XYZ', balance: 1, depositId: randomUUID(), now: NOW });
+      assert.ok(!bad.ok && bad.code === 'INVALID_REQUEST');
+      const fine = await store.createPlayer({ playerId: 'c-carol', currency: 'EUR', balance: 1.001, depositId: randomUUID(), now: NOW });
+      assert.ok(!fine.ok && fine.code === 'INVALID_REQUEST', 'more decimals than EUR has');
+      const missing = await store.getPlayer('nobody');
+      assert.ok(!missing.ok && missing.code === 'PLAYER_NOT_FOUND');
+    });
+
+    test('a round with bet and win answers exact balances, and a replay answers the same', async () => {
+      const s = await session(store, 'c-dave', 10);
+      const request: TransactionRequest = {
+        ...s,
+        transactions: [
+          { id: randomUUID(), type: 'bet', amount: 0.1 },
+          { id: randomUUID(), type: 'win', amount: 0.3, jpAmount: 0.2 },
+        ],
+        round: { id: randomUUID(), finished: true },
+      };
+      const first = await store.transact({ request, now: NOW });
+      assert.deepEqual(first, {
+        ok: true,
+        balance: '10.2',
+        currency: 'EUR',
+        booked: [
+          { kind: 'bet', amount: '0.1' },
+          { kind: 'win', amount: '0.3' },
+        ],
+      });
+      const replay = await store.transact({ request, now: NOW });
+      assert.deepEqual(replay, { ok: true, balance: '10.2', currency: 'EUR', booked: [] });
+      const listed = await store.listTransfers({ playerId: 'c-dave', limit: 10 });
+      assert.ok(listed.ok);
+      assert.deepEqual(
+        listed.items.map((t) => [t.kind, t.amount, t.jpAmount]),
+        [
+          ['win', '0.3', '0.2'],
+          ['bet', '0.1', '0'],
+          ['deposit', '10', '0'],
+        ],
+      );
+    });
+
+    test('sessions expire for bets only; payouts and wins still land', async () => {
+      const s = await session(store, 'c-erin', 5);
+      const later = NOW + DEFAULT_RULES.sessionIdleMs + 1;
+      const bet = await store.transact({
+        request: { ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } },
+        now: later,
+      });
+      assert.ok(!bet.ok && bet.code === 'SESSION_EXPIRED' && bet.balance === '5');
+      const win = await store.transact({
+        request: { ...s, transactions: [{ id: randomUUID(), type: 'win', amount: 1 }], round: { id: randomUUID(), finished: true } },
+        now: later,
+      });
+      assert.ok(win.ok && win.balance === '6');
+      const payout = await store.payout({
+        request: { sessionId: s.sessionId, payoutId: randomUUID(), amount: 2, campaign: { id: randomUUID(), type: 'tournament' } },
+        now: later,
+      });
+      assert.ok(payout.ok && payout.balance === '8');
+    });
+
+    test('adjustments, blocking and paging', async () => {
+      await session(store, 'c-frank', 0);
+      const id = randomUUID();
+      const deposit = await store.adjust({ id, playerId: 'c-frank', type: 'deposit', amount: 3, now: NOW });
+      assert.ok(deposit.ok && deposit.balance === '3');
+      const again = await store.adjust({ id, playerId: 'c-frank', type: 'deposit', amount: 3, now: NOW });
+      assert.ok(again.ok && again.balance === '3' && again.booked.length === 0);
+      const conflict = await store.adjust({ id, playerId: 'c-frank', type: 'deposit', amount: 4, now: NOW });
+      assert.ok(!conflict.ok && conflict.code === 'DUPLICATE_CONFLICT');
+      const blocked = await store.setBlocked({ playerId: 'c-frank', blocked: true, reason: 'self-excluded', now: NOW });
+      assert.ok(blocked.ok && blocked.blocked);
+      for (let i = 0; i < 5; i++) {
+        const r = await store.adjust({ id: randomUUID(), playerId: 'c-frank', type: 'deposit', amount: 1, now: NOW + i });
+        assert.ok(r.ok);
+      }
+      const first = await store.listTransfers({ playerId: 'c-frank', limit: 4 });
+      assert.ok(first.ok && first.items.length === 4 && first.next !== null);
+      const second = await store.listTransfers({ playerId: 'c-frank', limit: 4, before: first.next });
+      assert.ok(second.ok && second.items.length === 2 && second.next === null);
+      const ids = new Set([...first.items, ...second.items].map((t) => t.id));
+      assert.equal(ids.size, 6);
+    });
+
+    test('seeded random workload matches the model, and the books verify', async () => {
+      const random = prng(20261121);
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+      const players = await Promise.all([0, 1, 2, 3].map((i) => session(store, `w-${i}`, 50)));
+      // The model: balances in cents, and every request sent so far with its first answer.
+      const balance = new Map(players.map((p) => [p.playerId, 5000]));
+      const history: { request: TransactionRequest; cents: Map<string, number> }[] = [];
+      const seenIds = new Map<string, { type: string; cents: number; round: string; player: string }>();
+      const rounds = new Map<string, { player: string; finished: boolean }>();
+      for (let step = 0; step < 600; step++) {
+        const roll = random();
+        if (roll < 0.1 && history.length > 0) {
+          // A replay: answers 200 with the current balance and changes nothing.
+          const old = pick(history);
+          const before = balance.get(old.request.playerId)!;
+          const outcome = await store.transact({ request: old.request, now: NOW });
+          assert.ok(outcome.ok, `replay refused: ${JSON.stringify(outcome)}`);
+          assert.equal(Math.round(Number(outcome.balance) * 100), before);
+          continue;
+        }
+        const p = pick(players);
+        const n = 1 + Math.floor(random() * 3);
+        const transactions = Array.from({ length: n }, () => ({
+          id: randomUUID(),
+          type: random() < 0.6 ? ('bet' as const) : ('win' as const),
+          amount: Math.floor(random() * 3000) / 100,
+        }));
+        if (roll < 0.15 && seenIds.size > 0) transactions[0]!.id = pick([...seenIds.keys()]) as typeof transactions[0]['id'];
+        const reuseRound = roll > 0.9 && rounds.size > 0;
+        const roundId = reuseRound ? pick([...rounds.keys()]) : randomUUID();
+        const request: TransactionRequest = { ...p, transactions, round: { id: roundId, finished: random() < 0.7 } };
+
+        // What the model expects.
+        let expected: string | number;
+        const start = balance.get(p.playerId)!;
+        const round = rounds.get(roundId);
+        const conflict = transactions.some((t) => {
+          const seen = seenIds.get(t.id);
+          return seen && (seen.type !== t.type || seen.cents !== Math.round(t.amount * 100) || seen.round !== roundId || seen.player !== p.playerId);
+        });
+        const fresh = transactions.filter((t) => !seenIds.has(t.id));
+        if (conflict) expected = 'DUPLICATE_CONFLICT';
+        else if (fresh.length === 0) expected = start;
+        else if (round && round.player !== p.playerId) expected = 'ROUND_MISMATCH';
+        else if (round?.finished) expected = 'ROUND_CLOSED';
+        else {
+          let running = start;
+          expected = 0;
+          for (const t of fresh) {
+            const cents = Math.round(t.amount * 100);
+            if (t.type === 'bet' && cents > running) {
+              expected = 'INSUFFICIENT_FUNDS';
+              break;
+            }
+            running += t.type === 'bet' ? -cents : cents;
+          }
+          if (expected !== 'INSUFFICIENT_FUNDS') expected = running;
+        }
+
+        const outcome = await store.transact({ request, now: NOW });
+        if (typeof expected === 'number') {
+          assert.ok(outcome.ok, `step ${step}: expected ${expected}, got ${JSON.stringify(outcome)}`);
+          assert.equal(Math.round(Number(outcome.balance) * 100), expected, `step ${step}`);
+          balance.set(p.playerId, expected);
+          for (const t of fresh) {
+            seenIds.set(t.id, { type: t.type, cents: Math.round(t.amount * 100), round: roundId, player: p.playerId });
+          }
+          if (fresh.length > 0) {
+            if (!round) rounds.set(roundId, { player: p.playerId, finished: request.round.finished });
+            else if (request.round.finished) round.finished = true;
+          }
+          history.push({ request, cents: new Map() });
+        } else {
+          assert.ok(!outcome.ok, `step ${step}: expected ${expected}, got ${JSON.stringify(outcome)}`);
+          assert.equal(outcome.code, expected, `step ${step}: ${outcome.detail}`);
+          assert.equal(Math.round(Number(outcome.balance) * 100), start, 'a refusal answers the unchanged balance');
+        }
+      }
+      for (const p of players) {
+        const view = await store.getPlayer(p.playerId);
+        assert.ok(view.ok);
+        assert.equal(Math.round(Number(view.balance) * 100), balance.get(p.playerId));
+      }
+      const report = await store.verify();
+      assert.ok(report.ok, report.problems.join('\n'));
+    });
+  });
+}
