@@ -19,7 +19,6 @@ export const ERRORS = {
   GAME_NOT_FOUND: { status: 404, title: 'Game not found' },
   WALLET_NOT_FOUND: { status: 404, title: 'Wallet not found' },
   NOT_FOUND: { status: 404, title: 'Not found' },
-  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   DUPLICATE_CONFLICT: { status: 409, title: 'Duplicate conflict' },
   ROUND_CLOSED: { status: 409, title: 'Round closed' },
   ROUND_MISMATCH: { status: 409, title: 'Round mismatch' },
@@ -38,7 +37,7 @@ export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 /** Codes that Wagerlink adds beyond PROTOCOL.md §3 (back office and routing). */
-export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS'];
+export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'PLAYER_EXISTS'];
 
 /** RFC 9457 body with PROTOCOL.md's extra `code` member. */
 export interface Problem {
