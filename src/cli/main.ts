@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isCountryCode } from '../protocol/regions.js';
 import { compile } from '../protocol/validate.js';
 import { AdjustmentRequest, CreatePlayerRequest } from '../protocol/schemas.js';
-import { decimalFromString } from '../protocol/money.js';
+import { decimalFromString, inexactNumbers, SIGNIFICANT_DIGITS_MAX } from '../protocol/money.js';
 import { operatorOpenApi } from '../operator/operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from '../operator/operator-views.js';
 import { problemJson, type Refusal } from '../protocol/errors.js';
@@ -81,6 +81,8 @@ function configFrom(values: Values): OperatorConfig {
 function amountArg(name: string, text: string | undefined): number {
   if (text === undefined) throw new UsageError(`--${name} is required`);
   if (!decimalFromString(text)) throw new UsageError(`--${name} must be a decimal such as 10.50, got "${text}"`);
+  // As on the wire: a number a double cannot hold exactly is refused, never rounded.
+  if (inexactNumbers(text.trim()).length > 0) throw new UsageError(`--${name} has more than ${SIGNIFICANT_DIGITS_MAX} significant digits`);
   return Number(text);
 }
 

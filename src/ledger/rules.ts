@@ -347,12 +347,13 @@ export function planAuthenticate(
 ): AuthenticatePlan | Refusal {
   if (!key || !player) return refuse('INVALID_LAUNCH_KEY', 'launch key is not known');
   if (key.game !== game) return refuse('SESSION_MISMATCH', `launch key was issued for game ${key.game}, not ${game}`, balanceText(player));
+  // A blocked or self-excluded player opens no game, not even by reloading an open one.
+  if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked`, balanceText(player));
   if (key.session) {
     // A reload with the same key answers the same session while it is active.
     if (isSessionActive(key.session, now, config)) return { ok: true, kind: 'existing', session: key.session };
     return refuse('INVALID_LAUNCH_KEY', 'launch key was used and its session has expired');
   }
   if (now >= key.expiresAt) return refuse('INVALID_LAUNCH_KEY', 'launch key has expired');
-  if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked`, balanceText(player));
   return { ok: true, kind: 'new' };
 }

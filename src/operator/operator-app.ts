@@ -24,7 +24,7 @@ import {
   TransactionRequest,
 } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, tokenAccepted, verifySignature } from '../protocol/signing.js';
-import { compile, parseJsonObject, type Checked, type Validator } from '../protocol/validate.js';
+import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
 import { precheckTransaction } from '../ledger/rules.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type BalanceOutcome, type PlayerView, type WalletStore } from '../stores/store.js';
 import { operatorOpenApi } from './operator-openapi.js';
@@ -34,6 +34,9 @@ import { OperatorService, REAL_WORLD, type World } from './operator-service.js';
 
 /** PROTOCOL.md §9: request bodies over this are refused with 413. Default 256 KiB. */
 export const BODY_BYTES_MAX = 256 * 1024;
+
+/** Page cursors are row keys, which are signed 64-bit integers in every store. */
+const CURSOR_MAX = 2n ** 63n - 1n;
 
 export interface OperatorAppOptions {
   store: WalletStore;
@@ -59,16 +62,21 @@ declare module 'fastify' {
   }
 }
 
-const validators = {
-  transaction: compile(TransactionRequest),
-  payout: compile(PayoutRequest),
-  authenticate: compile(AuthenticateRequest),
-  createPlayer: compile(CreatePlayerRequest),
-  launchKey: compile(CreateLaunchKeyRequest),
-  adjustment: compile(AdjustmentRequest),
-  block: compile(BlockRequest),
-  page: compile(PageQuery),
+const bodies = {
+  transaction: compileBody(TransactionRequest, (value) =>
+    value.transactions.flatMap((tx, i): [string, number | undefined][] => [
+      [`transactions[${i}].amount`, tx.amount],
+      [`transactions[${i}].jpAmount`, tx.jpAmount],
+    ]),
+  ),
+  payout: compileBody(PayoutRequest, (value) => [['amount', value.amount]]),
+  authenticate: compileBody(AuthenticateRequest),
+  createPlayer: compileBody(CreatePlayerRequest, (value) => [['balance', value.balance]]),
+  launchKey: compileBody(CreateLaunchKeyRequest),
+  adjustment: compileBody(AdjustmentRequest, (value) => [['amount', value.amount]]),
+  block: compileBody(BlockRequest),
 };
+const pageQuery = compile(PageQuery);
 
 export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, balance?: string): FastifyReply {
   reply.problemCode = code;
@@ -101,7 +109,8 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   const app = Fastify({
     bodyLimit: bodyBytesMax,
-    logger: options.logger ?? false,
+    // Fastify 5 takes a ready logger (pino) only as `loggerInstance`; `logger` takes true/false or options.
+    ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
     // One log line per request would cost more than the request itself; metrics count them.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
@@ -140,22 +149,14 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
     return Buffer.isBuffer(request.body) ? request.body : undefined;
   }
 
-  // The checked value stays wrapped: a body's own members (even `ok` or `code`) never steer what happens.
-  function parse<T extends TSchema>(validator: Validator<T>, bytes: Buffer): Checked<Static<T>> {
-    const parsed = parseJsonObject(bytes.toString('utf8'));
-    return parsed.ok ? validator.check(parsed.value) : parsed;
-  }
-
   /**
-   * A wallet call as the provider makes it: bearer token, JSON, HMAC of the
-   * raw body, then the schema. Answers the refusal itself and returns
-   * undefined when any of them fails.
+   * A wallet call as the provider makes it (its bearer token was checked on
+   * arrival): JSON, HMAC of the raw body, then the schema. Answers the
+   * refusal itself and returns undefined when any of them fails. The checked
+   * value stays wrapped until here: a body's own members (even `ok` or
+   * `code`) never steer what happens.
    */
-  function walletInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, validator: Validator<T>): Static<T> | undefined {
-    if (!tokenAccepted(accessTokens, bearerToken(request.headers.authorization))) {
-      sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with an accepted access token');
-      return undefined;
-    }
+  function walletInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, body: BodyReader<T>): Static<T> | undefined {
     const bytes = bodyBytes(request);
     if (!bytes) {
       sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
@@ -165,13 +166,20 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
       sendProblem(reply, 'INVALID_SIGNATURE', 'X-Server-Authorization must be the hex HMAC-SHA256 of the body');
       return undefined;
     }
-    const checked = parse(validator, bytes);
+    const checked = body.read(bytes.toString('utf8'));
     if (!checked.ok) {
       sendRefusal(reply, checked);
       return undefined;
     }
     return checked.value;
   }
+
+  /** Runs on arrival, before the body is read: an unauthenticated caller gets 401 whatever it sent. */
+  const walletToken = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!tokenAccepted(accessTokens, bearerToken(request.headers.authorization))) {
+      return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with an accepted access token');
+    }
+  };
 
   function sendBalance(reply: FastifyReply, outcome: BalanceOutcome | Refusal): FastifyReply {
     if (!outcome.ok) return sendRefusal(reply, outcome);
@@ -181,22 +189,22 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   // ------------------------------------------------------------ interface
 
-  app.post('/transaction', async (request, reply) => {
-    const input = walletInput(request, reply, validators.transaction);
+  app.post('/transaction', { onRequest: walletToken }, async (request, reply) => {
+    const input = walletInput(request, reply, bodies.transaction);
     if (!input) return reply;
     const refused = precheckTransaction(input, transactionsMax);
     if (refused) return sendRefusal(reply, refused);
     return sendBalance(reply, await service.transact(input));
   });
 
-  app.post('/payout', async (request, reply) => {
-    const input = walletInput(request, reply, validators.payout);
+  app.post('/payout', { onRequest: walletToken }, async (request, reply) => {
+    const input = walletInput(request, reply, bodies.payout);
     if (!input) return reply;
     return sendBalance(reply, await service.payout(input));
   });
 
-  app.post('/authenticate', async (request, reply) => {
-    const input = walletInput(request, reply, validators.authenticate);
+  app.post('/authenticate', { onRequest: walletToken }, async (request, reply) => {
+    const input = walletInput(request, reply, bodies.authenticate);
     if (!input) return reply;
     const outcome = await service.authenticate(input.key, input.game);
     if (!outcome.ok) return sendRefusal(reply, outcome);
@@ -238,13 +246,13 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         }
       });
 
-      function adminInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, validator: Validator<T>): Static<T> | undefined {
+      function adminInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, body: BodyReader<T>): Static<T> | undefined {
         const bytes = bodyBytes(request);
         if (!bytes) {
           sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
           return undefined;
         }
-        const checked = parse(validator, bytes);
+        const checked = body.read(bytes.toString('utf8'));
         if (!checked.ok) {
           sendRefusal(reply, checked);
           return undefined;
@@ -253,7 +261,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
       }
 
       function pageOf(request: FastifyRequest, reply: FastifyReply): { limit: number; before?: bigint } | undefined {
-        const checked = validators.page.check({ ...(request.query as object) });
+        const checked = pageQuery.check({ ...(request.query as object) });
         if (!checked.ok) {
           sendRefusal(reply, checked);
           return undefined;
@@ -263,11 +271,18 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
           sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${PAGE_LIMIT_MAX}`);
           return undefined;
         }
-        return checked.value.cursor === undefined ? { limit } : { limit, before: BigInt(checked.value.cursor) };
+        if (checked.value.cursor === undefined) return { limit };
+        const before = BigInt(checked.value.cursor);
+        // A cursor is a row key: a larger one is the caller's mistake, not a storage failure.
+        if (before > CURSOR_MAX) {
+          sendProblem(reply, 'INVALID_REQUEST', 'cursor: must be a nextCursor from a previous page');
+          return undefined;
+        }
+        return { limit, before };
       }
 
       admin.post('/players', async (request, reply) => {
-        const input = adminInput(request, reply, validators.createPlayer);
+        const input = adminInput(request, reply, bodies.createPlayer);
         if (!input) return reply;
         if (input.country !== undefined && !isCountryCode(input.country)) {
           return sendProblem(reply, 'INVALID_REQUEST', `country: ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
@@ -285,7 +300,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
       });
 
       admin.post('/launch-keys', async (request, reply) => {
-        const input = adminInput(request, reply, validators.launchKey);
+        const input = adminInput(request, reply, bodies.launchKey);
         if (!input) return reply;
         const outcome = await service.createLaunchKey(input.playerId, input.game);
         if (!outcome.ok) return sendRefusal(reply, outcome);
@@ -294,7 +309,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
       admin.post('/players/:playerId/adjustments', async (request, reply) => {
         const { playerId } = request.params as { playerId: string };
-        const input = adminInput(request, reply, validators.adjustment);
+        const input = adminInput(request, reply, bodies.adjustment);
         if (!input) return reply;
         const outcome = await service.adjust(playerId, input);
         if (!outcome.ok) return sendRefusal(reply, outcome);
@@ -308,7 +323,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
           // The body is optional here: a reason, when given.
           let reason: string | undefined;
           if (request.body !== undefined) {
-            const input = adminInput(request, reply, validators.block);
+            const input = adminInput(request, reply, bodies.block);
             if (!input) return reply;
             reason = input.reason;
           }

@@ -147,11 +147,12 @@ export function decimalFromString(text: string): Decimal | undefined {
 }
 
 /**
- * True when every number token outside strings in a JSON text has at most
- * SIGNIFICANT_DIGITS_MAX significant digits, so JSON.parse kept each exactly.
- * One pass over the characters: cheap next to the parse itself.
+ * The values of the number tokens (outside strings) of a JSON text that have
+ * more than SIGNIFICANT_DIGITS_MAX significant digits: the numbers JSON.parse
+ * may have rounded. Almost always empty. One pass over the characters.
  */
-export function hasOnlyExactNumbers(json: string): boolean {
+export function inexactNumbers(json: string): number[] {
+  const found: number[] = [];
   let inString = false;
   for (let i = 0; i < json.length; i++) {
     const c = json.charCodeAt(i);
@@ -165,7 +166,8 @@ export function hasOnlyExactNumbers(json: string): boolean {
       continue;
     }
     if (c < 0x30 || c > 0x39) continue;
-    // A number token starts here (a leading '-' does not change its digits).
+    // A number token starts here; its sign does not change its digits.
+    const start = json.charCodeAt(i - 1) === 0x2d ? i - 1 : i;
     let significant = 0;
     let pendingZeros = 0;
     let started = false;
@@ -181,9 +183,20 @@ export function hasOnlyExactNumbers(json: string): boolean {
       significant += pendingZeros + 1;
       pendingZeros = 0;
     }
-    if (significant > SIGNIFICANT_DIGITS_MAX) return false;
-    // An exponent's digits are scanned as a token of their own: few enough.
-    i--;
+    let end = i;
+    // Take the exponent into the token's value; its digits are few.
+    if (json.charCodeAt(end) === 0x65 || json.charCodeAt(end) === 0x45) {
+      end++;
+      if (json.charCodeAt(end) === 0x2b || json.charCodeAt(end) === 0x2d) end++;
+      while (end < json.length && json.charCodeAt(end) >= 0x30 && json.charCodeAt(end) <= 0x39) end++;
+    }
+    if (significant > SIGNIFICANT_DIGITS_MAX) found.push(Number(json.slice(start, end)));
+    i = end - 1;
   }
-  return true;
+  return found;
+}
+
+/** True when JSON.parse kept every number of the text exactly. */
+export function hasOnlyExactNumbers(json: string): boolean {
+  return inexactNumbers(json).length === 0;
 }

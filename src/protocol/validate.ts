@@ -5,7 +5,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { refuse, type Refusal } from './errors.js';
-import { hasOnlyExactNumbers, SIGNIFICANT_DIGITS_MAX } from './money.js';
+import { inexactNumbers, SIGNIFICANT_DIGITS_MAX } from './money.js';
 
 export type Checked<T> = { ok: true; value: T } | Refusal;
 
@@ -37,11 +37,15 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
   };
 }
 
-/**
- * Parses a JSON body. The top level must be an object. A number with more
- * significant digits than a double keeps is refused (see money.ts).
- */
-export function parseJsonObject(raw: string): Checked<Record<string, unknown>> {
+export interface ParsedBody {
+  ok: true;
+  value: Record<string, unknown>;
+  /** Numbers of the body that a double may not hold exactly (see money.ts). */
+  inexact: readonly number[];
+}
+
+/** Parses a JSON body. The top level must be an object. */
+export function parseJsonObject(raw: string): ParsedBody | Refusal {
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -51,8 +55,43 @@ export function parseJsonObject(raw: string): Checked<Record<string, unknown>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return refuse('INVALID_REQUEST', 'body must be a JSON object');
   }
-  if (!hasOnlyExactNumbers(raw)) {
-    return refuse('INVALID_REQUEST', `a number has more than ${SIGNIFICANT_DIGITS_MAX} significant digits and cannot be booked exactly`);
+  return { ok: true, value: value as Record<string, unknown>, inexact: inexactNumbers(raw) };
+}
+
+/**
+ * Refuses a money member whose number had more significant digits than a
+ * double keeps: it may have been rounded in parsing, and an amount nobody
+ * sent is never booked. Numbers elsewhere (members we do not know) are left
+ * alone, as PROTOCOL.md §1 asks.
+ */
+export function checkMoneyExact(money: readonly [field: string, value: number | undefined][], inexact: readonly number[]): Refusal | undefined {
+  if (inexact.length === 0) return undefined;
+  for (const [field, value] of money) {
+    if (value !== undefined && inexact.includes(value)) {
+      return refuse('INVALID_REQUEST', `${field}: has more than ${SIGNIFICANT_DIGITS_MAX} significant digits and cannot be booked exactly`);
+    }
   }
-  return { ok: true, value: value as Record<string, unknown> };
+  return undefined;
+}
+
+export interface BodyReader<T extends TSchema> {
+  /** JSON text -> checked value: parse, schema, then exact money. */
+  read(raw: string): Checked<Static<T>>;
+}
+
+/** A request body: its schema, and where its money members are. */
+export function compileBody<T extends TSchema>(
+  schema: T,
+  money: (value: Static<T>) => [field: string, value: number | undefined][] = () => [],
+): BodyReader<T> {
+  const validator = compile(schema);
+  return {
+    read(raw) {
+      const parsed = parseJsonObject(raw);
+      if (!parsed.ok) return parsed;
+      const checked = validator.check(parsed.value);
+      if (!checked.ok) return checked;
+      return checkMoneyExact(money(checked.value), parsed.inexact) ?? checked;
+    },
+  };
 }

@@ -214,6 +214,8 @@ test('launch keys: valid until first use, then as long as their session', () => 
   assert.ok(!gone.ok && gone.code === 'INVALID_LAUNCH_KEY');
   const blocked = planAuthenticate('dice', key, player(0n, { blocked: true }), NOW, DEFAULT_RULES);
   assert.ok(!blocked.ok && blocked.code === 'PLAYER_BLOCKED');
+  const blockedReload = planAuthenticate('dice', used, player(0n, { blocked: true }), NOW + 60_000, DEFAULT_RULES);
+  assert.ok(!blockedReload.ok && blockedReload.code === 'PLAYER_BLOCKED', 'a blocked player cannot reload an open session either');
 });
 
 test('every transfer moves money between two accounts of one currency', () => {

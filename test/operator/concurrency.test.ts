@@ -135,6 +135,34 @@ describe('concurrent wallet calls over a real socket', () => {
     await assertBooksBalance();
   });
 
+  test('a request and a superset of it raced against each other apply each transaction once', async () => {
+    const p = await playerWithSession(op.app, { balance: 100 });
+    const roundId = randomUUID();
+    const bet = tx('bet', 10);
+    const win = tx('win', 3);
+    const second = tx('bet', 2);
+    const subset = JSON.stringify(transactionBody(p, [bet], { id: roundId, finished: false }));
+    const superset = JSON.stringify(transactionBody(p, [bet, win, second], { id: roundId, finished: true }));
+
+    // Whichever lands first, the other finds its ids seen with the same content.
+    const answers = await Promise.all(
+      Array.from({ length: RACERS }, (_, index) => postSigned(origin, '/transaction', index % 2 === 0 ? subset : superset, agent)),
+    );
+
+    answers.forEach((answer, index) => {
+      assert.equal(answer.status, 200, answer.text);
+      const balance = (JSON.parse(answer.text) as { balance: number }).balance;
+      // The subset answers 90 if it came first, 91 once the superset is in; the superset always ends at 91.
+      if (index % 2 === 0) assert.ok(balance === 90 || balance === 91, answer.text);
+      else assert.equal(balance, 91);
+    });
+    assert.equal(await balanceOf(op.app, p.playerId), 91);
+    const ids = await ledgerIds(p.playerId);
+    for (const each of [bet, win, second]) assert.equal(occurrences(ids, each.id), 1, `${each.type} ${each.id}`);
+    assert.equal(ids.length, 4);
+    await assertBooksBalance();
+  });
+
   test(`${RACERS} identical /payout requests at once apply once`, async () => {
     const p = await playerWithSession(op.app, { balance: 100 });
     const payoutId = randomUUID();

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { TransactionRequest } from '../../src/protocol/schemas.js';
-import { compile, fieldName, parseJsonObject } from '../../src/protocol/validate.js';
+import { compile, compileBody, fieldName, parseJsonObject } from '../../src/protocol/validate.js';
 
 const validator = compile(TransactionRequest);
 const valid = () => ({
@@ -55,9 +55,21 @@ test('JSON bodies: objects only, exact numbers only, __proto__ is data', () => {
   assert.ok(!parseJsonObject('[]').ok);
   assert.ok(!parseJsonObject('null').ok);
   assert.ok(!parseJsonObject('"x"').ok);
-  assert.ok(!parseJsonObject('{"amount":0.30000000000000001}').ok);
+  assert.deepEqual((parseJsonObject('{"amount":0.30000000000000001}') as { inexact: readonly number[] }).inexact, [0.3]);
   const parsed = parseJsonObject('{"__proto__":{"polluted":true},"a":1}');
   assert.ok(parsed.ok);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.equal(Object.getPrototypeOf(parsed.value), Object.prototype);
+});
+
+test('a money member that a double cannot hold exactly is refused, other members are not', () => {
+  const body = compileBody(TransactionRequest, (value) => value.transactions.map((t, i): [string, number] => [`transactions[${i}].amount`, t.amount]));
+  const base = valid();
+  const text = JSON.stringify(base);
+  assert.ok(body.read(text).ok);
+  const long = text.replace('"amount":1', '"amount":1.0000000000000001');
+  const refused = body.read(long);
+  assert.ok(!refused.ok && /^transactions\[0\]\.amount: has more than 15 significant digits/.test(refused.detail));
+  const elsewhere = text.replace('{"sessionId"', '{"timestampNs":1732190000123456789,"sessionId"');
+  assert.ok(body.read(elsewhere).ok, 'unknown members are ignored, long numbers included');
 });

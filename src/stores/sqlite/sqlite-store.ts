@@ -176,11 +176,20 @@ export class SqliteStore implements WalletStore {
   listTransfers(page: PageRequest) {
     return this.call<PageOf<TransferView> | Refusal>('listTransfers', page);
   }
+  /** verify and ping have no refusals: a storage failure inside them is an error, not an answer. */
+  private async callOrThrow<T>(op: Op): Promise<T> {
+    const result = await this.call<T | Refusal>(op, undefined);
+    if (typeof result === 'object' && result !== null && (result as Refusal).ok === false) {
+      throw new UnavailableError((result as Refusal).detail);
+    }
+    return result as T;
+  }
+
   verify() {
-    return this.call<VerifyReport>('verify', undefined);
+    return this.callOrThrow<VerifyReport>('verify');
   }
   async ping(): Promise<void> {
-    await this.call<void>('ping', undefined);
+    await this.callOrThrow<void>('ping');
   }
 
   /** Lets calls in flight finish, then closes the database. */
