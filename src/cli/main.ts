@@ -91,7 +91,7 @@ function print(value: unknown): void {
 }
 
 async function withService<T>(config: OperatorConfig, work: (service: OperatorService) => Promise<T>): Promise<T> {
-  const store = await openStore(config.database, { rules: config.rules, cryptoDecimals: config.cryptoDecimals });
+  const store = await openStore(config.database, { rules: config.rules, cryptoDecimals: config.cryptoDecimals, sqliteWriter: config.sqliteWriter });
   try {
     return await work(new OperatorService(store));
   } finally {

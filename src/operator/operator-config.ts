@@ -22,6 +22,8 @@ export interface OperatorConfig {
   bodyBytesMax: number;
   transactionsPerRequestMax: number;
   cryptoDecimals: Record<string, number>;
+  /** SQLite: the group committer on a writer thread of its own, or inline in the HTTP thread. */
+  sqliteWriter: 'thread' | 'inline';
 }
 
 export class ConfigError extends Error {
@@ -41,6 +43,7 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_LAUNCH_KEY_TTL_MINUTES: 'launch key life until first use in minutes (default 10)',
   WAGERLINK_BODY_LIMIT_BYTES: 'request body limit in bytes (default 262144)',
   WAGERLINK_TRANSACTIONS_MAX: 'transactions per /transaction request (default 100)',
+  WAGERLINK_SQLITE_WRITER: 'SQLite writer placement: thread (default) or inline',
   WAGERLINK_CRYPTO_DECIMALS: 'crypto currencies and decimals, e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)',
 } as const;
 
@@ -66,6 +69,12 @@ function cryptoDecimals(text: string | undefined): Record<string, number> {
   return table;
 }
 
+function sqliteWriter(text: string | undefined): 'thread' | 'inline' {
+  if (text === undefined || text === '' || text === 'thread') return 'thread';
+  if (text === 'inline') return 'inline';
+  throw new ConfigError(`WAGERLINK_SQLITE_WRITER must be thread or inline, got "${text}"`);
+}
+
 export function readOperatorConfig(env: Env = process.env, flags: Partial<Pick<OperatorConfig, 'host' | 'port' | 'database'>> = {}): OperatorConfig {
   const port = flags.port ?? positiveInteger(env, 'WAGERLINK_PORT', 8080);
   if (port > 65_535) throw new ConfigError(`WAGERLINK_PORT must be at most 65535, got ${port}`);
@@ -89,6 +98,7 @@ export function readOperatorConfig(env: Env = process.env, flags: Partial<Pick<O
     bodyBytesMax: positiveInteger(env, 'WAGERLINK_BODY_LIMIT_BYTES', BODY_BYTES_MAX),
     transactionsPerRequestMax: positiveInteger(env, 'WAGERLINK_TRANSACTIONS_MAX', TRANSACTIONS_PER_REQUEST_MAX),
     cryptoDecimals: cryptoDecimals(env.WAGERLINK_CRYPTO_DECIMALS),
+    sqliteWriter: sqliteWriter(env.WAGERLINK_SQLITE_WRITER),
   };
 }
 

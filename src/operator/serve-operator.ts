@@ -12,7 +12,7 @@ import { requireServeSecrets, type OperatorConfig } from './operator-config.js';
 export async function serveOperator(config: OperatorConfig): Promise<void> {
   const credentials = requireServeSecrets(config);
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-operator' } });
-  const store = await openStore(config.database, { rules: config.rules, cryptoDecimals: config.cryptoDecimals });
+  const store = await openStore(config.database, { rules: config.rules, cryptoDecimals: config.cryptoDecimals, sqliteWriter: config.sqliteWriter });
   let app: FastifyInstance;
   let address: string;
   try {

@@ -16,20 +16,23 @@ export interface Backend {
 }
 
 const ALL: Backend[] = [
-  {
-    name: 'sqlite',
-    async open(rules) {
-      const { dir, cleanup } = tempDir();
-      const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), ...(rules ? { rules } : {}) });
-      return {
-        store,
-        cleanup: async () => {
-          await store.close();
-          cleanup();
-        },
-      };
-    },
-  },
+  ...(['thread', 'inline'] as const).map(
+    (placement): Backend => ({
+      // The same SQLite store, its group committer on a writer thread or in the calling thread.
+      name: placement === 'thread' ? 'sqlite' : 'sqlite-inline',
+      async open(rules) {
+        const { dir, cleanup } = tempDir();
+        const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), placement, ...(rules ? { rules } : {}) });
+        return {
+          store,
+          cleanup: async () => {
+            await store.close();
+            cleanup();
+          },
+        };
+      },
+    }),
+  ),
 ];
 
 export const BACKENDS: Backend[] = (() => {

@@ -26,7 +26,8 @@ import type {
   VerifyReport,
   WalletStore,
 } from '../store.js';
-import type { Call, Op, Reply, WorkerInit } from './group-commit-worker.js';
+import type { WorkerInit } from './group-commit-worker.js';
+import { GroupCommitter, type Call, type Op, type Reply } from './group-committer.js';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -39,6 +40,8 @@ export interface SqliteStoreOptions {
   inflightCallsMax?: number;
   /** Calls that share one commit (and one fsync). Default 1,000 calls. */
   groupCommitCallsMax?: number;
+  /** Default 'thread'. */
+  placement?: WriterPlacement;
 }
 
 export const INFLIGHT_CALLS_MAX = 20_000;
@@ -47,6 +50,20 @@ export const GROUP_COMMIT_CALLS_MAX = 1_000;
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+}
+
+/**
+ * Where the group committer runs. `thread`: a writer thread of its own, so
+ * the HTTP thread never waits for SQLite or its fsync. `inline`: in the
+ * calling thread, once per event-loop turn, with no hand-off between
+ * threads; requests that arrive during a commit wait in the socket buffers
+ * and form the next batch.
+ */
+export type WriterPlacement = 'thread' | 'inline';
+
+interface Writer {
+  send(calls: Call[]): void;
+  close(): Promise<void>;
 }
 
 export class SqliteStore implements WalletStore {
@@ -59,39 +76,48 @@ export class SqliteStore implements WalletStore {
   private closed = false;
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private onIdle: (() => void) | undefined;
+  private writer!: Writer;
 
-  private constructor(
-    private readonly worker: Worker,
-    private readonly port: import('node:worker_threads').MessagePort,
-    private readonly inflightCallsMax: number,
-  ) {
-    port.on('message', (replies: Reply[] | 'ready') => {
-      if (replies === 'ready') return;
-      for (const reply of replies) {
-        const waiting = this.pending.get(reply.id);
-        if (!waiting) continue;
-        this.pending.delete(reply.id);
-        waiting.resolve(reply.result);
-      }
-      if (this.pending.size === 0) this.onIdle?.();
-    });
-    worker.on('error', (error) => this.fail(error));
-    worker.on('exit', (code) => {
-      if (!this.closed) this.fail(new Error(`the SQLite writer thread exited with code ${code}`));
-    });
-  }
+  private constructor(private readonly inflightCallsMax: number) {}
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
-    const { port1, port2 } = new MessageChannel();
-    const init: WorkerInit = {
+    const store = new SqliteStore(options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
+    const committerOptions = {
       path: options.path,
       rules: options.rules ?? DEFAULT_RULES,
       cryptoDecimals: options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS },
-      port: port2,
-      groupCommitCallsMax: options.groupCommitCallsMax ?? GROUP_COMMIT_CALLS_MAX,
     };
+    const groupCommitCallsMax = options.groupCommitCallsMax ?? GROUP_COMMIT_CALLS_MAX;
+    store.writer =
+      (options.placement ?? 'thread') === 'inline'
+        ? store.inlineWriter(new GroupCommitter(committerOptions), groupCommitCallsMax)
+        : await store.threadWriter({ ...committerOptions, groupCommitCallsMax });
+    return store;
+  }
+
+  private inlineWriter(committer: GroupCommitter, groupCommitCallsMax: number): Writer {
+    return {
+      send: (calls) => {
+        try {
+          for (let start = 0; start < calls.length; start += groupCommitCallsMax) {
+            this.settle(committer.run(calls.slice(start, start + groupCommitCallsMax)));
+          }
+        } catch (error) {
+          // A broken invariant: the batch was rolled back; stop serving from this state.
+          committer.close();
+          this.fail(error as Error);
+        }
+      },
+      close: async () => {
+        if (!this.failure) committer.close();
+      },
+    };
+  }
+
+  private async threadWriter(init: Omit<WorkerInit, 'port'>): Promise<Writer> {
+    const { port1, port2 } = new MessageChannel();
     const worker = new Worker(new URL('./group-commit-worker.js', import.meta.url), {
-      workerData: init,
+      workerData: { ...init, port: port2 } satisfies WorkerInit,
       transferList: [port2],
     });
     await new Promise<void>((resolve, reject) => {
@@ -103,10 +129,39 @@ export class SqliteStore implements WalletStore {
         else reject(new Error(`unexpected first message from the SQLite writer: ${String(message)}`));
       });
     });
-    return new SqliteStore(worker, port1, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
+    port1.on('message', (replies: Reply[] | 'ready') => {
+      if (replies !== 'ready') this.settle(replies);
+    });
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => {
+      if (!this.closed) this.fail(new Error(`the SQLite writer thread exited with code ${code}`));
+    });
+    return {
+      send: (calls) => port1.postMessage(calls),
+      close: async () => {
+        if (this.failure) {
+          await worker.terminate();
+          return;
+        }
+        const exited = new Promise((resolve) => worker.once('exit', resolve));
+        port1.postMessage('close');
+        await exited;
+        port1.close();
+      },
+    };
   }
 
-  /** Called once if the writer thread dies (a broken invariant or a crash). */
+  private settle(replies: readonly Reply[]): void {
+    for (const reply of replies) {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) continue;
+      this.pending.delete(reply.id);
+      waiting.resolve(reply.result);
+    }
+    if (this.pending.size === 0) this.onIdle?.();
+  }
+
+  /** Called once if the writer dies (a broken invariant or a crash). */
   onFatal(listener: (error: Error) => void): void {
     this.fatalListeners.push(listener);
   }
@@ -133,7 +188,7 @@ export class SqliteStore implements WalletStore {
     this.queue.push({ id, op, args });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      // After this turn's I/O callbacks: all requests parsed in it travel in one message.
+      // After this turn's I/O callbacks: all requests parsed in it go as one batch.
       setImmediate(this.flush);
     }
     return promise;
@@ -143,7 +198,7 @@ export class SqliteStore implements WalletStore {
     this.flushScheduled = false;
     const calls = this.queue;
     this.queue = [];
-    if (calls.length > 0) this.port.postMessage(calls);
+    if (calls.length > 0) this.writer.send(calls);
   };
 
   transact(command: TransactionCommand) {
@@ -202,13 +257,6 @@ export class SqliteStore implements WalletStore {
       });
     }
     this.closed = true;
-    if (this.failure) {
-      await this.worker.terminate();
-      return;
-    }
-    const exited = new Promise((resolve) => this.worker.once('exit', resolve));
-    this.port.postMessage('close');
-    await exited;
-    this.port.close();
+    await this.writer.close();
   }
 }

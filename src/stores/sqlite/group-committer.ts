@@ -1,0 +1,149 @@
+/**
+ * Applies calls to the SQLite ledger in batches: reads first, then every
+ * write of the batch in one database transaction, each behind its own
+ * savepoint so that a refused or failed call rolls back alone. Replies are
+ * returned only after COMMIT has returned, so an answer is never sent for
+ * something that could still be lost.
+ *
+ * It runs where the store puts it: on a writer thread of its own
+ * (group-commit-worker.ts), or in the HTTP thread itself.
+ */
+import { AssertionError } from 'node:assert';
+import type Database from 'better-sqlite3';
+import { refuse, type Refusal } from '../../protocol/errors.js';
+import { createCurrencies } from '../../protocol/money.js';
+import type { RulesConfig } from '../../ledger/rules.js';
+import { migrate } from './migrations.js';
+import { openDatabase } from './open-database.js';
+import { SqliteLedger } from './sqlite-ledger.js';
+
+export interface Call {
+  id: number;
+  op: Op;
+  args: unknown;
+}
+
+export interface Reply {
+  id: number;
+  result: unknown;
+}
+
+export type ReadOp = 'getPlayer' | 'listRounds' | 'listTransfers' | 'verify' | 'ping';
+export type WriteOp = 'transact' | 'payout' | 'authenticate' | 'createPlayer' | 'createLaunchKey' | 'adjust' | 'setBlocked';
+export type Op = ReadOp | WriteOp;
+
+const READ_OPS = new Set<Op>(['getPlayer', 'listRounds', 'listTransfers', 'verify', 'ping']);
+
+export interface CommitterOptions {
+  path: string;
+  rules: RulesConfig;
+  cryptoDecimals: Record<string, number>;
+}
+
+function unavailable(error: unknown): Refusal {
+  return refuse('SERVICE_UNAVAILABLE', `storage failed, nothing was applied: ${(error as Error).message}`);
+}
+
+export class GroupCommitter {
+  private readonly db: Database.Database;
+  private readonly ledger: SqliteLedger;
+  private readonly sql;
+
+  constructor(options: CommitterOptions) {
+    this.db = openDatabase(options.path);
+    migrate(this.db);
+    this.ledger = new SqliteLedger(this.db, createCurrencies(options.cryptoDecimals), options.rules);
+    this.sql = {
+      begin: this.db.prepare('BEGIN IMMEDIATE'),
+      commit: this.db.prepare('COMMIT'),
+      rollback: this.db.prepare('ROLLBACK'),
+      savepoint: this.db.prepare('SAVEPOINT call'),
+      rollbackTo: this.db.prepare('ROLLBACK TO call'),
+      release: this.db.prepare('RELEASE call'),
+    };
+  }
+
+  /** Runs one batch; an AssertionError (a broken invariant) is thrown, never answered. */
+  run(calls: readonly Call[]): Reply[] {
+    const reads: Call[] = [];
+    const writes: Call[] = [];
+    for (const c of calls) (READ_OPS.has(c.op) ? reads : writes).push(c);
+    const replies: Reply[] = [];
+    this.runReads(reads, replies);
+    if (writes.length > 0) this.runWrites(writes, replies);
+    return replies;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private call(op: Op, args: unknown): unknown {
+    const method = this.ledger[op] as (args: unknown) => unknown;
+    return method.call(this.ledger, args);
+  }
+
+  private runReads(calls: Call[], replies: Reply[]): void {
+    for (const c of calls) {
+      try {
+        // verify reads many tables: one read transaction gives it one snapshot.
+        if (c.op === 'verify') {
+          this.db.exec('BEGIN');
+          try {
+            replies.push({ id: c.id, result: this.call(c.op, c.args) });
+          } finally {
+            this.db.exec('COMMIT');
+          }
+        } else {
+          replies.push({ id: c.id, result: this.call(c.op, c.args) });
+        }
+      } catch (error) {
+        if (error instanceof AssertionError) throw error;
+        replies.push({ id: c.id, result: unavailable(error) });
+      }
+    }
+  }
+
+  private runWrites(calls: Call[], replies: Reply[]): void {
+    const { sql, db } = this;
+    const results: unknown[] = [];
+    try {
+      sql.begin.run();
+    } catch (error) {
+      for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
+      return;
+    }
+    for (const c of calls) {
+      sql.savepoint.run();
+      try {
+        const result = this.call(c.op, c.args) as { ok: boolean };
+        // Plans refuse before writing, but a savepoint keeps that a local matter.
+        if (!result.ok) sql.rollbackTo.run();
+        sql.release.run();
+        results.push(result);
+      } catch (error) {
+        if (error instanceof AssertionError) {
+          // A broken invariant is a bug: crash rather than answer, and land nothing of this batch.
+          if (db.inTransaction) sql.rollback.run();
+          throw error;
+        }
+        if (!db.inTransaction) {
+          // SQLite rolled the whole transaction back (I/O error, disk full).
+          for (const each of calls) replies.push({ id: each.id, result: unavailable(error) });
+          return;
+        }
+        sql.rollbackTo.run();
+        sql.release.run();
+        results.push(refuse('INTERNAL_ERROR', `nothing was applied: ${(error as Error).message}`));
+      }
+    }
+    try {
+      sql.commit.run();
+    } catch (error) {
+      if (db.inTransaction) sql.rollback.run();
+      for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
+      return;
+    }
+    calls.forEach((c, index) => replies.push({ id: c.id, result: results[index] }));
+  }
+}
