@@ -234,7 +234,8 @@ export class SqliteStore implements WalletStore {
   /** verify and ping have no refusals: a storage failure inside them is an error, not an answer. */
   private async callOrThrow<T>(op: Op): Promise<T> {
     const result = await this.call<T | Refusal>(op, undefined);
-    if (typeof result === 'object' && result !== null && (result as Refusal).ok === false) {
+    // A report of unbalanced books has ok: false too; a refusal is known by its code.
+    if (typeof result === 'object' && result !== null && (result as Refusal).ok === false && 'code' in result) {
       throw new UnavailableError((result as Refusal).detail);
     }
     return result as T;

@@ -1,0 +1,56 @@
+/**
+ * Proves that `wagerlink operator verify` catches books that do not balance:
+ * it passes on a ledger written by the wallet, and fails (exit 1, naming the
+ * problem) once a balance or a transfer is tampered with behind its back.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers.js';
+
+const BIN = fileURLToPath(new URL('../../../bin/wagerlink.js', import.meta.url));
+
+function verify(path: string) {
+  const result = spawnSync(process.execPath, [BIN, 'operator', 'verify', '--database', path], { encoding: 'utf8' });
+  assert.ok(result.stdout.length > 0, `no report: ${result.stderr}`);
+  return { status: result.status, report: JSON.parse(result.stdout) as { ok: boolean; problems: string[] } };
+}
+
+test('verify passes on honest books and fails on tampered ones', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const path = join(dir, 'operator.db');
+    const store = await SqliteStore.open({ path });
+    const now = Date.now();
+    assert.ok((await store.createPlayer({ playerId: 'v1', currency: 'EUR', balance: 10, depositId: randomUUID(), now })).ok);
+    assert.ok((await store.createPlayer({ playerId: 'v2', currency: 'EUR', balance: 5, depositId: randomUUID(), now })).ok);
+    await store.close();
+
+    const honest = verify(path);
+    assert.equal(honest.status, 0);
+    assert.deepEqual(honest.report.problems, []);
+
+    const db = new Database(path);
+    db.prepare("UPDATE accounts SET balance = balance + 1 WHERE kind = 'player' AND ref = 'v1'").run();
+    db.close();
+    const inflated = verify(path);
+    assert.equal(inflated.status, 1);
+    assert.equal(inflated.report.ok, false);
+    assert.match(inflated.report.problems.join('\n'), /player v1: balance 1001 but postings sum to 1000/);
+
+    const db2 = new Database(path);
+    db2.prepare("UPDATE accounts SET balance = balance - 1 WHERE kind = 'player' AND ref = 'v1'").run();
+    db2.prepare("UPDATE accounts SET currency = 'USD' WHERE kind = 'cash'").run();
+    db2.close();
+    const crossed = verify(path);
+    assert.equal(crossed.status, 1);
+    assert.match(crossed.report.problems.join('\n'), /move money between currencies/);
+  } finally {
+    cleanup();
+  }
+});
