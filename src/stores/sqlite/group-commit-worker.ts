@@ -13,7 +13,10 @@ export interface WorkerInit extends CommitterOptions {
 }
 
 const init = workerData as WorkerInit;
-const committer = new GroupCommitter(init);
+const committer = new GroupCommitter(init, (error) => {
+  // The WAL could not be synced: die without answering (see wal-flusher.ts).
+  throw error;
+});
 const port = init.port;
 
 port.on('message', (first: Call[] | 'close') => {
@@ -37,7 +40,7 @@ port.on('message', (first: Call[] | 'close') => {
     }
     calls.push(...(next.message as Call[]));
   }
-  port.postMessage(committer.run(calls));
+  committer.run(calls, (replies) => port.postMessage(replies));
   if (closing) {
     committer.close();
     port.close();

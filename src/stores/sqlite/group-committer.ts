@@ -14,7 +14,8 @@ import { refuse, type Refusal } from '../../protocol/errors.js';
 import { createCurrencies } from '../../protocol/money.js';
 import type { RulesConfig } from '../../ledger/rules.js';
 import { migrate } from './migrations.js';
-import { openDatabase } from './open-database.js';
+import { openDatabase, type Durability } from './open-database.js';
+import { WalFlusher } from './wal-flusher.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 
 export interface Call {
@@ -38,6 +39,8 @@ export interface CommitterOptions {
   path: string;
   rules: RulesConfig;
   cryptoDecimals: Record<string, number>;
+  /** Default 'flusher': the WAL is synced off this thread (wal-flusher.ts). */
+  durability?: Durability;
 }
 
 function unavailable(error: unknown): Refusal {
@@ -48,9 +51,13 @@ export class GroupCommitter {
   private readonly db: Database.Database;
   private readonly ledger: SqliteLedger;
   private readonly sql;
+  private readonly flusher: WalFlusher | undefined;
 
-  constructor(options: CommitterOptions) {
-    this.db = openDatabase(options.path);
+  /** `onFatal`: the WAL could not be synced; nothing more may be answered. */
+  constructor(options: CommitterOptions, onFatal: (error: Error) => void) {
+    const durability = options.durability ?? 'flusher';
+    this.db = openDatabase(options.path, durability);
+    this.flusher = durability === 'flusher' && options.path !== ':memory:' ? new WalFlusher(`${options.path}-wal`, onFatal) : undefined;
     migrate(this.db);
     this.ledger = new SqliteLedger(this.db, createCurrencies(options.cryptoDecimals), options.rules);
     this.sql = {
@@ -63,19 +70,27 @@ export class GroupCommitter {
     };
   }
 
-  /** Runs one batch; an AssertionError (a broken invariant) is thrown, never answered. */
-  run(calls: readonly Call[]): Reply[] {
+  /**
+   * Runs one batch and hands its replies to `answer` once what it committed
+   * is on stable storage (at once with durability 'full'). Every reply of a
+   * batch waits, reads too: a read may show what an earlier batch committed.
+   * An AssertionError (a broken invariant) is thrown, never answered.
+   */
+  run(calls: readonly Call[], answer: (replies: Reply[]) => void): void {
     const reads: Call[] = [];
     const writes: Call[] = [];
     for (const c of calls) (READ_OPS.has(c.op) ? reads : writes).push(c);
     const replies: Reply[] = [];
     this.runReads(reads, replies);
     if (writes.length > 0) this.runWrites(writes, replies);
-    return replies;
+    if (this.flusher) this.flusher.afterSync(() => answer(replies));
+    else answer(replies);
   }
 
+  /** Closes the database; the caller has waited for every answer. */
   close(): void {
     this.db.close();
+    this.flusher?.close();
   }
 
   private call(op: Op, args: unknown): unknown {
@@ -122,6 +137,7 @@ export class GroupCommitter {
         sql.release.run();
         results.push(result);
       } catch (error) {
+        this.ledger.forgetCachedIds();
         if (error instanceof AssertionError) {
           // A broken invariant is a bug: crash rather than answer, and land nothing of this batch.
           if (db.inTransaction) sql.rollback.run();
@@ -141,6 +157,7 @@ export class GroupCommitter {
       sql.commit.run();
     } catch (error) {
       if (db.inTransaction) sql.rollback.run();
+      this.ledger.forgetCachedIds();
       for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
       return;
     }

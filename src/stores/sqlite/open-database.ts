@@ -11,14 +11,21 @@ export const BUSY_TIMEOUT_MS = 5_000;
 /** Page cache per connection (KiB): keeps the UUID indexes of a grown ledger in memory. */
 export const CACHE_KIB = 256 * 1024;
 
-export function openDatabase(path: string): Database.Database {
+/**
+ * How a commit becomes durable. `full`: synchronous=FULL, COMMIT itself
+ * fsyncs the WAL. `flusher`: synchronous=NORMAL, and nothing is answered
+ * until a WalFlusher has fdatasync'ed the WAL after the commit (as durable
+ * as FULL, argued in wal-flusher.ts). Never a setting that answers before
+ * the data is on stable storage.
+ */
+export type Durability = 'full' | 'flusher';
+
+export function openDatabase(path: string, durability: Durability = 'full'): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-  // WAL + synchronous=FULL: a commit returns only after the WAL is fsynced, so an
-  // answered request survives kill -9 and power loss. Throughput comes from
-  // group commit (several requests per fsync), never from a weaker setting.
+  // WAL: readers never block the writer, and a commit appends to one file.
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(durability === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   db.pragma(`cache_size = -${CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
   // Foreign keys stay off: every row is written by this code in one place,

@@ -78,8 +78,12 @@ interface SeenRow {
 
 const PLAYER_COLUMNS = `p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance`;
 
+/** Operator account ids kept in memory (game, campaign, tournament, cash accounts); a bound, not a tuning knob. */
+const ACCOUNT_IDS_CACHED_MAX = 10_000;
+
 export class SqliteLedger {
   private readonly statements;
+  private readonly accountIds = new Map<string, bigint>();
 
   constructor(
     private readonly db: Database.Database,
@@ -494,9 +498,23 @@ export class SqliteLedger {
       assert.equal(ref.ref, player.player_id);
       return player.account_id;
     }
+    const key = `${ref.kind}\u0000${ref.ref}\u0000${ref.currency}`;
+    const cached = this.accountIds.get(key);
+    if (cached !== undefined) return cached;
     const found = this.statements.accountId.get(ref.kind, ref.ref, ref.currency) as { id: bigint } | undefined;
-    if (found) return found.id;
-    return BigInt(this.statements.insertAccount.run(ref.kind, ref.ref, ref.currency, null, now).lastInsertRowid);
+    const id = found ? found.id : BigInt(this.statements.insertAccount.run(ref.kind, ref.ref, ref.currency, null, now).lastInsertRowid);
+    if (this.accountIds.size >= ACCOUNT_IDS_CACHED_MAX) this.accountIds.clear();
+    this.accountIds.set(key, id);
+    return id;
+  }
+
+  /**
+   * Called when a database transaction is rolled back other than by a
+   * refusal (refusals write nothing): an account created in it is gone, and
+   * so must be its cached id.
+   */
+  forgetCachedIds(): void {
+    this.accountIds.clear();
   }
 
   private insertTransfer(

@@ -28,6 +28,7 @@ import type {
 } from '../store.js';
 import type { WorkerInit } from './group-commit-worker.js';
 import { GroupCommitter, type Call, type Op, type Reply } from './group-committer.js';
+import type { Durability } from './open-database.js';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -42,6 +43,8 @@ export interface SqliteStoreOptions {
   groupCommitCallsMax?: number;
   /** Default 'thread'. */
   placement?: WriterPlacement;
+  /** How a commit is made durable before it is answered; default 'flusher' (see wal-flusher.ts). */
+  durability?: Durability;
 }
 
 export const INFLIGHT_CALLS_MAX = 20_000;
@@ -84,13 +87,14 @@ export class SqliteStore implements WalletStore {
     const store = new SqliteStore(options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
     const committerOptions = {
       path: options.path,
+      durability: options.durability ?? 'flusher',
       rules: options.rules ?? DEFAULT_RULES,
       cryptoDecimals: options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS },
     };
     const groupCommitCallsMax = options.groupCommitCallsMax ?? GROUP_COMMIT_CALLS_MAX;
     store.writer =
       (options.placement ?? 'thread') === 'inline'
-        ? store.inlineWriter(new GroupCommitter(committerOptions), groupCommitCallsMax)
+        ? store.inlineWriter(new GroupCommitter(committerOptions, (error) => store.fail(error)), groupCommitCallsMax)
         : await store.threadWriter({ ...committerOptions, groupCommitCallsMax });
     return store;
   }
@@ -100,7 +104,7 @@ export class SqliteStore implements WalletStore {
       send: (calls) => {
         try {
           for (let start = 0; start < calls.length; start += groupCommitCallsMax) {
-            this.settle(committer.run(calls.slice(start, start + groupCommitCallsMax)));
+            committer.run(calls.slice(start, start + groupCommitCallsMax), (replies) => this.settle(replies));
           }
         } catch (error) {
           // A broken invariant: the batch was rolled back; stop serving from this state.
