@@ -1,24 +1,31 @@
 /**
- * `npm run bench`: each server runs as its own process and wrk drives it
- * over loopback with pre-signed requests (unique ids, real body sizes,
- * signatures checked). Prints a table and writes bench/results/<date>.json.
+ * `npm run bench`: every server runs as its own process, and wrk drives it
+ * over loopback with pre-signed requests (unique ids, the body sizes of real
+ * requests, signatures checked by the server, durability on). Each row is
+ * run RUNS times for SECONDS; the table shows medians, and ratios to the
+ * ceiling measured in the same run. After each wallet row the ledger must
+ * verify. The table is printed and written to bench/results/<date>.json.
  *
- * `npm run bench -- --smoke` runs every row for 2 s once: CI keeps it working.
+ * `npm run bench -- --smoke`: every row once for 2 s, with a small grown
+ * ledger; CI runs it so the bench keeps working.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
+import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SECRET = 'bench-secret';
 const ACCESS_TOKEN = 'bench-access-token';
 const ADMIN_TOKEN = 'bench-admin-token';
+const SERVER_ENV = { WAGERLINK_SECRET: SECRET, WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN, WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN };
 
 const { values } = parseArgs({
   options: {
@@ -27,23 +34,24 @@ const { values } = parseArgs({
     runs: { type: 'string' },
     connections: { type: 'string', default: '64' },
     rows: { type: 'string' },
+    'grown-rounds': { type: 'string' },
   },
 });
-const SECONDS = Number(values.seconds ?? (values.smoke ? 2 : 10));
-const RUNS = Number(values.runs ?? (values.smoke ? 1 : 3));
+const SMOKE = values.smoke;
+const SECONDS = Number(values.seconds ?? (SMOKE ? 2 : 10));
+const RUNS = Number(values.runs ?? (SMOKE ? 1 : 3));
 const CONNECTIONS = Number(values.connections);
-/** Requests prepared per second of load: above what this machine can serve, so none is ever resent. */
+/** Rounds stored before the grown-ledger row: 1,000,000 (10,000 in smoke mode). */
+const GROWN_ROUNDS = Number(values['grown-rounds'] ?? (SMOKE ? 10_000 : 1_000_000));
+/** Requests prepared per second of load: above what this machine serves, so no request is sent twice. */
 const REQUESTS_PER_SECOND_MAX = Number(process.env.WAGERLINK_BENCH_RATE_MAX ?? 40_000);
+/** Players the bets are spread over (the hot-player row uses one). */
 const PLAYERS = 256;
+/** Rounds stored per call while growing the ledger: big batches, few commits. */
+const GROW_BATCH = 2_000;
+const WANTED_ROWS = values.rows?.split(',').map((row) => row.trim());
 
-interface RunResult {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  statuses: Record<string, number>;
-  loadCpuSeconds: number;
-}
+const log = (message: string) => console.error(`[bench] ${message}`);
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -76,7 +84,7 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Writes `count` requests, one per line, for bench/requests.lua. */
+/** Writes `count` requests, one per line (path, signature, body), for bench/requests.lua. */
 async function writeRequests(file: string, count: number, make: (i: number) => { path: string; body: string }): Promise<void> {
   const out = createWriteStream(file);
   for (let i = 0; i < count; i++) {
@@ -89,7 +97,7 @@ async function writeRequests(file: string, count: number, make: (i: number) => {
 
 function runWrk(port: number, requestsFile: string): RunResult {
   const script = join(ROOT, 'bench/requests.lua');
-  // `times` reports the CPU the load generator itself used.
+  // `times` reports the CPU that the load generator itself used.
   const command = `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency -s ${script} http://127.0.0.1:${port}; times`;
   const result = spawnSync('bash', ['-c', command], {
     env: { ...process.env, WAGERLINK_BENCH_REQUESTS: requestsFile, WAGERLINK_BENCH_THREADS: '1', WAGERLINK_BENCH_TOKEN: ACCESS_TOKEN },
@@ -121,17 +129,11 @@ async function api(port: number, method: string, path: string, body: unknown, wa
   return json;
 }
 
-interface Session {
-  sessionId: string;
-  playerId: string;
-  game: string;
-}
-
-async function openSessions(port: number, count: number): Promise<Session[]> {
-  const sessions: Session[] = [];
+async function openSessions(port: number, count: number, balance = 1_000_000_000): Promise<BenchSession[]> {
+  const sessions: BenchSession[] = [];
   for (let i = 0; i < count; i++) {
     const playerId = `bench-${i}-${randomUUID().slice(0, 8)}`;
-    await api(port, 'POST', '/admin/players', { playerId, currency: 'EUR', balance: 1_000_000_000, country: 'DE' });
+    await api(port, 'POST', '/admin/players', { playerId, currency: 'EUR', balance, country: 'DE' });
     const { key } = (await api(port, 'POST', '/admin/launch-keys', { playerId, game: 'dice' })) as { key: string };
     const { sessionId } = (await api(port, 'POST', '/authenticate', { key, game: 'dice' }, true)) as { sessionId: string };
     sessions.push({ sessionId, playerId, game: 'dice' });
@@ -139,18 +141,22 @@ async function openSessions(port: number, count: number): Promise<Session[]> {
   return sessions;
 }
 
-function singleBet(session: Session): string {
+function roundBody(session: BenchSession, transactions: unknown[], roundId: string = randomUUID(), finished = true): string {
   return JSON.stringify({
     sessionId: session.sessionId,
     playerId: session.playerId,
     game: session.game,
-    transactions: [{ id: randomUUID(), type: 'bet', amount: 1.5, jpAmount: 0.01 }],
-    round: { id: randomUUID(), finished: true },
+    transactions,
+    round: { id: roundId, finished },
     regulatory: '',
   });
 }
 
-function summarize(runs: RunResult[]) {
+function singleBet(session: BenchSession): string {
+  return roundBody(session, [{ id: randomUUID(), type: 'bet', amount: 1.5, jpAmount: 0.01 }]);
+}
+
+function summarize(runs: RunResult[]): Row {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   return {
     requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
@@ -161,77 +167,218 @@ function summarize(runs: RunResult[]) {
   };
 }
 
-const log = (message: string) => console.error(`[bench] ${message}`);
+const kit: BenchKit = { freePort, startProcess, stopProcess, writeRequests, runWrk, openSessions, singleBet, summarize, api, log };
+
+/**
+ * The realistic mix: 70% rounds of [bet, win], 15% a bet and, 500 requests
+ * later, its win in a request of its own, 5% replays of an earlier request,
+ * 5% bets refused for funds (players kept poor for it), 5% payouts.
+ */
+function mixedRequests(rich: BenchSession[], poor: BenchSession[]): (i: number) => { path: string; body: string } {
+  const SPLIT_WIN_DISTANCE = 500;
+  const pendingWins = new Map<number, { path: string; body: string }>();
+  const sent: { path: string; body: string }[] = [];
+  let draw = 0x2545f491;
+  const random = () => {
+    // xorshift: the same mix on every run.
+    draw ^= draw << 13;
+    draw ^= draw >>> 17;
+    draw ^= draw << 5;
+    return (draw >>> 0) / 4294967296;
+  };
+  return (i) => {
+    const due = pendingWins.get(i);
+    if (due) {
+      pendingWins.delete(i);
+      return due;
+    }
+    const session = rich[i % rich.length]!;
+    const roll = random();
+    let request: { path: string; body: string };
+    if (roll < 0.7) {
+      request = { path: '/transaction', body: roundBody(session, [{ id: randomUUID(), type: 'bet', amount: 2 }, { id: randomUUID(), type: 'win', amount: 1.9 }]) };
+    } else if (roll < 0.85) {
+      const roundId = randomUUID();
+      request = { path: '/transaction', body: roundBody(session, [{ id: randomUUID(), type: 'bet', amount: 1 }], roundId, false) };
+      let at = i + SPLIT_WIN_DISTANCE;
+      while (pendingWins.has(at)) at++;
+      pendingWins.set(at, { path: '/transaction', body: roundBody(session, [{ id: randomUUID(), type: 'win', amount: 2.5 }], roundId, true) });
+    } else if (roll < 0.9 && sent.length > 0) {
+      return sent[Math.floor(random() * sent.length)]!;
+    } else if (roll < 0.95) {
+      request = { path: '/transaction', body: roundBody(poor[i % poor.length]!, [{ id: randomUUID(), type: 'bet', amount: 50 }]) };
+    } else {
+      request = {
+        path: '/payout',
+        body: JSON.stringify({ sessionId: session.sessionId, payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' } }),
+      };
+    }
+    if (sent.length < 10_000) sent.push(request);
+    return request;
+  };
+}
+
+/** Stores `rounds` single-bet rounds straight through the store, in big batches, before the server starts. */
+async function growLedger(path: string, rounds: number): Promise<void> {
+  const store = await SqliteStore.open({ path, placement: 'inline' });
+  try {
+    const now = Date.now();
+    const sessions: BenchSession[] = [];
+    for (let i = 0; i < PLAYERS; i++) {
+      const playerId = `grown-${i}`;
+      const created = await store.createPlayer({ playerId, currency: 'EUR', balance: 1_000_000_000, depositId: randomUUID(), now });
+      const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now });
+      if (!created.ok || !key.ok) throw new Error('could not create the grown ledger players');
+      const auth = await store.authenticate({ key: key.key, game: 'dice', now, newSessionId: randomUUID() });
+      if (!auth.ok) throw new Error('could not open the grown ledger sessions');
+      sessions.push({ sessionId: auth.sessionId, playerId, game: 'dice' });
+    }
+    for (let done = 0; done < rounds; done += GROW_BATCH) {
+      const batch = Array.from({ length: Math.min(GROW_BATCH, rounds - done) }, (_, i) => {
+        const session = sessions[(done + i) % sessions.length]!;
+        return store.transact({
+          now,
+          request: { ...session, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } },
+        });
+      });
+      const outcomes = await Promise.all(batch);
+      if (outcomes.some((outcome) => !outcome.ok)) throw new Error('growing the ledger: a round was refused');
+      if ((done / GROW_BATCH) % 50 === 0) log(`grown ledger: ${done} of ${rounds} rounds`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+interface WalletRow {
+  /** Extra server environment. */
+  env?: Record<string, string>;
+  /** Prepares the database before the server starts. */
+  prepare?: (dbPath: string) => Promise<void>;
+  /** Builds the requests of one run from the sessions opened for it. */
+  requests: (port: number) => Promise<(i: number) => { path: string; body: string }>;
+}
+
+async function walletRow(work: string, name: string, row: WalletRow): Promise<Row> {
+  const port = await freePort();
+  const dbPath = join(work, `${name.replace(/\W+/g, '-')}.db`);
+  if (row.prepare) await row.prepare(dbPath);
+  const server = await startProcess(
+    ['bin/wagerlink.js', 'operator', 'serve'],
+    { ...SERVER_ENV, WAGERLINK_PORT: String(port), WAGERLINK_DATABASE: dbPath, WAGERLINK_LOG_LEVEL: 'info', ...row.env },
+    /ready on/,
+  );
+  try {
+    const make = await row.requests(port);
+    const runs: RunResult[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const file = join(work, `${name.replace(/\W+/g, '-')}-${run}.txt`);
+      await writeRequests(file, Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS), make);
+      log(`${name}: run ${run + 1} of ${RUNS}`);
+      runs.push(runWrk(port, file));
+      rmSync(file);
+    }
+    const report = await api(port, 'GET', '/admin/verify', undefined);
+    if (report.ok !== true) throw new Error(`${name}: the ledger did not verify after the run: ${JSON.stringify(report)}`);
+    return { ...summarize(runs), note: `verified: ${String(report.transfers)} transfers` };
+  } finally {
+    await stopProcess(server);
+  }
+}
 
 async function main(): Promise<void> {
+  const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+  if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');
   const work = mkdtempSync(join(tmpdir(), 'wagerlink-bench-'));
-  const rows: Record<string, ReturnType<typeof summarize> & { note?: string }> = {};
+  const rows: Record<string, Row> = {};
+  const wanted = (name: string) => !WANTED_ROWS || WANTED_ROWS.some((w) => name.includes(w));
   const requestCount = Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS);
   try {
-    // Ceiling: same bodies, same signature check, no storage.
+    // The ceiling: the same bodies and signature check, no storage.
     {
       const port = await freePort();
-      log('ceiling');
       const server = await startProcess(['dist/bench/ceiling-server.js'], { WAGERLINK_PORT: String(port), WAGERLINK_SECRET: SECRET }, /ready on/);
-      const fake: Session = { sessionId: randomUUID(), playerId: 'bench-0', game: 'dice' };
+      const fake: BenchSession = { sessionId: randomUUID(), playerId: 'bench-0', game: 'dice' };
       const runs: RunResult[] = [];
       for (let run = 0; run < RUNS; run++) {
         const file = join(work, `ceiling-${run}.txt`);
         await writeRequests(file, requestCount, () => ({ path: '/transaction', body: singleBet(fake) }));
-        log(`ceiling run ${run + 1}`);
+        log(`ceiling: run ${run + 1} of ${RUNS}`);
         runs.push(runWrk(port, file));
+        rmSync(file);
       }
       await stopProcess(server);
       rows.ceiling = summarize(runs);
     }
-    // Wallet, single bet: unique ids, SQLite with synchronous=FULL.
-    {
-      const port = await freePort();
-      const env = {
-        WAGERLINK_PORT: String(port),
-        WAGERLINK_DATABASE: join(work, 'wallet.db'),
-        WAGERLINK_SECRET: SECRET,
-        WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN,
-        WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
-        WAGERLINK_LOG_LEVEL: 'warn',
-      };
-      const server = await startProcess(['bin/wagerlink.js', 'operator', 'serve'], { ...env, WAGERLINK_LOG_LEVEL: 'info' }, /ready on/);
-      log('wallet: opening sessions');
+    const spread = async (port: number) => {
       const sessions = await openSessions(port, PLAYERS);
-      const runs: RunResult[] = [];
-      for (let run = 0; run < RUNS; run++) {
-        const file = join(work, `single-${run}.txt`);
-        await writeRequests(file, requestCount, (i) => ({ path: '/transaction', body: singleBet(sessions[i % sessions.length]!) }));
-        runs.push(runWrk(port, file));
-      }
-      const report = await api(port, 'GET', '/admin/verify', undefined);
-      await stopProcess(server);
-      rows['wallet, single bet'] = { ...summarize(runs), note: `verify ok: ${String(report.ok)}` };
-      if (report.ok !== true) throw new Error(`the ledger did not verify after the run: ${JSON.stringify(report)}`);
+      return (i: number) => ({ path: '/transaction', body: singleBet(sessions[i % sessions.length]!) });
+    };
+    const walletRows: [string, WalletRow][] = [
+      ['wallet, single bet', { requests: spread }],
+      ['wallet, single bet, writer inline', { env: { WAGERLINK_SQLITE_WRITER: 'inline' }, requests: spread }],
+      ['wallet, single bet, synchronous=FULL', { env: { WAGERLINK_SQLITE_DURABILITY: 'full' }, requests: spread }],
+      [
+        'wallet, realistic mix',
+        {
+          requests: async (port) => mixedRequests(await openSessions(port, PLAYERS), await openSessions(port, 16, 10)),
+        },
+      ],
+      [
+        'wallet, hot player',
+        {
+          requests: async (port) => {
+            const [session] = await openSessions(port, 1);
+            return () => ({ path: '/transaction', body: singleBet(session!) });
+          },
+        },
+      ],
+      ['wallet, grown ledger', { prepare: (dbPath) => growLedger(dbPath, GROWN_ROUNDS), requests: spread }],
+    ];
+    for (const [name, row] of walletRows) {
+      if (!wanted(name)) continue;
+      rows[name] = await walletRow(work, name, row);
+    }
+    if (wanted('postgres')) {
+      Object.assign(
+        rows,
+        await postgresRows(kit, { work, runs: RUNS, seconds: SECONDS, requestCount, players: PLAYERS, env: SERVER_ENV }),
+      );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  report(rows);
+}
 
+function report(rows: Record<string, Row>): void {
   const ceiling = rows.ceiling!;
   const table = Object.entries(rows).map(([name, row]) => ({
     row: name,
     'req/s': Math.round(row.requestsPerSecond),
     'p50 ms': row.p50Ms.toFixed(2),
     'p99 ms': row.p99Ms.toFixed(2),
-    'x ceiling req/s': (row.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2),
-    'x ceiling p99': (row.p99Ms / ceiling.p99Ms).toFixed(2),
-    'wrk CPU': `${Math.round(row.loadCpuShare * 100)}%`,
-    statuses: JSON.stringify(row.runs.reduce<Record<string, number>>((all, r) => {
-      for (const [k, v] of Object.entries(r.statuses)) all[k] = (all[k] ?? 0) + v;
-      return all;
-    }, {})),
+    'x ceiling': (row.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2),
+    'p99 x ceiling': (row.p99Ms / ceiling.p99Ms).toFixed(2),
+    'wrk CPU': Number.isFinite(row.loadCpuShare) ? `${Math.round(row.loadCpuShare * 100)}%` : '-',
+    statuses: JSON.stringify(
+      row.runs.reduce<Record<string, number>>((all, r) => {
+        for (const [k, v] of Object.entries(r.statuses)) all[k] = (all[k] ?? 0) + v;
+        return all;
+      }, {}),
+    ),
   }));
   console.table(table);
+  const grown = rows['wallet, grown ledger'];
+  const single = rows['wallet, single bet'];
+  if (grown && single) console.log(`grown ledger / empty ledger: ${(grown.requestsPerSecond / single.requestsPerSecond).toFixed(2)}`);
   const date = new Date().toISOString().slice(0, 10);
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  const file = join(ROOT, `bench/results/${values.smoke ? 'smoke-' : ''}${date}.json`);
-  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, runs: RUNS, connections: CONNECTIONS, rows }, null, 2)}\n`);
+  const file = join(ROOT, `bench/results/${SMOKE ? 'smoke-' : ''}${date}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, runs: RUNS, connections: CONNECTIONS, grownRounds: GROWN_ROUNDS, rows }, null, 2)}\n`,
+  );
   console.log(`written ${file}`);
 }
 

@@ -4,6 +4,7 @@
  * back office is usable with the server stopped or running.
  */
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isCountryCode } from '../protocol/regions.js';
 import { compile } from '../protocol/validate.js';
@@ -13,19 +14,20 @@ import { operatorOpenApi } from '../operator/operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from '../operator/operator-views.js';
 import { problemJson, type Refusal } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
-import { ConfigError, CONFIG_VARIABLES, readOperatorConfig, type OperatorConfig } from '../operator/operator-config.js';
+import { ConfigError, CONFIG_VARIABLES, parseWorkers, readOperatorConfig, type OperatorConfig } from '../operator/operator-config.js';
 import { OperatorService } from '../operator/operator-service.js';
 import { serveOperator } from '../operator/serve-operator.js';
-import { migrate } from '../stores/sqlite/migrations.js';
-import { openDatabase } from '../stores/sqlite/open-database.js';
-import { openStore } from '../stores/open-store.js';
+import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
+import { serveProvider } from '../provider/serve-provider.js';
+import type { CallOutcome } from '../clients/http-call.js';
+import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
 
 const USAGE = `wagerlink — the game provider <-> operator wallet interface
 
 Usage:
-  wagerlink operator serve [--host H] [--port P] [--database PATH]
-  wagerlink operator migrate [--database PATH]
-  wagerlink operator verify [--database PATH]
+  wagerlink operator serve [--host H] [--port P] [--database PATH|URL] [--workers N|auto]
+  wagerlink operator migrate [--database PATH|URL]
+  wagerlink operator verify [--database PATH|URL]
   wagerlink operator players add PLAYER --currency EUR [--balance 100.00] [--country DE]
   wagerlink operator players show PLAYER
   wagerlink operator players adjust PLAYER --type deposit|withdrawal --amount 10.00 [--id UUID] [--reason TEXT]
@@ -34,10 +36,13 @@ Usage:
   wagerlink operator players rounds PLAYER [--limit N] [--cursor C]
   wagerlink operator players transactions PLAYER [--limit N] [--cursor C]
   wagerlink operator launch-key PLAYER --game SLUG
+  wagerlink operator launch-url [PLAYER] --game SLUG [--mode real|fun] [--language en] [--country DE] [--lobby URL] [--deposit URL] [--refresh URL]
+  wagerlink operator game-bets --games SLUG[,SLUG] --currencies EUR[,USD]
+  wagerlink provider serve --config FILE [--host H] [--port P]
   wagerlink openapi operator
 
 Configuration (environment):
-${Object.entries(CONFIG_VARIABLES)
+${Object.entries({ ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES })
   .map(([name, text]) => `  ${name.padEnd(34)}${text}`)
   .join('\n')}
 
@@ -52,6 +57,7 @@ const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   database: { type: 'string' },
+  workers: { type: 'string' },
   currency: { type: 'string' },
   balance: { type: 'string' },
   country: { type: 'string' },
@@ -62,6 +68,17 @@ const OPTIONS = {
   limit: { type: 'string' },
   cursor: { type: 'string' },
   game: { type: 'string' },
+  config: { type: 'string' },
+  mode: { type: 'string' },
+  language: { type: 'string' },
+  lobby: { type: 'string' },
+  deposit: { type: 'string' },
+  refresh: { type: 'string' },
+  games: { type: 'string' },
+  currencies: { type: 'string' },
+  provider: { type: 'string' },
+  'operator-id': { type: 'string' },
+  'wallet-id': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 
@@ -74,6 +91,7 @@ function configFrom(values: Values): OperatorConfig {
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(port === undefined ? {} : { port }),
     ...(values.database === undefined ? {} : { database: values.database }),
+    ...(values.workers === undefined ? {} : { workers: parseWorkers(values.workers, '--workers', availableParallelism()) }),
   });
 }
 
@@ -91,7 +109,13 @@ function print(value: unknown): void {
 }
 
 async function withService<T>(config: OperatorConfig, work: (service: OperatorService) => Promise<T>): Promise<T> {
-  const store = await openStore(config.database, { rules: config.rules, cryptoDecimals: config.cryptoDecimals, sqliteWriter: config.sqliteWriter });
+  const store = await openStore(config.database, {
+    rules: config.rules,
+    cryptoDecimals: config.cryptoDecimals,
+    sqliteWriter: config.sqliteWriter,
+    sqliteDurability: config.sqliteDurability,
+    postgres: config.postgres,
+  });
   try {
     return await work(new OperatorService(store));
   } finally {
@@ -155,13 +179,8 @@ async function operator(command: string | undefined, rest: string[], values: Val
       return serveOperator(configFrom(values));
     case 'migrate': {
       const config = configFrom(values);
-      const db = openDatabase(config.database);
-      try {
-        const applied = migrate(db);
-        print({ database: config.database, applied });
-      } finally {
-        db.close();
-      }
+      const applied = await migrateDatabase(config.database, config.postgres);
+      print({ database: backendOf(config.database).display, applied });
       return;
     }
     case 'verify': {
@@ -179,9 +198,59 @@ async function operator(command: string | undefined, rest: string[], values: Val
       const outcome = await withService(configFrom(values), (service) => service.createLaunchKey(playerId, game));
       return report(outcome, launchKeyBody);
     }
+    case 'launch-url':
+      return launchUrl(rest[0], values);
+    case 'game-bets': {
+      if (!values.games || !values.currencies) throw new UsageError('game-bets needs --games and --currencies');
+      const list = (text: string) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+      return printCall(await requestGameBets(linkFrom(values), list(values.games), list(values.currencies)));
+    }
     default:
       throw new UsageError(`unknown operator command "${command ?? ''}"`);
   }
+}
+
+// ------------------------------------------------ the provider's endpoints
+
+function linkFrom(values: Values) {
+  return readProviderLink(process.env, {
+    ...(values.provider === undefined ? {} : { provider: values.provider }),
+    ...(values['operator-id'] === undefined ? {} : { operatorId: values['operator-id'] }),
+    ...(values['wallet-id'] === undefined ? {} : { walletId: values['wallet-id'] }),
+  });
+}
+
+/** Prints a provider's answer; anything else goes to stderr (a refusal as its problem) with exit code 1. */
+function printCall<T>(outcome: CallOutcome<T>): void {
+  if (outcome.ok) return print(outcome.value);
+  const text = outcome.kind === 'refused' && outcome.code !== undefined ? problemJson(outcome.code, outcome.detail, outcome.balance) : JSON.stringify(outcome);
+  process.stderr.write(`${text}\n`);
+  process.exitCode = 1;
+}
+
+/** A launch URL from the provider: real mode makes a launch key for the player in this operator's database first. */
+async function launchUrl(playerId: string | undefined, values: Values): Promise<void> {
+  const game = values.game;
+  if (!game) throw new UsageError('launch-url needs --game');
+  const mode = values.mode ?? 'real';
+  if (mode !== 'real' && mode !== 'fun') throw new UsageError('--mode must be real or fun');
+  const link = linkFrom(values);
+  const urls = Object.fromEntries(
+    (['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
+  );
+  const common = { mode: mode as 'real' | 'fun', game, language: values.language ?? 'en', ...(Object.keys(urls).length > 0 ? { urls } : {}) };
+  if (mode === 'fun') return printCall(await requestLaunchUrl(link, common));
+  if (!playerId) throw new UsageError('launch-url in real mode needs a player id');
+  const prepared = await withService(configFrom(values), async (service) => {
+    const player = await service.getPlayer(playerId);
+    if (!player.ok) return player;
+    const key = await service.createLaunchKey(playerId, game);
+    if (!key.ok) return key;
+    return { ok: true as const, key: key.key, country: values.country ?? player.country };
+  });
+  if (!prepared.ok) return report(prepared, () => undefined);
+  if (!prepared.country) throw new UsageError(`player ${playerId} has no country: pass --country`);
+  return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country }));
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -194,6 +263,13 @@ export async function main(argv: string[]): Promise<void> {
   switch (area) {
     case 'operator':
       return operator(command, rest, values);
+    case 'provider': {
+      if (command !== 'serve') throw new UsageError('provider takes: serve');
+      if (!values.config) throw new UsageError('provider serve needs --config FILE (see examples/provider.json)');
+      const port = values.port === undefined ? undefined : Number(values.port);
+      if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be 0..65535`);
+      return serveProvider(values.config, { ...(values.host === undefined ? {} : { host: values.host }), ...(port === undefined ? {} : { port }) });
+    }
     case 'openapi':
       if (command !== 'operator') throw new UsageError('openapi takes: operator');
       process.stdout.write(`${JSON.stringify(operatorOpenApi(), null, 2)}\n`);
@@ -208,7 +284,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError || err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     process.stderr.write(`wagerlink: ${err.message}\n\n${USAGE}`);
     process.exitCode = 2;
-  } else if (error instanceof ConfigError || err.name === 'UnsupportedDatabaseError') {
+  } else if (error instanceof ConfigError || err.name === 'UnavailableError' || err.name === 'ProviderConfigError' || err.name === 'ProviderLinkError') {
     process.stderr.write(`wagerlink: ${err.message}\n`);
     process.exitCode = 1;
   } else {

@@ -3,9 +3,11 @@
  * flags may override. Every `wagerlink operator ...` command reads it the
  * same way; only `serve` needs the secrets and tokens.
  */
+import { availableParallelism } from 'node:os';
 import { DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
+import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../stores/postgres/open-database.js';
 import { BODY_BYTES_MAX } from './operator-app.js';
 
 export interface OperatorConfig {
@@ -13,6 +15,10 @@ export interface OperatorConfig {
   port: number;
   /** A SQLite file path (a postgres:// URL selects PostgreSQL). */
   database: string;
+  /** Pool and time-outs, when the database is PostgreSQL. */
+  postgres: PostgresSettings;
+  /** Processes that `serve` runs (node:cluster), sharing the port. */
+  workers: number;
   secret: string | undefined;
   secretNext: string | undefined;
   accessTokens: string[];
@@ -24,6 +30,8 @@ export interface OperatorConfig {
   cryptoDecimals: Record<string, number>;
   /** SQLite: the group committer on a writer thread of its own, or inline in the HTTP thread. */
   sqliteWriter: 'thread' | 'inline';
+  /** SQLite: how a commit becomes durable before it is answered (see wal-flusher.ts). */
+  sqliteDurability: 'flusher' | 'full';
 }
 
 export class ConfigError extends Error {
@@ -33,7 +41,12 @@ export class ConfigError extends Error {
 export const CONFIG_VARIABLES = {
   WAGERLINK_HOST: 'address to listen on (default 127.0.0.1)',
   WAGERLINK_PORT: 'port to listen on (default 8080)',
-  WAGERLINK_DATABASE: 'SQLite file path (default ./data/operator.db)',
+  WAGERLINK_DATABASE: 'SQLite file path, or a postgres:// URL (default ./data/operator.db)',
+  WAGERLINK_WORKERS: 'serve: processes sharing the port, a number or "auto" for one per core; more than 1 needs PostgreSQL (default 1)',
+  WAGERLINK_PG_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_POSTGRES_SETTINGS.poolSize})`,
+  WAGERLINK_PG_STATEMENT_TIMEOUT_MS: `PostgreSQL statement time-out in ms; past it a request answers 503 (default ${DEFAULT_POSTGRES_SETTINGS.statementTimeoutMs})`,
+  WAGERLINK_PG_IDLE_TIMEOUT_S: `PostgreSQL idle connections close after this many seconds (default ${DEFAULT_POSTGRES_SETTINGS.idleTimeoutS})`,
+  WAGERLINK_PG_CONNECT_TIMEOUT_S: `PostgreSQL connection attempt time-out in seconds (default ${DEFAULT_POSTGRES_SETTINGS.connectTimeoutS})`,
   WAGERLINK_SECRET: 'HMAC secret shared with the provider (required to serve)',
   WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
   WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
@@ -44,16 +57,33 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_BODY_LIMIT_BYTES: 'request body limit in bytes (default 262144)',
   WAGERLINK_TRANSACTIONS_MAX: 'transactions per /transaction request (default 100)',
   WAGERLINK_SQLITE_WRITER: 'SQLite writer placement: thread (default) or inline',
+  WAGERLINK_SQLITE_DURABILITY: 'SQLite commit durability: flusher (default; WAL synced off-thread) or full',
   WAGERLINK_CRYPTO_DECIMALS: 'crypto currencies and decimals, e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)',
 } as const;
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * `serve` runs at most this many processes: one per core is the useful
+ * number, and a typo such as 1000 should not fork a thousand processes.
+ */
+export const WORKERS_MAX = 256;
 
 function positiveInteger(env: Env, name: keyof typeof CONFIG_VARIABLES, fallback: number): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
     throw new ConfigError(`${name} must be a positive whole number, got "${text}"`);
+  }
+  return Number(text);
+}
+
+/** WAGERLINK_WORKERS or --workers: a count, or "auto" for one process per core. */
+export function parseWorkers(text: string | undefined, name: string, cores: number): number {
+  if (text === undefined || text === '') return 1;
+  if (text === 'auto') return Math.min(cores, WORKERS_MAX);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > WORKERS_MAX) {
+    throw new ConfigError(`${name} must be "auto" or a whole number 1..${WORKERS_MAX}, got "${text}"`);
   }
   return Number(text);
 }
@@ -69,13 +99,23 @@ function cryptoDecimals(text: string | undefined): Record<string, number> {
   return table;
 }
 
+function sqliteDurability(text: string | undefined): 'flusher' | 'full' {
+  if (text === undefined || text === '' || text === 'flusher') return 'flusher';
+  if (text === 'full') return 'full';
+  throw new ConfigError(`WAGERLINK_SQLITE_DURABILITY must be flusher or full, got "${text}"`);
+}
+
 function sqliteWriter(text: string | undefined): 'thread' | 'inline' {
   if (text === undefined || text === '' || text === 'thread') return 'thread';
   if (text === 'inline') return 'inline';
   throw new ConfigError(`WAGERLINK_SQLITE_WRITER must be thread or inline, got "${text}"`);
 }
 
-export function readOperatorConfig(env: Env = process.env, flags: Partial<Pick<OperatorConfig, 'host' | 'port' | 'database'>> = {}): OperatorConfig {
+export function readOperatorConfig(
+  env: Env = process.env,
+  flags: Partial<Pick<OperatorConfig, 'host' | 'port' | 'database' | 'workers'>> = {},
+  cores = availableParallelism(),
+): OperatorConfig {
   const port = flags.port ?? positiveInteger(env, 'WAGERLINK_PORT', 8080);
   if (port > 65_535) throw new ConfigError(`WAGERLINK_PORT must be at most 65535, got ${port}`);
   const tokens = (env.WAGERLINK_ACCESS_TOKENS ?? '')
@@ -86,6 +126,13 @@ export function readOperatorConfig(env: Env = process.env, flags: Partial<Pick<O
     host: flags.host ?? (env.WAGERLINK_HOST || '127.0.0.1'),
     port,
     database: flags.database ?? (env.WAGERLINK_DATABASE || './data/operator.db'),
+    postgres: {
+      poolSize: positiveInteger(env, 'WAGERLINK_PG_POOL_SIZE', DEFAULT_POSTGRES_SETTINGS.poolSize),
+      statementTimeoutMs: positiveInteger(env, 'WAGERLINK_PG_STATEMENT_TIMEOUT_MS', DEFAULT_POSTGRES_SETTINGS.statementTimeoutMs),
+      idleTimeoutS: positiveInteger(env, 'WAGERLINK_PG_IDLE_TIMEOUT_S', DEFAULT_POSTGRES_SETTINGS.idleTimeoutS),
+      connectTimeoutS: positiveInteger(env, 'WAGERLINK_PG_CONNECT_TIMEOUT_S', DEFAULT_POSTGRES_SETTINGS.connectTimeoutS),
+    },
+    workers: flags.workers ?? parseWorkers(env.WAGERLINK_WORKERS, 'WAGERLINK_WORKERS', cores),
     secret: env.WAGERLINK_SECRET || undefined,
     secretNext: env.WAGERLINK_SECRET_NEXT || undefined,
     accessTokens: tokens,
@@ -99,6 +146,7 @@ export function readOperatorConfig(env: Env = process.env, flags: Partial<Pick<O
     transactionsPerRequestMax: positiveInteger(env, 'WAGERLINK_TRANSACTIONS_MAX', TRANSACTIONS_PER_REQUEST_MAX),
     cryptoDecimals: cryptoDecimals(env.WAGERLINK_CRYPTO_DECIMALS),
     sqliteWriter: sqliteWriter(env.WAGERLINK_SQLITE_WRITER),
+    sqliteDurability: sqliteDurability(env.WAGERLINK_SQLITE_DURABILITY),
   };
 }
 

@@ -1,29 +1,86 @@
 /**
- * Picks the backend from the database setting: a file path is SQLite.
+ * Picks the backend from the database setting: a postgres:// (or
+ * postgresql://) URL is PostgreSQL, anything else is a SQLite file path.
+ * What differs between backends beyond the WalletStore contract is declared
+ * here as capabilities, so that callers ask what a backend can do instead of
+ * which one it is.
  */
 import type { RulesConfig } from '../ledger/rules.js';
+import { migrate as migrateSqlite } from './sqlite/migrations.js';
+import { openDatabase as openSqlite } from './sqlite/open-database.js';
 import { SqliteStore, type WriterPlacement } from './sqlite/sqlite-store.js';
+import { migrate as migratePostgres } from './postgres/migrations.js';
+import { DEFAULT_POSTGRES_SETTINGS, isPostgresUrl, openDatabase as openPostgres, redactUrl, type PostgresSettings } from './postgres/open-database.js';
+import { PostgresStore } from './postgres/postgres-store.js';
 import type { WalletStore } from './store.js';
+import type { Durability } from './sqlite/open-database.js';
 
 export interface OpenStoreOptions {
   rules: RulesConfig;
   cryptoDecimals: Record<string, number>;
   /** SQLite: where the group committer runs (default 'thread'). */
   sqliteWriter?: WriterPlacement;
+  /** SQLite: how a commit becomes durable (default 'flusher'). */
+  sqliteDurability?: Durability;
+  /** PostgreSQL: pool and time-outs (default DEFAULT_POSTGRES_SETTINGS). */
+  postgres?: PostgresSettings;
 }
 
-export class UnsupportedDatabaseError extends Error {
-  override name = 'UnsupportedDatabaseError';
+export interface BackendCapabilities {
+  /**
+   * Several processes (cluster workers, nodes on other machines) may write
+   * the database at once and scale with it. SQLite allows one writer at a
+   * time: a second process would only wait on the first one's lock.
+   */
+  sharedByProcesses: boolean;
 }
 
-export async function openStore(database: string, options: OpenStoreOptions): Promise<WalletStore & { onFatal?: (listener: (error: Error) => void) => void }> {
-  if (/^postgres(ql)?:\/\//i.test(database)) {
-    throw new UnsupportedDatabaseError('WAGERLINK_DATABASE is a PostgreSQL URL, but this build stores to SQLite only: give a file path');
+export interface Backend {
+  name: 'sqlite' | 'postgres';
+  capabilities: BackendCapabilities;
+  /** The database setting as it may be logged or printed (no password). */
+  display: string;
+}
+
+export function backendOf(database: string): Backend {
+  if (isPostgresUrl(database)) return { name: 'postgres', capabilities: { sharedByProcesses: true }, display: redactUrl(database) };
+  return { name: 'sqlite', capabilities: { sharedByProcesses: false }, display: database };
+}
+
+export type OpenedStore = WalletStore & { onFatal?: (listener: (error: Error) => void) => void };
+
+export async function openStore(database: string, options: OpenStoreOptions): Promise<OpenedStore> {
+  if (backendOf(database).name === 'postgres') {
+    return PostgresStore.open({
+      url: database,
+      rules: options.rules,
+      cryptoDecimals: options.cryptoDecimals,
+      settings: options.postgres ?? DEFAULT_POSTGRES_SETTINGS,
+    });
   }
   return SqliteStore.open({
     path: database,
     rules: options.rules,
     cryptoDecimals: options.cryptoDecimals,
     ...(options.sqliteWriter ? { placement: options.sqliteWriter } : {}),
+    ...(options.sqliteDurability ? { durability: options.sqliteDurability } : {}),
   });
+}
+
+/** Applies the pending migrations of either backend without opening a store. Returns the versions applied. */
+export async function migrateDatabase(database: string, settings: PostgresSettings = DEFAULT_POSTGRES_SETTINGS): Promise<number[]> {
+  if (backendOf(database).name === 'postgres') {
+    const sql = openPostgres(database, { ...settings, poolSize: 1 });
+    try {
+      return await migratePostgres(sql);
+    } finally {
+      await sql.end();
+    }
+  }
+  const db = openSqlite(database);
+  try {
+    return migrateSqlite(db);
+  } finally {
+    db.close();
+  }
 }

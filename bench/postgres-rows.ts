@@ -1,0 +1,159 @@
+/**
+ * The PostgreSQL rows of `npm run bench`, measured in the same run as the
+ * SQLite ones and with the same harness (run-bench.ts passes its helpers in):
+ *
+ * - `pgbench tpcb-like`: the database's own yardstick on this machine, with
+ *   as many clients as one wallet node has connections.
+ * - `postgres, single bet, 1 node`: `wagerlink operator serve` on PostgreSQL.
+ * - `postgres, single bet, 2 nodes`: the same with `--workers 2`, two
+ *   processes sharing the port in front of the same database.
+ *
+ * The database server is DATABASE_URL's (WAGERLINK_BENCH_DATABASE_URL wins);
+ * each run creates its own databases there and drops them afterwards.
+ * Without either variable the rows are skipped with a note.
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { DEFAULT_POSTGRES_SETTINGS } from '../src/stores/postgres/open-database.js';
+
+export interface RunResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  statuses: Record<string, number>;
+  loadCpuSeconds: number;
+}
+
+export interface BenchSession {
+  sessionId: string;
+  playerId: string;
+  game: string;
+}
+
+export interface Row {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  loadCpuShare: number;
+  runs: RunResult[];
+  note?: string;
+}
+
+/** The helpers of run-bench.ts that these rows reuse, so that every row is measured alike. */
+export interface BenchKit {
+  freePort: () => Promise<number>;
+  startProcess: (args: string[], env: Record<string, string>, ready: RegExp) => Promise<ChildProcess>;
+  stopProcess: (child: ChildProcess) => Promise<void>;
+  writeRequests: (file: string, count: number, make: (i: number) => { path: string; body: string }) => Promise<void>;
+  runWrk: (port: number, requestsFile: string) => RunResult;
+  openSessions: (port: number, count: number) => Promise<BenchSession[]>;
+  singleBet: (session: BenchSession) => string;
+  summarize: (runs: RunResult[]) => Row;
+  api: (port: number, method: string, path: string, body: unknown, wallet?: boolean) => Promise<Record<string, unknown>>;
+  log: (message: string) => void;
+}
+
+export interface PostgresRowsOptions {
+  /** A scratch directory of this run. */
+  work: string;
+  runs: number;
+  seconds: number;
+  /** Pre-signed requests written per run. */
+  requestCount: number;
+  /** Players (and sessions) the bets are spread over. */
+  players: number;
+  /** WAGERLINK_SECRET, WAGERLINK_ACCESS_TOKENS, WAGERLINK_ADMIN_TOKEN of the run. */
+  env: Record<string, string>;
+}
+
+/** pgbench's scale: 10 branches, so that its clients rarely queue on one branch row. */
+const PGBENCH_SCALE = 10;
+
+export async function postgresRows(kit: BenchKit, options: PostgresRowsOptions): Promise<Record<string, Row>> {
+  const serverUrl = process.env.WAGERLINK_BENCH_DATABASE_URL || process.env.DATABASE_URL;
+  if (!serverUrl) {
+    kit.log('PostgreSQL rows skipped: set DATABASE_URL (or WAGERLINK_BENCH_DATABASE_URL) to a PostgreSQL server');
+    return {};
+  }
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const suffix = `${process.pid}_${Date.now()}`;
+  const walletDb = `wagerlink_bench_${suffix}`;
+  const pgbenchDb = `wagerlink_pgbench_${suffix}`;
+  const urlOf = (database: string) => {
+    const url = new URL(serverUrl);
+    url.pathname = `/${database}`;
+    return url.toString();
+  };
+  const rows: Record<string, Row> = {};
+  try {
+    await admin.unsafe(`CREATE DATABASE ${pgbenchDb}`);
+    rows['pgbench tpcb-like'] = pgbench(kit, options, urlOf(pgbenchDb));
+    for (const workers of [1, 2]) {
+      const name = `postgres, single bet, ${workers} node${workers > 1 ? 's' : ''}`;
+      await admin.unsafe(`CREATE DATABASE ${walletDb}_${workers}`);
+      rows[name] = await wallet(kit, options, urlOf(`${walletDb}_${workers}`), workers);
+    }
+  } finally {
+    for (const database of [pgbenchDb, `${walletDb}_1`, `${walletDb}_2`]) {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    }
+    await admin.end();
+  }
+  return rows;
+}
+
+/** pgbench -b tpcb-like with the wallet's pool size as clients; latencies from its per-transaction log. */
+function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row {
+  const clients = DEFAULT_POSTGRES_SETTINGS.poolSize;
+  kit.log(`pgbench: scale ${PGBENCH_SCALE}, ${clients} clients`);
+  const init = spawnSync('pgbench', ['-i', '-q', '-s', String(PGBENCH_SCALE), url], { encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
+  const runs: RunResult[] = [];
+  for (let run = 0; run < options.runs; run++) {
+    const prefix = `pgbench-${run}`;
+    const result = spawnSync(
+      'bash',
+      ['-c', `pgbench -b tpcb-like -c ${clients} -j 1 -T ${options.seconds} -l --log-prefix=${prefix} "$0"; times`, url],
+      { cwd: options.work, encoding: 'utf8' },
+    );
+    if (result.status !== 0) throw new Error(`pgbench failed: ${result.stderr}`);
+    const tps = Number(/tps = ([\d.]+)/.exec(result.stdout)?.[1]);
+    // Log lines: client transaction latency_us script epoch_s epoch_us.
+    const latencies = readdirSync(options.work)
+      .filter((file) => file.startsWith(`${prefix}.`))
+      .flatMap((file) => readFileSync(join(options.work, file), 'utf8').trim().split('\n'))
+      .map((line) => Number(line.split(' ')[2]) / 1000)
+      .sort((a, b) => a - b);
+    const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? Number.NaN;
+    const times = [...result.stdout.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)].at(-1);
+    const cpu = times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : Number.NaN;
+    runs.push({ requestsPerSecond: tps, p50Ms: at(50), p90Ms: at(90), p99Ms: at(99), statuses: {}, loadCpuSeconds: cpu });
+  }
+  return { ...kit.summarize(runs), note: `scale ${PGBENCH_SCALE}, ${clients} clients, simple protocol` };
+}
+
+/** The single-bet load against `wagerlink operator serve` on PostgreSQL, with 1 or 2 worker processes. */
+async function wallet(kit: BenchKit, options: PostgresRowsOptions, url: string, workers: number): Promise<Row> {
+  const port = await kit.freePort();
+  const env = { ...options.env, WAGERLINK_PORT: String(port), WAGERLINK_DATABASE: url, WAGERLINK_LOG_LEVEL: 'info' };
+  const server = await kit.startProcess(['bin/wagerlink.js', 'operator', 'serve', '--workers', String(workers)], env, /ready on/);
+  try {
+    kit.log(`postgres, ${workers} node(s): opening sessions`);
+    const sessions = await kit.openSessions(port, options.players);
+    const runs: RunResult[] = [];
+    for (let run = 0; run < options.runs; run++) {
+      const file = join(options.work, `postgres-${workers}-${run}.txt`);
+      await kit.writeRequests(file, options.requestCount, (i) => ({ path: '/transaction', body: kit.singleBet(sessions[i % sessions.length]!) }));
+      kit.log(`postgres, ${workers} node(s): run ${run + 1}`);
+      runs.push(kit.runWrk(port, file));
+    }
+    const report = await kit.api(port, 'GET', '/admin/verify', undefined);
+    if (report.ok !== true) throw new Error(`the PostgreSQL ledger did not verify after the run: ${JSON.stringify(report)}`);
+    return { ...kit.summarize(runs), note: `verify ok: true; pool ${DEFAULT_POSTGRES_SETTINGS.poolSize} connections per process` };
+  } finally {
+    await kit.stopProcess(server);
+  }
+}

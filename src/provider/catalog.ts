@@ -1,0 +1,62 @@
+/**
+ * The games on offer and their bet ladders per currency: the ladder written
+ * in the config, or one derived from the game's base ladder (ladders.ts).
+ * Derived ladders are computed once per game and currency; both sets are
+ * bounded by the config and the known currencies.
+ */
+import type { Currencies } from '../protocol/money.js';
+import { deriveLadder } from './ladders.js';
+import type { GameSettings, ProviderConfig } from './provider-config.js';
+
+export class Catalog {
+  private readonly games: Map<string, GameSettings>;
+  private readonly derived = new Map<string, bigint[] | null>();
+  private readonly currencies: Currencies;
+  private readonly rates: ProviderConfig['exchangeRates'];
+
+  constructor(config: Pick<ProviderConfig, 'games' | 'currencies' | 'exchangeRates'>) {
+    this.games = new Map(config.games.map((game) => [game.slug, game]));
+    this.currencies = config.currencies;
+    this.rates = config.exchangeRates;
+  }
+
+  game(slug: string): GameSettings | undefined {
+    return this.games.get(slug);
+  }
+
+  slugs(): string[] {
+    return [...this.games.keys()];
+  }
+
+  decimals(currency: string): number | undefined {
+    return this.currencies.decimals(currency);
+  }
+
+  /** The ladder of a game in a currency (minor units, strictly ascending), or undefined if it has none. */
+  ladder(slug: string, currency: string): readonly bigint[] | undefined {
+    const game = this.games.get(slug);
+    if (!game) return undefined;
+    const written = game.ladders.get(currency);
+    if (written) return written;
+    const key = `${slug}\u0000${currency}`;
+    const cached = this.derived.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const made = this.derive(game, currency);
+    this.derived.set(key, made ?? null);
+    return made;
+  }
+
+  private derive(game: GameSettings, currency: string): bigint[] | undefined {
+    if (game.baseLadder === undefined || !this.rates) return undefined;
+    const targetDecimals = this.currencies.decimals(currency);
+    const target = this.rates.rates.get(currency);
+    const base = this.rates.rates.get(game.baseLadder);
+    const baseLadder = game.ladders.get(game.baseLadder);
+    const baseDecimals = this.currencies.decimals(game.baseLadder);
+    if (targetDecimals === undefined || !target || !base || !baseLadder || baseDecimals === undefined) return undefined;
+    // target units per base-ladder unit = rate(target) / rate(base currency)
+    const ratio = { num: target.num * base.den, den: target.den * base.num };
+    const ladder = deriveLadder(baseLadder, baseDecimals, ratio, targetDecimals);
+    return ladder.length > 0 ? ladder : undefined;
+  }
+}

@@ -1,0 +1,469 @@
+/**
+ * The provider's HTTP server (SPEC.md §4.3, §4.4; PROTOCOL.md §2, §8), the
+ * game page and its JSON API, and a small back office for free-bet
+ * campaigns. `buildProviderApp` returns the app without listening: tests
+ * call `app.inject()`, `serve` listens.
+ *
+ * /generate-launch-url checks, in order: content type and size; the
+ * caller's address against the whitelists (403 IP_NOT_ALLOWED); the
+ * signature under the secrets of the operators that admit that address (401
+ * INVALID_SIGNATURE), so nothing is parsed before the caller is
+ * authenticated; then JSON, schema and the fields' meaning (400); the game
+ * (404 GAME_NOT_FOUND); the walletId/operatorId pair (404 WALLET_NOT_FOUND);
+ * and last that this very operator admitted the address and signed.
+ *
+ * /game-bets carries no IP rule, and the provider names the operator by the
+ * body's operatorId (PROTOCOL.md §2), so the body is parsed first: JSON and
+ * schema (400); an unknown operator (404 WALLET_NOT_FOUND); the signature
+ * under that operator's secrets (401); the pair (404); unknown games (404
+ * GAME_NOT_FOUND); currencies without a ladder (422 UNSUPPORTED_CURRENCY).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Dispatcher } from 'undici';
+import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
+import { ERRORS, problemJson, type ErrorCode, type Refusal } from '../protocol/errors.js';
+import { raw, stringify } from '../protocol/json.js';
+import { formatMinor, toMinor, decimalFromNumber } from '../protocol/money.js';
+import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
+import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protocol/schemas.js';
+import { bearerToken, SIGNATURE_HEADER, tokenAccepted, verifySignature } from '../protocol/signing.js';
+import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
+import { Catalog } from './catalog.js';
+import { GameService, REAL_PROVIDER_WORLD, type ProviderWorld } from './game-service.js';
+import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
+import { launchTokens } from './launch-token.js';
+import { ProviderConfigError, type OperatorSettings, type ProviderConfig } from './provider-config.js';
+import { CampaignRequest, OpenGameRequest, PlayRequest } from './provider-schemas.js';
+import type { ProviderStore, RoundRow } from './provider-store.js';
+
+export interface ProviderAppOptions {
+  config: ProviderConfig;
+  store: ProviderStore;
+  world?: ProviderWorld;
+  /** The dispatcher of every operator client (a mock in tests); by default each client has its own. */
+  dispatcher?: Dispatcher;
+  logger?: FastifyBaseLogger | boolean;
+  /** Where the game page's files are; by default the project's web/ folder. */
+  webDir?: string;
+}
+
+const JSON_TYPE = 'application/json';
+const PROBLEM_TYPE = 'application/problem+json';
+/** Admin listing pages hold at most this many rounds. */
+const ROUNDS_PAGE_MAX = 500;
+const ROUNDS_PAGE_DEFAULT = 50;
+
+const bodies = {
+  launch: compileBody(GenerateLaunchUrlRequest),
+  bets: compileBody(GameBetsRequest),
+  open: compileBody(OpenGameRequest),
+  play: compileBody(PlayRequest),
+  campaign: compileBody(CampaignRequest, (value) => [['betAmount', value.betAmount]]),
+};
+const pageQuery = compile(PageQuery);
+
+/** The files of the game page, by URL name; nothing else under /game/assets is served. */
+const WEB_FILES: Readonly<Record<string, string>> = {
+  'game.css': 'text/css; charset=utf-8',
+  'game.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+};
+
+/**
+ * The page may be framed by any casino (SPEC.md §4.3: an iframe src), loads
+ * only its own files, and may call urls.refresh, which is on the casino's
+ * origin, so connect-src is open to http(s).
+ */
+const PAGE_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https: http:; frame-ancestors *; base-uri 'none'; form-action 'none'";
+
+interface OperatorEntry {
+  settings: OperatorSettings;
+  whitelist: AddressSet;
+  trustedProxies: AddressSet;
+}
+
+function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, balance?: string): FastifyReply {
+  return reply.code(ERRORS[code].status).header('content-type', PROBLEM_TYPE).send(problemJson(code, detail, balance));
+}
+
+function sendRefusal(reply: FastifyReply, refusal: Refusal): FastifyReply {
+  return sendProblem(reply, refusal.code, refusal.detail, refusal.balance);
+}
+
+function sendJson(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(body);
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** The field-level rules of SPEC.md §4.3 and PROTOCOL.md §8 that a schema cannot say. */
+function launchProblem(input: GenerateLaunchUrlRequest): string | undefined {
+  if (input.mode === 'real') {
+    for (const field of ['walletId', 'operatorId', 'key', 'country'] as const) {
+      if (input[field] === undefined) return `${field}: is required in real mode`;
+    }
+  }
+  if (!isLanguageTag(input.language)) return `language: ${input.language} is not a well-formed BCP 47 language tag`;
+  if (input.country !== undefined && !isCountryCode(input.country)) return `country: ${input.country} is not an assigned ISO 3166-1 alpha-2 code`;
+  for (const name of ['lobby', 'refresh', 'deposit'] as const) {
+    const url = input.urls?.[name];
+    if (url !== undefined && !isHttpUrl(url)) return `urls.${name}: must be an absolute http(s) URL`;
+  }
+  return undefined;
+}
+
+function roundItem(round: RoundRow, decimals: number) {
+  const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
+  return {
+    roundId: round.roundId,
+    status: round.status,
+    mode: round.mode,
+    operatorId: round.operatorId,
+    playerId: round.playerId,
+    game: round.game,
+    currency: round.currency,
+    bet: amount(round.betMinor),
+    win: amount(round.winMinor),
+    betTransactionId: round.betTxId,
+    winTransactionId: round.winTxId,
+    campaignId: round.campaignId,
+    campaignFinished: round.campaignFinished,
+    chancePct: round.chancePct,
+    threshold: round.threshold,
+    roll: round.roll,
+    nonce: round.nonce,
+    serverSeedHash: round.serverSeedHash,
+    // A refused round never happened for the player; its seed stays unrevealed.
+    serverSeed: round.status === 'refused' ? null : round.serverSeed,
+    clientSeed: round.clientSeed,
+    refusalCode: round.refusalCode,
+    balanceAfter: round.balanceAfterMinor === null ? null : amount(round.balanceAfterMinor),
+    attempts: round.attempts,
+    createdAt: new Date(round.createdAt).toISOString(),
+    settledAt: round.settledAt === null ? null : new Date(round.settledAt).toISOString(),
+  };
+}
+
+export async function buildProviderApp(options: ProviderAppOptions): Promise<FastifyInstance> {
+  const { config, store } = options;
+  const world = options.world ?? REAL_PROVIDER_WORLD;
+  const catalog = new Catalog(config);
+  const tokens = launchTokens(config.launchTokenSecrets, world.randomBytes);
+  // Campaigns of the config join those created through the back office; the same id must mean the same campaign.
+  config.campaigns.forEach((campaign, index) => {
+    const { players, ...row } = campaign;
+    if (store.putCampaign({ ...row, createdAt: world.clock() }, players) === 'conflict') {
+      throw new ProviderConfigError(`campaigns[${index}].id: campaign ${campaign.campaignId} exists in the database with other content`);
+    }
+  });
+  const operators: OperatorEntry[] = config.operators.map((settings) => ({
+    settings,
+    whitelist: addressSet(settings.ipWhitelist),
+    trustedProxies: addressSet(settings.trustedProxies),
+  }));
+  const operatorsById = new Map(operators.map((entry) => [entry.settings.operatorId, entry]));
+  const clients = new Map<string, OperatorClient>(
+    config.operators.map((op) => [
+      op.operatorId,
+      createOperatorClient({
+        endpoint: op.endpoint,
+        secret: op.secrets[0]!,
+        accessToken: op.accessToken,
+        answerMsMax: config.limits.operatorAnswerMsMax,
+        world,
+        ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+      }),
+    ]),
+  );
+  const games = new GameService({ config, catalog, store, tokens, clients, world });
+  const adminTokens = config.adminToken === undefined ? [] : [Buffer.from(config.adminToken)];
+
+  const webDir = options.webDir ?? fileURLToPath(new URL('../../../web/', import.meta.url));
+  const pageHtml = readFileSync(`${webDir}/index.html`);
+  const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
+
+  const app = Fastify({
+    bodyLimit: config.limits.bodyBytesMax,
+    ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+  });
+
+  // Bodies stay bytes until the signature over them is checked.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer', bodyLimit: config.limits.bodyBytesMax }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendProblem(reply, 'PAYLOAD_TOO_LARGE', `body is over the limit of ${config.limits.bodyBytesMax} bytes`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE}`);
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendProblem(reply, 'INVALID_REQUEST', 'Content-Length does not match the body');
+    }
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendProblem(reply, 'INVALID_REQUEST', error.message);
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendProblem(reply, 'INTERNAL_ERROR', 'an unexpected error occurred');
+  });
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url}`));
+  app.addHook('onClose', async () => {
+    await Promise.all([...clients.values()].map((client) => client.close()));
+  });
+
+  function bodyBytes(request: FastifyRequest, reply: FastifyReply): Buffer | undefined {
+    if (Buffer.isBuffer(request.body)) return request.body;
+    sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
+    return undefined;
+  }
+
+  function read<T extends TSchema>(reply: FastifyReply, bytes: Buffer, body: BodyReader<T>): Static<T> | undefined {
+    const checked = body.read(bytes.toString('utf8'));
+    if (!checked.ok) {
+      sendRefusal(reply, checked);
+      return undefined;
+    }
+    return checked.value;
+  }
+
+  const signature = (request: FastifyRequest) => request.headers[SIGNATURE_HEADER];
+
+  // ------------------------------------------------------------ interface
+
+  app.post('/generate-launch-url', async (request, reply) => {
+    const bytes = bodyBytes(request, reply);
+    if (!bytes) return reply;
+    const admitting = operators.filter((entry) =>
+      entry.whitelist.has(callerAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], entry.trustedProxies)),
+    );
+    if (admitting.length === 0) {
+      return sendProblem(reply, 'IP_NOT_ALLOWED', `caller ${request.socket.remoteAddress ?? 'unknown'} is not whitelisted`);
+    }
+    const signers = admitting.filter((entry) => verifySignature(entry.settings.secrets, signature(request), bytes));
+    if (signers.length === 0) {
+      return sendProblem(reply, 'INVALID_SIGNATURE', 'X-Server-Authorization must be the hex HMAC-SHA256 of the body');
+    }
+    const input = read(reply, bytes, bodies.launch);
+    if (!input) return reply;
+    const problem = launchProblem(input);
+    if (problem) return sendProblem(reply, 'INVALID_REQUEST', problem);
+    if (!catalog.game(input.game)) {
+      return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${input.game}; games: ${catalog.slugs().join(', ')}`);
+    }
+    let operator: OperatorEntry;
+    if (input.operatorId === undefined) {
+      // Fun mode without an operatorId: the operator is whoever signed (PROTOCOL.md §2).
+      operator = signers[0]!;
+    } else {
+      const named = operatorsById.get(input.operatorId);
+      const walletKnown = input.walletId === undefined || named?.settings.walletIds.includes(input.walletId);
+      if (!named || !walletKnown) {
+        return sendProblem(reply, 'WALLET_NOT_FOUND', `walletId ${input.walletId ?? '(none)'} is not registered for operator ${input.operatorId}`);
+      }
+      if (!admitting.includes(named)) return sendProblem(reply, 'IP_NOT_ALLOWED', `caller is not whitelisted for operator ${input.operatorId}`);
+      if (!signers.includes(named)) return sendProblem(reply, 'INVALID_SIGNATURE', `the signature is not operator ${input.operatorId}'s`);
+      operator = named;
+    }
+    const url = games.launchUrl({
+      mode: input.mode,
+      game: input.game,
+      operatorId: operator.settings.operatorId,
+      ...(input.walletId === undefined ? {} : { walletId: input.walletId }),
+      ...(input.mode === 'real' && input.key !== undefined ? { key: input.key } : {}),
+      ...(input.country === undefined ? {} : { country: input.country }),
+      language: input.language,
+      urls: { ...(input.urls ?? {}) },
+    });
+    return sendJson(reply, 200, JSON.stringify({ url }));
+  });
+
+  app.post('/game-bets', async (request, reply) => {
+    const bytes = bodyBytes(request, reply);
+    if (!bytes) return reply;
+    const input = read(reply, bytes, bodies.bets);
+    if (!input) return reply;
+    const operator = operatorsById.get(input.operatorId);
+    if (!operator) return sendProblem(reply, 'WALLET_NOT_FOUND', `walletId ${input.walletId} is not registered for operator ${input.operatorId}`);
+    if (!verifySignature(operator.settings.secrets, signature(request), bytes)) {
+      return sendProblem(reply, 'INVALID_SIGNATURE', 'X-Server-Authorization must be the hex HMAC-SHA256 of the body');
+    }
+    if (!operator.settings.walletIds.includes(input.walletId)) {
+      return sendProblem(reply, 'WALLET_NOT_FOUND', `walletId ${input.walletId} is not registered for operator ${input.operatorId}`);
+    }
+    const unknown = [...new Set(input.games.filter((slug) => !catalog.game(slug)))];
+    if (unknown.length > 0) {
+      return sendProblem(reply, 'GAME_NOT_FOUND', `unknown games: ${unknown.join(', ')}; games: ${catalog.slugs().join(', ')}`);
+    }
+    const out: Record<string, Record<string, unknown[]>> = {};
+    const missing: string[] = [];
+    for (const slug of input.games) {
+      out[slug] ??= {};
+      for (const currency of input.currencies) {
+        const ladder = operator.settings.currencies.includes(currency) ? catalog.ladder(slug, currency) : undefined;
+        const decimals = catalog.decimals(currency);
+        if (!ladder || decimals === undefined) {
+          missing.push(`${slug}: ${currency}`);
+          continue;
+        }
+        out[slug][currency] = ladder.map((amount) => raw(formatMinor(amount, decimals)));
+      }
+    }
+    if (missing.length > 0) {
+      return sendProblem(reply, 'UNSUPPORTED_CURRENCY', `no bet ladder for ${[...new Set(missing)].join(', ')}`);
+    }
+    return sendJson(reply, 200, stringify(out));
+  });
+
+  // -------------------------------------------------------- the game page
+
+  app.get('/game/:slug', async (request, reply) => {
+    const { slug } = request.params as { slug: string };
+    if (!catalog.game(slug)) return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${slug}`);
+    return reply
+      .code(200)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', PAGE_POLICY)
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff')
+      .send(pageHtml);
+  });
+
+  app.get('/game/assets/:file', async (request, reply) => {
+    const { file } = request.params as { file: string };
+    const asset = Object.hasOwn(WEB_FILES, file) ? assets.get(file) : undefined;
+    if (!asset) return sendProblem(reply, 'NOT_FOUND', `no asset ${file}`);
+    return reply
+      .code(200)
+      .header('content-type', asset.type)
+      .header('cache-control', 'public, max-age=300')
+      .header('x-content-type-options', 'nosniff')
+      .send(asset.bytes);
+  });
+
+  // The page's own API: the launch token in the body is the credential (no cookies, so no CSRF).
+  app.post('/game/:slug/api/open', async (request, reply) => {
+    const { slug } = request.params as { slug: string };
+    const bytes = bodyBytes(request, reply);
+    if (!bytes) return reply;
+    const input = read(reply, bytes, bodies.open);
+    if (!input) return reply;
+    const outcome = await games.open(input.token, slug);
+    if ('ok' in outcome && outcome.ok === false) return sendRefusal(reply, outcome);
+    return sendJson(reply, 200, JSON.stringify(outcome));
+  });
+
+  app.post('/game/:slug/api/play', async (request, reply) => {
+    const { slug } = request.params as { slug: string };
+    const bytes = bodyBytes(request, reply);
+    if (!bytes) return reply;
+    const input = read(reply, bytes, bodies.play);
+    if (!input) return reply;
+    const outcome = await games.play(input.token, slug, input);
+    if ('ok' in outcome && outcome.ok === false) return sendRefusal(reply, outcome);
+    return sendJson(reply, 200, JSON.stringify(outcome));
+  });
+
+  // ----------------------------------------------------------- operations
+
+  app.get('/health', async (_request, reply) => sendJson(reply, 200, '{"status":"ok"}'));
+
+  // ---------------------------------------------------------- back office
+
+  if (adminTokens.length > 0) {
+    await app.register(
+      async (admin) => {
+        admin.addHook('onRequest', async (request, reply) => {
+          if (!tokenAccepted(adminTokens, bearerToken(request.headers.authorization))) {
+            return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
+          }
+        });
+
+        admin.post('/campaigns', async (request, reply) => {
+          const bytes = bodyBytes(request, reply);
+          if (!bytes) return reply;
+          const input = read(reply, bytes, bodies.campaign);
+          if (!input) return reply;
+          if (!operatorsById.has(input.operatorId)) return sendProblem(reply, 'WALLET_NOT_FOUND', `operator ${input.operatorId} is not configured`);
+          if (!catalog.game(input.game)) return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${input.game}`);
+          const decimals = catalog.decimals(input.currency);
+          if (decimals === undefined) return sendProblem(reply, 'UNSUPPORTED_CURRENCY', `${input.currency} is not a known currency`);
+          const decimal = decimalFromNumber(input.betAmount);
+          const betMinor = decimal === undefined ? undefined : toMinor(decimal, decimals);
+          if (betMinor === undefined || betMinor === 0n) {
+            return sendProblem(reply, 'INVALID_REQUEST', `betAmount: must be greater than 0 with at most ${decimals} decimals`);
+          }
+          const campaignId = input.id.toLowerCase();
+          const written = store.putCampaign(
+            {
+              campaignId,
+              operatorId: input.operatorId,
+              game: input.game,
+              currency: input.currency,
+              betMinor,
+              rounds: input.rounds,
+              expiresAt: input.expiresAt === undefined ? null : Date.parse(input.expiresAt),
+              createdAt: world.clock(),
+            },
+            [...new Set(input.players)],
+          );
+          if (written === 'conflict') return sendProblem(reply, 'DUPLICATE_CONFLICT', `campaign ${input.id} exists with other content`);
+          return sendJson(reply, written === 'created' ? 201 : 200, campaignBody(campaignId));
+        });
+
+        admin.get('/campaigns/:id', async (request, reply) => {
+          const { id } = request.params as { id: string };
+          if (!store.campaign(id.toLowerCase())) return sendProblem(reply, 'NOT_FOUND', `no campaign ${id}`);
+          return sendJson(reply, 200, campaignBody(id.toLowerCase()));
+        });
+
+        admin.get('/rounds', async (request, reply) => {
+          const checked = pageQuery.check({ ...(request.query as object) });
+          if (!checked.ok) return sendRefusal(reply, checked);
+          const limit = checked.value.limit === undefined ? ROUNDS_PAGE_DEFAULT : Number(checked.value.limit);
+          if (limit < 1 || limit > ROUNDS_PAGE_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${ROUNDS_PAGE_MAX}`);
+          const before = checked.value.cursor === undefined ? undefined : Number(checked.value.cursor);
+          if (before !== undefined && !Number.isSafeInteger(before)) return sendProblem(reply, 'INVALID_REQUEST', 'cursor: must be a nextCursor');
+          const rounds = store.listRounds(limit, before);
+          const items = rounds.map((round) => roundItem(round, catalog.decimals(round.currency) ?? 0));
+          const nextCursor = rounds.length === limit ? String(rounds[rounds.length - 1]!.pk) : null;
+          return sendJson(reply, 200, stringify({ items, nextCursor }));
+        });
+      },
+      { prefix: '/admin' },
+    );
+  }
+
+  function campaignBody(campaignId: string): string {
+    const campaign = store.campaign(campaignId)!;
+    const decimals = catalog.decimals(campaign.currency) ?? 0;
+    return stringify({
+      id: campaign.campaignId,
+      operatorId: campaign.operatorId,
+      game: campaign.game,
+      currency: campaign.currency,
+      betAmount: raw(formatMinor(campaign.betMinor, decimals)),
+      rounds: campaign.rounds,
+      expiresAt: campaign.expiresAt === null ? null : new Date(campaign.expiresAt).toISOString(),
+      players: campaign.players.map((playerId) => ({
+        playerId,
+        roundsUsed: store.campaignRoundsUsed(campaign.campaignId, campaign.operatorId, playerId),
+      })),
+    });
+  }
+
+  return app;
+}

@@ -1,0 +1,411 @@
+/**
+ * The provider's configuration: one JSON file (`--config provider.json`),
+ * checked at start against the schema below and then for meaning (known
+ * currencies, exact ladders, references between members). Every error names
+ * the member at fault, e.g. `games[0].ladders.EUR[2]: ...`.
+ *
+ * Amounts, rates and the RTP may be written as JSON numbers or as decimal
+ * strings ("0.10"); either way they are read exactly.
+ */
+import { readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { VOLATILITIES, RTP_BP_MAX, RTP_BP_MIN, RTP_BP_SCALE, type DiceRules, type Volatility } from '../game/dice.js';
+import {
+  amountMinorMax,
+  createCurrencies,
+  decimalFromNumber,
+  decimalFromString,
+  DEFAULT_CRYPTO_DECIMALS,
+  inexactNumbers,
+  SIGNIFICANT_DIGITS_MAX,
+  toMinor,
+  type Currencies,
+  type Decimal,
+} from '../protocol/money.js';
+import { CurrencyCode, GameSlug, PlayerId, Uuid } from '../protocol/schemas.js';
+import { compile } from '../protocol/validate.js';
+import { parseRange } from './ip-whitelist.js';
+import { checkLadder, type Rational } from './ladders.js';
+
+export class ProviderConfigError extends Error {
+  override name = 'ProviderConfigError';
+}
+
+// ------------------------------------------------------------------ schema
+
+const DecimalText = Type.Union([Type.String({ pattern: '^\\s*\\d{1,20}(\\.\\d{1,18})?\\s*$' }), Type.Number({ minimum: 0 })], {
+  description: 'A non-negative decimal: a JSON number, or a string such as "0.10".',
+});
+const Secret = Type.String({ minLength: 1, maxLength: 1024 });
+const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'An absolute http(s) URL.' });
+const Count = (description: string, maximum = 1_000_000) => Type.Integer({ minimum: 1, maximum, description });
+
+export const ProviderLimitsSchema = Type.Object(
+  {
+    bodyBytesMax: Type.Optional(Count('Request body limit, bytes. Default 262144 (PROTOCOL.md §9).', 16 * 1024 * 1024)),
+    launchTokenTtlMinutes: Type.Optional(Count('How long a launch URL can open a new game session, minutes. Default 10, the life of a launch key.', 24 * 60)),
+    sessionIdleMinutes: Type.Optional(Count('A game session left idle this long cannot be reopened from its URL, minutes. Default 30.', 7 * 24 * 60)),
+    operatorAnswerMsMax: Type.Optional(Count("The wait for one operator answer before it counts as failed, ms. Default 5000 (PROTOCOL.md §9).", 600_000)),
+    retryDelayMsMin: Type.Optional(Count('First retry back-off, ms. Default 500.', 600_000)),
+    retryDelayMsMax: Type.Optional(Count('Largest retry back-off, ms. Default 60000.', 3_600_000)),
+    roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
+    refreshIntervalSeconds: Type.Optional(Count('How often the game page calls urls.refresh, seconds. Default 300.', 24 * 3600)),
+  },
+  { description: 'Limits and time-outs; each has a default.' },
+);
+
+export const OperatorSchema = Type.Object({
+  operatorId: Type.String({ minLength: 1, maxLength: 128 }),
+  walletIds: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 1000 }),
+  secret: Secret,
+  secretNext: Type.Optional(Secret),
+  ipWhitelist: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000, description: 'Addresses and CIDR ranges allowed to call /generate-launch-url.' }),
+  trustedProxies: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 })),
+  endpoint: HttpUrl,
+  accessToken: Secret,
+  currencies: Type.Array(CurrencyCode, { minItems: 1, maxItems: 200 }),
+});
+
+export const GameSchema = Type.Object({
+  slug: GameSlug,
+  title: Type.String({ minLength: 1, maxLength: 80 }),
+  rtp: DecimalText,
+  volatility: Type.Union(VOLATILITIES.map((v) => Type.Literal(v))),
+  ladders: Type.Record(Type.String(), Type.Array(DecimalText, { minItems: 1, maxItems: 100 })),
+  baseLadder: Type.Optional(CurrencyCode),
+});
+
+export const CampaignSchema = Type.Object({
+  id: Uuid,
+  operatorId: Type.String({ minLength: 1, maxLength: 128 }),
+  game: GameSlug,
+  currency: CurrencyCode,
+  betAmount: DecimalText,
+  rounds: Count('Free rounds per player.', 10_000),
+  players: Type.Array(PlayerId, { minItems: 1, maxItems: 100_000 }),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+export const ProviderConfigSchema = Type.Object({
+  host: Type.Optional(Type.String({ minLength: 1 })),
+  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
+  publicBaseUrl: HttpUrl,
+  database: Type.String({ minLength: 1 }),
+  logLevel: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  launchTokenSecret: Type.String({ minLength: 16, maxLength: 1024 }),
+  launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
+  adminToken: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
+  limits: Type.Optional(ProviderLimitsSchema),
+  cryptoDecimals: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,10}$' }), Type.Integer({ minimum: 0, maximum: 18 }))),
+  fun: Type.Optional(Type.Object({ currency: CurrencyCode, balance: DecimalText })),
+  exchangeRates: Type.Optional(Type.Object({ base: CurrencyCode, rates: Type.Record(Type.String(), DecimalText) })),
+  operators: Type.Array(OperatorSchema, { minItems: 1, maxItems: 1000 }),
+  games: Type.Array(GameSchema, { minItems: 1, maxItems: 1000 }),
+  campaigns: Type.Optional(Type.Array(CampaignSchema, { maxItems: 10_000 })),
+});
+export type ProviderConfigFile = Static<typeof ProviderConfigSchema>;
+
+// ----------------------------------------------------------- resolved form
+
+export interface ProviderLimits {
+  bodyBytesMax: number;
+  launchTokenTtlMs: number;
+  sessionIdleMs: number;
+  operatorAnswerMsMax: number;
+  retryDelayMsMin: number;
+  retryDelayMsMax: number;
+  roundSettleMsMax: number;
+  refreshIntervalMs: number;
+}
+
+export const DEFAULT_LIMITS: ProviderLimits = {
+  bodyBytesMax: 256 * 1024, // bytes: PROTOCOL.md §9
+  launchTokenTtlMs: 10 * 60_000, // ms: a launch key lives 10 minutes until first use
+  sessionIdleMs: 30 * 60_000, // ms: the operator's session idle expiry
+  operatorAnswerMsMax: 5_000, // ms: PROTOCOL.md §9
+  retryDelayMsMin: 500, // ms: PROTOCOL.md §9
+  retryDelayMsMax: 60_000, // ms: PROTOCOL.md §9
+  roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
+  refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
+};
+
+export interface OperatorSettings {
+  operatorId: string;
+  walletIds: string[];
+  /** The current secret, then the next one during a rotation. */
+  secrets: string[];
+  ipWhitelist: string[];
+  trustedProxies: string[];
+  /** Base URL without a trailing slash. */
+  endpoint: string;
+  accessToken: string;
+  currencies: string[];
+}
+
+export interface GameSettings {
+  slug: string;
+  title: string;
+  rules: DiceRules;
+  /** Ladders written in the config, minor units. */
+  ladders: Map<string, bigint[]>;
+  /** The currency whose ladder derives the others, if any. */
+  baseLadder: string | undefined;
+}
+
+export interface CampaignSettings {
+  campaignId: string;
+  operatorId: string;
+  game: string;
+  currency: string;
+  betMinor: bigint;
+  rounds: number;
+  players: string[];
+  expiresAt: number | null;
+}
+
+export interface ProviderConfig {
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  database: string;
+  logLevel: string;
+  launchTokenSecrets: string[];
+  adminToken: string | undefined;
+  limits: ProviderLimits;
+  currencies: Currencies;
+  fun: { currency: string; balanceMinor: bigint };
+  /** Units of each currency per unit of `base`. */
+  exchangeRates: { base: string; rates: Map<string, Rational> } | undefined;
+  operators: OperatorSettings[];
+  games: GameSettings[];
+  campaigns: CampaignSettings[];
+}
+
+// --------------------------------------------------------------- resolving
+
+const schemaCheck = compile(ProviderConfigSchema);
+
+function fail(member: string, message: string): never {
+  throw new ProviderConfigError(`${member}: ${message}`);
+}
+
+function decimalOf(member: string, value: string | number): Decimal {
+  const decimal = typeof value === 'number' ? decimalFromNumber(value) : decimalFromString(value);
+  if (!decimal) fail(member, `${JSON.stringify(value)} is not a non-negative decimal`);
+  return decimal;
+}
+
+function minorOf(member: string, value: string | number, currency: string, decimals: number): bigint {
+  const minor = toMinor(decimalOf(member, value), decimals);
+  if (minor === undefined) fail(member, `${value} has more decimals than ${currency} allows (${decimals})`);
+  if (minor > amountMinorMax(decimals)) fail(member, `${value} is over the amount limit`);
+  return minor;
+}
+
+function rationalOf(member: string, value: string | number): Rational {
+  const decimal = decimalOf(member, value);
+  if (decimal.units === 0n) fail(member, 'must be greater than 0');
+  return { num: decimal.units, den: 10n ** BigInt(decimal.scale) };
+}
+
+function httpUrl(member: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    fail(member, `${text} is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(member, `${text} must be http or https`);
+  if (url.search !== '' || url.hash !== '') fail(member, `${text} must not have a query or fragment`);
+  return text.replace(/\/+$/, '');
+}
+
+function knownCurrency(member: string, code: string, currencies: Currencies): number {
+  const decimals = currencies.decimals(code);
+  if (decimals === undefined) fail(member, `${code} is not a known currency (ISO 4217, or a code of cryptoDecimals)`);
+  return decimals;
+}
+
+function unique(member: string, values: readonly string[], what: string): void {
+  const seen = new Set<string>();
+  values.forEach((value, index) => {
+    if (seen.has(value)) fail(`${member}[${index}]`, `${what} ${value} appears twice`);
+    seen.add(value);
+  });
+}
+
+function rtpBpOf(member: string, value: string | number): number {
+  const rtp = decimalOf(member, value);
+  const bp = toMinor(rtp, 4);
+  if (bp === undefined) fail(member, 'has more than 4 decimals (basis points)');
+  if (bp < BigInt(RTP_BP_MIN) || bp > BigInt(RTP_BP_MAX)) {
+    fail(member, `must be between ${RTP_BP_MIN / RTP_BP_SCALE} and ${RTP_BP_MAX / RTP_BP_SCALE}, got ${value}`);
+  }
+  return Number(bp);
+}
+
+/** Checks a parsed config file and resolves it; throws ProviderConfigError naming the member at fault. */
+export function resolveProviderConfig(input: unknown): ProviderConfig {
+  const checked = schemaCheck.check(input);
+  if (!checked.ok) throw new ProviderConfigError(checked.detail);
+  const file = checked.value;
+  const currencies = createCurrencies({ ...DEFAULT_CRYPTO_DECIMALS, ...(file.cryptoDecimals ?? {}) });
+
+  const limitsIn = file.limits ?? {};
+  const limits: ProviderLimits = {
+    bodyBytesMax: limitsIn.bodyBytesMax ?? DEFAULT_LIMITS.bodyBytesMax,
+    launchTokenTtlMs: (limitsIn.launchTokenTtlMinutes ?? DEFAULT_LIMITS.launchTokenTtlMs / 60_000) * 60_000,
+    sessionIdleMs: (limitsIn.sessionIdleMinutes ?? DEFAULT_LIMITS.sessionIdleMs / 60_000) * 60_000,
+    operatorAnswerMsMax: limitsIn.operatorAnswerMsMax ?? DEFAULT_LIMITS.operatorAnswerMsMax,
+    retryDelayMsMin: limitsIn.retryDelayMsMin ?? DEFAULT_LIMITS.retryDelayMsMin,
+    retryDelayMsMax: limitsIn.retryDelayMsMax ?? DEFAULT_LIMITS.retryDelayMsMax,
+    roundSettleMsMax: limitsIn.roundSettleMsMax ?? DEFAULT_LIMITS.roundSettleMsMax,
+    refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
+  };
+  if (limits.retryDelayMsMin > limits.retryDelayMsMax) fail('limits.retryDelayMsMin', 'must not exceed limits.retryDelayMsMax');
+
+  const operators: OperatorSettings[] = file.operators.map((op, i) => {
+    const member = `operators[${i}]`;
+    op.ipWhitelist.forEach((entry, j) => {
+      if (!parseRange(entry)) fail(`${member}.ipWhitelist[${j}]`, `${entry} is not an IP address or CIDR range`);
+    });
+    (op.trustedProxies ?? []).forEach((entry, j) => {
+      if (!parseRange(entry)) fail(`${member}.trustedProxies[${j}]`, `${entry} is not an IP address or CIDR range`);
+    });
+    op.currencies.forEach((code, j) => knownCurrency(`${member}.currencies[${j}]`, code, currencies));
+    unique(`${member}.currencies`, op.currencies, 'currency');
+    return {
+      operatorId: op.operatorId,
+      walletIds: [...op.walletIds],
+      secrets: op.secretNext === undefined ? [op.secret] : [op.secret, op.secretNext],
+      ipWhitelist: [...op.ipWhitelist],
+      trustedProxies: [...(op.trustedProxies ?? [])],
+      endpoint: httpUrl(`${member}.endpoint`, op.endpoint),
+      accessToken: op.accessToken,
+      currencies: [...op.currencies],
+    };
+  });
+  unique('operators', operators.map((op) => op.operatorId), 'operatorId');
+  // A walletId names one operator integration: the same id under two operators would be ambiguous.
+  const walletOwners = new Map<string, string>();
+  operators.forEach((op, i) =>
+    op.walletIds.forEach((walletId, j) => {
+      const owner = walletOwners.get(walletId);
+      if (owner !== undefined) fail(`operators[${i}].walletIds[${j}]`, `${walletId} is already a wallet of operator ${owner}`);
+      walletOwners.set(walletId, op.operatorId);
+    }),
+  );
+
+  let exchangeRates: ProviderConfig['exchangeRates'];
+  if (file.exchangeRates) {
+    knownCurrency('exchangeRates.base', file.exchangeRates.base, currencies);
+    const rates = new Map<string, Rational>([[file.exchangeRates.base, { num: 1n, den: 1n }]]);
+    for (const [code, rate] of Object.entries(file.exchangeRates.rates)) {
+      knownCurrency(`exchangeRates.rates.${code}`, code, currencies);
+      rates.set(code, rationalOf(`exchangeRates.rates.${code}`, rate));
+    }
+    exchangeRates = { base: file.exchangeRates.base, rates };
+  }
+
+  const games: GameSettings[] = file.games.map((game, i) => {
+    const member = `games[${i}]`;
+    const ladders = new Map<string, bigint[]>();
+    for (const [code, amounts] of Object.entries(game.ladders)) {
+      const decimals = knownCurrency(`${member}.ladders.${code}`, code, currencies);
+      const minor = amounts.map((amount, j) => minorOf(`${member}.ladders.${code}[${j}]`, amount, code, decimals));
+      const problem = checkLadder(minor, decimals);
+      if (problem) {
+        const why = { 'not-positive': 'must be greater than 0', 'not-ascending': 'must be greater than the amount before it', 'too-large': 'is over the amount limit' };
+        fail(`${member}.ladders.${code}[${problem.index}]`, why[problem.problem]);
+      }
+      ladders.set(code, minor);
+    }
+    if (ladders.size === 0) fail(`${member}.ladders`, 'needs at least one currency');
+    // /game/assets/* serves the page's files.
+    if (game.slug === 'assets') fail(`${member}.slug`, '"assets" is reserved');
+    if (game.baseLadder !== undefined) {
+      if (!ladders.has(game.baseLadder)) fail(`${member}.baseLadder`, `${game.baseLadder} has no ladder in ${member}.ladders`);
+      if (!exchangeRates) fail(`${member}.baseLadder`, 'deriving ladders needs exchangeRates');
+      if (!exchangeRates.rates.has(game.baseLadder)) fail(`${member}.baseLadder`, `exchangeRates has no rate for ${game.baseLadder}`);
+    }
+    return {
+      slug: game.slug,
+      title: game.title,
+      rules: { rtpBp: rtpBpOf(`${member}.rtp`, game.rtp), volatility: game.volatility as Volatility },
+      ladders,
+      baseLadder: game.baseLadder,
+    };
+  });
+  unique('games', games.map((game) => game.slug), 'slug');
+
+  const funIn = file.fun ?? { currency: 'EUR', balance: '1000' };
+  const funDecimals = knownCurrency('fun.currency', funIn.currency, currencies);
+  const fun = { currency: funIn.currency, balanceMinor: minorOf('fun.balance', funIn.balance, funIn.currency, funDecimals) };
+
+  const campaigns: CampaignSettings[] = (file.campaigns ?? []).map((campaign, i) => {
+    const member = `campaigns[${i}]`;
+    if (!operators.some((op) => op.operatorId === campaign.operatorId)) fail(`${member}.operatorId`, `${campaign.operatorId} is not a configured operator`);
+    if (!games.some((game) => game.slug === campaign.game)) fail(`${member}.game`, `${campaign.game} is not a configured game`);
+    const decimals = knownCurrency(`${member}.currency`, campaign.currency, currencies);
+    const betMinor = minorOf(`${member}.betAmount`, campaign.betAmount, campaign.currency, decimals);
+    if (betMinor === 0n) fail(`${member}.betAmount`, 'must be greater than 0');
+    return {
+      campaignId: campaign.id.toLowerCase(),
+      operatorId: campaign.operatorId,
+      game: campaign.game,
+      currency: campaign.currency,
+      betMinor,
+      rounds: campaign.rounds,
+      players: [...new Set(campaign.players)],
+      expiresAt: campaign.expiresAt === undefined ? null : Date.parse(campaign.expiresAt),
+    };
+  });
+  unique('campaigns', campaigns.map((c) => c.campaignId), 'id');
+
+  return {
+    host: file.host ?? '127.0.0.1',
+    port: file.port ?? 8090,
+    publicBaseUrl: httpUrl('publicBaseUrl', file.publicBaseUrl),
+    database: file.database,
+    logLevel: file.logLevel ?? 'info',
+    launchTokenSecrets: [file.launchTokenSecret, ...(file.launchTokenSecretPrevious === undefined ? [] : [file.launchTokenSecretPrevious])],
+    adminToken: file.adminToken,
+    limits,
+    currencies,
+    fun,
+    exchangeRates,
+    operators,
+    games,
+    campaigns,
+  };
+}
+
+/** Parses config text; numbers a double cannot hold exactly are refused, as on the wire. */
+export function parseProviderConfig(text: string): ProviderConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ProviderConfigError(`the config is not valid JSON: ${(error as Error).message}`);
+  }
+  const inexact = inexactNumbers(text);
+  if (inexact.length > 0) {
+    throw new ProviderConfigError(`the number ${inexact[0]} has more than ${SIGNIFICANT_DIGITS_MAX} significant digits: write it as a string`);
+  }
+  return resolveProviderConfig(value);
+}
+
+export function readProviderConfig(path: string): ProviderConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ProviderConfigError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parseProviderConfig(text);
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new ProviderConfigError(`${path}: ${error.message}`);
+    throw error;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Schemas of the provider's own JSON endpoints, beside the interface: the
+ * game page's API (/game/api/*) and the provider's back office (/admin/*).
+ * The interface's schemas stay in src/protocol.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { CLIENT_SEED_PATTERN } from '../game/fairness.js';
+import { CurrencyCode, GameSlug, Money, PlayerId, Uuid } from '../protocol/schemas.js';
+import { TOKEN_LENGTH_MAX } from './launch-token.js';
+
+const Token = Type.String({ minLength: 1, maxLength: TOKEN_LENGTH_MAX, description: 'The launch token of the launch URL.' });
+
+export const OpenGameRequest = Type.Object({ token: Token });
+export type OpenGameRequest = Static<typeof OpenGameRequest>;
+
+export const PlayRequest = Type.Object({
+  token: Token,
+  /** Decimal text of a ladder amount ("0.5"); ignored for a free round, whose bet is the campaign's. */
+  bet: Type.String({ pattern: '^\\d{1,20}(\\.\\d{1,18})?$' }),
+  chancePct: Type.Integer({ minimum: 1, maximum: 99 }),
+  clientSeed: Type.String({ pattern: CLIENT_SEED_PATTERN }),
+  free: Type.Optional(Type.Boolean()),
+});
+export type PlayRequest = Static<typeof PlayRequest>;
+
+export const CampaignRequest = Type.Object({
+  id: Uuid,
+  operatorId: Type.String({ minLength: 1, maxLength: 128 }),
+  game: GameSlug,
+  currency: CurrencyCode,
+  betAmount: Money,
+  rounds: Type.Integer({ minimum: 1, maximum: 10_000 }),
+  players: Type.Array(PlayerId, { minItems: 1, maxItems: 10_000 }),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type CampaignRequest = Static<typeof CampaignRequest>;

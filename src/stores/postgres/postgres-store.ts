@@ -1,0 +1,197 @@
+/**
+ * The PostgreSQL WalletStore: a pool of connections (open-database.ts) and
+ * the ledger (postgres-ledger.ts), with what sits between them and the HTTP
+ * layer: a bound on calls in flight, the few retries PostgreSQL asks for,
+ * and the mapping of database failures to UnavailableError (503).
+ *
+ * Several processes and several machines may share one database: every
+ * call is one database transaction under READ COMMITTED that serialises on
+ * the player's wallet row only, so nodes need no coordination of their own.
+ */
+import { AssertionError } from 'node:assert';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type postgres from 'postgres';
+import { UnavailableError } from '../../protocol/errors.js';
+import { createCurrencies, DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
+import { DEFAULT_RULES, type RulesConfig } from '../../ledger/rules.js';
+import type {
+  AdjustCommand,
+  AuthenticateCommand,
+  BlockCommand,
+  CreatePlayerCommand,
+  LaunchKeyCommand,
+  PageRequest,
+  PayoutCommand,
+  TransactionCommand,
+  VerifyReport,
+  WalletStore,
+} from '../store.js';
+import { migrate } from './migrations.js';
+import { DEFAULT_POSTGRES_SETTINGS, openDatabase, redactUrl, type PostgresSettings } from './open-database.js';
+import { isRetryable, isUnavailable } from './postgres-errors.js';
+import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
+import { PostgresLedger, SESSION_TOUCH_INTERVAL_MS } from './postgres-ledger.js';
+
+export interface PostgresStoreOptions {
+  url: string;
+  rules?: RulesConfig;
+  cryptoDecimals?: Record<string, number>;
+  settings?: Partial<PostgresSettings>;
+  /**
+   * Calls in flight at once in this process; past this the store answers 503
+   * at once instead of queueing without bound. Default 2,000 calls: about a
+   * second of work for a small database, well inside the provider's wait.
+   */
+  inflightCallsMax?: number;
+  /** /transaction and /payout calls that share one commit (group commit). Default BATCH_CALLS_MAX. */
+  batchCallsMax?: number;
+}
+
+export const INFLIGHT_CALLS_MAX = 2_000;
+
+/**
+ * A call that PostgreSQL aborted so that another could go on (40001: it lost
+ * an id to a concurrent call, or a serializable database refused it; 40P01:
+ * it was a deadlock victim) is run again at most this many times, then
+ * answers 503. Under READ COMMITTED with one lock per player a retry is rare:
+ * it takes two players' requests that share an id.
+ */
+export const CONFLICT_RETRIES_MAX = 3;
+/** Each retry waits a random time up to this (ms), so that two losers do not collide again in step. */
+export const CONFLICT_RETRY_DELAY_MS_MAX = 20;
+/** close() waits this long for queries in flight, then drops the connections (s). */
+export const CLOSE_TIMEOUT_S = 5;
+
+export class PostgresStore implements WalletStore {
+  readonly backend = 'postgres';
+  private inflight = 0;
+  private closed = false;
+  private failure: Error | undefined;
+  private readonly fatalListeners: ((error: Error) => void)[] = [];
+  private onIdle: (() => void) | undefined;
+
+  private constructor(
+    private readonly sql: postgres.Sql,
+    private readonly ledger: PostgresLedger,
+    private readonly inflightCallsMax: number,
+  ) {}
+
+  /** Connects, applies pending migrations (safe with several nodes starting at once) and returns the store. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const settings = { ...DEFAULT_POSTGRES_SETTINGS, ...options.settings };
+    const sql = openDatabase(options.url, settings);
+    try {
+      await migrate(sql);
+    } catch (error) {
+      await sql.end({ timeout: 1 });
+      if (isUnavailable(error)) {
+        throw new UnavailableError(`PostgreSQL at ${redactUrl(options.url)} is unavailable: ${(error as Error).message}`, { cause: error });
+      }
+      throw error;
+    }
+    const rules = options.rules ?? DEFAULT_RULES;
+    const committer = new GroupCommitter(sql, {
+      batchesInFlightMax: settings.poolSize,
+      batchCallsMax: options.batchCallsMax ?? BATCH_CALLS_MAX,
+      sessionIdleMs: rules.sessionIdleMs,
+      touchIntervalMs: SESSION_TOUCH_INTERVAL_MS,
+    });
+    const ledger = new PostgresLedger(sql, committer, createCurrencies(options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS }), rules);
+    return new PostgresStore(sql, ledger, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
+  }
+
+  /** Called once if the store stops on a broken invariant (the rules and the database disagreed). */
+  onFatal(listener: (error: Error) => void): void {
+    this.fatalListeners.push(listener);
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    for (const listener of this.fatalListeners) listener(error);
+  }
+
+  /**
+   * Runs one call: refused at once when the store is closed, failed or full;
+   * run again on a retryable abort; a database failure becomes UnavailableError.
+   */
+  private async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.failure || this.closed) throw new UnavailableError('the store is closed');
+    if (this.inflight >= this.inflightCallsMax) throw new UnavailableError(`over ${this.inflightCallsMax} calls in flight`);
+    this.inflight++;
+    try {
+      for (let retries = 0; ; retries++) {
+        try {
+          return await work();
+        } catch (error) {
+          if (error instanceof AssertionError) {
+            // A broken invariant is a bug: stop rather than answer from a state nobody can vouch for.
+            this.fail(error);
+            throw error;
+          }
+          if (isRetryable(error) && retries < CONFLICT_RETRIES_MAX) {
+            await sleep(Math.random() * CONFLICT_RETRY_DELAY_MS_MAX);
+            continue;
+          }
+          if (isUnavailable(error)) {
+            const spent = isRetryable(error) ? ` (after ${retries} retries)` : '';
+            throw new UnavailableError(`storage unavailable${spent}: ${(error as Error).message}; resend the same request`, { cause: error });
+          }
+          throw error;
+        }
+      }
+    } finally {
+      this.inflight--;
+      if (this.inflight === 0) this.onIdle?.();
+    }
+  }
+
+  transact(command: TransactionCommand) {
+    return this.run(() => this.ledger.transact(command));
+  }
+  payout(command: PayoutCommand) {
+    return this.run(() => this.ledger.payout(command));
+  }
+  authenticate(command: AuthenticateCommand) {
+    return this.run(() => this.ledger.authenticate(command));
+  }
+  createPlayer(command: CreatePlayerCommand) {
+    return this.run(() => this.ledger.createPlayer(command));
+  }
+  getPlayer(playerId: string) {
+    return this.run(() => this.ledger.getPlayer(playerId));
+  }
+  createLaunchKey(command: LaunchKeyCommand) {
+    return this.run(() => this.ledger.createLaunchKey(command));
+  }
+  adjust(command: AdjustCommand) {
+    return this.run(() => this.ledger.adjust(command));
+  }
+  setBlocked(command: BlockCommand) {
+    return this.run(() => this.ledger.setBlocked(command));
+  }
+  listRounds(page: PageRequest) {
+    return this.run(() => this.ledger.listRounds(page));
+  }
+  listTransfers(page: PageRequest) {
+    return this.run(() => this.ledger.listTransfers(page));
+  }
+  verify(): Promise<VerifyReport> {
+    return this.run(() => this.ledger.verify());
+  }
+  ping(): Promise<void> {
+    return this.run(() => this.ledger.ping());
+  }
+
+  /** Lets calls in flight finish, then closes the connections. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.inflight > 0 && !this.failure) {
+      await new Promise<void>((resolve) => {
+        this.onIdle = resolve;
+      });
+    }
+    await this.sql.end({ timeout: CLOSE_TIMEOUT_S });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Proves the provider's back office: its bearer token, free-bet campaigns
+ * (created, repeated idempotently, refused on conflicting content or
+ * unknown references) and the round log listing; without an admin token in
+ * the config there is no back office at all.
+ */
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildProviderApp } from '../../src/provider/provider-app.js';
+import { resolveProviderConfig } from '../../src/provider/provider-config.js';
+import { ProviderStore } from '../../src/provider/provider-store.js';
+import { adminCall, assertProblem, launchOf, makeProvider, operatorCall, pageCall, testConfigFile, type Provider } from './provider-helpers.js';
+
+let provider: Provider;
+before(async () => {
+  provider = await makeProvider();
+});
+after(async () => {
+  await provider.close();
+});
+
+const campaign = (extra: Record<string, unknown> = {}) => ({
+  id: randomUUID(),
+  operatorId: 'local-demo-operator',
+  game: 'dice',
+  currency: 'EUR',
+  betAmount: 0.5,
+  rounds: 10,
+  players: ['bob', 'carol'],
+  ...extra,
+});
+
+test('401 INVALID_TOKEN: no bearer token, or another one', async () => {
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign(), 'wrong-token'), 'INVALID_TOKEN');
+  const response = await provider.app.inject({ method: 'GET', url: '/admin/rounds' });
+  assert.equal(response.statusCode, 401);
+});
+
+test('a campaign is created once; the same content again answers 200 and may add players; other content is a conflict', async () => {
+  const body = campaign({ expiresAt: '2030-01-01T00:00:00Z' });
+  const created = await adminCall(provider.app, 'POST', '/admin/campaigns', body);
+  assert.equal(created.status, 201, created.raw);
+  assert.deepEqual(created.body, {
+    id: body.id,
+    operatorId: 'local-demo-operator',
+    game: 'dice',
+    currency: 'EUR',
+    betAmount: 0.5,
+    rounds: 10,
+    expiresAt: '2030-01-01T00:00:00.000Z',
+    players: [
+      { playerId: 'bob', roundsUsed: 0 },
+      { playerId: 'carol', roundsUsed: 0 },
+    ],
+  });
+  const again = await adminCall(provider.app, 'POST', '/admin/campaigns', { ...body, players: ['dave'] });
+  assert.equal(again.status, 200, again.raw);
+  assert.equal((again.body.players as unknown[]).length, 3);
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', { ...body, rounds: 11 }), 'DUPLICATE_CONFLICT');
+  const read = await adminCall(provider.app, 'GET', `/admin/campaigns/${body.id.toUpperCase()}`);
+  assert.equal(read.status, 200, read.raw);
+  assert.equal(read.body.id, body.id);
+});
+
+test('campaign refusals: unknown operator, game or currency, inexact amount, bad shape, unknown id', async () => {
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ operatorId: 'nobody' })), 'WALLET_NOT_FOUND');
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ game: 'poker' })), 'GAME_NOT_FOUND');
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ currency: 'XYZ' })), 'UNSUPPORTED_CURRENCY');
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ betAmount: 0.005 })), 'INVALID_REQUEST');
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ betAmount: 0 })), 'INVALID_REQUEST');
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ rounds: 0 })), 'INVALID_REQUEST');
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ id: 'not-a-uuid' })), 'INVALID_REQUEST');
+  assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ players: [] })), 'INVALID_REQUEST');
+  assertProblem(await adminCall(provider.app, 'GET', `/admin/campaigns/${randomUUID()}`), 'NOT_FOUND');
+});
+
+test('an expired campaign offers no free rounds', async () => {
+  const body = campaign({ players: ['erin'], expiresAt: new Date(provider.clock.now - 1000).toISOString() });
+  assert.equal((await adminCall(provider.app, 'POST', '/admin/campaigns', body)).status, 201);
+  assert.deepEqual(provider.store.campaignsOf('local-demo-operator', 'erin', 'dice', 'EUR', provider.clock.now), []);
+});
+
+test('the round log is listed newest first, a page at a time', async () => {
+  const answer = await operatorCall(provider.app, '/generate-launch-url', { mode: 'fun', game: 'dice', language: 'en' });
+  const launch = launchOf(answer.body.url as string);
+  await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
+  for (let i = 0; i < 5; i++) {
+    const played = await pageCall(provider.app, `${launch.path}/api/play`, { token: launch.token, bet: '0.1', chancePct: 50, clientSeed: `s${i}` });
+    assert.equal(played.status, 200, played.raw);
+  }
+  const first = await adminCall(provider.app, 'GET', '/admin/rounds?limit=3');
+  assert.equal(first.status, 200, first.raw);
+  const items = first.body.items as { nonce: number; mode: string; bet: number; status: string; serverSeed: string }[];
+  assert.deepEqual(items.map((item) => item.nonce), [4, 3, 2]);
+  assert.ok(items.every((item) => item.mode === 'fun' && item.bet === 0.1 && item.status === 'settled' && /^[0-9a-f]{64}$/.test(item.serverSeed)));
+  const second = await adminCall(provider.app, 'GET', `/admin/rounds?limit=3&cursor=${first.body.nextCursor as string}`);
+  assert.deepEqual((second.body.items as { nonce: number }[]).map((item) => item.nonce), [1, 0]);
+  assert.equal(second.body.nextCursor, null);
+  assertProblem(await adminCall(provider.app, 'GET', '/admin/rounds?limit=0'), 'INVALID_REQUEST');
+  assertProblem(await adminCall(provider.app, 'GET', '/admin/rounds?limit=abc'), 'INVALID_REQUEST');
+});
+
+test('without an admin token in the config there is no back office', async () => {
+  const bare = await makeProvider({ edit: (file) => delete file.adminToken });
+  try {
+    const answer = await adminCall(bare.app, 'POST', '/admin/campaigns', campaign());
+    assertProblem(answer, 'NOT_FOUND');
+  } finally {
+    await bare.close();
+  }
+});
+
+test('a config campaign whose id the database holds with other content stops the start', async () => {
+  const id = randomUUID();
+  const row = { id, operatorId: 'local-demo-operator', game: 'dice', currency: 'EUR', rounds: 5, players: ['x'] };
+  const first = await makeProvider({ edit: (file) => (file.campaigns = [{ ...row, betAmount: '1' }]) });
+  // A second start on the same database, whose config changed the campaign's bet.
+  const file = testConfigFile({ database: first.config.database });
+  file.campaigns = [{ ...row, betAmount: '2' }];
+  const store = ProviderStore.open(first.config.database);
+  try {
+    await assert.rejects(buildProviderApp({ config: resolveProviderConfig(file), store }), /campaigns\[0\]\.id: campaign .* exists in the database with other content/);
+  } finally {
+    store.close();
+    await first.close();
+  }
+});

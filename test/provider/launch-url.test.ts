@@ -1,0 +1,288 @@
+/**
+ * Proves POST /generate-launch-url (SPEC.md §4.3; PROTOCOL.md §2, §8)
+ * through app.inject(): every validation, the signature, the IP whitelist
+ * (IPv4, IPv6, IPv4-mapped, CIDR, X-Forwarded-For through trusted proxies
+ * only) and the order of these checks, each with a refusal; and that the URL
+ * carries an opaque, sealed token holding the launch and never a secret.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { launchTokens } from '../../src/provider/launch-token.js';
+import { sign } from '../../src/protocol/signing.js';
+import { SECRET } from '../helpers.js';
+import {
+  assertProblem,
+  launchOf,
+  makeProvider,
+  OPERATOR_ID,
+  operatorCall,
+  OTHER_NEXT_SECRET,
+  OTHER_OPERATOR_ID,
+  OTHER_SECRET,
+  OTHER_WALLET_ID,
+  realLaunchBody,
+  WALLET_ID,
+  type Provider,
+} from './provider-helpers.js';
+
+let provider: Provider;
+
+before(async () => {
+  // 10.0.0.0/8 is also whitelisted for the demo operator, so that one address is admitted by two operators.
+  provider = await makeProvider({
+    edit: (file) => {
+      (file.operators[0]!.ipWhitelist as string[]).push('10.0.0.0/8');
+    },
+  });
+});
+
+after(async () => {
+  await provider.close();
+});
+
+const launch = (body: unknown, options?: Parameters<typeof operatorCall>[3]) => operatorCall(provider.app, '/generate-launch-url', body, options);
+
+function claimsOf(url: string) {
+  const tokens = launchTokens(provider.config.launchTokenSecrets, randomBytes);
+  return tokens.open(launchOf(url).token);
+}
+
+describe('a valid launch', () => {
+  test('real mode answers a URL of the game page carrying a sealed token', async () => {
+    const body = realLaunchBody();
+    const answer = await launch(body);
+    assert.equal(answer.status, 200, answer.raw);
+    assert.match(String(answer.headers['content-type']), /^application\/json/);
+    const url = answer.body.url as string;
+    assert.ok(url.startsWith(`${provider.config.publicBaseUrl}/game/dice#v1.`), url);
+    const { token } = launchOf(url);
+    // Opaque: neither the launch key nor any secret can be read from the URL.
+    const decoded = Buffer.from(token.slice(3), 'base64url').toString('latin1');
+    for (const secret of [body.key, SECRET, 'local-demo-access-token', provider.config.launchTokenSecrets[0]!]) {
+      assert.equal(url.includes(secret), false);
+      assert.equal(decoded.includes(secret), false);
+    }
+    const claims = claimsOf(url);
+    assert.ok(claims);
+    assert.equal(claims.mode, 'real');
+    assert.equal(claims.game, 'dice');
+    assert.equal(claims.operatorId, OPERATOR_ID);
+    assert.equal(claims.walletId, WALLET_ID);
+    assert.equal(claims.key, body.key);
+    assert.equal(claims.country, 'DE');
+    assert.equal(claims.language, 'en-GB');
+    assert.deepEqual(claims.urls, body.urls);
+    assert.equal(claims.expiresAt, provider.clock.now + provider.config.limits.launchTokenTtlMs);
+  });
+
+  test('every launch gets its own token', async () => {
+    const first = await launch(realLaunchBody());
+    const second = await launch(realLaunchBody());
+    assert.notEqual(first.body.url, second.body.url);
+    assert.notEqual(claimsOf(first.body.url as string)?.launchId, claimsOf(second.body.url as string)?.launchId);
+  });
+
+  test('fun mode needs only mode, game and language; the operator is the one that signed', async () => {
+    const answer = await launch({ mode: 'fun', game: 'dice', language: 'de' });
+    assert.equal(answer.status, 200, answer.raw);
+    const claims = claimsOf(answer.body.url as string);
+    assert.equal(claims?.mode, 'fun');
+    assert.equal(claims?.operatorId, OPERATOR_ID);
+    assert.equal(claims?.key, undefined);
+    const other = await launch({ mode: 'fun', game: 'dice', language: 'de' }, { secret: OTHER_SECRET, remoteAddress: '10.2.3.4' });
+    assert.equal(other.status, 200, other.raw);
+    assert.equal(claimsOf(other.body.url as string)?.operatorId, OTHER_OPERATOR_ID);
+  });
+
+  test('fun mode with a key keeps no key in its token', async () => {
+    const answer = await launch({ mode: 'fun', game: 'dice', language: 'en', key: 'should-not-travel' });
+    assert.equal(answer.status, 200, answer.raw);
+    assert.equal(claimsOf(answer.body.url as string)?.key, undefined);
+  });
+
+  test('the next secret is accepted during a rotation', async () => {
+    const body = realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID });
+    const answer = await launch(body, { secret: OTHER_NEXT_SECRET, remoteAddress: '10.0.0.1' });
+    assert.equal(answer.status, 200, answer.raw);
+  });
+
+  test('unknown members are ignored, __proto__ and constructor included', async () => {
+    const text = JSON.stringify({ ...realLaunchBody(), currency: 'XXX', extra: { nested: true } });
+    const answer = await launch(text.replace(/^\{/, '{"__proto__":{"mode":"fun"},"constructor":{"prototype":{"mode":"fun"}},'));
+    assert.equal(answer.status, 200, answer.raw);
+    assert.equal(claimsOf(answer.body.url as string)?.mode, 'real');
+  });
+});
+
+describe('the IP whitelist', () => {
+  const admitted: [string, string, string][] = [
+    ['IPv4 address', '127.0.0.1', OPERATOR_ID],
+    ['IPv6 address', '::1', OPERATOR_ID],
+    ['IPv4-mapped IPv6 address', '::ffff:127.0.0.1', OPERATOR_ID],
+    ['IPv4 CIDR range', '10.200.3.4', OTHER_OPERATOR_ID],
+    ['IPv6 CIDR range', '2001:db8:0:1::5', OTHER_OPERATOR_ID],
+    ['IPv4-mapped address in an IPv4 range', '::ffff:10.1.1.1', OTHER_OPERATOR_ID],
+  ];
+  for (const [name, address, operatorId] of admitted) {
+    test(`admits an ${name} (${address})`, async () => {
+      const secret = operatorId === OPERATOR_ID ? SECRET : OTHER_SECRET;
+      const walletId = operatorId === OPERATOR_ID ? WALLET_ID : OTHER_WALLET_ID;
+      const answer = await launch(realLaunchBody({ operatorId, walletId }), { secret, remoteAddress: address });
+      assert.equal(answer.status, 200, answer.raw);
+    });
+  }
+
+  test('403 IP_NOT_ALLOWED: an address no operator whitelists', async () => {
+    for (const address of ['203.0.113.7', '::2', '::ffff:203.0.113.7', '11.0.0.1', '2001:db9::1']) {
+      assertProblem(await launch(realLaunchBody(), { remoteAddress: address }), 'IP_NOT_ALLOWED');
+    }
+  });
+
+  test('403 IP_NOT_ALLOWED: an address whitelisted by another operator than the one named', async () => {
+    // 127.0.0.1 is the demo operator's; the other operator accepts 10/8 only.
+    const body = realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID });
+    assertProblem(await launch(body, { remoteAddress: '127.0.0.1' }), 'IP_NOT_ALLOWED');
+  });
+
+  test('X-Forwarded-For is honoured through a trusted proxy', async () => {
+    const body = realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID });
+    const direct = await launch(body, { secret: OTHER_SECRET, remoteAddress: '192.168.1.1', headers: { 'x-forwarded-for': '10.9.9.9' } });
+    assert.equal(direct.status, 200, direct.raw);
+    // The proxy appended itself after a client hop: the nearest untrusted hop is the caller.
+    const chain = await launch(body, { secret: OTHER_SECRET, remoteAddress: '192.168.1.1', headers: { 'x-forwarded-for': '10.1.1.1, 192.168.1.1' } });
+    assert.equal(chain.status, 200, chain.raw);
+  });
+
+  test('403 IP_NOT_ALLOWED: a trusted proxy forwarding a caller that is not whitelisted', async () => {
+    const body = realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID });
+    const answer = await launch(body, { secret: OTHER_SECRET, remoteAddress: '192.168.1.1', headers: { 'x-forwarded-for': '10.1.1.1, 203.0.113.9' } });
+    assertProblem(answer, 'IP_NOT_ALLOWED');
+    // With no X-Forwarded-For, the proxy itself is the caller, and it is not whitelisted.
+    assertProblem(await launch(body, { secret: OTHER_SECRET, remoteAddress: '192.168.1.1' }), 'IP_NOT_ALLOWED');
+  });
+
+  test('403 IP_NOT_ALLOWED: X-Forwarded-For from a peer that is not a trusted proxy is ignored', async () => {
+    const answer = await launch(realLaunchBody(), { remoteAddress: '203.0.113.5', headers: { 'x-forwarded-for': '127.0.0.1' } });
+    assertProblem(answer, 'IP_NOT_ALLOWED');
+  });
+
+  test('the whitelist is checked before the signature and the body', async () => {
+    const answer = await launch('{not json', { remoteAddress: '203.0.113.5', headers: { 'x-server-authorization': 'nope' } });
+    assertProblem(answer, 'IP_NOT_ALLOWED');
+  });
+});
+
+describe('the signature', () => {
+  test('401 INVALID_SIGNATURE: missing', async () => {
+    const payload = JSON.stringify(realLaunchBody());
+    const response = await provider.app.inject({
+      method: 'POST',
+      url: '/generate-launch-url',
+      payload,
+      remoteAddress: '127.0.0.1',
+      headers: { 'content-type': 'application/json' },
+    });
+    assertProblem({ status: response.statusCode, headers: response.headers, raw: response.body, body: response.json() }, 'INVALID_SIGNATURE');
+  });
+
+  test('401 INVALID_SIGNATURE: made with another secret, or over other bytes', async () => {
+    assertProblem(await launch(realLaunchBody(), { secret: 'not-the-secret' }), 'INVALID_SIGNATURE');
+    const payload = JSON.stringify(realLaunchBody());
+    const answer = await launch(`${payload} `, { headers: { 'x-server-authorization': sign(SECRET, payload) } });
+    assertProblem(answer, 'INVALID_SIGNATURE');
+  });
+
+  test("401 INVALID_SIGNATURE: signed by an admitted operator, naming another admitted operator", async () => {
+    // 10.1.1.1 is admitted by both; the other operator signs but names the demo operator.
+    const answer = await launch(realLaunchBody(), { secret: OTHER_SECRET, remoteAddress: '10.1.1.1' });
+    assertProblem(answer, 'INVALID_SIGNATURE');
+  });
+
+  test('401 INVALID_SIGNATURE: the secret of an operator that does not admit the caller', async () => {
+    assertProblem(await launch(realLaunchBody(), { secret: OTHER_SECRET, remoteAddress: '127.0.0.1' }), 'INVALID_SIGNATURE');
+  });
+
+  test('the signature is checked before the body is parsed', async () => {
+    assertProblem(await launch('{not json', { secret: 'not-the-secret' }), 'INVALID_SIGNATURE');
+  });
+});
+
+describe('validation (400 INVALID_REQUEST names the field)', () => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['mode missing', { mode: undefined }, /^mode:/],
+    ['mode unknown', { mode: 'demo' }, /^mode:/],
+    ['game missing', { game: undefined }, /^game:/],
+    ['game not a slug', { game: '../etc' }, /^game:/],
+    ['language missing', { language: undefined }, /^language:/],
+    ['language not BCP 47', { language: 'en_US' }, /^language: en_US is not a well-formed BCP 47/],
+    ['language garbage', { language: '12345678901' }, /^language:/],
+    ['walletId missing in real mode', { walletId: undefined }, /^walletId: is required in real mode/],
+    ['operatorId missing in real mode', { operatorId: undefined }, /^operatorId: is required in real mode/],
+    ['key missing in real mode', { key: undefined }, /^key: is required in real mode/],
+    ['key empty', { key: '' }, /^key:/],
+    ['country missing in real mode', { country: undefined }, /^country: is required in real mode/],
+    ['country in lower case', { country: 'de' }, /^country:/],
+    ['country not assigned', { country: 'ZZ' }, /^country: ZZ is not an assigned ISO 3166-1 alpha-2 code/],
+    ['country alpha-3', { country: 'DEU' }, /^country:/],
+    ['urls.lobby not absolute', { urls: { lobby: '/lobby' } }, /^urls\.lobby: must be an absolute http\(s\) URL/],
+    ['urls.deposit not http', { urls: { deposit: 'javascript:alert(1)' } }, /^urls\.deposit:/],
+    ['urls.refresh not http', { urls: { refresh: 'ftp://casino.example/refresh' } }, /^urls\.refresh:/],
+    ['urls not an object', { urls: 'https://casino.example' }, /^urls:/],
+  ];
+  for (const [name, change, detail] of cases) {
+    test(name, async () => {
+      const body: Record<string, unknown> = { ...realLaunchBody(), ...change };
+      for (const key of Object.keys(change)) if (change[key] === undefined) delete body[key];
+      const answer = await launch(body);
+      assertProblem(answer, 'INVALID_REQUEST');
+      assert.match(answer.body.detail as string, detail);
+    });
+  }
+
+  test('a BCP 47 tag with script and region is well formed', async () => {
+    for (const language of ['zh-Hant-TW', 'sr-Latn', 'pt-BR', 'es-419', 'en']) {
+      const answer = await launch(realLaunchBody({ language }));
+      assert.equal(answer.status, 200, `${language}: ${answer.raw}`);
+    }
+  });
+
+  test('fun mode still checks the fields it is given', async () => {
+    const answer = await launch({ mode: 'fun', game: 'dice', language: 'en', country: 'XX' });
+    assertProblem(answer, 'INVALID_REQUEST');
+  });
+
+  test('malformed JSON and a body that is not an object', async () => {
+    assertProblem(await launch('{"mode":'), 'INVALID_REQUEST');
+    assertProblem(await launch('[1,2]'), 'INVALID_REQUEST');
+  });
+
+  test('415 UNSUPPORTED_MEDIA_TYPE: not application/json', async () => {
+    const answer = await launch(JSON.stringify(realLaunchBody()), { headers: { 'content-type': 'text/plain' } });
+    assertProblem(answer, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('413 PAYLOAD_TOO_LARGE: over the body limit', async () => {
+    const answer = await launch({ ...realLaunchBody(), padding: 'x'.repeat(provider.config.limits.bodyBytesMax) });
+    assertProblem(answer, 'PAYLOAD_TOO_LARGE');
+  });
+});
+
+describe('games and wallets', () => {
+  test('404 GAME_NOT_FOUND lists the games', async () => {
+    const answer = await launch(realLaunchBody({ game: 'roulette' }));
+    assertProblem(answer, 'GAME_NOT_FOUND');
+    assert.match(answer.body.detail as string, /roulette/);
+    assert.match(answer.body.detail as string, /dice/);
+  });
+
+  test('404 WALLET_NOT_FOUND: an unknown walletId, an unknown operatorId, a wallet of another operator', async () => {
+    assertProblem(await launch(realLaunchBody({ walletId: 'no-such-wallet' })), 'WALLET_NOT_FOUND');
+    assertProblem(await launch(realLaunchBody({ operatorId: 'no-such-operator' })), 'WALLET_NOT_FOUND');
+    assertProblem(await launch(realLaunchBody({ walletId: OTHER_WALLET_ID })), 'WALLET_NOT_FOUND');
+  });
+
+  test('404 WALLET_NOT_FOUND: fun mode naming an unknown operator', async () => {
+    assertProblem(await launch({ mode: 'fun', game: 'dice', language: 'en', operatorId: 'no-such-operator' }), 'WALLET_NOT_FOUND');
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Proves the provider's config file: examples/provider.json is complete,
+ * valid and pairs with the operator's documented local set-up
+ * (examples/operator.env); defaults apply where members are left out; and
+ * every kind of mistake is refused with a message that names the member.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_LIMITS, parseProviderConfig, ProviderConfigError, readProviderConfig, resolveProviderConfig } from '../../src/provider/provider-config.js';
+import { tempDir } from '../helpers.js';
+import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provider-helpers.js';
+
+function operatorEnv(): Record<string, string> {
+  const text = readFileSync(new URL('../../../examples/operator.env', import.meta.url), 'utf8');
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}
+
+test('examples/provider.json is valid and pairs with examples/operator.env', () => {
+  const config = readProviderConfig(EXAMPLE_CONFIG_URL.pathname);
+  const env = operatorEnv();
+  const [operator] = config.operators;
+  assert.ok(operator);
+  assert.equal(operator.secrets[0], env.WAGERLINK_SECRET);
+  assert.ok(env.WAGERLINK_ACCESS_TOKENS?.split(',').includes(operator.accessToken));
+  assert.equal(operator.endpoint, `http://${env.WAGERLINK_HOST}:${env.WAGERLINK_PORT}`);
+  assert.equal(operator.operatorId, env.WAGERLINK_OPERATOR_ID);
+  assert.ok(operator.walletIds.includes(env.WAGERLINK_WALLET_ID!));
+  assert.equal(env.WAGERLINK_PROVIDER_URL, `http://${config.host}:${config.port}`);
+  assert.equal(config.publicBaseUrl, env.WAGERLINK_PROVIDER_URL);
+  assert.ok(operator.ipWhitelist.includes('127.0.0.1'));
+  // The operator's README plays "dice"; the example offers it.
+  assert.ok(config.games.some((game) => game.slug === 'dice'));
+});
+
+test('left-out members take their defaults', () => {
+  const file = exampleConfigFile();
+  delete file.limits;
+  delete file.host;
+  delete file.port;
+  delete file.fun;
+  delete file.logLevel;
+  const config = resolveProviderConfig(file);
+  assert.deepEqual(config.limits, DEFAULT_LIMITS);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.port, 8090);
+  assert.deepEqual(config.fun, { currency: 'EUR', balanceMinor: 100_000n });
+});
+
+const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
+  ['a missing member', (f) => delete f.publicBaseUrl, /^publicBaseUrl: is required/],
+  ['a missing operator secret', (f) => delete f.operators[0]!.secret, /^operators\[0\]\.secret: is required/],
+  ['a whitelist entry that is no address', (f) => (f.operators[0]!.ipWhitelist as string[]).push('nope'), /^operators\[0\]\.ipWhitelist\[2\]: nope is not an IP address or CIDR range/],
+  ['a bad CIDR range', (f) => (f.operators[0]!.ipWhitelist = ['10.0.0.0/40']), /^operators\[0\]\.ipWhitelist\[0\]:/],
+  ['a trusted proxy that is no address', (f) => (f.operators[0]!.trustedProxies = ['proxy.local']), /^operators\[0\]\.trustedProxies\[0\]:/],
+  ['an endpoint that is not http(s)', (f) => (f.operators[0]!.endpoint = 'ftp://127.0.0.1'), /^operators\[0\]\.endpoint: .* must be http or https/],
+  ['an endpoint that is not a URL', (f) => (f.operators[0]!.endpoint = 'localhost:8080/x y'), /^operators\[0\]\.endpoint:/],
+  ['an unknown currency', (f) => (f.operators[0]!.currencies = ['EUR', 'XYZ']), /^operators\[0\]\.currencies\[1\]: XYZ is not a known currency/],
+  ['a duplicate operatorId', (f) => f.operators.push({ ...f.operators[0]!, walletIds: ['w2'] }), /^operators\[1\]: operatorId local-demo-operator appears twice/],
+  ['a walletId under two operators', (f) => f.operators.push({ ...f.operators[0]!, operatorId: 'second' }), /^operators\[1\]\.walletIds\[0\]: local-demo-wallet is already a wallet of operator local-demo-operator/],
+  ['a ladder amount with too many decimals', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR![2] = '0.015'), /^games\[0\]\.ladders\.EUR\[2\]: 0\.015 has more decimals than EUR allows \(2\)/],
+  ['a ladder that does not ascend', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR = ['1', '0.5']), /^games\[0\]\.ladders\.EUR\[1\]: must be greater than the amount before it/],
+  ['a ladder amount of zero', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR = [0, 1]), /^games\[0\]\.ladders\.EUR\[0\]: must be greater than 0/],
+  ['a ladder amount that is no decimal', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR = ['1,50']), /^games\[0\]\.ladders\.EUR\[0\]:/],
+  ['a ladder in an unknown currency', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).ABC = ['1']), /^games\[0\]\.ladders\.ABC: ABC is not a known currency/],
+  ['an RTP above 1', (f) => (f.games[0]!.rtp = '1.2'), /^games\[0\]\.rtp: must be between 0\.5 and 1/],
+  ['an RTP with more than basis points', (f) => (f.games[0]!.rtp = 0.97123), /^games\[0\]\.rtp: has more than 4 decimals/],
+  ['an unknown volatility', (f) => (f.games[0]!.volatility = 'wild'), /^games\[0\]\.volatility:/],
+  ['a base ladder the game does not have', (f) => (f.games[0]!.baseLadder = 'GBP'), /^games\[0\]\.baseLadder: GBP has no ladder/],
+  ['a base ladder without exchange rates', (f) => delete f.exchangeRates, /^games\[0\]\.baseLadder: deriving ladders needs exchangeRates/],
+  ['a duplicate slug', (f) => (f.games[1]!.slug = 'dice'), /^games\[1\]: slug dice appears twice/],
+  ['the reserved slug', (f) => (f.games[1]!.slug = 'assets'), /^games\[1\]\.slug: "assets" is reserved/],
+  ['a zero exchange rate', (f) => ((f.exchangeRates as { rates: Record<string, unknown> }).rates.USD = '0'), /^exchangeRates\.rates\.USD: must be greater than 0/],
+  ['a campaign of an unknown game', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.game = 'poker'), /^campaigns\[0\]\.game: poker is not a configured game/],
+  ['a campaign of an unknown operator', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.operatorId = 'nobody'), /^campaigns\[0\]\.operatorId: nobody is not a configured operator/],
+  ['a campaign id that is no UUID', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.id = 'free-1'), /^campaigns\[0\]\.id:/],
+  ['a short launch-token secret', (f) => (f.launchTokenSecret = 'short'), /^launchTokenSecret:/],
+  ['back-off bounds the wrong way round', (f) => (f.limits = { retryDelayMsMin: 5000, retryDelayMsMax: 1000 }), /^limits\.retryDelayMsMin: must not exceed limits\.retryDelayMsMax/],
+  ['a limit of zero', (f) => (f.limits = { operatorAnswerMsMax: 0 }), /^limits\.operatorAnswerMsMax:/],
+  ['a fun balance with too many decimals', (f) => (f.fun = { currency: 'JPY', balance: '10.5' }), /^fun\.balance: 10\.5 has more decimals than JPY allows \(0\)/],
+  ['no games', (f) => (f.games = []), /^games:/],
+];
+
+for (const [name, mistake, message] of MISTAKES) {
+  test(`refused, naming the member: ${name}`, () => {
+    const file = exampleConfigFile();
+    mistake(file);
+    assert.throws(
+      () => resolveProviderConfig(file),
+      (error: Error) => error instanceof ProviderConfigError && message.test(error.message),
+      `expected ${message}`,
+    );
+  });
+}
+
+test('numbers a double cannot hold exactly are refused; text that is not JSON is refused', () => {
+  const text = JSON.stringify(exampleConfigFile()).replace('"rtp":"0.97"', '"rtp":0.97000000000000001');
+  assert.throws(() => parseProviderConfig(text), /more than 15 significant digits/);
+  assert.throws(() => parseProviderConfig('{"port": 80'), /not valid JSON/);
+});
+
+test('a file error names the file', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    assert.throws(() => readProviderConfig(join(dir, 'missing.json')), /cannot read .*missing\.json/);
+    const path = join(dir, 'bad.json');
+    const file = exampleConfigFile();
+    file.operators[0]!.ipWhitelist = ['256.0.0.1'];
+    writeFileSync(path, JSON.stringify(file));
+    assert.throws(() => readProviderConfig(path), (error: Error) => error.message.startsWith(`${path}: operators[0].ipWhitelist[0]:`));
+  } finally {
+    cleanup();
+  }
+});

@@ -1,0 +1,214 @@
+/**
+ * Fixtures of the provider tests: a provider app on a fresh SQLite file,
+ * configured from examples/provider.json with test secrets, a world whose
+ * clock and sleeps are the test's, and signed calls as an operator makes
+ * them.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { ProviderWorld } from '../../src/provider/game-service.js';
+import { buildProviderApp } from '../../src/provider/provider-app.js';
+import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
+import { ProviderStore } from '../../src/provider/provider-store.js';
+import { sign } from '../../src/protocol/signing.js';
+import { ACCESS_TOKEN, SECRET, TestClock, tempDir } from '../helpers.js';
+
+export const EXAMPLE_CONFIG_URL = new URL('../../../examples/provider.json', import.meta.url);
+export const OPERATOR_ID = 'local-demo-operator';
+export const WALLET_ID = 'local-demo-wallet';
+/** A second operator, reachable only from 10.0.0.0/8 or through a trusted proxy. */
+export const OTHER_OPERATOR_ID = 'other-operator';
+export const OTHER_WALLET_ID = 'other-wallet';
+export const OTHER_SECRET = 'other-operator-secret';
+export const OTHER_NEXT_SECRET = 'other-operator-secret-next';
+export const PROVIDER_ADMIN_TOKEN = 'test-provider-admin-token';
+/** The address app.inject() calls come from unless a test says otherwise. */
+export const LOCAL_ADDRESS = '127.0.0.1';
+
+export type ConfigFile = Record<string, unknown> & { operators: Record<string, unknown>[]; games: Record<string, unknown>[] };
+
+export function exampleConfigFile(): ConfigFile {
+  return JSON.parse(readFileSync(EXAMPLE_CONFIG_URL, 'utf8')) as ConfigFile;
+}
+
+/**
+ * The example config with the test operator's secret and token (those of
+ * makeOperator), a second operator for whitelist tests, and no campaigns.
+ */
+export function testConfigFile(options: { endpoint?: string; database?: string } = {}): ConfigFile {
+  const file = exampleConfigFile();
+  const demo = file.operators[0]!;
+  demo.secret = SECRET;
+  demo.accessToken = ACCESS_TOKEN;
+  demo.endpoint = options.endpoint ?? 'http://127.0.0.1:9';
+  file.operators.push({
+    operatorId: OTHER_OPERATOR_ID,
+    walletIds: [OTHER_WALLET_ID],
+    secret: OTHER_SECRET,
+    secretNext: OTHER_NEXT_SECRET,
+    ipWhitelist: ['10.0.0.0/8', '2001:db8::/32'],
+    trustedProxies: ['192.168.1.1'],
+    endpoint: 'http://127.0.0.1:9',
+    accessToken: 'other-access-token',
+    currencies: ['EUR', 'USD'],
+  });
+  file.adminToken = PROVIDER_ADMIN_TOKEN;
+  file.campaigns = [];
+  if (options.database) file.database = options.database;
+  return file;
+}
+
+export interface TestWorld extends ProviderWorld {
+  /** Every back-off the clients waited, ms. */
+  sleeps: number[];
+}
+
+/** A world on the test's clock: sleeping advances it at once, so retry budgets run without waiting. */
+export function testWorld(clock: TestClock): TestWorld {
+  const sleeps: number[] = [];
+  return {
+    clock: () => clock.now,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock.advance(ms);
+    },
+    random: () => 0.5,
+    randomBytes: (size) => randomBytes(size),
+    newId: () => randomUUID(),
+    sleeps,
+  };
+}
+
+export interface Provider {
+  app: FastifyInstance;
+  store: ProviderStore;
+  config: ProviderConfig;
+  clock: TestClock;
+  world: TestWorld;
+  close: () => Promise<void>;
+}
+
+export async function makeProvider(
+  options: { endpoint?: string; edit?: (file: ConfigFile) => void; dispatcher?: Dispatcher } = {},
+): Promise<Provider> {
+  const { dir, cleanup } = tempDir('wagerlink-provider-');
+  const file = testConfigFile({ ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), database: join(dir, 'provider.db') });
+  options.edit?.(file);
+  const config = resolveProviderConfig(file);
+  const store = ProviderStore.open(config.database);
+  const clock = new TestClock();
+  const world = testWorld(clock);
+  let app: FastifyInstance;
+  try {
+    app = await buildProviderApp({ config, store, world, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
+  } catch (error) {
+    store.close();
+    cleanup();
+    throw error;
+  }
+  return {
+    app,
+    store,
+    config,
+    clock,
+    world,
+    close: async () => {
+      await app.close();
+      store.close();
+      cleanup();
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, unknown>;
+  raw: string;
+  body: Record<string, unknown>;
+}
+
+async function answerOf(response: { statusCode: number; headers: Record<string, unknown>; body: string }): Promise<Answer> {
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(response.body) as Record<string, unknown>;
+  } catch {
+    // Left empty: the assertions fail on it with the raw text.
+  }
+  return { status: response.statusCode, headers: response.headers, raw: response.body, body };
+}
+
+/** A call to an interface endpoint as an operator makes it: the body text signed with `secret`. */
+export async function operatorCall(
+  app: FastifyInstance,
+  url: string,
+  body: unknown,
+  options: { secret?: string; remoteAddress?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  const response = await app.inject({
+    method: 'POST',
+    url,
+    payload,
+    remoteAddress: options.remoteAddress ?? LOCAL_ADDRESS,
+    headers: { 'content-type': 'application/json', 'x-server-authorization': sign(options.secret ?? SECRET, payload), ...options.headers },
+  });
+  return answerOf(response);
+}
+
+/** A call of the game page's API. */
+export async function pageCall(app: FastifyInstance, url: string, body: unknown): Promise<Answer> {
+  const response = await app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  return answerOf(response);
+}
+
+export async function adminCall(app: FastifyInstance, method: 'GET' | 'POST', url: string, body?: unknown, token = PROVIDER_ADMIN_TOKEN): Promise<Answer> {
+  const response = await app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+  return answerOf(response);
+}
+
+/** The token and page path of a launch URL. */
+export function launchOf(url: string): { path: string; token: string; slug: string } {
+  const parsed = new URL(url);
+  const slug = decodeURIComponent(parsed.pathname.split('/').pop() ?? '');
+  return { path: parsed.pathname, token: parsed.hash.slice(1), slug };
+}
+
+export function realLaunchBody(overrides: Record<string, unknown> = {}) {
+  return {
+    mode: 'real',
+    game: 'dice',
+    language: 'en-GB',
+    walletId: WALLET_ID,
+    operatorId: OPERATOR_ID,
+    key: `key-${randomUUID()}`,
+    country: 'DE',
+    urls: { lobby: 'https://casino.example/lobby', deposit: 'https://casino.example/deposit', refresh: 'https://casino.example/refresh' },
+    ...overrides,
+  };
+}
+
+// (Import declarations are hoisted; these sit with the helper that uses them.)
+import assert from 'node:assert/strict';
+import { ERRORS, errorType, type ErrorCode } from '../../src/protocol/errors.js';
+
+/** The answer is the problem+json of `code` (RFC 9457 with `code`), with `balance` when given. */
+export function assertProblem(answer: Answer, code: ErrorCode, balance?: number): void {
+  assert.equal(answer.status, ERRORS[code].status, answer.raw);
+  assert.match(String(answer.headers['content-type']), /^application\/problem\+json(;|$)/);
+  assert.equal(answer.body.type, errorType(code));
+  assert.equal(answer.body.title, ERRORS[code].title);
+  assert.equal(answer.body.status, ERRORS[code].status);
+  assert.equal(answer.body.code, code);
+  assert.equal(typeof answer.body.detail, 'string');
+  assert.ok((answer.body.detail as string).length > 0);
+  assert.doesNotMatch(answer.raw, /\n\s*at /, 'a stack trace leaked');
+  if (balance !== undefined) assert.equal(answer.body.balance, balance, answer.raw);
+}

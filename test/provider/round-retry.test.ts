@@ -1,0 +1,204 @@
+/**
+ * Proves the provider's retry rule for a round (PROTOCOL.md §3, §9) with
+ * the network mocked (undici MockAgent) and the clock injected: network
+ * errors, time-outs, 429 and 5xx are resent with the same body, signature
+ * and ids after a full-jitter back-off doubling from 0.5 s; other answers
+ * are final and never resent; a round whose answer did not come within the
+ * player's request stays pending in the round log, survives a restart, and
+ * is resent, byte for byte, before the launch's next round.
+ */
+import { randomUUID } from 'node:crypto';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MockAgent, type MockPool } from 'undici';
+import { buildProviderApp } from '../../src/provider/provider-app.js';
+import { sign } from '../../src/protocol/signing.js';
+import { ACCESS_TOKEN, SECRET } from '../helpers.js';
+import { assertProblem, launchOf, makeProvider, operatorCall, pageCall, realLaunchBody, type Provider } from './provider-helpers.js';
+
+const ORIGIN = 'http://operator.test';
+let agent: MockAgent;
+let pool: MockPool;
+let provider: Provider;
+
+interface Sent {
+  body: string;
+  headers: Record<string, string>;
+}
+let sent: Sent[] = [];
+
+before(async () => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  pool = agent.get(ORIGIN);
+  pool
+    .intercept({ path: '/authenticate', method: 'POST' })
+    .reply(200, JSON.stringify({ sessionId: randomUUID(), playerId: 'p-1', currency: 'EUR', balance: 100, country: 'DE' }), {
+      headers: { 'content-type': 'application/json' },
+    })
+    .persist();
+  provider = await makeProvider({ endpoint: ORIGIN, dispatcher: agent });
+});
+
+after(async () => {
+  await provider.close();
+  await agent.close();
+});
+
+beforeEach(() => {
+  sent = [];
+  provider.world.sleeps.length = 0;
+});
+
+type Reply = { status: number; body?: string; type?: string } | 'network-error';
+
+/** Queues answers for the next /transaction calls, in order, recording what each call sent. */
+function answerTransactions(...replies: Reply[]): void {
+  for (const reply of replies) {
+    const scope = pool.intercept({ path: '/transaction', method: 'POST' });
+    if (reply === 'network-error') {
+      scope.replyWithError(Object.assign(new Error('socket hang up'), { code: 'UND_ERR_SOCKET' }));
+      continue;
+    }
+    scope.reply((options) => {
+      sent.push({ body: String(options.body), headers: options.headers as Record<string, string> });
+      return {
+        statusCode: reply.status,
+        data: reply.body ?? (reply.status === 200 ? '{"balance":99}' : problem(reply.status)),
+        responseOptions: { headers: { 'content-type': reply.type ?? (reply.status === 200 ? 'application/json' : 'application/problem+json') } },
+      };
+    });
+  }
+}
+
+function problem(status: number): string {
+  const code = status === 429 ? 'RATE_LIMITED' : status === 503 ? 'SERVICE_UNAVAILABLE' : status === 409 ? 'DUPLICATE_CONFLICT' : 'INTERNAL_ERROR';
+  return JSON.stringify({ type: 'urn:x', title: 't', status, code, detail: `answered ${status}`, balance: 99 });
+}
+
+async function openLaunch() {
+  const answer = await operatorCall(provider.app, '/generate-launch-url', realLaunchBody());
+  assert.equal(answer.status, 200, answer.raw);
+  const launch = launchOf(answer.body.url as string);
+  const opened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
+  assert.equal(opened.status, 200, opened.raw);
+  return launch;
+}
+
+const play = (launch: { path: string; token: string }) =>
+  pageCall(provider.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: 'retry' });
+
+describe('resent with the same body', () => {
+  test('503, 500 and a network error are retried after 0.5 s and 1 s doubling with full jitter, then 200 settles', async () => {
+    const launch = await openLaunch();
+    answerTransactions({ status: 503 }, { status: 500 }, 'network-error', { status: 200 });
+    const answer = await play(launch);
+    assert.equal(answer.status, 200, answer.raw);
+    assert.equal(answer.body.balance, '99');
+    // Jitter is uniform in [0, ceiling]; the test's random() is 0.5.
+    assert.deepEqual(provider.world.sleeps, [250, 500, 1000]);
+    assert.equal(sent.length, 3); // the network error never reached a reply
+    for (const each of sent) {
+      assert.equal(each.body, sent[0]!.body);
+      assert.equal(each.headers['x-server-authorization'], sign(SECRET, sent[0]!.body));
+      assert.equal(each.headers.authorization, `Bearer ${ACCESS_TOKEN}`);
+    }
+    const [round] = provider.store.listRounds(1);
+    assert.equal(round?.status, 'settled');
+    assert.equal(round?.attempts, 4);
+    assert.equal(round?.requestBody, sent[0]!.body);
+  });
+
+  test('429 honours Retry-After as the least wait', async () => {
+    const launch = await openLaunch();
+    pool
+      .intercept({ path: '/transaction', method: 'POST' })
+      .reply(429, problem(429), { headers: { 'content-type': 'application/problem+json', 'retry-after': '3' } });
+    answerTransactions({ status: 200 });
+    const answer = await play(launch);
+    assert.equal(answer.status, 200, answer.raw);
+    assert.deepEqual(provider.world.sleeps, [3000]);
+  });
+
+  test('409 is final: never resent, the round is refused and the page gets the code', async () => {
+    const launch = await openLaunch();
+    answerTransactions({ status: 409 });
+    const answer = await play(launch);
+    assertProblem(answer, 'DUPLICATE_CONFLICT', 99);
+    assert.equal(sent.length, 1);
+    assert.deepEqual(provider.world.sleeps, []);
+    assert.equal(provider.store.listRounds(1)[0]?.status, 'refused');
+    // Nothing is pending: the next round is sent as usual.
+    answerTransactions({ status: 200 });
+    const next = await play(launch);
+    assert.equal(next.status, 200, next.raw);
+  });
+
+  test('a final answer that is not problem+json is refused as unavailable, never resent', async () => {
+    const launch = await openLaunch();
+    answerTransactions({ status: 404, body: '<html>not here</html>', type: 'text/html' });
+    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
+    assert.equal(sent.length, 1);
+    assert.equal(provider.store.listRounds(1)[0]?.refusalCode, 'HTTP_404');
+  });
+
+  test('a 200 whose balance a double cannot hold exactly is booked but not believed', async () => {
+    const launch = await openLaunch();
+    answerTransactions({ status: 200, body: '{"balance":12.3456789012345678}' });
+    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
+    const [round] = provider.store.listRounds(1);
+    assert.equal(round?.status, 'settled');
+    assert.equal(round?.balanceAfterMinor, null);
+  });
+});
+
+describe('a round left pending', () => {
+  test('is kept when the answer does not come within the player request, and resent first next time', async () => {
+    const launch = await openLaunch();
+    // 0.25 + 0.5 + 1 + 2 + 4 + 8 = 15.75 s of back-off; the next (16 s) would end past the 20 s budget.
+    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
+    const answer = await play(launch);
+    assertProblem(answer, 'SERVICE_UNAVAILABLE');
+    assert.match(answer.body.detail as string, /kept and will be settled/);
+    assert.deepEqual(provider.world.sleeps, [250, 500, 1000, 2000, 4000, 8000]);
+    const [pending] = provider.store.listRounds(1);
+    assert.equal(pending?.status, 'pending');
+    assert.equal(pending?.attempts, 7);
+    const firstBody = sent[0]!.body;
+
+    // The next play resends the pending round as it was, then plays a new one.
+    sent = [];
+    answerTransactions({ status: 200, body: '{"balance":98}' }, { status: 200, body: '{"balance":97}' });
+    const next = await play(launch);
+    assert.equal(next.status, 200, next.raw);
+    assert.equal(sent.length, 2);
+    assert.equal(sent[0]!.body, firstBody);
+    assert.notEqual(sent[1]!.body, firstBody);
+    assert.equal(next.body.balance, '97');
+    const [newer, older] = provider.store.listRounds(2);
+    assert.equal(older?.roundId, pending?.roundId);
+    assert.equal(older?.status, 'settled');
+    assert.equal(older?.attempts, 8);
+    assert.equal(newer?.status, 'settled');
+  });
+
+  test('survives a restart of the provider and is settled when the game is opened again', async () => {
+    const launch = await openLaunch();
+    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
+    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
+    const [pending] = provider.store.listRounds(1);
+    const firstBody = sent[0]!.body;
+    await provider.app.close();
+
+    // A new app on the same database: the round log is all it knows.
+    provider.app = await buildProviderApp({ config: provider.config, store: provider.store, world: provider.world, dispatcher: agent });
+    sent = [];
+    answerTransactions({ status: 200, body: '{"balance":98.06}' });
+    const reopened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
+    assert.equal(reopened.status, 200, reopened.raw);
+    assert.deepEqual(sent.map((each) => each.body), [firstBody]);
+    assert.equal(provider.store.round(pending!.pk).status, 'settled');
+    assert.equal(reopened.body.balance, '98.06');
+    assert.equal((reopened.body.rounds as { status: string }[])[0]?.status, 'settled');
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * Proves the commands as a person runs them: `wagerlink provider serve
+ * --config FILE` starts (logging its ready line), answers, and stops with
+ * exit 0 on SIGTERM; a bad config stops it at once with a message naming the
+ * member; and the operator's side, `wagerlink operator launch-url` and
+ * `game-bets`, reach the running provider with the operator's database and
+ * settings (examples/operator.env's variables).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { tempDir } from '../helpers.js';
+import { exampleConfigFile } from './provider-helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CLI = join(ROOT, 'bin', 'wagerlink.js');
+/** A start or a command that takes longer than this failed (ms); generous for a loaded machine. */
+const COMMAND_TIMEOUT_MS = 30_000;
+
+const temp = tempDir('wagerlink-serve-');
+const children = new Set<ChildProcess>();
+
+after(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+  }
+  temp.cleanup();
+});
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WAGERLINK_')));
+  return { ...env, ...extra };
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end (bounded by COMMAND_TIMEOUT_MS). */
+async function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+function writeConfig(name: string, edit: (file: ReturnType<typeof exampleConfigFile>) => void): string {
+  const file = exampleConfigFile();
+  file.database = join(temp.dir, `${name}.db`);
+  file.port = 0;
+  edit(file);
+  const path = join(temp.dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify(file, null, 2));
+  return path;
+}
+
+test('provider serve: ready line, answers, SIGTERM exits 0; the operator commands reach it', async () => {
+  const config = writeConfig('good', () => {});
+  const child = spawn(process.execPath, [CLI, 'provider', 'serve', '--config', config], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line:\n${output}`)), COMMAND_TIMEOUT_MS);
+    const onData = () => {
+      const match = /ready on (http:\/\/[^"\s]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', () => reject(new Error(`exited before ready:\n${output}`)));
+  });
+  const health = await request(`${origin}/health`);
+  assert.equal(health.statusCode, 200);
+  assert.deepEqual(await health.body.json(), { status: 'ok' });
+
+  // The operator's side, with the variables of examples/operator.env and its own database.
+  const env = cleanEnv({
+    WAGERLINK_DATABASE: join(temp.dir, 'operator.db'),
+    WAGERLINK_SECRET: 'local-demo-secret-change-me',
+    WAGERLINK_PROVIDER_URL: origin,
+    WAGERLINK_OPERATOR_ID: 'local-demo-operator',
+    WAGERLINK_WALLET_ID: 'local-demo-wallet',
+  });
+  const added = await run(['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--balance', '25', '--country', 'AT'], env);
+  assert.equal(added.code, 0, added.stderr);
+  const launched = await run(['operator', 'launch-url', 'bob', '--game', 'dice', '--language', 'de-AT', '--lobby', 'https://casino.example/'], env);
+  assert.equal(launched.code, 0, launched.stderr);
+  assert.match(JSON.parse(launched.stdout).url, /^http:\/\/127\.0\.0\.1:8090\/game\/dice#v1\./);
+  const fun = await run(['operator', 'launch-url', '--game', 'dice', '--mode', 'fun'], env);
+  assert.equal(fun.code, 0, fun.stderr);
+  const bets = await run(['operator', 'game-bets', '--games', 'dice', '--currencies', 'EUR,JPY'], env);
+  assert.equal(bets.code, 0, bets.stderr);
+  assert.deepEqual(JSON.parse(bets.stdout).dice.EUR, ['0.1', '0.2', '0.5', '1', '2', '5', '10', '20', '50', '100']);
+  const refused = await run(['operator', 'game-bets', '--games', 'poker', '--currencies', 'EUR'], env);
+  assert.equal(refused.code, 1);
+  assert.equal(JSON.parse(refused.stderr).code, 'GAME_NOT_FOUND');
+  const unknown = await run(['operator', 'launch-url', 'nobody', '--game', 'dice'], env);
+  assert.equal(unknown.code, 1);
+  assert.equal(JSON.parse(unknown.stderr).code, 'PLAYER_NOT_FOUND');
+  const unset = await run(['operator', 'game-bets', '--games', 'dice', '--currencies', 'EUR'], cleanEnv());
+  assert.equal(unset.code, 1);
+  assert.match(unset.stderr, /WAGERLINK_PROVIDER_URL/);
+
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const [code] = (await exited) as [number | null];
+  assert.equal(code, 0, output);
+});
+
+test('provider serve refuses a bad config, naming the member, and needs --config', async () => {
+  const bad = writeConfig('bad', (file) => {
+    file.operators[0]!.ipWhitelist = ['127.0.0.1', 'everyone'];
+  });
+  const answer = await run(['provider', 'serve', '--config', bad]);
+  assert.equal(answer.code, 1);
+  assert.match(answer.stderr, /operators\[0\]\.ipWhitelist\[1\]: everyone is not an IP address or CIDR range/);
+  assert.doesNotMatch(answer.stderr, /\n\s+at /);
+  const missing = await run(['provider', 'serve']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--config/);
+});
