@@ -37,8 +37,17 @@ export class OperatorMetrics {
     });
   }
 
+  /** Labelled children by label values: prom-client hashes a label object on every call otherwise. */
+  private readonly latencyChildren = new Map<string, { observe: (value: number) => void }>();
+
   observeRequest(route: string, method: string, status: number, code: string, seconds: number): void {
-    this.latency.observe({ route, method, status: String(status), code }, seconds);
+    const key = `${route} ${method} ${status} ${code}`;
+    let child = this.latencyChildren.get(key);
+    if (!child) {
+      child = this.latency.labels({ route, method, status: String(status), code });
+      this.latencyChildren.set(key, child);
+    }
+    child.observe(seconds);
   }
 
   observeBooked(currency: string, booked: readonly Booked[]): void {

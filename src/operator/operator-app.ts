@@ -7,9 +7,10 @@
  * signature over the raw bytes, JSON, schema, then the wallet rules in the
  * store. Nothing is parsed before the caller is authenticated.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bodyBytes, createJsonApi, readBody, sendJson, sendProblem, sendRefusal } from '../http/json-api.js';
 import type { TSchema, Static } from '@sinclair/typebox';
-import { ERRORS, problemJson, UnavailableError, type ErrorCode, type Refusal } from '../protocol/errors.js';
+import type { Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
 import { isCountryCode } from '../protocol/regions.js';
 import {
@@ -53,15 +54,6 @@ export interface OperatorAppOptions {
   metrics?: OperatorMetrics;
 }
 
-const JSON_TYPE = 'application/json';
-const PROBLEM_TYPE = 'application/problem+json';
-
-declare module 'fastify' {
-  interface FastifyReply {
-    problemCode?: string;
-  }
-}
-
 const bodies = {
   transaction: compileBody(TransactionRequest, (value) =>
     value.transactions.flatMap((tx, i): [string, number | undefined][] => [
@@ -77,19 +69,6 @@ const bodies = {
   block: compileBody(BlockRequest),
 };
 const pageQuery = compile(PageQuery);
-
-export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, balance?: string): FastifyReply {
-  reply.problemCode = code;
-  return reply.code(ERRORS[code].status).header('content-type', PROBLEM_TYPE).send(problemJson(code, detail, balance));
-}
-
-function sendRefusal(reply: FastifyReply, refusal: Refusal): FastifyReply {
-  return sendProblem(reply, refusal.code, refusal.detail, refusal.balance);
-}
-
-function sendJson(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).header('content-type', JSON_TYPE).send(body);
-}
 
 function playerJson(player: PlayerView): string {
   return stringify(playerBody(player));
@@ -107,47 +86,13 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   if (accessTokens.length === 0) throw new Error('at least one access token is required');
   if (options.adminToken.length === 0) throw new Error('an admin token is required');
 
-  const app = Fastify({
-    bodyLimit: bodyBytesMax,
-    // Fastify 5 takes a ready logger (pino) only as `loggerInstance`; `logger` takes true/false or options.
-    ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
-    // One log line per request would cost more than the request itself; metrics count them.
-    logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: true,
-  });
-
-  // Bodies stay bytes until the signature over them is checked.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer', bodyLimit: bodyBytesMax }, (_request, body, done) => done(null, body));
-
-  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
-    if (error instanceof UnavailableError) return sendProblem(reply, 'SERVICE_UNAVAILABLE', error.message);
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, 'PAYLOAD_TOO_LARGE', `body is over the limit of ${bodyBytesMax} bytes`);
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE}`);
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendProblem(reply, 'INVALID_REQUEST', 'Content-Length does not match the body');
-    }
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, 'INVALID_REQUEST', error.message);
-    }
-    request.log.error({ err: error }, 'unexpected error');
-    return sendProblem(reply, 'INTERNAL_ERROR', 'an unexpected error occurred; nothing was applied');
-  });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url}`));
+  const app = createJsonApi({ bodyBytesMax, logger: options.logger });
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const code = reply.problemCode ?? (reply.statusCode < 400 ? 'OK' : 'OTHER');
     metrics.observeRequest(route, request.method, reply.statusCode, code, reply.elapsedTime / 1000);
   });
-
-  /** Bytes of a JSON body, or a refusal (415 when the body is not JSON). */
-  function bodyBytes(request: FastifyRequest): Buffer | undefined {
-    return Buffer.isBuffer(request.body) ? request.body : undefined;
-  }
 
   /**
    * A wallet call as the provider makes it (its bearer token was checked on
@@ -157,21 +102,13 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
    * `code`) never steer what happens.
    */
   function walletInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, body: BodyReader<T>): Static<T> | undefined {
-    const bytes = bodyBytes(request);
-    if (!bytes) {
-      sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
-      return undefined;
-    }
+    const bytes = bodyBytes(request, reply);
+    if (!bytes) return undefined;
     if (!verifySignature(secrets, request.headers[SIGNATURE_HEADER], bytes)) {
       sendProblem(reply, 'INVALID_SIGNATURE', 'X-Server-Authorization must be the hex HMAC-SHA256 of the body');
       return undefined;
     }
-    const checked = body.read(bytes.toString('utf8'));
-    if (!checked.ok) {
-      sendRefusal(reply, checked);
-      return undefined;
-    }
-    return checked.value;
+    return readBody(reply, bytes, body);
   }
 
   /** Runs on arrival, before the body is read: an unauthenticated caller gets 401 whatever it sent. */
@@ -247,17 +184,8 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
       });
 
       function adminInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, body: BodyReader<T>): Static<T> | undefined {
-        const bytes = bodyBytes(request);
-        if (!bytes) {
-          sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
-          return undefined;
-        }
-        const checked = body.read(bytes.toString('utf8'));
-        if (!checked.ok) {
-          sendRefusal(reply, checked);
-          return undefined;
-        }
-        return checked.value;
+        const bytes = bodyBytes(request, reply);
+        return bytes && readBody(reply, bytes, body);
       }
 
       function pageOf(request: FastifyRequest, reply: FastifyReply): { limit: number; before?: bigint } | undefined {

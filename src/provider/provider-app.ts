@@ -20,17 +20,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bodyBytes, createJsonApi, readBody, sendJson as sendJsonAnswer, sendProblem, sendRefusal } from '../http/json-api.js';
 import type { Dispatcher } from 'undici';
 import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
-import { ERRORS, problemJson, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
 import { formatMinor, toMinor, decimalFromNumber } from '../protocol/money.js';
 import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
 import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, tokenAccepted, verifySignature } from '../protocol/signing.js';
-import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
+import { compile, compileBody } from '../protocol/validate.js';
 import { Catalog } from './catalog.js';
 import { GameService, REAL_PROVIDER_WORLD, type ProviderWorld } from './game-service.js';
 import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
@@ -50,8 +49,6 @@ export interface ProviderAppOptions {
   webDir?: string;
 }
 
-const JSON_TYPE = 'application/json';
-const PROBLEM_TYPE = 'application/problem+json';
 /** Admin listing pages hold at most this many rounds. */
 const ROUNDS_PAGE_MAX = 500;
 const ROUNDS_PAGE_DEFAULT = 50;
@@ -86,16 +83,9 @@ interface OperatorEntry {
   trustedProxies: AddressSet;
 }
 
-function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, balance?: string): FastifyReply {
-  return reply.code(ERRORS[code].status).header('content-type', PROBLEM_TYPE).send(problemJson(code, detail, balance));
-}
-
-function sendRefusal(reply: FastifyReply, refusal: Refusal): FastifyReply {
-  return sendProblem(reply, refusal.code, refusal.detail, refusal.balance);
-}
-
+/** Answers of the game page's API are never cached. */
 function sendJson(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(body);
+  return sendJsonAnswer(reply.header('cache-control', 'no-store'), status, body);
 }
 
 function isHttpUrl(text: string): boolean {
@@ -193,51 +183,10 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const pageHtml = readFileSync(`${webDir}/index.html`);
   const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
-  const app = Fastify({
-    bodyLimit: config.limits.bodyBytesMax,
-    ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
-    logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: true,
-  });
-
-  // Bodies stay bytes until the signature over them is checked.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer', bodyLimit: config.limits.bodyBytesMax }, (_request, body, done) => done(null, body));
-
-  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, 'PAYLOAD_TOO_LARGE', `body is over the limit of ${config.limits.bodyBytesMax} bytes`);
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE}`);
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendProblem(reply, 'INVALID_REQUEST', 'Content-Length does not match the body');
-    }
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, 'INVALID_REQUEST', error.message);
-    }
-    request.log.error({ err: error }, 'unexpected error');
-    return sendProblem(reply, 'INTERNAL_ERROR', 'an unexpected error occurred');
-  });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url}`));
+  const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, logger: options.logger });
   app.addHook('onClose', async () => {
     await Promise.all([...clients.values()].map((client) => client.close()));
   });
-
-  function bodyBytes(request: FastifyRequest, reply: FastifyReply): Buffer | undefined {
-    if (Buffer.isBuffer(request.body)) return request.body;
-    sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
-    return undefined;
-  }
-
-  function read<T extends TSchema>(reply: FastifyReply, bytes: Buffer, body: BodyReader<T>): Static<T> | undefined {
-    const checked = body.read(bytes.toString('utf8'));
-    if (!checked.ok) {
-      sendRefusal(reply, checked);
-      return undefined;
-    }
-    return checked.value;
-  }
 
   const signature = (request: FastifyRequest) => request.headers[SIGNATURE_HEADER];
 
@@ -256,7 +205,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     if (signers.length === 0) {
       return sendProblem(reply, 'INVALID_SIGNATURE', 'X-Server-Authorization must be the hex HMAC-SHA256 of the body');
     }
-    const input = read(reply, bytes, bodies.launch);
+    const input = readBody(reply, bytes, bodies.launch);
     if (!input) return reply;
     const problem = launchProblem(input);
     if (problem) return sendProblem(reply, 'INVALID_REQUEST', problem);
@@ -293,7 +242,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   app.post('/game-bets', async (request, reply) => {
     const bytes = bodyBytes(request, reply);
     if (!bytes) return reply;
-    const input = read(reply, bytes, bodies.bets);
+    const input = readBody(reply, bytes, bodies.bets);
     if (!input) return reply;
     const operator = operatorsById.get(input.operatorId);
     if (!operator) return sendProblem(reply, 'WALLET_NOT_FOUND', `walletId ${input.walletId} is not registered for operator ${input.operatorId}`);
@@ -359,7 +308,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     const { slug } = request.params as { slug: string };
     const bytes = bodyBytes(request, reply);
     if (!bytes) return reply;
-    const input = read(reply, bytes, bodies.open);
+    const input = readBody(reply, bytes, bodies.open);
     if (!input) return reply;
     const outcome = await games.open(input.token, slug);
     if ('ok' in outcome && outcome.ok === false) return sendRefusal(reply, outcome);
@@ -370,7 +319,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     const { slug } = request.params as { slug: string };
     const bytes = bodyBytes(request, reply);
     if (!bytes) return reply;
-    const input = read(reply, bytes, bodies.play);
+    const input = readBody(reply, bytes, bodies.play);
     if (!input) return reply;
     const outcome = await games.play(input.token, slug, input);
     if ('ok' in outcome && outcome.ok === false) return sendRefusal(reply, outcome);
@@ -395,7 +344,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
         admin.post('/campaigns', async (request, reply) => {
           const bytes = bodyBytes(request, reply);
           if (!bytes) return reply;
-          const input = read(reply, bytes, bodies.campaign);
+          const input = readBody(reply, bytes, bodies.campaign);
           if (!input) return reply;
           if (!operatorsById.has(input.operatorId)) return sendProblem(reply, 'WALLET_NOT_FOUND', `operator ${input.operatorId} is not configured`);
           if (!catalog.game(input.game)) return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${input.game}`);
