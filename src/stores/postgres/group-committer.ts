@@ -1,87 +1,86 @@
 /**
  * PostgreSQL group commit. A commit is durable only once its WAL is flushed,
- * and on a small database that flush, not the work, bounds the rate of
- * commits. So the hot-path calls (/transaction, /payout) that arrive while
- * every connection of the pool is busy queue here, and the next free
- * connection takes them all (up to a limit) as ONE statement, wl_batch: one
- * round trip, one database transaction, one WAL flush for all of them. When
- * the node is quiet a call goes out alone at once; the busier it gets, the
+ * and on a small database that flush and the per-statement work, not the
+ * rows, bound the rate of commits. So the hot-path calls (/transaction,
+ * /payout) that arrive while every batch slot is busy queue here, and the
+ * next free slot takes them all (up to a limit) as one batch: one database
+ * transaction, a handful of set-based statements, one WAL flush. When the
+ * node is quiet a call goes out alone at once; the busier it gets, the
  * larger the batches, as with the SQLite writer.
  *
- * Calls never see each other's refusals: wl_batch decides each one before it
- * writes anything, so a refused call leaves nothing behind. A batch fails as
- * a whole only on an error: when the error is retryable or the database is
- * unavailable, every call of it gets that error (its caller retries or
- * answers 503); any other error (a bug) sends each call of the batch again
- * alone, so that only the call that causes it fails.
+ * The batch runner (PostgresLedger.applyBatch) may answer DEFER for a call
+ * that depends on what an earlier call of the same batch writes (the same
+ * player, id or round): it goes first into the next batch, which reads the
+ * database again. A batch fails as a whole only on an error: when the error
+ * is retryable, the database is unavailable or an invariant broke, every
+ * call of it gets that error (its caller retries, answers 503 or stops); any
+ * other error (a bug) sends each call of the batch again alone, so that only
+ * the call that causes it fails.
  */
-import assert from 'node:assert/strict';
-import type postgres from 'postgres';
+import assert, { AssertionError } from 'node:assert/strict';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 
-/** One call as wl_batch takes it (see migrations.ts); int8 values as text. */
-export type HotCall = Record<string, unknown> & { k: 't' | 'p' };
-
-/** What wl_batch answers for one call, int8 as text. */
-export interface DecisionRow {
-  o_index: number;
-  o_outcome: string | null;
-  o_balance: string | null;
-  o_booked: number | null;
-  o_player_id: string | null;
-  o_session_game: string | null;
-  o_last_active_at: string | null;
-  o_currency: string | null;
-  o_balance_before: string | null;
-  o_blocked: boolean | null;
-  /** The request's ids seen before: [1-based index, kind, player, round, campaign, amount, jpAmount]. */
-  o_seen: [number, string, string, string | null, string | null, string, string][] | null;
-  o_round_player_id: string | null;
-  o_round_game: string | null;
-  o_round_finished: boolean | null;
-  o_campaign_finished: boolean | null;
-}
+/** A batch runner's answer for a call that must wait for the next batch. */
+export const DEFER = Symbol('defer');
+/** A batch runner's answer for a call it dropped because its caller gave up (see abandoned()). */
+export const ABANDONED = Symbol('abandoned');
 
 export interface GroupCommitterOptions {
-  /** Batches sent at once; each holds one connection. The pool size. */
+  /** Batches in flight at once; each holds one connection. The pool size. */
   batchesInFlightMax: number;
   /** Calls in one batch; see BATCH_CALLS_MAX. */
   batchCallsMax: number;
-  sessionIdleMs: number;
-  touchIntervalMs: number;
 }
 
 /**
- * Calls that share one statement and one commit. Default 100: past a few
- * dozen the flush is already shared well, and a batch holds the row locks of
- * all its players until it commits, so a larger one would only make calls
- * wait longer on each other.
+ * Calls that share one database transaction. Default 100: past a few dozen
+ * the flush and the statements are already shared well, and a batch holds
+ * the row locks of all its players until it commits, so a larger one would
+ * only make calls wait longer on each other.
  */
 export const BATCH_CALLS_MAX = 100;
 
-interface Pending {
-  call: HotCall;
-  resolve: (row: DecisionRow) => void;
+interface Pending<C, R> {
+  call: C;
+  /** Aborted when the caller stops waiting (its deadline passed). */
+  signal: AbortSignal | undefined;
+  resolve: (result: R) => void;
   reject: (error: unknown) => void;
-  /** Sent in a batch of its own: its last batch failed with an error that is not its peers'. */
+  /** Sent in a batch of its own: its last batch failed with an error that may not be its own. */
   alone: boolean;
 }
 
-export class GroupCommitter {
-  private queue: Pending[] = [];
+export class GroupCommitter<C, R> {
+  private queue: Pending<C, R>[] = [];
   private inFlight = 0;
   private scheduled = false;
 
   constructor(
-    private readonly sql: postgres.Sql,
+    /** Runs a batch; abandoned(i) says that call i's caller gave up, and it must not be written. */
+    private readonly run: (calls: C[], abandoned: (index: number) => boolean) => Promise<(R | typeof DEFER | typeof ABANDONED)[]>,
     private readonly options: GroupCommitterOptions,
   ) {
     assert.ok(options.batchesInFlightMax >= 1 && options.batchCallsMax >= 1);
   }
 
-  submit(call: HotCall): Promise<DecisionRow> {
-    return new Promise<DecisionRow>((resolve, reject) => {
-      this.queue.push({ call, resolve, reject, alone: false });
+  submit(call: C, signal?: AbortSignal): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const pending: Pending<C, R> = { call, signal, resolve, reject, alone: false };
+      // A call given up while still queued leaves the queue: the queue stays bounded by the callers still waiting.
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const index = this.queue.indexOf(pending);
+          if (index >= 0) this.queue.splice(index, 1);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+      this.queue.push(pending);
       if (!this.scheduled && this.inFlight < this.options.batchesInFlightMax) {
         this.scheduled = true;
         // After this turn's I/O callbacks: the calls parsed in the same turn travel together.
@@ -103,22 +102,25 @@ export class GroupCommitter {
     }
   };
 
-  /** The next batch: the front of the queue, up to the limit, a call marked alone on its own. */
-  private take(): Pending[] {
+  /** The next batch: the front of the queue up to the limit; a call marked alone on its own. */
+  private take(): Pending<C, R>[] {
     if (this.queue[0]!.alone) return this.queue.splice(0, 1);
     let count = 0;
     while (count < this.queue.length && count < this.options.batchCallsMax && !this.queue[count]!.alone) count++;
     return this.queue.splice(0, count);
   }
 
-  private async send(batch: Pending[]): Promise<void> {
-    let rows: DecisionRow[];
+  private async send(batch: Pending<C, R>[]): Promise<void> {
+    let results: (R | typeof DEFER | typeof ABANDONED)[];
     try {
-      // Sent as text and cast by the server: a text parameter is never re-encoded on the way.
-      rows = await this.sql<DecisionRow[]>`SELECT * FROM wl_batch(${JSON.stringify(batch.map((p) => p.call))}::text::jsonb,
-        ${this.options.sessionIdleMs}::bigint, ${this.options.touchIntervalMs}::bigint)`;
+      results = await this.run(
+        batch.map((pending) => pending.call),
+        (index) => batch[index]!.signal?.aborted === true,
+      );
+      assert.equal(results.length, batch.length, 'a batch answers every call');
+      assert.ok(results[0] !== DEFER, 'the first call of a batch depends on no other');
     } catch (error) {
-      if (batch.length > 1 && !isRetryable(error) && !isUnavailable(error)) {
+      if (batch.length > 1 && !(error instanceof AssertionError) && !isRetryable(error) && !isUnavailable(error)) {
         for (const pending of batch) pending.alone = true;
         this.queue.unshift(...batch);
         return;
@@ -126,14 +128,14 @@ export class GroupCommitter {
       for (const pending of batch) pending.reject(error);
       return;
     }
-    try {
-      assert.equal(rows.length, batch.length, 'wl_batch answers every call');
-      rows.forEach((row, index) => {
-        assert.equal(row.o_index, index + 1, 'wl_batch answers in order');
-        batch[index]!.resolve(row);
-      });
-    } catch (error) {
-      for (const pending of batch) pending.reject(error);
-    }
+    const deferred: Pending<C, R>[] = [];
+    results.forEach((result, index) => {
+      if (result === DEFER) {
+        if (!batch[index]!.signal?.aborted) deferred.push(batch[index]!);
+      } else if (result !== ABANDONED) {
+        batch[index]!.resolve(result);
+      }
+    });
+    this.queue.unshift(...deferred);
   }
 }

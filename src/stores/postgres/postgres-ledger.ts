@@ -1,33 +1,35 @@
 /**
  * The PostgreSQL ledger. Every method is one database transaction under READ
- * COMMITTED; every write of a player first takes that player's wallet row
- * lock (SELECT ... FOR UPDATE), the one lock order of this store, and claims
- * ids through unique indexes (INSERT ... ON CONFLICT DO NOTHING).
+ * COMMITTED. Every write of a player first takes that player's wallet row
+ * lock (SELECT ... FOR UPDATE; several players: in ascending row id, in one
+ * statement), the one lock order of this store; ids are claimed through
+ * their unique index (a plain INSERT, which waits for a concurrent claim of
+ * the same id and fails if it is taken); balances move by a conditional
+ * update that must find the balance the plan was made from. The wallet rules
+ * are those of src/ledger, and only those: each call reads a snapshot under
+ * the lock, plans it with planTransaction, planPayout, ... and writes the plan.
  *
- * The hot path (/transaction and /payout) is ONE round trip: a PL/pgSQL
- * function (migrations.ts) locks, reads, decides, writes and returns the
- * snapshot it decided on. The alternative, reading a snapshot and writing
- * the plan of src/ledger in two round trips inside one database transaction,
- * keeps the rules in one language but costs BEGIN, the read, the write and
- * COMMIT: four round trips, with the player's row lock held across three of
- * them and the node's event loop in between. On a small database that is
- * most of the work of a bet. So the decision runs in the database, and the
- * rules stay authoritative here: every answer is re-planned from the
- * returned snapshot with planTransaction/planPayout, every refusal (code,
- * detail text, balance) is the one those functions build, and an answer on
- * which the two disagree is a bug that stops the process (assert), as a
- * broken invariant does in the SQLite writer. The contract suite proves on
- * every run that both backends answer byte for byte the same.
+ * The hot path (/transaction and /payout) is group-committed
+ * (group-committer.ts): a batch of calls is one database transaction in
+ * three round trips whatever its size: BEGIN; the locks and every read of
+ * the batch, pipelined; every write of the batch as a few set-based
+ * statements, pipelined with COMMIT. One WAL flush and about a dozen
+ * statements serve the whole batch.
  *
- * The functions take amounts in minor units, which needs the player's
- * currency before the call. A player's currency never changes, so each node
- * remembers it; a node that has not seen the player yet calls once without
- * amounts (nothing is decided or locked), learns it, and calls again.
+ * Why not one round trip per call, with a PL/pgSQL function that locks,
+ * decides and writes? A first version did that. It needs the rules written
+ * twice, in SQL and in TypeScript, kept identical only by tests; and it runs
+ * about ten statements per call, each paying executor start-up and
+ * constraint set-up, which a profile showed as most of its database time. A
+ * batch pays that once for all its calls and the rules exist once. The price
+ * is latency when the node is idle (three round trips instead of one: well
+ * under a millisecond next to the commit's flush) and row locks held while
+ * the node plans (microseconds per call). docs/scaling.md has the numbers.
  *
- * Back-office calls are not hot: they read a snapshot under the lock, plan
- * with src/ledger and write, in a few round trips of one transaction.
+ * Back-office calls are not hot: each reads under the lock, plans and writes
+ * in a few round trips of its own transaction.
  */
-import assert from 'node:assert/strict';
+import assert, { AssertionError } from 'node:assert/strict';
 import type postgres from 'postgres';
 import { legsOf, type AccountRef, type TransferKind } from '../../ledger/accounts.js';
 import {
@@ -41,18 +43,15 @@ import {
   type RulesConfig,
   type SeenTransfer,
   type SessionState,
-  type TransactionSnapshot,
 } from '../../ledger/rules.js';
-import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
+import { refuse, type Refusal } from '../../protocol/errors.js';
 import { amountToMinor, decimalFromNumber, formatMinor, type Currencies } from '../../protocol/money.js';
-import type { PayoutRequest, TransactionRequest } from '../../protocol/schemas.js';
-import type { DecisionRow, GroupCommitter, HotCall } from './group-committer.js';
-import { ClaimLostError } from './postgres-errors.js';
 import type {
   AdjustCommand,
   AuthenticateCommand,
   BalanceOutcome,
   BlockCommand,
+  Booked,
   CreatePlayerCommand,
   LaunchKeyCommand,
   LaunchKeyView,
@@ -66,6 +65,8 @@ import type {
   TransferView,
   VerifyReport,
 } from '../store.js';
+import { ABANDONED, DEFER } from './group-committer.js';
+import { ClaimLostError } from './postgres-errors.js';
 
 /**
  * Session activity is recorded at most this often per session (ms): expiry is
@@ -75,10 +76,11 @@ import type {
 export const SESSION_TOUCH_INTERVAL_MS = 1_000;
 
 /**
- * Players whose currency a node remembers. A miss costs one extra round trip
- * on that player's next call; 100,000 entries are a few MB.
+ * Operator accounts (game, campaign, tournament, cash) a node remembers to
+ * exist, so that a batch need not ask to create them. Accounts are never
+ * deleted, so the fact never goes stale; 100,000 entries are a few MB.
  */
-export const CURRENCY_CACHE_ENTRIES_MAX = 100_000;
+export const KNOWN_ACCOUNTS_MAX = 100_000;
 
 /** Verify lists at most this many problems; the count says the rest. */
 const VERIFY_PROBLEMS_MAX = 100;
@@ -88,6 +90,8 @@ const CURSOR_START = 2n ** 63n - 1n;
 
 /** int8 and numeric arrive as decimal text (postgres.js keeps them exact). */
 type Int8 = string;
+
+type Sql = postgres.Sql | postgres.TransactionSql;
 
 interface PlayerRow {
   player_pk: Int8;
@@ -101,7 +105,15 @@ interface PlayerRow {
 
 const PLAYER_COLUMNS = 'p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance';
 
+interface SessionRow extends PlayerRow {
+  uuid: string;
+  session_pk: Int8;
+  game: string;
+  last_active_at: Int8;
+}
+
 interface SeenRow {
+  uuid: string;
   kind: TransferKind;
   player_id: string;
   round_uuid: string | null;
@@ -110,89 +122,332 @@ interface SeenRow {
   jp_amount: Int8;
 }
 
-/** Minor units of a request's amounts in one currency, as int8 text; undefined if any is not valid in it. */
-interface Amounts {
-  amounts: Int8[];
-  jpAmounts: Int8[];
+interface RoundRow {
+  uuid: string;
+  id: Int8;
+  player_id: string;
+  game: string;
+  finished: boolean;
 }
 
-type Sql = postgres.Sql | postgres.TransactionSql;
+/** A hot-path call, as the group committer queues it. */
+export type HotCall = { kind: 'transact'; command: TransactionCommand } | { kind: 'payout'; command: PayoutCommand };
+export type HotResult = BalanceOutcome | Refusal;
+
+/** A transfer to insert; its accounts are named by their natural key and resolved by the insert. */
+interface TransferWrite {
+  uuid: string;
+  kind: TransferKind;
+  playerPk: Int8;
+  debit: AccountRef;
+  credit: AccountRef;
+  amount: bigint;
+  jpAmount: bigint;
+  freeBet: boolean;
+  round: string | null;
+  campaign: string | null;
+  regulatory: string | null;
+  note: string | null;
+  now: number;
+}
+
+/** Everything one batch writes, gathered while its calls are planned, then written set by set. */
+class BatchWrites {
+  readonly newRounds: { uuid: string; playerPk: Int8; game: string; finished: boolean; now: number }[] = [];
+  readonly closedRounds: { id: Int8; now: number }[] = [];
+  readonly transfers: TransferWrite[] = [];
+  readonly balances: { accountId: Int8; before: bigint; after: bigint }[] = [];
+  readonly closures: { campaign: string; playerPk: Int8; now: number }[] = [];
+  readonly touches: { sessionPk: Int8; now: number }[] = [];
+}
+
+/** What the calls planned so far in a batch will write: a later call that reads any of it waits for the next batch. */
+class BatchClaims {
+  private readonly players = new Set<string>();
+  private readonly ids = new Set<string>();
+  private readonly rounds = new Set<string>();
+
+  overlaps(playerPk: Int8 | undefined, ids: string[], round: string | undefined): boolean {
+    return (
+      (playerPk !== undefined && this.players.has(playerPk)) ||
+      ids.some((id) => this.ids.has(id)) ||
+      (round !== undefined && this.rounds.has(round))
+    );
+  }
+
+  claim(playerPk: Int8, ids: string[], round: string | undefined): void {
+    this.players.add(playerPk);
+    for (const id of ids) this.ids.add(id);
+    if (round !== undefined) this.rounds.add(round);
+  }
+}
 
 export class PostgresLedger {
-  private readonly currencyOf = new Map<string, string>();
+  private readonly knownAccounts = new Set<string>();
 
   constructor(
     private readonly sql: postgres.Sql,
-    private readonly committer: GroupCommitter,
     private readonly currencies: Currencies,
     private readonly rules: RulesConfig,
   ) {}
 
-  // ------------------------------------------------------------ wallet calls
+  // --------------------------------------------------------------- hot path
 
-  async transact(command: TransactionCommand): Promise<BalanceOutcome | Refusal> {
-    const { request, now } = command;
-    const known = this.currencyOf.get(playerKey(request.playerId));
-    const amounts = known === undefined ? undefined : this.transactionAmounts(request, known);
-    let row = await this.committer.submit(transactCall(request, now, amounts === undefined ? null : known!, amounts));
-    if (row.o_outcome === null && row.o_currency !== null) {
-      // No decision: the amounts were not in the player's currency (or not valid in it).
-      this.remember(playerKey(row.o_player_id!), row.o_currency);
-      const converted = this.transactionAmounts(request, row.o_currency);
-      if (converted !== undefined) row = await this.committer.submit(transactCall(request, now, row.o_currency, converted));
+  /**
+   * Runs one batch of /transaction and /payout calls in one database
+   * transaction and answers each, in order; DEFER for a call that reads what
+   * an earlier call of the batch writes (it runs in the next batch); ABANDONED
+   * for one whose caller gave up before its writes were made (see
+   * GroupCommitter): it is not written.
+   */
+  async applyBatch(calls: HotCall[], abandoned: (index: number) => boolean = () => false): Promise<(HotResult | typeof DEFER | typeof ABANDONED)[]> {
+    const sessionIds = new Set<string>();
+    const ids = new Set<string>();
+    const roundIds = new Set<string>();
+    const campaignIds = new Set<string>();
+    for (const call of calls) {
+      sessionIds.add(canonicalUuid(call.command.request.sessionId));
+      for (const id of idsOf(call)) ids.add(id);
+      if (call.kind === 'transact') {
+        roundIds.add(canonicalUuid(call.command.request.round.id));
+        const campaign = call.command.request.campaign?.id;
+        if (campaign !== undefined) campaignIds.add(canonicalUuid(campaign));
+      }
     }
+    const sessions = [...sessionIds];
 
-    const snapshot = this.transactionSnapshot(request, now, row);
-    const plan = planTransaction(request, snapshot, this.rules);
-    if (row.o_outcome === 'OK') {
-      assert.ok(plan.ok, `wl_transact applied what the rules refuse: ${plan.ok ? '' : plan.code}`);
-      const player = snapshot.player!;
-      assert.equal(plan.balanceAfter, BigInt(row.o_balance!), 'wl_transact and the rules must agree on the balance');
-      assert.equal(plan.transfers.length, row.o_booked, 'wl_transact and the rules must agree on what is booked');
-      return {
-        ok: true,
-        balance: formatMinor(plan.balanceAfter, player.decimals),
-        currency: player.currency,
-        booked: plan.transfers.map((t) => ({ kind: t.kind, amount: formatMinor(t.amount, player.decimals) })),
+    let written: Promise<void> | undefined;
+    const { results, writes } = await this.sql.begin(async (dbTx) => {
+      // One round trip: the locks first, in ascending row id (so that batches
+      // never wait on each other in a cycle), then the reads, which the server
+      // runs after the locks are held and so see what their holders committed.
+      //
+      // These statements are prepared once and then run with generic plans,
+      // which cannot know how few ids a batch holds. So each is written to
+      // reach every row through its unique index whatever the planner
+      // guesses: keys in = ANY(array), related rows in scalar or fenced
+      // (OFFSET 0) subqueries, never a join it could turn into a scan.
+      const [, sessionRows, seenRows, roundRows, closureRows] = await Promise.all([
+        dbTx`SELECT id FROM accounts WHERE id = ANY(ARRAY(
+            SELECT account_id FROM players WHERE id = ANY(ARRAY(SELECT player_pk FROM sessions WHERE uuid = ANY(${pgArray(sessions)}::uuid[])))))
+          ORDER BY id FOR UPDATE`.execute(),
+        dbTx<SessionRow[]>`SELECT s.uuid, s.id AS session_pk, s.game, s.last_active_at, p.*
+          FROM sessions s CROSS JOIN LATERAL (
+            SELECT ${dbTx.unsafe(PLAYER_COLUMNS)} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.id = s.player_pk OFFSET 0) p
+          WHERE s.uuid = ANY(${pgArray(sessions)}::uuid[])`.execute(),
+        dbTx<SeenRow[]>`SELECT t.uuid, t.kind, (SELECT player_id FROM players WHERE id = t.player_pk) AS player_id,
+            (SELECT uuid FROM rounds WHERE id = t.round_pk) AS round_uuid, t.campaign_uuid, t.amount, t.jp_amount
+          FROM transfers t WHERE t.uuid = ANY(${pgArray([...ids])}::uuid[])`.execute(),
+        roundIds.size === 0
+          ? []
+          : dbTx<RoundRow[]>`SELECT r.uuid, r.id, (SELECT player_id FROM players WHERE id = r.player_pk) AS player_id, r.game, r.finished
+              FROM rounds r WHERE r.uuid = ANY(${pgArray([...roundIds])}::uuid[])`.execute(),
+        campaignIds.size === 0
+          ? []
+          : dbTx<{ campaign_uuid: string; player_pk: Int8 }[]>`SELECT campaign_uuid, player_pk FROM campaign_closures
+              WHERE campaign_uuid = ANY(${pgArray([...campaignIds])}::uuid[])`.execute(),
+      ]);
+      const snapshot: BatchSnapshot = {
+        sessions: new Map(sessionRows.map((row) => [row.uuid, row])),
+        seen: new Map(seenRows.map((row) => [row.uuid, seenTransfer(row)])),
+        rounds: new Map(roundRows.map((row) => [row.uuid, row])),
+        closures: new Set(closureRows.map((row) => `${row.campaign_uuid}/${row.player_pk}`)),
       };
+
+      const writes = new BatchWrites();
+      const claims = new BatchClaims();
+      const results = calls.map((call, index): HotResult | typeof DEFER | typeof ABANDONED => {
+        if (abandoned(index)) return ABANDONED;
+        const row = snapshot.sessions.get(canonicalUuid(call.command.request.sessionId));
+        const callIds = idsOf(call);
+        const round = call.kind === 'transact' ? canonicalUuid(call.command.request.round.id) : undefined;
+        if (claims.overlaps(row?.player_pk, callIds, round)) return DEFER;
+        // Every write of a call comes with at least one transfer: a call that booked none changed nothing.
+        const booked = writes.transfers.length;
+        const result = call.kind === 'transact' ? this.planTransact(call.command, row, snapshot, writes) : this.planPayout(call.command, row, snapshot, writes);
+        if (row && writes.transfers.length > booked) claims.claim(row.player_pk, callIds, round);
+        return result;
+      });
+      // The writes go out without waiting for their answers: postgres.js sends
+      // COMMIT when this function returns, right behind them, so writes and
+      // commit share one round trip. PostgreSQL turns the COMMIT of a
+      // transaction in which a statement failed into a ROLLBACK, and answers
+      // in order, so by the time COMMIT has answered every write has too:
+      // `written` then says whether the batch is in.
+      written = this.write(dbTx, writes);
+      written.catch(() => {});
+      return { results, writes };
+    });
+    await written;
+    for (const transfer of writes.transfers) {
+      this.rememberAccount(transfer.debit);
+      this.rememberAccount(transfer.credit);
     }
-    return this.agreedRefusal('wl_transact', row.o_outcome, plan);
+    return results;
   }
 
-  async payout(command: PayoutCommand): Promise<BalanceOutcome | Refusal> {
+  private planTransact(command: TransactionCommand, row: SessionRow | undefined, snapshot: BatchSnapshot, writes: BatchWrites): HotResult {
     const { request, now } = command;
-    const known = this.currencyOf.get(sessionKey(request.sessionId));
-    const amount = known === undefined ? undefined : this.payoutAmount(request, known);
-    let row = await this.committer.submit(payoutCall(request, now, amount === undefined ? null : known!, amount));
-    if (row.o_outcome === null && row.o_currency !== null) {
-      this.remember(sessionKey(request.sessionId), row.o_currency);
-      const converted = this.payoutAmount(request, row.o_currency);
-      if (converted !== undefined) row = await this.committer.submit(payoutCall(request, now, row.o_currency, converted));
+    const player = row && this.playerState(row);
+    const seen = new Map<string, SeenTransfer>();
+    for (const tx of request.transactions) {
+      const found = snapshot.seen.get(canonicalUuid(tx.id));
+      if (found) seen.set(canonicalUuid(tx.id), found);
     }
-
-    const player = this.playerOf(row);
-    const seen = this.seenOf(row);
-    assert.ok(seen.length <= 1, 'wl_payout reads one id');
-    const plan = planPayout(request, { session: this.sessionOf(request.sessionId, row), player, seen: seen[0]?.[1] });
-    if (row.o_outcome === 'OK') {
-      assert.ok(plan.ok && player, `wl_payout applied what the rules refuse: ${plan.ok ? '' : plan.code}`);
-      assert.equal(plan.balanceAfter, BigInt(row.o_balance!), 'wl_payout and the rules must agree on the balance');
-      assert.equal(plan.apply ? 1 : 0, row.o_booked, 'wl_payout and the rules must agree on what is booked');
-      return {
-        ok: true,
-        balance: formatMinor(plan.balanceAfter, player.decimals),
-        currency: player.currency,
-        booked: plan.apply ? [{ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) }] : [],
-      };
+    const roundId = canonicalUuid(request.round.id);
+    const roundRow = snapshot.rounds.get(roundId);
+    const campaignId = request.campaign?.id === undefined ? undefined : canonicalUuid(request.campaign.id);
+    const plan = planTransaction(
+      request,
+      {
+        session: row && this.sessionState(row),
+        player,
+        seen,
+        round: roundRow && { playerId: roundRow.player_id, game: roundRow.game, finished: roundRow.finished },
+        campaignFinished: row !== undefined && campaignId !== undefined && snapshot.closures.has(`${campaignId}/${row.player_pk}`),
+        now,
+      },
+      this.rules,
+    );
+    if (!plan.ok) return plan;
+    assert.ok(row && player);
+    const booked: Booked[] = [];
+    if (plan.transfers.length > 0) {
+      if (plan.createRound) {
+        writes.newRounds.push({ uuid: roundId, playerPk: row.player_pk, game: request.game, finished: plan.closeRound, now });
+      } else if (plan.closeRound) {
+        assert.ok(roundRow);
+        writes.closedRounds.push({ id: roundRow.id, now });
+      }
+      for (const transfer of plan.transfers) {
+        const legs = legsOf({
+          kind: transfer.kind,
+          playerId: player.playerId,
+          currency: player.currency,
+          game: request.game,
+          freeBet: transfer.freeBet,
+          campaignId,
+        });
+        writes.transfers.push({
+          uuid: transfer.id,
+          kind: transfer.kind,
+          playerPk: row.player_pk,
+          ...legs,
+          amount: transfer.amount,
+          jpAmount: transfer.jpAmount,
+          freeBet: transfer.freeBet,
+          round: roundId,
+          campaign: campaignId ?? null,
+          regulatory: request.regulatory ?? null,
+          note: null,
+          now,
+        });
+        booked.push({ kind: transfer.kind, amount: formatMinor(transfer.amount, player.decimals) });
+      }
+      if (plan.balanceAfter !== plan.balanceBefore) {
+        writes.balances.push({ accountId: row.account_id, before: plan.balanceBefore, after: plan.balanceAfter });
+      }
+      if (plan.closeCampaign) writes.closures.push({ campaign: plan.closeCampaign, playerPk: row.player_pk, now });
+      if (plan.touchSession && now - Number(row.last_active_at) >= SESSION_TOUCH_INTERVAL_MS) {
+        writes.touches.push({ sessionPk: row.session_pk, now });
+      }
     }
-    return this.agreedRefusal('wl_payout', row.o_outcome, plan);
+    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
   }
+
+  private planPayout(command: PayoutCommand, row: SessionRow | undefined, snapshot: BatchSnapshot, writes: BatchWrites): HotResult {
+    const { request, now } = command;
+    const player = row && this.playerState(row);
+    const plan = planPayout(request, {
+      session: row && this.sessionState(row),
+      player,
+      seen: row && snapshot.seen.get(canonicalUuid(request.payoutId)),
+    });
+    if (!plan.ok) return plan;
+    assert.ok(row && player);
+    const booked: Booked[] = [];
+    if (plan.apply) {
+      const campaignId = canonicalUuid(request.campaign.id);
+      const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
+      writes.transfers.push({
+        uuid: canonicalUuid(request.payoutId),
+        kind: 'payout',
+        playerPk: row.player_pk,
+        ...legs,
+        amount: plan.amount,
+        jpAmount: 0n,
+        freeBet: false,
+        round: null,
+        campaign: campaignId,
+        regulatory: null,
+        note: null,
+        now,
+      });
+      writes.balances.push({ accountId: row.account_id, before: player.balance, after: plan.balanceAfter });
+      booked.push({ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) });
+    }
+    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+  }
+
+  /**
+   * Writes a batch's plans, every statement pipelined in one round trip, in
+   * an order where each sees what it needs of the ones before: accounts,
+   * rounds, transfers (which look both up by natural key), balances. A query
+   * of postgres.js is sent when it is started, so each is started
+   * (execute()) in the order it must run.
+   */
+  private async write(dbTx: postgres.TransactionSql, writes: BatchWrites): Promise<void> {
+    const pending: Promise<unknown>[] = [];
+    const newAccounts = this.unknownAccounts(writes.transfers);
+    if (newAccounts.length > 0) pending.push(this.createAccounts(dbTx, newAccounts));
+    if (writes.newRounds.length > 0) {
+      const rounds = writes.newRounds;
+      pending.push(
+        dbTx`INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at)
+          SELECT x.uuid, x.player_pk, x.game, x.finished, x.now, CASE WHEN x.finished THEN x.now END
+          FROM unnest(${pgArray(rounds.map((r) => r.uuid))}::uuid[], ${pgArray(rounds.map((r) => r.playerPk))}::bigint[], ${pgArray(rounds.map((r) => r.game))}::text[],
+            ${pgArray(rounds.map((r) => String(r.finished)))}::boolean[], ${pgArray(rounds.map((r) => String(r.now)))}::bigint[])
+            AS x(uuid, player_pk, game, finished, now)
+          `.execute().catch(claimed('a round id')),
+      );
+    }
+    if (writes.closedRounds.length > 0) {
+      const closed = writes.closedRounds;
+      pending.push(
+        dbTx`UPDATE rounds SET finished = true, finished_at = (${pgArray(closed.map((r) => String(r.now)))}::bigint[])[array_position(${pgArray(closed.map((r) => r.id))}::bigint[], id)]
+          WHERE id = ANY(${pgArray(closed.map((r) => r.id))}::bigint[]) AND NOT finished`.execute(),
+      );
+    }
+    if (writes.transfers.length > 0) pending.push(this.insertTransfers(dbTx, writes.transfers));
+    if (writes.balances.length > 0) pending.push(this.moveBalances(dbTx, writes.balances));
+    if (writes.closures.length > 0) {
+      const closures = writes.closures;
+      pending.push(
+        dbTx`INSERT INTO campaign_closures (campaign_uuid, player_pk, closed_at)
+          SELECT * FROM unnest(${pgArray(closures.map((c) => c.campaign))}::uuid[], ${pgArray(closures.map((c) => c.playerPk))}::bigint[],
+            ${pgArray(closures.map((c) => String(c.now)))}::bigint[])
+          ON CONFLICT DO NOTHING`.execute(),
+      );
+    }
+    if (writes.touches.length > 0) {
+      const touches = writes.touches;
+      // Never moved back by a node whose clock is behind.
+      pending.push(
+        dbTx`UPDATE sessions SET last_active_at = (${pgArray(touches.map((t) => String(t.now)))}::bigint[])[array_position(${pgArray(touches.map((t) => t.sessionPk))}::bigint[], id)]
+          WHERE id = ANY(${pgArray(touches.map((t) => t.sessionPk))}::bigint[])
+            AND last_active_at < (${pgArray(touches.map((t) => String(t.now)))}::bigint[])[array_position(${pgArray(touches.map((t) => t.sessionPk))}::bigint[], id)]`.execute(),
+      );
+    }
+    await Promise.all(pending);
+  }
+
+  // ------------------------------------------------------------ back office
 
   async authenticate(command: AuthenticateCommand): Promise<SessionOutcome | Refusal> {
     return this.sql.begin(async (dbTx) => {
       const [owner] = await dbTx<{ account_id: Int8 }[]>`SELECT p.account_id FROM launch_keys k JOIN players p ON p.id = k.player_pk
         WHERE k.key = ${command.key}`;
-      if (owner) await this.lockAccount(dbTx, owner.account_id);
+      if (owner) await dbTx`SELECT 1 FROM accounts WHERE id = ${owner.account_id} FOR UPDATE`;
       // Read after the lock: a concurrent first use of the same key has committed its session by now.
       const [row] = await dbTx<
         (PlayerRow & {
@@ -235,8 +490,6 @@ export class PostgresLedger {
         const bound = await dbTx`UPDATE launch_keys SET session_pk = ${session!.id} WHERE id = ${row.key_pk} AND session_pk IS NULL`;
         assert.equal(bound.count, 1, 'a launch key opens one session');
       }
-      this.remember(playerKey(player.playerId), player.currency);
-      this.remember(sessionKey(sessionId), player.currency);
       return {
         ok: true as const,
         sessionId,
@@ -247,8 +500,6 @@ export class PostgresLedger {
       };
     });
   }
-
-  // ------------------------------------------------------------- back office
 
   async createPlayer(command: CreatePlayerCommand): Promise<PlayerView | Refusal> {
     const decimals = this.currencies.decimals(command.currency);
@@ -265,21 +516,19 @@ export class PostgresLedger {
         if (found) return exists;
         const [account] = await dbTx<{ id: Int8 }[]>`INSERT INTO accounts (kind, ref, currency, balance, created_at)
           VALUES ('player', ${command.playerId}, ${command.currency}, 0, ${command.now}) RETURNING id`;
-        await dbTx`INSERT INTO players (player_id, account_id, currency, country, created_at)
-          VALUES (${command.playerId}, ${account!.id}, ${command.currency}, ${command.country ?? null}, ${command.now})`;
-        const row = await this.playerRow(dbTx, command.playerId);
-        assert.ok(row, 'a player reads back in the transaction that created it');
+        const [player] = await dbTx<{ id: Int8 }[]>`INSERT INTO players (player_id, account_id, currency, country, created_at)
+          VALUES (${command.playerId}, ${account!.id}, ${command.currency}, ${command.country ?? null}, ${command.now}) RETURNING id`;
         if (opening > 0n) {
           const legs = legsOf({ kind: 'deposit', playerId: command.playerId, currency: command.currency });
-          await this.insertTransfer(dbTx, row, canonicalUuid(command.depositId), 'deposit', legs, opening, command.now, { note: 'opening balance' });
-          await this.moveBalance(dbTx, row, opening, opening);
+          await this.writeSingle(dbTx, player!.id, account!.id, canonicalUuid(command.depositId), 'deposit', legs, opening, 0n, opening, command.now, 'opening balance');
         }
-        this.remember(playerKey(command.playerId), command.currency);
-        return this.view((await this.playerRow(dbTx, command.playerId))!);
+        const row = await this.playerRow(dbTx, command.playerId);
+        assert.ok(row, 'a player reads back in the transaction that created it');
+        return this.view(row);
       });
     } catch (error) {
       // A concurrent creation of the same player won the unique index.
-      if ((error as { code?: string }).code === '23505' && /players|accounts/.test((error as { table_name?: string }).table_name ?? '')) {
+      if ((error as { code?: string }).code === '23505' && /^(players|accounts)$/.test((error as { table_name?: string }).table_name ?? '')) {
         return exists;
       }
       throw error;
@@ -303,19 +552,21 @@ export class PostgresLedger {
     return this.sql.begin(async (dbTx) => {
       const row = await this.playerRow(dbTx, command.playerId, { lock: true });
       const player = row && this.playerState(row);
-      const plan = planAdjustment(command, player, row && (await this.seen(dbTx, command.id)));
+      const [seenRow] = row
+        ? await dbTx<SeenRow[]>`SELECT t.uuid, t.kind, p.player_id, r.uuid AS round_uuid, t.campaign_uuid, t.amount, t.jp_amount
+            FROM transfers t JOIN players p ON p.id = t.player_pk LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.uuid = ${command.id}::uuid`
+        : [];
+      const plan = planAdjustment(command, player, seenRow && seenTransfer(seenRow));
       if (!plan.ok) return plan;
       assert.ok(row && player);
-      if (!plan.apply) return { ok: true as const, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked: [] };
-      const legs = legsOf({ kind: command.type, playerId: player.playerId, currency: player.currency });
-      await this.insertTransfer(dbTx, row, canonicalUuid(command.id), command.type, legs, plan.amount, command.now, { note: command.reason ?? null });
-      await this.moveBalance(dbTx, row, command.type === 'deposit' ? plan.amount : -plan.amount, plan.balanceAfter);
-      return {
-        ok: true as const,
-        balance: formatMinor(plan.balanceAfter, player.decimals),
-        currency: player.currency,
-        booked: [{ kind: command.type, amount: formatMinor(plan.amount, player.decimals) }],
-      };
+      const booked: Booked[] = [];
+      if (plan.apply) {
+        const legs = legsOf({ kind: command.type, playerId: player.playerId, currency: player.currency });
+        await this.writeSingle(dbTx, row.player_pk, row.account_id, canonicalUuid(command.id), command.type, legs, plan.amount, player.balance,
+          plan.balanceAfter, command.now, command.reason ?? null);
+        booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
+      }
+      return { ok: true as const, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
     });
   }
 
@@ -386,8 +637,9 @@ export class PostgresLedger {
    */
   async verify(): Promise<VerifyReport> {
     return this.sql.begin('isolation level repeatable read read only', async (dbTx) => {
-      // Summing a large ledger takes longer than any request may.
+      // Summing a large ledger takes longer than any request may, and reads every row.
       await dbTx`SET LOCAL statement_timeout = 0`;
+      await dbTx`SET LOCAL enable_seqscan = on`;
       const problems: string[] = [];
       let problemCount = 0;
       const report = (problem: string) => {
@@ -440,83 +692,121 @@ export class PostgresLedger {
   async ping(): Promise<void> {
     await this.sql`SELECT 1`;
   }
-
-  // ------------------------------------------------------------- hot path
-
-  /** A request's amounts in minor units of `currency`, or undefined if one is not valid there (the rules then say why). */
-  private transactionAmounts(request: TransactionRequest, currency: string): Amounts | undefined {
-    const decimals = this.decimalsOf(currency);
-    const result: Amounts = { amounts: [], jpAmounts: [] };
-    for (const tx of request.transactions) {
-      const amount = minorIn(tx.amount, decimals);
-      const jpAmount = tx.jpAmount === undefined ? 0n : minorIn(tx.jpAmount, decimals);
-      if (amount === undefined || jpAmount === undefined || jpAmount > amount) return undefined;
-      result.amounts.push(amount.toString());
-      result.jpAmounts.push(jpAmount.toString());
-    }
-    return result;
-  }
-
-  /** A payout's amount in minor units, or undefined if it is not valid (or zero) there. */
-  private payoutAmount(request: PayoutRequest, currency: string): Int8 | undefined {
-    const amount = minorIn(request.amount, this.decimalsOf(currency));
-    return amount === undefined || amount === 0n ? undefined : amount.toString();
-  }
-
-  private transactionSnapshot(request: TransactionRequest, now: number, row: DecisionRow): TransactionSnapshot {
-    const seen = new Map<string, SeenTransfer>();
-    for (const [index, transfer] of this.seenOf(row)) {
-      const tx = request.transactions[index];
-      assert.ok(tx, 'wl_transact answers for the ids of the request');
-      seen.set(canonicalUuid(tx.id), transfer);
-    }
-    return {
-      session: this.sessionOf(request.sessionId, row),
-      player: this.playerOf(row),
-      seen,
-      round:
-        row.o_round_player_id === null
-          ? undefined
-          : { playerId: row.o_round_player_id, game: row.o_round_game!, finished: row.o_round_finished! },
-      campaignFinished: row.o_campaign_finished ?? false,
-      now,
-    };
-  }
-
-  /** The ids seen before, by 0-based index in the request. */
-  private seenOf(row: DecisionRow): [number, SeenTransfer][] {
-    return (row.o_seen ?? []).map(([index, kind, playerId, roundId, campaignId, amount, jpAmount]) => [
-      index - 1,
-      { kind: kind as TransferKind, playerId, roundId, campaignId, amount: BigInt(amount), jpAmount: BigInt(jpAmount) },
-    ]);
-  }
-
-  private sessionOf(sessionId: string, row: DecisionRow): SessionState | undefined {
-    if (row.o_player_id === null) return undefined;
-    return { sessionId: canonicalUuid(sessionId), playerId: row.o_player_id, game: row.o_session_game!, lastActiveAt: Number(row.o_last_active_at) };
-  }
-
-  private playerOf(row: DecisionRow): PlayerState | undefined {
-    if (row.o_player_id === null) return undefined;
-    const currency = row.o_currency!;
-    return { playerId: row.o_player_id, currency, decimals: this.decimalsOf(currency), balance: BigInt(row.o_balance_before!), blocked: row.o_blocked! };
-  }
-
-  /** The database refused (or could not decide): the rules must refuse too, with the same code; their refusal is the answer. */
-  private agreedRefusal<T>(fn: string, outcome: string | null, plan: T | Refusal): Refusal {
-    const refusal = plan as Refusal;
-    assert.ok(refusal.ok === false, `${fn} refused (${outcome ?? 'no decision'}) what the rules accept`);
-    if (outcome !== null) assert.equal(refusal.code, outcome as ErrorCode, `${fn} and the rules must refuse with the same code`);
-    return refusal;
-  }
-
   // ---------------------------------------------------------------- helpers
 
-  /** Remembers an immutable fact: the currency of a player, or of a session's player. */
-  private remember(key: string, currency: string): void {
-    if (this.currencyOf.get(key) === currency) return;
-    if (this.currencyOf.size >= CURRENCY_CACHE_ENTRIES_MAX) this.currencyOf.delete(this.currencyOf.keys().next().value!);
-    this.currencyOf.set(key, currency);
+  /** One transfer and its balance move, as the back office books them. */
+  private async writeSingle(
+    dbTx: postgres.TransactionSql,
+    playerPk: Int8,
+    accountId: Int8,
+    id: string,
+    kind: TransferKind,
+    legs: { debit: AccountRef; credit: AccountRef },
+    amount: bigint,
+    before: bigint,
+    after: bigint,
+    now: number,
+    note: string | null,
+  ): Promise<void> {
+    const transfer: TransferWrite = {
+      uuid: id,
+      kind,
+      playerPk,
+      ...legs,
+      amount,
+      jpAmount: 0n,
+      freeBet: false,
+      round: null,
+      campaign: null,
+      regulatory: null,
+      note,
+      now,
+    };
+    const newAccounts = this.unknownAccounts([transfer]);
+    await Promise.all([
+      newAccounts.length > 0 ? this.createAccounts(dbTx, newAccounts) : undefined,
+      this.insertTransfers(dbTx, [transfer]),
+      this.moveBalances(dbTx, [{ accountId, before, after }]),
+    ]);
+    this.rememberAccount(legs.debit);
+    this.rememberAccount(legs.credit);
+  }
+
+  /** The operator accounts named by these transfers that this node has not yet seen exist. */
+  private unknownAccounts(transfers: TransferWrite[]): { ref: AccountRef; now: number }[] {
+    const found = new Map<string, { ref: AccountRef; now: number }>();
+    for (const transfer of transfers) {
+      for (const ref of [transfer.debit, transfer.credit]) {
+        const key = accountKey(ref);
+        if (ref.kind !== 'player' && !this.knownAccounts.has(key) && !found.has(key)) found.set(key, { ref, now: transfer.now });
+      }
+    }
+    return [...found.values()];
+  }
+
+  /** Creates operator accounts on first use; one that exists, or that a concurrent call creates, is left as it is. */
+  private createAccounts(dbTx: postgres.TransactionSql, accounts: { ref: AccountRef; now: number }[]): Promise<unknown> {
+    return dbTx`INSERT INTO accounts (kind, ref, currency, balance, created_at)
+      SELECT x.kind, x.ref, x.currency, NULL, x.now
+      FROM unnest(${pgArray(accounts.map((a) => a.ref.kind))}::text[], ${pgArray(accounts.map((a) => a.ref.ref))}::text[],
+        ${pgArray(accounts.map((a) => a.ref.currency))}::text[], ${pgArray(accounts.map((a) => String(a.now)))}::bigint[]) AS x(kind, ref, currency, now)
+      WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.kind = x.kind AND a.ref = x.ref AND a.currency = x.currency)
+      ON CONFLICT (kind, ref, currency) DO NOTHING`.execute();
+  }
+
+  /**
+   * Inserts transfers in the given order (their row ids follow it), each
+   * account looked up by its natural key. Each id is claimed by the unique
+   * index: one that another call booked since it was read (or is booking
+   * now: the insert waits for it) fails the transaction, and the calls are
+   * run again; they then read it as seen.
+   */
+  private insertTransfers(dbTx: postgres.TransactionSql, transfers: TransferWrite[]): Promise<void> {
+    const column = <T>(pick: (t: TransferWrite) => T) => transfers.map(pick);
+    return dbTx`INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount, jp_amount, free_bet,
+        round_pk, campaign_uuid, regulatory, note, created_at)
+      SELECT x.uuid, x.kind, x.player_pk,
+        (SELECT id FROM accounts WHERE kind = x.debit_kind AND ref = x.debit_ref AND currency = x.currency),
+        (SELECT id FROM accounts WHERE kind = x.credit_kind AND ref = x.credit_ref AND currency = x.currency),
+        x.amount, x.jp_amount, x.free_bet, (SELECT id FROM rounds WHERE uuid = x.round), x.campaign, x.regulatory, x.note, x.now
+      FROM unnest(${pgArray(column((t) => t.uuid))}::uuid[], ${pgArray(column((t) => t.kind))}::text[], ${pgArray(column((t) => t.playerPk))}::bigint[],
+          ${pgArray(column((t) => t.debit.kind))}::text[], ${pgArray(column((t) => t.debit.ref))}::text[],
+          ${pgArray(column((t) => t.credit.kind))}::text[], ${pgArray(column((t) => t.credit.ref))}::text[], ${pgArray(column((t) => t.debit.currency))}::text[],
+          ${pgArray(column((t) => t.amount.toString()))}::bigint[], ${pgArray(column((t) => t.jpAmount.toString()))}::bigint[],
+          ${pgArray(column((t) => String(t.freeBet)))}::boolean[], ${pgArray(column((t) => t.round))}::uuid[], ${pgArray(column((t) => t.campaign))}::uuid[],
+          ${pgArray(column((t) => t.regulatory))}::text[], ${pgArray(column((t) => t.note))}::text[], ${pgArray(column((t) => String(t.now)))}::bigint[])
+        WITH ORDINALITY AS x(uuid, kind, player_pk, debit_kind, debit_ref, credit_kind, credit_ref, currency, amount, jp_amount,
+          free_bet, round, campaign, regulatory, note, now, ord)
+      ORDER BY x.ord`.execute().then((result) => {
+      assert.equal(result.count, transfers.length, 'every planned transfer is booked');
+    }, claimed('a transaction id'));
+  }
+
+  /**
+   * Moves wallets to their planned balances, each only from the balance its
+   * plan read: under the row lock nothing else can have moved it, so a miss
+   * is a broken invariant, and the transaction is abandoned before COMMIT.
+   */
+  private moveBalances(dbTx: postgres.TransactionSql, moves: { accountId: Int8; before: bigint; after: bigint }[]): Promise<void> {
+    const ids = moves.map((m) => m.accountId);
+    const befores = moves.map((m) => m.before.toString());
+    const afters = moves.map((m) => m.after.toString());
+    // A balance that is not the one the plan read becomes -1, which the CHECK refuses: the transaction aborts.
+    return dbTx`UPDATE accounts SET balance = CASE
+        WHEN balance = (${pgArray(befores)}::bigint[])[array_position(${pgArray(ids)}::bigint[], id)] THEN (${pgArray(afters)}::bigint[])[array_position(${pgArray(ids)}::bigint[], id)]
+        ELSE -1 END
+      WHERE id = ANY(${pgArray(ids)}::bigint[])`.execute().then(
+      (result) => assert.equal(result.count, moves.length, 'every planned balance is moved'),
+      (error: unknown) => {
+        if ((error as { code?: string }).code === '23514') throw new AssertionError({ message: 'a wallet balance moved while its row was locked' });
+        throw error;
+      },
+    );
+  }
+
+  private rememberAccount(ref: AccountRef): void {
+    if (ref.kind === 'player' || this.knownAccounts.size >= KNOWN_ACCOUNTS_MAX) return;
+    this.knownAccounts.add(accountKey(ref));
   }
 
   private decimalsOf(currency: string): number {
@@ -527,6 +817,10 @@ export class PostgresLedger {
 
   private playerState(row: PlayerRow): PlayerState {
     return { playerId: row.player_id, currency: row.currency, decimals: this.decimalsOf(row.currency), balance: BigInt(row.balance), blocked: row.blocked };
+  }
+
+  private sessionState(row: SessionRow): SessionState {
+    return { sessionId: row.uuid, playerId: row.player_id, game: row.game, lastActiveAt: Number(row.last_active_at) };
   }
 
   private view(row: PlayerRow): PlayerView {
@@ -548,109 +842,52 @@ export class PostgresLedger {
           WHERE p.player_id = ${playerId}`;
     return row;
   }
-
-  private async lockAccount(dbTx: postgres.TransactionSql, accountId: Int8): Promise<void> {
-    await dbTx`SELECT 1 FROM accounts WHERE id = ${accountId} FOR UPDATE`;
-  }
-
-  private async seen(sql: Sql, id: string): Promise<SeenTransfer | undefined> {
-    const [row] = await sql<SeenRow[]>`SELECT t.kind, p.player_id, r.uuid AS round_uuid, t.campaign_uuid, t.amount, t.jp_amount
-      FROM transfers t JOIN players p ON p.id = t.player_pk LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.uuid = ${id}::uuid`;
-    if (!row) return undefined;
-    return {
-      kind: row.kind,
-      playerId: row.player_id,
-      roundId: row.round_uuid,
-      campaignId: row.campaign_uuid,
-      amount: BigInt(row.amount),
-      jpAmount: BigInt(row.jp_amount),
-    };
-  }
-
-  private async accountId(sql: Sql, ref: AccountRef, player: PlayerRow, now: number): Promise<Int8> {
-    if (ref.kind === 'player') {
-      assert.equal(ref.ref, player.player_id);
-      return player.account_id;
-    }
-    const [row] = await sql<{ id: Int8 }[]>`SELECT wl_account_id(${ref.kind}, ${ref.ref}, ${ref.currency}, ${now}::bigint) AS id`;
-    return row!.id;
-  }
-
-  private async insertTransfer(
-    sql: Sql,
-    player: PlayerRow,
-    id: string,
-    kind: TransferKind,
-    legs: { debit: AccountRef; credit: AccountRef },
-    amount: bigint,
-    now: number,
-    extra: { note?: string | null },
-  ): Promise<void> {
-    const debit = await this.accountId(sql, legs.debit, player, now);
-    const credit = await this.accountId(sql, legs.credit, player, now);
-    const inserted = await sql`INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount, note, created_at)
-      VALUES (${id}::uuid, ${kind}, ${player.player_pk}, ${debit}, ${credit}, ${amount.toString()}::bigint, ${extra.note ?? null}, ${now})
-      ON CONFLICT (uuid) DO NOTHING`;
-    if (inserted.count === 0) throw new ClaimLostError(`${kind} ${id} was claimed by a concurrent call`);
-  }
-
-  /** Moves the wallet and reads it back: the planned balance and the stored one must agree. */
-  private async moveBalance(sql: Sql, player: PlayerRow, delta: bigint, expected: bigint): Promise<void> {
-    if (delta === 0n) return;
-    const [after] = await sql<{ balance: Int8 }[]>`UPDATE accounts SET balance = balance + ${delta.toString()}::bigint
-      WHERE id = ${player.account_id} RETURNING balance`;
-    assert.equal(BigInt(after!.balance), expected, 'the stored balance must equal the planned one');
-  }
 }
 
-/** A /transaction call as wl_batch takes it; without a currency it only reads (see wl_transact). */
-function transactCall(request: TransactionRequest, now: number, currency: string | null, amounts: Amounts | undefined): HotCall {
-  const campaign = request.campaign;
-  const freeBets = campaign?.type === 'freeBets';
-  return {
-    k: 't',
-    session: request.sessionId,
-    player: request.playerId,
-    game: request.game,
-    round: request.round.id,
-    roundFinished: request.round.finished,
-    campaign: campaign?.id ?? null,
-    freeBets,
-    closeCampaign: freeBets && campaign?.finished === true && campaign.id !== undefined,
-    regulatory: request.regulatory ?? null,
-    ids: request.transactions.map((tx) => tx.id),
-    kinds: request.transactions.map((tx) => tx.type),
-    amounts: amounts?.amounts ?? [],
-    jpAmounts: amounts?.jpAmounts ?? [],
-    currency,
-    now: String(now),
+interface BatchSnapshot {
+  sessions: Map<string, SessionRow>;
+  seen: Map<string, SeenTransfer>;
+  rounds: Map<string, RoundRow>;
+  /** `${campaign uuid}/${player pk}` of campaigns finished for a player. */
+  closures: Set<string>;
+}
+
+/**
+ * A PostgreSQL array literal of text elements, quoted and escaped; NULL for
+ * null. Arrays travel as their literal text, cast by the statement
+ * (`${pgArray(ids)}::uuid[]`), so the client needs no array type of the
+ * server's (open-database.ts turns that look-up off).
+ */
+export function pgArray(values: readonly (string | null)[]): string {
+  return `{${values.map((value) => (value === null ? 'NULL' : `"${value.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+}
+
+/** Maps a unique violation on a claimed id to ClaimLostError: retry, and the id reads as seen. */
+function claimed(what: string): (error: unknown) => never {
+  return (error) => {
+    if ((error as { code?: string }).code === '23505') throw new ClaimLostError(`${what} was claimed by a concurrent call`, { cause: error });
+    throw error;
   };
 }
 
-/** A /payout call as wl_batch takes it. */
-function payoutCall(request: PayoutRequest, now: number, currency: string | null, amount: Int8 | undefined): HotCall {
+/** The idempotency ids a call claims: its transaction ids, or its payout id. */
+function idsOf(call: HotCall): string[] {
+  return call.kind === 'transact'
+    ? call.command.request.transactions.map((tx) => canonicalUuid(tx.id))
+    : [canonicalUuid(call.command.request.payoutId)];
+}
+
+function seenTransfer(row: SeenRow): SeenTransfer {
   return {
-    k: 'p',
-    session: request.sessionId,
-    payout: request.payoutId,
-    amount: amount ?? null,
-    campaign: request.campaign.id,
-    currency,
-    now: String(now),
+    kind: row.kind,
+    playerId: row.player_id,
+    roundId: row.round_uuid,
+    campaignId: row.campaign_uuid,
+    amount: BigInt(row.amount),
+    jpAmount: BigInt(row.jp_amount),
   };
 }
 
-/** Keys of the currency cache: /transaction names the player, /payout only the session. */
-function playerKey(playerId: string): string {
-  return `p:${playerId}`;
-}
-function sessionKey(sessionId: string): string {
-  return `s:${canonicalUuid(sessionId)}`;
-}
-
-/** Minor units of a wire amount in a currency, or undefined if it cannot be booked there. */
-function minorIn(value: number, decimals: number): bigint | undefined {
-  const decimal = decimalFromNumber(value);
-  const minor = decimal === undefined ? undefined : amountToMinor(decimal, decimals);
-  return typeof minor === 'bigint' ? minor : undefined;
+function accountKey(ref: AccountRef): string {
+  return `${ref.kind}\u0000${ref.ref}\u0000${ref.currency}`;
 }

@@ -30,7 +30,7 @@ import { migrate } from './migrations.js';
 import { DEFAULT_POSTGRES_SETTINGS, openDatabase, redactUrl, type PostgresSettings } from './open-database.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
-import { PostgresLedger, SESSION_TOUCH_INTERVAL_MS } from './postgres-ledger.js';
+import { PostgresLedger, type HotCall, type HotResult } from './postgres-ledger.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -59,6 +59,17 @@ export const INFLIGHT_CALLS_MAX = 2_000;
 export const CONFLICT_RETRIES_MAX = 3;
 /** Each retry waits a random time up to this (ms), so that two losers do not collide again in step. */
 export const CONFLICT_RETRY_DELAY_MS_MAX = 20;
+/**
+ * A call that has no answer by then answers 503 (ms): one statement time-out
+ * (a batch's statements wait on locks only in its first one) plus one
+ * connection attempt. With the defaults, 4 s: inside the provider's 5 s wait.
+ * It also bounds the wait when postgres.js keeps retrying a connection that
+ * is accepted and dropped (a proxy in front of a database that is down).
+ */
+export function callTimeoutMs(settings: PostgresSettings): number {
+  return settings.statementTimeoutMs + settings.connectTimeoutS * 1_000;
+}
+
 /** close() waits this long for queries in flight, then drops the connections (s). */
 export const CLOSE_TIMEOUT_S = 5;
 
@@ -73,7 +84,9 @@ export class PostgresStore implements WalletStore {
   private constructor(
     private readonly sql: postgres.Sql,
     private readonly ledger: PostgresLedger,
+    private readonly committer: GroupCommitter<HotCall, HotResult>,
     private readonly inflightCallsMax: number,
+    private readonly callTimeoutMs: number,
   ) {}
 
   /** Connects, applies pending migrations (safe with several nodes starting at once) and returns the store. */
@@ -89,15 +102,12 @@ export class PostgresStore implements WalletStore {
       }
       throw error;
     }
-    const rules = options.rules ?? DEFAULT_RULES;
-    const committer = new GroupCommitter(sql, {
+    const ledger = new PostgresLedger(sql, createCurrencies(options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS }), options.rules ?? DEFAULT_RULES);
+    const committer = new GroupCommitter<HotCall, HotResult>((calls, abandoned) => ledger.applyBatch(calls, abandoned), {
       batchesInFlightMax: settings.poolSize,
       batchCallsMax: options.batchCallsMax ?? BATCH_CALLS_MAX,
-      sessionIdleMs: rules.sessionIdleMs,
-      touchIntervalMs: SESSION_TOUCH_INTERVAL_MS,
     });
-    const ledger = new PostgresLedger(sql, committer, createCurrencies(options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS }), rules);
-    return new PostgresStore(sql, ledger, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
+    return new PostgresStore(sql, ledger, committer, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, callTimeoutMs(settings));
   }
 
   /** Called once if the store stops on a broken invariant (the rules and the database disagreed). */
@@ -113,44 +123,62 @@ export class PostgresStore implements WalletStore {
 
   /**
    * Runs one call: refused at once when the store is closed, failed or full;
-   * run again on a retryable abort; a database failure becomes UnavailableError.
+   * run again on a retryable abort; a database failure becomes
+   * UnavailableError. A call that has no answer within the call deadline
+   * answers UnavailableError too, and its signal is aborted: a hot-path call
+   * still queued or not yet written is then dropped, so that what was
+   * answered 503 is not applied later. (A call whose COMMIT was already sent
+   * may still land; so may a back-office call. Callers resend the same
+   * request, and every call is idempotent.)
    */
-  private async run<T>(work: () => Promise<T>): Promise<T> {
+  private async run<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.failure || this.closed) throw new UnavailableError('the store is closed');
     if (this.inflight >= this.inflightCallsMax) throw new UnavailableError(`over ${this.inflightCallsMax} calls in flight`);
     this.inflight++;
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new UnavailableError(`no answer from the database within ${this.callTimeoutMs} ms; resend the same request`)),
+      this.callTimeoutMs,
+    );
+    const expired = new Promise<never>((_resolve, reject) => deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason)));
+    expired.catch(() => {});
     try {
-      for (let retries = 0; ; retries++) {
-        try {
-          return await work();
-        } catch (error) {
-          if (error instanceof AssertionError) {
-            // A broken invariant is a bug: stop rather than answer from a state nobody can vouch for.
-            this.fail(error);
-            throw error;
-          }
-          if (isRetryable(error) && retries < CONFLICT_RETRIES_MAX) {
-            await sleep(Math.random() * CONFLICT_RETRY_DELAY_MS_MAX);
-            continue;
-          }
-          if (isUnavailable(error)) {
-            const spent = isRetryable(error) ? ` (after ${retries} retries)` : '';
-            throw new UnavailableError(`storage unavailable${spent}: ${(error as Error).message}; resend the same request`, { cause: error });
-          }
-          throw error;
-        }
-      }
+      return await Promise.race([this.attempts(work, deadline.signal), expired]);
     } finally {
+      clearTimeout(timer);
       this.inflight--;
       if (this.inflight === 0) this.onIdle?.();
     }
   }
 
+  private async attempts<T>(work: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T> {
+    for (let retries = 0; ; retries++) {
+      try {
+        return await work(signal);
+      } catch (error) {
+        if (error instanceof AssertionError) {
+          // A broken invariant is a bug: stop rather than answer from a state nobody can vouch for.
+          this.fail(error);
+          throw error;
+        }
+        if (isRetryable(error) && retries < CONFLICT_RETRIES_MAX && !signal.aborted) {
+          await sleep(Math.random() * CONFLICT_RETRY_DELAY_MS_MAX);
+          continue;
+        }
+        if (isUnavailable(error)) {
+          const spent = isRetryable(error) ? ` (after ${retries} retries)` : '';
+          throw new UnavailableError(`storage unavailable${spent}: ${(error as Error).message}; resend the same request`, { cause: error });
+        }
+        throw error;
+      }
+    }
+  }
+
   transact(command: TransactionCommand) {
-    return this.run(() => this.ledger.transact(command));
+    return this.run((signal) => this.committer.submit({ kind: 'transact', command }, signal));
   }
   payout(command: PayoutCommand) {
-    return this.run(() => this.ledger.payout(command));
+    return this.run((signal) => this.committer.submit({ kind: 'payout', command }, signal));
   }
   authenticate(command: AuthenticateCommand) {
     return this.run(() => this.ledger.authenticate(command));

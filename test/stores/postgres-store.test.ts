@@ -1,0 +1,346 @@
+/**
+ * What only the PostgreSQL store has to prove, beyond the contract suite:
+ * its migrations keep the SQLite versions and are safe when nodes start
+ * together; two stores on one database (two nodes) never apply an id twice;
+ * a statement time-out, a terminated connection and a database that cannot
+ * be reached answer UnavailableError (503) with nothing half-applied, and the
+ * store recovers by itself once the database answers again.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { UnavailableError } from '../../src/protocol/errors.js';
+import type { TransactionRequest } from '../../src/protocol/schemas.js';
+import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js';
+import { isRetryable, isUnavailable, ClaimLostError } from '../../src/stores/postgres/postgres-errors.js';
+import { pgArray } from '../../src/stores/postgres/postgres-ledger.js';
+import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { migrateDatabase } from '../../src/stores/open-store.js';
+import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
+import type { WalletStore } from '../../src/stores/store.js';
+import { DATABASE_URL, freshSchema, openPostgresStore, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE, type Schema } from './postgres-fixtures.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+function ids(prefix: number) {
+  let next = 0;
+  return () => `${prefix.toString(16).padStart(8, '0')}-0000-4000-8000-${(++next).toString(16).padStart(12, '0')}`;
+}
+
+async function open(store: WalletStore, id: () => string, playerId: string, balance: number) {
+  assert.ok((await store.createPlayer({ playerId, currency: 'EUR', balance, depositId: id(), now: NOW })).ok);
+  const key = `key-${playerId}`;
+  assert.ok((await store.createLaunchKey({ playerId, game: 'dice', key, now: NOW })).ok);
+  const auth = await store.authenticate({ key, game: 'dice', now: NOW, newSessionId: id() });
+  assert.ok(auth.ok, JSON.stringify(auth));
+  return { sessionId: auth.sessionId, playerId, game: 'dice' };
+}
+
+function betOf(s: { sessionId: string; playerId: string; game: string }, id: () => string, amount = 1): TransactionRequest {
+  return { ...s, transactions: [{ id: id(), type: 'bet', amount }], round: { id: id(), finished: true } };
+}
+
+async function bookedBets(store: WalletStore, playerId: string): Promise<string[]> {
+  const found: string[] = [];
+  let before: bigint | undefined;
+  for (let page = 0; page < 100; page++) {
+    const listed = await store.listTransfers({ playerId, limit: 500, before });
+    assert.ok(listed.ok);
+    found.push(...listed.items.filter((item) => item.kind === 'bet').map((item) => item.id));
+    if (listed.next === null) return found;
+    before = listed.next;
+  }
+  throw new Error('listing did not end');
+}
+
+/** Resends a call answered UnavailableError, as every caller does (PROTOCOL.md §3), a bounded number of times. */
+const RESENDS_MAX = 10;
+async function resendingOn503<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof UnavailableError) || attempt >= RESENDS_MAX) throw error;
+    }
+  }
+}
+
+describe('postgres store: without a database', () => {
+  test('migrations keep the SQLite versions and names', () => {
+    assert.deepEqual(
+      POSTGRES_MIGRATIONS.map((m) => [m.version, m.name]),
+      SQLITE_MIGRATIONS.map((m) => [m.version, m.name]),
+    );
+  });
+
+  test('arrays travel as literals that keep every element exact', () => {
+    assert.equal(pgArray([]), '{}');
+    assert.equal(pgArray(['a', null, 'NULL', 'x,y', 'q"u\\o', '', ' sp ']), '{"a",NULL,"NULL","x,y","q\\"u\\\\o",""," sp "}');
+  });
+
+  test('errors: PostgreSQL aborts are retried, lost connections and time-outs are 503, bugs are neither', () => {
+    const withCode = (code: string) => Object.assign(new Error(code), { code });
+    for (const code of ['40001', '40P01']) assert.ok(isRetryable(withCode(code)), code);
+    assert.ok(isRetryable(new ClaimLostError('x')));
+    for (const code of ['57014', '57P01', '08006', '53300', '25006', 'ECONNREFUSED', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT']) {
+      assert.ok(isUnavailable(withCode(code)), code);
+      assert.ok(!isRetryable(withCode(code)), code);
+    }
+    for (const code of ['23505', '42P01', 'XX000', '22003']) {
+      assert.ok(!isUnavailable(withCode(code)) && !isRetryable(withCode(code)), code);
+    }
+    assert.ok(!isUnavailable(new Error('no code')));
+  });
+});
+
+describe('postgres store: migrations', { skip: POSTGRES_UNAVAILABLE }, () => {
+  let schema: Schema;
+  before(async () => {
+    schema = await freshSchema('migrate');
+  });
+  after(async () => schema.drop());
+
+  test('nodes that start together apply each version once', async () => {
+    const stores = await Promise.all(
+      Array.from({ length: 3 }, () => PostgresStore.open({ url: schema.url(), settings: { poolSize: 1 } })),
+    );
+    await Promise.all(stores.map((store) => store.close()));
+    const rows = await schema.admin.unsafe(`SELECT version, name FROM ${schema.name}.schema_migrations ORDER BY version`);
+    assert.deepEqual(
+      rows.map((row) => [row.version, row.name]),
+      POSTGRES_MIGRATIONS.map((m) => [m.version, m.name]),
+    );
+    assert.deepEqual(await migrateDatabase(schema.url()), []);
+  });
+});
+
+describe('postgres store: two nodes on one database', { skip: POSTGRES_UNAVAILABLE }, () => {
+  let first: PostgresStore;
+  let second: PostgresStore;
+  let cleanup: () => Promise<void>;
+  const id = ids(0x2d0de);
+  before(async () => {
+    const opened = await openPostgresStore('twonodes');
+    first = opened.store;
+    second = await PostgresStore.open({ url: opened.schema.url(), settings: { poolSize: TEST_POOL_SIZE } });
+    cleanup = async () => {
+      await second.close();
+      await opened.cleanup();
+    };
+  });
+  after(async () => cleanup());
+
+  test('the same request sent to both at once applies once', async () => {
+    const s = await open(first, id, 'two-same', 100);
+    for (let i = 0; i < 10; i++) {
+      const request = betOf(s, id, 5);
+      const outcomes = await Promise.all([first, second, first, second].map((store) => store.transact({ request, now: NOW })));
+      for (const outcome of outcomes) assert.ok(outcome.ok && outcome.balance === String(100 - 5 * (i + 1)), JSON.stringify(outcome));
+      assert.equal(outcomes.filter((outcome) => outcome.ok && outcome.booked.length > 0).length, 1);
+    }
+    assert.equal((await bookedBets(first, 'two-same')).length, 10);
+  });
+
+  test('two players claiming one id through two nodes: one owns it, the other is refused', async () => {
+    const left = await open(first, id, 'two-left', 100);
+    const right = await open(second, id, 'two-right', 100);
+    for (let i = 0; i < 20; i++) {
+      const shared = id();
+      const [a, b] = await Promise.all([
+        first.transact({ request: { ...left, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }, now: NOW }),
+        second.transact({ request: { ...right, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }, now: NOW }),
+      ]);
+      assert.equal([a, b].filter((outcome) => outcome.ok).length, 1, JSON.stringify([a, b]));
+      const refused = [a, b].find((outcome) => !outcome.ok);
+      assert.ok(refused && !refused.ok && refused.code === 'DUPLICATE_CONFLICT', JSON.stringify(refused));
+    }
+    const owned = [...(await bookedBets(first, 'two-left')), ...(await bookedBets(first, 'two-right'))];
+    assert.equal(new Set(owned).size, 20);
+    const report = await second.verify();
+    assert.ok(report.ok, report.problems.join('\n'));
+  });
+});
+
+describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
+  test('a statement time-out answers 503, applies nothing, and the next call goes through', async () => {
+    const { store, schema, cleanup } = await openPostgresStore('timeout', { settings: { statementTimeoutMs: 300 } });
+    try {
+      const id = ids(0x71e);
+      const s = await open(store, id, 'slow', 100);
+      // Another session holds the wallet's row lock longer than the time-out.
+      const holder = await schema.admin.reserve();
+      try {
+        await holder.unsafe('BEGIN');
+        await holder.unsafe(
+          `SELECT 1 FROM ${schema.name}.accounts WHERE id = (SELECT account_id FROM ${schema.name}.players WHERE player_id = 'slow') FOR UPDATE`,
+        );
+        const stuck = betOf(s, id, 10);
+        await assert.rejects(store.transact({ request: stuck, now: NOW }), (error: unknown) => {
+          assert.ok(error instanceof UnavailableError, String(error));
+          assert.match(error.message, /statement timeout|canceling statement/);
+          return true;
+        });
+        await holder.unsafe('ROLLBACK');
+        const player = await store.getPlayer('slow');
+        assert.ok(player.ok && player.balance === '100', 'nothing of the timed-out bet is booked');
+        assert.deepEqual(await bookedBets(store, 'slow'), []);
+        // Resent, it applies once.
+        const again = await store.transact({ request: stuck, now: NOW });
+        assert.ok(again.ok && again.balance === '90', JSON.stringify(again));
+      } finally {
+        holder.release();
+      }
+      const report = await store.verify();
+      assert.ok(report.ok, report.problems.join('\n'));
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test('connections terminated in the middle of a load: 503s, nothing half-applied, resent bets apply once', async () => {
+    const application = `wl-terminate-${process.pid}`;
+    const { store, schema, cleanup } = await openPostgresStore('terminate', { parameters: { application_name: application } });
+    try {
+      const id = ids(0x7e3);
+      const s = await open(store, id, 'cut', 1_000_000);
+      const sent = new Map<string, TransactionRequest>();
+      const unanswered: TransactionRequest[] = [];
+      let acknowledged = 0;
+      let cuts = 0;
+      /** Waves of bets in flight; the connections are cut during some of them. */
+      const WAVES = 12;
+      const PER_WAVE = 25;
+      for (let wave = 0; wave < WAVES; wave++) {
+        const requests = Array.from({ length: PER_WAVE }, () => betOf(s, id, 1));
+        for (const request of requests) sent.set(request.transactions[0]!.id, request);
+        const pending = requests.map((request) => store.transact({ request, now: NOW }));
+        if (wave % 3 === 1) {
+          const killed = await schema.admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${application}`;
+          cuts += killed.length;
+        }
+        const settled = await Promise.allSettled(pending);
+        settled.forEach((result, index) => {
+          if (result.status === 'fulfilled') {
+            assert.ok(result.value.ok, JSON.stringify(result.value));
+            acknowledged++;
+          } else {
+            assert.ok(result.reason instanceof UnavailableError, String(result.reason));
+            unanswered.push(requests[index]!);
+          }
+        });
+      }
+      assert.ok(cuts > 0, 'no connection was terminated: the test proved nothing');
+      // The store recovered by itself: every unanswered bet, resent as a
+      // client would (a connection killed while idle fails its next call),
+      // is answered now.
+      for (const request of unanswered) {
+        const outcome = await resendingOn503(() => store.transact({ request, now: NOW }));
+        assert.ok(outcome.ok, JSON.stringify(outcome));
+      }
+      const booked = await resendingOn503(() => bookedBets(store, 'cut'));
+      assert.equal(new Set(booked).size, booked.length, 'a bet is booked twice');
+      assert.deepEqual(new Set(booked), new Set(sent.keys()), 'the ledger holds exactly the bets sent');
+      const player = await resendingOn503(() => store.getPlayer('cut'));
+      assert.ok(player.ok && player.balance === String(1_000_000 - sent.size));
+      const report = await resendingOn503(() => store.verify());
+      assert.ok(report.ok, report.problems.join('\n'));
+      console.log(`terminate summary: sent ${sent.size}, acknowledged first time ${acknowledged}, 503 then resent ${unanswered.length}, backends cut ${cuts}`);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test('a database that cannot be reached answers 503 fast, and the store recovers when it is back', async () => {
+    const target = new URL(DATABASE_URL!);
+    const proxy = new CuttableProxy(target.hostname, Number(target.port || 5432));
+    const port = await proxy.listen();
+    const schema = await freshSchema('proxy');
+    const via = new URL(schema.url());
+    via.hostname = '127.0.0.1';
+    via.port = String(port);
+    // Short time-outs: the call deadline is 1.5 s.
+    const store = await PostgresStore.open({ url: via.toString(), settings: { poolSize: 2, statementTimeoutMs: 500, connectTimeoutS: 1 } });
+    try {
+      const id = ids(0x9c0);
+      const s = await open(store, id, 'away', 100);
+      const first = await store.transact({ request: betOf(s, id, 1), now: NOW });
+      assert.ok(first.ok);
+
+      proxy.cut();
+      const lost = betOf(s, id, 1);
+      await assert.rejects(store.transact({ request: lost, now: NOW }), UnavailableError);
+      await assert.rejects(store.ping(), UnavailableError);
+
+      proxy.restore();
+      // Back: the store reconnects on its own. A few tries, since the first may race the restore.
+      let outcome: Awaited<ReturnType<WalletStore['transact']>> | undefined;
+      for (let attempt = 0; attempt < 20 && outcome === undefined; attempt++) {
+        try {
+          outcome = await store.transact({ request: lost, now: NOW });
+        } catch (error) {
+          assert.ok(error instanceof UnavailableError, String(error));
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      assert.ok(outcome?.ok && outcome.balance === '98', JSON.stringify(outcome));
+      await store.ping();
+      const report = await store.verify();
+      assert.ok(report.ok, report.problems.join('\n'));
+    } finally {
+      await store.close();
+      await proxy.close();
+      await schema.drop();
+    }
+  });
+});
+
+/** A TCP proxy to the database that can drop every connection and refuse new ones, then let them through again. */
+class CuttableProxy {
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private down = false;
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {
+    this.server = createServer((client) => {
+      if (this.down) {
+        client.destroy();
+        return;
+      }
+      const upstream = connect(this.port, this.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+  }
+
+  async listen(): Promise<number> {
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    return (this.server.address() as { port: number }).port;
+  }
+
+  cut(): void {
+    this.down = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  restore(): void {
+    this.down = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    this.server.close();
+    await once(this.server, 'close');
+  }
+}
