@@ -96,7 +96,8 @@ export async function postgresRows(kit: BenchKit, options: PostgresRowsOptions):
   const rows: Record<string, Row> = {};
   try {
     await admin.unsafe(`CREATE DATABASE ${pgbenchDb}`);
-    rows['pgbench tpcb-like'] = pgbench(kit, options, urlOf(pgbenchDb));
+    const yardstick = pgbench(kit, options, urlOf(pgbenchDb));
+    if (yardstick) rows['pgbench tpcb-like'] = yardstick;
     for (const workers of [1, 2]) {
       const name = `postgres, single bet, ${workers} node${workers > 1 ? 's' : ''}`;
       await admin.unsafe(`CREATE DATABASE ${walletDb}_${workers}`);
@@ -111,11 +112,15 @@ export async function postgresRows(kit: BenchKit, options: PostgresRowsOptions):
   return rows;
 }
 
-/** pgbench -b tpcb-like at its best client count; latencies from its per-transaction log. */
-function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row {
+/** pgbench -b tpcb-like at its best client count; latencies from its per-transaction log. Undefined without pgbench. */
+function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row | undefined {
   const clients = PGBENCH_CLIENTS;
   kit.log(`pgbench: scale ${PGBENCH_SCALE}, ${clients} clients`);
   const init = spawnSync('pgbench', ['-i', '-q', '-s', String(PGBENCH_SCALE), url], { encoding: 'utf8' });
+  if ((init.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+    kit.log('pgbench row skipped: pgbench is not installed (it comes with the PostgreSQL client tools)');
+    return undefined;
+  }
   if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
   const runs: RunResult[] = [];
   for (let run = 0; run < options.runs; run++) {

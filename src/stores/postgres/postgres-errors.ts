@@ -14,7 +14,7 @@ export class ClaimLostError extends Error {
   override name = 'ClaimLostError';
 }
 
-/** 40001: lost an id to a concurrent call (see wl_transact), or a serializable database refused it; 40P01: a deadlock victim. */
+/** 40001: a serializable database (or a standby's conflict) refused the transaction; 40P01: a deadlock victim. */
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 
 /**

@@ -50,11 +50,12 @@ export interface PostgresStoreOptions {
 export const INFLIGHT_CALLS_MAX = 2_000;
 
 /**
- * A call that PostgreSQL aborted so that another could go on (40001: it lost
- * an id to a concurrent call, or a serializable database refused it; 40P01:
- * it was a deadlock victim) is run again at most this many times, then
- * answers 503. Under READ COMMITTED with one lock per player a retry is rare:
- * it takes two players' requests that share an id.
+ * A call whose transaction was aborted so that another could go on is run
+ * again at most this many times, then answers 503: an id it was about to
+ * claim was claimed first by a concurrent call (ClaimLostError: a unique
+ * violation), a serializable database refused it (40001), or it was a
+ * deadlock victim (40P01). Under READ COMMITTED, with the wallet locks of a
+ * batch taken in one order, that takes two players' requests sharing an id.
  */
 export const CONFLICT_RETRIES_MAX = 3;
 /** Each retry waits a random time up to this (ms), so that two losers do not collide again in step. */
