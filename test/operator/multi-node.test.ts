@@ -278,15 +278,19 @@ describe('several nodes on one PostgreSQL database', { skip: POSTGRES_UNAVAILABL
     for (let wave = 0; wave < WAVES; wave++) {
       const batch = nodes.flatMap((node) => Array.from({ length: PER_NODE }, () => ({ node, bet: betBody(f, 1) })));
       for (const { bet } of batch) sent.set(bet.id, bet.text);
-      const pending = batch.map(({ node, bet }) => postSigned(node.origin, '/transaction', bet.text, node.agent));
+      // Handled from the start: an answer may fail while the cut below is awaited.
+      const answering = Promise.all(batch.map(({ node, bet }) => postSigned(node.origin, '/transaction', bet.text, node.agent))).catch(
+        (error: unknown) => {
+          throw new Error(`a node stopped answering: ${String(error)}\n${nodes.map((node) => node.output()).join('\n---\n')}`);
+        },
+      );
+      answering.catch(() => undefined);
       if (wave % 3 === 1) {
         const killed = await schema.admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
           WHERE application_name = ANY(${nodes.map((_node, index) => application(index))})`;
         cuts += killed.length;
       }
-      const answers: HttpAnswer[] = await Promise.all(pending).catch((error: unknown) => {
-        throw new Error(`a node stopped answering: ${String(error)}\n${nodes.map((node) => node.output()).join('\n---\n')}`);
-      });
+      const answers: HttpAnswer[] = await answering;
       answers.forEach((answer, index) => {
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         if (answer.status === 200) return;

@@ -214,12 +214,13 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
       for (let wave = 0; wave < WAVES; wave++) {
         const requests = Array.from({ length: PER_WAVE }, () => betOf(s, id, 1));
         for (const request of requests) sent.set(request.transactions[0]!.id, request);
-        const pending = requests.map((request) => store.transact({ request, now: NOW }));
+        // Settled from the start: a call may fail while the cut below is awaited.
+        const settling = Promise.allSettled(requests.map((request) => store.transact({ request, now: NOW })));
         if (wave % 3 === 1) {
           const killed = await schema.admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${application}`;
           cuts += killed.length;
         }
-        const settled = await Promise.allSettled(pending);
+        const settled = await settling;
         settled.forEach((result, index) => {
           if (result.status === 'fulfilled') {
             assert.ok(result.value.ok, JSON.stringify(result.value));
