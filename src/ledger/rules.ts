@@ -55,6 +55,13 @@ export interface RoundState {
   finished: boolean;
 }
 
+/**
+ * Stores record session activity at most this often per session (ms):
+ * expiry is measured in minutes, and skipping the write saves a row update
+ * on most bets.
+ */
+export const SESSION_TOUCH_INTERVAL_MS = 1_000;
+
 export function isSessionActive(session: SessionState, now: number, config: RulesConfig): boolean {
   return now - session.lastActiveAt < config.sessionIdleMs;
 }

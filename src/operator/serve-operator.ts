@@ -17,6 +17,7 @@ import pino from 'pino';
 import { backendOf, openStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
+import { stopOnSignals } from '../http/stop-on-signals.js';
 
 /** A worker that has not exited this long after SIGTERM is killed (ms): in-flight requests have had their time. */
 export const WORKER_EXIT_TIMEOUT_MS = 30_000;
@@ -75,25 +76,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     logger.info({ address, database: display, backend: store.backend }, `worker ${worker} listening`);
   }
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    app
-      .close()
-      .then(() => store.close())
-      .then(() => {
-        logger.info('stopped');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  stopOnSignals(logger, app, () => store.close());
 }
 
 async function supervise(config: OperatorConfig): Promise<void> {

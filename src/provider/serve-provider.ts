@@ -9,6 +9,7 @@ import pino from 'pino';
 import { buildProviderApp } from './provider-app.js';
 import { readProviderConfig } from './provider-config.js';
 import { ProviderStore } from './provider-store.js';
+import { stopOnSignals } from '../http/stop-on-signals.js';
 
 export interface ServeProviderFlags {
   host?: string;
@@ -35,23 +36,5 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     `wagerlink provider ready on ${address}`,
   );
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    app
-      .close()
-      .then(() => {
-        store.close();
-        logger.info('stopped');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  stopOnSignals(logger, app, () => store.close());
 }

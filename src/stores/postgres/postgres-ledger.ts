@@ -39,6 +39,7 @@ import {
   planAuthenticate,
   planPayout,
   planTransaction,
+  SESSION_TOUCH_INTERVAL_MS,
   type PlayerState,
   type RulesConfig,
   type SeenTransfer,
@@ -67,13 +68,6 @@ import type {
 } from '../store.js';
 import { ABANDONED, DEFER } from './group-committer.js';
 import { ClaimLostError } from './postgres-errors.js';
-
-/**
- * Session activity is recorded at most this often per session (ms): expiry is
- * measured in minutes, and skipping the write saves a row update on most
- * bets. The same interval as the SQLite store.
- */
-export const SESSION_TOUCH_INTERVAL_MS = 1_000;
 
 /**
  * Operator accounts (game, campaign, tournament, cash) a node remembers to

@@ -14,6 +14,7 @@ import {
   planAuthenticate,
   planPayout,
   planTransaction,
+  SESSION_TOUCH_INTERVAL_MS,
   type PlayerState,
   type RulesConfig,
   type SeenTransfer,
@@ -41,12 +42,6 @@ import type {
   VerifyReport,
 } from '../store.js';
 import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
-
-/**
- * Session activity is recorded at most this often per session (ms): expiry is
- * measured in minutes, and skipping the write saves a row update on most bets.
- */
-export const SESSION_TOUCH_INTERVAL_MS = 1_000;
 
 /** Verify lists at most this many problems; the count says the rest. */
 const VERIFY_PROBLEMS_MAX = 100;
