@@ -14,6 +14,7 @@
 import type { Refusal } from '../protocol/errors.js';
 import type { AdjustmentRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
 import type { TransferKind } from '../ledger/accounts.js';
+import type { BooksReport } from '../ledger/books.js';
 
 export interface TransactionCommand {
   request: TransactionRequest;
@@ -136,12 +137,7 @@ export interface PageOf<T> {
   next: bigint | null;
 }
 
-export interface VerifyReport {
-  ok: boolean;
-  transfers: number;
-  accounts: number;
-  problems: string[];
-}
+export type VerifyReport = BooksReport;
 
 export interface WalletStore {
   readonly backend: string;

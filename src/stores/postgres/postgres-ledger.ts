@@ -45,6 +45,7 @@ import {
   type SeenTransfer,
   type SessionState,
 } from '../../ledger/rules.js';
+import { checkBooks } from '../../ledger/books.js';
 import { refuse, type Refusal } from '../../protocol/errors.js';
 import { amountToMinor, decimalFromNumber, formatMinor, type Currencies } from '../../protocol/money.js';
 import type {
@@ -75,9 +76,6 @@ import { ClaimLostError } from './postgres-errors.js';
  * deleted, so the fact never goes stale; 100,000 entries are a few MB.
  */
 export const KNOWN_ACCOUNTS_MAX = 100_000;
-
-/** Verify lists at most this many problems; the count says the rest. */
-const VERIFY_PROBLEMS_MAX = 100;
 
 /** Row keys are signed 64-bit integers: the first page starts below the largest. */
 const CURSOR_START = 2n ** 63n - 1n;
@@ -634,25 +632,17 @@ export class PostgresLedger {
       // Summing a large ledger takes longer than any request may, and reads every row.
       await dbTx`SET LOCAL statement_timeout = 0`;
       await dbTx`SET LOCAL enable_seqscan = on`;
-      const problems: string[] = [];
-      let problemCount = 0;
-      const report = (problem: string) => {
-        problemCount++;
-        if (problems.length < VERIFY_PROBLEMS_MAX) problems.push(problem);
-      };
       const count = async (query: string) => Number((await dbTx.unsafe<{ n: Int8 }[]>(query))[0]!.n);
-      const transfers = await count('SELECT COUNT(*) AS n FROM transfers');
-      const malformed = await count(
-        'SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id',
-      );
-      if (malformed > 0) report(`${malformed} transfers are malformed (negative, jpAmount over amount, or one account on both sides)`);
-      const crossCurrency = await count(`SELECT COUNT(*) AS n FROM transfers t
-        JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`);
-      if (crossCurrency > 0) report(`${crossCurrency} transfers move money between currencies`);
-      const dangling = await count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)
-        OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`);
-      if (dangling > 0) report(`${dangling} transfers name an account that does not exist`);
-
+      const counts = {
+        transfers: await count('SELECT COUNT(*) AS n FROM transfers'),
+        malformed: await count(
+          'SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id',
+        ),
+        crossCurrency: await count(`SELECT COUNT(*) AS n FROM transfers t
+          JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`),
+        dangling: await count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)
+          OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`),
+      };
       const accounts = await dbTx<{ kind: string; ref: string; currency: string; balance: Int8 | null; derived: string }[]>`
         WITH flows AS (
           SELECT credit_account_id AS account_id, SUM(amount) AS amount FROM transfers GROUP BY credit_account_id
@@ -661,25 +651,16 @@ export class PostgresLedger {
         derived AS (SELECT account_id, SUM(amount) AS amount FROM flows GROUP BY account_id)
         SELECT a.kind, a.ref, a.currency, a.balance, COALESCE(d.amount, 0)::text AS derived
         FROM accounts a LEFT JOIN derived d ON d.account_id = a.id`;
-      const perCurrency = new Map<string, bigint>();
-      for (const account of accounts) {
-        const derived = BigInt(account.derived);
-        perCurrency.set(account.currency, (perCurrency.get(account.currency) ?? 0n) + derived);
-        if (account.kind === 'player') {
-          if (account.balance === null) report(`player account ${account.ref} keeps no balance`);
-          else if (BigInt(account.balance) !== derived) {
-            report(`player ${account.ref}: balance ${account.balance} but postings sum to ${derived} (${account.currency} minor units)`);
-          }
-          if (derived < 0n) report(`player ${account.ref}: postings sum to a negative balance ${derived}`);
-        } else if (account.balance !== null) {
-          report(`${account.kind} account ${account.ref} keeps a balance; only player wallets do`);
-        }
-      }
-      for (const [currency, sum] of perCurrency) {
-        if (sum !== 0n) report(`${currency}: accounts sum to ${sum}, not 0`);
-      }
-      if (problemCount > problems.length) problems.push(`... and ${problemCount - problems.length} more`);
-      return { ok: problemCount === 0, transfers, accounts: accounts.length, problems };
+      return checkBooks(
+        counts,
+        accounts.map((account) => ({
+          kind: account.kind,
+          ref: account.ref,
+          currency: account.currency,
+          balance: account.balance === null ? null : BigInt(account.balance),
+          derived: BigInt(account.derived),
+        })),
+      );
     });
   }
 

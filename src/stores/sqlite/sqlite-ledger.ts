@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
+import { checkBooks, type AccountTotal } from '../../ledger/books.js';
 import { legsOf, type AccountRef, type TransferKind } from '../../ledger/accounts.js';
 import {
   balanceText,
@@ -42,9 +43,6 @@ import type {
   VerifyReport,
 } from '../store.js';
 import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
-
-/** Verify lists at most this many problems; the count says the rest. */
-const VERIFY_PROBLEMS_MAX = 100;
 
 interface PlayerRow {
   player_pk: bigint;
@@ -389,54 +387,30 @@ export class SqliteLedger {
    * negative, and each currency sums to zero across all accounts.
    */
   verify(): VerifyReport {
-    const problems: string[] = [];
-    let problemCount = 0;
-    const report = (problem: string) => {
-      problemCount++;
-      if (problems.length < VERIFY_PROBLEMS_MAX) problems.push(problem);
-    };
     const count = (sql: string) => Number((this.db.prepare(sql).get() as { n: bigint }).n);
-    const transfers = count('SELECT COUNT(*) AS n FROM transfers');
-    const malformed = count(
-      'SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id',
-    );
-    if (malformed > 0) report(`${malformed} transfers are malformed (negative, jpAmount over amount, or one account on both sides)`);
-    const crossCurrency = count(`SELECT COUNT(*) AS n FROM transfers t
-      JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`);
-    if (crossCurrency > 0) report(`${crossCurrency} transfers move money between currencies`);
-    const dangling = count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)
-      OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`);
-    if (dangling > 0) report(`${dangling} transfers name an account that does not exist`);
-
+    const counts = {
+      transfers: count('SELECT COUNT(*) AS n FROM transfers'),
+      malformed: count(
+        'SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id',
+      ),
+      crossCurrency: count(`SELECT COUNT(*) AS n FROM transfers t
+        JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`),
+      dangling: count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)
+        OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`),
+    };
     const accounts = this.db
       .prepare(
         `WITH flows AS (
            SELECT credit_account_id AS account_id, SUM(amount) AS amount FROM transfers GROUP BY credit_account_id
            UNION ALL
            SELECT debit_account_id, -SUM(amount) FROM transfers GROUP BY debit_account_id)
-         SELECT a.id, a.kind, a.ref, a.currency, a.balance, COALESCE((SELECT SUM(f.amount) FROM flows f WHERE f.account_id = a.id), 0) AS derived
+         SELECT a.kind, a.ref, a.currency, a.balance, COALESCE((SELECT SUM(f.amount) FROM flows f WHERE f.account_id = a.id), 0) AS derived
          FROM accounts a`,
       )
-      .all() as { id: bigint; kind: string; ref: string; currency: string; balance: bigint | null; derived: bigint }[];
-    const perCurrency = new Map<string, bigint>();
-    for (const account of accounts) {
-      perCurrency.set(account.currency, (perCurrency.get(account.currency) ?? 0n) + account.derived);
-      if (account.kind === 'player') {
-        if (account.balance === null) report(`player account ${account.ref} keeps no balance`);
-        else if (account.balance !== account.derived) {
-          report(`player ${account.ref}: balance ${account.balance} but postings sum to ${account.derived} (${account.currency} minor units)`);
-        }
-        if (account.derived < 0n) report(`player ${account.ref}: postings sum to a negative balance ${account.derived}`);
-      } else if (account.balance !== null) {
-        report(`${account.kind} account ${account.ref} keeps a balance; only player wallets do`);
-      }
-    }
-    for (const [currency, sum] of perCurrency) {
-      if (sum !== 0n) report(`${currency}: accounts sum to ${sum}, not 0`);
-    }
-    if (problemCount > problems.length) problems.push(`... and ${problemCount - problems.length} more`);
-    return { ok: problemCount === 0, transfers, accounts: accounts.length, problems };
+      .all() as AccountTotal[];
+    return checkBooks(counts, accounts);
   }
+
 
   ping(): void {
     this.db.prepare('SELECT 1').get();
