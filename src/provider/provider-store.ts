@@ -168,22 +168,8 @@ export interface CampaignRow {
   createdAt: number;
 }
 
-export interface NewSession {
-  sessionId: string;
-  launchId: string;
-  mode: Mode;
-  operatorId: string;
-  walletId: string | null;
-  game: string;
-  playerId: string | null;
-  operatorSessionId: string | null;
-  currency: string;
-  country: string | null;
-  language: string;
-  balanceMinor: bigint;
-  serverSeed: string;
-  now: number;
-}
+/** A session to open: its row before the store numbers, times and counts it. */
+export type NewSession = Omit<GameSessionRow, 'pk' | 'nonce' | 'createdAt' | 'lastActiveAt'> & { now: number };
 
 type Row = Record<string, unknown>;
 
