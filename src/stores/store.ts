@@ -66,7 +66,11 @@ export interface BlockCommand {
 export interface PageRequest {
   playerId: string;
   limit: number;
-  /** Exclusive upper bound on the internal sequence, from the previous page. */
+  /**
+   * The `next` of the previous page: the page goes on after that row. It must
+   * name one of this player's rows, or lie past the player's newest row (the
+   * first page); anything else is refused INVALID_REQUEST.
+   */
   before?: bigint | undefined;
 }
 
@@ -158,9 +162,9 @@ export interface WalletStore {
   adjust(command: AdjustCommand): Promise<BalanceOutcome | Refusal>;
   /** Outcomes: player | PLAYER_NOT_FOUND */
   setBlocked(command: BlockCommand): Promise<PlayerView | Refusal>;
-  /** Outcomes: page | PLAYER_NOT_FOUND (newest first) */
+  /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
   listRounds(page: PageRequest): Promise<PageOf<RoundView> | Refusal>;
-  /** Outcomes: page | PLAYER_NOT_FOUND (newest first) */
+  /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
   listTransfers(page: PageRequest): Promise<PageOf<TransferView> | Refusal>;
   /** Proves that every transfer balances and every kept balance equals the sum of its postings. */
   verify(): Promise<VerifyReport>;

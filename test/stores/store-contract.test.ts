@@ -135,6 +135,64 @@ for (const backend of BACKENDS) {
       assert.equal(ids.size, 6);
     });
 
+    test("paging walks each player's own history, newest first, across interleaved players", async () => {
+      const players = await Promise.all(['c-page-a', 'c-page-b', 'c-page-c'].map((playerId) => session(store, playerId, 100)));
+      const rounds = new Map<string, string[]>(players.map((p) => [p.playerId, []]));
+      const transfers = new Map<string, string[]>(players.map((p) => [p.playerId, []]));
+      for (let i = 0; i < 21; i++) {
+        // Interleaved, and some calls at once, so the players' rows are mixed in the tables.
+        await Promise.all(
+          players.map(async (p, n) => {
+            if ((i + n) % 3 === 0) return;
+            const round = randomUUID();
+            const bet = randomUUID();
+            const win = randomUUID();
+            const outcome = await store.transact({
+              request: { ...p, transactions: [{ id: bet, type: 'bet', amount: 1 }, { id: win, type: 'win', amount: 0.5 }], round: { id: round, finished: true } },
+              now: NOW + i,
+            });
+            assert.ok(outcome.ok, JSON.stringify(outcome));
+            rounds.get(p.playerId)!.unshift(round);
+            transfers.get(p.playerId)!.unshift(win, bet);
+          }),
+        );
+      }
+      for (const p of players) {
+        const seenRounds: string[] = [];
+        let cursor: bigint | null | undefined;
+        do {
+          const page = await store.listRounds({ playerId: p.playerId, limit: 4, before: cursor ?? undefined });
+          assert.ok(page.ok, page.ok ? '' : page.detail);
+          seenRounds.push(...page.items.map((r) => r.roundId));
+          cursor = page.next;
+        } while (cursor !== null);
+        assert.deepEqual(seenRounds, rounds.get(p.playerId));
+        const seenTransfers: string[] = [];
+        cursor = undefined;
+        do {
+          const page = await store.listTransfers({ playerId: p.playerId, limit: 5, before: cursor ?? undefined });
+          assert.ok(page.ok, page.ok ? '' : page.detail);
+          seenTransfers.push(...page.items.map((t) => t.id));
+          cursor = page.next;
+        } while (cursor !== null);
+        // The opening deposit comes last: it is the oldest.
+        assert.deepEqual(seenTransfers.slice(0, -1), transfers.get(p.playerId));
+        assert.equal(seenTransfers.length, transfers.get(p.playerId)!.length + 1);
+      }
+      // Past the newest row is the first page; another player's row is not a cursor of this one.
+      const firstPage = await store.listRounds({ playerId: 'c-page-a', limit: 2 });
+      const pastNewest = await store.listRounds({ playerId: 'c-page-a', limit: 2, before: 2n ** 63n - 1n });
+      assert.deepEqual(pastNewest, firstPage);
+      const ofB = await store.listTransfers({ playerId: 'c-page-b', limit: 1 });
+      assert.ok(ofB.ok && ofB.next !== null);
+      const foreign = await store.listTransfers({ playerId: 'c-page-a', limit: 2, before: ofB.next });
+      assert.ok(!foreign.ok && foreign.code === 'INVALID_REQUEST');
+      const ofBRounds = await store.listRounds({ playerId: 'c-page-b', limit: 1 });
+      assert.ok(ofBRounds.ok && ofBRounds.next !== null);
+      const foreignRound = await store.listRounds({ playerId: 'c-page-a', limit: 2, before: ofBRounds.next });
+      assert.ok(!foreignRound.ok && foreignRound.code === 'INVALID_REQUEST');
+    });
+
     test('seeded random workload matches the model, and the books verify', async () => {
       const random = prng(20261121);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

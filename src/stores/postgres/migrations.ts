@@ -1,8 +1,9 @@
 /**
  * Versioned schema migrations for PostgreSQL, applied in order at start. A
- * version, once released, never changes: a new change is a new version, with
- * the same number and name as the same change in src/stores/sqlite/migrations.ts
- * (a test keeps the two lists in step).
+ * version, once released, never changes: a new change is a new version.
+ * Version 1 is the ledger of both stores; later versions are each store's
+ * own, as their cost models differ (SQLite's version 2 trades its by-player
+ * indexes for per-player chains, which PostgreSQL does not need).
  *
  * Layout: the same tables as SQLite. Every table has a bigint identity key,
  * each random UUID lives in exactly one unique index (native `uuid`, 16

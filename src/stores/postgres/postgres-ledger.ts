@@ -573,6 +573,8 @@ export class PostgresLedger {
   async listRounds(page: PageRequest): Promise<PageOf<RoundView> | Refusal> {
     const player = await this.playerRow(this.sql, page.playerId);
     if (!player) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
+    const refused = await this.checkCursor('rounds', player, page);
+    if (refused) return refused;
     const rows = await this.sql<
       { id: Int8; uuid: string; game: string; finished: boolean; created_at: Int8; finished_at: Int8 | null }[]
     >`SELECT id, uuid, game, finished, created_at, finished_at FROM rounds
@@ -587,9 +589,21 @@ export class PostgresLedger {
     return { ok: true, items, next: rows.length > page.limit ? BigInt(rows[page.limit - 1]!.id) : null };
   }
 
+  /** A cursor names one of the player's rows or lies past the newest (store.ts, PageRequest), as in the SQLite store. */
+  private async checkCursor(table: 'rounds' | 'transfers', player: PlayerRow, page: PageRequest): Promise<Refusal | undefined> {
+    if (page.before === undefined) return undefined;
+    const before = String(page.before);
+    const [check] = await this.sql<{ ok: boolean }[]>`SELECT
+        EXISTS (SELECT 1 FROM ${this.sql(table)} WHERE id = ${before} AND player_pk = ${player.player_pk})
+        OR NOT EXISTS (SELECT 1 FROM ${this.sql(table)} WHERE player_pk = ${player.player_pk} AND id >= ${before}) AS ok`;
+    return check!.ok ? undefined : refuse('INVALID_REQUEST', `cursor: ${page.before} is not a nextCursor of player ${player.player_id}`);
+  }
+
   async listTransfers(page: PageRequest): Promise<PageOf<TransferView> | Refusal> {
     const player = await this.playerRow(this.sql, page.playerId);
     if (!player) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
+    const refused = await this.checkCursor('transfers', player, page);
+    if (refused) return refused;
     const decimals = this.decimalsOf(player.currency);
     const rows = await this.sql<
       {

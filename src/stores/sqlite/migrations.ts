@@ -6,6 +6,17 @@
  * Layout choices for the hot path: every table has an integer primary key
  * and each random UUID lives in exactly one unique index (as 16 bytes), so
  * inserts append to the tables and only that index takes random writes.
+ *
+ * Each page a commit dirties is written to the WAL and synced, so the pages
+ * a bet touches are what a bet costs. Version 2 therefore replaces the
+ * by-player indexes (each bet dirtied a page of each, at a random place)
+ * with per-player chains: a transfer or round row points to the player's
+ * previous one, and the player's wallet account row, which a bet rewrites
+ * anyway for its balance, points to the latest. A player's history is read
+ * by walking the chain from there.
+ *
+ * These numbers are SQLite's own: PostgreSQL's cost model differs, and its
+ * store numbers its own migrations.
  */
 import type Database from 'better-sqlite3';
 
@@ -97,6 +108,29 @@ CREATE TABLE campaign_closures (
   closed_at     INTEGER NOT NULL,
   PRIMARY KEY (campaign_uuid, player_pk)
 ) WITHOUT ROWID;
+`,
+  },
+  {
+    version: 2,
+    name: 'player-chains',
+    sql: `
+ALTER TABLE accounts ADD COLUMN last_transfer_id INTEGER;
+ALTER TABLE accounts ADD COLUMN last_round_id INTEGER;
+ALTER TABLE transfers ADD COLUMN prev_player_transfer_id INTEGER;
+ALTER TABLE rounds ADD COLUMN prev_player_round_id INTEGER;
+
+-- Link what is already stored, while the by-player indexes still exist to do it.
+UPDATE transfers SET prev_player_transfer_id =
+  (SELECT MAX(t.id) FROM transfers t WHERE t.player_pk = transfers.player_pk AND t.id < transfers.id);
+UPDATE rounds SET prev_player_round_id =
+  (SELECT MAX(r.id) FROM rounds r WHERE r.player_pk = rounds.player_pk AND r.id < rounds.id);
+UPDATE accounts SET
+  last_transfer_id = (SELECT MAX(t.id) FROM transfers t JOIN players p ON p.id = t.player_pk WHERE p.account_id = accounts.id),
+  last_round_id = (SELECT MAX(r.id) FROM rounds r JOIN players p ON p.id = r.player_pk WHERE p.account_id = accounts.id)
+WHERE kind = 'player';
+
+DROP INDEX transfers_by_player;
+DROP INDEX rounds_by_player;
 `,
   },
 ];

@@ -52,6 +52,9 @@ interface PlayerRow {
   blocked: bigint;
   account_id: bigint;
   balance: bigint;
+  /** Heads of the player's transfer and round chains (migration 2). */
+  last_transfer_id: bigint | null;
+  last_round_id: bigint | null;
 }
 
 interface SessionRow extends PlayerRow {
@@ -69,7 +72,8 @@ interface SeenRow {
   jp_amount: bigint;
 }
 
-const PLAYER_COLUMNS = `p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance`;
+const PLAYER_COLUMNS = `p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance,
+  a.last_transfer_id, a.last_round_id`;
 
 /** Operator account ids kept in memory (game, campaign, tournament, cash accounts); a bound, not a tuning knob. */
 const ACCOUNT_IDS_CACHED_MAX = 10_000;
@@ -96,11 +100,14 @@ export class SqliteLedger {
       accountId: prepare('SELECT id FROM accounts WHERE kind = ? AND ref = ? AND currency = ?'),
       insertAccount: prepare('INSERT INTO accounts (kind, ref, currency, balance, created_at) VALUES (?, ?, ?, ?, ?)'),
       insertPlayer: prepare('INSERT INTO players (player_id, account_id, currency, country, created_at) VALUES (?, ?, ?, ?, ?)'),
-      insertRound: prepare('INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertRound: prepare(`INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at, prev_player_round_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`),
       closeRound: prepare('UPDATE rounds SET finished = 1, finished_at = ? WHERE id = ? AND finished = 0'),
       insertTransfer: prepare(`INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount,
-        jp_amount, free_bet, round_pk, campaign_uuid, regulatory, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      moveBalance: prepare('UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING balance'),
+        jp_amount, free_bet, round_pk, campaign_uuid, regulatory, note, created_at, prev_player_transfer_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      moveWallet: prepare(`UPDATE accounts SET balance = balance + ?, last_transfer_id = ?, last_round_id = ?
+        WHERE id = ? RETURNING balance`),
       touchSession: prepare('UPDATE sessions SET last_active_at = ? WHERE id = ?'),
       launchKey: prepare(`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
         s.game AS session_game, s.last_active_at, ${PLAYER_COLUMNS}
@@ -110,11 +117,11 @@ export class SqliteLedger {
       insertSession: prepare('INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at) VALUES (?, ?, ?, ?, ?)'),
       bindKey: prepare('UPDATE launch_keys SET session_pk = ? WHERE id = ? AND session_pk IS NULL'),
       setBlocked: prepare('UPDATE players SET blocked = ?, blocked_reason = ? WHERE player_id = ?'),
-      rounds: prepare(`SELECT id, uuid, game, finished, created_at, finished_at FROM rounds
-        WHERE player_pk = ? AND id < ? ORDER BY id DESC LIMIT ?`),
-      transfers: prepare(`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game,
-        t.campaign_uuid, t.regulatory, t.created_at FROM transfers t LEFT JOIN rounds r ON r.id = t.round_pk
-        WHERE t.player_pk = ? AND t.id < ? ORDER BY t.id DESC LIMIT ?`),
+      roundAt: prepare(`SELECT id, uuid, game, finished, created_at, finished_at, player_pk, prev_player_round_id AS prev
+        FROM rounds WHERE id = ?`),
+      transferAt: prepare(`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game,
+        t.campaign_uuid, t.regulatory, t.created_at, t.player_pk, t.prev_player_transfer_id AS prev
+        FROM transfers t LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.id = ?`),
     };
   }
 
@@ -158,18 +165,28 @@ export class SqliteLedger {
     const booked: Booked[] = [];
     if (plan.transfers.length > 0) {
       let roundPk: bigint;
+      let lastRoundId = row.last_round_id;
       if (plan.createRound) {
         const finished = plan.closeRound ? 1 : 0;
         roundPk = BigInt(
-          this.statements.insertRound.run(uuidToBytes(request.round.id), row.player_pk, request.game, finished, now, plan.closeRound ? now : null)
-            .lastInsertRowid,
+          this.statements.insertRound.run(
+            uuidToBytes(request.round.id),
+            row.player_pk,
+            request.game,
+            finished,
+            now,
+            plan.closeRound ? now : null,
+            row.last_round_id,
+          ).lastInsertRowid,
         );
+        lastRoundId = roundPk;
       } else {
         assert.ok(roundRow);
         roundPk = roundRow.id;
         if (plan.closeRound) this.statements.closeRound.run(now, roundPk);
       }
       const campaignBytes = campaignId === undefined ? null : uuidToBytes(campaignId);
+      let lastTransferId = row.last_transfer_id;
       for (const transfer of plan.transfers) {
         const legs = legsOf({
           kind: transfer.kind,
@@ -179,7 +196,7 @@ export class SqliteLedger {
           freeBet: transfer.freeBet,
           campaignId: campaignId === undefined ? undefined : canonicalUuid(campaignId),
         });
-        this.insertTransfer(row, transfer.id, transfer.kind, legs, transfer.amount, now, {
+        lastTransferId = this.insertTransfer(row, lastTransferId, transfer.id, transfer.kind, legs, transfer.amount, now, {
           jpAmount: transfer.jpAmount,
           freeBet: transfer.freeBet,
           roundPk,
@@ -188,7 +205,8 @@ export class SqliteLedger {
         });
         booked.push({ kind: transfer.kind, amount: formatMinor(transfer.amount, player.decimals) });
       }
-      this.moveBalance(row, plan.balanceAfter - plan.balanceBefore, plan.balanceAfter);
+      assert.ok(lastTransferId !== null);
+      this.moveWallet(row, plan.balanceAfter - plan.balanceBefore, plan.balanceAfter, lastTransferId, lastRoundId);
       if (plan.closeCampaign) this.statements.closeCampaign.run(uuidToBytes(plan.closeCampaign), row.player_pk, now);
       if (plan.touchSession && now - Number(row.last_active_at) >= SESSION_TOUCH_INTERVAL_MS) {
         this.statements.touchSession.run(now, row.session_pk);
@@ -212,8 +230,10 @@ export class SqliteLedger {
     if (plan.apply) {
       const campaignId = canonicalUuid(request.campaign.id);
       const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
-      this.insertTransfer(row, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, now, { campaign: uuidToBytes(campaignId) });
-      this.moveBalance(row, plan.amount, plan.balanceAfter);
+      const transferId = this.insertTransfer(row, row.last_transfer_id, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, now, {
+        campaign: uuidToBytes(campaignId),
+      });
+      this.moveWallet(row, plan.amount, plan.balanceAfter, transferId, row.last_round_id);
       booked.push({ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
@@ -286,8 +306,10 @@ export class SqliteLedger {
     const row = this.statements.playerById.get(command.playerId) as PlayerRow;
     if (opening > 0n) {
       const legs = legsOf({ kind: 'deposit', playerId: command.playerId, currency: command.currency });
-      this.insertTransfer(row, canonicalUuid(command.depositId), 'deposit', legs, opening, command.now, { note: 'opening balance' });
-      this.moveBalance(row, opening, opening);
+      const transferId = this.insertTransfer(row, null, canonicalUuid(command.depositId), 'deposit', legs, opening, command.now, {
+        note: 'opening balance',
+      });
+      this.moveWallet(row, opening, opening, transferId, null);
     }
     return this.view(this.statements.playerById.get(command.playerId) as PlayerRow);
   }
@@ -314,9 +336,11 @@ export class SqliteLedger {
     const booked: Booked[] = [];
     if (plan.apply) {
       const legs = legsOf({ kind: command.type, playerId: player.playerId, currency: player.currency });
-      this.insertTransfer(row, canonicalUuid(command.id), command.type, legs, plan.amount, command.now, { note: command.reason ?? null });
+      const transferId = this.insertTransfer(row, row.last_transfer_id, canonicalUuid(command.id), command.type, legs, plan.amount, command.now, {
+        note: command.reason ?? null,
+      });
       const delta = command.type === 'deposit' ? plan.amount : -plan.amount;
-      this.moveBalance(row, delta, plan.balanceAfter);
+      this.moveWallet(row, delta, plan.balanceAfter, transferId, row.last_round_id);
       booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
@@ -331,14 +355,17 @@ export class SqliteLedger {
   listRounds(page: PageRequest): PageOf<RoundView> | Refusal {
     const row = this.statements.playerById.get(page.playerId) as PlayerRow | undefined;
     if (!row) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
-    const rows = this.statements.rounds.all(row.player_pk, page.before ?? 2n ** 63n - 1n, page.limit + 1) as {
+    const rows = this.chainPage<{
       id: bigint;
+      player_pk: bigint;
+      prev: bigint | null;
       uuid: Buffer;
       game: string;
       finished: bigint;
       created_at: bigint;
       finished_at: bigint | null;
-    }[];
+    }>(this.statements.roundAt, row, row.last_round_id, page);
+    if (!Array.isArray(rows)) return rows;
     const items = rows.slice(0, page.limit).map((r) => ({
       roundId: bytesToUuid(r.uuid),
       game: r.game,
@@ -353,8 +380,10 @@ export class SqliteLedger {
     const row = this.statements.playerById.get(page.playerId) as PlayerRow | undefined;
     if (!row) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
     const decimals = this.decimalsOf(row.currency);
-    const rows = this.statements.transfers.all(row.player_pk, page.before ?? 2n ** 63n - 1n, page.limit + 1) as {
+    const rows = this.chainPage<{
       id: bigint;
+      player_pk: bigint;
+      prev: bigint | null;
       uuid: Buffer;
       kind: TransferKind;
       amount: bigint;
@@ -365,7 +394,8 @@ export class SqliteLedger {
       campaign_uuid: Buffer | null;
       regulatory: string | null;
       created_at: bigint;
-    }[];
+    }>(this.statements.transferAt, row, row.last_transfer_id, page);
+    if (!Array.isArray(rows)) return rows;
     const items = rows.slice(0, page.limit).map((r) => ({
       id: bytesToUuid(r.uuid),
       kind: r.kind,
@@ -379,6 +409,35 @@ export class SqliteLedger {
       createdAt: Number(r.created_at),
     }));
     return { ok: true, items, next: rows.length > page.limit ? rows[page.limit - 1]!.id : null };
+  }
+
+  /**
+   * Up to limit + 1 rows of a player's chain, newest first (the extra row
+   * tells whether there is a next page): from the head, or from the row
+   * before the cursor. A cursor is the `next` of an earlier page, so it names
+   * one of this player's rows; one past the head starts at the head.
+   */
+  private chainPage<R extends { player_pk: bigint; prev: bigint | null }>(
+    at: Database.Statement,
+    player: PlayerRow,
+    head: bigint | null,
+    page: PageRequest,
+  ): R[] | Refusal {
+    let id = head;
+    if (page.before !== undefined && head !== null && page.before <= head) {
+      const from = at.get(page.before) as R | undefined;
+      if (!from || from.player_pk !== player.player_pk) {
+        return refuse('INVALID_REQUEST', `cursor: ${page.before} is not a nextCursor of player ${player.player_id}`);
+      }
+      id = from.prev;
+    }
+    const rows: R[] = [];
+    while (id !== null && rows.length <= page.limit) {
+      const next = at.get(id) as R;
+      rows.push(next);
+      id = next.prev;
+    }
+    return rows;
   }
 
   /**
@@ -486,16 +545,18 @@ export class SqliteLedger {
     this.accountIds.clear();
   }
 
+  /** Inserts a transfer behind `prev` in the player's chain; returns its row id. */
   private insertTransfer(
     player: PlayerRow,
+    prev: bigint | null,
     id: string,
     kind: TransferKind,
     legs: { debit: AccountRef; credit: AccountRef },
     amount: bigint,
     now: number,
     extra: { jpAmount?: bigint; freeBet?: boolean; roundPk?: bigint; campaign?: Buffer | null; regulatory?: string | null; note?: string | null },
-  ): void {
-    this.statements.insertTransfer.run(
+  ): bigint {
+    const inserted = this.statements.insertTransfer.run(
       uuidToBytes(id),
       kind,
       player.player_pk,
@@ -509,13 +570,17 @@ export class SqliteLedger {
       extra.regulatory ?? null,
       extra.note ?? null,
       now,
+      prev,
     );
+    return BigInt(inserted.lastInsertRowid);
   }
 
-  /** Moves the wallet and reads it back: the planned balance and the stored one must agree. */
-  private moveBalance(player: PlayerRow, delta: bigint, expected: bigint): void {
-    if (delta === 0n) return;
-    const after = this.statements.moveBalance.get(delta, player.account_id) as { balance: bigint };
+  /**
+   * Moves the wallet and the heads of the player's chains in one row write,
+   * and reads the balance back: the planned balance and the stored one must agree.
+   */
+  private moveWallet(player: PlayerRow, delta: bigint, expected: bigint, lastTransferId: bigint, lastRoundId: bigint | null): void {
+    const after = this.statements.moveWallet.get(delta, lastTransferId, lastRoundId, player.account_id) as { balance: bigint };
     assert.equal(after.balance, expected, 'the stored balance must equal the planned one');
   }
 }

@@ -1,0 +1,96 @@
+/**
+ * SQLite migrations carry stored ledgers forward: a database written at
+ * version 1 (with by-player indexes) reads the same after version 2 (with
+ * per-player chains), and new bookings extend the chains it built.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { uuidToBytes } from '../../src/stores/uuid-bytes.js';
+import { tempDir } from '../helpers.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+describe('sqlite migrations', () => {
+  test('a version 1 ledger is linked into per-player chains, and lists the same after', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, 'wallet.db');
+      // A ledger as version 1 left it: two players whose rounds and transfers interleave.
+      const db = new Database(path);
+      db.pragma('journal_mode = WAL');
+      db.exec(MIGRATIONS[0]!.sql);
+      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+      db.prepare('INSERT INTO schema_migrations VALUES (1, ?, ?)').run(MIGRATIONS[0]!.name, NOW);
+      const addAccount = db.prepare('INSERT INTO accounts (kind, ref, currency, balance, created_at) VALUES (?, ?, ?, ?, ?)');
+      const game = addAccount.run('game', 'dice', 'EUR', null, NOW).lastInsertRowid;
+      const cash = addAccount.run('cash', 'deposits', 'EUR', null, NOW).lastInsertRowid;
+      const players = ['m-ann', 'm-bob'].map((playerId) => {
+        const account = addAccount.run('player', playerId, 'EUR', 0, NOW).lastInsertRowid;
+        const pk = db.prepare('INSERT INTO players (player_id, account_id, currency, created_at) VALUES (?, ?, ?, ?)').run(playerId, account, 'EUR', NOW)
+          .lastInsertRowid;
+        return { playerId, account, pk, rounds: [] as string[], transfers: [] as string[] };
+      });
+      const addTransfer = db.prepare(`INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount, round_pk, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+      const addRound = db.prepare('INSERT INTO rounds (uuid, player_pk, game, finished, created_at) VALUES (?, ?, ?, 1, ?)');
+      for (const p of players) {
+        const id = randomUUID();
+        addTransfer.run(uuidToBytes(id), 'deposit', p.pk, cash, p.account, 1000, null, NOW);
+        db.prepare('UPDATE accounts SET balance = balance + 1000 WHERE id = ?').run(p.account);
+        p.transfers.unshift(id);
+      }
+      for (let i = 0; i < 7; i++) {
+        for (const p of players.slice(0, i % 3 === 0 ? 1 : 2)) {
+          const round = randomUUID();
+          const roundPk = addRound.run(uuidToBytes(round), p.pk, 'dice', NOW + i).lastInsertRowid;
+          const bet = randomUUID();
+          addTransfer.run(uuidToBytes(bet), 'bet', p.pk, p.account, game, 10, roundPk, NOW + i);
+          db.prepare('UPDATE accounts SET balance = balance - 10 WHERE id = ?').run(p.account);
+          p.rounds.unshift(round);
+          p.transfers.unshift(bet);
+        }
+      }
+      db.close();
+
+      const store = await SqliteStore.open({ path });
+      try {
+        const deposit = randomUUID();
+        const adjusted = await store.adjust({ id: deposit, playerId: 'm-bob', type: 'deposit', amount: 5, now: NOW + 100 });
+        assert.ok(adjusted.ok);
+        players[1]!.transfers.unshift(deposit);
+        for (const p of players) {
+          const rounds = await store.listRounds({ playerId: p.playerId, limit: 100 });
+          assert.ok(rounds.ok);
+          assert.deepEqual(
+            rounds.items.map((r) => r.roundId),
+            p.rounds,
+          );
+          const transfers = await store.listTransfers({ playerId: p.playerId, limit: 3 });
+          const rest = transfers.ok && transfers.next !== null ? await store.listTransfers({ playerId: p.playerId, limit: 100, before: transfers.next }) : undefined;
+          assert.ok(transfers.ok && rest?.ok);
+          assert.deepEqual(
+            [...transfers.items, ...rest.items].map((t) => t.id),
+            p.transfers,
+          );
+        }
+        const report = await store.verify();
+        assert.equal(report.ok, true, JSON.stringify(report));
+      } finally {
+        await store.close();
+      }
+      const after = new Database(path, { readonly: true });
+      const indexes = after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%by_player'").all();
+      const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
+      after.close();
+      assert.deepEqual(indexes, []);
+      assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
+    } finally {
+      cleanup();
+    }
+  });
+});
