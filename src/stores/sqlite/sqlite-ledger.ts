@@ -63,17 +63,59 @@ interface SessionRow extends PlayerRow {
   last_active_at: bigint;
 }
 
-interface SeenRow {
-  kind: TransferKind;
-  player_id: string;
-  round_uuid: Buffer | null;
-  campaign_uuid: Buffer | null;
-  amount: bigint;
-  jp_amount: bigint;
-}
-
 const PLAYER_COLUMNS = `p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance,
   a.last_transfer_id, a.last_round_id`;
+
+/*
+ * The statements every bet runs return their rows as arrays (better-sqlite3's
+ * raw mode), named by the functions below in the order of their SELECTs:
+ * a row object built by the driver looks each column name up again for every
+ * row, which cost more than the query itself.
+ */
+
+function playerOf(v: unknown[], at: number): PlayerRow {
+  return {
+    player_pk: v[at] as bigint,
+    player_id: v[at + 1] as string,
+    currency: v[at + 2] as string,
+    country: v[at + 3] as string | null,
+    blocked: v[at + 4] as bigint,
+    account_id: v[at + 5] as bigint,
+    balance: v[at + 6] as bigint,
+    last_transfer_id: v[at + 7] as bigint | null,
+    last_round_id: v[at + 8] as bigint | null,
+  };
+}
+
+const SESSION_WITH_PLAYER = `SELECT s.id, s.game, s.last_active_at, ${PLAYER_COLUMNS}
+  FROM sessions s JOIN players p ON p.id = s.player_pk JOIN accounts a ON a.id = p.account_id WHERE s.uuid = ?`;
+function sessionOf(v: unknown[]): SessionRow {
+  return { session_pk: v[0] as bigint, game: v[1] as string, last_active_at: v[2] as bigint, ...playerOf(v, 3) };
+}
+
+const SEEN = `SELECT t.kind, p.player_id, r.uuid, t.campaign_uuid, t.amount, t.jp_amount
+  FROM transfers t JOIN players p ON p.id = t.player_pk LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.uuid = ?`;
+function seenOf(v: unknown[]): SeenTransfer {
+  return {
+    kind: v[0] as TransferKind,
+    playerId: v[1] as string,
+    roundId: v[2] === null ? null : bytesToUuid(v[2] as Buffer),
+    campaignId: v[3] === null ? null : bytesToUuid(v[3] as Buffer),
+    amount: v[4] as bigint,
+    jpAmount: v[5] as bigint,
+  };
+}
+
+interface RoundRow {
+  id: bigint;
+  player_id: string;
+  game: string;
+  finished: bigint;
+}
+const ROUND = `SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.uuid = ?`;
+function roundOf(v: unknown[]): RoundRow {
+  return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] as bigint };
+}
 
 /** Operator account ids kept in memory (game, campaign, tournament, cash accounts); a bound, not a tuning knob. */
 const ACCOUNT_IDS_CACHED_MAX = 10_000;
@@ -89,13 +131,11 @@ export class SqliteLedger {
   ) {
     const prepare = (sql: string) => db.prepare(sql);
     this.statements = {
-      sessionWithPlayer: prepare(`SELECT s.id AS session_pk, s.game, s.last_active_at, ${PLAYER_COLUMNS}
-        FROM sessions s JOIN players p ON p.id = s.player_pk JOIN accounts a ON a.id = p.account_id WHERE s.uuid = ?`),
+      sessionWithPlayer: prepare(SESSION_WITH_PLAYER).raw(true),
       playerById: prepare(`SELECT ${PLAYER_COLUMNS} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.player_id = ?`),
-      seen: prepare(`SELECT t.kind, p.player_id, r.uuid AS round_uuid, t.campaign_uuid, t.amount, t.jp_amount
-        FROM transfers t JOIN players p ON p.id = t.player_pk LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.uuid = ?`),
-      round: prepare(`SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.uuid = ?`),
-      campaignClosed: prepare('SELECT 1 FROM campaign_closures WHERE campaign_uuid = ? AND player_pk = ?'),
+      seen: prepare(SEEN).raw(true),
+      round: prepare(ROUND).raw(true),
+      campaignClosed: prepare('SELECT 1 FROM campaign_closures WHERE campaign_uuid = ? AND player_pk = ?').pluck(true),
       closeCampaign: prepare('INSERT OR IGNORE INTO campaign_closures (campaign_uuid, player_pk, closed_at) VALUES (?, ?, ?)'),
       accountId: prepare('SELECT id FROM accounts WHERE kind = ? AND ref = ? AND currency = ?'),
       insertAccount: prepare('INSERT INTO accounts (kind, ref, currency, balance, created_at) VALUES (?, ?, ?, ?, ?)'),
@@ -107,7 +147,7 @@ export class SqliteLedger {
         jp_amount, free_bet, round_pk, campaign_uuid, regulatory, note, created_at, prev_player_transfer_id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       moveWallet: prepare(`UPDATE accounts SET balance = balance + ?, last_transfer_id = ?, last_round_id = ?
-        WHERE id = ? RETURNING balance`),
+        WHERE id = ? RETURNING balance`).pluck(true),
       touchSession: prepare('UPDATE sessions SET last_active_at = ? WHERE id = ?'),
       launchKey: prepare(`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
         s.game AS session_game, s.last_active_at, ${PLAYER_COLUMNS}
@@ -129,7 +169,7 @@ export class SqliteLedger {
 
   transact(command: TransactionCommand): BalanceOutcome | Refusal {
     const { request, now } = command;
-    const row = this.statements.sessionWithPlayer.get(uuidToBytes(request.sessionId)) as SessionRow | undefined;
+    const row = this.sessionRow(request.sessionId);
     const player = row && this.playerState(row);
     const session = row && this.sessionState(row, request.sessionId);
     const seen = new Map<string, SeenTransfer>();
@@ -140,9 +180,7 @@ export class SqliteLedger {
       }
     }
     const roundRow = row
-      ? (this.statements.round.get(uuidToBytes(request.round.id)) as
-          | { id: bigint; player_id: string; game: string; finished: bigint }
-          | undefined)
+      ? this.roundRow(request.round.id)
       : undefined;
     const campaignId = request.campaign?.id;
     const campaignFinished =
@@ -217,7 +255,7 @@ export class SqliteLedger {
 
   payout(command: PayoutCommand): BalanceOutcome | Refusal {
     const { request, now } = command;
-    const row = this.statements.sessionWithPlayer.get(uuidToBytes(request.sessionId)) as SessionRow | undefined;
+    const row = this.sessionRow(request.sessionId);
     const player = row && this.playerState(row);
     const plan = planPayout(request, {
       session: row && this.sessionState(row, request.sessionId),
@@ -508,17 +546,19 @@ export class SqliteLedger {
     };
   }
 
+  private sessionRow(sessionId: string): SessionRow | undefined {
+    const values = this.statements.sessionWithPlayer.get(uuidToBytes(sessionId)) as unknown[] | undefined;
+    return values && sessionOf(values);
+  }
+
+  private roundRow(roundId: string): RoundRow | undefined {
+    const values = this.statements.round.get(uuidToBytes(roundId)) as unknown[] | undefined;
+    return values && roundOf(values);
+  }
+
   private seen(id: string): SeenTransfer | undefined {
-    const row = this.statements.seen.get(uuidToBytes(id)) as SeenRow | undefined;
-    if (!row) return undefined;
-    return {
-      kind: row.kind,
-      playerId: row.player_id,
-      roundId: row.round_uuid && bytesToUuid(row.round_uuid),
-      campaignId: row.campaign_uuid && bytesToUuid(row.campaign_uuid),
-      amount: row.amount,
-      jpAmount: row.jp_amount,
-    };
+    const values = this.statements.seen.get(uuidToBytes(id)) as unknown[] | undefined;
+    return values && seenOf(values);
   }
 
   private accountId(ref: AccountRef, player: PlayerRow, now: number): bigint {
@@ -580,7 +620,7 @@ export class SqliteLedger {
    * and reads the balance back: the planned balance and the stored one must agree.
    */
   private moveWallet(player: PlayerRow, delta: bigint, expected: bigint, lastTransferId: bigint, lastRoundId: bigint | null): void {
-    const after = this.statements.moveWallet.get(delta, lastTransferId, lastRoundId, player.account_id) as { balance: bigint };
-    assert.equal(after.balance, expected, 'the stored balance must equal the planned one');
+    const balance = this.statements.moveWallet.get(delta, lastTransferId, lastRoundId, player.account_id) as bigint;
+    assert.equal(balance, expected, 'the stored balance must equal the planned one');
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The SQLite WalletStore as seen from the HTTP thread: every call is queued,
- * the queue is handed to the writer thread once per event-loop turn, and the
- * writer answers after its group commit (group-commit-worker.ts).
+ * the queue is handed to the writer thread at the end of each event-loop
+ * turn or every HANDOFF_CALLS calls, whichever comes first, and the writer
+ * answers after its group commit (group-commit-worker.ts).
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { UnavailableError, type Refusal } from '../../protocol/errors.js';
@@ -48,6 +49,13 @@ export interface SqliteStoreOptions {
 }
 
 export const INFLIGHT_CALLS_MAX = 20_000;
+/**
+ * Calls handed to the writer together at most, even within one event-loop
+ * turn: the writer starts on the first ones while this thread still parses
+ * the rest, instead of the two threads taking turns. Calls that queue up
+ * while the writer is busy still share its next commit.
+ */
+export const HANDOFF_CALLS = 16;
 export const GROUP_COMMIT_CALLS_MAX = 1_000;
 
 interface Pending {
@@ -190,20 +198,26 @@ export class SqliteStore implements WalletStore {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
     });
     this.queue.push({ id, op, args });
-    if (!this.flushScheduled) {
+    if (this.queue.length >= HANDOFF_CALLS) {
+      this.flush();
+    } else if (!this.flushScheduled) {
       this.flushScheduled = true;
-      // After this turn's I/O callbacks: all requests parsed in it go as one batch.
-      setImmediate(this.flush);
+      // After this turn's I/O callbacks: the rest of the requests parsed in it go together.
+      setImmediate(this.flushAtTurnEnd);
     }
     return promise;
   }
 
-  private readonly flush = (): void => {
+  private readonly flushAtTurnEnd = (): void => {
     this.flushScheduled = false;
+    this.flush();
+  };
+
+  private flush(): void {
     const calls = this.queue;
     this.queue = [];
     if (calls.length > 0) this.writer.send(calls);
-  };
+  }
 
   transact(command: TransactionCommand) {
     return this.call<BalanceOutcome | Refusal>('transact', command);
