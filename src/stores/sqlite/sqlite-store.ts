@@ -2,7 +2,8 @@
  * The SQLite WalletStore as seen from the HTTP thread: every call is queued,
  * the queue is handed to the writer thread at the end of each event-loop
  * turn or every HANDOFF_CALLS calls, whichever comes first, and the writer
- * answers after its group commit (group-commit-worker.ts).
+ * answers after its group commit (group-commit-worker.ts). An inline writer
+ * takes the queue at the end of each turn only.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { UnavailableError, type Refusal } from '../../protocol/errors.js';
@@ -50,10 +51,11 @@ export interface SqliteStoreOptions {
 
 export const INFLIGHT_CALLS_MAX = 20_000;
 /**
- * Calls handed to the writer together at most, even within one event-loop
- * turn: the writer starts on the first ones while this thread still parses
- * the rest, instead of the two threads taking turns. Calls that queue up
- * while the writer is busy still share its next commit.
+ * Calls handed to the writer thread together at most, even within one
+ * event-loop turn: the writer starts on the first ones while this thread
+ * still parses the rest, instead of the two threads taking turns. Calls that
+ * queue up while the writer is busy still share its next commit. (An inline
+ * writer runs on this thread, so nothing could overlap: it takes whole turns.)
  */
 export const HANDOFF_CALLS = 16;
 export const GROUP_COMMIT_CALLS_MAX = 1_000;
@@ -73,6 +75,8 @@ interface Pending {
 export type WriterPlacement = 'thread' | 'inline';
 
 interface Writer {
+  /** Queued calls that are handed over without waiting for the end of the turn. */
+  handoffCalls: number;
   send(calls: Call[]): void;
   close(): Promise<void>;
 }
@@ -109,6 +113,7 @@ export class SqliteStore implements WalletStore {
 
   private inlineWriter(committer: GroupCommitter, groupCommitCallsMax: number): Writer {
     return {
+      handoffCalls: Number.POSITIVE_INFINITY,
       send: (calls) => {
         try {
           for (let start = 0; start < calls.length; start += groupCommitCallsMax) {
@@ -149,6 +154,7 @@ export class SqliteStore implements WalletStore {
       if (!this.closed) this.fail(new Error(`the SQLite writer thread exited with code ${code}`));
     });
     return {
+      handoffCalls: HANDOFF_CALLS,
       send: (calls) => port1.postMessage(calls),
       close: async () => {
         if (this.failure) {
@@ -198,7 +204,7 @@ export class SqliteStore implements WalletStore {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
     });
     this.queue.push({ id, op, args });
-    if (this.queue.length >= HANDOFF_CALLS) {
+    if (this.queue.length >= this.writer.handoffCalls) {
       this.flush();
     } else if (!this.flushScheduled) {
       this.flushScheduled = true;
