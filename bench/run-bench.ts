@@ -3,7 +3,9 @@
  * over loopback with pre-signed requests (unique ids, the body sizes of real
  * requests, signatures checked by the server, durability on). Each row is
  * run RUNS times for SECONDS; the table shows medians, and ratios to the
- * ceiling measured in the same run. After each wallet row the ledger must
+ * ceiling measured in the same run: RUNS times first, then once before each
+ * other row and once at the end, so that a shared machine's drift over the
+ * bench weighs on the ceiling as on the rows. After each wallet row the ledger must
  * verify. The table is printed and written to bench/results/<date>.json.
  *
  * `npm run bench -- --smoke`: every row once for 2 s, with a small grown
@@ -290,26 +292,25 @@ async function main(): Promise<void> {
   const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
   if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');
   const work = mkdtempSync(join(tmpdir(), 'wagerlink-bench-'));
-  const rows: Record<string, Row> = {};
+  let rows: Record<string, Row> = {};
   const wanted = (name: string) => !WANTED_ROWS || WANTED_ROWS.some((w) => name.includes(w));
   const requestCount = Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS);
+  // The ceiling: the same bodies and signature check, no storage. It stays up
+  // for the whole bench and is measured between the wallet rows too, so that
+  // the machine's drift over the bench reaches the ceiling as it reaches them.
+  const ceilingPort = await freePort();
+  const ceiling = await startProcess(['dist/bench/ceiling-server.js'], { WAGERLINK_PORT: String(ceilingPort), WAGERLINK_SECRET: SECRET }, /ready on/);
+  const ceilingRuns: RunResult[] = [];
+  const ceilingFile = join(work, 'ceiling.txt');
+  const measureCeiling = (when: string) => {
+    log(`ceiling: run ${ceilingRuns.length + 1} (${when})`);
+    ceilingRuns.push(runWrk(ceilingPort, ceilingFile));
+  };
   try {
-    // The ceiling: the same bodies and signature check, no storage.
-    {
-      const port = await freePort();
-      const server = await startProcess(['dist/bench/ceiling-server.js'], { WAGERLINK_PORT: String(port), WAGERLINK_SECRET: SECRET }, /ready on/);
-      const fake: BenchSession = { sessionId: randomUUID(), playerId: 'bench-0', game: 'dice' };
-      const runs: RunResult[] = [];
-      for (let run = 0; run < RUNS; run++) {
-        const file = join(work, `ceiling-${run}.txt`);
-        await writeRequests(file, requestCount, () => ({ path: '/transaction', body: singleBet(fake) }));
-        log(`ceiling: run ${run + 1} of ${RUNS}`);
-        runs.push(runWrk(port, file));
-        rmSync(file);
-      }
-      await stopProcess(server);
-      rows.ceiling = summarize(runs);
-    }
+    const fake: BenchSession = { sessionId: randomUUID(), playerId: 'bench-0', game: 'dice' };
+    // Nothing is stored, so one file of requests serves every ceiling run.
+    await writeRequests(ceilingFile, requestCount, () => ({ path: '/transaction', body: singleBet(fake) }));
+    for (let run = 0; run < RUNS; run++) measureCeiling('first');
     const spread = async (port: number) => {
       const sessions = await openSessions(port, PLAYERS);
       return (i: number) => ({ path: '/transaction', body: singleBet(sessions[i % sessions.length]!) });
@@ -337,17 +338,29 @@ async function main(): Promise<void> {
     ];
     for (const [name, row] of walletRows) {
       if (!wanted(name)) continue;
+      measureCeiling(`before ${name}`);
       rows[name] = await walletRow(work, name, row);
     }
     if (wanted('postgres')) {
+      measureCeiling('before the postgres rows');
       Object.assign(
         rows,
         await postgresRows(kit, { work, runs: RUNS, seconds: SECONDS, requestCount, players: PLAYERS, env: SERVER_ENV }),
       );
     }
+    measureCeiling('last');
   } finally {
+    await stopProcess(ceiling);
     rmSync(work, { recursive: true, force: true });
   }
+  const spread = ceilingRuns.map((r) => r.requestsPerSecond);
+  rows = {
+    ceiling: {
+      ...summarize(ceilingRuns),
+      note: `median of ${ceilingRuns.length} runs spread over the bench: ${Math.round(Math.min(...spread))} to ${Math.round(Math.max(...spread))} req/s`,
+    },
+    ...rows,
+  };
   report(rows);
 }
 
@@ -369,6 +382,7 @@ function report(rows: Record<string, Row>): void {
     ),
   }));
   console.table(table);
+  if (ceiling.note) console.log(`ceiling: ${ceiling.note}`);
   const grown = rows['wallet, grown ledger'];
   const single = rows['wallet, single bet'];
   if (grown && single) console.log(`grown ledger / empty ledger: ${(grown.requestsPerSecond / single.requestsPerSecond).toFixed(2)}`);
