@@ -318,7 +318,7 @@ async function main(): Promise<void> {
     const walletRows: [string, WalletRow][] = [
       ['wallet, single bet', { requests: spread }],
       ['wallet, single bet, writer inline', { env: { WAGERLINK_SQLITE_WRITER: 'inline' }, requests: spread }],
-      ['wallet, single bet, synchronous=FULL', { env: { WAGERLINK_SQLITE_DURABILITY: 'full' }, requests: spread }],
+      ['wallet, single bet, WAL flusher', { env: { WAGERLINK_SQLITE_DURABILITY: 'flusher' }, requests: spread }],
       [
         'wallet, realistic mix',
         {

@@ -57,7 +57,7 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_BODY_LIMIT_BYTES: 'request body limit in bytes (default 262144)',
   WAGERLINK_TRANSACTIONS_MAX: 'transactions per /transaction request (default 100)',
   WAGERLINK_SQLITE_WRITER: 'SQLite writer placement: thread (default) or inline',
-  WAGERLINK_SQLITE_DURABILITY: 'SQLite commit durability: flusher (default; WAL synced off-thread) or full',
+  WAGERLINK_SQLITE_DURABILITY: 'SQLite commit durability: full (default; COMMIT syncs the WAL) or flusher (WAL synced off-thread)',
   WAGERLINK_CRYPTO_DECIMALS: 'crypto currencies and decimals, e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)',
 } as const;
 
@@ -100,9 +100,9 @@ function cryptoDecimals(text: string | undefined): Record<string, number> {
 }
 
 function sqliteDurability(text: string | undefined): 'flusher' | 'full' {
-  if (text === undefined || text === '' || text === 'flusher') return 'flusher';
-  if (text === 'full') return 'full';
-  throw new ConfigError(`WAGERLINK_SQLITE_DURABILITY must be flusher or full, got "${text}"`);
+  if (text === undefined || text === '' || text === 'full') return 'full';
+  if (text === 'flusher') return 'flusher';
+  throw new ConfigError(`WAGERLINK_SQLITE_DURABILITY must be full or flusher, got "${text}"`);
 }
 
 function sqliteWriter(text: string | undefined): 'thread' | 'inline' {

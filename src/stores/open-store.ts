@@ -20,7 +20,7 @@ export interface OpenStoreOptions {
   cryptoDecimals: Record<string, number>;
   /** SQLite: where the group committer runs (default 'thread'). */
   sqliteWriter?: WriterPlacement;
-  /** SQLite: how a commit becomes durable (default 'flusher'). */
+  /** SQLite: how a commit becomes durable (default 'full'). */
   sqliteDurability?: Durability;
   /** PostgreSQL: pool and time-outs (default DEFAULT_POSTGRES_SETTINGS). */
   postgres?: PostgresSettings;

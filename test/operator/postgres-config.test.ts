@@ -3,7 +3,7 @@
  * the backend by its form and declares what it can do, the pool and
  * time-out variables have their defaults and refuse nonsense, --workers
  * takes a count or "auto", and a database password never reaches a log line
- * or the CLI's output.
+ * or the CLI's output. Also the SQLite settings' defaults.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,4 +65,13 @@ test('--workers takes a count up to the limit, or auto for one per core', () => 
   // A flag wins over the environment.
   assert.equal(readOperatorConfig({ WAGERLINK_WORKERS: '4' }, { workers: 2 }).workers, 2);
   assert.equal(readOperatorConfig({ WAGERLINK_WORKERS: 'auto' }, {}, 6).workers, 6);
+});
+
+test('SQLite durability and writer: FULL and a writer thread by default; other values are refused', () => {
+  const defaults = readOperatorConfig({});
+  assert.equal(defaults.sqliteDurability, 'full');
+  assert.equal(defaults.sqliteWriter, 'thread');
+  assert.equal(readOperatorConfig({ WAGERLINK_SQLITE_DURABILITY: 'flusher' }).sqliteDurability, 'flusher');
+  assert.throws(() => readOperatorConfig({ WAGERLINK_SQLITE_DURABILITY: 'off' }), ConfigError);
+  assert.throws(() => readOperatorConfig({ WAGERLINK_SQLITE_DURABILITY: 'normal' }), ConfigError);
 });

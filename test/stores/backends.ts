@@ -23,9 +23,9 @@ const ALL: Backend[] = [
   // a writer thread or inline, commits made durable by a WAL flusher or by COMMIT.
   ...(
     [
-      ['sqlite', 'thread', 'flusher'],
-      ['sqlite-inline', 'inline', 'flusher'],
-      ['sqlite-full', 'thread', 'full'],
+      ['sqlite', 'thread', 'full'],
+      ['sqlite-inline', 'inline', 'full'],
+      ['sqlite-flusher', 'thread', 'flusher'],
     ] as const
   ).map(
     ([name, placement, durability]): Backend => ({

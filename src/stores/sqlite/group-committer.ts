@@ -39,7 +39,7 @@ export interface CommitterOptions {
   path: string;
   rules: RulesConfig;
   cryptoDecimals: Record<string, number>;
-  /** Default 'flusher': the WAL is synced off this thread (wal-flusher.ts). */
+  /** Default 'full': COMMIT syncs the WAL (open-database.ts). */
   durability?: Durability;
 }
 
@@ -55,7 +55,7 @@ export class GroupCommitter {
 
   /** `onFatal`: the WAL could not be synced; nothing more may be answered. */
   constructor(options: CommitterOptions, onFatal: (error: Error) => void) {
-    const durability = options.durability ?? 'flusher';
+    const durability = options.durability ?? 'full';
     this.db = openDatabase(options.path, durability);
     this.flusher = durability === 'flusher' && options.path !== ':memory:' ? new WalFlusher(`${options.path}-wal`, onFatal) : undefined;
     migrate(this.db);

@@ -45,7 +45,7 @@ export interface SqliteStoreOptions {
   groupCommitCallsMax?: number;
   /** Default 'thread'. */
   placement?: WriterPlacement;
-  /** How a commit is made durable before it is answered; default 'flusher' (see wal-flusher.ts). */
+  /** How a commit is made durable before it is answered; default 'full' (see open-database.ts). */
   durability?: Durability;
 }
 
@@ -99,7 +99,7 @@ export class SqliteStore implements WalletStore {
     const store = new SqliteStore(options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
     const committerOptions = {
       path: options.path,
-      durability: options.durability ?? 'flusher',
+      durability: options.durability ?? 'full',
       rules: options.rules ?? DEFAULT_RULES,
       cryptoDecimals: options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS },
     };
