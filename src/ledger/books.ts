@@ -15,6 +15,12 @@ export interface TransferCounts {
   crossCurrency: number;
   /** Naming an account that does not exist. */
   dangling: number;
+  /**
+   * Links of a store's per-player history chains (SQLite) that do not point
+   * where they should, so a back-office listing would miss or misorder rows.
+   * Absent where histories are read through an index instead.
+   */
+  brokenLinks?: number;
 }
 
 export interface AccountTotal {
@@ -49,6 +55,9 @@ export function checkBooks(counts: TransferCounts, accounts: readonly AccountTot
   if (counts.malformed > 0) report(`${counts.malformed} transfers are malformed (negative, jpAmount over amount, or one account on both sides)`);
   if (counts.crossCurrency > 0) report(`${counts.crossCurrency} transfers move money between currencies`);
   if (counts.dangling > 0) report(`${counts.dangling} transfers name an account that does not exist`);
+  if (counts.brokenLinks !== undefined && counts.brokenLinks > 0) {
+    report(`${counts.brokenLinks} links of players' transfer and round histories are broken: listings would miss rows`);
+  }
   const perCurrency = new Map<string, bigint>();
   for (const account of accounts) {
     perCurrency.set(account.currency, (perCurrency.get(account.currency) ?? 0n) + account.derived);

@@ -1,7 +1,8 @@
 /**
  * Proves that `wagerlink operator verify` catches books that do not balance:
  * it passes on a ledger written by the wallet, and fails (exit 1, naming the
- * problem) once a balance or a transfer is tampered with behind its back.
+ * problem) once a balance or a transfer is tampered with behind its back,
+ * or a link of a player's history chain.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +51,39 @@ test('verify passes on honest books and fails on tampered ones', async () => {
     const crossed = verify(path);
     assert.equal(crossed.status, 1);
     assert.match(crossed.report.problems.join('\n'), /move money between currencies/);
+  } finally {
+    cleanup();
+  }
+});
+
+test("verify fails when a player's history chain is broken", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const path = join(dir, 'operator.db');
+    const store = await SqliteStore.open({ path });
+    const now = Date.now();
+    assert.ok((await store.createPlayer({ playerId: 'c1', currency: 'EUR', balance: 10, depositId: randomUUID(), now })).ok);
+    assert.ok((await store.adjust({ id: randomUUID(), playerId: 'c1', type: 'deposit', amount: 1, now })).ok);
+    assert.ok((await store.createPlayer({ playerId: 'c2', currency: 'EUR', balance: 5, depositId: randomUUID(), now })).ok);
+    await store.close();
+    assert.equal(verify(path).status, 0);
+
+    // The newer transfer of c1 no longer points to the older one: a listing would stop after it.
+    const db = new Database(path);
+    db.prepare('UPDATE transfers SET prev_player_transfer_id = NULL WHERE id = (SELECT MAX(id) FROM transfers WHERE player_pk = 1)').run();
+    db.close();
+    const unlinked = verify(path);
+    assert.equal(unlinked.status, 1);
+    assert.match(unlinked.report.problems.join('\n'), /1 links of players' transfer and round histories are broken/);
+
+    // And a wallet that no longer points to its newest transfer.
+    const db2 = new Database(path);
+    db2.prepare('UPDATE transfers SET prev_player_transfer_id = (SELECT MIN(id) FROM transfers WHERE player_pk = 1) WHERE id = (SELECT MAX(id) FROM transfers WHERE player_pk = 1)').run();
+    db2.prepare("UPDATE accounts SET last_transfer_id = NULL WHERE kind = 'player' AND ref = 'c2'").run();
+    db2.close();
+    const headless = verify(path);
+    assert.equal(headless.status, 1);
+    assert.match(headless.report.problems.join('\n'), /1 links of players' transfer and round histories are broken/);
   } finally {
     cleanup();
   }

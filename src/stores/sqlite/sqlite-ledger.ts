@@ -494,6 +494,17 @@ export class SqliteLedger {
         JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`),
       dangling: count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)
         OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`),
+      // Each row must point to the player's previous row, and each wallet to the player's newest (migration 2).
+      brokenLinks:
+        count(`SELECT COUNT(*) AS n FROM (SELECT prev_player_transfer_id AS prev,
+          LAG(id) OVER (PARTITION BY player_pk ORDER BY id) AS expected FROM transfers) WHERE prev IS NOT expected`) +
+        count(`SELECT COUNT(*) AS n FROM (SELECT prev_player_round_id AS prev,
+          LAG(id) OVER (PARTITION BY player_pk ORDER BY id) AS expected FROM rounds) WHERE prev IS NOT expected`) +
+        count(`WITH transfer_heads AS (SELECT player_pk, MAX(id) AS id FROM transfers GROUP BY player_pk),
+            round_heads AS (SELECT player_pk, MAX(id) AS id FROM rounds GROUP BY player_pk)
+          SELECT COUNT(*) AS n FROM players p JOIN accounts a ON a.id = p.account_id
+            LEFT JOIN transfer_heads t ON t.player_pk = p.id LEFT JOIN round_heads r ON r.player_pk = p.id
+          WHERE a.last_transfer_id IS NOT t.id OR a.last_round_id IS NOT r.id`),
     };
     const accounts = this.db
       .prepare(
