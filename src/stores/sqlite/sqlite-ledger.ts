@@ -179,9 +179,8 @@ export class SqliteLedger {
         if (found) seen.set(canonicalUuid(tx.id), found);
       }
     }
-    const roundRow = row
-      ? this.roundRow(request.round.id)
-      : undefined;
+    const roundBytes = uuidToBytes(request.round.id);
+    const roundRow = row ? this.roundRow(roundBytes) : undefined;
     const campaignId = request.campaign?.id;
     const campaignFinished =
       row !== undefined && campaignId !== undefined && this.statements.campaignClosed.get(uuidToBytes(campaignId), row.player_pk) !== undefined;
@@ -208,7 +207,7 @@ export class SqliteLedger {
         const finished = plan.closeRound ? 1 : 0;
         roundPk = BigInt(
           this.statements.insertRound.run(
-            uuidToBytes(request.round.id),
+            roundBytes,
             row.player_pk,
             request.game,
             finished,
@@ -268,10 +267,9 @@ export class SqliteLedger {
     if (plan.apply) {
       const campaignId = canonicalUuid(request.campaign.id);
       const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
-      const transferId = this.insertTransfer(row, row.last_transfer_id, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, now, {
+      this.bookAlone(row, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, plan.amount, plan.balanceAfter, now, {
         campaign: uuidToBytes(campaignId),
       });
-      this.moveWallet(row, plan.amount, plan.balanceAfter, transferId, row.last_round_id);
       booked.push({ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
@@ -344,10 +342,7 @@ export class SqliteLedger {
     const row = this.statements.playerById.get(command.playerId) as PlayerRow;
     if (opening > 0n) {
       const legs = legsOf({ kind: 'deposit', playerId: command.playerId, currency: command.currency });
-      const transferId = this.insertTransfer(row, null, canonicalUuid(command.depositId), 'deposit', legs, opening, command.now, {
-        note: 'opening balance',
-      });
-      this.moveWallet(row, opening, opening, transferId, null);
+      this.bookAlone(row, canonicalUuid(command.depositId), 'deposit', legs, opening, opening, opening, command.now, { note: 'opening balance' });
     }
     return this.view(this.statements.playerById.get(command.playerId) as PlayerRow);
   }
@@ -374,11 +369,10 @@ export class SqliteLedger {
     const booked: Booked[] = [];
     if (plan.apply) {
       const legs = legsOf({ kind: command.type, playerId: player.playerId, currency: player.currency });
-      const transferId = this.insertTransfer(row, row.last_transfer_id, canonicalUuid(command.id), command.type, legs, plan.amount, command.now, {
+      const delta = command.type === 'deposit' ? plan.amount : -plan.amount;
+      this.bookAlone(row, canonicalUuid(command.id), command.type, legs, plan.amount, delta, plan.balanceAfter, command.now, {
         note: command.reason ?? null,
       });
-      const delta = command.type === 'deposit' ? plan.amount : -plan.amount;
-      this.moveWallet(row, delta, plan.balanceAfter, transferId, row.last_round_id);
       booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
@@ -485,6 +479,10 @@ export class SqliteLedger {
    */
   verify(): VerifyReport {
     const count = (sql: string) => Number((this.db.prepare(sql).get() as { n: bigint }).n);
+    /** Rows of a chain whose link is not the player's previous row. */
+    const unlinked = (table: 'transfers' | 'rounds', prev: string) =>
+      count(`SELECT COUNT(*) AS n FROM (SELECT ${prev} AS prev,
+        LAG(id) OVER (PARTITION BY player_pk ORDER BY id) AS expected FROM ${table}) WHERE prev IS NOT expected`);
     const counts = {
       transfers: count('SELECT COUNT(*) AS n FROM transfers'),
       malformed: count(
@@ -496,10 +494,8 @@ export class SqliteLedger {
         OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`),
       // Each row must point to the player's previous row, and each wallet to the player's newest (migration 2).
       brokenLinks:
-        count(`SELECT COUNT(*) AS n FROM (SELECT prev_player_transfer_id AS prev,
-          LAG(id) OVER (PARTITION BY player_pk ORDER BY id) AS expected FROM transfers) WHERE prev IS NOT expected`) +
-        count(`SELECT COUNT(*) AS n FROM (SELECT prev_player_round_id AS prev,
-          LAG(id) OVER (PARTITION BY player_pk ORDER BY id) AS expected FROM rounds) WHERE prev IS NOT expected`) +
+        unlinked('transfers', 'prev_player_transfer_id') +
+        unlinked('rounds', 'prev_player_round_id') +
         count(`WITH transfer_heads AS (SELECT player_pk, MAX(id) AS id FROM transfers GROUP BY player_pk),
             round_heads AS (SELECT player_pk, MAX(id) AS id FROM rounds GROUP BY player_pk)
           SELECT COUNT(*) AS n FROM players p JOIN accounts a ON a.id = p.account_id
@@ -562,8 +558,8 @@ export class SqliteLedger {
     return values && sessionOf(values);
   }
 
-  private roundRow(roundId: string): RoundRow | undefined {
-    const values = this.statements.round.get(uuidToBytes(roundId)) as unknown[] | undefined;
+  private roundRow(roundBytes: Buffer): RoundRow | undefined {
+    const values = this.statements.round.get(roundBytes) as unknown[] | undefined;
     return values && roundOf(values);
   }
 
@@ -624,6 +620,26 @@ export class SqliteLedger {
       prev,
     );
     return BigInt(inserted.lastInsertRowid);
+  }
+
+  /**
+   * Books one transfer that belongs to no round (a payout, a deposit, a
+   * withdrawal): appends it to the player's transfer chain and moves the
+   * wallet by `delta`; the round chain stays as it is.
+   */
+  private bookAlone(
+    player: PlayerRow,
+    id: string,
+    kind: TransferKind,
+    legs: { debit: AccountRef; credit: AccountRef },
+    amount: bigint,
+    delta: bigint,
+    expected: bigint,
+    now: number,
+    extra: { campaign?: Buffer; note?: string | null },
+  ): void {
+    const transferId = this.insertTransfer(player, player.last_transfer_id, id, kind, legs, amount, now, extra);
+    this.moveWallet(player, delta, expected, transferId, player.last_round_id);
   }
 
   /**
