@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_RULES } from '../../src/ledger/rules.js';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
-import type { WalletStore } from '../../src/stores/store.js';
+import type { PageOf, WalletStore } from '../../src/stores/store.js';
+import type { Refusal } from '../../src/protocol/errors.js';
 import { BACKENDS } from './backends.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -34,6 +35,19 @@ async function session(store: WalletStore, playerId: string, balance: number, ga
   const auth = await store.authenticate({ key: key.key, game, now: NOW, newSessionId: randomUUID() });
   assert.ok(auth.ok, JSON.stringify(auth));
   return { sessionId: auth.sessionId, playerId, game };
+}
+
+/** Every item of a listing, page after page, following each page's cursor. */
+async function everyPage<T>(page: (before: bigint | undefined) => Promise<PageOf<T> | Refusal>): Promise<T[]> {
+  const items: T[] = [];
+  let before: bigint | undefined;
+  for (;;) {
+    const got = await page(before);
+    assert.ok(got.ok, got.ok ? '' : got.detail);
+    items.push(...got.items);
+    if (got.next === null) return items;
+    before = got.next;
+  }
 }
 
 for (const backend of BACKENDS) {
@@ -158,23 +172,9 @@ for (const backend of BACKENDS) {
         );
       }
       for (const p of players) {
-        const seenRounds: string[] = [];
-        let cursor: bigint | null | undefined;
-        do {
-          const page = await store.listRounds({ playerId: p.playerId, limit: 4, before: cursor ?? undefined });
-          assert.ok(page.ok, page.ok ? '' : page.detail);
-          seenRounds.push(...page.items.map((r) => r.roundId));
-          cursor = page.next;
-        } while (cursor !== null);
+        const seenRounds = (await everyPage((before) => store.listRounds({ playerId: p.playerId, limit: 4, before }))).map((r) => r.roundId);
         assert.deepEqual(seenRounds, rounds.get(p.playerId));
-        const seenTransfers: string[] = [];
-        cursor = undefined;
-        do {
-          const page = await store.listTransfers({ playerId: p.playerId, limit: 5, before: cursor ?? undefined });
-          assert.ok(page.ok, page.ok ? '' : page.detail);
-          seenTransfers.push(...page.items.map((t) => t.id));
-          cursor = page.next;
-        } while (cursor !== null);
+        const seenTransfers = (await everyPage((before) => store.listTransfers({ playerId: p.playerId, limit: 5, before }))).map((t) => t.id);
         // The opening deposit comes last: it is the oldest.
         assert.deepEqual(seenTransfers.slice(0, -1), transfers.get(p.playerId));
         assert.equal(seenTransfers.length, transfers.get(p.playerId)!.length + 1);
