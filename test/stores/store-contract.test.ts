@@ -149,6 +149,74 @@ for (const backend of BACKENDS) {
       assert.equal(ids.size, 6);
     });
 
+    test('each bet sees what came before it: back-office changes, an id used in another round, a round left open', async () => {
+      const s = await session(store, 'c-grace', 10);
+      const bet = (amount: number, round = { id: randomUUID(), finished: true }, id = randomUUID()) =>
+        store.transact({ request: { ...s, transactions: [{ id, type: 'bet', amount }], round }, now: NOW });
+      const balanceOf = (outcome: { ok: boolean; balance?: string }) => outcome.balance;
+      assert.equal(balanceOf(await bet(1)), '9');
+      const deposit = await store.adjust({ id: randomUUID(), playerId: 'c-grace', type: 'deposit', amount: 5, now: NOW });
+      assert.ok(deposit.ok && deposit.balance === '14');
+      assert.equal(balanceOf(await bet(1)), '13');
+      await store.setBlocked({ playerId: 'c-grace', blocked: true, now: NOW });
+      const blocked = await bet(1);
+      assert.ok(!blocked.ok && blocked.code === 'PLAYER_BLOCKED' && blocked.balance === '13');
+      await store.setBlocked({ playerId: 'c-grace', blocked: false, now: NOW });
+
+      // An id booked in one round and sent again in another is refused, and opens nothing.
+      const used = randomUUID();
+      assert.equal(balanceOf(await bet(1, { id: randomUUID(), finished: true }, used)), '12');
+      const roundId = randomUUID();
+      const reused = await bet(1, { id: roundId, finished: false }, used);
+      assert.ok(!reused.ok && reused.code === 'DUPLICATE_CONFLICT' && reused.balance === '12');
+      const roundsOf = async () => {
+        const page = await store.listRounds({ playerId: 'c-grace', limit: 50 });
+        assert.ok(page.ok);
+        return page.items.filter((round) => round.roundId === roundId).map((round) => round.finished);
+      };
+      assert.deepEqual(await roundsOf(), []);
+
+      // A round left open takes a win in a later request; once finished it takes nothing more.
+      assert.equal(balanceOf(await bet(2, { id: roundId, finished: false })), '10');
+      assert.deepEqual(await roundsOf(), [false]);
+      const win = await store.transact({
+        request: { ...s, transactions: [{ id: randomUUID(), type: 'win', amount: 3 }], round: { id: roundId, finished: true } },
+        now: NOW,
+      });
+      assert.ok(win.ok && win.balance === '13');
+      const late = await bet(1, { id: roundId, finished: true });
+      assert.ok(!late.ok && late.code === 'ROUND_CLOSED' && late.balance === '13');
+      assert.deepEqual(await roundsOf(), [true]);
+      const report = await store.verify();
+      assert.ok(report.ok, JSON.stringify(report));
+    });
+
+    test('a request refused part-way leaves nothing behind, not even the account of a game new to the ledger', async () => {
+      const used = randomUUID();
+      const dice = await session(store, 'c-heidi', 10);
+      const bet = (s: typeof dice, transactions: TransactionRequest['transactions']) =>
+        store.transact({ request: { ...s, transactions, round: { id: randomUUID(), finished: true } }, now: NOW });
+      assert.ok((await bet(dice, [{ id: used, type: 'bet', amount: 1 }])).ok);
+      // The first bet would open the new game's account; the second reuses an id and fails the request.
+      const fresh = await session(store, 'c-ivan', 10, 'c-new-game');
+      const refused = await bet(fresh, [
+        { id: randomUUID(), type: 'bet', amount: 1 },
+        { id: used, type: 'bet', amount: 1 },
+      ]);
+      assert.ok(!refused.ok && refused.code === 'DUPLICATE_CONFLICT' && refused.balance === '10');
+      // Another account opens (in another currency), then the new game's account really does.
+      const yen = await session(store, 'c-judy', 1000, 'dice', 'JPY');
+      const prize = await store.payout({
+        request: { sessionId: yen.sessionId, payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' } },
+        now: NOW,
+      });
+      assert.ok(prize.ok && prize.balance === '1005');
+      const booked = await bet(fresh, [{ id: randomUUID(), type: 'bet', amount: 1 }]);
+      assert.ok(booked.ok && booked.balance === '9');
+      const report = await store.verify();
+      assert.ok(report.ok, JSON.stringify(report));
+    });
+
     test("paging walks each player's own history, newest first, across interleaved players", async () => {
       const players = await Promise.all(['c-page-a', 'c-page-b', 'c-page-c'].map((playerId) => session(store, playerId, 100)));
       const rounds = new Map<string, string[]>(players.map((p) => [p.playerId, []]));

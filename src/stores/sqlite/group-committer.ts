@@ -16,7 +16,7 @@ import type { RulesConfig } from '../../ledger/rules.js';
 import { migrate } from './migrations.js';
 import { openDatabase, type Durability } from './open-database.js';
 import { WalFlusher } from './wal-flusher.js';
-import { SqliteLedger } from './sqlite-ledger.js';
+import { SqliteLedger, type UndoWrites } from './sqlite-ledger.js';
 
 export interface Call {
   id: number;
@@ -94,9 +94,14 @@ export class GroupCommitter {
   }
 
   private call(op: Op, args: unknown): unknown {
-    const method = this.ledger[op] as (args: unknown) => unknown;
-    return method.call(this.ledger, args);
+    const method = this.ledger[op] as (args: unknown, undo: UndoWrites) => unknown;
+    return method.call(this.ledger, args, this.undoCall);
   }
+
+  /** Rolls the call in progress back to its savepoint, which stays open (SqliteLedger.transact). */
+  private readonly undoCall: UndoWrites = () => {
+    this.sql.rollbackTo.run();
+  };
 
   private runReads(calls: Call[], replies: Reply[]): void {
     for (const c of calls) {
@@ -124,7 +129,9 @@ export class GroupCommitter {
     const results: unknown[] = [];
     try {
       sql.begin.run();
+      this.ledger.startWriting();
     } catch (error) {
+      if (db.inTransaction) sql.rollback.run();
       for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
       return;
     }
@@ -137,7 +144,7 @@ export class GroupCommitter {
         sql.release.run();
         results.push(result);
       } catch (error) {
-        this.ledger.forgetCachedIds();
+        this.ledger.forgetCache();
         if (error instanceof AssertionError) {
           // A broken invariant is a bug: crash rather than answer, and land nothing of this batch.
           if (db.inTransaction) sql.rollback.run();
@@ -157,7 +164,7 @@ export class GroupCommitter {
       sql.commit.run();
     } catch (error) {
       if (db.inTransaction) sql.rollback.run();
-      this.ledger.forgetCachedIds();
+      this.ledger.forgetCache();
       for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
       return;
     }

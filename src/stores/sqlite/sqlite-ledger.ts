@@ -43,25 +43,13 @@ import type {
   VerifyReport,
 } from '../store.js';
 import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
+import { HotState, type PlayerRow, type SessionAt } from './hot-state.js';
 
-interface PlayerRow {
-  player_pk: bigint;
-  player_id: string;
-  currency: string;
-  country: string | null;
-  blocked: bigint;
-  account_id: bigint;
-  balance: bigint;
-  /** Heads of the player's transfer and round chains (migration 2). */
-  last_transfer_id: bigint | null;
-  last_round_id: bigint | null;
-}
-
-interface SessionRow extends PlayerRow {
-  session_pk: bigint;
-  game: string;
-  last_active_at: bigint;
-}
+/**
+ * Undoes the writes of the call in progress (its savepoint), which stays
+ * open: the ledger then books the call again another way.
+ */
+export type UndoWrites = () => void;
 
 const PLAYER_COLUMNS = `p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance,
   a.last_transfer_id, a.last_round_id`;
@@ -89,8 +77,8 @@ function playerOf(v: unknown[], at: number): PlayerRow {
 
 const SESSION_WITH_PLAYER = `SELECT s.id, s.game, s.last_active_at, ${PLAYER_COLUMNS}
   FROM sessions s JOIN players p ON p.id = s.player_pk JOIN accounts a ON a.id = p.account_id WHERE s.uuid = ?`;
-function sessionOf(v: unknown[]): SessionRow {
-  return { session_pk: v[0] as bigint, game: v[1] as string, last_active_at: v[2] as bigint, ...playerOf(v, 3) };
+function sessionOf(v: unknown[]): SessionAt {
+  return { session: { session_pk: v[0] as bigint, game: v[1] as string, last_active_at: v[2] as bigint }, player: playerOf(v, 3) };
 }
 
 const SEEN = `SELECT t.kind, p.player_id, r.uuid, t.campaign_uuid, t.amount, t.jp_amount
@@ -110,11 +98,18 @@ interface RoundRow {
   id: bigint;
   player_id: string;
   game: string;
-  finished: bigint;
+  finished: boolean;
 }
 const ROUND = `SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.uuid = ?`;
 function roundOf(v: unknown[]): RoundRow {
-  return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] as bigint };
+  return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] === 1n };
+}
+
+/** What the fast path of a bet assumes of its transaction ids until the unique index says otherwise. */
+const NOTHING_SEEN: ReadonlyMap<string, SeenTransfer> = new Map();
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /** Operator account ids kept in memory (game, campaign, tournament, cash accounts); a bound, not a tuning knob. */
@@ -123,6 +118,11 @@ const ACCOUNT_IDS_CACHED_MAX = 10_000;
 export class SqliteLedger {
   private readonly statements;
   private readonly accountIds = new Map<string, bigint>();
+  private readonly hot = new HotState();
+  /** Accounts this ledger inserted: an undo that spans one must forget the cached ids. */
+  private accountsCreated = 0;
+  /** `PRAGMA data_version` when this connection last began writing. */
+  private dataVersion: bigint | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -131,6 +131,7 @@ export class SqliteLedger {
   ) {
     const prepare = (sql: string) => db.prepare(sql);
     this.statements = {
+      dataVersion: prepare('PRAGMA data_version').pluck(true),
       sessionWithPlayer: prepare(SESSION_WITH_PLAYER).raw(true),
       playerById: prepare(`SELECT ${PLAYER_COLUMNS} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.player_id = ?`),
       seen: prepare(SEEN).raw(true),
@@ -156,7 +157,7 @@ export class SqliteLedger {
       insertLaunchKey: prepare('INSERT INTO launch_keys (key, player_pk, game, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
       insertSession: prepare('INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at) VALUES (?, ?, ?, ?, ?)'),
       bindKey: prepare('UPDATE launch_keys SET session_pk = ? WHERE id = ? AND session_pk IS NULL'),
-      setBlocked: prepare('UPDATE players SET blocked = ?, blocked_reason = ? WHERE player_id = ?'),
+      setBlocked: prepare('UPDATE players SET blocked = ?, blocked_reason = ? WHERE player_id = ? RETURNING id').pluck(true),
       roundAt: prepare(`SELECT id, uuid, game, finished, created_at, finished_at, player_pk, prev_player_round_id AS prev
         FROM rounds WHERE id = ?`),
       transferAt: prepare(`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game,
@@ -167,20 +168,53 @@ export class SqliteLedger {
 
   // ------------------------------------------------------------ wallet calls
 
-  transact(command: TransactionCommand): BalanceOutcome | Refusal {
-    const { request, now } = command;
-    const row = this.sessionRow(request.sessionId);
-    const player = row && this.playerState(row);
-    const session = row && this.sessionState(row, request.sessionId);
+  /**
+   * A bet or win first takes the fast path: every transaction id is taken to
+   * be new, and the round too unless it is kept open in memory, so nothing
+   * is read before the rows go in; the unique indexes on the ids are the
+   * proof. A replay, a round that exists, or any refusal (which the
+   * assumptions may have caused) undoes what went in and books the call
+   * again from what the ledger holds.
+   */
+  transact(command: TransactionCommand, undo: UndoWrites): BalanceOutcome | Refusal {
+    const { request } = command;
+    const at = this.sessionAt(request.sessionId);
+    const roundKey = canonicalUuid(request.round.id);
+    const roundBytes = uuidToBytes(roundKey);
+    if (at) {
+      const open = this.hot.openRound(roundKey);
+      const accountsBefore = this.accountsCreated;
+      try {
+        const outcome = this.bookTransaction(command, at, NOTHING_SEEN, open && { ...open, finished: false }, roundKey, roundBytes);
+        if (outcome.ok) return outcome;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        undo();
+        // An account that the undone writes created is gone, and so must be its cached id.
+        if (this.accountsCreated !== accountsBefore) this.accountIds.clear();
+      }
+    }
     const seen = new Map<string, SeenTransfer>();
-    if (row) {
+    if (at) {
       for (const tx of request.transactions) {
         const found = this.seen(tx.id);
         if (found) seen.set(canonicalUuid(tx.id), found);
       }
     }
-    const roundBytes = uuidToBytes(request.round.id);
-    const roundRow = row ? this.roundRow(roundBytes) : undefined;
+    return this.bookTransaction(command, at, seen, at && this.roundRow(roundBytes), roundKey, roundBytes);
+  }
+
+  private bookTransaction(
+    command: TransactionCommand,
+    at: SessionAt | undefined,
+    seen: ReadonlyMap<string, SeenTransfer>,
+    round: RoundRow | undefined,
+    roundKey: string,
+    roundBytes: Buffer,
+  ): BalanceOutcome | Refusal {
+    const { request, now } = command;
+    const row = at?.player;
+    const player = row && this.playerState(row);
     const campaignId = request.campaign?.id;
     const campaignFinished =
       row !== undefined && campaignId !== undefined && this.statements.campaignClosed.get(uuidToBytes(campaignId), row.player_pk) !== undefined;
@@ -188,17 +222,17 @@ export class SqliteLedger {
     const plan = planTransaction(
       request,
       {
-        session,
+        session: at && this.sessionState(at, request.sessionId),
         player,
         seen,
-        round: roundRow && { playerId: roundRow.player_id, game: roundRow.game, finished: roundRow.finished === 1n },
+        round: round && { playerId: round.player_id, game: round.game, finished: round.finished },
         campaignFinished,
         now,
       },
       this.rules,
     );
     if (!plan.ok) return plan;
-    assert.ok(row && player);
+    assert.ok(at && row && player);
     const booked: Booked[] = [];
     if (plan.transfers.length > 0) {
       let roundPk: bigint;
@@ -218,8 +252,8 @@ export class SqliteLedger {
         );
         lastRoundId = roundPk;
       } else {
-        assert.ok(roundRow);
-        roundPk = roundRow.id;
+        assert.ok(round);
+        roundPk = round.id;
         if (plan.closeRound) this.statements.closeRound.run(now, roundPk);
       }
       const campaignBytes = campaignId === undefined ? null : uuidToBytes(campaignId);
@@ -245,29 +279,32 @@ export class SqliteLedger {
       assert.ok(lastTransferId !== null);
       this.moveWallet(row, plan.balanceAfter - plan.balanceBefore, plan.balanceAfter, lastTransferId, lastRoundId);
       if (plan.closeCampaign) this.statements.closeCampaign.run(uuidToBytes(plan.closeCampaign), row.player_pk, now);
-      if (plan.touchSession && now - Number(row.last_active_at) >= SESSION_TOUCH_INTERVAL_MS) {
-        this.statements.touchSession.run(now, row.session_pk);
+      if (plan.touchSession && now - Number(at.session.last_active_at) >= SESSION_TOUCH_INTERVAL_MS) {
+        this.statements.touchSession.run(now, at.session.session_pk);
+        at.session.last_active_at = BigInt(now);
       }
+      if (plan.closeRound) this.hot.forgetRound(roundKey);
+      else this.hot.keepOpenRound(roundKey, { id: roundPk, player_id: row.player_id, game: request.game });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
   }
 
   payout(command: PayoutCommand): BalanceOutcome | Refusal {
     const { request, now } = command;
-    const row = this.sessionRow(request.sessionId);
-    const player = row && this.playerState(row);
+    const at = this.sessionAt(request.sessionId);
+    const player = at && this.playerState(at.player);
     const plan = planPayout(request, {
-      session: row && this.sessionState(row, request.sessionId),
+      session: at && this.sessionState(at, request.sessionId),
       player,
-      seen: row && this.seen(request.payoutId),
+      seen: at && this.seen(request.payoutId),
     });
     if (!plan.ok) return plan;
-    assert.ok(row && player);
+    assert.ok(at && player);
     const booked: Booked[] = [];
     if (plan.apply) {
       const campaignId = canonicalUuid(request.campaign.id);
       const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
-      this.bookAlone(row, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, plan.amount, plan.balanceAfter, now, {
+      this.bookAlone(at.player, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, plan.amount, plan.balanceAfter, now, {
         campaign: uuidToBytes(campaignId),
       });
       booked.push({ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) });
@@ -307,6 +344,7 @@ export class SqliteLedger {
       assert.ok(row.session_pk !== null);
       this.statements.touchSession.run(command.now, row.session_pk);
       sessionId = plan.session.sessionId;
+      this.hot.forgetSession(sessionId);
     } else {
       sessionId = canonicalUuid(command.newSessionId);
       const sessionPk = this.statements.insertSession.run(uuidToBytes(sessionId), row.player_pk, command.game, command.now, command.now)
@@ -373,14 +411,18 @@ export class SqliteLedger {
       this.bookAlone(row, canonicalUuid(command.id), command.type, legs, plan.amount, delta, plan.balanceAfter, command.now, {
         note: command.reason ?? null,
       });
+      this.hot.forgetPlayer(row.player_pk);
       booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
   }
 
   setBlocked(command: BlockCommand): PlayerView | Refusal {
-    const changed = this.statements.setBlocked.run(command.blocked ? 1 : 0, command.blocked ? (command.reason ?? null) : null, command.playerId);
-    if (changed.changes === 0) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    const playerPk = this.statements.setBlocked.get(command.blocked ? 1 : 0, command.blocked ? (command.reason ?? null) : null, command.playerId) as
+      | bigint
+      | undefined;
+    if (playerPk === undefined) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    this.hot.forgetPlayer(playerPk);
     return this.getPlayer(command.playerId);
   }
 
@@ -538,8 +580,8 @@ export class SqliteLedger {
     };
   }
 
-  private sessionState(row: SessionRow, sessionId: string): SessionState {
-    return { sessionId: canonicalUuid(sessionId), playerId: row.player_id, game: row.game, lastActiveAt: Number(row.last_active_at) };
+  private sessionState(at: SessionAt, sessionId: string): SessionState {
+    return { sessionId: canonicalUuid(sessionId), playerId: at.player.player_id, game: at.session.game, lastActiveAt: Number(at.session.last_active_at) };
   }
 
   private view(row: PlayerRow): PlayerView {
@@ -553,9 +595,13 @@ export class SqliteLedger {
     };
   }
 
-  private sessionRow(sessionId: string): SessionRow | undefined {
-    const values = this.statements.sessionWithPlayer.get(uuidToBytes(sessionId)) as unknown[] | undefined;
-    return values && sessionOf(values);
+  /** The session and its player, from memory when kept there (hot-state.ts). */
+  private sessionAt(sessionId: string): SessionAt | undefined {
+    const key = canonicalUuid(sessionId);
+    const kept = this.hot.session(key);
+    if (kept) return kept;
+    const values = this.statements.sessionWithPlayer.get(uuidToBytes(key)) as unknown[] | undefined;
+    return values && this.hot.keepSession(key, sessionOf(values));
   }
 
   private roundRow(roundBytes: Buffer): RoundRow | undefined {
@@ -577,19 +623,37 @@ export class SqliteLedger {
     const cached = this.accountIds.get(key);
     if (cached !== undefined) return cached;
     const found = this.statements.accountId.get(ref.kind, ref.ref, ref.currency) as { id: bigint } | undefined;
-    const id = found ? found.id : BigInt(this.statements.insertAccount.run(ref.kind, ref.ref, ref.currency, null, now).lastInsertRowid);
+    let id: bigint;
+    if (found) {
+      id = found.id;
+    } else {
+      id = BigInt(this.statements.insertAccount.run(ref.kind, ref.ref, ref.currency, null, now).lastInsertRowid);
+      this.accountsCreated++;
+    }
     if (this.accountIds.size >= ACCOUNT_IDS_CACHED_MAX) this.accountIds.clear();
     this.accountIds.set(key, id);
     return id;
   }
 
   /**
-   * Called when a database transaction is rolled back other than by a
-   * refusal (refusals write nothing): an account created in it is gone, and
-   * so must be its cached id.
+   * Called when a database transaction or a call is rolled back other than
+   * by a refusal (refusals write nothing): an account created in it is gone,
+   * and so must be its cached id; rows kept in memory may have moved ahead.
    */
-  forgetCachedIds(): void {
+  forgetCache(): void {
     this.accountIds.clear();
+    this.hot.forgetAll();
+  }
+
+  /**
+   * Called at the start of each write transaction: when another connection
+   * has committed since this one last looked, rows kept in memory may be
+   * stale. (Account ids stay right: accounts are never deleted.)
+   */
+  startWriting(): void {
+    const version = this.statements.dataVersion.get() as bigint;
+    if (version !== this.dataVersion) this.hot.forgetAll();
+    this.dataVersion = version;
   }
 
   /** Inserts a transfer behind `prev` in the player's chain; returns its row id. */
@@ -644,10 +708,14 @@ export class SqliteLedger {
 
   /**
    * Moves the wallet and the heads of the player's chains in one row write,
-   * and reads the balance back: the planned balance and the stored one must agree.
+   * and reads the balance back: the planned balance and the stored one must
+   * agree. The row in memory follows.
    */
   private moveWallet(player: PlayerRow, delta: bigint, expected: bigint, lastTransferId: bigint, lastRoundId: bigint | null): void {
     const balance = this.statements.moveWallet.get(delta, lastTransferId, lastRoundId, player.account_id) as bigint;
     assert.equal(balance, expected, 'the stored balance must equal the planned one');
+    player.balance = balance;
+    player.last_transfer_id = lastTransferId;
+    player.last_round_id = lastRoundId;
   }
 }

@@ -1,0 +1,99 @@
+/**
+ * What the SQLite writer keeps in memory between bets, so that a bet reads
+ * nothing before it writes: each session's player row (balance, chain heads,
+ * blocked), and the rounds it saw left open.
+ *
+ * It is a copy of committed rows, never a source of truth, and it is right
+ * only while this connection is the database's only writer:
+ * - the ledger changes a cached row only after every write of its call went
+ *   in, and the committer forgets everything when a call or a commit fails;
+ * - the ledger forgets a player or a session when a back-office call changes
+ *   it by another path (an adjustment, a block, a reload);
+ * - the committer forgets everything when `PRAGMA data_version` shows that
+ *   another connection committed (another process, or the CLI beside the server).
+ */
+
+/** The player row a bet needs, as the ledger reads it (sqlite-ledger.ts). */
+export interface PlayerRow {
+  player_pk: bigint;
+  player_id: string;
+  currency: string;
+  country: string | null;
+  blocked: bigint;
+  account_id: bigint;
+  balance: bigint;
+  /** Heads of the player's transfer and round chains (migration 2). */
+  last_transfer_id: bigint | null;
+  last_round_id: bigint | null;
+}
+
+export interface SessionRow {
+  session_pk: bigint;
+  game: string;
+  last_active_at: bigint;
+}
+
+/** A session with its player: the player object is shared by all of the player's sessions. */
+export interface SessionAt {
+  session: SessionRow;
+  player: PlayerRow;
+}
+
+/** A round that is not finished: only such a round can take more transactions. */
+export interface OpenRound {
+  id: bigint;
+  player_id: string;
+  game: string;
+}
+
+/** Sessions kept; past this the cache starts again empty. A bound on memory (about 1 KiB each), not a tuning knob. */
+export const HOT_SESSIONS_MAX = 100_000;
+/** Open rounds kept; past this the cache starts again empty. Rounds not kept are read from the database. */
+export const OPEN_ROUNDS_MAX = 100_000;
+
+export class HotState {
+  private readonly sessions = new Map<string, { session: SessionRow; playerPk: bigint }>();
+  private readonly players = new Map<bigint, PlayerRow>();
+  private readonly rounds = new Map<string, OpenRound>();
+
+  /** `sessionKey`, `roundKey`: canonical UUID text. */
+  session(sessionKey: string): SessionAt | undefined {
+    const kept = this.sessions.get(sessionKey);
+    const player = kept && this.players.get(kept.playerPk);
+    return player && { session: kept.session, player };
+  }
+
+  keepSession(sessionKey: string, at: SessionAt): SessionAt {
+    if (this.sessions.size >= HOT_SESSIONS_MAX) this.forgetAll();
+    this.sessions.set(sessionKey, { session: at.session, playerPk: at.player.player_pk });
+    this.players.set(at.player.player_pk, at.player);
+    return at;
+  }
+
+  forgetSession(sessionKey: string): void {
+    this.sessions.delete(sessionKey);
+  }
+
+  forgetPlayer(playerPk: bigint): void {
+    this.players.delete(playerPk);
+  }
+
+  openRound(roundKey: string): OpenRound | undefined {
+    return this.rounds.get(roundKey);
+  }
+
+  keepOpenRound(roundKey: string, round: OpenRound): void {
+    if (this.rounds.size >= OPEN_ROUNDS_MAX) this.rounds.clear();
+    this.rounds.set(roundKey, round);
+  }
+
+  forgetRound(roundKey: string): void {
+    this.rounds.delete(roundKey);
+  }
+
+  forgetAll(): void {
+    this.sessions.clear();
+    this.players.clear();
+    this.rounds.clear();
+  }
+}
