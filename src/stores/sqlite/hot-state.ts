@@ -46,7 +46,7 @@ export interface OpenRound {
   game: string;
 }
 
-/** Sessions kept; past this the cache starts again empty. A bound on memory (about 1 KiB each), not a tuning knob. */
+/** Sessions (and players) kept; past this the cache starts again empty. A bound on memory (under 1 KiB each), not a tuning knob. */
 export const HOT_SESSIONS_MAX = 100_000;
 /** Open rounds kept; past this the cache starts again empty. Rounds not kept are read from the database. */
 export const OPEN_ROUNDS_MAX = 100_000;
@@ -64,7 +64,7 @@ export class HotState {
   }
 
   keepSession(sessionKey: string, at: SessionAt): SessionAt {
-    if (this.sessions.size >= HOT_SESSIONS_MAX) this.forgetAll();
+    if (this.sessions.size >= HOT_SESSIONS_MAX || this.players.size >= HOT_SESSIONS_MAX) this.forgetAll();
     this.sessions.set(sessionKey, { session: at.session, playerPk: at.player.player_pk });
     this.players.set(at.player.player_pk, at.player);
     return at;
