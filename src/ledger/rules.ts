@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { refuse, type Refusal } from '../protocol/errors.js';
 import { amountToMinor, BALANCE_MINOR_MAX, decimalFromNumber, displayMinor, formatMinor } from '../protocol/money.js';
 import type { TransactionRequest, PayoutRequest } from '../protocol/schemas.js';
-import type { TransferKind } from './accounts.js';
+import { legsOf, type TransferKind, type TransferLegs } from './accounts.js';
 
 export interface RulesConfig {
   /** A session with no activity for this long refuses bets (PROTOCOL.md §5). Default 30 min. */
@@ -91,6 +91,8 @@ export interface PlannedTransfer {
   amount: bigint;
   jpAmount: bigint;
   freeBet: boolean;
+  /** The accounts it moves money between (accounts.ts). */
+  legs: TransferLegs;
 }
 
 export interface TransactionPlan {
@@ -222,6 +224,7 @@ export function planTransaction(
 
   // In order, against the running balance (§6.3).
   let running = balance;
+  const campaignId = request.campaign?.id === undefined ? undefined : canonicalUuid(request.campaign.id);
   const transfers: PlannedTransfer[] = [];
   for (const index of fresh) {
     const tx = request.transactions[index]!;
@@ -240,7 +243,8 @@ export function planTransaction(
       running += amount;
       if (running > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', `transactions[${index}].amount: the balance would overflow`, shown);
     }
-    transfers.push({ id: canonicalUuid(tx.id), kind: tx.type, amount, jpAmount, freeBet });
+    const legs = legsOf({ kind: tx.type, playerId: player.playerId, currency: player.currency, game: request.game, freeBet, campaignId });
+    transfers.push({ id: canonicalUuid(tx.id), kind: tx.type, amount, jpAmount, freeBet, legs });
   }
   assert.ok(running >= 0n, 'a player balance never goes below zero');
 

@@ -153,6 +153,14 @@ test('free bets are not debited, and a finished campaign refuses more', () => {
   assert.ok(free.ok);
   assert.equal(free.balanceAfter, 300n);
   assert.ok(free.transfers[0]!.freeBet && !free.transfers[1]!.freeBet);
+  // The free bet is paid by the campaign's account, the win by the game's.
+  assert.deepEqual(
+    free.transfers.map((t) => [t.legs.debit.kind, t.legs.debit.ref, t.legs.credit.kind]),
+    [
+      ['campaign', campaign.id, 'game'],
+      ['game', 'dice', 'player'],
+    ],
+  );
   assert.equal(free.closeCampaign, campaign.id);
   const after = planTransaction(request([bet(10)], { campaign }), snap(0n, { campaignFinished: true }), DEFAULT_RULES);
   assert.ok(!after.ok && after.code === 'CAMPAIGN_FINISHED');

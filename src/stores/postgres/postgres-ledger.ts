@@ -312,19 +312,11 @@ export class PostgresLedger {
         writes.closedRounds.push({ id: roundRow.id, now });
       }
       for (const transfer of plan.transfers) {
-        const legs = legsOf({
-          kind: transfer.kind,
-          playerId: player.playerId,
-          currency: player.currency,
-          game: request.game,
-          freeBet: transfer.freeBet,
-          campaignId,
-        });
         writes.transfers.push({
           uuid: transfer.id,
           kind: transfer.kind,
           playerPk: row.player_pk,
-          ...legs,
+          ...transfer.legs,
           amount: transfer.amount,
           jpAmount: transfer.jpAmount,
           freeBet: transfer.freeBet,

@@ -261,15 +261,7 @@ export class SqliteLedger {
       const campaignBytes = campaignId === undefined ? null : uuidToBytes(campaignId);
       let lastTransferId = row.last_transfer_id;
       for (const transfer of plan.transfers) {
-        const legs = legsOf({
-          kind: transfer.kind,
-          playerId: player.playerId,
-          currency: player.currency,
-          game: request.game,
-          freeBet: transfer.freeBet,
-          campaignId: campaignId === undefined ? undefined : canonicalUuid(campaignId),
-        });
-        lastTransferId = this.insertTransfer(row, lastTransferId, transfer.id, transfer.kind, legs, transfer.amount, now, {
+        lastTransferId = this.insertTransfer(row, lastTransferId, transfer.id, transfer.kind, transfer.legs, transfer.amount, now, {
           jpAmount: transfer.jpAmount,
           freeBet: transfer.freeBet,
           roundPk,
