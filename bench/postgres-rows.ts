@@ -17,6 +17,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { DEFAULT_POSTGRES_SETTINGS } from '../src/stores/postgres/open-database.js';
+import { cpuBetween, sampleCpu } from './cpu-usage.js';
 
 export interface RunResult {
   requestsPerSecond: number;
@@ -25,6 +26,12 @@ export interface RunResult {
   p99Ms: number;
   statuses: Record<string, number>;
   loadCpuSeconds: number;
+  /** CPU of the server's processes per request (µs); see cpu-usage.ts. */
+  serverCpuUs: number;
+  /** CPU of the database's processes per request (µs): PostgreSQL rows only. */
+  databaseCpuUs: number;
+  /** Share of the machine's CPU (all cores) left idle during the run. */
+  machineIdleShare: number;
 }
 
 export interface BenchSession {
@@ -38,6 +45,9 @@ export interface Row {
   p50Ms: number;
   p99Ms: number;
   loadCpuShare: number;
+  serverCpuUs: number;
+  databaseCpuUs: number;
+  machineIdleShare: number;
   runs: RunResult[];
   note?: string;
 }
@@ -48,7 +58,7 @@ export interface BenchKit {
   startProcess: (args: string[], env: Record<string, string>, ready: RegExp) => Promise<ChildProcess>;
   stopProcess: (child: ChildProcess) => Promise<void>;
   writeRequests: (file: string, count: number, make: (i: number) => { path: string; body: string }) => Promise<void>;
-  runWrk: (port: number, requestsFile: string) => RunResult;
+  runWrk: (port: number, requestsFile: string, serverPid?: number) => RunResult;
   openSessions: (port: number, count: number) => Promise<BenchSession[]>;
   singleBet: (session: BenchSession) => string;
   summarize: (runs: RunResult[]) => Row;
@@ -125,13 +135,16 @@ function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row 
   const runs: RunResult[] = [];
   for (let run = 0; run < options.runs; run++) {
     const prefix = `pgbench-${run}`;
+    const before = sampleCpu();
     const result = spawnSync(
       'bash',
       ['-c', `pgbench -b tpcb-like -c ${clients} -j 1 -T ${options.seconds} -l --log-prefix=${prefix} "$0"; times`, url],
       { cwd: options.work, encoding: 'utf8' },
     );
+    const spent = cpuBetween(before, sampleCpu(), undefined);
     if (result.status !== 0) throw new Error(`pgbench failed: ${result.stderr}`);
     const tps = Number(/tps = ([\d.]+)/.exec(result.stdout)?.[1]);
+    const transactions = Number(/number of transactions actually processed: (\d+)/.exec(result.stdout)?.[1]);
     // Log lines: client transaction latency_us script epoch_s epoch_us.
     const latencies = readdirSync(options.work)
       .filter((file) => file.startsWith(`${prefix}.`))
@@ -141,7 +154,18 @@ function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row 
     const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? Number.NaN;
     const times = [...result.stdout.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)].at(-1);
     const cpu = times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : Number.NaN;
-    runs.push({ requestsPerSecond: tps, p50Ms: at(50), p90Ms: at(90), p99Ms: at(99), statuses: {}, loadCpuSeconds: cpu });
+    runs.push({
+      requestsPerSecond: tps,
+      p50Ms: at(50),
+      p90Ms: at(90),
+      p99Ms: at(99),
+      statuses: {},
+      loadCpuSeconds: cpu,
+      // pgbench is the client here: its own CPU is the load generator's column.
+      serverCpuUs: Number.NaN,
+      databaseCpuUs: (spent.databaseSeconds * 1e6) / transactions,
+      machineIdleShare: spent.machineIdleShare,
+    });
   }
   return { ...kit.summarize(runs), note: `scale ${PGBENCH_SCALE}, ${clients} clients, simple protocol` };
 }
@@ -159,7 +183,7 @@ async function wallet(kit: BenchKit, options: PostgresRowsOptions, url: string, 
       const file = join(options.work, `postgres-${workers}-${run}.txt`);
       await kit.writeRequests(file, options.requestCount, (i) => ({ path: '/transaction', body: kit.singleBet(sessions[i % sessions.length]!) }));
       kit.log(`postgres, ${workers} node(s): run ${run + 1}`);
-      runs.push(kit.runWrk(port, file));
+      runs.push(kit.runWrk(port, file, server.pid));
     }
     const report = await kit.api(port, 'GET', '/admin/verify', undefined);
     if (report.ok !== true) throw new Error(`the PostgreSQL ledger did not verify after the run: ${JSON.stringify(report)}`);

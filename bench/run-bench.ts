@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { cpuBetween, sampleCpu, type CpuSpent } from './cpu-usage.js';
 import { postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -97,23 +98,44 @@ async function writeRequests(file: string, count: number, make: (i: number) => {
   await once(out, 'finish');
 }
 
-function runWrk(port: number, requestsFile: string): RunResult {
+/** One wrk run against the server listening on `port`; `serverPid` is its process, whose CPU (with its children's) is counted. */
+function runWrk(port: number, requestsFile: string, serverPid?: number): RunResult {
   const script = join(ROOT, 'bench/requests.lua');
   // `times` reports the CPU that the load generator itself used.
   const command = `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency -s ${script} http://127.0.0.1:${port}; times`;
+  const before = sampleCpu();
   const result = spawnSync('bash', ['-c', command], {
     env: { ...process.env, WAGERLINK_BENCH_REQUESTS: requestsFile, WAGERLINK_BENCH_THREADS: '1', WAGERLINK_BENCH_TOKEN: ACCESS_TOKEN },
     encoding: 'utf8',
   });
+  const spent = cpuBetween(before, sampleCpu(), serverPid);
   if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr}`);
   const out = result.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const requests = Number(/(\d+) requests in /.exec(out)?.[1]);
   const latency = (p: number) => Number(new RegExp(`latency_us p${p} (\\d+)`).exec(out)?.[1]) / 1000;
   const statuses: Record<string, number> = {};
   for (const match of out.matchAll(/^status (\d+) (\d+)$/gm)) statuses[match[1]!] = (statuses[match[1]!] ?? 0) + Number(match[2]);
   const times = [...out.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)].at(-1);
   const cpu = times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : Number.NaN;
-  return { requestsPerSecond: rps, p50Ms: latency(50), p90Ms: latency(90), p99Ms: latency(99), statuses, loadCpuSeconds: cpu };
+  return {
+    requestsPerSecond: rps,
+    p50Ms: latency(50),
+    p90Ms: latency(90),
+    p99Ms: latency(99),
+    statuses,
+    loadCpuSeconds: cpu,
+    ...perRequest(spent, requests),
+  };
+}
+
+/** A run's CPU per request: the server's, the database's (PostgreSQL rows), and the machine's idle share. */
+function perRequest(spent: CpuSpent, requests: number): Pick<RunResult, 'serverCpuUs' | 'databaseCpuUs' | 'machineIdleShare'> {
+  return {
+    serverCpuUs: (spent.serverSeconds * 1e6) / requests,
+    databaseCpuUs: (spent.databaseSeconds * 1e6) / requests,
+    machineIdleShare: spent.machineIdleShare,
+  };
 }
 
 async function api(port: number, method: string, path: string, body: unknown, wallet = false): Promise<Record<string, unknown>> {
@@ -165,6 +187,9 @@ function summarize(runs: RunResult[]): Row {
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
     loadCpuShare: median(runs.map((r) => r.loadCpuSeconds / SECONDS)),
+    serverCpuUs: median(runs.map((r) => r.serverCpuUs)),
+    databaseCpuUs: median(runs.map((r) => r.databaseCpuUs)),
+    machineIdleShare: median(runs.map((r) => r.machineIdleShare)),
     runs,
   };
 }
@@ -277,7 +302,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
       const file = join(work, `${name.replace(/\W+/g, '-')}-${run}.txt`);
       await writeRequests(file, Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS), make);
       log(`${name}: run ${run + 1} of ${RUNS}`);
-      runs.push(runWrk(port, file));
+      runs.push(runWrk(port, file, server.pid));
       rmSync(file);
     }
     const report = await api(port, 'GET', '/admin/verify', undefined);
@@ -304,7 +329,7 @@ async function main(): Promise<void> {
   const ceilingFile = join(work, 'ceiling.txt');
   const measureCeiling = (when: string) => {
     log(`ceiling: run ${ceilingRuns.length + 1} (${when})`);
-    ceilingRuns.push(runWrk(ceilingPort, ceilingFile));
+    ceilingRuns.push(runWrk(ceilingPort, ceilingFile, ceiling.pid));
   };
   try {
     const fake: BenchSession = { sessionId: randomUUID(), playerId: 'bench-0', game: 'dice' };
@@ -374,6 +399,9 @@ function report(rows: Record<string, Row>): void {
     'x ceiling': (row.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2),
     'p99 x ceiling': (row.p99Ms / ceiling.p99Ms).toFixed(2),
     'wrk CPU': Number.isFinite(row.loadCpuShare) ? `${Math.round(row.loadCpuShare * 100)}%` : '-',
+    'server µs/req': Number.isFinite(row.serverCpuUs) ? Math.round(row.serverCpuUs) : '-',
+    'db µs/req': Number.isFinite(row.databaseCpuUs) && row.databaseCpuUs > 0 ? Math.round(row.databaseCpuUs) : '-',
+    idle: Number.isFinite(row.machineIdleShare) ? `${Math.round(row.machineIdleShare * 100)}%` : '-',
     statuses: JSON.stringify(
       row.runs.reduce<Record<string, number>>((all, r) => {
         for (const [k, v] of Object.entries(r.statuses)) all[k] = (all[k] ?? 0) + v;

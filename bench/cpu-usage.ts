@@ -1,0 +1,159 @@
+/**
+ * Where a bench run's CPU went, read from Linux's /proc before and after it:
+ * the server's process tree (its worker processes and threads included), the
+ * database's server processes, and the whole machine's idle time.
+ *
+ * These say what bounds a row. A row whose machine still has idle CPU while
+ * its throughput is below the ceiling is waiting on something (a round trip,
+ * a commit, a hand-off between threads), and spending less CPU per request
+ * will not by itself make it faster; a row with no idle CPU left is bound by
+ * the CPU it spends per request, its load generator's included.
+ *
+ * Elsewhere than Linux there is no /proc: every figure is NaN and the table
+ * shows '-'.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** What one /proc/<pid>/stat line says of its process. */
+export interface ProcessStat {
+  pid: number;
+  parentPid: number;
+  /** The executable's name as the kernel keeps it (at most 15 characters). */
+  name: string;
+  /** User plus system time, in clock ticks. */
+  cpuTicks: number;
+  /** The same of the children it has waited for, once they ended (PostgreSQL's server, of its ended backends). */
+  childTicks: number;
+}
+
+/**
+ * Parses one /proc/<pid>/stat line. The name sits in parentheses and may
+ * itself hold spaces and parentheses, so the fields are counted from the
+ * last ')': after it come state, ppid, ... utime (14th field), stime,
+ * cutime and cstime (15th to 17th).
+ */
+export function parseProcessStat(line: string): ProcessStat | undefined {
+  const open = line.indexOf('(');
+  const close = line.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const fields = line.slice(close + 2).trim().split(/\s+/);
+  const parentPid = Number(fields[1]);
+  const [user, system, childUser, childSystem] = [11, 12, 13, 14].map((i) => Number(fields[i]));
+  if (![parentPid, user, system, childUser, childSystem].every(Number.isFinite)) return undefined;
+  return {
+    pid: Number(line.slice(0, open).trim()),
+    parentPid,
+    name: line.slice(open + 1, close),
+    cpuTicks: user! + system!,
+    childTicks: childUser! + childSystem!,
+  };
+}
+
+/** The first line of /proc/stat: the machine's idle ticks (idle + iowait) and all its ticks, every core summed. */
+export function parseMachineStat(text: string): { idleTicks: number; totalTicks: number } | undefined {
+  const first = text.split('\n', 1)[0] ?? '';
+  if (!first.startsWith('cpu ')) return undefined;
+  // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+  const ticks = first.trim().split(/\s+/).slice(1, 9).map(Number);
+  if (ticks.length < 5 || !ticks.every(Number.isFinite)) return undefined;
+  return { idleTicks: ticks[3]! + ticks[4]!, totalTicks: ticks.reduce((sum, t) => sum + t, 0) };
+}
+
+export interface CpuSample {
+  /** CPU ticks of every process, by pid, with the name it had (a reused pid under another name is another process). */
+  processes: Map<number, ProcessStat>;
+  machine: { idleTicks: number; totalTicks: number } | undefined;
+}
+
+export function sampleCpu(): CpuSample {
+  const processes = new Map<number, ProcessStat>();
+  let machine: CpuSample['machine'];
+  try {
+    machine = parseMachineStat(readFileSync('/proc/stat', 'utf8'));
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = parseProcessStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+        if (stat) processes.set(stat.pid, stat);
+      } catch {
+        // The process ended while the list was read.
+      }
+    }
+  } catch {
+    // Not Linux: no /proc.
+  }
+  return { processes, machine };
+}
+
+export interface CpuSpent {
+  /** CPU seconds of the server process and every process under it. */
+  serverSeconds: number;
+  /** CPU seconds of the processes named `databaseName` (PostgreSQL's backends, writer, WAL writer...). */
+  databaseSeconds: number;
+  /** Share of the machine's CPU time (all cores) that was idle. */
+  machineIdleShare: number;
+}
+
+/** Clock ticks per second of /proc's figures: `getconf CLK_TCK`, 100 on every Linux we know. */
+export const TICKS_PER_SECOND = (() => {
+  const answer = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const ticks = Number(answer.stdout?.trim());
+  return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
+})();
+
+/**
+ * The CPU spent between two samples by the server's process tree (rooted at
+ * serverPid), the database's processes and the machine. A process that ended
+ * during the run is no longer listed, but its parent has added all its time
+ * to its own children's: so each group counts what its living processes
+ * spent, what their ended children spent in all, less what those that ended
+ * had spent before the run. (PostgreSQL's backends, one per pgbench client,
+ * end with the run.)
+ */
+export function cpuBetween(before: CpuSample, after: CpuSample, serverPid: number | undefined, databaseName = 'postgres'): CpuSpent {
+  if (!before.machine || !after.machine) return { serverSeconds: Number.NaN, databaseSeconds: Number.NaN, machineIdleShare: Number.NaN };
+  // Each sample's own tree: a pid may have passed to another program with another parent.
+  const treeBefore = treeOf(serverPid, before);
+  const treeAfter = treeOf(serverPid, after);
+  let serverTicks = 0;
+  let databaseTicks = 0;
+  const add = (stat: ProcessStat, inServer: boolean, ticks: number) => {
+    if (inServer) serverTicks += ticks;
+    else if (stat.name === databaseName) databaseTicks += ticks;
+  };
+  for (const stat of after.processes.values()) {
+    const earlier = before.processes.get(stat.pid);
+    // A pid now held by another program is another process: all of its time is new.
+    const same = earlier !== undefined && earlier.name === stat.name;
+    add(stat, treeAfter.has(stat.pid), stat.cpuTicks + stat.childTicks - (same ? earlier.cpuTicks + earlier.childTicks : 0));
+  }
+  for (const stat of before.processes.values()) {
+    const later = after.processes.get(stat.pid);
+    if (later === undefined || later.name !== stat.name) add(stat, treeBefore.has(stat.pid), -(stat.cpuTicks + stat.childTicks));
+  }
+  const total = after.machine.totalTicks - before.machine.totalTicks;
+  return {
+    serverSeconds: serverPid === undefined ? Number.NaN : serverTicks / TICKS_PER_SECOND,
+    databaseSeconds: databaseTicks / TICKS_PER_SECOND,
+    machineIdleShare: total > 0 ? (after.machine.idleTicks - before.machine.idleTicks) / total : Number.NaN,
+  };
+}
+
+/** The pids of the root and every process under it in one sample; none without a root. */
+function treeOf(root: number | undefined, sample: CpuSample): Set<number> {
+  const tree = new Set<number>();
+  if (root === undefined) return tree;
+  tree.add(root);
+  // Children may be listed before their parents: repeat until no process joins.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const stat of sample.processes.values()) {
+      if (!tree.has(stat.pid) && tree.has(stat.parentPid)) {
+        tree.add(stat.pid);
+        grew = true;
+      }
+    }
+  }
+  return tree;
+}

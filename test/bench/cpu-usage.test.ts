@@ -1,0 +1,83 @@
+/**
+ * Proves the bench's CPU accounting: /proc lines parse even when a process
+ * names itself with spaces and parentheses, the server's figure covers its
+ * whole process tree and nothing else, a process that ended during the run
+ * is counted through its parent, a pid reused by another program is not
+ * subtracted from, and idle is a share of every core's time. On Linux it
+ * also checks a live sample against CPU this test burns itself.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { cpuBetween, parseMachineStat, parseProcessStat, sampleCpu, TICKS_PER_SECOND, type CpuSample, type ProcessStat } from '../../bench/cpu-usage.js';
+
+/** A /proc/<pid>/stat line with the given fields; utime and stime are the 14th and 15th fields. */
+function statLine(pid: number, name: string, parentPid: number, user: number, system: number, childUser = 0, childSystem = 0): string {
+  return `${pid} (${name}) S ${parentPid} ${pid} ${pid} 0 -1 4194304 100 0 0 0 ${user} ${system} ${childUser} ${childSystem} 20 0 1 0 100 1000 10 18446744073709551615`;
+}
+
+test('a stat line parses when the process name holds spaces and parentheses', () => {
+  assert.deepEqual(parseProcessStat(statLine(42, 'a) (b) c', 7, 120, 30, 4, 1)), { pid: 42, parentPid: 7, name: 'a) (b) c', cpuTicks: 150, childTicks: 5 });
+  assert.equal(parseProcessStat('garbage'), undefined);
+});
+
+test('the machine line gives idle (idle + iowait) against every tick, steal included', () => {
+  assert.deepEqual(parseMachineStat('cpu  100 5 50 800 20 1 4 10 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n'), { idleTicks: 820, totalTicks: 990 });
+  assert.equal(parseMachineStat('intr 1 2 3'), undefined);
+});
+
+function sample(machine: { idleTicks: number; totalTicks: number }, stats: ProcessStat[]): CpuSample {
+  return { machine, processes: new Map(stats.map((stat) => [stat.pid, stat])) };
+}
+
+test('the server is its process tree; the database is its processes by name; a reused pid counts from zero', () => {
+  const stat = (pid: number, parentPid: number, name: string, cpuTicks: number, childTicks = 0): ProcessStat => ({ pid, parentPid, name, cpuTicks, childTicks });
+  const before = sample({ idleTicks: 1_000, totalTicks: 2_000 }, [
+    stat(10, 1, 'node', 100),
+    stat(11, 10, 'node', 50),
+    stat(20, 1, 'postgres', 300, 1_000),
+    // A backend that ends during the run: its parent, the server, then adds its 30 ticks to its children's.
+    stat(22, 20, 'postgres', 25),
+    stat(30, 1, 'wrk', 0),
+    stat(40, 1, 'old', 999),
+  ]);
+  const after = sample({ idleTicks: 1_050, totalTicks: 2_200 }, [
+    stat(10, 1, 'node', 160),
+    stat(11, 10, 'node', 70),
+    // A grandchild that started during the run, listed before its parent's parent.
+    stat(5, 11, 'node', 20),
+    stat(20, 1, 'postgres', 340, 1_030),
+    stat(21, 20, 'postgres', 10),
+    stat(30, 1, 'wrk', 70),
+    // Pid 40 now belongs to another program, a child of the server: all its ticks were spent in the run.
+    stat(40, 10, 'sh', 3),
+  ]);
+  const spent = cpuBetween(before, after, 10);
+  // 60 + 20 + 20 + 3 ticks; wrk is neither server nor database.
+  assert.ok(Math.abs(spent.serverSeconds - 103 / TICKS_PER_SECOND) < 1e-9, String(spent.serverSeconds));
+  // 40 + 10, and the ended backend's 30 - 25 = 5 spent in the run.
+  assert.ok(Math.abs(spent.databaseSeconds - 55 / TICKS_PER_SECOND) < 1e-9, String(spent.databaseSeconds));
+  assert.equal(spent.machineIdleShare, 50 / 200);
+  assert.ok(Number.isNaN(cpuBetween(before, after, undefined).serverSeconds));
+});
+
+test('without /proc every figure is NaN, never zero', () => {
+  const none: CpuSample = { machine: undefined, processes: new Map() };
+  const spent = cpuBetween(none, none, 1);
+  assert.ok(Number.isNaN(spent.serverSeconds) && Number.isNaN(spent.databaseSeconds) && Number.isNaN(spent.machineIdleShare));
+});
+
+test('a live sample sees the CPU this process burns', { skip: !existsSync('/proc/stat') && 'no /proc here' }, () => {
+  const before = sampleCpu();
+  const started = process.cpuUsage();
+  const until = Date.now() + 300;
+  let spin = 0;
+  while (Date.now() < until) spin++;
+  const burned = process.cpuUsage(started);
+  const spent = cpuBetween(before, sampleCpu(), process.pid);
+  assert.ok(spin > 0);
+  const expected = (burned.user + burned.system) / 1e6;
+  // Ticks are 10 ms: allow two of them either side, plus what the sampling itself cost.
+  assert.ok(spent.serverSeconds >= expected - 0.02 && spent.serverSeconds <= expected + 0.05, `${spent.serverSeconds} s against ${expected} s`);
+  assert.ok(spent.machineIdleShare >= 0 && spent.machineIdleShare < 1);
+});
