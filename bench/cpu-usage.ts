@@ -95,6 +95,9 @@ export interface CpuSpent {
   machineIdleShare: number;
 }
 
+/** What a run reports when there was nothing to read (no /proc). */
+export const CPU_UNMEASURED: Readonly<CpuSpent> = { serverSeconds: Number.NaN, databaseSeconds: Number.NaN, machineIdleShare: Number.NaN };
+
 /** Clock ticks per second of /proc's figures: `getconf CLK_TCK`, 100 on every Linux we know. */
 export const TICKS_PER_SECOND = (() => {
   const answer = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
@@ -112,7 +115,7 @@ export const TICKS_PER_SECOND = (() => {
  * end with the run.)
  */
 export function cpuBetween(before: CpuSample, after: CpuSample, serverPid: number | undefined, databaseName = 'postgres'): CpuSpent {
-  if (!before.machine || !after.machine) return { serverSeconds: Number.NaN, databaseSeconds: Number.NaN, machineIdleShare: Number.NaN };
+  if (!before.machine || !after.machine) return CPU_UNMEASURED;
   // Each sample's own tree: a pid may have passed to another program with another parent.
   const treeBefore = treeOf(serverPid, before);
   const treeAfter = treeOf(serverPid, after);
@@ -137,6 +140,15 @@ export function cpuBetween(before: CpuSample, after: CpuSample, serverPid: numbe
     serverSeconds: serverPid === undefined ? Number.NaN : serverTicks / TICKS_PER_SECOND,
     databaseSeconds: databaseTicks / TICKS_PER_SECOND,
     machineIdleShare: total > 0 ? (after.machine.idleTicks - before.machine.idleTicks) / total : Number.NaN,
+  };
+}
+
+/** A run's CPU per request, or per transaction (µs): the server's and the database's, with the machine's idle share. */
+export function cpuPerRequest(spent: CpuSpent, requests: number): { serverCpuUs: number; databaseCpuUs: number; machineIdleShare: number } {
+  return {
+    serverCpuUs: (spent.serverSeconds * 1e6) / requests,
+    databaseCpuUs: (spent.databaseSeconds * 1e6) / requests,
+    machineIdleShare: spent.machineIdleShare,
   };
 }
 

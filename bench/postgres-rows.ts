@@ -17,7 +17,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { DEFAULT_POSTGRES_SETTINGS } from '../src/stores/postgres/open-database.js';
-import { cpuBetween, sampleCpu } from './cpu-usage.js';
+import { cpuBetween, cpuPerRequest, sampleCpu } from './cpu-usage.js';
 
 export interface RunResult {
   requestsPerSecond: number;
@@ -58,7 +58,7 @@ export interface BenchKit {
   startProcess: (args: string[], env: Record<string, string>, ready: RegExp) => Promise<ChildProcess>;
   stopProcess: (child: ChildProcess) => Promise<void>;
   writeRequests: (file: string, count: number, make: (i: number) => { path: string; body: string }) => Promise<void>;
-  runWrk: (port: number, requestsFile: string, serverPid?: number) => RunResult;
+  runWrk: (port: number, requestsFile: string, serverPid?: number) => Promise<RunResult>;
   openSessions: (port: number, count: number) => Promise<BenchSession[]>;
   singleBet: (session: BenchSession) => string;
   summarize: (runs: RunResult[]) => Row;
@@ -161,10 +161,8 @@ function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row 
       p99Ms: at(99),
       statuses: {},
       loadCpuSeconds: cpu,
-      // pgbench is the client here: its own CPU is the load generator's column.
-      serverCpuUs: Number.NaN,
-      databaseCpuUs: (spent.databaseSeconds * 1e6) / transactions,
-      machineIdleShare: spent.machineIdleShare,
+      // No server of ours: pgbench is the client, and its CPU is the load generator's column.
+      ...cpuPerRequest(spent, transactions),
     });
   }
   return { ...kit.summarize(runs), note: `scale ${PGBENCH_SCALE}, ${clients} clients, simple protocol` };
@@ -183,7 +181,7 @@ async function wallet(kit: BenchKit, options: PostgresRowsOptions, url: string, 
       const file = join(options.work, `postgres-${workers}-${run}.txt`);
       await kit.writeRequests(file, options.requestCount, (i) => ({ path: '/transaction', body: kit.singleBet(sessions[i % sessions.length]!) }));
       kit.log(`postgres, ${workers} node(s): run ${run + 1}`);
-      runs.push(kit.runWrk(port, file, server.pid));
+      runs.push(await kit.runWrk(port, file, server.pid));
     }
     const report = await kit.api(port, 'GET', '/admin/verify', undefined);
     if (report.ok !== true) throw new Error(`the PostgreSQL ledger did not verify after the run: ${JSON.stringify(report)}`);

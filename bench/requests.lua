@@ -35,6 +35,9 @@ function init(args)
   position = 0
   statuses = {}
   collectgarbage("collect")
+  -- The bench opens its CPU window here (run-bench.ts, WRK_READY).
+  io.stderr:write("wagerlink-bench: requests ready\n")
+  io.stderr:flush()
 end
 
 function request()

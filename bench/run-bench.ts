@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
-import { cpuBetween, sampleCpu, type CpuSpent } from './cpu-usage.js';
+import { CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
 import { postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -55,6 +55,8 @@ const GROW_BATCH = 2_000;
 const WANTED_ROWS = values.rows?.split(',').map((row) => row.trim());
 
 const log = (message: string) => console.error(`[bench] ${message}`);
+/** What requests.lua writes to stderr once its requests are formatted and the run is about to start. */
+const WRK_READY = 'wagerlink-bench: requests ready';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -98,19 +100,32 @@ async function writeRequests(file: string, count: number, make: (i: number) => {
   await once(out, 'finish');
 }
 
-/** One wrk run against the server listening on `port`; `serverPid` is its process, whose CPU (with its children's) is counted. */
-function runWrk(port: number, requestsFile: string, serverPid?: number): RunResult {
+/**
+ * One wrk run against the server listening on `port`; `serverPid` is its
+ * process, whose CPU (with its children's) is counted. The CPU window opens
+ * when wrk says it is ready (requests.lua writes a line to stderr once it
+ * has formatted every request), so that wrk's start-up, when the server is
+ * idle, counts neither as the server's time nor as the machine's idle time.
+ */
+async function runWrk(port: number, requestsFile: string, serverPid?: number): Promise<RunResult> {
   const script = join(ROOT, 'bench/requests.lua');
   // `times` reports the CPU that the load generator itself used.
   const command = `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency -s ${script} http://127.0.0.1:${port}; times`;
-  const before = sampleCpu();
-  const result = spawnSync('bash', ['-c', command], {
+  const child = spawn('bash', ['-c', command], {
     env: { ...process.env, WAGERLINK_BENCH_REQUESTS: requestsFile, WAGERLINK_BENCH_THREADS: '1', WAGERLINK_BENCH_TOKEN: ACCESS_TOKEN },
-    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const spent = cpuBetween(before, sampleCpu(), serverPid);
-  if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr}`);
-  const out = result.stdout;
+  let out = '';
+  let errors = '';
+  let before: CpuSample | undefined;
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    errors += chunk;
+    if (!before && errors.includes(WRK_READY)) before = sampleCpu();
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  const spent = before ? cpuBetween(before, sampleCpu(), serverPid) : CPU_UNMEASURED;
+  if (code !== 0) throw new Error(`wrk failed: ${errors}`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in /.exec(out)?.[1]);
   const latency = (p: number) => Number(new RegExp(`latency_us p${p} (\\d+)`).exec(out)?.[1]) / 1000;
@@ -125,16 +140,7 @@ function runWrk(port: number, requestsFile: string, serverPid?: number): RunResu
     p99Ms: latency(99),
     statuses,
     loadCpuSeconds: cpu,
-    ...perRequest(spent, requests),
-  };
-}
-
-/** A run's CPU per request: the server's, the database's (PostgreSQL rows), and the machine's idle share. */
-function perRequest(spent: CpuSpent, requests: number): Pick<RunResult, 'serverCpuUs' | 'databaseCpuUs' | 'machineIdleShare'> {
-  return {
-    serverCpuUs: (spent.serverSeconds * 1e6) / requests,
-    databaseCpuUs: (spent.databaseSeconds * 1e6) / requests,
-    machineIdleShare: spent.machineIdleShare,
+    ...cpuPerRequest(spent, requests),
   };
 }
 
@@ -302,7 +308,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
       const file = join(work, `${name.replace(/\W+/g, '-')}-${run}.txt`);
       await writeRequests(file, Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS), make);
       log(`${name}: run ${run + 1} of ${RUNS}`);
-      runs.push(runWrk(port, file, server.pid));
+      runs.push(await runWrk(port, file, server.pid));
       rmSync(file);
     }
     const report = await api(port, 'GET', '/admin/verify', undefined);
@@ -327,15 +333,15 @@ async function main(): Promise<void> {
   const ceiling = await startProcess(['dist/bench/ceiling-server.js'], { WAGERLINK_PORT: String(ceilingPort), WAGERLINK_SECRET: SECRET }, /ready on/);
   const ceilingRuns: RunResult[] = [];
   const ceilingFile = join(work, 'ceiling.txt');
-  const measureCeiling = (when: string) => {
+  const measureCeiling = async (when: string) => {
     log(`ceiling: run ${ceilingRuns.length + 1} (${when})`);
-    ceilingRuns.push(runWrk(ceilingPort, ceilingFile, ceiling.pid));
+    ceilingRuns.push(await runWrk(ceilingPort, ceilingFile, ceiling.pid));
   };
   try {
     const fake: BenchSession = { sessionId: randomUUID(), playerId: 'bench-0', game: 'dice' };
     // Nothing is stored, so one file of requests serves every ceiling run.
     await writeRequests(ceilingFile, requestCount, () => ({ path: '/transaction', body: singleBet(fake) }));
-    for (let run = 0; run < RUNS; run++) measureCeiling('first');
+    for (let run = 0; run < RUNS; run++) await measureCeiling('first');
     const spread = async (port: number) => {
       const sessions = await openSessions(port, PLAYERS);
       return (i: number) => ({ path: '/transaction', body: singleBet(sessions[i % sessions.length]!) });
@@ -363,17 +369,17 @@ async function main(): Promise<void> {
     ];
     for (const [name, row] of walletRows) {
       if (!wanted(name)) continue;
-      measureCeiling(`before ${name}`);
+      await measureCeiling(`before ${name}`);
       rows[name] = await walletRow(work, name, row);
     }
     if (wanted('postgres')) {
-      measureCeiling('before the postgres rows');
+      await measureCeiling('before the postgres rows');
       Object.assign(
         rows,
         await postgresRows(kit, { work, runs: RUNS, seconds: SECONDS, requestCount, players: PLAYERS, env: SERVER_ENV }),
       );
     }
-    measureCeiling('last');
+    await measureCeiling('last');
   } finally {
     await stopProcess(ceiling);
     rmSync(work, { recursive: true, force: true });
