@@ -152,6 +152,16 @@ export function cpuPerRequest(spent: CpuSpent, requests: number): { serverCpuUs:
   };
 }
 
+/**
+ * The CPU seconds of a load generator run as `<command>; times` in bash:
+ * the last line of `times` is the user and system time of the shell's
+ * ended children ("0m1.234s 0m0.567s"). NaN when it is missing.
+ */
+export function childCpuSecondsFromTimes(output: string): number {
+  const times = [...output.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)].at(-1);
+  return times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : Number.NaN;
+}
+
 /** The pids of the root and every process under it in one sample; none without a root. */
 function treeOf(root: number | undefined, sample: CpuSample): Set<number> {
   const tree = new Set<number>();

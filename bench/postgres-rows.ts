@@ -17,7 +17,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { DEFAULT_POSTGRES_SETTINGS } from '../src/stores/postgres/open-database.js';
-import { cpuBetween, cpuPerRequest, sampleCpu } from './cpu-usage.js';
+import { childCpuSecondsFromTimes, cpuBetween, cpuPerRequest, sampleCpu } from './cpu-usage.js';
 
 export interface RunResult {
   requestsPerSecond: number;
@@ -152,8 +152,7 @@ function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row 
       .map((line) => Number(line.split(' ')[2]) / 1000)
       .sort((a, b) => a - b);
     const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? Number.NaN;
-    const times = [...result.stdout.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)].at(-1);
-    const cpu = times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : Number.NaN;
+    const cpu = childCpuSecondsFromTimes(result.stdout);
     runs.push({
       requestsPerSecond: tps,
       p50Ms: at(50),

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
-import { CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
+import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
 import { postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -131,8 +131,7 @@ async function runWrk(port: number, requestsFile: string, serverPid?: number): P
   const latency = (p: number) => Number(new RegExp(`latency_us p${p} (\\d+)`).exec(out)?.[1]) / 1000;
   const statuses: Record<string, number> = {};
   for (const match of out.matchAll(/^status (\d+) (\d+)$/gm)) statuses[match[1]!] = (statuses[match[1]!] ?? 0) + Number(match[2]);
-  const times = [...out.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)].at(-1);
-  const cpu = times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : Number.NaN;
+  const cpu = childCpuSecondsFromTimes(out);
   return {
     requestsPerSecond: rps,
     p50Ms: latency(50),

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { cpuBetween, parseMachineStat, parseProcessStat, sampleCpu, TICKS_PER_SECOND, type CpuSample, type ProcessStat } from '../../bench/cpu-usage.js';
+import { childCpuSecondsFromTimes, cpuBetween, parseMachineStat, parseProcessStat, sampleCpu, TICKS_PER_SECOND, type CpuSample, type ProcessStat } from '../../bench/cpu-usage.js';
 
 /** A /proc/<pid>/stat line with the given fields; utime and stime are the 14th and 15th fields. */
 function statLine(pid: number, name: string, parentPid: number, user: number, system: number, childUser = 0, childSystem = 0): string {
@@ -59,6 +59,11 @@ test('the server is its process tree; the database is its processes by name; a r
   assert.ok(Math.abs(spent.databaseSeconds - 55 / TICKS_PER_SECOND) < 1e-9, String(spent.databaseSeconds));
   assert.equal(spent.machineIdleShare, 50 / 200);
   assert.ok(Number.isNaN(cpuBetween(before, after, undefined).serverSeconds));
+});
+
+test("a load generator's CPU is the last line of bash's `times`: its ended children", () => {
+  assert.equal(childCpuSecondsFromTimes('Requests/sec: 100\n0m0.010s 0m0.002s\n1m2.500s 0m0.250s\n'), 62.75);
+  assert.ok(Number.isNaN(childCpuSecondsFromTimes('no times here')));
 });
 
 test('without /proc every figure is NaN, never zero', () => {
