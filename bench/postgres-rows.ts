@@ -77,7 +77,16 @@ export interface PostgresRowsOptions {
   players: number;
   /** WAGERLINK_SECRET, WAGERLINK_ACCESS_TOKENS, WAGERLINK_ADMIN_TOKEN of the run. */
   env: Record<string, string>;
+  /** Whether a row is to be measured (`npm run bench -- --rows`). */
+  wanted: (row: string) => boolean;
 }
+
+export const PGBENCH_ROW = 'pgbench tpcb-like';
+/** Worker processes of the PostgreSQL wallet rows. */
+const WALLET_NODES = [1, 2] as const;
+const walletRowName = (nodes: number) => `postgres, single bet, ${nodes} node${nodes > 1 ? 's' : ''}`;
+/** The rows postgresRows measures, for `--rows`. */
+export const POSTGRES_ROWS: readonly string[] = [PGBENCH_ROW, ...WALLET_NODES.map(walletRowName)];
 
 /** pgbench's scale: 10 branches, so that its clients rarely queue on one branch row. */
 const PGBENCH_SCALE = 10;
@@ -105,16 +114,19 @@ export async function postgresRows(kit: BenchKit, options: PostgresRowsOptions):
   };
   const rows: Record<string, Row> = {};
   try {
-    await admin.unsafe(`CREATE DATABASE ${pgbenchDb}`);
-    const yardstick = pgbench(kit, options, urlOf(pgbenchDb));
-    if (yardstick) rows['pgbench tpcb-like'] = yardstick;
-    for (const workers of [1, 2]) {
-      const name = `postgres, single bet, ${workers} node${workers > 1 ? 's' : ''}`;
+    if (options.wanted(PGBENCH_ROW)) {
+      await admin.unsafe(`CREATE DATABASE ${pgbenchDb}`);
+      const yardstick = pgbench(kit, options, urlOf(pgbenchDb));
+      if (yardstick) rows[PGBENCH_ROW] = yardstick;
+    }
+    for (const workers of WALLET_NODES) {
+      const name = walletRowName(workers);
+      if (!options.wanted(name)) continue;
       await admin.unsafe(`CREATE DATABASE ${walletDb}_${workers}`);
       rows[name] = await wallet(kit, options, urlOf(`${walletDb}_${workers}`), workers);
     }
   } finally {
-    for (const database of [pgbenchDb, `${walletDb}_1`, `${walletDb}_2`]) {
+    for (const database of [pgbenchDb, ...WALLET_NODES.map((workers) => `${walletDb}_${workers}`)]) {
       await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     }
     await admin.end();

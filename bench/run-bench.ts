@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
-import { postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
+import { POSTGRES_ROWS, postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SECRET = 'bench-secret';
@@ -371,11 +371,11 @@ async function main(): Promise<void> {
       await measureCeiling(`before ${name}`);
       rows[name] = await walletRow(work, name, row);
     }
-    if (wanted('postgres')) {
+    if (POSTGRES_ROWS.some(wanted)) {
       await measureCeiling('before the postgres rows');
       Object.assign(
         rows,
-        await postgresRows(kit, { work, runs: RUNS, seconds: SECONDS, requestCount, players: PLAYERS, env: SERVER_ENV }),
+        await postgresRows(kit, { work, runs: RUNS, seconds: SECONDS, requestCount, players: PLAYERS, env: SERVER_ENV, wanted }),
       );
     }
     await measureCeiling('last');
