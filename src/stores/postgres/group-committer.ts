@@ -18,6 +18,7 @@
  * the call that causes it fails.
  */
 import assert, { AssertionError } from 'node:assert/strict';
+import type { CallSignal } from './call-deadlines.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 
 /** A batch runner's answer for a call that must wait for the next batch. */
@@ -43,7 +44,7 @@ export const BATCH_CALLS_MAX = 100;
 interface Pending<C, R> {
   call: C;
   /** Aborted when the caller stops waiting (its deadline passed). */
-  signal: AbortSignal | undefined;
+  signal: CallSignal | undefined;
   resolve: (result: R) => void;
   reject: (error: unknown) => void;
   /** Sent in a batch of its own: its last batch failed with an error that may not be its own. */
@@ -63,7 +64,7 @@ export class GroupCommitter<C, R> {
     assert.ok(options.batchesInFlightMax >= 1 && options.batchCallsMax >= 1);
   }
 
-  submit(call: C, signal?: AbortSignal): Promise<R> {
+  submit(call: C, signal?: CallSignal): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);

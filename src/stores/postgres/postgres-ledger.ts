@@ -840,8 +840,17 @@ interface BatchSnapshot {
  * server's (open-database.ts turns that look-up off).
  */
 export function pgArray(values: readonly (string | null)[]): string {
-  return `{${values.map((value) => (value === null ? 'NULL' : `"${value.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+  let literal = '{';
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]!;
+    if (i > 0) literal += ',';
+    // Ids, numbers and most text need no escape: testing first spares a replace per element on the hot path.
+    literal += value === null ? 'NULL' : NEEDS_ESCAPE.test(value) ? `"${value.replace(ESCAPED, '\\$&')}"` : `"${value}"`;
+  }
+  return literal + '}';
 }
+const NEEDS_ESCAPE = /[\\"]/;
+const ESCAPED = /[\\"]/g;
 
 /** Maps a unique violation on a claimed id to ClaimLostError: retry, and the id reads as seen. */
 function claimed(what: string): (error: unknown) => never {

@@ -30,6 +30,7 @@ import { migrate } from './migrations.js';
 import { DEFAULT_POSTGRES_SETTINGS, openDatabase, redactUrl, type PostgresSettings } from './open-database.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
+import { CallDeadlines, type CallSignal } from './call-deadlines.js';
 import { PostgresLedger, type HotCall, type HotResult } from './postgres-ledger.js';
 
 export interface PostgresStoreOptions {
@@ -87,7 +88,7 @@ export class PostgresStore implements WalletStore {
     private readonly ledger: PostgresLedger,
     private readonly committer: GroupCommitter<HotCall, HotResult>,
     private readonly inflightCallsMax: number,
-    private readonly callTimeoutMs: number,
+    private readonly deadlines: CallDeadlines,
   ) {}
 
   /** Connects, applies pending migrations (safe with several nodes starting at once) and returns the store. */
@@ -108,7 +109,12 @@ export class PostgresStore implements WalletStore {
       batchesInFlightMax: settings.poolSize,
       batchCallsMax: options.batchCallsMax ?? BATCH_CALLS_MAX,
     });
-    return new PostgresStore(sql, ledger, committer, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, callTimeoutMs(settings));
+    const timeoutMs = callTimeoutMs(settings);
+    const deadlines = new CallDeadlines(
+      timeoutMs,
+      () => new UnavailableError(`no answer from the database within ${timeoutMs} ms; resend the same request`),
+    );
+    return new PostgresStore(sql, ledger, committer, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, deadlines);
   }
 
   /** Called once if the store stops on a broken invariant (the rules and the database disagreed). */
@@ -132,27 +138,24 @@ export class PostgresStore implements WalletStore {
    * may still land; so may a back-office call. Callers resend the same
    * request, and every call is idempotent.)
    */
-  private async run<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async run<T>(work: (signal: CallSignal) => Promise<T>): Promise<T> {
     if (this.failure || this.closed) throw new UnavailableError('the store is closed');
     if (this.inflight >= this.inflightCallsMax) throw new UnavailableError(`over ${this.inflightCallsMax} calls in flight`);
     this.inflight++;
-    const deadline = new AbortController();
-    const timer = setTimeout(
-      () => deadline.abort(new UnavailableError(`no answer from the database within ${this.callTimeoutMs} ms; resend the same request`)),
-      this.callTimeoutMs,
-    );
-    const expired = new Promise<never>((_resolve, reject) => deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason)));
-    expired.catch(() => {});
+    const deadline = this.deadlines.start();
     try {
-      return await Promise.race([this.attempts(work, deadline.signal), expired]);
+      return await new Promise<T>((resolve, reject) => {
+        deadline.addEventListener('abort', () => reject(deadline.reason));
+        this.attempts(work, deadline).then(resolve, reject);
+      });
     } finally {
-      clearTimeout(timer);
+      this.deadlines.settle(deadline);
       this.inflight--;
       if (this.inflight === 0) this.onIdle?.();
     }
   }
 
-  private async attempts<T>(work: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T> {
+  private async attempts<T>(work: (signal: CallSignal) => Promise<T>, signal: CallSignal): Promise<T> {
     for (let retries = 0; ; retries++) {
       try {
         return await work(signal);
@@ -222,5 +225,6 @@ export class PostgresStore implements WalletStore {
       });
     }
     await this.sql.end({ timeout: CLOSE_TIMEOUT_S });
+    this.deadlines.stop();
   }
 }
