@@ -52,6 +52,8 @@ const REQUESTS_PER_SECOND_MAX = Number(process.env.WAGERLINK_BENCH_RATE_MAX ?? 4
 const PLAYERS = 256;
 /** Rounds stored per call while growing the ledger: big batches, few commits. */
 const GROW_BATCH = 2_000;
+/** Node options for every server the bench starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a row's time goes. */
+const SERVER_NODE_ARGS = process.env.WAGERLINK_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 const WANTED_ROWS = values.rows?.split(',').map((row) => row.trim());
 
 const log = (message: string) => console.error(`[bench] ${message}`);
@@ -68,7 +70,7 @@ async function freePort(): Promise<number> {
 }
 
 async function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
