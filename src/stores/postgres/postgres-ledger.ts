@@ -447,9 +447,9 @@ export class PostgresLedger {
         RETURNING 1),
       touched AS (
         -- Never moved back by a node whose clock is behind.
-        UPDATE sessions SET last_active_at = x.now
-        FROM unnest(${pgArray(touches.map((t) => t.sessionPk))}::bigint[], ${pgArray(touches.map((t) => String(t.now)))}::bigint[]) AS x(id, now)
-        WHERE sessions.id = x.id AND sessions.last_active_at < x.now
+        UPDATE sessions SET last_active_at = (${pgArray(touches.map((t) => String(t.now)))}::bigint[])[array_position(${pgArray(touches.map((t) => t.sessionPk))}::bigint[], id)]
+        WHERE id = ANY(${pgArray(touches.map((t) => t.sessionPk))}::bigint[])
+          AND last_active_at < (${pgArray(touches.map((t) => String(t.now)))}::bigint[])[array_position(${pgArray(touches.map((t) => t.sessionPk))}::bigint[], id)]
         RETURNING 1)
       SELECT (SELECT count(*) FROM booked)::int AS booked, (SELECT count(*) FROM moved)::int AS moved`
       .execute()
