@@ -396,7 +396,12 @@ export class PostgresLedger {
     const accounts = newAccounts.length > 0 ? this.createAccounts(dbTx, newAccounts) : undefined;
     const { newRounds: rounds, closedRounds: closed, transfers, balances, closures, touches } = writes;
     const column = <T>(pick: (t: TransferWrite) => T) => transfers.map(pick);
-    const moved = dbTx<{ booked: number; moved: number }[]>`WITH
+    // Arrays a statement names more than once are built once.
+    const closedIds = pgArray(closed.map((r) => r.id));
+    const balanceIds = pgArray(balances.map((m) => m.accountId));
+    const touchedIds = pgArray(touches.map((t) => t.sessionPk));
+    const touchedAt = pgArray(touches.map((t) => String(t.now)));
+    const written = dbTx<{ booked: number; moved: number }[]>`WITH
       new_rounds AS (
         INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at)
         SELECT x.uuid, x.player_pk, x.game, x.finished, x.now, CASE WHEN x.finished THEN x.now END
@@ -406,8 +411,8 @@ export class PostgresLedger {
         RETURNING id, uuid),
       closed_rounds AS (
         UPDATE rounds SET finished = true,
-          finished_at = (${pgArray(closed.map((r) => String(r.now)))}::bigint[])[array_position(${pgArray(closed.map((r) => r.id))}::bigint[], id)]
-        WHERE id = ANY(${pgArray(closed.map((r) => r.id))}::bigint[]) AND NOT finished
+          finished_at = (${pgArray(closed.map((r) => String(r.now)))}::bigint[])[array_position(${closedIds}::bigint[], id)]
+        WHERE id = ANY(${closedIds}::bigint[]) AND NOT finished
         RETURNING id),
       booked AS (
         INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount, jp_amount, free_bet,
@@ -434,10 +439,10 @@ export class PostgresLedger {
       moved AS (
         -- A balance that is not the one the plan read becomes -1, which the CHECK refuses: the transaction aborts.
         UPDATE accounts SET balance = CASE
-            WHEN balance = (${pgArray(balances.map((m) => m.before.toString()))}::bigint[])[array_position(${pgArray(balances.map((m) => m.accountId))}::bigint[], id)]
-            THEN (${pgArray(balances.map((m) => m.after.toString()))}::bigint[])[array_position(${pgArray(balances.map((m) => m.accountId))}::bigint[], id)]
+            WHEN balance = (${pgArray(balances.map((m) => m.before.toString()))}::bigint[])[array_position(${balanceIds}::bigint[], id)]
+            THEN (${pgArray(balances.map((m) => m.after.toString()))}::bigint[])[array_position(${balanceIds}::bigint[], id)]
             ELSE -1 END
-        WHERE id = ANY(${pgArray(balances.map((m) => m.accountId))}::bigint[])
+        WHERE id = ANY(${balanceIds}::bigint[])
         RETURNING 1),
       closures AS (
         INSERT INTO campaign_closures (campaign_uuid, player_pk, closed_at)
@@ -447,9 +452,9 @@ export class PostgresLedger {
         RETURNING 1),
       touched AS (
         -- Never moved back by a node whose clock is behind.
-        UPDATE sessions SET last_active_at = (${pgArray(touches.map((t) => String(t.now)))}::bigint[])[array_position(${pgArray(touches.map((t) => t.sessionPk))}::bigint[], id)]
-        WHERE id = ANY(${pgArray(touches.map((t) => t.sessionPk))}::bigint[])
-          AND last_active_at < (${pgArray(touches.map((t) => String(t.now)))}::bigint[])[array_position(${pgArray(touches.map((t) => t.sessionPk))}::bigint[], id)]
+        UPDATE sessions SET last_active_at = (${touchedAt}::bigint[])[array_position(${touchedIds}::bigint[], id)]
+        WHERE id = ANY(${touchedIds}::bigint[])
+          AND last_active_at < (${touchedAt}::bigint[])[array_position(${touchedIds}::bigint[], id)]
         RETURNING 1)
       SELECT (SELECT count(*) FROM booked)::int AS booked, (SELECT count(*) FROM moved)::int AS moved`
       .execute()
@@ -457,7 +462,7 @@ export class PostgresLedger {
         assert.equal(counts!.booked, transfers.length, 'every planned transfer is booked');
         assert.equal(counts!.moved, balances.length, 'every planned balance is moved');
       }, writeFailed);
-    await Promise.all([accounts, moved]);
+    await Promise.all([accounts, written]);
   }
 
   // ------------------------------------------------------------ back office
