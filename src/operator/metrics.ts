@@ -8,6 +8,16 @@ import type { Booked } from '../stores/store.js';
 /** Latency buckets (seconds): sub-millisecond to the provider's 5 s time-out. */
 const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/** The child kept under `key`, made on first use. */
+function childFor<C>(children: Map<string, C>, key: string, make: () => C): C {
+  let child = children.get(key);
+  if (child === undefined) {
+    child = make();
+    children.set(key, child);
+  }
+  return child;
+}
+
 export class OperatorMetrics {
   readonly registry = new Registry();
   private readonly latency: Histogram<'route' | 'method' | 'status' | 'code'>;
@@ -39,21 +49,22 @@ export class OperatorMetrics {
 
   /** Labelled children by label values: prom-client hashes a label object on every call otherwise. */
   private readonly latencyChildren = new Map<string, { observe: (value: number) => void }>();
+  private readonly bookedChildren = new Map<string, { transfers: { inc: () => void }; amounts: { inc: (value: number) => void } }>();
 
   observeRequest(route: string, method: string, status: number, code: string, seconds: number): void {
-    const key = `${route} ${method} ${status} ${code}`;
-    let child = this.latencyChildren.get(key);
-    if (!child) {
-      child = this.latency.labels({ route, method, status: String(status), code });
-      this.latencyChildren.set(key, child);
-    }
-    child.observe(seconds);
+    childFor(this.latencyChildren, `${route} ${method} ${status} ${code}`, () =>
+      this.latency.labels({ route, method, status: String(status), code }),
+    ).observe(seconds);
   }
 
   observeBooked(currency: string, booked: readonly Booked[]): void {
-    for (const entry of booked) {
-      this.transfers.inc({ kind: entry.kind, currency });
-      this.amounts.inc({ kind: entry.kind, currency }, Number(entry.amount));
+    for (const { kind, amount } of booked) {
+      const children = childFor(this.bookedChildren, `${kind} ${currency}`, () => ({
+        transfers: this.transfers.labels({ kind, currency }),
+        amounts: this.amounts.labels({ kind, currency }),
+      }));
+      children.transfers.inc();
+      children.amounts.inc(Number(amount));
     }
   }
 }

@@ -885,6 +885,8 @@ describe('back-office API (PROTOCOL §11) and operations endpoints', () => {
       assert.match(metrics.body, /^# TYPE wagerlink_http_request_duration_seconds histogram$/m);
       assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="bet",currency="EUR"\} 2$/m);
       assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="win",currency="EUR"\} 1$/m);
+      assert.match(metrics.body, /^wagerlink_ledger_amount_total\{kind="bet",currency="EUR"\} 3$/m);
+      assert.match(metrics.body, /^wagerlink_ledger_amount_total\{kind="win",currency="EUR"\} 1$/m);
       assert.match(metrics.body, /^wagerlink_http_request_duration_seconds_count\{[^}]*route="\/transaction"[^}]*code="OK"[^}]*\} 2$/m);
     } finally {
       await own.close();
