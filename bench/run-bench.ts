@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
+import { rowFilter } from './row-filter.js';
 import { POSTGRES_ROWS, postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -54,7 +55,6 @@ const PLAYERS = 256;
 const GROW_BATCH = 2_000;
 /** Node options for every server the bench starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a row's time goes. */
 const SERVER_NODE_ARGS = process.env.WAGERLINK_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-const WANTED_ROWS = values.rows?.split(',').map((row) => row.trim());
 
 const log = (message: string) => console.error(`[bench] ${message}`);
 /** What requests.lua writes to stderr once its requests are formatted and the run is about to start. */
@@ -325,7 +325,6 @@ async function main(): Promise<void> {
   if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');
   const work = mkdtempSync(join(tmpdir(), 'wagerlink-bench-'));
   let rows: Record<string, Row> = {};
-  const wanted = (name: string) => !WANTED_ROWS || WANTED_ROWS.some((w) => name.includes(w));
   const requestCount = Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS);
   // The ceiling: the same bodies and signature check, no storage. It stays up
   // for the whole bench and is measured between the wallet rows too, so that
@@ -368,6 +367,7 @@ async function main(): Promise<void> {
       ],
       ['wallet, grown ledger', { prepare: (dbPath) => growLedger(dbPath, GROWN_ROUNDS), requests: spread }],
     ];
+    const wanted = rowFilter(values.rows, [...walletRows.map(([name]) => name), ...POSTGRES_ROWS]);
     for (const [name, row] of walletRows) {
       if (!wanted(name)) continue;
       await measureCeiling(`before ${name}`);
