@@ -390,6 +390,8 @@ export class PostgresLedger {
    * table: a batch's fixed cost (statements, round-trip writes, executor
    * start-up) was a measurable share of both the node's and the database's
    * CPU. Parts with nothing to write get empty arrays and cost next to nothing.
+   * A data-modifying CTE runs whether or not anything reads it, so only the
+   * parts whose rows are used or counted return any.
    */
   private async write(dbTx: postgres.TransactionSql, writes: BatchWrites): Promise<void> {
     const newAccounts = this.unknownAccounts(writes.transfers);
@@ -412,8 +414,7 @@ export class PostgresLedger {
       closed_rounds AS (
         UPDATE rounds SET finished = true,
           finished_at = (${pgArray(closed.map((r) => String(r.now)))}::bigint[])[array_position(${closedIds}::bigint[], id)]
-        WHERE id = ANY(${closedIds}::bigint[]) AND NOT finished
-        RETURNING id),
+        WHERE id = ANY(${closedIds}::bigint[]) AND NOT finished),
       booked AS (
         INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount, jp_amount, free_bet,
           round_pk, campaign_uuid, regulatory, note, created_at)
@@ -448,14 +449,12 @@ export class PostgresLedger {
         INSERT INTO campaign_closures (campaign_uuid, player_pk, closed_at)
         SELECT * FROM unnest(${pgArray(closures.map((c) => c.campaign))}::uuid[], ${pgArray(closures.map((c) => c.playerPk))}::bigint[],
           ${pgArray(closures.map((c) => String(c.now)))}::bigint[])
-        ON CONFLICT DO NOTHING
-        RETURNING 1),
+        ON CONFLICT DO NOTHING),
       touched AS (
         -- Never moved back by a node whose clock is behind.
         UPDATE sessions SET last_active_at = (${touchedAt}::bigint[])[array_position(${touchedIds}::bigint[], id)]
         WHERE id = ANY(${touchedIds}::bigint[])
-          AND last_active_at < (${touchedAt}::bigint[])[array_position(${touchedIds}::bigint[], id)]
-        RETURNING 1)
+          AND last_active_at < (${touchedAt}::bigint[])[array_position(${touchedIds}::bigint[], id)])
       SELECT (SELECT count(*) FROM booked)::int AS booked, (SELECT count(*) FROM moved)::int AS moved`
       .execute()
       .then(([counts]) => {
