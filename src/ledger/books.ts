@@ -21,6 +21,12 @@ export interface TransferCounts {
    * Absent where histories are read through an index instead.
    */
   brokenLinks?: number;
+  /**
+   * Transfer and round ids that a store's own id indexes (SQLite) hold
+   * wrong: repeated, missed or misnamed, so a replay could be booked again.
+   * Absent where a unique index of the database holds them.
+   */
+  badIds?: number;
 }
 
 export interface AccountTotal {
@@ -57,6 +63,9 @@ export function checkBooks(counts: TransferCounts, accounts: readonly AccountTot
   if (counts.dangling > 0) report(`${counts.dangling} transfers name an account that does not exist`);
   if (counts.brokenLinks !== undefined && counts.brokenLinks > 0) {
     report(`${counts.brokenLinks} links of players' transfer and round histories are broken: listings would miss rows`);
+  }
+  if (counts.badIds !== undefined && counts.badIds > 0) {
+    report(`${counts.badIds} transfer or round ids are repeated or wrong in the id indexes: a replay could be booked twice`);
   }
   const perCurrency = new Map<string, bigint>();
   for (const account of accounts) {

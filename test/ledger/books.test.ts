@@ -15,7 +15,7 @@ const balanced: AccountTotal[] = [
 
 test('balanced books pass', () => {
   assert.deepEqual(checkBooks(clean, balanced), { ok: true, transfers: 2, accounts: 3, problems: [] });
-  assert.deepEqual(checkBooks({ ...clean, brokenLinks: 0 }, balanced).problems, []);
+  assert.deepEqual(checkBooks({ ...clean, brokenLinks: 0, badIds: 0 }, balanced).problems, []);
 });
 
 test('each broken rule is named', () => {
@@ -24,6 +24,7 @@ test('each broken rule is named', () => {
     [[{ ...clean, crossCurrency: 2 }, balanced], /2 transfers move money between currencies/],
     [[{ ...clean, dangling: 1 }, balanced], /name an account that does not exist/],
     [[{ ...clean, brokenLinks: 3 }, balanced], /3 links of players' transfer and round histories are broken/],
+    [[{ ...clean, badIds: 2 }, balanced], /2 transfer or round ids are repeated or wrong in the id indexes/],
     [[clean, [{ ...balanced[0]!, balance: 901n }, ...balanced.slice(1)]], /player p1: balance 901 but postings sum to 900/],
     [[clean, [{ ...balanced[0]!, balance: null }, ...balanced.slice(1)]], /player account p1 keeps no balance/],
     [[clean, [...balanced, { kind: 'game', ref: 'slots', currency: 'EUR', balance: 5n, derived: 0n }]], /only player wallets do/],

@@ -88,3 +88,41 @@ test("verify fails when a player's history chain is broken", async () => {
     cleanup();
   }
 });
+
+test('verify fails when an id is held twice, or the id index misses or misnames one', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const path = join(dir, 'operator.db');
+    const store = await SqliteStore.open({ path });
+    const now = Date.now();
+    assert.ok((await store.createPlayer({ playerId: 'i1', currency: 'EUR', balance: 10, depositId: randomUUID(), now })).ok);
+    assert.ok((await store.adjust({ id: randomUUID(), playerId: 'i1', type: 'deposit', amount: 1, now })).ok);
+    assert.ok((await store.adjust({ id: randomUUID(), playerId: 'i1', type: 'deposit', amount: 2, now })).ok);
+    await store.close();
+    assert.equal(verify(path).status, 0);
+    const tamper = (sql: string) => {
+      const db = new Database(path);
+      db.exec(sql);
+      db.close();
+      const result = verify(path);
+      assert.equal(result.status, 1);
+      return result.report.problems.join('\n');
+    };
+
+    // The marks say every transfer is merged, but the merged index holds none of them.
+    assert.match(tamper("UPDATE id_marks SET merged_upto = 3 WHERE tbl = 'transfers'"), /3 transfer or round ids are repeated or wrong/);
+    // Merged, and one entry names another row.
+    assert.match(
+      tamper(`INSERT INTO transfer_ids (uuid, row_id) SELECT uuid, CASE id WHEN 1 THEN 2 ELSE id END FROM transfers;`),
+      /2 transfer or round ids are repeated or wrong/,
+    );
+    // Unmerged again, and two rows under one id.
+    assert.match(
+      tamper(`DELETE FROM transfer_ids; UPDATE id_marks SET merged_upto = 0 WHERE tbl = 'transfers';
+        UPDATE transfers SET uuid = (SELECT uuid FROM transfers WHERE id = 1) WHERE id = 3;`),
+      /1 transfer or round ids are repeated or wrong/,
+    );
+  } finally {
+    cleanup();
+  }
+});

@@ -1,7 +1,8 @@
 /**
  * SQLite migrations carry stored ledgers forward: a database written at
  * version 1 (with by-player indexes) reads the same after version 2 (with
- * per-player chains), and new bookings extend the chains it built.
+ * per-player chains), and new bookings extend the chains it built; after
+ * version 3 (id indexes), the ids it stored are still taken.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -78,6 +79,15 @@ describe('sqlite migrations', () => {
             p.transfers,
           );
         }
+        // Version 3 moved the ids into the id indexes: ids stored before it are still taken.
+        const before = await store.getPlayer('m-ann');
+        const oldDeposit = players[0]!.transfers.at(-1)!;
+        const replay = await store.adjust({ id: oldDeposit, playerId: 'm-ann', type: 'deposit', amount: 10, now: NOW + 200 });
+        assert.ok(replay.ok && before.ok);
+        assert.deepEqual([replay.balance, replay.booked], [before.balance, []]);
+        const oldBet = players[0]!.transfers[0]!;
+        const conflict = await store.adjust({ id: oldBet, playerId: 'm-ann', type: 'deposit', amount: 10, now: NOW + 200 });
+        assert.equal(!conflict.ok && conflict.code, 'DUPLICATE_CONFLICT');
         const report = await store.verify();
         assert.equal(report.ok, true, JSON.stringify(report));
       } finally {
@@ -85,9 +95,15 @@ describe('sqlite migrations', () => {
       }
       const after = new Database(path, { readonly: true });
       const indexes = after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%by_player'").all();
+      // Every id is in its merged index, and every mark at the newest row of its table.
+      const unmerged = after.prepare('SELECT (SELECT COUNT(*) FROM transfers) - (SELECT COUNT(*) FROM transfer_ids), (SELECT COUNT(*) FROM rounds) - (SELECT COUNT(*) FROM round_ids)').raw().get();
+      const marks = after.prepare('SELECT tbl, COUNT(DISTINCT merged_upto), COUNT(*) FROM id_marks GROUP BY tbl ORDER BY tbl').raw().all();
       const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
       after.close();
       assert.deepEqual(indexes, []);
+      // The deposit booked after the migration is the one id above the marks.
+      assert.deepEqual(unmerged, [1, 0]);
+      assert.deepEqual(marks, [['rounds', 1, 16], ['transfers', 1, 16]]);
       assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
     } finally {
       cleanup();

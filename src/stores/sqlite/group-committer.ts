@@ -16,7 +16,7 @@ import type { RulesConfig } from '../../ledger/rules.js';
 import { migrate } from './migrations.js';
 import { openDatabase, type Durability } from './open-database.js';
 import { WalFlusher } from './wal-flusher.js';
-import { SqliteLedger, type UndoWrites } from './sqlite-ledger.js';
+import { SqliteLedger } from './sqlite-ledger.js';
 
 export interface Call {
   id: number;
@@ -94,14 +94,9 @@ export class GroupCommitter {
   }
 
   private call(op: Op, args: unknown): unknown {
-    const method = this.ledger[op] as (args: unknown, undo: UndoWrites) => unknown;
-    return method.call(this.ledger, args, this.undoCall);
+    const method = this.ledger[op] as (args: unknown) => unknown;
+    return method.call(this.ledger, args);
   }
-
-  /** Rolls the call in progress back to its savepoint, which stays open (SqliteLedger.transact). */
-  private readonly undoCall: UndoWrites = () => {
-    this.sql.rollbackTo.run();
-  };
 
   private runReads(calls: Call[], replies: Reply[]): void {
     for (const c of calls) {
@@ -161,8 +156,13 @@ export class GroupCommitter {
       }
     }
     try {
+      this.ledger.beforeCommit();
       sql.commit.run();
     } catch (error) {
+      if (error instanceof AssertionError) {
+        if (db.inTransaction) sql.rollback.run();
+        throw error;
+      }
       if (db.inTransaction) sql.rollback.run();
       this.ledger.forgetCache();
       for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });

@@ -3,9 +3,11 @@
  * released, never changes: a new change is a new version. The PostgreSQL
  * store keeps the same numbers for the same changes.
  *
- * Layout choices for the hot path: every table has an integer primary key
- * and each random UUID lives in exactly one unique index (as 16 bytes), so
- * inserts append to the tables and only that index takes random writes.
+ * Layout choices for the hot path: every table has an integer primary key,
+ * so inserts append. Version 1 kept each random UUID in a unique index (as
+ * 16 bytes); version 3 takes the transfer and round ids out of the tables'
+ * indexes into tables that are filled in sorted batches (id-index.ts), so a
+ * bet writes no page at a random place.
  *
  * Each page a commit dirties is written to the WAL and synced, so the pages
  * a bet touches are what a bet costs. Version 2 therefore replaces the
@@ -131,6 +133,71 @@ WHERE kind = 'player';
 
 DROP INDEX transfers_by_player;
 DROP INDEX rounds_by_player;
+`,
+  },
+  {
+    version: 3,
+    name: 'id-indexes',
+    // SQLite cannot drop a column's UNIQUE constraint: both tables are rebuilt without it
+    // (foreign keys are off, and the other tables' references name the tables, not their
+    // storage). From here on the ids are indexed by id-index.ts, in sorted batches.
+    sql: `
+CREATE TABLE rounds_v3 (
+  id                   INTEGER PRIMARY KEY,
+  uuid                 BLOB NOT NULL,
+  player_pk            INTEGER NOT NULL REFERENCES players (id),
+  game                 TEXT NOT NULL,
+  finished             INTEGER NOT NULL DEFAULT 0,
+  created_at           INTEGER NOT NULL,
+  finished_at          INTEGER,
+  prev_player_round_id INTEGER
+);
+INSERT INTO rounds_v3 (id, uuid, player_pk, game, finished, created_at, finished_at, prev_player_round_id)
+  SELECT id, uuid, player_pk, game, finished, created_at, finished_at, prev_player_round_id FROM rounds ORDER BY id;
+DROP TABLE rounds;
+ALTER TABLE rounds_v3 RENAME TO rounds;
+
+CREATE TABLE transfers_v3 (
+  id                      INTEGER PRIMARY KEY,
+  uuid                    BLOB NOT NULL,
+  kind                    TEXT NOT NULL CHECK (kind IN ('bet', 'win', 'payout', 'deposit', 'withdrawal')),
+  player_pk               INTEGER NOT NULL REFERENCES players (id),
+  debit_account_id        INTEGER NOT NULL REFERENCES accounts (id),
+  credit_account_id       INTEGER NOT NULL REFERENCES accounts (id),
+  amount                  INTEGER NOT NULL CHECK (amount >= 0),
+  jp_amount               INTEGER NOT NULL DEFAULT 0 CHECK (jp_amount >= 0 AND jp_amount <= amount),
+  free_bet                INTEGER NOT NULL DEFAULT 0,
+  round_pk                INTEGER REFERENCES rounds (id),
+  campaign_uuid           BLOB,
+  regulatory              TEXT,
+  note                    TEXT,
+  created_at              INTEGER NOT NULL,
+  prev_player_transfer_id INTEGER,
+  CHECK (debit_account_id <> credit_account_id)
+);
+INSERT INTO transfers_v3 (id, uuid, kind, player_pk, debit_account_id, credit_account_id, amount, jp_amount, free_bet,
+    round_pk, campaign_uuid, regulatory, note, created_at, prev_player_transfer_id)
+  SELECT id, uuid, kind, player_pk, debit_account_id, credit_account_id, amount, jp_amount, free_bet,
+    round_pk, campaign_uuid, regulatory, note, created_at, prev_player_transfer_id FROM transfers ORDER BY id;
+DROP TABLE transfers;
+ALTER TABLE transfers_v3 RENAME TO transfers;
+
+-- Every id stored so far, in UUID order; each bucket's mark is the newest row.
+CREATE TABLE round_ids (uuid BLOB PRIMARY KEY, row_id INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO round_ids (uuid, row_id) SELECT uuid, id FROM rounds ORDER BY uuid;
+CREATE TABLE transfer_ids (uuid BLOB PRIMARY KEY, row_id INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO transfer_ids (uuid, row_id) SELECT uuid, id FROM transfers ORDER BY uuid;
+CREATE TABLE id_marks (
+  tbl         TEXT NOT NULL,
+  bucket      INTEGER NOT NULL,
+  merged_upto INTEGER NOT NULL,
+  PRIMARY KEY (tbl, bucket)
+) WITHOUT ROWID;
+WITH RECURSIVE buckets (bucket) AS (SELECT 0 UNION ALL SELECT bucket + 1 FROM buckets WHERE bucket < 15)
+INSERT INTO id_marks (tbl, bucket, merged_upto)
+  SELECT 'rounds', bucket, COALESCE((SELECT MAX(id) FROM rounds), 0) FROM buckets
+  UNION ALL
+  SELECT 'transfers', bucket, COALESCE((SELECT MAX(id) FROM transfers), 0) FROM buckets;
 `,
   },
 ];

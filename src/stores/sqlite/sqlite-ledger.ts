@@ -4,7 +4,8 @@
  * inside a database transaction opened by its caller (the group committer),
  * so no other request can interleave between the read and the write. A
  * bet's snapshot comes from the writer's memory where it can (hot-state.ts),
- * and its ids are claimed by the insert (`transact`).
+ * and its ids are looked up in the id indexes (id-index.ts), which mostly
+ * answer from memory too.
  */
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
@@ -46,12 +47,7 @@ import type {
 } from '../store.js';
 import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
 import { HotState, type PlayerRow, type SessionAt } from './hot-state.js';
-
-/**
- * Undoes the writes of the call in progress (its savepoint), which stays
- * open: the ledger then books the call again another way.
- */
-export type UndoWrites = () => void;
+import { IdIndex } from './id-index.js';
 
 const PLAYER_COLUMNS = `p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance,
   a.last_transfer_id, a.last_round_id`;
@@ -84,7 +80,7 @@ function sessionOf(v: unknown[]): SessionAt {
 }
 
 const SEEN = `SELECT t.kind, p.player_id, r.uuid, t.campaign_uuid, t.amount, t.jp_amount
-  FROM transfers t JOIN players p ON p.id = t.player_pk LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.uuid = ?`;
+  FROM transfers t JOIN players p ON p.id = t.player_pk LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.id = ?`;
 function seenOf(v: unknown[]): SeenTransfer {
   return {
     kind: v[0] as TransferKind,
@@ -102,16 +98,9 @@ interface RoundRow {
   game: string;
   finished: boolean;
 }
-const ROUND = `SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.uuid = ?`;
+const ROUND = `SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.id = ?`;
 function roundOf(v: unknown[]): RoundRow {
   return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] === 1n };
-}
-
-/** What the fast path of a bet assumes of its transaction ids until the unique index says otherwise. */
-const NOTHING_SEEN: ReadonlyMap<string, SeenTransfer> = new Map();
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /** Operator account ids kept in memory (game, campaign, tournament, cash accounts); a bound, not a tuning knob. */
@@ -121,8 +110,8 @@ export class SqliteLedger {
   private readonly statements;
   private readonly accountIds = new Map<string, bigint>();
   private readonly hot = new HotState();
-  /** Accounts this ledger inserted: an undo that spans one must forget the cached ids. */
-  private accountsCreated = 0;
+  private readonly transferIds: IdIndex;
+  private readonly roundIds: IdIndex;
   /** `PRAGMA data_version` when this connection last began writing. */
   private dataVersion: bigint | undefined;
 
@@ -132,6 +121,8 @@ export class SqliteLedger {
     private readonly rules: RulesConfig,
   ) {
     const prepare = (sql: string) => db.prepare(sql);
+    this.transferIds = new IdIndex(db, 'transfers');
+    this.roundIds = new IdIndex(db, 'rounds');
     this.statements = {
       dataVersion: prepare('PRAGMA data_version').pluck(true),
       sessionWithPlayer: prepare(SESSION_WITH_PLAYER).raw(true),
@@ -171,39 +162,27 @@ export class SqliteLedger {
   // ------------------------------------------------------------ wallet calls
 
   /**
-   * A bet or win first takes the fast path: every transaction id is taken to
-   * be new, and the round too unless it is kept open in memory, so nothing
-   * is read before the rows go in; the unique indexes on the ids are the
-   * proof. A replay, a round that exists, or any refusal (which the
-   * assumptions may have caused) undoes what went in and books the call
-   * again from what the ledger holds.
+   * A bet or win: the session and its player come from memory where kept,
+   * the round too while it is open, and the transaction ids from the id
+   * indexes (which hold recent ids in memory); only what they name is read.
    */
-  transact(command: TransactionCommand, undo: UndoWrites): BalanceOutcome | Refusal {
+  transact(command: TransactionCommand): BalanceOutcome | Refusal {
     const { request } = command;
     const at = this.sessionAt(request.sessionId);
     const roundKey = canonicalUuid(request.round.id);
     const roundBytes = uuidToBytes(roundKey);
-    if (at) {
-      const open = this.hot.openRound(roundKey);
-      const accountsBefore = this.accountsCreated;
-      try {
-        const outcome = this.bookTransaction(command, at, NOTHING_SEEN, open && { ...open, finished: false }, roundKey, roundBytes);
-        if (outcome.ok) return outcome;
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        undo();
-        // An account that the undone writes created is gone, and so must be its cached id.
-        if (this.accountsCreated !== accountsBefore) this.accountIds.clear();
-      }
-    }
     const seen = new Map<string, SeenTransfer>();
+    let round: RoundRow | undefined;
     if (at) {
       for (const tx of request.transactions) {
-        const found = this.seen(tx.id);
-        if (found) seen.set(canonicalUuid(tx.id), found);
+        const key = canonicalUuid(tx.id);
+        const found = this.seen(key);
+        if (found) seen.set(key, found);
       }
+      const open = this.hot.openRound(roundKey);
+      round = open ? { ...open, finished: false } : this.roundRow(roundKey, roundBytes);
     }
-    return this.bookTransaction(command, at, seen, at && this.roundRow(roundBytes), roundKey, roundBytes);
+    return this.bookTransaction(command, at, seen, round, roundKey, roundBytes);
   }
 
   private bookTransaction(
@@ -252,6 +231,7 @@ export class SqliteLedger {
             row.last_round_id,
           ).lastInsertRowid,
         );
+        this.roundIds.added(roundKey, roundPk);
         lastRoundId = roundPk;
       } else {
         assert.ok(round);
@@ -290,7 +270,7 @@ export class SqliteLedger {
     const plan = planPayout(request, {
       session: at && this.sessionState(at, request.sessionId),
       player,
-      seen: at && this.seen(request.payoutId),
+      seen: at && this.seen(canonicalUuid(request.payoutId)),
     });
     if (!plan.ok) return plan;
     assert.ok(at && player);
@@ -373,8 +353,11 @@ export class SqliteLedger {
     this.statements.insertPlayer.run(command.playerId, accountId, command.currency, command.country ?? null, command.now);
     const row = this.statements.playerById.get(command.playerId) as PlayerRow;
     if (opening > 0n) {
+      const depositId = canonicalUuid(command.depositId);
+      // Not a refusal: the id is the server's own, and a taken one is a fault (answered 500, nothing applied).
+      if (this.transferIds.find(depositId, uuidToBytes(depositId)) !== undefined) throw new Error(`deposit id ${depositId} is taken`);
       const legs = legsOf({ kind: 'deposit', playerId: command.playerId, currency: command.currency });
-      this.bookAlone(row, canonicalUuid(command.depositId), 'deposit', legs, opening, opening, opening, command.now, { note: 'opening balance' });
+      this.bookAlone(row, depositId, 'deposit', legs, opening, opening, opening, command.now, { note: 'opening balance' });
     }
     return this.view(this.statements.playerById.get(command.playerId) as PlayerRow);
   }
@@ -395,7 +378,7 @@ export class SqliteLedger {
   adjust(command: AdjustCommand): BalanceOutcome | Refusal {
     const row = this.statements.playerById.get(command.playerId) as PlayerRow | undefined;
     const player = row && this.playerState(row);
-    const plan = planAdjustment(command, player, row && this.seen(command.id));
+    const plan = planAdjustment(command, player, row && this.seen(canonicalUuid(command.id)));
     if (!plan.ok) return plan;
     assert.ok(row && player);
     const booked: Booked[] = [];
@@ -519,6 +502,17 @@ export class SqliteLedger {
     const unlinked = (table: 'transfers' | 'rounds', prev: string) =>
       count(`SELECT COUNT(*) AS n FROM (SELECT ${prev} AS prev,
         LAG(id) OVER (PARTITION BY player_pk ORDER BY id) AS expected FROM ${table}) WHERE prev IS NOT expected`);
+    /**
+     * Ids held by two rows, rows at or under their bucket's mark that the
+     * merged index misses, and merged entries that name no such row
+     * (id-index.ts): each would let a replay be booked again.
+     */
+    const badIds = (table: 'transfers' | 'rounds', merged: string) =>
+      count(`SELECT COUNT(*) - COUNT(DISTINCT uuid) AS n FROM ${table}`) +
+      count(`SELECT COUNT(*) AS n FROM ${table} t
+        JOIN id_marks m ON m.tbl = '${table}' AND m.bucket = instr('0123456789ABCDEF', substr(hex(t.uuid), 1, 1)) - 1
+        WHERE t.id <= m.merged_upto AND NOT EXISTS (SELECT 1 FROM ${merged} k WHERE k.uuid = t.uuid AND k.row_id = t.id)`) +
+      count(`SELECT COUNT(*) AS n FROM ${merged} k LEFT JOIN ${table} t ON t.id = k.row_id WHERE t.uuid IS NOT k.uuid`);
     const counts = {
       transfers: count('SELECT COUNT(*) AS n FROM transfers'),
       malformed: count(
@@ -537,6 +531,7 @@ export class SqliteLedger {
           SELECT COUNT(*) AS n FROM players p JOIN accounts a ON a.id = p.account_id
             LEFT JOIN transfer_heads t ON t.player_pk = p.id LEFT JOIN round_heads r ON r.player_pk = p.id
           WHERE a.last_transfer_id IS NOT t.id OR a.last_round_id IS NOT r.id`),
+      badIds: badIds('transfers', 'transfer_ids') + badIds('rounds', 'round_ids'),
     };
     const accounts = this.db
       .prepare(
@@ -598,14 +593,15 @@ export class SqliteLedger {
     return values && this.hot.keepSession(key, sessionOf(values));
   }
 
-  private roundRow(roundBytes: Buffer): RoundRow | undefined {
-    const values = this.statements.round.get(roundBytes) as unknown[] | undefined;
-    return values && roundOf(values);
+  private roundRow(roundKey: string, roundBytes: Buffer): RoundRow | undefined {
+    const id = this.roundIds.find(roundKey, roundBytes);
+    return id === undefined ? undefined : roundOf(this.statements.round.get(id) as unknown[]);
   }
 
-  private seen(id: string): SeenTransfer | undefined {
-    const values = this.statements.seen.get(uuidToBytes(id)) as unknown[] | undefined;
-    return values && seenOf(values);
+  /** The transfer booked under this id (canonical), if any. */
+  private seen(key: string): SeenTransfer | undefined {
+    const rowId = this.transferIds.find(key, uuidToBytes(key));
+    return rowId === undefined ? undefined : seenOf(this.statements.seen.get(rowId) as unknown[]);
   }
 
   private accountId(ref: AccountRef, player: PlayerRow, now: number): bigint {
@@ -622,7 +618,6 @@ export class SqliteLedger {
       id = found.id;
     } else {
       id = BigInt(this.statements.insertAccount.run(ref.kind, ref.ref, ref.currency, null, now).lastInsertRowid);
-      this.accountsCreated++;
     }
     if (this.accountIds.size >= ACCOUNT_IDS_CACHED_MAX) this.accountIds.clear();
     this.accountIds.set(key, id);
@@ -637,6 +632,8 @@ export class SqliteLedger {
   forgetCache(): void {
     this.accountIds.clear();
     this.hot.forgetAll();
+    this.transferIds.forget();
+    this.roundIds.forget();
   }
 
   /**
@@ -646,8 +643,18 @@ export class SqliteLedger {
    */
   startWriting(): void {
     const version = this.statements.dataVersion.get() as bigint;
-    if (version !== this.dataVersion) this.hot.forgetAll();
+    if (version !== this.dataVersion) {
+      this.hot.forgetAll();
+      this.transferIds.forget();
+      this.roundIds.forget();
+    }
     this.dataVersion = version;
+  }
+
+  /** Called after a batch's calls and before its COMMIT: moves recent ids into the merged indexes when due. */
+  beforeCommit(): void {
+    this.transferIds.mergeDue();
+    this.roundIds.mergeDue();
   }
 
   /** Inserts a transfer behind `prev` in the player's chain; returns its row id. */
@@ -677,7 +684,9 @@ export class SqliteLedger {
       now,
       prev,
     );
-    return BigInt(inserted.lastInsertRowid);
+    const rowId = BigInt(inserted.lastInsertRowid);
+    this.transferIds.added(id, rowId);
+    return rowId;
   }
 
   /**

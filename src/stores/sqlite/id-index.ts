@@ -1,0 +1,189 @@
+/**
+ * The unique index of one kind of id (transfer ids, round ids), kept so that
+ * a bet writes no index page at a random place.
+ *
+ * Why: ids are random UUIDs. In a B-tree index each new id lands on a leaf
+ * page at a random place, and each page a commit dirties is written whole to
+ * the WAL, synced, and later copied into the database file. With a unique
+ * index on each of the two ids a bet carries, those two random pages were
+ * most of what a bet wrote: on this project's bench machine, the same server
+ * without them served about a third more bets per second
+ * (docs/performance.md).
+ *
+ * How: the rows themselves (transfers, rounds) are appended in id order and
+ * carry their UUID, unindexed. The index has two parts:
+ * - `merged`: a table keyed by the UUID (`transfer_ids`, `round_ids`), which
+ *   holds every row up to a mark;
+ * - `recent`: the rows above the mark, in this writer's memory, rebuilt from
+ *   the table's tail whenever it may be wrong (at start, after a rollback,
+ *   after another connection's commit).
+ * When enough recent ids have gathered, they are written into the merged
+ * table in UUID order, in the batch's own database transaction, and the
+ * mark moves. Written in order, many ids share each leaf page they touch:
+ * on a ledger of a million rounds, about one page for every ten ids instead
+ * of one page for each.
+ *
+ * The marks are kept per bucket of the UUID space (its first hex digit), and
+ * one bucket merges at a time: a merge then rewrites a sixteenth of the
+ * index, so the batch that carries it waits a few milliseconds, not a
+ * sixteenth of a second.
+ *
+ * Uniqueness: an id is new if neither part holds it. Only the connection
+ * that holds SQLite's write lock looks, and it looks in the database
+ * transaction that then inserts the row, so no other writer can slip in
+ * between; every insert of a transfer or a round goes through this class,
+ * which refuses an id that either part holds; the merged table's primary
+ * key, and `verify`, catch any id that got in twice all the same.
+ */
+import assert from 'node:assert/strict';
+import type Database from 'better-sqlite3';
+import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
+
+/** Buckets of the UUID space, by the first hex digit of the canonical text. Fixed: migration 3 wrote a mark for each. */
+export const ID_BUCKETS = 16;
+/**
+ * Recent ids of one bucket that make it merge (ids). Larger means fewer
+ * pages per id and a longer merge: 4,096 ids into a sixteenth of a million
+ * rounds' index touches each of its about 400 leaf pages once, a few
+ * milliseconds of work.
+ */
+export const MERGE_IDS = 4_096;
+/**
+ * Rows by which a bucket's mark may fall behind the newest row before it
+ * merges whatever it holds (rows). Ids that are not uniformly random (time
+ * ordered UUIDs, say) fill some buckets and leave others nearly empty; this
+ * bounds the table's tail that a rebuild reads.
+ */
+export const MARK_LAG_ROWS_MAX = 4 * ID_BUCKETS * MERGE_IDS;
+
+export type IndexedTable = 'transfers' | 'rounds';
+
+export interface MergeLimits {
+  mergeIds: number;
+  markLagRowsMax: number;
+}
+
+const DEFAULT_LIMITS: MergeLimits = { mergeIds: MERGE_IDS, markLagRowsMax: MARK_LAG_ROWS_MAX };
+
+export class IdIndex {
+  /** Canonical UUID text -> row id, for the rows above their bucket's mark. */
+  private readonly recent = new Map<string, bigint>();
+  private readonly recentPerBucket = new Array<number>(ID_BUCKETS).fill(0);
+  private readonly marks = new Array<bigint>(ID_BUCKETS).fill(0n);
+  /** The table's newest row id. */
+  private newest = 0n;
+  private stale = true;
+  private readonly sql;
+
+  constructor(
+    db: Database.Database,
+    private readonly table: IndexedTable,
+    private readonly limits: MergeLimits = DEFAULT_LIMITS,
+  ) {
+    const merged = table === 'transfers' ? 'transfer_ids' : 'round_ids';
+    this.sql = {
+      merged: db.prepare(`SELECT row_id FROM ${merged} WHERE uuid = ?`).pluck(true),
+      marks: db.prepare('SELECT bucket, merged_upto FROM id_marks WHERE tbl = ?').raw(true),
+      tail: db.prepare(`SELECT id, uuid FROM ${table} WHERE id > ? ORDER BY id`).raw(true),
+      newest: db.prepare(`SELECT MAX(id) FROM ${table}`).pluck(true),
+      insertMerged: db.prepare(`INSERT INTO ${merged} (uuid, row_id) VALUES (?, ?)`),
+      setMark: db.prepare('UPDATE id_marks SET merged_upto = ? WHERE tbl = ? AND bucket = ?'),
+    };
+  }
+
+  /** The row that holds this id, if any. `key`: canonical UUID text; `bytes`: the same as stored. */
+  find(key: string, bytes: Buffer): bigint | undefined {
+    this.load();
+    return this.recent.get(key) ?? (this.sql.merged.get(bytes) as bigint | undefined);
+  }
+
+  /**
+   * Records a row just inserted under `key`. The caller found the id free
+   * in this database transaction (`find`); a second row under it is a bug.
+   */
+  added(key: string, rowId: bigint): void {
+    this.load();
+    assert.ok(!this.recent.has(key), `${this.table}: id ${key} was inserted twice`);
+    assert.ok(rowId > this.newest, `${this.table}: rows are appended in id order`);
+    this.recent.set(key, rowId);
+    this.recentPerBucket[bucketOf(key)]!++;
+    this.newest = rowId;
+  }
+
+  /**
+   * What is kept may not match the database: a call or a commit was rolled
+   * back, or another connection committed. The next use reads it again.
+   */
+  forget(): void {
+    this.stale = true;
+  }
+
+  /**
+   * Merges at most one bucket that is due: the fullest of those holding
+   * `mergeIds` or more, else the one whose mark lags furthest, if too far. Runs in the database
+   * transaction of the batch that gathered the ids, so the rows, the merged
+   * ids and the mark commit together or not at all.
+   */
+  mergeDue(): void {
+    if (this.stale) return;
+    let due = -1;
+    for (let b = 0; b < ID_BUCKETS; b++) {
+      const count = this.recentPerBucket[b]!;
+      if (count >= this.limits.mergeIds && (due < 0 || count > this.recentPerBucket[due]!)) due = b;
+    }
+    if (due < 0) {
+      // The bucket furthest behind: taking the first that lags would starve the later ones.
+      let oldest = 0;
+      for (let b = 1; b < ID_BUCKETS; b++) if (this.marks[b]! < this.marks[oldest]!) oldest = b;
+      if (this.newest - this.marks[oldest]! > BigInt(this.limits.markLagRowsMax)) due = oldest;
+    }
+    if (due >= 0) this.merge(due);
+  }
+
+  private merge(bucket: number): void {
+    const keys: string[] = [];
+    for (const key of this.recent.keys()) if (bucketOf(key) === bucket) keys.push(key);
+    // Canonical UUID text sorts as its bytes do: the inserts walk the index in order.
+    keys.sort();
+    for (const key of keys) {
+      try {
+        this.sql.insertMerged.run(uuidToBytes(key), this.recent.get(key)!);
+      } catch (error) {
+        // Two rows under one id: the ledger is wrong, and nothing more may be booked on it.
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') assert.fail(`${this.table}: id ${key} is held by two rows`);
+        throw error;
+      }
+      this.recent.delete(key);
+    }
+    this.sql.setMark.run(this.newest, this.table, bucket);
+    this.marks[bucket] = this.newest;
+    this.recentPerBucket[bucket] = 0;
+  }
+
+  /** Reads the marks and the rows above them, when what is kept may be wrong. */
+  private load(): void {
+    if (!this.stale) return;
+    this.recent.clear();
+    this.recentPerBucket.fill(0);
+    const marks = this.sql.marks.all(this.table) as [bigint, bigint][];
+    assert.equal(marks.length, ID_BUCKETS, `id_marks must hold a mark for each bucket of ${this.table}`);
+    for (const [bucket, mark] of marks) this.marks[Number(bucket)] = mark;
+    let lowest = this.marks[0]!;
+    for (const mark of this.marks) if (mark < lowest) lowest = mark;
+    this.newest = (this.sql.newest.get() as bigint | null) ?? 0n;
+    for (const [id, uuid] of this.sql.tail.iterate(lowest) as IterableIterator<[bigint, Buffer]>) {
+      const key = bytesToUuid(uuid);
+      const bucket = bucketOf(key);
+      if (id <= this.marks[bucket]!) continue;
+      this.recent.set(key, id);
+      this.recentPerBucket[bucket]!++;
+    }
+    this.stale = false;
+  }
+}
+
+/** The bucket of a canonical (lower-case) UUID: its first hex digit. */
+export function bucketOf(key: string): number {
+  const code = key.charCodeAt(0);
+  return code <= 57 ? code - 48 : code - 87;
+}

@@ -1,0 +1,229 @@
+/**
+ * The SQLite id indexes (id-index.ts) answer like a unique index: an id is
+ * found whether it is still in memory or already merged, after a merge, a
+ * rollback, a restart, and another connection's commit; merges keep every
+ * bucket's mark close to the newest row even when ids are not random; and
+ * an id held twice is a crash, never an answer. Through the store, replays
+ * of merged ids stay replays and the books verify.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { bucketOf, ID_BUCKETS, IdIndex, MERGE_IDS } from '../../src/stores/sqlite/id-index.js';
+import { migrate } from '../../src/stores/sqlite/migrations.js';
+import { openDatabase } from '../../src/stores/sqlite/open-database.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { uuidToBytes } from '../../src/stores/uuid-bytes.js';
+import type { TransactionRequest } from '../../src/protocol/schemas.js';
+import { tempDir } from '../helpers.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+/** A random UUID whose first hex digit, and so its bucket, is `digit`. */
+function idIn(digit: string): string {
+  return digit + randomUUID().slice(1);
+}
+
+function withDatabase(run: (db: Database.Database, path: string) => void | Promise<void>): () => Promise<void> {
+  return async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'wallet.db');
+    const db = openDatabase(path);
+    try {
+      migrate(db);
+      db.prepare("INSERT INTO players (player_id, account_id, currency, created_at) VALUES ('p', 1, 'EUR', 0)").run();
+      await run(db, path);
+    } finally {
+      db.close();
+      cleanup();
+    }
+  };
+}
+
+/** Inserts a round under `key` as the ledger does, and tells the index. */
+function addRound(db: Database.Database, index: IdIndex, key: string): bigint {
+  assert.equal(index.find(key, uuidToBytes(key)), undefined);
+  const id = BigInt(db.prepare("INSERT INTO rounds (uuid, player_pk, game, created_at) VALUES (?, 1, 'dice', 0)").run(uuidToBytes(key)).lastInsertRowid);
+  index.added(key, id);
+  return id;
+}
+
+function marks(db: Database.Database, table: string): bigint[] {
+  return db.prepare('SELECT merged_upto FROM id_marks WHERE tbl = ? ORDER BY bucket').pluck().all(table) as bigint[];
+}
+
+describe('sqlite id index', () => {
+  test('bucketOf reads the first hex digit of canonical text', () => {
+    assert.deepEqual(
+      [...'0123456789abcdef'].map((digit) => bucketOf(`${digit}0000000-0000-4000-8000-000000000000`)),
+      Array.from({ length: ID_BUCKETS }, (_, i) => i),
+    );
+  });
+
+  test(
+    'ids are found before and after their bucket merges, in order, and after a rebuild',
+    withDatabase((db) => {
+      const index = new IdIndex(db, 'rounds', { mergeIds: 4, markLagRowsMax: 1_000 });
+      const inA = ['a', 'a', 'a', 'a'].map((digit) => idIn(digit));
+      const in3 = [idIn('3'), idIn('3')];
+      const rows = new Map([...inA, ...in3].map((key) => [key, addRound(db, index, key)]));
+      index.mergeDue();
+      const merged = db.prepare('SELECT uuid, row_id FROM round_ids ORDER BY uuid').raw().all() as [Buffer, bigint][];
+      // Only the full bucket merged.
+      assert.deepEqual(
+        merged.map(([uuid, rowId]) => [uuid.toString('hex'), rowId]),
+        [...inA].sort().map((key) => [key.replaceAll('-', ''), rows.get(key)]),
+      );
+      const newest = rows.get(in3[1]!)!;
+      assert.deepEqual(
+        marks(db, 'rounds'),
+        Array.from({ length: ID_BUCKETS }, (_, b) => (b === 10 ? newest : 0n)),
+      );
+      for (const [key, id] of rows) assert.equal(index.find(key, uuidToBytes(key)), id);
+      // A later id of the merged bucket is above its mark: it lives in memory, and a rebuild finds it there again.
+      const late = idIn('a');
+      rows.set(late, addRound(db, index, late));
+      for (const fresh of [index, new IdIndex(db, 'rounds')]) {
+        fresh.forget();
+        for (const [key, id] of rows) assert.equal(fresh.find(key, uuidToBytes(key)), id, key);
+        assert.equal(fresh.find(idIn('a'), uuidToBytes(idIn('a'))), undefined);
+      }
+    }),
+  );
+
+  test(
+    'an id whose insert was rolled back is free again once the index forgets',
+    withDatabase((db) => {
+      const index = new IdIndex(db, 'rounds');
+      const kept = idIn('5');
+      addRound(db, index, kept);
+      const lost = idIn('5');
+      db.exec('BEGIN');
+      const lostRow = addRound(db, index, lost);
+      db.exec('ROLLBACK');
+      index.forget();
+      assert.equal(index.find(lost, uuidToBytes(lost)), undefined);
+      // SQLite hands the rolled-back row id out again.
+      const again = idIn('5');
+      assert.equal(addRound(db, index, again), lostRow);
+      assert.equal(index.find(again, uuidToBytes(again)), lostRow);
+      assert.ok(index.find(kept, uuidToBytes(kept)) !== undefined);
+    }),
+  );
+
+  test(
+    'ids that all fall in one bucket leave no mark further behind than the lag allows',
+    withDatabase((db) => {
+      const lag = 8;
+      const index = new IdIndex(db, 'rounds', { mergeIds: 1_000, markLagRowsMax: lag });
+      let newest = 0n;
+      for (let i = 0; i < 60; i++) {
+        newest = addRound(db, index, idIn('0'));
+        index.mergeDue();
+      }
+      // One bucket merges per call, so a mark may fall behind by the lag plus one row per other bucket.
+      for (const mark of marks(db, 'rounds')) assert.ok(newest - mark <= BigInt(lag + ID_BUCKETS), `mark ${mark}, newest ${newest}`);
+    }),
+  );
+
+  test(
+    'an id added twice, or merged over an entry it already has, is a crash',
+    withDatabase((db) => {
+      const index = new IdIndex(db, 'rounds', { mergeIds: 1, markLagRowsMax: 1_000 });
+      const key = idIn('7');
+      const id = addRound(db, index, key);
+      assert.throws(() => index.added(key, id + 1n), { name: 'AssertionError' });
+      db.prepare('INSERT INTO round_ids (uuid, row_id) VALUES (?, ?)').run(uuidToBytes(key), id);
+      assert.throws(() => index.mergeDue(), { name: 'AssertionError', message: /held by two rows/ });
+    }),
+  );
+});
+
+describe('sqlite id index through the store', () => {
+  async function openSession(store: SqliteStore, playerId: string): Promise<{ sessionId: string; playerId: string; game: string }> {
+    const created = await store.createPlayer({ playerId, currency: 'EUR', balance: 1_000_000, depositId: randomUUID(), now: NOW });
+    assert.ok(created.ok);
+    const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now: NOW });
+    assert.ok(key.ok);
+    const auth = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID() });
+    assert.ok(auth.ok);
+    return { sessionId: auth.sessionId, playerId, game: 'dice' };
+  }
+
+  const bet = (session: { sessionId: string; playerId: string; game: string }, id: string, round: string, amount = 1): TransactionRequest => ({
+    ...session,
+    transactions: [{ id, type: 'bet', amount }],
+    round: { id: round, finished: true },
+  });
+
+  test('replays of merged ids stay replays, across a restart; closed rounds stay closed; the books verify', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'wallet.db');
+    try {
+      let store = await SqliteStore.open({ path, placement: 'inline' });
+      const session = await openSession(store, 'merged');
+      // Every id in bucket 0, so that bucket merges after MERGE_IDS bets.
+      const requests = Array.from({ length: MERGE_IDS + 100 }, () => bet(session, idIn('0'), idIn('0')));
+      for (let i = 0; i < requests.length; i += 500) {
+        const outcomes = await Promise.all(requests.slice(i, i + 500).map((request) => store.transact({ request, now: NOW })));
+        assert.ok(outcomes.every((outcome) => outcome.ok));
+      }
+      const balance = 1_000_000 - requests.length;
+      const check = async () => {
+        const db = new Database(path, { readonly: true });
+        try {
+          for (const table of ['transfers', 'rounds']) assert.ok(marks(db, table)[0]! >= BigInt(MERGE_IDS), `${table} bucket 0 merged`);
+        } finally {
+          db.close();
+        }
+        for (const request of [requests[0]!, requests[MERGE_IDS - 1]!, requests.at(-1)!]) {
+          assert.deepEqual(await store.transact({ request, now: NOW }), { ok: true, balance: String(balance), currency: 'EUR', booked: [] });
+          const other = await store.transact({ request: { ...request, transactions: [{ ...request.transactions[0]!, amount: 2 }] }, now: NOW });
+          assert.equal(!other.ok && other.code, 'DUPLICATE_CONFLICT');
+          const closed = await store.transact({ request: bet(session, idIn('0'), request.round.id), now: NOW });
+          assert.equal(!closed.ok && closed.code, 'ROUND_CLOSED');
+        }
+        const report = await store.verify();
+        assert.equal(report.ok, true, JSON.stringify(report));
+      };
+      await check();
+      await store.close();
+      store = await SqliteStore.open({ path, placement: 'inline' });
+      await check();
+      await store.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  test('an id booked through another connection is seen at once', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'wallet.db');
+    try {
+      const first = await SqliteStore.open({ path, placement: 'inline' });
+      const second = await SqliteStore.open({ path, placement: 'inline' });
+      try {
+        const session = await openSession(first, 'shared');
+        // Both connections have their ids in memory before either books.
+        const warm = bet(session, randomUUID(), randomUUID());
+        assert.ok((await first.transact({ request: warm, now: NOW })).ok);
+        assert.ok((await second.transact({ request: warm, now: NOW })).ok);
+        const request = bet(session, randomUUID(), randomUUID(), 5);
+        assert.ok((await first.transact({ request, now: NOW })).ok);
+        const replay = await second.transact({ request, now: NOW });
+        assert.deepEqual(replay, { ok: true, balance: '999994', currency: 'EUR', booked: [] });
+        const conflict = await second.transact({ request: { ...request, transactions: [{ ...request.transactions[0]!, amount: 6 }] }, now: NOW });
+        assert.equal(!conflict.ok && conflict.code, 'DUPLICATE_CONFLICT');
+        const report = await second.verify();
+        assert.equal(report.ok, true, JSON.stringify(report));
+      } finally {
+        await second.close();
+        await first.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+});
