@@ -66,9 +66,8 @@ export interface MergeLimits {
 const DEFAULT_LIMITS: MergeLimits = { mergeIds: MERGE_IDS, markLagRowsMax: MARK_LAG_ROWS_MAX };
 
 export class IdIndex {
-  /** Canonical UUID text -> row id, for the rows above their bucket's mark. */
-  private readonly recent = new Map<string, bigint>();
-  private readonly recentPerBucket = new Array<number>(ID_BUCKETS).fill(0);
+  /** Per bucket: canonical UUID text -> row id, for the rows above the bucket's mark. */
+  private readonly recent = Array.from({ length: ID_BUCKETS }, () => new Map<string, bigint>());
   private readonly marks = new Array<bigint>(ID_BUCKETS).fill(0n);
   /** The table's newest row id. */
   private newest = 0n;
@@ -94,7 +93,7 @@ export class IdIndex {
   /** The row that holds this id, if any. `key`: canonical UUID text; `bytes`: the same as stored. */
   find(key: string, bytes: Buffer): bigint | undefined {
     this.load();
-    return this.recent.get(key) ?? (this.sql.merged.get(bytes) as bigint | undefined);
+    return this.recent[bucketOf(key)]!.get(key) ?? (this.sql.merged.get(bytes) as bigint | undefined);
   }
 
   /**
@@ -103,10 +102,11 @@ export class IdIndex {
    */
   added(key: string, rowId: bigint): void {
     this.load();
-    assert.ok(!this.recent.has(key), `${this.table}: id ${key} was inserted twice`);
+    const recent = this.recent[bucketOf(key)]!;
+    const size = recent.size;
+    recent.set(key, rowId);
+    assert.ok(recent.size > size, `${this.table}: id ${key} was inserted twice`);
     assert.ok(rowId > this.newest, `${this.table}: rows are appended in id order`);
-    this.recent.set(key, rowId);
-    this.recentPerBucket[bucketOf(key)]!++;
     this.newest = rowId;
   }
 
@@ -128,8 +128,8 @@ export class IdIndex {
     if (this.stale) return;
     let due = -1;
     for (let b = 0; b < ID_BUCKETS; b++) {
-      const count = this.recentPerBucket[b]!;
-      if (count >= this.limits.mergeIds && (due < 0 || count > this.recentPerBucket[due]!)) due = b;
+      const count = this.recent[b]!.size;
+      if (count >= this.limits.mergeIds && (due < 0 || count > this.recent[due]!.size)) due = b;
     }
     if (due < 0) {
       // The bucket furthest behind: taking the first that lags would starve the later ones.
@@ -141,30 +141,27 @@ export class IdIndex {
   }
 
   private merge(bucket: number): void {
-    const keys: string[] = [];
-    for (const key of this.recent.keys()) if (bucketOf(key) === bucket) keys.push(key);
+    const recent = this.recent[bucket]!;
     // Canonical UUID text sorts as its bytes do: the inserts walk the index in order.
-    keys.sort();
-    for (const key of keys) {
+    const entries = [...recent].sort(([a], [b]) => (a < b ? -1 : 1));
+    for (const [key, rowId] of entries) {
       try {
-        this.sql.insertMerged.run(uuidToBytes(key), this.recent.get(key)!);
+        this.sql.insertMerged.run(uuidToBytes(key), rowId);
       } catch (error) {
         // Two rows under one id: the ledger is wrong, and nothing more may be booked on it.
         if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') assert.fail(`${this.table}: id ${key} is held by two rows`);
         throw error;
       }
-      this.recent.delete(key);
     }
     this.sql.setMark.run(this.newest, this.table, bucket);
     this.marks[bucket] = this.newest;
-    this.recentPerBucket[bucket] = 0;
+    recent.clear();
   }
 
   /** Reads the marks and the rows above them, when what is kept may be wrong. */
   private load(): void {
     if (!this.stale) return;
-    this.recent.clear();
-    this.recentPerBucket.fill(0);
+    for (const recent of this.recent) recent.clear();
     const marks = this.sql.marks.all(this.table) as [bigint, bigint][];
     assert.equal(marks.length, ID_BUCKETS, `id_marks must hold a mark for each bucket of ${this.table}`);
     for (const [bucket, mark] of marks) this.marks[Number(bucket)] = mark;
@@ -174,9 +171,7 @@ export class IdIndex {
     for (const [id, uuid] of this.sql.tail.iterate(lowest) as IterableIterator<[bigint, Buffer]>) {
       const key = bytesToUuid(uuid);
       const bucket = bucketOf(key);
-      if (id <= this.marks[bucket]!) continue;
-      this.recent.set(key, id);
-      this.recentPerBucket[bucket]!++;
+      if (id > this.marks[bucket]!) this.recent[bucket]!.set(key, id);
     }
     this.stale = false;
   }
