@@ -85,7 +85,9 @@ export class IdIndex {
       marks: db.prepare('SELECT bucket, merged_upto FROM id_marks WHERE tbl = ?').raw(true),
       tail: db.prepare(`SELECT id, uuid FROM ${table} WHERE id > ? ORDER BY id`).raw(true),
       newest: db.prepare(`SELECT MAX(id) FROM ${table}`).pluck(true),
-      insertMerged: db.prepare(`INSERT INTO ${merged} (uuid, row_id) VALUES (?, ?)`),
+      // The bucket's rows above its mark, read in UUID order (a sort of a few thousand rows) and inserted in it.
+      merge: db.prepare(`INSERT INTO ${merged} (uuid, row_id)
+        SELECT uuid, id FROM ${table} WHERE id > ? AND uuid >= ? AND uuid < ? ORDER BY uuid`),
       setMark: db.prepare('UPDATE id_marks SET merged_upto = ? WHERE tbl = ? AND bucket = ?'),
     };
   }
@@ -142,17 +144,16 @@ export class IdIndex {
 
   private merge(bucket: number): void {
     const recent = this.recent[bucket]!;
-    // Canonical UUID text sorts as its bytes do: the inserts walk the index in order.
-    const entries = [...recent].sort(([a], [b]) => (a < b ? -1 : 1));
-    for (const [key, rowId] of entries) {
-      try {
-        this.sql.insertMerged.run(uuidToBytes(key), rowId);
-      } catch (error) {
-        // Two rows under one id: the ledger is wrong, and nothing more may be booked on it.
-        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') assert.fail(`${this.table}: id ${key} is held by two rows`);
-        throw error;
-      }
+    let merged: number;
+    try {
+      merged = this.sql.merge.run(this.marks[bucket]!, BUCKET_FIRST[bucket]!, BUCKET_FIRST[bucket + 1]!).changes;
+    } catch (error) {
+      // Two rows under one id: the ledger is wrong, and nothing more may be booked on it.
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') assert.fail(`${this.table}: an id of bucket ${bucket} is held by two rows`);
+      throw error;
     }
+    // What memory holds and what the table holds above the mark are the same rows.
+    assert.equal(merged, recent.size, `${this.table}: bucket ${bucket} holds ${recent.size} recent ids in memory, ${merged} in the table`);
     this.sql.setMark.run(this.newest, this.table, bucket);
     this.marks[bucket] = this.newest;
     recent.clear();
@@ -176,6 +177,16 @@ export class IdIndex {
     this.stale = false;
   }
 }
+
+/**
+ * The lowest stored UUID of each bucket, and past the last one a blob that
+ * sorts after every UUID (a longer run of 0xff bytes): bucket b holds the
+ * UUIDs from BUCKET_FIRST[b] up to, not including, BUCKET_FIRST[b + 1].
+ */
+const BUCKET_FIRST: readonly Buffer[] = [
+  ...Array.from({ length: ID_BUCKETS }, (_, b) => Buffer.from([b * (256 / ID_BUCKETS)])),
+  Buffer.alloc(17, 0xff),
+];
 
 /** The bucket of a canonical (lower-case) UUID: its first hex digit. */
 export function bucketOf(key: string): number {
