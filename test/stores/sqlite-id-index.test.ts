@@ -21,9 +21,9 @@ import { tempDir } from '../helpers.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
-/** A random UUID whose first hex digit, and so its bucket, is `digit`. */
-function idIn(digit: string): string {
-  return digit + randomUUID().slice(1);
+/** A random UUID whose first byte, and so its bucket, is `byte` (two hex digits). */
+function idIn(byte: string): string {
+  return byte + randomUUID().slice(2);
 }
 
 function withDatabase(run: (db: Database.Database, path: string) => void | Promise<void>): () => Promise<void> {
@@ -55,10 +55,11 @@ function marks(db: Database.Database, table: string): bigint[] {
 }
 
 describe('sqlite id index', () => {
-  test('bucketOf reads the first hex digit of canonical text', () => {
+  test('bucketOf reads the first byte of canonical text', () => {
+    const bytes = Array.from({ length: ID_BUCKETS }, (_, i) => i);
     assert.deepEqual(
-      [...'0123456789abcdef'].map((digit) => bucketOf(`${digit}0000000-0000-4000-8000-000000000000`)),
-      Array.from({ length: ID_BUCKETS }, (_, i) => i),
+      bytes.map((byte) => bucketOf(`${byte.toString(16).padStart(2, '0')}000000-0000-4000-8000-000000000000`)),
+      bytes,
     );
   });
 
@@ -66,8 +67,8 @@ describe('sqlite id index', () => {
     'ids are found before and after their bucket merges, in order, and after a rebuild',
     withDatabase((db) => {
       const index = new IdIndex(db, 'rounds', { mergeIds: 4, markLagRowsMax: 1_000 });
-      const inA = ['a', 'a', 'a', 'a'].map((digit) => idIn(digit));
-      const in3 = [idIn('3'), idIn('3')];
+      const inA = ['a7', 'a7', 'a7', 'a7'].map((byte) => idIn(byte));
+      const in3 = [idIn('3c'), idIn('3c')];
       const rows = new Map([...inA, ...in3].map((key) => [key, addRound(db, index, key)]));
       index.mergeDue();
       const merged = db.prepare('SELECT uuid, row_id FROM round_ids ORDER BY uuid').raw().all() as [Buffer, bigint][];
@@ -79,16 +80,17 @@ describe('sqlite id index', () => {
       const newest = rows.get(in3[1]!)!;
       assert.deepEqual(
         marks(db, 'rounds'),
-        Array.from({ length: ID_BUCKETS }, (_, b) => (b === 10 ? newest : 0n)),
+        Array.from({ length: ID_BUCKETS }, (_, b) => (b === 0xa7 ? newest : 0n)),
       );
       for (const [key, id] of rows) assert.equal(index.find(key, uuidToBytes(key)), id);
       // A later id of the merged bucket is above its mark: it lives in memory, and a rebuild finds it there again.
-      const late = idIn('a');
+      const late = idIn('a7');
       rows.set(late, addRound(db, index, late));
       for (const fresh of [index, new IdIndex(db, 'rounds')]) {
         fresh.forget();
         for (const [key, id] of rows) assert.equal(fresh.find(key, uuidToBytes(key)), id, key);
-        assert.equal(fresh.find(idIn('a'), uuidToBytes(idIn('a'))), undefined);
+        const unknown = idIn('a7');
+        assert.equal(fresh.find(unknown, uuidToBytes(unknown)), undefined);
       }
     }),
   );
@@ -97,16 +99,16 @@ describe('sqlite id index', () => {
     'an id whose insert was rolled back is free again once the index forgets',
     withDatabase((db) => {
       const index = new IdIndex(db, 'rounds');
-      const kept = idIn('5');
+      const kept = idIn('5e');
       addRound(db, index, kept);
-      const lost = idIn('5');
+      const lost = idIn('5e');
       db.exec('BEGIN');
       const lostRow = addRound(db, index, lost);
       db.exec('ROLLBACK');
       index.forget();
       assert.equal(index.find(lost, uuidToBytes(lost)), undefined);
       // SQLite hands the rolled-back row id out again.
-      const again = idIn('5');
+      const again = idIn('5e');
       assert.equal(addRound(db, index, again), lostRow);
       assert.equal(index.find(again, uuidToBytes(again)), lostRow);
       assert.ok(index.find(kept, uuidToBytes(kept)) !== undefined);
@@ -119,8 +121,8 @@ describe('sqlite id index', () => {
       const lag = 8;
       const index = new IdIndex(db, 'rounds', { mergeIds: 1_000, markLagRowsMax: lag });
       let newest = 0n;
-      for (let i = 0; i < 60; i++) {
-        newest = addRound(db, index, idIn('0'));
+      for (let i = 0; i < 4 * ID_BUCKETS; i++) {
+        newest = addRound(db, index, idIn('00'));
         index.mergeDue();
       }
       // One bucket merges per call, so a mark may fall behind by the lag plus one row per other bucket.
@@ -132,7 +134,7 @@ describe('sqlite id index', () => {
     'an id added twice, or merged over an entry it already has, is a crash',
     withDatabase((db) => {
       const index = new IdIndex(db, 'rounds', { mergeIds: 1, markLagRowsMax: 1_000 });
-      const key = idIn('7');
+      const key = idIn('71');
       const id = addRound(db, index, key);
       assert.throws(() => index.added(key, id + 1n), { name: 'AssertionError' });
       db.prepare('INSERT INTO round_ids (uuid, row_id) VALUES (?, ?)').run(uuidToBytes(key), id);
@@ -165,7 +167,7 @@ describe('sqlite id index through the store', () => {
       let store = await SqliteStore.open({ path, placement: 'inline' });
       const session = await openSession(store, 'merged');
       // Every id in bucket 0, so that bucket merges after MERGE_IDS bets.
-      const requests = Array.from({ length: MERGE_IDS + 100 }, () => bet(session, idIn('0'), idIn('0')));
+      const requests = Array.from({ length: MERGE_IDS + 100 }, () => bet(session, idIn('00'), idIn('00')));
       for (let i = 0; i < requests.length; i += 500) {
         const outcomes = await Promise.all(requests.slice(i, i + 500).map((request) => store.transact({ request, now: NOW })));
         assert.ok(outcomes.every((outcome) => outcome.ok));
@@ -182,7 +184,7 @@ describe('sqlite id index through the store', () => {
           assert.deepEqual(await store.transact({ request, now: NOW }), { ok: true, balance: String(balance), currency: 'EUR', booked: [] });
           const other = await store.transact({ request: { ...request, transactions: [{ ...request.transactions[0]!, amount: 2 }] }, now: NOW });
           assert.equal(!other.ok && other.code, 'DUPLICATE_CONFLICT');
-          const closed = await store.transact({ request: bet(session, idIn('0'), request.round.id), now: NOW });
+          const closed = await store.transact({ request: bet(session, idIn('00'), request.round.id), now: NOW });
           assert.equal(!closed.ok && closed.code, 'ROUND_CLOSED');
         }
         const report = await store.verify();

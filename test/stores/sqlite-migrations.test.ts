@@ -103,7 +103,7 @@ describe('sqlite migrations', () => {
       assert.deepEqual(indexes, []);
       // The deposit booked after the migration is the one id above the marks.
       assert.deepEqual(unmerged, [1, 0]);
-      assert.deepEqual(marks, [['rounds', 1, 16], ['transfers', 1, 16]]);
+      assert.deepEqual(marks, [['rounds', 1, 256], ['transfers', 1, 256]]);
       assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
     } finally {
       cleanup();

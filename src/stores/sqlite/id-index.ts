@@ -23,10 +23,12 @@
  * on a ledger of a million rounds, about one page for every ten ids instead
  * of one page for each.
  *
- * The marks are kept per bucket of the UUID space (its first hex digit), and
- * one bucket merges at a time: a merge then rewrites a sixteenth of the
- * index, so the batch that carries it waits a few milliseconds, not a
- * sixteenth of a second.
+ * The marks are kept per bucket of the UUID space (its first byte), and one
+ * bucket merges at a time, from memory: a merge then writes a few hundred
+ * ids into 1/256 of the index, and the batch that carries it waits well
+ * under a millisecond for it. (Merging a whole sixteenth at a time, 4,096
+ * ids, made that wait about 6 ms, most of it reading the table for the
+ * bucket's rows, and it set the bench's 99th percentile.)
  *
  * Uniqueness: an id is new if neither part holds it. Only the connection
  * that holds SQLite's write lock looks, and it looks in the database
@@ -39,15 +41,19 @@ import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
 
-/** Buckets of the UUID space, by the first hex digit of the canonical text. Fixed: migration 3 wrote a mark for each. */
-export const ID_BUCKETS = 16;
+/** Buckets of the UUID space, by its first byte. Fixed: migration 3 wrote a mark for each. */
+export const ID_BUCKETS = 256;
 /**
- * Recent ids of one bucket that make it merge (ids). Larger means fewer
- * pages per id and a longer merge: 4,096 ids into a sixteenth of a million
- * rounds' index touches each of its about 400 leaf pages once, a few
- * milliseconds of work.
+ * Recent ids of one bucket that make it merge (ids). What sets the pages
+ * written per id is the ids held in memory against the size of the index
+ * (ID_BUCKETS x MERGE_IDS, about 65,000 of each kind): merged into a
+ * million rounds' index, a bucket's 256 ids fall on its about 30 leaf
+ * pages, some nine ids to a page. What sets the wait of the batch that
+ * merges is this number alone.
  */
-export const MERGE_IDS = 4_096;
+export const MERGE_IDS = 256;
+/** Ids inserted by one statement of a merge: fewer crossings into SQLite, and 128 parameters is far from its limit. */
+const MERGE_ROWS_PER_STATEMENT = 64;
 /**
  * Rows by which a bucket's mark may fall behind the newest row before it
  * merges whatever it holds (rows). Ids that are not uniformly random (time
@@ -85,9 +91,8 @@ export class IdIndex {
       marks: db.prepare('SELECT bucket, merged_upto FROM id_marks WHERE tbl = ?').raw(true),
       tail: db.prepare(`SELECT id, uuid FROM ${table} WHERE id > ? ORDER BY id`).raw(true),
       newest: db.prepare(`SELECT MAX(id) FROM ${table}`).pluck(true),
-      // The bucket's rows above its mark, read in UUID order (a sort of a few thousand rows) and inserted in it.
-      merge: db.prepare(`INSERT INTO ${merged} (uuid, row_id)
-        SELECT uuid, id FROM ${table} WHERE id > ? AND uuid >= ? AND uuid < ? ORDER BY uuid`),
+      insertOne: db.prepare(`INSERT INTO ${merged} (uuid, row_id) VALUES (?, ?)`),
+      insertMany: db.prepare(`INSERT INTO ${merged} (uuid, row_id) VALUES ${Array(MERGE_ROWS_PER_STATEMENT).fill('(?, ?)').join(', ')}`),
       setMark: db.prepare('UPDATE id_marks SET merged_upto = ? WHERE tbl = ? AND bucket = ?'),
     };
   }
@@ -144,16 +149,22 @@ export class IdIndex {
 
   private merge(bucket: number): void {
     const recent = this.recent[bucket]!;
-    let merged: number;
+    // Canonical UUID text sorts as its bytes do: the inserts walk the index in order.
+    const entries = [...recent].sort(([a], [b]) => (a < b ? -1 : 1));
     try {
-      merged = this.sql.merge.run(this.marks[bucket]!, BUCKET_FIRST[bucket]!, BUCKET_FIRST[bucket + 1]!).changes;
+      let at = 0;
+      const values: unknown[] = [];
+      for (; at + MERGE_ROWS_PER_STATEMENT <= entries.length; at += MERGE_ROWS_PER_STATEMENT) {
+        values.length = 0;
+        for (let i = at; i < at + MERGE_ROWS_PER_STATEMENT; i++) values.push(uuidToBytes(entries[i]![0]), entries[i]![1]);
+        this.sql.insertMany.run(values);
+      }
+      for (; at < entries.length; at++) this.sql.insertOne.run(uuidToBytes(entries[at]![0]), entries[at]![1]);
     } catch (error) {
       // Two rows under one id: the ledger is wrong, and nothing more may be booked on it.
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') assert.fail(`${this.table}: an id of bucket ${bucket} is held by two rows`);
       throw error;
     }
-    // What memory holds and what the table holds above the mark are the same rows.
-    assert.equal(merged, recent.size, `${this.table}: bucket ${bucket} holds ${recent.size} recent ids in memory, ${merged} in the table`);
     this.sql.setMark.run(this.newest, this.table, bucket);
     this.marks[bucket] = this.newest;
     recent.clear();
@@ -178,18 +189,11 @@ export class IdIndex {
   }
 }
 
-/**
- * The lowest stored UUID of each bucket, and past the last one a blob that
- * sorts after every UUID (a longer run of 0xff bytes): bucket b holds the
- * UUIDs from BUCKET_FIRST[b] up to, not including, BUCKET_FIRST[b + 1].
- */
-const BUCKET_FIRST: readonly Buffer[] = [
-  ...Array.from({ length: ID_BUCKETS }, (_, b) => Buffer.from([b * (256 / ID_BUCKETS)])),
-  Buffer.alloc(17, 0xff),
-];
-
-/** The bucket of a canonical (lower-case) UUID: its first hex digit. */
+/** The bucket of a canonical (lower-case) UUID: its first byte, from its first two hex digits. */
 export function bucketOf(key: string): number {
-  const code = key.charCodeAt(0);
+  return hexDigit(key.charCodeAt(0)) * 16 + hexDigit(key.charCodeAt(1));
+}
+
+function hexDigit(code: number): number {
   return code <= 57 ? code - 48 : code - 87;
 }

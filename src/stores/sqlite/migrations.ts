@@ -193,7 +193,7 @@ CREATE TABLE id_marks (
   merged_upto INTEGER NOT NULL,
   PRIMARY KEY (tbl, bucket)
 ) WITHOUT ROWID;
-WITH RECURSIVE buckets (bucket) AS (SELECT 0 UNION ALL SELECT bucket + 1 FROM buckets WHERE bucket < 15)
+WITH RECURSIVE buckets (bucket) AS (SELECT 0 UNION ALL SELECT bucket + 1 FROM buckets WHERE bucket < 255)
 INSERT INTO id_marks (tbl, bucket, merged_upto)
   SELECT 'rounds', bucket, COALESCE((SELECT MAX(id) FROM rounds), 0) FROM buckets
   UNION ALL

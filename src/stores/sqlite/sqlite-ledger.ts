@@ -510,7 +510,8 @@ export class SqliteLedger {
     const badIds = (table: 'transfers' | 'rounds', merged: string) =>
       count(`SELECT COUNT(*) - COUNT(DISTINCT uuid) AS n FROM ${table}`) +
       count(`SELECT COUNT(*) AS n FROM ${table} t
-        JOIN id_marks m ON m.tbl = '${table}' AND m.bucket = instr('0123456789ABCDEF', substr(hex(t.uuid), 1, 1)) - 1
+        JOIN id_marks m ON m.tbl = '${table}'
+          AND m.bucket = (instr('0123456789ABCDEF', substr(hex(t.uuid), 1, 1)) - 1) * 16 + instr('0123456789ABCDEF', substr(hex(t.uuid), 2, 1)) - 1
         WHERE t.id <= m.merged_upto AND NOT EXISTS (SELECT 1 FROM ${merged} k WHERE k.uuid = t.uuid AND k.row_id = t.id)`) +
       count(`SELECT COUNT(*) AS n FROM ${merged} k LEFT JOIN ${table} t ON t.id = k.row_id WHERE t.uuid IS NOT k.uuid`);
     const counts = {
