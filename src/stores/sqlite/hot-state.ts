@@ -1,7 +1,8 @@
 /**
  * What the SQLite writer keeps in memory between bets, so that a bet reads
- * nothing before it writes: each session's player row (balance, chain heads,
- * blocked), and the rounds it saw left open.
+ * no row before it writes: each session's player row (balance, chain heads,
+ * blocked), and the rounds it saw left open. (Its ids it looks up in the id
+ * indexes, id-index.ts.)
  *
  * It is a copy of committed rows, never a source of truth, and it is right
  * only while this connection is the database's only writer:

@@ -127,9 +127,9 @@ export class IdIndex {
 
   /**
    * Merges at most one bucket that is due: the fullest of those holding
-   * `mergeIds` or more, else the one whose mark lags furthest, if too far. Runs in the database
-   * transaction of the batch that gathered the ids, so the rows, the merged
-   * ids and the mark commit together or not at all.
+   * `mergeIds` or more, else the one whose mark lags furthest, if too far.
+   * Runs in the database transaction of the batch that gathered the ids, so
+   * the rows, the merged ids and the mark commit together or not at all.
    */
   mergeDue(): void {
     if (this.stale) return;
