@@ -3,15 +3,16 @@
  * found whether it is still in memory or already merged, after a merge, a
  * rollback, a restart, and another connection's commit; merges keep every
  * bucket's mark close to the newest row even when ids are not random; and
- * an id held twice is a crash, never an answer. Through the store, replays
- * of merged ids stay replays and the books verify.
+ * an id held twice is a crash, never an answer. The filter over merged ids
+ * never misses one, whoever merged it. Through the store, replays of merged
+ * ids stay replays and the books verify.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { bucketOf, ID_BUCKETS, IdIndex, MERGE_IDS } from '../../src/stores/sqlite/id-index.js';
+import { bucketOf, ID_BUCKETS, IdIndex, MERGE_IDS, MergedIdFilter } from '../../src/stores/sqlite/id-index.js';
 import { migrate } from '../../src/stores/sqlite/migrations.js';
 import { openDatabase } from '../../src/stores/sqlite/open-database.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
@@ -127,6 +128,66 @@ describe('sqlite id index', () => {
       }
       // One bucket merges per call, so a mark may fall behind by the lag plus one row per other bucket.
       for (const mark of marks(db, 'rounds')) assert.ok(newest - mark <= BigInt(lag + ID_BUCKETS), `mark ${mark}, newest ${newest}`);
+    }),
+  );
+
+  test('the merged-id filter holds every id added, random or not, and few others', () => {
+    const filter = new MergedIdFilter(100_000);
+    const random = Array.from({ length: 100_000 }, () => uuidToBytes(randomUUID()));
+    const sequential = Array.from({ length: 100_000 }, (_, i) => {
+      const bytes = Buffer.alloc(16);
+      bytes.writeUInt32BE(i, 12);
+      return bytes;
+    });
+    for (const id of [...random, ...sequential]) filter.add(id);
+    assert.ok([...random, ...sequential].every((id) => filter.mightHold(id)));
+    const others = Array.from({ length: 100_000 }, () => uuidToBytes(randomUUID()));
+    const sequentialOthers = Array.from({ length: 100_000 }, (_, i) => {
+      const bytes = Buffer.alloc(16);
+      bytes.writeUInt32BE(100_000 + i, 12);
+      return bytes;
+    });
+    for (const group of [others, sequentialOthers]) {
+      const held = group.filter((id) => filter.mightHold(id)).length;
+      assert.ok(held < group.length / 100, `${held} of ${group.length} ids never added look held`);
+    }
+  });
+
+  test(
+    'ids another connection merged are found, and so are they after a merge of ours was rolled back',
+    withDatabase((db, path) => {
+      const limits = { mergeIds: 4, markLagRowsMax: 1_000 };
+      const other = openDatabase(path);
+      try {
+        const mine = new IdIndex(db, 'rounds', limits);
+        const theirs = new IdIndex(other, 'rounds', limits);
+        // Both have read the (empty) merged table before the other connection merges.
+        const warm = idIn('10');
+        addRound(db, mine, warm);
+        theirs.forget();
+        assert.ok(theirs.find(warm, uuidToBytes(warm)) !== undefined);
+        const merged = ['a7', 'a7', 'a7', 'a7'].map((byte) => idIn(byte));
+        const rows = merged.map((key) => addRound(other, theirs, key));
+        theirs.mergeDue();
+        assert.equal(marks(db, 'rounds')[0xa7], rows.at(-1));
+        // What PRAGMA data_version would make the writer do.
+        mine.forget();
+        merged.forEach((key, i) => assert.equal(mine.find(key, uuidToBytes(key)), rows[i], key));
+
+        // A merge of ours, rolled back: its ids are gone, and new ids in their place are found once merged.
+        db.exec('BEGIN');
+        const lost = ['3c', '3c', '3c', '3c'].map((byte) => addRound(db, mine, idIn(byte)));
+        mine.mergeDue();
+        db.exec('ROLLBACK');
+        mine.forget();
+        const again = ['3c', '3c', '3c', '3c'].map((byte) => idIn(byte));
+        assert.deepEqual(again.map((key) => addRound(db, mine, key)), lost);
+        mine.mergeDue();
+        theirs.forget();
+        for (const index of [mine, theirs]) again.forEach((key, i) => assert.equal(index.find(key, uuidToBytes(key)), lost[i], key));
+      } finally {
+        other.close();
+      }
     }),
   );
 
