@@ -505,15 +505,34 @@ export class SqliteLedger {
     /**
      * Ids held by two rows, rows at or under their bucket's mark that the
      * merged index misses, and merged entries that name no such row
-     * (id-index.ts): each would let a replay be booked again.
+     * (id-index.ts): each would let a replay be booked again. One scan of
+     * the table: a row under its mark must have its entry, a row above it
+     * must not; every entry must be one of those found (the entries are
+     * unique, so their count tells); and the rows above the marks, the only
+     * ones no entry vouches for, must not repeat an id among themselves.
      */
-    const badIds = (table: 'transfers' | 'rounds', merged: string) =>
-      count(`SELECT COUNT(*) - COUNT(DISTINCT uuid) AS n FROM ${table}`) +
-      count(`SELECT COUNT(*) AS n FROM ${table} t
-        JOIN id_marks m ON m.tbl = '${table}'
-          AND m.bucket = (instr('0123456789ABCDEF', substr(hex(t.uuid), 1, 1)) - 1) * 16 + instr('0123456789ABCDEF', substr(hex(t.uuid), 2, 1)) - 1
-        WHERE t.id <= m.merged_upto AND NOT EXISTS (SELECT 1 FROM ${merged} k WHERE k.uuid = t.uuid AND k.row_id = t.id)`) +
-      count(`SELECT COUNT(*) AS n FROM ${merged} k LEFT JOIN ${table} t ON t.id = k.row_id WHERE t.uuid IS NOT k.uuid`);
+    const badIds = (table: 'transfers' | 'rounds', merged: string) => {
+      const byte = (at: number) => `instr('0123456789ABCDEF', substr(hex(substr(t.uuid, 1, 1)), ${at}, 1)) - 1`;
+      // The mark is looked up per row by its key: as a join, SQLite would scan the table once per mark.
+      const rows = this.db
+        .prepare(
+          `SELECT COALESCE(SUM(r.under), 0) AS under,
+             COALESCE(SUM(r.under AND NOT EXISTS (SELECT 1 FROM ${merged} k WHERE k.uuid = r.uuid AND k.row_id = r.id)), 0) AS missing,
+             COALESCE(SUM(NOT r.under AND EXISTS (SELECT 1 FROM ${merged} k WHERE k.uuid = r.uuid)), 0) AS taken
+           FROM (SELECT t.id, t.uuid, t.id <= (SELECT merged_upto FROM id_marks
+                   WHERE tbl = '${table}' AND bucket = (${byte(1)}) * 16 + ${byte(2)}) AS under
+                 FROM ${table} t LIMIT -1) r`,
+        )
+        .get() as { under: bigint; missing: bigint; taken: bigint };
+      return (
+        Number(rows.missing) +
+        Number(rows.taken) +
+        Math.abs(count(`SELECT COUNT(*) AS n FROM ${merged}`) - (Number(rows.under) - Number(rows.missing))) +
+        count(`SELECT COUNT(*) - COUNT(DISTINCT uuid) AS n FROM ${table} t
+          WHERE t.id > (SELECT MIN(merged_upto) FROM id_marks WHERE tbl = '${table}')
+            AND t.id > (SELECT merged_upto FROM id_marks WHERE tbl = '${table}' AND bucket = (${byte(1)}) * 16 + ${byte(2)})`)
+      );
+    };
     const counts = {
       transfers: count('SELECT COUNT(*) AS n FROM transfers'),
       malformed: count(
