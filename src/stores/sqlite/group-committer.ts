@@ -60,6 +60,7 @@ export class GroupCommitter {
     this.flusher = durability === 'flusher' && options.path !== ':memory:' ? new WalFlusher(`${options.path}-wal`, onFatal) : undefined;
     migrate(this.db);
     this.ledger = new SqliteLedger(this.db, createCurrencies(options.cryptoDecimals), options.rules);
+    this.ledger.warm();
     this.sql = {
       begin: this.db.prepare('BEGIN IMMEDIATE'),
       commit: this.db.prepare('COMMIT'),

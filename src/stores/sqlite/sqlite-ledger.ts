@@ -671,6 +671,19 @@ export class SqliteLedger {
     this.dataVersion = version;
   }
 
+  /** Called once before the first batch: reads the id indexes, in one snapshot, before any request waits for them. */
+  warm(): void {
+    this.db.exec('BEGIN');
+    try {
+      this.transferIds.warm();
+      this.roundIds.warm();
+      // What was read is current until another connection commits (startWriting).
+      this.dataVersion = this.statements.dataVersion.get() as bigint;
+    } finally {
+      this.db.exec('COMMIT');
+    }
+  }
+
   /** Called after a batch's calls and before its COMMIT: moves recent ids into the merged indexes when due. */
   beforeCommit(): void {
     this.transferIds.mergeDue();
