@@ -33,16 +33,18 @@
  * A Bloom filter in memory over the merged ids answers most lookups of a
  * new id without reading the merged table: every new bet looks up two ids,
  * and the read cost about 3 µs per bet. It must never miss an id that the
- * table holds, whoever merged it: it is built from the table at the first
- * load, takes every id this writer merges, and at each later load takes
- * the rows of any bucket whose mark another connection moved.
+ * table holds, whoever merged it: it is built from the table when the
+ * writer starts, takes every id this writer merges, and at each later load
+ * takes the rows of any bucket whose mark another connection moved.
  *
- * Uniqueness: an id is new if neither part holds it. Only the connection
- * that holds SQLite's write lock looks, and it looks in the database
- * transaction that then inserts the row, so no other writer can slip in
- * between; every insert of a transfer or a round goes through this class,
- * which refuses an id that either part holds; the merged table's primary
- * key, and `verify`, catch any id that got in twice all the same.
+ * Uniqueness (where a unique constraint used to claim each id): an id is
+ * new if neither part holds it. Only the connection that holds SQLite's
+ * write lock looks, and it looks in the database transaction that then
+ * inserts the row, so no other writer can slip in between. Every insert of
+ * a transfer or a round asks `find` first and reports the row to `added`,
+ * which crashes on an id it already holds in memory; the merged table's
+ * primary key crashes a merge of an id it holds, and `verify` finds any id
+ * held twice all the same.
  */
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
