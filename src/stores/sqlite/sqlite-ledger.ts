@@ -514,6 +514,7 @@ export class SqliteLedger {
     const badIds = (table: 'transfers' | 'rounds', merged: string) => {
       const byte = (at: number) => `instr('0123456789ABCDEF', substr(hex(substr(t.uuid, 1, 1)), ${at}, 1)) - 1`;
       // The mark is looked up per row by its key: as a join, SQLite would scan the table once per mark.
+      // LIMIT -1 keeps the subquery from being flattened into the sums, which would look it up three times.
       const rows = this.db
         .prepare(
           `SELECT COALESCE(SUM(r.under), 0) AS under,
