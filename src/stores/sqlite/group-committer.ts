@@ -160,11 +160,9 @@ export class GroupCommitter {
       this.ledger.beforeCommit();
       sql.commit.run();
     } catch (error) {
-      if (error instanceof AssertionError) {
-        if (db.inTransaction) sql.rollback.run();
-        throw error;
-      }
       if (db.inTransaction) sql.rollback.run();
+      // A merge that found an id held twice: crash, as for any broken invariant.
+      if (error instanceof AssertionError) throw error;
       this.ledger.forgetCache();
       for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
       return;

@@ -652,6 +652,11 @@ export class SqliteLedger {
    */
   forgetCache(): void {
     this.accountIds.clear();
+    this.forgetRows();
+  }
+
+  /** The rows kept in memory, and the recent ids, may no longer match the database. */
+  private forgetRows(): void {
     this.hot.forgetAll();
     this.transferIds.forget();
     this.roundIds.forget();
@@ -664,11 +669,7 @@ export class SqliteLedger {
    */
   startWriting(): void {
     const version = this.statements.dataVersion.get() as bigint;
-    if (version !== this.dataVersion) {
-      this.hot.forgetAll();
-      this.transferIds.forget();
-      this.roundIds.forget();
-    }
+    if (version !== this.dataVersion) this.forgetRows();
     this.dataVersion = version;
   }
 
