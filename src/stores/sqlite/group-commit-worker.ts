@@ -6,6 +6,7 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { GroupCommitter, type Call, type CommitterOptions } from './group-committer.js';
+import { crossesAsJson, decodeCalls, encodeReplies, type Crossing } from './handoff.js';
 
 export interface WorkerInit extends CommitterOptions {
   port: MessagePort;
@@ -19,7 +20,7 @@ const committer = new GroupCommitter(init, (error) => {
 });
 const port = init.port;
 
-port.on('message', (first: Call[] | 'close') => {
+port.on('message', (first: Crossing<Call> | 'close') => {
   if (first === 'close') {
     committer.close();
     port.close();
@@ -27,7 +28,7 @@ port.on('message', (first: Call[] | 'close') => {
   }
   // Everything that queued up during the last commit joins this one, up to
   // the batch limit; the rest stays queued and starts the next batch.
-  const calls = [...first];
+  const calls = decodeCalls(first);
   let closing = false;
   for (
     let next = calls.length < init.groupCommitCallsMax ? receiveMessageOnPort(port) : undefined;
@@ -38,9 +39,10 @@ port.on('message', (first: Call[] | 'close') => {
       closing = true;
       break;
     }
-    calls.push(...(next.message as Call[]));
+    calls.push(...decodeCalls(next.message as Crossing<Call>));
   }
-  committer.run(calls, (replies) => port.postMessage(replies));
+  const asJson = crossesAsJson(calls);
+  committer.run(calls, (replies) => port.postMessage(encodeReplies(replies, asJson)));
   if (closing) {
     committer.close();
     port.close();

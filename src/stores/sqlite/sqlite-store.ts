@@ -30,6 +30,7 @@ import type {
 } from '../store.js';
 import type { WorkerInit } from './group-commit-worker.js';
 import { GroupCommitter, type Call, type Op, type Reply } from './group-committer.js';
+import { decodeReplies, encodeCalls, type Crossing } from './handoff.js';
 import type { Durability } from './open-database.js';
 
 export interface SqliteStoreOptions {
@@ -146,8 +147,8 @@ export class SqliteStore implements WalletStore {
         else reject(new Error(`unexpected first message from the SQLite writer: ${String(message)}`));
       });
     });
-    port1.on('message', (replies: Reply[] | 'ready') => {
-      if (replies !== 'ready') this.settle(replies);
+    port1.on('message', (replies: Crossing<Reply> | 'ready') => {
+      if (replies !== 'ready') this.settle(decodeReplies(replies));
     });
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => {
@@ -155,7 +156,7 @@ export class SqliteStore implements WalletStore {
     });
     return {
       handoffCalls: HANDOFF_CALLS,
-      send: (calls) => port1.postMessage(calls),
+      send: (calls) => port1.postMessage(encodeCalls(calls)),
       close: async () => {
         if (this.failure) {
           await worker.terminate();

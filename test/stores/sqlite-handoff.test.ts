@@ -1,0 +1,118 @@
+/**
+ * Calls and replies cross to the SQLite writer thread as JSON text when JSON
+ * carries them exactly, and as objects otherwise (handoff.ts). Money must
+ * arrive as the very double that was parsed from the request, and bigints
+ * (page cursors, verify's totals) must never be sent as JSON.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Call, Reply } from '../../src/stores/sqlite/group-committer.js';
+import { crossesAsJson, decodeCalls, decodeReplies, encodeCalls, encodeReplies } from '../../src/stores/sqlite/handoff.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+/** Doubles whose shortest text is long, tiny, or not what their sum suggests. */
+const AMOUNTS = [0.1 + 0.2, 1e-8, 123456789.12345678, 9007199254740991, 0.07, 5e-324];
+
+function transactCall(id: number, amount: number): Call {
+  return {
+    id,
+    op: 'transact',
+    args: {
+      now: NOW,
+      request: {
+        sessionId: randomUUID(),
+        playerId: 'p-1',
+        game: 'dice',
+        transactions: [{ id: randomUUID(), type: 'bet', amount, jpAmount: 0.01 }],
+        round: { id: randomUUID(), finished: true },
+        regulatory: 'ünïcødé "quoted" \\ and \u2028',
+      },
+    },
+  };
+}
+
+describe('sqlite hand-off', () => {
+  test('a batch of plain calls crosses as JSON and arrives equal, every double exact', () => {
+    const calls = AMOUNTS.map((amount, i) => transactCall(i + 1, amount));
+    const crossing = encodeCalls(calls);
+    assert.equal(typeof crossing, 'string');
+    const arrived = decodeCalls(crossing);
+    assert.deepEqual(arrived, calls);
+    arrived.forEach((call, i) => {
+      const amount = (call.args as { request: { transactions: { amount: number }[] } }).request.transactions[0]!.amount;
+      assert.ok(Object.is(amount, AMOUNTS[i]), `${amount} !== ${AMOUNTS[i]}`);
+    });
+  });
+
+  test('a batch holding a bigint cursor or a verify crosses as objects', () => {
+    for (const other of [
+      { id: 2, op: 'listRounds', args: { playerId: 'p-1', limit: 10, before: 2n ** 62n } },
+      { id: 2, op: 'listTransfers', args: { playerId: 'p-1', limit: 10, before: 7n } },
+      { id: 2, op: 'verify', args: undefined },
+    ] satisfies Call[]) {
+      const calls = [transactCall(1, 1.5), other];
+      assert.equal(crossesAsJson(calls), false, other.op);
+      const crossing = encodeCalls(calls);
+      assert.equal(crossing, calls, 'the same array, for structured clone');
+      assert.equal(decodeCalls(crossing), calls);
+    }
+  });
+
+  test('replies cross as JSON only when their batch did', () => {
+    const replies: Reply[] = [
+      { id: 1, result: { ok: true, balance: '98.49', currency: 'EUR', booked: [{ kind: 'bet', amount: '1.5' }] } },
+      { id: 2, result: { ok: false, code: 'INSUFFICIENT_FUNDS', detail: 'balance 1 is less than 2', balance: '1' } },
+    ];
+    const asJson = encodeReplies(replies, true);
+    assert.equal(typeof asJson, 'string');
+    assert.deepEqual(decodeReplies(asJson), replies);
+    const withBigint: Reply[] = [{ id: 3, result: { ok: true, items: [], next: 12n } }];
+    assert.equal(encodeReplies(withBigint, false), withBigint);
+  });
+
+  test('through the writer thread: bets, a cursor page and verify in one turn', async () => {
+    const { dir, cleanup } = tempDir();
+    const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), placement: 'thread' });
+    try {
+      await store.createPlayer({ playerId: 'x-ann', currency: 'EUR', balance: 100, depositId: randomUUID(), now: NOW });
+      const key = await store.createLaunchKey({ playerId: 'x-ann', game: 'dice', key: randomUUID(), now: NOW });
+      assert.ok(key.ok);
+      const auth = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID() });
+      assert.ok(auth.ok);
+      const bet = (amount: number) =>
+        store.transact({
+          now: NOW,
+          request: {
+            sessionId: auth.sessionId,
+            playerId: 'x-ann',
+            game: 'dice',
+            transactions: [{ id: randomUUID(), type: 'bet', amount }],
+            round: { id: randomUUID(), finished: true },
+          },
+        });
+      const first = await Promise.all([bet(0.1), bet(0.2), bet(0.07)]);
+      assert.deepEqual(
+        first.map((outcome) => outcome.ok && outcome.balance),
+        ['99.9', '99.7', '99.63'],
+      );
+      const page = await store.listRounds({ playerId: 'x-ann', limit: 2 });
+      assert.ok(page.ok && page.next !== null);
+      // Queued in the same turn, so handed over together: a batch that must cross as objects.
+      const [more, older, report] = await Promise.all([bet(0.01), store.listRounds({ playerId: 'x-ann', limit: 2, before: page.next }), store.verify()]);
+      assert.ok(more.ok);
+      assert.equal(more.balance, '99.62');
+      assert.ok(older.ok);
+      assert.equal(older.items.length, 1);
+      assert.equal(typeof older.next, 'object', 'the last page has next: null');
+      assert.ok(report.ok, report.problems.join('; '));
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  });
+});
