@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, WAL_CHECKPOINT_PAGES } from '../../src/stores/sqlite/open-database.js';
+import { openDatabase, openReader, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES } from '../../src/stores/sqlite/open-database.js';
 import { tempDir } from '../helpers.js';
 
 /** SQLite's own checkpoint interval (pages): what the tests write past. */
@@ -47,12 +47,47 @@ describe('sqlite connections', () => {
           assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
           assert.equal(Number(db.pragma('synchronous', { simple: true })), synchronous);
           assert.equal(Number(db.pragma('wal_autocheckpoint', { simple: true })), WAL_CHECKPOINT_PAGES);
+          assert.equal(Number(db.pragma('journal_size_limit', { simple: true })), WAL_SIZE_LIMIT_BYTES);
         } finally {
           db.close();
         }
       }
       assert.ok(WAL_CHECKPOINT_PAGES > PAGE_ROWS && PAGE_ROWS > SQLITE_DEFAULT_CHECKPOINT_PAGES);
     } finally {
+      cleanup();
+    }
+  });
+
+  test('a WAL grown past its limit under a reader is cut back once the reader is done', () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'wallet.db');
+    const db = openDatabase(path);
+    try {
+      db.exec('CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+      const insert = db.prepare('INSERT INTO pages (body) VALUES (?)');
+      const commit = db.transaction((count: number) => {
+        for (let i = 0; i < count; i++) insert.run(Buffer.alloc(PAGE_BYTES - 200, i % 251));
+      });
+      const reader = openReader(path);
+      const growRows = Math.ceil((WAL_SIZE_LIMIT_BYTES * 1.25) / PAGE_BYTES);
+      try {
+        // A read transaction pins the WAL: checkpoints cannot copy past its snapshot, so the file grows.
+        reader.exec('BEGIN');
+        reader.prepare('SELECT count(*) FROM pages').get();
+        for (let done = 0; done < growRows; done += ROWS_PER_COMMIT * 10) commit(ROWS_PER_COMMIT * 10);
+        assert.ok(statSync(`${path}-wal`).size > WAL_SIZE_LIMIT_BYTES, 'the WAL grew past its limit');
+        assert.throws(() => reader.exec('CREATE TABLE nope (id INTEGER)'), /readonly/i, 'the reader cannot write');
+        reader.exec('COMMIT');
+      } finally {
+        reader.close();
+      }
+      // The next checkpoint copies everything; the commit after it reuses the WAL from its start and cuts it.
+      db.pragma('wal_checkpoint(PASSIVE)');
+      commit(1);
+      assert.ok(statSync(`${path}-wal`).size <= WAL_SIZE_LIMIT_BYTES, `the WAL is ${statSync(`${path}-wal`).size} bytes`);
+      assert.equal(Number(db.prepare('SELECT count(*) FROM pages').pluck().get()), Math.ceil(growRows / (ROWS_PER_COMMIT * 10)) * ROWS_PER_COMMIT * 10 + 1);
+    } finally {
+      db.close();
       cleanup();
     }
   });

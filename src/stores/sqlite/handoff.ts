@@ -6,9 +6,10 @@
  * JSON crosses as one JSON string instead: a copy of the text, and V8's JSON
  * parser and serializer on either side, about half the CPU in all.
  *
- * Page cursors (`before`, `next`) and verify's totals are bigints, which JSON
- * cannot carry: a batch holding such a call crosses as objects, as before.
- * Pure: no I/O.
+ * Page cursors (`before`, `next`) are bigints, which JSON cannot carry: a
+ * batch holding a page call crosses as objects. So does one holding a
+ * verify, which reaches the writer only for an in-memory database (a file's
+ * books are proved beside it, verify-worker.ts). Pure: no I/O.
  */
 import type { Call, Op, Reply } from './group-committer.js';
 

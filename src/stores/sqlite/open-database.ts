@@ -25,6 +25,14 @@ export const CACHE_KIB = 256 * 1024;
  * checkpoint. Durability does not depend on it.
  */
 export const WAL_CHECKPOINT_PAGES = 4_000;
+/**
+ * The WAL file is cut back to this size when it is reused from its start.
+ * It only grows past about WAL_CHECKPOINT_PAGES pages while a reader holds
+ * an old snapshot (a verify of a grown ledger reads for seconds while bets
+ * go on), and would keep that size for good otherwise. Twice the usual size,
+ * so that ordinary checkpoints never truncate.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /**
  * How a commit becomes durable. `full`: synchronous=FULL, COMMIT itself
@@ -49,11 +57,25 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
   db.pragma('journal_mode = WAL');
   db.pragma(durability === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma(`cache_size = -${CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
   // Foreign keys stay off: every row is written by this code in one place,
   // and `verify` checks the references instead of every insert paying for it.
   db.pragma('foreign_keys = OFF');
+  db.defaultSafeIntegers(true);
+  return db;
+}
+
+/**
+ * A connection that can only read, for a verify beside the writer: in WAL
+ * mode it never blocks the writer and the writer never blocks it. The
+ * database must exist, migrated, with its WAL files (a writer opened it).
+ */
+export function openReader(path: string): Database.Database {
+  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  db.pragma(`cache_size = -${CACHE_KIB}`);
+  db.pragma('temp_store = MEMORY');
   db.defaultSafeIntegers(true);
   return db;
 }

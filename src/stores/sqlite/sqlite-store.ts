@@ -29,6 +29,7 @@ import type {
   WalletStore,
 } from '../store.js';
 import type { WorkerInit } from './group-commit-worker.js';
+import type { VerifyWorkerInit } from './verify-worker.js';
 import { GroupCommitter, type Call, type Op, type Reply } from './group-committer.js';
 import { decodeReplies, encodeCalls, type Crossing } from './handoff.js';
 import type { Durability } from './open-database.js';
@@ -93,11 +94,17 @@ export class SqliteStore implements WalletStore {
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private onIdle: (() => void) | undefined;
   private writer!: Writer;
+  /** Verifies run one after another, each on a thread and connection of its own. */
+  private verifying: Promise<unknown> = Promise.resolve();
+  private verifyWorker: Worker | undefined;
 
-  private constructor(private readonly inflightCallsMax: number) {}
+  private constructor(
+    private readonly path: string,
+    private readonly inflightCallsMax: number,
+  ) {}
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
-    const store = new SqliteStore(options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
+    const store = new SqliteStore(options.path, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
     const committerOptions = {
       path: options.path,
       durability: options.durability ?? 'full',
@@ -266,8 +273,35 @@ export class SqliteStore implements WalletStore {
     return result as T;
   }
 
-  verify() {
-    return this.callOrThrow<VerifyReport>('verify');
+  /**
+   * A file's books are proved by a reader of their own (verify-worker.ts),
+   * so that bets keep being booked meanwhile; an in-memory database has no
+   * other connection, so its writer proves them between two batches. Either
+   * way the proof sees everything answered before it was asked for.
+   */
+  verify(): Promise<VerifyReport> {
+    if (this.path === ':memory:') return this.callOrThrow<VerifyReport>('verify');
+    // One at a time: each reads every row, and two at once would only slow both.
+    const next = this.verifying.then(() => this.verifyBeside());
+    this.verifying = next.catch(() => undefined);
+    return next;
+  }
+
+  private verifyBeside(): Promise<VerifyReport> {
+    if (this.failure || this.closed) return Promise.reject(new UnavailableError('the store is closed'));
+    return new Promise((resolve, reject) => {
+      const worker = new Worker(new URL('./verify-worker.js', import.meta.url), {
+        workerData: { path: this.path } satisfies VerifyWorkerInit,
+      });
+      this.verifyWorker = worker;
+      worker.once('message', (report: VerifyReport) => resolve(report));
+      worker.once('error', (error) => reject(new UnavailableError(`verify failed: ${error.message}`, { cause: error })));
+      worker.once('exit', () => {
+        this.verifyWorker = undefined;
+        // After a report or an error this changes nothing; otherwise the store was closed under it.
+        reject(new UnavailableError('verify was stopped: the store closed'));
+      });
+    });
   }
   async ping(): Promise<void> {
     await this.callOrThrow<void>('ping');
@@ -283,6 +317,8 @@ export class SqliteStore implements WalletStore {
       });
     }
     this.closed = true;
+    // A verify only reads: stopping it loses nothing, and its caller may ask again.
+    await this.verifyWorker?.terminate();
     await this.writer.close();
   }
 }

@@ -1,0 +1,114 @@
+/**
+ * A SQLite store proves a file's books on a reader of its own
+ * (verify-worker.ts): bets go on being booked while it reads, it sees
+ * everything answered before it was asked for, and closing the store stops
+ * it with a 503-class error instead of waiting for it.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { UnavailableError } from '../../src/protocol/errors.js';
+import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+/** Rounds stored before the bets under test: enough that a verify reads for a good while (about 0.3 s here). */
+const LEDGER_ROUNDS = 40_000;
+const GROW_BATCH = 2_000;
+/** How long after asking for a verify the test bets: well inside the verify's read of the ledger. */
+const VERIFY_STARTED_MS = 50;
+
+async function openPlayer(store: SqliteStore, playerId: string) {
+  await store.createPlayer({ playerId, currency: 'EUR', balance: 1_000_000, depositId: randomUUID(), now: NOW });
+  const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now: NOW });
+  assert.ok(key.ok);
+  const auth = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID() });
+  assert.ok(auth.ok);
+  return (amount: number) =>
+    store.transact({
+      now: NOW,
+      request: {
+        sessionId: auth.sessionId,
+        playerId,
+        game: 'dice',
+        transactions: [{ id: randomUUID(), type: 'bet', amount }],
+        round: { id: randomUUID(), finished: true },
+      },
+    });
+}
+
+describe('sqlite verify beside the writer', () => {
+  test('bets are booked while a verify reads a grown ledger, and it sees every bet answered before it', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'wallet.db');
+    const grower = await SqliteStore.open({ path, placement: 'inline' });
+    const growBet = await openPlayer(grower, 'v-grown');
+    for (let done = 0; done < LEDGER_ROUNDS; done += GROW_BATCH) {
+      const outcomes = await Promise.all(Array.from({ length: GROW_BATCH }, () => growBet(0.01)));
+      assert.ok(outcomes.every((outcome) => outcome.ok));
+    }
+    await grower.close();
+
+    const store = await SqliteStore.open({ path });
+    try {
+      const bet = await openPlayer(store, 'v-live');
+      const answered = await bet(1);
+      assert.ok(answered.ok);
+      const order: string[] = [];
+      const verifying = store.verify().then((report) => {
+        order.push('verify');
+        return report;
+      });
+      // By now the verify is reading (on the writer, it would hold the writer until it is done).
+      await delay(VERIFY_STARTED_MS);
+      const during = await bet(2);
+      order.push('bet');
+      const report = await verifying;
+      assert.ok(during.ok);
+      assert.deepEqual(order, ['bet', 'verify'], 'the bet waited for the verify');
+      assert.ok(report.ok, report.problems.join('; '));
+      // Two deposits, the grown rounds and the first live bet; the one placed meanwhile may or may not be in its snapshot.
+      assert.ok(report.transfers >= LEDGER_ROUNDS + 3 && report.transfers <= LEDGER_ROUNDS + 4, `${report.transfers} transfers`);
+      const after = await store.verify();
+      assert.equal(after.transfers, LEDGER_ROUNDS + 4);
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  });
+
+  test('closing the store stops a verify in flight with an unavailable error', async () => {
+    const { dir, cleanup } = tempDir();
+    const store = await SqliteStore.open({ path: join(dir, 'wallet.db') });
+    try {
+      await openPlayer(store, 'v-close');
+      const verifying = store.verify();
+      const queued = store.verify();
+      await store.close();
+      for (const pending of [verifying, queued]) {
+        await pending.then(
+          (report) => assert.ok(report.ok, 'a verify that finished before the close is a good answer too'),
+          (error: unknown) => assert.ok(error instanceof UnavailableError, String(error)),
+        );
+      }
+      await assert.rejects(store.verify(), UnavailableError);
+    } finally {
+      cleanup();
+    }
+  });
+
+  test('an in-memory ledger is verified by its writer', async () => {
+    const store = await SqliteStore.open({ path: ':memory:' });
+    try {
+      const bet = await openPlayer(store, 'v-memory');
+      assert.ok((await bet(1)).ok);
+      const report = await store.verify();
+      assert.ok(report.ok, report.problems.join('; '));
+      assert.equal(report.transfers, 2);
+    } finally {
+      await store.close();
+    }
+  });
+});
