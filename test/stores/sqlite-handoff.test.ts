@@ -12,8 +12,8 @@ import type { Call, Reply } from '../../src/stores/sqlite/group-committer.js';
 import { crossesAsJson, decodeCalls, decodeReplies, encodeCalls, encodeReplies } from '../../src/stores/sqlite/handoff.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
+import { NOW, openSession, singleBet } from './store-fixtures.js';
 
-const NOW = Date.parse('2026-01-01T00:00:00Z');
 
 /** Doubles whose shortest text is long, tiny, or not what their sum suggests. */
 const AMOUNTS = [0.1 + 0.2, 1e-8, 123456789.12345678, 9007199254740991, 0.07, 5e-324];
@@ -79,22 +79,8 @@ describe('sqlite hand-off', () => {
     const { dir, cleanup } = tempDir();
     const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), placement: 'thread' });
     try {
-      await store.createPlayer({ playerId: 'x-ann', currency: 'EUR', balance: 100, depositId: randomUUID(), now: NOW });
-      const key = await store.createLaunchKey({ playerId: 'x-ann', game: 'dice', key: randomUUID(), now: NOW });
-      assert.ok(key.ok);
-      const auth = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID() });
-      assert.ok(auth.ok);
-      const bet = (amount: number) =>
-        store.transact({
-          now: NOW,
-          request: {
-            sessionId: auth.sessionId,
-            playerId: 'x-ann',
-            game: 'dice',
-            transactions: [{ id: randomUUID(), type: 'bet', amount }],
-            round: { id: randomUUID(), finished: true },
-          },
-        });
+      const session = await openSession(store, 'x-ann', 100);
+      const bet = (amount: number) => store.transact({ now: NOW, request: singleBet(session, amount) });
       const first = await Promise.all([bet(0.1), bet(0.2), bet(0.07)]);
       assert.deepEqual(
         first.map((outcome) => outcome.ok && outcome.balance),

@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SqliteStore, type WriterPlacement } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
+import { NOW, openSession, singleBet } from './store-fixtures.js';
 
-const NOW = Date.parse('2026-01-01T00:00:00Z');
 
 for (const placement of ['thread', 'inline'] as WriterPlacement[]) {
   describe(`sqlite writer memory (${placement})`, () => {
@@ -21,19 +21,8 @@ for (const placement of ['thread', 'inline'] as WriterPlacement[]) {
       const serving = await SqliteStore.open({ path, placement });
       const beside = await SqliteStore.open({ path, placement });
       try {
-        await serving.createPlayer({ playerId: 'h-ann', currency: 'EUR', balance: 10, depositId: randomUUID(), now: NOW });
-        const key = await serving.createLaunchKey({ playerId: 'h-ann', game: 'dice', key: randomUUID(), now: NOW });
-        assert.ok(key.ok);
-        const auth = await serving.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID() });
-        assert.ok(auth.ok);
-        const request = (amount: number) => ({
-          sessionId: auth.sessionId,
-          playerId: 'h-ann',
-          game: 'dice',
-          transactions: [{ id: randomUUID(), type: 'bet' as const, amount }],
-          round: { id: randomUUID(), finished: true },
-        });
-        const bet = (store: SqliteStore, amount: number) => store.transact({ request: request(amount), now: NOW });
+        const session = await openSession(serving, 'h-ann', 10);
+        const bet = (store: SqliteStore, amount: number) => store.transact({ request: singleBet(session, amount), now: NOW });
 
         assert.equal((await bet(serving, 1)).balance, '9');
         const deposit = await beside.adjust({ id: randomUUID(), playerId: 'h-ann', type: 'deposit', amount: 5, now: NOW });

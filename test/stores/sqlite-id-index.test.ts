@@ -17,10 +17,9 @@ import { migrate } from '../../src/stores/sqlite/migrations.js';
 import { openDatabase } from '../../src/stores/sqlite/open-database.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { uuidToBytes } from '../../src/stores/uuid-bytes.js';
-import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import { tempDir } from '../helpers.js';
+import { NOW, openSession, singleBet } from './store-fixtures.js';
 
-const NOW = Date.parse('2026-01-01T00:00:00Z');
 
 /** A random UUID whose first byte, and so its bucket, is `byte` (two hex digits). */
 function idIn(byte: string): string {
@@ -205,22 +204,6 @@ describe('sqlite id index', () => {
 });
 
 describe('sqlite id index through the store', () => {
-  async function openSession(store: SqliteStore, playerId: string): Promise<{ sessionId: string; playerId: string; game: string }> {
-    const created = await store.createPlayer({ playerId, currency: 'EUR', balance: 1_000_000, depositId: randomUUID(), now: NOW });
-    assert.ok(created.ok);
-    const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now: NOW });
-    assert.ok(key.ok);
-    const auth = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID() });
-    assert.ok(auth.ok);
-    return { sessionId: auth.sessionId, playerId, game: 'dice' };
-  }
-
-  const bet = (session: { sessionId: string; playerId: string; game: string }, id: string, round: string, amount = 1): TransactionRequest => ({
-    ...session,
-    transactions: [{ id, type: 'bet', amount }],
-    round: { id: round, finished: true },
-  });
-
   test('replays of merged ids stay replays, across a restart; closed rounds stay closed; the books verify', async () => {
     const { dir, cleanup } = tempDir();
     const path = join(dir, 'wallet.db');
@@ -228,7 +211,7 @@ describe('sqlite id index through the store', () => {
       let store = await SqliteStore.open({ path, placement: 'inline' });
       const session = await openSession(store, 'merged');
       // Every id in bucket 0, so that bucket merges after MERGE_IDS bets.
-      const requests = Array.from({ length: MERGE_IDS + 100 }, () => bet(session, idIn('00'), idIn('00')));
+      const requests = Array.from({ length: MERGE_IDS + 100 }, () => singleBet(session, 1, { tx: idIn('00'), round: idIn('00') }));
       for (let i = 0; i < requests.length; i += 500) {
         const outcomes = await Promise.all(requests.slice(i, i + 500).map((request) => store.transact({ request, now: NOW })));
         assert.ok(outcomes.every((outcome) => outcome.ok));
@@ -245,7 +228,7 @@ describe('sqlite id index through the store', () => {
           assert.deepEqual(await store.transact({ request, now: NOW }), { ok: true, balance: String(balance), currency: 'EUR', booked: [] });
           const other = await store.transact({ request: { ...request, transactions: [{ ...request.transactions[0]!, amount: 2 }] }, now: NOW });
           assert.equal(!other.ok && other.code, 'DUPLICATE_CONFLICT');
-          const closed = await store.transact({ request: bet(session, idIn('00'), request.round.id), now: NOW });
+          const closed = await store.transact({ request: singleBet(session, 1, { tx: idIn('00'), round: request.round.id }), now: NOW });
           assert.equal(!closed.ok && closed.code, 'ROUND_CLOSED');
         }
         const report = await store.verify();
@@ -270,10 +253,10 @@ describe('sqlite id index through the store', () => {
       try {
         const session = await openSession(first, 'shared');
         // Both connections have their ids in memory before either books.
-        const warm = bet(session, randomUUID(), randomUUID());
+        const warm = singleBet(session, 1);
         assert.ok((await first.transact({ request: warm, now: NOW })).ok);
         assert.ok((await second.transact({ request: warm, now: NOW })).ok);
-        const request = bet(session, randomUUID(), randomUUID(), 5);
+        const request = singleBet(session, 5);
         assert.ok((await first.transact({ request, now: NOW })).ok);
         const replay = await second.transact({ request, now: NOW });
         assert.deepEqual(replay, { ok: true, balance: '999994', currency: 'EUR', booked: [] });

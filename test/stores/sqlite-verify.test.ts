@@ -6,14 +6,13 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { UnavailableError } from '../../src/protocol/errors.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
+import { NOW, openSession, singleBet } from './store-fixtures.js';
 
-const NOW = Date.parse('2026-01-01T00:00:00Z');
 /** Rounds stored before the bets under test: enough that a verify reads for a good while (about 0.3 s here). */
 const LEDGER_ROUNDS = 40_000;
 const GROW_BATCH = 2_000;
@@ -21,22 +20,8 @@ const GROW_BATCH = 2_000;
 const VERIFY_STARTED_MS = 50;
 
 async function openPlayer(store: SqliteStore, playerId: string) {
-  await store.createPlayer({ playerId, currency: 'EUR', balance: 1_000_000, depositId: randomUUID(), now: NOW });
-  const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now: NOW });
-  assert.ok(key.ok);
-  const auth = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID() });
-  assert.ok(auth.ok);
-  return (amount: number) =>
-    store.transact({
-      now: NOW,
-      request: {
-        sessionId: auth.sessionId,
-        playerId,
-        game: 'dice',
-        transactions: [{ id: randomUUID(), type: 'bet', amount }],
-        round: { id: randomUUID(), finished: true },
-      },
-    });
+  const session = await openSession(store, playerId);
+  return (amount: number) => store.transact({ now: NOW, request: singleBet(session, amount) });
 }
 
 describe('sqlite verify beside the writer', () => {

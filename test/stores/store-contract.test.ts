@@ -12,8 +12,8 @@ import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import type { PageOf, WalletStore } from '../../src/stores/store.js';
 import type { Refusal } from '../../src/protocol/errors.js';
 import { BACKENDS } from './backends.js';
+import { NOW, openSession } from './store-fixtures.js';
 
-const NOW = Date.parse('2026-01-01T00:00:00Z');
 
 /** A small deterministic PRNG (mulberry32): the workload is the same on every run. */
 function prng(seed: number): () => number {
@@ -27,15 +27,6 @@ function prng(seed: number): () => number {
   };
 }
 
-async function session(store: WalletStore, playerId: string, balance: number, game = 'dice', currency = 'EUR') {
-  const created = await store.createPlayer({ playerId, currency, balance, country: 'DE', depositId: randomUUID(), now: NOW });
-  assert.ok(created.ok, JSON.stringify(created));
-  const key = await store.createLaunchKey({ playerId, game, key: randomUUID(), now: NOW });
-  assert.ok(key.ok);
-  const auth = await store.authenticate({ key: key.key, game, now: NOW, newSessionId: randomUUID() });
-  assert.ok(auth.ok, JSON.stringify(auth));
-  return { sessionId: auth.sessionId, playerId, game };
-}
 
 /** Every item of a listing, page after page, following each page's cursor. */
 async function everyPage<T>(page: (before: bigint | undefined) => Promise<PageOf<T> | Refusal>): Promise<T[]> {
@@ -73,7 +64,7 @@ for (const backend of BACKENDS) {
     });
 
     test('a round with bet and win answers exact balances, and a replay answers the same', async () => {
-      const s = await session(store, 'c-dave', 10);
+      const s = await openSession(store, 'c-dave', 10);
       const request: TransactionRequest = {
         ...s,
         transactions: [
@@ -107,7 +98,7 @@ for (const backend of BACKENDS) {
     });
 
     test('sessions expire for bets only; payouts and wins still land', async () => {
-      const s = await session(store, 'c-erin', 5);
+      const s = await openSession(store, 'c-erin', 5);
       const later = NOW + DEFAULT_RULES.sessionIdleMs + 1;
       const bet = await store.transact({
         request: { ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } },
@@ -127,7 +118,7 @@ for (const backend of BACKENDS) {
     });
 
     test('adjustments, blocking and paging', async () => {
-      await session(store, 'c-frank', 0);
+      await openSession(store, 'c-frank', 0);
       const id = randomUUID();
       const deposit = await store.adjust({ id, playerId: 'c-frank', type: 'deposit', amount: 3, now: NOW });
       assert.ok(deposit.ok && deposit.balance === '3');
@@ -150,7 +141,7 @@ for (const backend of BACKENDS) {
     });
 
     test('each bet sees what came before it: back-office changes, an id used in another round, a round left open', async () => {
-      const s = await session(store, 'c-grace', 10);
+      const s = await openSession(store, 'c-grace', 10);
       const bet = (amount: number, round = { id: randomUUID(), finished: true }, id = randomUUID()) =>
         store.transact({ request: { ...s, transactions: [{ id, type: 'bet', amount }], round }, now: NOW });
       const balanceOf = (outcome: { ok: boolean; balance?: string }) => outcome.balance;
@@ -193,19 +184,19 @@ for (const backend of BACKENDS) {
 
     test('a request refused part-way leaves nothing behind, not even the account of a game new to the ledger', async () => {
       const used = randomUUID();
-      const dice = await session(store, 'c-heidi', 10);
+      const dice = await openSession(store, 'c-heidi', 10);
       const bet = (s: typeof dice, transactions: TransactionRequest['transactions']) =>
         store.transact({ request: { ...s, transactions, round: { id: randomUUID(), finished: true } }, now: NOW });
       assert.ok((await bet(dice, [{ id: used, type: 'bet', amount: 1 }])).ok);
       // The first bet would open the new game's account; the second reuses an id and fails the request.
-      const fresh = await session(store, 'c-ivan', 10, 'c-new-game');
+      const fresh = await openSession(store, 'c-ivan', 10, 'c-new-game');
       const refused = await bet(fresh, [
         { id: randomUUID(), type: 'bet', amount: 1 },
         { id: used, type: 'bet', amount: 1 },
       ]);
       assert.ok(!refused.ok && refused.code === 'DUPLICATE_CONFLICT' && refused.balance === '10');
       // Another account opens (in another currency), then the new game's account really does.
-      const yen = await session(store, 'c-judy', 1000, 'dice', 'JPY');
+      const yen = await openSession(store, 'c-judy', 1000, 'dice', 'JPY');
       const prize = await store.payout({
         request: { sessionId: yen.sessionId, payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' } },
         now: NOW,
@@ -218,7 +209,7 @@ for (const backend of BACKENDS) {
     });
 
     test("paging walks each player's own history, newest first, across interleaved players", async () => {
-      const players = await Promise.all(['c-page-a', 'c-page-b', 'c-page-c'].map((playerId) => session(store, playerId, 100)));
+      const players = await Promise.all(['c-page-a', 'c-page-b', 'c-page-c'].map((playerId) => openSession(store, playerId, 100)));
       const rounds = new Map<string, string[]>(players.map((p) => [p.playerId, []]));
       const transfers = new Map<string, string[]>(players.map((p) => [p.playerId, []]));
       for (let i = 0; i < 21; i++) {
@@ -264,7 +255,7 @@ for (const backend of BACKENDS) {
     test('seeded random workload matches the model, and the books verify', async () => {
       const random = prng(20261121);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-      const players = await Promise.all([0, 1, 2, 3].map((i) => session(store, `w-${i}`, 50)));
+      const players = await Promise.all([0, 1, 2, 3].map((i) => openSession(store, `w-${i}`, 50)));
       // The model: balances in cents, and every request sent so far with its first answer.
       const balance = new Map(players.map((p) => [p.playerId, 5000]));
       const history: { request: TransactionRequest; cents: Map<string, number> }[] = [];

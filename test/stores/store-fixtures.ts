@@ -1,0 +1,32 @@
+/**
+ * What tests of a store, called directly, share: the clock of their
+ * commands, and a player with an open session to bet on.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { TransactionRequest } from '../../src/protocol/schemas.js';
+import type { WalletStore } from '../../src/stores/store.js';
+
+export const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+export interface StoreSession {
+  sessionId: string;
+  playerId: string;
+  game: string;
+}
+
+/** Creates the player with `balance`, and opens a session through a launch key. */
+export async function openSession(store: WalletStore, playerId: string, balance = 1_000_000, game = 'dice', currency = 'EUR'): Promise<StoreSession> {
+  const created = await store.createPlayer({ playerId, currency, balance, country: 'DE', depositId: randomUUID(), now: NOW });
+  assert.ok(created.ok, JSON.stringify(created));
+  const key = await store.createLaunchKey({ playerId, game, key: randomUUID(), now: NOW });
+  assert.ok(key.ok);
+  const auth = await store.authenticate({ key: key.key, game, now: NOW, newSessionId: randomUUID() });
+  assert.ok(auth.ok, JSON.stringify(auth));
+  return { sessionId: auth.sessionId, playerId, game };
+}
+
+/** A round of one bet, finished, with new ids unless given. */
+export function singleBet(session: StoreSession, amount: number, ids: { tx?: string; round?: string } = {}): TransactionRequest {
+  return { ...session, transactions: [{ id: ids.tx ?? randomUUID(), type: 'bet', amount }], round: { id: ids.round ?? randomUUID(), finished: true } };
+}
