@@ -106,19 +106,26 @@ export const TICKS_PER_SECOND = (() => {
 })();
 
 /**
- * The CPU spent between two samples by the server's process tree (rooted at
- * serverPid), the database's processes and the machine. A process that ended
+ * The CPU spent between two samples by the server's process trees (rooted at
+ * serverPids: one process, or several such as the two servers of an
+ * end-to-end run), the database's processes and the machine. A process that ended
  * during the run is no longer listed, but its parent has added all its time
  * to its own children's: so each group counts what its living processes
  * spent, what their ended children spent in all, less what those that ended
  * had spent before the run. (PostgreSQL's backends, one per pgbench client,
  * end with the run.)
  */
-export function cpuBetween(before: CpuSample, after: CpuSample, serverPid: number | undefined, databaseName = 'postgres'): CpuSpent {
+export function cpuBetween(
+  before: CpuSample,
+  after: CpuSample,
+  serverPids: number | readonly number[] | undefined,
+  databaseName = 'postgres',
+): CpuSpent {
+  const roots = serverPids === undefined ? [] : [serverPids].flat();
   if (!before.machine || !after.machine) return CPU_UNMEASURED;
   // Each sample's own tree: a pid may have passed to another program with another parent.
-  const treeBefore = treeOf(serverPid, before);
-  const treeAfter = treeOf(serverPid, after);
+  const treeBefore = treeOf(roots, before);
+  const treeAfter = treeOf(roots, after);
   let serverTicks = 0;
   let databaseTicks = 0;
   const add = (stat: ProcessStat, inServer: boolean, ticks: number) => {
@@ -137,7 +144,7 @@ export function cpuBetween(before: CpuSample, after: CpuSample, serverPid: numbe
   }
   const total = after.machine.totalTicks - before.machine.totalTicks;
   return {
-    serverSeconds: serverPid === undefined ? Number.NaN : serverTicks / TICKS_PER_SECOND,
+    serverSeconds: roots.length === 0 ? Number.NaN : serverTicks / TICKS_PER_SECOND,
     databaseSeconds: databaseTicks / TICKS_PER_SECOND,
     machineIdleShare: total > 0 ? (after.machine.idleTicks - before.machine.idleTicks) / total : Number.NaN,
   };
@@ -162,11 +169,9 @@ export function childCpuSecondsFromTimes(output: string): number {
   return times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : Number.NaN;
 }
 
-/** The pids of the root and every process under it in one sample; none without a root. */
-function treeOf(root: number | undefined, sample: CpuSample): Set<number> {
-  const tree = new Set<number>();
-  if (root === undefined) return tree;
-  tree.add(root);
+/** The pids of the roots and every process under them in one sample; none without a root. */
+function treeOf(roots: readonly number[], sample: CpuSample): Set<number> {
+  const tree = new Set<number>(roots);
   // Children may be listed before their parents: repeat until no process joins.
   for (let grew = true; grew; ) {
     grew = false;

@@ -58,7 +58,7 @@ export interface BenchKit {
   startProcess: (args: string[], env: Record<string, string>, ready: RegExp) => Promise<ChildProcess>;
   stopProcess: (child: ChildProcess) => Promise<void>;
   writeRequests: (file: string, count: number, make: (i: number) => { path: string; body: string }) => Promise<void>;
-  runWrk: (port: number, requestsFile: string, serverPid?: number) => Promise<RunResult>;
+  runWrk: (port: number, requestsFile: string, serverPids?: number | readonly number[]) => Promise<RunResult>;
   openSessions: (port: number, count: number) => Promise<BenchSession[]>;
   singleBet: (session: BenchSession) => string;
   summarize: (runs: RunResult[]) => Row;

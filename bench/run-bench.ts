@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
+import { END_TO_END_ROW, endToEndRow } from './end-to-end-row.js';
 import { rowFilter } from './row-filter.js';
 import { POSTGRES_ROWS, postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
@@ -103,13 +104,13 @@ async function writeRequests(file: string, count: number, make: (i: number) => {
 }
 
 /**
- * One wrk run against the server listening on `port`; `serverPid` is its
- * process, whose CPU (with its children's) is counted. The CPU window opens
+ * One wrk run against the server listening on `port`; `serverPids` are the
+ * processes whose CPU (with their children's) is counted as the server's. The CPU window opens
  * when wrk says it is ready (requests.lua writes a line to stderr once it
  * has formatted every request), so that wrk's start-up, when the server is
  * idle, counts neither as the server's time nor as the machine's idle time.
  */
-async function runWrk(port: number, requestsFile: string, serverPid?: number): Promise<RunResult> {
+async function runWrk(port: number, requestsFile: string, serverPids?: number | readonly number[]): Promise<RunResult> {
   const script = join(ROOT, 'bench/requests.lua');
   // `times` reports the CPU that the load generator itself used.
   const command = `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency -s ${script} http://127.0.0.1:${port}; times`;
@@ -126,7 +127,7 @@ async function runWrk(port: number, requestsFile: string, serverPid?: number): P
     if (!before && errors.includes(WRK_READY)) before = sampleCpu();
   });
   const [code] = (await once(child, 'close')) as [number | null];
-  const spent = before ? cpuBetween(before, sampleCpu(), serverPid) : CPU_UNMEASURED;
+  const spent = before ? cpuBetween(before, sampleCpu(), serverPids) : CPU_UNMEASURED;
   if (code !== 0) throw new Error(`wrk failed: ${errors}`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in /.exec(out)?.[1]);
@@ -367,11 +368,15 @@ async function main(): Promise<void> {
       ],
       ['wallet, grown ledger', { prepare: (dbPath) => growLedger(dbPath, GROWN_ROUNDS), requests: spread }],
     ];
-    const wanted = rowFilter(values.rows, [...walletRows.map(([name]) => name), ...POSTGRES_ROWS]);
+    const wanted = rowFilter(values.rows, [...walletRows.map(([name]) => name), END_TO_END_ROW, ...POSTGRES_ROWS]);
     for (const [name, row] of walletRows) {
       if (!wanted(name)) continue;
       await measureCeiling(`before ${name}`);
       rows[name] = await walletRow(work, name, row);
+    }
+    if (wanted(END_TO_END_ROW)) {
+      await measureCeiling(`before ${END_TO_END_ROW}`);
+      rows[END_TO_END_ROW] = await endToEndRow(kit, { work, runs: RUNS, requestCount, launches: CONNECTIONS, env: SERVER_ENV });
     }
     if (POSTGRES_ROWS.some(wanted)) {
       await measureCeiling('before the postgres rows');

@@ -59,6 +59,11 @@ test('the server is its process tree; the database is its processes by name; a r
   assert.ok(Math.abs(spent.databaseSeconds - 55 / TICKS_PER_SECOND) < 1e-9, String(spent.databaseSeconds));
   assert.equal(spent.machineIdleShare, 50 / 200);
   assert.ok(Number.isNaN(cpuBetween(before, after, undefined).serverSeconds));
+  // Two servers (an end-to-end run): both trees count, the database's processes still apart.
+  const both = cpuBetween(before, after, [10, 30]);
+  assert.ok(Math.abs(both.serverSeconds - 173 / TICKS_PER_SECOND) < 1e-9, String(both.serverSeconds));
+  assert.ok(Math.abs(both.databaseSeconds - 55 / TICKS_PER_SECOND) < 1e-9, String(both.databaseSeconds));
+  assert.ok(Number.isNaN(cpuBetween(before, after, []).serverSeconds));
 });
 
 test("a load generator's CPU is the last line of bash's `times`: its ended children", () => {
