@@ -28,12 +28,16 @@ const GAME = 'dice';
 /** A bet of the ladder below, and a chance that makes about half the rounds a [bet, win]. */
 const BET = '1';
 const CHANCE_PCT = 50;
+/**
+ * Requests written per launch. A round needs no id of its own (the provider
+ * makes them), so wrk replays a short list in a loop instead of formatting
+ * hundreds of thousands of requests it would never send at this row's pace.
+ */
+const REQUESTS_PER_LAUNCH = 16;
 
 export interface EndToEndOptions {
   work: string;
   runs: number;
-  /** Pre-signed requests written per run. */
-  requestCount: number;
   /** Launches opened, one per connection. */
   launches: number;
   /** WAGERLINK_SECRET, WAGERLINK_ACCESS_TOKENS, WAGERLINK_ADMIN_TOKEN of the run. */
@@ -57,7 +61,7 @@ export async function endToEndRow(kit: BenchKit, options: EndToEndOptions): Prom
       const runs: RunResult[] = [];
       for (let run = 0; run < options.runs; run++) {
         const file = join(options.work, `end-to-end-${run}.txt`);
-        await kit.writeRequests(file, options.requestCount, (i) => ({
+        await kit.writeRequests(file, tokens.length * REQUESTS_PER_LAUNCH, (i) => ({
           path: `/game/${GAME}/api/play`,
           body: JSON.stringify({ token: tokens[i % tokens.length], bet: BET, chancePct: CHANCE_PCT, clientSeed: `bench-${i}` }),
         }));

@@ -376,7 +376,7 @@ async function main(): Promise<void> {
     }
     if (wanted(END_TO_END_ROW)) {
       await measureCeiling(`before ${END_TO_END_ROW}`);
-      rows[END_TO_END_ROW] = await endToEndRow(kit, { work, runs: RUNS, requestCount, launches: CONNECTIONS, env: SERVER_ENV });
+      rows[END_TO_END_ROW] = await endToEndRow(kit, { work, runs: RUNS, launches: CONNECTIONS, env: SERVER_ENV });
     }
     if (POSTGRES_ROWS.some(wanted)) {
       await measureCeiling('before the postgres rows');
