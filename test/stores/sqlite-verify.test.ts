@@ -13,8 +13,8 @@ import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
 
-/** Rounds stored before the bets under test: enough that a verify reads for a good while (about 0.3 s here). */
-const LEDGER_ROUNDS = 40_000;
+/** Rounds stored before the bets under test: enough that a verify reads for many times as long as a bet takes. */
+const LEDGER_ROUNDS = 80_000;
 const GROW_BATCH = 2_000;
 /** How long after asking for a verify the test bets: well inside the verify's read of the ledger. */
 const VERIFY_STARTED_MS = 50;
