@@ -22,6 +22,17 @@ function verify(path: string) {
   return { status: result.status, report: JSON.parse(result.stdout) as { ok: boolean; problems: string[] } };
 }
 
+/** Changes the file behind the wallet's back, then verify must fail (exit 1): the problems it names, one per line. */
+function tamper(path: string, sql: string): string {
+  const db = new Database(path);
+  db.exec(sql);
+  db.close();
+  const result = verify(path);
+  assert.equal(result.status, 1);
+  assert.equal(result.report.ok, false);
+  return result.report.problems.join('\n');
+}
+
 test('verify passes on honest books and fails on tampered ones', async () => {
   const { dir, cleanup } = tempDir();
   try {
@@ -36,21 +47,18 @@ test('verify passes on honest books and fails on tampered ones', async () => {
     assert.equal(honest.status, 0);
     assert.deepEqual(honest.report.problems, []);
 
-    const db = new Database(path);
-    db.prepare("UPDATE accounts SET balance = balance + 1 WHERE kind = 'player' AND ref = 'v1'").run();
-    db.close();
-    const inflated = verify(path);
-    assert.equal(inflated.status, 1);
-    assert.equal(inflated.report.ok, false);
-    assert.match(inflated.report.problems.join('\n'), /player v1: balance 1001 but postings sum to 1000/);
-
-    const db2 = new Database(path);
-    db2.prepare("UPDATE accounts SET balance = balance - 1 WHERE kind = 'player' AND ref = 'v1'").run();
-    db2.prepare("UPDATE accounts SET currency = 'USD' WHERE kind = 'cash'").run();
-    db2.close();
-    const crossed = verify(path);
-    assert.equal(crossed.status, 1);
-    assert.match(crossed.report.problems.join('\n'), /move money between currencies/);
+    assert.match(
+      tamper(path, "UPDATE accounts SET balance = balance + 1 WHERE kind = 'player' AND ref = 'v1'"),
+      /player v1: balance 1001 but postings sum to 1000/,
+    );
+    assert.match(
+      tamper(
+        path,
+        `UPDATE accounts SET balance = balance - 1 WHERE kind = 'player' AND ref = 'v1';
+         UPDATE accounts SET currency = 'USD' WHERE kind = 'cash';`,
+      ),
+      /move money between currencies/,
+    );
   } finally {
     cleanup();
   }
@@ -69,21 +77,20 @@ test("verify fails when a player's history chain is broken", async () => {
     assert.equal(verify(path).status, 0);
 
     // The newer transfer of c1 no longer points to the older one: a listing would stop after it.
-    const db = new Database(path);
-    db.prepare('UPDATE transfers SET prev_player_transfer_id = NULL WHERE id = (SELECT MAX(id) FROM transfers WHERE player_pk = 1)').run();
-    db.close();
-    const unlinked = verify(path);
-    assert.equal(unlinked.status, 1);
-    assert.match(unlinked.report.problems.join('\n'), /1 links of players' transfer and round histories are broken/);
+    assert.match(
+      tamper(path, 'UPDATE transfers SET prev_player_transfer_id = NULL WHERE id = (SELECT MAX(id) FROM transfers WHERE player_pk = 1)'),
+      /1 links of players' transfer and round histories are broken/,
+    );
 
     // And a wallet that no longer points to its newest transfer.
-    const db2 = new Database(path);
-    db2.prepare('UPDATE transfers SET prev_player_transfer_id = (SELECT MIN(id) FROM transfers WHERE player_pk = 1) WHERE id = (SELECT MAX(id) FROM transfers WHERE player_pk = 1)').run();
-    db2.prepare("UPDATE accounts SET last_transfer_id = NULL WHERE kind = 'player' AND ref = 'c2'").run();
-    db2.close();
-    const headless = verify(path);
-    assert.equal(headless.status, 1);
-    assert.match(headless.report.problems.join('\n'), /1 links of players' transfer and round histories are broken/);
+    assert.match(
+      tamper(
+        path,
+        `UPDATE transfers SET prev_player_transfer_id = (SELECT MIN(id) FROM transfers WHERE player_pk = 1) WHERE id = (SELECT MAX(id) FROM transfers WHERE player_pk = 1);
+         UPDATE accounts SET last_transfer_id = NULL WHERE kind = 'player' AND ref = 'c2';`,
+      ),
+      /1 links of players' transfer and round histories are broken/,
+    );
   } finally {
     cleanup();
   }
@@ -100,25 +107,16 @@ test('verify fails when an id is held twice, or the id index misses or misnames 
     assert.ok((await store.adjust({ id: randomUUID(), playerId: 'i1', type: 'deposit', amount: 2, now })).ok);
     await store.close();
     assert.equal(verify(path).status, 0);
-    const tamper = (sql: string) => {
-      const db = new Database(path);
-      db.exec(sql);
-      db.close();
-      const result = verify(path);
-      assert.equal(result.status, 1);
-      return result.report.problems.join('\n');
-    };
-
     // The marks say every transfer is merged, but the merged index holds none of them.
-    assert.match(tamper("UPDATE id_marks SET merged_upto = 3 WHERE tbl = 'transfers'"), /3 transfer or round ids are repeated or wrong/);
+    assert.match(tamper(path, "UPDATE id_marks SET merged_upto = 3 WHERE tbl = 'transfers'"), /3 transfer or round ids are repeated or wrong/);
     // Merged, and one entry names another row.
     assert.match(
-      tamper(`INSERT INTO transfer_ids (uuid, row_id) SELECT uuid, CASE id WHEN 1 THEN 2 ELSE id END FROM transfers;`),
+      tamper(path, `INSERT INTO transfer_ids (uuid, row_id) SELECT uuid, CASE id WHEN 1 THEN 2 ELSE id END FROM transfers;`),
       /2 transfer or round ids are repeated or wrong/,
     );
     // Unmerged again, and two rows under one id.
     assert.match(
-      tamper(`DELETE FROM transfer_ids; UPDATE id_marks SET merged_upto = 0 WHERE tbl = 'transfers';
+      tamper(path, `DELETE FROM transfer_ids; UPDATE id_marks SET merged_upto = 0 WHERE tbl = 'transfers';
         UPDATE transfers SET uuid = (SELECT uuid FROM transfers WHERE id = 1) WHERE id = 3;`),
       /1 transfer or round ids are repeated or wrong/,
     );
