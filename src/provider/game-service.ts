@@ -355,6 +355,8 @@ export class GameService {
       ...(round.campaignId === null ? {} : { campaign: { id: round.campaignId, type: 'freeBets', finished: round.campaignFinished === true } }),
     });
     const pending = store.beginRealRound({ ...round, requestBody: body }, this.newSeed());
+    // Never send a round the provider could still lose: a crash would forget a bet the operator booked.
+    await store.durable();
     const finished = await this.send(pending, operator);
     if (!finished.ok) return finished;
     return this.playView(store.session(session.pk), finished.round);
@@ -499,7 +501,7 @@ export class GameService {
     };
   }
 
-  /** Runs `work` after every earlier work of the same launch has finished. */
+  /** Runs `work` after every earlier work of the same launch has finished, and answers once what it wrote is durable. */
   private async exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
     const before = this.queues.get(key) ?? Promise.resolve();
     let release!: () => void;
@@ -510,7 +512,10 @@ export class GameService {
     this.queues.set(key, tail);
     await before;
     try {
-      return await work();
+      const result = await work();
+      // Nothing is answered that a crash could still take back: a fun round's revealed seed, a balance, a session.
+      await this.options.store.durable();
+      return result;
     } finally {
       release();
       if (this.queues.get(key) === tail) this.queues.delete(key);

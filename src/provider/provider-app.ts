@@ -157,6 +157,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
       throw new ProviderConfigError(`campaigns[${index}].id: campaign ${campaign.campaignId} exists in the database with other content`);
     }
   });
+  await store.durable();
   const operators: OperatorEntry[] = config.operators.map((settings) => ({
     settings,
     whitelist: addressSet(settings.ipWhitelist),
@@ -370,6 +371,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
             [...new Set(input.players)],
           );
           if (written === 'conflict') return sendProblem(reply, 'DUPLICATE_CONFLICT', `campaign ${input.id} exists with other content`);
+          await store.durable();
           return sendJson(reply, written === 'created' ? 201 : 200, campaignBody(campaignId));
         });
 

@@ -9,11 +9,19 @@
  * sends), and only then settled or refused with the operator's answer. Fun
  * money moves in one database transaction with a conditional update, never
  * read-then-write across an await (better-sqlite3 is synchronous).
+ *
+ * Commits do not wait for the disk on this thread: they run with
+ * synchronous=NORMAL, and `durable()` resolves once a WalFlusher has
+ * fdatasync'ed the WAL on libuv's thread pool (as durable as FULL, argued in
+ * wal-flusher.ts). The game service waits for it before a pending round is
+ * sent and before anything is answered, so one sync serves every round
+ * written meanwhile, and the thread goes on playing rounds while it runs.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { WalFlusher } from '../stores/sqlite/wal-flusher.js';
 
 /** How long a writer waits for another connection's lock (ms). */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -247,12 +255,21 @@ function campaignOf(row: Row): CampaignRow {
 
 export type CampaignWrite = 'created' | 'exists' | 'conflict';
 
+/** A failed WAL sync: whether anything committed since the last one is durable can no longer be known. */
+export type OnFatal = (error: Error) => void;
+
+const crash: OnFatal = (error) => {
+  throw error;
+};
+
 export class ProviderStore {
   private readonly db: Database.Database;
+  private readonly flusher: WalFlusher | undefined;
   private readonly statements;
 
-  private constructor(db: Database.Database) {
+  private constructor(db: Database.Database, flusher: WalFlusher | undefined) {
     this.db = db;
+    this.flusher = flusher;
     this.statements = {
       sessionByLaunch: db.prepare('SELECT * FROM game_sessions WHERE launch_id = ?'),
       sessionByPk: db.prepare('SELECT * FROM game_sessions WHERE id = ?'),
@@ -294,23 +311,34 @@ export class ProviderStore {
     };
   }
 
-  static open(path: string): ProviderStore {
+  /** `onFatal` is called if the WAL cannot be synced; nothing more may be answered. By default the process crashes. */
+  static open(path: string, onFatal: OnFatal = crash): ProviderStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-    // A pending round is written before its first attempt: it must survive power loss.
+    // A pending round is written before its first attempt: it must survive
+    // power loss. COMMIT does not sync; durable() waits for the flusher's.
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma('synchronous = NORMAL');
     db.defaultSafeIntegers(true);
     const version = Number(db.pragma('user_version', { simple: true }) as bigint);
     db.transaction(() => {
       for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
       db.pragma(`user_version = ${MIGRATIONS.length}`);
     }).immediate();
-    return new ProviderStore(db);
+    return new ProviderStore(db, path === ':memory:' ? undefined : new WalFlusher(`${path}-wal`, onFatal));
   }
 
+  /** Resolves once everything committed so far is on stable storage. */
+  durable(): Promise<void> {
+    const flusher = this.flusher;
+    if (!flusher) return Promise.resolve();
+    return new Promise((resolve) => flusher.afterSync(resolve));
+  }
+
+  /** Closes the database; a sync in progress completes first. */
   close(): void {
     this.db.close();
+    this.flusher?.close();
   }
 
   // -------------------------------------------------------- game sessions

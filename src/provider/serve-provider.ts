@@ -21,7 +21,11 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   if (flags.host !== undefined) config.host = flags.host;
   if (flags.port !== undefined) config.port = flags.port;
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-provider' } });
-  const store = ProviderStore.open(config.database);
+  const store = ProviderStore.open(config.database, (error) => {
+    // The WAL could not be synced: die without answering (see wal-flusher.ts); pending rounds are resent after the restart.
+    logger.fatal({ err: error }, 'storage stopped; exiting');
+    process.exit(70);
+  });
   let app: FastifyInstance;
   let address: string;
   try {

@@ -5,7 +5,9 @@
  * and ids after a full-jitter back-off doubling from 0.5 s; other answers
  * are final and never resent; a round whose answer did not come within the
  * player's request stays pending in the round log, survives a restart, and
- * is resent, byte for byte, before the launch's next round.
+ * is resent, byte for byte, before the launch's next round. A round is sent
+ * only once its pending record is durable, and answered only once the
+ * operator's answer is.
  */
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
@@ -26,6 +28,8 @@ interface Sent {
   headers: Record<string, string>;
 }
 let sent: Sent[] = [];
+/** Called as each /transaction is answered, after it is recorded in `sent`. */
+let onSent: (() => void) | undefined;
 
 before(async () => {
   agent = new MockAgent();
@@ -62,6 +66,7 @@ function answerTransactions(...replies: Reply[]): void {
     }
     scope.reply((options) => {
       sent.push({ body: String(options.body), headers: options.headers as Record<string, string> });
+      onSent?.();
       return {
         statusCode: reply.status,
         data: reply.body ?? (reply.status === 200 ? '{"balance":99}' : problem(reply.status)),
@@ -200,5 +205,40 @@ describe('a round left pending', () => {
     assert.equal(provider.store.round(pending!.pk).status, 'settled');
     assert.equal(reopened.body.balance, '98.06');
     assert.equal((reopened.body.rounds as { status: string }[])[0]?.status, 'settled');
+  });
+});
+
+describe('durability', () => {
+  test('a round is sent only after its pending record is synced, and answered only after its answer is', async () => {
+    const launch = await openLaunch();
+    const events: string[] = [];
+    const store = provider.store;
+    const sync = store.durable.bind(store);
+    // Each wait records what the round log held when it began, and when the sync came back.
+    store.durable = async () => {
+      const [latest] = store.listRounds(1);
+      events.push(`wait: ${latest?.status ?? 'no round'}`);
+      await sync();
+      events.push('synced');
+    };
+    onSent = () => events.push('sent');
+    answerTransactions({ status: 200, body: '{"balance":99}' });
+    const answer = await play(launch).finally(() => {
+      store.durable = sync;
+      onSent = undefined;
+    });
+    assert.equal(answer.status, 200, answer.raw);
+    assert.deepEqual(events, ['wait: pending', 'synced', 'sent', 'wait: settled', 'synced']);
+  });
+
+  test('on a file, durable() waits for a sync off the thread', async () => {
+    const store = provider.store;
+    // durable() waits for a real fdatasync of the WAL: it resolves on a later turn, not at once.
+    let resolved = false;
+    const waiting = store.durable().then(() => (resolved = true));
+    await Promise.resolve();
+    assert.equal(resolved, false);
+    await waiting;
+    assert.equal(resolved, true);
   });
 });

@@ -25,6 +25,7 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
 export class WalFlusher {
   private fd: number | undefined;
   private syncing = false;
+  private closing = false;
   /** Released by the sync in progress. */
   private current: (() => void)[] = [];
   /** Committed after the sync in progress started: wait for the next one. */
@@ -46,7 +47,13 @@ export class WalFlusher {
     return this.syncing || this.next.length > 0;
   }
 
+  /** Closes the WAL's descriptor, after the sync in progress if there is one. */
   close(): void {
+    this.closing = true;
+    if (!this.syncing) this.closeFd();
+  }
+
+  private closeFd(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
@@ -67,6 +74,7 @@ export class WalFlusher {
       this.syncing = false;
       for (const release of released) release();
       if (this.next.length > 0) this.start();
+      else if (this.closing) this.closeFd();
     });
   }
 }
