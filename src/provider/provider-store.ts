@@ -10,21 +10,24 @@
  * money moves in one database transaction with a conditional update, never
  * read-then-write across an await (better-sqlite3 is synchronous).
  *
- * Commits do not wait for the disk on this thread: they run with
- * synchronous=NORMAL, and `durable()` resolves once a WalFlusher has
- * fdatasync'ed the WAL on libuv's thread pool (as durable as FULL, argued in
- * wal-flusher.ts). The game service waits for it before a pending round is
- * sent and before anything is answered, so one sync serves every round
- * written meanwhile, and the thread goes on playing rounds while it runs.
+ * Group commit: every write of one event-loop turn joins one database
+ * transaction, opened by the turn's first write and committed when the turn
+ * ends (setImmediate); a write that spans several statements runs behind a
+ * savepoint of its own (better-sqlite3 nests transactions that way), so a
+ * failed one rolls back alone. Commits do not wait for the disk on this
+ * thread: they run with synchronous=NORMAL, and `durable()` resolves once
+ * the turn's commit is done and a WalFlusher has fdatasync'ed the WAL on
+ * libuv's thread pool (as durable as FULL, argued in wal-flusher.ts). The
+ * game service waits for it before a pending round is sent and before
+ * anything is answered, so one commit and one sync serve every round written
+ * meanwhile, and the thread goes on playing rounds while the disk works.
+ * Reads on this connection see the open turn's writes; nothing acts on them
+ * outside the process before they are durable.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../stores/sqlite/open-database.js';
 import { WalFlusher } from '../stores/sqlite/wal-flusher.js';
-
-/** How long a writer waits for another connection's lock (ms). */
-const BUSY_TIMEOUT_MS = 5_000;
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -262,14 +265,23 @@ const crash: OnFatal = (error) => {
   throw error;
 };
 
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
 export class ProviderStore {
   private readonly db: Database.Database;
   private readonly flusher: WalFlusher | undefined;
+  /** Waiting for the open turn's commit (and the sync after it). */
+  private waiters: Waiter[] = [];
+  private readonly turn;
   private readonly statements;
 
   private constructor(db: Database.Database, flusher: WalFlusher | undefined) {
     this.db = db;
     this.flusher = flusher;
+    this.turn = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
     this.statements = {
       sessionByLaunch: db.prepare('SELECT * FROM game_sessions WHERE launch_id = ?'),
       sessionByPk: db.prepare('SELECT * FROM game_sessions WHERE id = ?'),
@@ -290,7 +302,7 @@ export class ProviderStore {
         VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
          @chancePct, @threshold, @roll, @serverSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @createdAt, @settledAt)`),
       settleRound: db.prepare(
-        "UPDATE rounds SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, attempts = attempts + ?, settled_at = ? WHERE id = ? AND status = 'pending'",
+        "UPDATE rounds SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, attempts = attempts + ?, settled_at = ? WHERE id = ? AND status = 'pending' RETURNING *",
       ),
       addAttempts: db.prepare("UPDATE rounds SET attempts = attempts + ? WHERE id = ? AND status = 'pending'"),
       roundByPk: db.prepare('SELECT * FROM rounds WHERE id = ?'),
@@ -313,13 +325,11 @@ export class ProviderStore {
 
   /** `onFatal` is called if the WAL cannot be synced; nothing more may be answered. By default the process crashes. */
   static open(path: string, onFatal: OnFatal = crash): ProviderStore {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     // A pending round is written before its first attempt: it must survive
     // power loss. COMMIT does not sync; durable() waits for the flusher's.
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.defaultSafeIntegers(true);
+    const db = openDatabase(path, 'flusher');
+    // The provider's tables keep their references checked (the wallet's verify checks its own instead).
+    db.pragma('foreign_keys = ON');
     const version = Number(db.pragma('user_version', { simple: true }) as bigint);
     db.transaction(() => {
       for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
@@ -328,17 +338,52 @@ export class ProviderStore {
     return new ProviderStore(db, path === ':memory:' ? undefined : new WalFlusher(`${path}-wal`, onFatal));
   }
 
-  /** Resolves once everything committed so far is on stable storage. */
+  /**
+   * Resolves once everything written so far is committed and on stable
+   * storage; rejects if the turn that held it could not commit (nothing of
+   * that turn was kept).
+   */
   durable(): Promise<void> {
-    const flusher = this.flusher;
-    if (!flusher) return Promise.resolve();
-    return new Promise((resolve) => flusher.afterSync(resolve));
+    return new Promise((resolve, reject) => {
+      if (this.db.inTransaction) this.waiters.push({ resolve, reject });
+      else this.afterSync([{ resolve, reject }]);
+    });
   }
 
-  /** Closes the database; a sync in progress completes first. */
+  /** Commits the open turn and closes the database; a sync in progress completes first. */
   close(): void {
+    if (this.db.inTransaction) this.commitTurn();
     this.db.close();
     this.flusher?.close();
+  }
+
+  /** Opens the turn's transaction, if none is open, for a write to join. */
+  private write(): void {
+    if (this.db.inTransaction) return;
+    this.turn.begin.run();
+    setImmediate(this.commitTurn);
+  }
+
+  private readonly commitTurn = (): void => {
+    if (!this.db.open || !this.db.inTransaction) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    try {
+      this.turn.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) this.turn.rollback.run();
+      for (const waiter of waiters) waiter.reject(error as Error);
+      return;
+    }
+    this.afterSync(waiters);
+  };
+
+  private afterSync(waiters: Waiter[]): void {
+    const release = () => {
+      for (const waiter of waiters) waiter.resolve();
+    };
+    if (this.flusher) this.flusher.afterSync(release);
+    else release();
   }
 
   // -------------------------------------------------------- game sessions
@@ -356,6 +401,7 @@ export class ProviderStore {
 
   /** Creates the session of a launch, or returns the one a concurrent open created first. */
   createSession(input: NewSession): GameSessionRow {
+    this.write();
     this.statements.insertSession.run({ ...input });
     const created = this.sessionByLaunch(input.launchId);
     assert.ok(created, 'the session of a launch exists after its insert');
@@ -364,11 +410,13 @@ export class ProviderStore {
 
   /** A real session opened again (a reload): the operator's answer is the truth. */
   reopenSession(pk: number, operatorSessionId: string | null, balanceMinor: bigint, now: number): GameSessionRow {
+    this.write();
     this.statements.reopenSession.run(operatorSessionId, balanceMinor, now, pk);
     return this.session(pk);
   }
 
   touchSession(pk: number, now: number): void {
+    this.write();
     this.statements.touchSession.run(now, pk);
   }
 
@@ -379,6 +427,7 @@ export class ProviderStore {
    * one database transaction; `nonce` guards against a concurrent round.
    */
   beginRealRound(round: NewRound, nextSeed: string): RoundRow {
+    this.write();
     return this.db.transaction(() => {
       const moved = this.statements.advanceSeed.run(nextSeed, round.createdAt, round.sessionPk, round.nonce);
       assert.equal(moved.changes, 1, 'rounds of one session are played one at a time');
@@ -389,8 +438,9 @@ export class ProviderStore {
         balanceAfterMinor: null,
         settledAt: null,
       });
-      return this.round(Number(inserted.lastInsertRowid));
-    }).immediate();
+      // The row as inserted, without reading it back.
+      return { ...round, pk: Number(inserted.lastInsertRowid), status: 'pending' as const, refusalCode: null, refusalDetail: null, balanceAfterMinor: null, attempts: 0, settledAt: null };
+    })();
   }
 
   /**
@@ -399,6 +449,7 @@ export class ProviderStore {
    * the balance does not cover the bet (nothing is written).
    */
   playFunRound(round: NewRound, nextSeed: string): RoundRow | undefined {
+    this.write();
     return this.db.transaction(() => {
       const moved = this.statements.funMove.run(round.betMinor, round.winMinor, nextSeed, round.createdAt, round.sessionPk, round.nonce, round.betMinor);
       if (moved.changes === 0) {
@@ -416,7 +467,7 @@ export class ProviderStore {
       const logged = this.round(Number(inserted.lastInsertRowid));
       assert.equal(logged.balanceAfterMinor, balanceAfterMinor, 'the round log holds the balance it moved to');
       return logged;
-    }).immediate();
+    })();
   }
 
   /** Records the operator's final answer on a pending round; a settled round also sets the session's balance. */
@@ -426,21 +477,24 @@ export class ProviderStore {
     attempts: number,
     now: number,
   ): RoundRow {
+    this.write();
     return this.db.transaction(() => {
-      const round = this.round(pk);
-      assert.equal(round.status, 'pending', 'only a pending round is finished');
-      if (outcome.status === 'settled') {
-        this.statements.settleRound.run('settled', null, null, outcome.balanceAfterMinor, attempts, now, pk);
-        if (outcome.balanceAfterMinor !== null) this.statements.setBalance.run(outcome.balanceAfterMinor, round.sessionPk);
-      } else {
-        this.statements.settleRound.run('refused', outcome.code, outcome.detail, null, attempts, now, pk);
-      }
-      return this.round(pk);
-    }).immediate();
+      const settled = outcome.status === 'settled';
+      const row = (
+        settled
+          ? this.statements.settleRound.get('settled', null, null, outcome.balanceAfterMinor, attempts, now, pk)
+          : this.statements.settleRound.get('refused', outcome.code, outcome.detail, null, attempts, now, pk)
+      ) as Row | undefined;
+      assert.ok(row, 'only a pending round is finished');
+      const round = roundOf(row);
+      if (settled && round.balanceAfterMinor !== null) this.statements.setBalance.run(round.balanceAfterMinor, round.sessionPk);
+      return round;
+    })();
   }
 
   /** A round left pending after its attempts: they are counted, the next try resends it. */
   countAttempts(pk: number, attempts: number): void {
+    this.write();
     this.statements.addAttempts.run(attempts, pk);
   }
 
@@ -468,6 +522,7 @@ export class ProviderStore {
 
   /** Creates a campaign with its players; the same id again is `exists` with the same content, else `conflict`. */
   putCampaign(campaign: CampaignRow, players: readonly string[]): CampaignWrite {
+    this.write();
     return this.db.transaction((): CampaignWrite => {
       const found = this.statements.campaignById.get(campaign.campaignId) as Row | undefined;
       if (found) {
@@ -487,7 +542,7 @@ export class ProviderStore {
       const inserted = this.statements.insertCampaign.run({ ...campaign });
       for (const player of players) this.statements.insertCampaignPlayer.run(inserted.lastInsertRowid, player);
       return 'created';
-    }).immediate();
+    })();
   }
 
   campaign(campaignId: string): (CampaignRow & { players: string[] }) | undefined {
