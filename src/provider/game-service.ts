@@ -8,8 +8,9 @@
  * process). A real round is logged pending with its exact request before the
  * first attempt and resent with the same body while the player's request
  * lasts (limits.roundSettleMsMax); a round still pending then is resent
- * before the launch's next round, so an answer lost to a time-out or a
- * restart is settled, never played twice.
+ * before the launch's next round, and by the outbox (`resendLeftPending`,
+ * every limits.outboxIntervalMs) without waiting for its player, so an
+ * answer lost to a time-out or a restart is settled, never played twice.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chanceRange, isOfferedChance, quote, settle, type DiceRules } from '../game/dice.js';
@@ -17,7 +18,7 @@ import { commitment, rollOf, SERVER_SEED_BYTES } from '../game/fairness.js';
 import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
 import { decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
-import { PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type ClientWorld, type RetryPolicy } from '../clients/http-call.js';
+import { NO_RETRY, PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type ClientWorld, type RetryPolicy } from '../clients/http-call.js';
 import type { OperatorClient } from '../clients/operator-client.js';
 import type { Catalog } from './catalog.js';
 import type { LaunchClaims, LaunchTokens } from './launch-token.js';
@@ -38,6 +39,18 @@ export const REAL_PROVIDER_WORLD: ProviderWorld = {
 
 /** Rounds shown on the game page. */
 export const ROUNDS_SHOWN_MAX = 20;
+/** Sessions the outbox reads at a time. */
+const OUTBOX_PAGE_SESSIONS = 100;
+
+/** What one pass of the outbox did. */
+export interface OutboxPass {
+  /** Launches that held rounds left pending. */
+  sessions: number;
+  /** Rounds the operator answered, settled or refused. */
+  finished: number;
+  /** Rounds still pending after the pass: the next pass resends them. */
+  stillPending: number;
+}
 
 // ------------------------------------------------------------------ views
 
@@ -363,11 +376,11 @@ export class GameService {
   }
 
   /** Sends a pending round (again) and records the operator's final answer, if one comes. */
-  private async send(round: RoundRow, operator: OperatorSettings): Promise<{ ok: true; round: RoundRow } | Refusal> {
+  private async send(round: RoundRow, operator: OperatorSettings, retry: RetryPolicy = this.settleRetry): Promise<{ ok: true; round: RoundRow } | Refusal> {
     const { store, world } = this.options;
     const client = this.options.clients.get(operator.operatorId);
     if (!client || round.requestBody === null) return refuse('SERVICE_UNAVAILABLE', 'the round cannot be sent');
-    const answer = await client.transaction(round.requestBody, this.settleRetry);
+    const answer = await client.transaction(round.requestBody, retry);
     const now = world.clock();
     if (answer.ok) {
       const minor = this.minorOf(answer.value.balance, this.options.catalog.decimals(round.currency) ?? 0);
@@ -386,14 +399,41 @@ export class GameService {
     return refuse('SERVICE_UNAVAILABLE', 'the casino did not answer in time: the round is kept and will be settled before the next one');
   }
 
+  /**
+   * The outbox: resends, once each, the rounds whose player's request left
+   * them pending (created limits.roundSettleMsMax ago or earlier), in order
+   * per launch and behind any request of that launch in progress. A round
+   * still pending waits for the next pass, so attempts stay at least a pass
+   * apart, as the protocol's back-off asks once it has grown.
+   */
+  async resendLeftPending(): Promise<OutboxPass> {
+    const { store, world, config } = this.options;
+    const createdBefore = world.clock() - config.limits.roundSettleMsMax;
+    const pass: OutboxPass = { sessions: 0, finished: 0, stillPending: 0 };
+    for (let afterPk = 0; ; ) {
+      const sessions = store.sessionsLeftPending(createdBefore, afterPk, OUTBOX_PAGE_SESSIONS);
+      for (const found of sessions) {
+        pass.sessions += 1;
+        await this.exclusive(found.launchId, async () => {
+          const before = store.pendingRounds(found.pk).length;
+          const left = await this.settlePending(store.session(found.pk), NO_RETRY);
+          pass.finished += before - left;
+          pass.stillPending += left;
+        });
+      }
+      if (sessions.length < OUTBOX_PAGE_SESSIONS) return pass;
+      afterPk = sessions[sessions.length - 1]!.pk;
+    }
+  }
+
   /** Resends the launch's pending rounds in order; answers how many are still pending. */
-  private async settlePending(session: GameSessionRow): Promise<number> {
+  private async settlePending(session: GameSessionRow, retry: RetryPolicy = this.settleRetry): Promise<number> {
     if (session.mode !== 'real') return 0;
     const operator = this.operators.get(session.operatorId);
     const pending = this.options.store.pendingRounds(session.pk);
     if (!operator) return pending.length;
     for (const [index, round] of pending.entries()) {
-      await this.send(round, operator);
+      await this.send(round, operator, retry);
       // Settled or refused, the round is done; still pending, the rest wait behind it, in order.
       if (this.options.store.round(round.pk).status === 'pending') return pending.length - index;
     }

@@ -185,7 +185,25 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
   const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, logger: options.logger });
+  // The outbox: rounds left pending reach the operator without waiting for their player; one pass at a time.
+  let outboxPass: Promise<void> | undefined;
+  const outbox = setInterval(() => {
+    outboxPass ??= games
+      .resendLeftPending()
+      .then(
+        (pass) => {
+          if (pass.sessions > 0) app.log.info({ outbox: pass }, `outbox: ${pass.finished} rounds left pending were answered, ${pass.stillPending} still pending`);
+        },
+        (error: unknown) => app.log.error({ err: error }, 'outbox pass failed; the next pass tries again'),
+      )
+      .finally(() => {
+        outboxPass = undefined;
+      });
+  }, config.limits.outboxIntervalMs);
+  outbox.unref();
   app.addHook('onClose', async () => {
+    clearInterval(outbox);
+    await outboxPass;
     await Promise.all([...clients.values()].map((client) => client.close()));
   });
 

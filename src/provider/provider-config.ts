@@ -50,6 +50,9 @@ export const ProviderLimitsSchema = Type.Object(
     retryDelayMsMax: Type.Optional(Count('Largest retry back-off, ms. Default 60000.', 3_600_000)),
     roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
     refreshIntervalSeconds: Type.Optional(Count('How often the game page calls urls.refresh, seconds. Default 300.', 24 * 3600)),
+    outboxIntervalSeconds: Type.Optional(
+      Count('How often rounds left pending are resent to the operator without waiting for their player, seconds. Default 30.', 3600),
+    ),
   },
   { description: 'Limits and time-outs; each has a default.' },
 );
@@ -116,6 +119,7 @@ export interface ProviderLimits {
   retryDelayMsMax: number;
   roundSettleMsMax: number;
   refreshIntervalMs: number;
+  outboxIntervalMs: number;
 }
 
 export const DEFAULT_LIMITS: ProviderLimits = {
@@ -127,6 +131,7 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   retryDelayMsMax: 60_000, // ms: PROTOCOL.md §9
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
+  outboxIntervalMs: 30_000, // ms: within the protocol's largest back-off (retryDelayMsMax)
 };
 
 export interface OperatorSettings {
@@ -261,6 +266,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     retryDelayMsMax: limitsIn.retryDelayMsMax ?? DEFAULT_LIMITS.retryDelayMsMax,
     roundSettleMsMax: limitsIn.roundSettleMsMax ?? DEFAULT_LIMITS.roundSettleMsMax,
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
+    outboxIntervalMs: (limitsIn.outboxIntervalSeconds ?? DEFAULT_LIMITS.outboxIntervalMs / 1000) * 1000,
   };
   if (limits.retryDelayMsMin > limits.retryDelayMsMax) fail('limits.retryDelayMsMin', 'must not exceed limits.retryDelayMsMax');
 

@@ -307,6 +307,9 @@ export class ProviderStore {
       addAttempts: db.prepare("UPDATE rounds SET attempts = attempts + ? WHERE id = ? AND status = 'pending'"),
       roundByPk: db.prepare('SELECT * FROM rounds WHERE id = ?'),
       pendingOfSession: db.prepare("SELECT * FROM rounds WHERE session_pk = ? AND status = 'pending' ORDER BY id"),
+      sessionsLeftPending: db.prepare(`SELECT s.* FROM game_sessions s
+        WHERE s.id IN (SELECT session_pk FROM rounds WHERE status = 'pending' AND created_at <= ?) AND s.id > ?
+        ORDER BY s.id LIMIT ?`),
       recentOfSession: db.prepare("SELECT * FROM rounds WHERE session_pk = ? AND status <> 'refused' ORDER BY id DESC LIMIT ?"),
       listRounds: db.prepare('SELECT * FROM rounds WHERE id < ? ORDER BY id DESC LIMIT ?'),
       insertCampaign: db.prepare(`INSERT INTO campaigns (campaign_id, operator_id, game, currency, bet, rounds, expires_at, created_at)
@@ -506,6 +509,11 @@ export class ProviderStore {
 
   pendingRounds(sessionPk: number): RoundRow[] {
     return (this.statements.pendingOfSession.all(sessionPk) as Row[]).map(roundOf);
+  }
+
+  /** Sessions holding a round pending since `createdBefore` or earlier, by pk after `afterPk`, a page at a time. */
+  sessionsLeftPending(createdBefore: number, afterPk: number, limit: number): GameSessionRow[] {
+    return (this.statements.sessionsLeftPending.all(createdBefore, afterPk, limit) as Row[]).map(sessionOf);
   }
 
   /** The session's latest rounds that were not refused, newest first. */

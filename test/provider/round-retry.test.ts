@@ -5,7 +5,8 @@
  * and ids after a full-jitter back-off doubling from 0.5 s; other answers
  * are final and never resent; a round whose answer did not come within the
  * player's request stays pending in the round log, survives a restart, and
- * is resent, byte for byte, before the launch's next round. A round is sent
+ * is resent, byte for byte, before the launch's next round, and by the
+ * outbox without its player once that request has given up. A round is sent
  * only once its pending record is durable, and answered only once the
  * operator's answer is.
  */
@@ -205,6 +206,80 @@ describe('a round left pending', () => {
     assert.equal(provider.store.round(pending!.pk).status, 'settled');
     assert.equal(reopened.body.balance, '98.06');
     assert.equal((reopened.body.rounds as { status: string }[])[0]?.status, 'settled');
+  });
+});
+
+describe('the outbox', () => {
+  /** The suite's provider, put back after these tests. */
+  let shared: Provider;
+  before(async () => {
+    shared = provider;
+    provider = await makeProvider({
+      endpoint: ORIGIN,
+      dispatcher: agent,
+      edit: (file) => {
+        file.limits = { ...(file.limits as object), outboxIntervalSeconds: 1 };
+      },
+    });
+  });
+  after(async () => {
+    await provider.close();
+    provider = shared;
+  });
+
+  /** Waits, in real time, for a round to leave `pending` (the outbox runs every second). */
+  async function finishedWithin(pk: number, ms: number): Promise<boolean> {
+    for (const started = Date.now(); Date.now() - started < ms; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (provider.store.round(pk).status !== 'pending') return true;
+    }
+    return false;
+  }
+
+  test('resends a round left pending without its player, byte for byte, once its player request has given up on it', async () => {
+    const launch = await openLaunch();
+    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
+    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
+    const [pending] = provider.store.listRounds(1);
+    const firstBody = sent[0]!.body;
+
+    // Left pending for less than roundSettleMsMax (the sleeps took 15.75 s of it): not the outbox's yet.
+    sent = [];
+    answerTransactions({ status: 200, body: '{"balance":98}' });
+    assert.equal(await finishedWithin(pending!.pk, 1_500), false);
+    assert.equal(sent.length, 0, "nothing was resent");
+
+    provider.clock.advance(provider.config.limits.roundSettleMsMax);
+    assert.equal(await finishedWithin(pending!.pk, 5_000), true, 'the outbox settled the round');
+    assert.deepEqual(sent.map((each) => each.body), [firstBody]);
+    const settled = provider.store.round(pending!.pk);
+    assert.equal(settled.status, 'settled');
+    assert.equal(settled.attempts, 8);
+    assert.equal(settled.balanceAfterMinor, 9_800n);
+    // The launch plays on as usual; nothing is resent again.
+    sent = [];
+    answerTransactions({ status: 200, body: '{"balance":97}' });
+    const next = await play(launch);
+    assert.equal(next.status, 200, next.raw);
+    assert.equal(sent.length, 1);
+    assert.notEqual(sent[0]!.body, firstBody);
+  });
+
+  test('tries each round once a pass, and a final answer ends it', async () => {
+    const launch = await openLaunch();
+    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
+    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
+    const [pending] = provider.store.listRounds(1);
+    provider.clock.advance(provider.config.limits.roundSettleMsMax);
+    sent = [];
+    // One pass: one attempt, no back-off within it; the next pass gets a final 409.
+    answerTransactions({ status: 503 }, { status: 409 });
+    assert.equal(await finishedWithin(pending!.pk, 5_000), true);
+    assert.equal(sent.length, 2);
+    assert.equal(sent[0]!.body, sent[1]!.body);
+    const refused = provider.store.round(pending!.pk);
+    assert.equal(refused.status, 'refused');
+    assert.equal(refused.refusalCode, 'DUPLICATE_CONFLICT');
+    assert.equal(refused.attempts, 9);
   });
 });
 
