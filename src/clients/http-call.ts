@@ -92,7 +92,16 @@ export type CallOutcome<T> =
       balance?: string;
       attempts: number;
     }
-  | { ok: false; kind: 'unavailable'; status?: number; code?: ErrorCode; detail: string; attempts: number }
+  | {
+      ok: false;
+      kind: 'unavailable';
+      status?: number;
+      code?: ErrorCode;
+      detail: string;
+      attempts: number;
+      /** The last answer's Retry-After (ms): the least wait before the next attempt. */
+      retryAfterMs?: number;
+    }
   | { ok: false; kind: 'invalid-answer'; status: number; detail: string; attempts: number };
 
 export type Refused = Extract<CallOutcome<unknown>, { kind: 'refused' }>;
@@ -207,7 +216,7 @@ export async function signedCall<T>(
   const headers = { 'content-type': 'application/json', [SIGNATURE_HEADER]: sign(secret, bodyText), ...extraHeaders };
   const { world } = transport;
   const started = world.clock();
-  let last: { status?: number; code?: ErrorCode; detail: string } = { detail: 'no attempt was made' };
+  let last: { status?: number; code?: ErrorCode; detail: string; retryAfterMs?: number } = { detail: 'no attempt was made' };
   let made = 0;
   for (let attempt = 1; attempt <= policy.attemptsMax; attempt++) {
     made = attempt;
@@ -221,8 +230,13 @@ export async function signedCall<T>(
       return { ok: false, kind: 'invalid-answer', status: 200, detail: read.detail, attempts: attempt };
     } else if (policy.retryStatuses.includes(result.status) && isRetryableStatus(result.status)) {
       const problem = problemOf(result.status, result.contentType, result.text);
-      last = { status: result.status, ...(problem.code === undefined ? {} : { code: problem.code }), detail: problem.detail };
       wait = result.retryAfterMs;
+      last = {
+        status: result.status,
+        ...(problem.code === undefined ? {} : { code: problem.code }),
+        detail: problem.detail,
+        ...(wait === undefined ? {} : { retryAfterMs: wait }),
+      };
     } else {
       const problem = problemOf(result.status, result.contentType, result.text);
       return { ok: false, kind: 'refused', status: result.status, ...problem, attempts: attempt };

@@ -119,6 +119,8 @@ function rtpText(rules: DiceRules): string {
 
 export class GameService {
   private readonly queues = new Map<string, Promise<void>>();
+  /** The outbox leaves an operator alone until this time (its clock): the operator's Retry-After. */
+  private readonly outboxPausedUntil = new Map<string, number>();
   private readonly operators: Map<string, OperatorSettings>;
   /** The retry rule within one player request: PROTOCOL.md §3/§9, bounded by the player's wait. */
   private readonly settleRetry: RetryPolicy;
@@ -396,6 +398,7 @@ export class GameService {
       return refuse('SERVICE_UNAVAILABLE', `the round was booked but the casino's answer was unreadable: ${answer.detail}`);
     }
     store.countAttempts(round.pk, answer.attempts);
+    if (answer.retryAfterMs !== undefined) this.outboxPausedUntil.set(operator.operatorId, now + answer.retryAfterMs);
     return refuse('SERVICE_UNAVAILABLE', 'the casino did not answer in time: the round is kept and will be settled before the next one');
   }
 
@@ -404,21 +407,29 @@ export class GameService {
    * them pending (created limits.roundSettleMsMax ago or earlier), in order
    * per launch and behind any request of that launch in progress. A round
    * still pending waits for the next pass, so attempts stay at least a pass
-   * apart, as the protocol's back-off asks once it has grown.
+   * apart, as the protocol's back-off asks once it has grown. An operator
+   * that gave no final answer is left alone for the rest of the pass, and
+   * for as long as its Retry-After asked.
    */
   async resendLeftPending(): Promise<OutboxPass> {
     const { store, world, config } = this.options;
     const createdBefore = world.clock() - config.limits.roundSettleMsMax;
     const pass: OutboxPass = { sessions: 0, finished: 0, stillPending: 0 };
+    const unanswered = new Set<string>();
     for (let afterPk = 0; ; ) {
       const sessions = store.sessionsLeftPending(createdBefore, afterPk, OUTBOX_PAGE_SESSIONS);
       for (const found of sessions) {
         pass.sessions += 1;
+        if (unanswered.has(found.operatorId) || world.clock() < (this.outboxPausedUntil.get(found.operatorId) ?? 0)) {
+          pass.stillPending += store.pendingRounds(found.pk).length;
+          continue;
+        }
         await this.exclusive(found.launchId, async () => {
           const before = store.pendingRounds(found.pk).length;
           const left = await this.settlePending(store.session(found.pk), NO_RETRY);
           pass.finished += before - left;
           pass.stillPending += left;
+          if (left > 0) unanswered.add(found.operatorId);
         });
       }
       if (sessions.length < OUTBOX_PAGE_SESSIONS) return pass;

@@ -281,6 +281,45 @@ describe('the outbox', () => {
     assert.equal(refused.refusalCode, 'DUPLICATE_CONFLICT');
     assert.equal(refused.attempts, 9);
   });
+
+  /** A launch whose round the player's request left pending, its clock moved past roundSettleMsMax. */
+  async function leftPending(): Promise<{ pk: number; body: string }> {
+    const launch = await openLaunch();
+    sent = [];
+    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
+    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
+    const [pending] = provider.store.listRounds(1);
+    return { pk: pending!.pk, body: sent[0]!.body };
+  }
+
+  test('an operator that gives no final answer is left alone for the rest of the pass', async () => {
+    const first = await leftPending();
+    const second = await leftPending();
+    provider.clock.advance(provider.config.limits.roundSettleMsMax);
+    sent = [];
+    // The first launch's resend gets a 503: the second is not tried in that pass, and both go in the next.
+    answerTransactions({ status: 503 }, { status: 200 }, { status: 200 });
+    assert.equal(await finishedWithin(second.pk, 5_000), true);
+    assert.equal(await finishedWithin(first.pk, 5_000), true);
+    assert.deepEqual(sent.map((each) => each.body), [first.body, first.body, second.body]);
+  });
+
+  test("an operator's Retry-After holds the outbox back that long", async () => {
+    const round = await leftPending();
+    provider.clock.advance(provider.config.limits.roundSettleMsMax);
+    sent = [];
+    pool
+      .intercept({ path: '/transaction', method: 'POST' })
+      .reply(429, problem(429), { headers: { 'content-type': 'application/problem+json', 'retry-after': '60' } });
+    answerTransactions({ status: 200 });
+    // The 429 comes on the first pass; the passes after it, a second apart, leave the operator alone.
+    assert.equal(await finishedWithin(round.pk, 2_500), false);
+    assert.equal(sent.length, 0, 'nothing but the 429 was sent');
+    provider.clock.advance(60_000);
+    assert.equal(await finishedWithin(round.pk, 5_000), true);
+    assert.deepEqual(sent.map((each) => each.body), [round.body]);
+    assert.equal(provider.store.round(round.pk).attempts, 9);
+  });
 });
 
 describe('durability', () => {
