@@ -9,21 +9,18 @@
  * answered, settled; after a restart, opening the games settles whatever was
  * left pending, and the operator's ledger and the round log agree exactly.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'undici';
 import { createProviderClient } from '../../src/clients/provider-client.js';
 import { ProviderStore, type RoundRow } from '../../src/provider/provider-store.js';
 import { adminOverHttp, ledgerOf, makeOperator, tempDir, type Operator } from '../helpers.js';
-import { exampleConfigFile, launchOf, OPERATOR_ID, WALLET_ID } from './provider-helpers.js';
+import { exampleConfigFile, launchOf, OPERATOR_ID, serveProviderChild, WALLET_ID } from './provider-helpers.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CLI = join(ROOT, 'bin', 'wagerlink.js');
 /** The credentials of examples/operator.env, which examples/provider.json pairs with. */
 const DEMO_SECRET = 'local-demo-secret-change-me';
 const DEMO_ACCESS_TOKEN = 'local-demo-access-token';
@@ -67,27 +64,8 @@ after(async () => {
   temp.cleanup();
 });
 
-/** Starts `provider serve` and answers its origin once it logged its ready line. */
-async function startProvider(): Promise<{ child: ChildProcess; origin: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WAGERLINK_')));
-  const child = spawn(process.execPath, [CLI, 'provider', 'serve', '--config', configPath], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line:\n${output}`)), READY_TIMEOUT_MS);
-    child.stdout!.on('data', () => {
-      const match = /ready on (http:\/\/[^"\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', () => reject(new Error(`exited before ready:\n${output}`)));
-  });
-  return { child, origin };
-}
+/** Starts `provider serve` on the test's config. */
+const startProvider = () => serveProviderChild(configPath, children, READY_TIMEOUT_MS);
 
 async function post(origin: string, path: string, body: unknown, dispatcher?: Agent): Promise<{ status: number; body: Record<string, any> }> {
   const response = await request(new URL(path, origin), {

@@ -94,6 +94,16 @@ async function openLaunch() {
 const play = (launch: { path: string; token: string }) =>
   pageCall(provider.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: 'retry' });
 
+/** A new launch whose round its player's request left pending (seven 503s): the launch, the round's pk and the body it sent. */
+async function leftPending(): Promise<{ launch: { path: string; token: string }; pk: number; body: string }> {
+  const launch = await openLaunch();
+  sent = [];
+  answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
+  assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
+  const [pending] = provider.store.listRounds(1);
+  return { launch, pk: pending!.pk, body: sent[0]!.body };
+}
+
 describe('resent with the same body', () => {
   test('503, 500 and a network error are retried after 0.5 s and 1 s doubling with full jitter, then 200 settles', async () => {
     const launch = await openLaunch();
@@ -189,11 +199,7 @@ describe('a round left pending', () => {
   });
 
   test('survives a restart of the provider and is settled when the game is opened again', async () => {
-    const launch = await openLaunch();
-    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
-    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
-    const [pending] = provider.store.listRounds(1);
-    const firstBody = sent[0]!.body;
+    const { launch, pk, body: firstBody } = await leftPending();
     await provider.app.close();
 
     // A new app on the same database: the round log is all it knows.
@@ -203,7 +209,7 @@ describe('a round left pending', () => {
     const reopened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
     assert.equal(reopened.status, 200, reopened.raw);
     assert.deepEqual(sent.map((each) => each.body), [firstBody]);
-    assert.equal(provider.store.round(pending!.pk).status, 'settled');
+    assert.equal(provider.store.round(pk).status, 'settled');
     assert.equal(reopened.body.balance, '98.06');
     assert.equal((reopened.body.rounds as { status: string }[])[0]?.status, 'settled');
   });
@@ -236,22 +242,18 @@ describe('the outbox', () => {
   }
 
   test('resends a round left pending without its player, byte for byte, once its player request has given up on it', async () => {
-    const launch = await openLaunch();
-    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
-    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
-    const [pending] = provider.store.listRounds(1);
-    const firstBody = sent[0]!.body;
+    const { launch, pk, body: firstBody } = await leftPending();
 
     // Left pending for less than roundSettleMsMax (the sleeps took 15.75 s of it): not the outbox's yet.
     sent = [];
     answerTransactions({ status: 200, body: '{"balance":98}' });
-    assert.equal(await finishedWithin(pending!.pk, 1_500), false);
+    assert.equal(await finishedWithin(pk, 1_500), false);
     assert.equal(sent.length, 0, "nothing was resent");
 
     provider.clock.advance(provider.config.limits.roundSettleMsMax);
-    assert.equal(await finishedWithin(pending!.pk, 5_000), true, 'the outbox settled the round');
+    assert.equal(await finishedWithin(pk, 5_000), true, 'the outbox settled the round');
     assert.deepEqual(sent.map((each) => each.body), [firstBody]);
-    const settled = provider.store.round(pending!.pk);
+    const settled = provider.store.round(pk);
     assert.equal(settled.status, 'settled');
     assert.equal(settled.attempts, 8);
     assert.equal(settled.balanceAfterMinor, 9_800n);
@@ -265,32 +267,19 @@ describe('the outbox', () => {
   });
 
   test('tries each round once a pass, and a final answer ends it', async () => {
-    const launch = await openLaunch();
-    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
-    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
-    const [pending] = provider.store.listRounds(1);
+    const { pk } = await leftPending();
     provider.clock.advance(provider.config.limits.roundSettleMsMax);
     sent = [];
     // One pass: one attempt, no back-off within it; the next pass gets a final 409.
     answerTransactions({ status: 503 }, { status: 409 });
-    assert.equal(await finishedWithin(pending!.pk, 5_000), true);
+    assert.equal(await finishedWithin(pk, 5_000), true);
     assert.equal(sent.length, 2);
     assert.equal(sent[0]!.body, sent[1]!.body);
-    const refused = provider.store.round(pending!.pk);
+    const refused = provider.store.round(pk);
     assert.equal(refused.status, 'refused');
     assert.equal(refused.refusalCode, 'DUPLICATE_CONFLICT');
     assert.equal(refused.attempts, 9);
   });
-
-  /** A launch whose round the player's request left pending, its clock moved past roundSettleMsMax. */
-  async function leftPending(): Promise<{ pk: number; body: string }> {
-    const launch = await openLaunch();
-    sent = [];
-    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
-    assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
-    const [pending] = provider.store.listRounds(1);
-    return { pk: pending!.pk, body: sent[0]!.body };
-  }
 
   test('an operator that gives no final answer is left alone for the rest of the pass', async () => {
     const first = await leftPending();

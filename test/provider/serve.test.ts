@@ -10,15 +10,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { tempDir } from '../helpers.js';
-import { exampleConfigFile } from './provider-helpers.js';
+import { cleanEnv, CLI, exampleConfigFile, ROOT, serveProviderChild } from './provider-helpers.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CLI = join(ROOT, 'bin', 'wagerlink.js');
 /** A start or a command that takes longer than this failed (ms); generous for a loaded machine. */
 const COMMAND_TIMEOUT_MS = 30_000;
 
@@ -34,11 +31,6 @@ after(async () => {
   }
   temp.cleanup();
 });
-
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WAGERLINK_')));
-  return { ...env, ...extra };
-}
 
 interface Run {
   code: number | null;
@@ -72,23 +64,7 @@ function writeConfig(name: string, edit: (file: ReturnType<typeof exampleConfigF
 
 test('provider serve: ready line, answers, SIGTERM exits 0; the operator commands reach it', async () => {
   const config = writeConfig('good', () => {});
-  const child = spawn(process.execPath, [CLI, 'provider', 'serve', '--config', config], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line:\n${output}`)), COMMAND_TIMEOUT_MS);
-    const onData = () => {
-      const match = /ready on (http:\/\/[^"\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', () => reject(new Error(`exited before ready:\n${output}`)));
-  });
+  const { child, origin, output } = await serveProviderChild(config, children, COMMAND_TIMEOUT_MS);
   const health = await request(`${origin}/health`);
   assert.equal(health.statusCode, 200);
   assert.deepEqual(await health.body.json(), { status: 'ok' });
@@ -124,7 +100,7 @@ test('provider serve: ready line, answers, SIGTERM exits 0; the operator command
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   const [code] = (await exited) as [number | null];
-  assert.equal(code, 0, output);
+  assert.equal(code, 0, output());
 });
 
 test('provider serve refuses a bad config, naming the member, and needs --config', async () => {
