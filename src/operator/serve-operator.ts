@@ -17,7 +17,7 @@ import pino from 'pino';
 import { backendOf, openStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
-import { stopOnSignals } from '../http/stop-on-signals.js';
+import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
 
 /** A worker that has not exited this long after SIGTERM is killed (ms): in-flight requests have had their time. */
 export const WORKER_EXIT_TIMEOUT_MS = 30_000;
@@ -58,10 +58,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     });
     // A dead writer thread or a broken invariant means a state nobody can
     // vouch for: stop answering rather than serve from it.
-    store.onFatal?.((error) => {
-      logger.fatal({ err: error }, 'storage stopped; exiting');
-      process.exit(70);
-    });
+    store.onFatal?.(exitOnStorageFailure(logger));
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     // The store would otherwise keep alive a process that cannot serve (a

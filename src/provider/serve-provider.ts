@@ -9,7 +9,7 @@ import pino from 'pino';
 import { buildProviderApp } from './provider-app.js';
 import { readProviderConfig } from './provider-config.js';
 import { ProviderStore } from './provider-store.js';
-import { stopOnSignals } from '../http/stop-on-signals.js';
+import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
 
 export interface ServeProviderFlags {
   host?: string;
@@ -21,11 +21,8 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   if (flags.host !== undefined) config.host = flags.host;
   if (flags.port !== undefined) config.port = flags.port;
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-provider' } });
-  const store = ProviderStore.open(config.database, (error) => {
-    // The WAL could not be synced: die without answering (see wal-flusher.ts); pending rounds are resent after the restart.
-    logger.fatal({ err: error }, 'storage stopped; exiting');
-    process.exit(70);
-  });
+  // The WAL could not be synced (wal-flusher.ts): nothing more is answered; pending rounds are resent after the restart.
+  const store = ProviderStore.open(config.database, exitOnStorageFailure(logger));
   let app: FastifyInstance;
   let address: string;
   try {
