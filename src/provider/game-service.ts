@@ -178,9 +178,9 @@ export class GameService {
         return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', formatMinor(session.balanceMinor, this.decimalsOf(session)));
       }
       if (session.mode === 'real') {
-        const stillPending = await this.settlePending(session);
+        const { left } = await this.settlePending(session);
         session = store.session(found.pk);
-        if (stillPending > 0) {
+        if (left > 0) {
           return refuse('SERVICE_UNAVAILABLE', 'the previous round is still being settled with the casino: try again in a moment');
         }
       }
@@ -425,9 +425,8 @@ export class GameService {
           continue;
         }
         await this.exclusive(found.launchId, async () => {
-          const before = store.pendingRounds(found.pk).length;
-          const left = await this.settlePending(store.session(found.pk), NO_RETRY);
-          pass.finished += before - left;
+          const { finished, left } = await this.settlePending(store.session(found.pk), NO_RETRY);
+          pass.finished += finished;
           pass.stillPending += left;
           if (left > 0) unanswered.add(found.operatorId);
         });
@@ -437,18 +436,18 @@ export class GameService {
     }
   }
 
-  /** Resends the launch's pending rounds in order; answers how many are still pending. */
-  private async settlePending(session: GameSessionRow, retry: RetryPolicy = this.settleRetry): Promise<number> {
-    if (session.mode !== 'real') return 0;
+  /** Resends the launch's pending rounds in order; answers how many got a final answer and how many are still pending. */
+  private async settlePending(session: GameSessionRow, retry: RetryPolicy = this.settleRetry): Promise<{ finished: number; left: number }> {
+    if (session.mode !== 'real') return { finished: 0, left: 0 };
     const operator = this.operators.get(session.operatorId);
     const pending = this.options.store.pendingRounds(session.pk);
-    if (!operator) return pending.length;
+    if (!operator) return { finished: 0, left: pending.length };
     for (const [index, round] of pending.entries()) {
       await this.send(round, operator, retry);
       // Settled or refused, the round is done; still pending, the rest wait behind it, in order.
-      if (this.options.store.round(round.pk).status === 'pending') return pending.length - index;
+      if (this.options.store.round(round.pk).status === 'pending') return { finished: index, left: pending.length - index };
     }
-    return 0;
+    return { finished: pending.length, left: 0 };
   }
 
   // -------------------------------------------------------------- helpers

@@ -355,7 +355,7 @@ export class ProviderStore {
 
   /** Commits the open turn and closes the database; a sync in progress completes first. */
   close(): void {
-    if (this.db.inTransaction) this.commitTurn();
+    this.commitTurn();
     this.db.close();
     this.flusher?.close();
   }
