@@ -8,9 +8,9 @@
  * its round log, pending, with the exact /transaction body, before it calls
  * the operator, and logs the answer after: the durable record that has a
  * round delivered exactly once, whatever fails in between (README, "The
- * round log and retries"). A background outbox that delivers without a
- * player is not part of the provider yet; this row measures the path a
- * player's round takes.
+ * round log and retries"). This row measures the path a player's round
+ * takes; the provider's outbox resends only rounds that path left pending,
+ * and a run leaves none.
  *
  * The server CPU column counts both servers. After the runs the operator's
  * books must verify, and every round the provider answered must be in them.
