@@ -11,9 +11,12 @@ export const STORAGE_FAILURE_EXIT_CODE = 70;
 
 /**
  * A handler for a storage failure nobody can vouch for the state after (a
- * dead writer thread, a broken invariant, a WAL that could not be synced):
+ * dead writer thread, a broken invariant, a WAL that could not be synced),
+ * or that only new connections mend (a PostgreSQL connection gone silent):
  * log it and exit at once rather than answer from that state. Requests in
- * flight get no answer, and callers resend; every call is idempotent.
+ * flight get no answer, and callers resend; every call is idempotent. The
+ * supervisor (systemd, Kubernetes) sees the exit; under `--workers` the
+ * primary stops the other workers and exits with it.
  */
 export function exitOnStorageFailure(logger: FastifyBaseLogger): (error: Error) => void {
   return (error) => {

@@ -10,6 +10,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { UnavailableError } from '../../src/protocol/errors.js';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js';
@@ -255,6 +256,51 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
     }
   });
 
+  test('a connection gone silent (a fail-over, a dropped route): 503 at the deadline, then the store stops, and a new one serves the resend', async () => {
+    const target = new URL(DATABASE_URL!);
+    const proxy = new CuttableProxy(target.hostname, Number(target.port || 5432));
+    const port = await proxy.listen();
+    const schema = await freshSchema('silent');
+    const via = new URL(schema.url());
+    via.hostname = '127.0.0.1';
+    via.port = String(port);
+    // Short time-outs: the call deadline is 1.5 s, and a batch unsettled for 3 s is a stall.
+    const options = { url: via.toString(), settings: { poolSize: 2, statementTimeoutMs: 500, connectTimeoutS: 1 }, batchStallMs: 3_000 };
+    const store = await PostgresStore.open(options);
+    let next: PostgresStore | undefined;
+    try {
+      const id = ids(0x5e1);
+      const s = await open(store, id, 'silent', 100);
+      assert.ok((await store.transact({ request: betOf(s, id, 1), now: NOW })).ok);
+      const stopped = new Promise<Error>((resolve) => store.onFatal(resolve));
+
+      proxy.silence();
+      const lost = betOf(s, id, 1);
+      const started = Date.now();
+      await assert.rejects(store.transact({ request: lost, now: NOW }), UnavailableError);
+      assert.ok(Date.now() - started < 2_500, 'the caller has its 503 at the call deadline');
+      const error = await Promise.race([
+        stopped,
+        sleep(10_000, undefined, { ref: false }).then(() => assert.fail('the store never stopped: its pool stays stuck on the silent connection')),
+      ]);
+      assert.match(error.message, /no answer from PostgreSQL for 3000 ms/);
+      await assert.rejects(store.transact({ request: lost, now: NOW }), /the store is closed/);
+
+      // What a restart does: new connections, and the resend is answered.
+      proxy.restore();
+      next = await PostgresStore.open(options);
+      const outcome = await next.transact({ request: lost, now: NOW });
+      assert.ok(outcome.ok && outcome.balance === '98', JSON.stringify(outcome));
+      const report = await next.verify();
+      assert.ok(report.ok, report.problems.join('\n'));
+    } finally {
+      await next?.close();
+      await Promise.race([store.close(), new Promise((resolve) => setTimeout(resolve, 100))]);
+      await proxy.close();
+      await schema.drop();
+    }
+  });
+
   test('a database that cannot be reached answers 503 fast, and the store recovers when it is back', async () => {
     const target = new URL(DATABASE_URL!);
     const proxy = new CuttableProxy(target.hostname, Number(target.port || 5432));
@@ -299,11 +345,16 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
   });
 });
 
-/** A TCP proxy to the database that can drop every connection and refuse new ones, then let them through again. */
+/**
+ * A TCP proxy to the database that can drop every connection and refuse new
+ * ones, or go silent (keep every connection open, accept new ones, and pass
+ * nothing on), then let them through again.
+ */
 class CuttableProxy {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private down = false;
+  private silent = false;
 
   constructor(
     private readonly host: string,
@@ -312,6 +363,13 @@ class CuttableProxy {
     this.server = createServer((client) => {
       if (this.down) {
         client.destroy();
+        return;
+      }
+      if (this.silent) {
+        this.sockets.add(client);
+        client.on('close', () => this.sockets.delete(client));
+        client.on('error', () => client.destroy());
+        client.pause();
         return;
       }
       const upstream = connect(this.port, this.host);
@@ -338,8 +396,20 @@ class CuttableProxy {
     for (const socket of this.sockets) socket.destroy();
   }
 
+  /** As a database that failed over, or a route that was dropped: no reset, no answer. */
+  silence(): void {
+    this.silent = true;
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
+  }
+
+  /** Lets new connections through again; the ones cut or silenced stay dead. */
   restore(): void {
     this.down = false;
+    this.silent = false;
+    for (const socket of this.sockets) socket.destroy();
   }
 
   async close(): Promise<void> {

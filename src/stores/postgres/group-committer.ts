@@ -31,6 +31,14 @@ export interface GroupCommitterOptions {
   batchesInFlightMax: number;
   /** Calls in one batch; see BATCH_CALLS_MAX. */
   batchCallsMax: number;
+  /**
+   * A batch still unsettled after this long (ms) means its connection is
+   * lost in a way nothing reported, and the committer calls its stall
+   * listener (see onStall). Every wait a batch can meet is bounded well
+   * inside it: a connection attempt by the connect time-out, each statement
+   * (its lock waits included) by the statement time-out.
+   */
+  batchStallMs: number;
 }
 
 /**
@@ -55,6 +63,8 @@ export class GroupCommitter<C, R> {
   private queue: Pending<C, R>[] = [];
   private inFlight = 0;
   private scheduled = false;
+  private stallListener: ((error: Error) => void) | undefined;
+  private stalled = false;
 
   constructor(
     /** Runs a batch; abandoned(i) says that call i's caller gave up, and it must not be written. */
@@ -62,6 +72,18 @@ export class GroupCommitter<C, R> {
     private readonly options: GroupCommitterOptions,
   ) {
     assert.ok(options.batchesInFlightMax >= 1 && options.batchCallsMax >= 1);
+  }
+
+  /**
+   * Called once, with the first batch that outlives batchStallMs. Its
+   * connection may never answer: a database that failed over or a network
+   * that dropped the route without a reset leaves the socket open, and TCP
+   * notices only after many minutes. Its callers had their 503 at their
+   * deadline, but its batch slot stays taken, and once every slot is, the
+   * node answers nothing but 503. The listener stops the store.
+   */
+  onStall(listener: (error: Error) => void): void {
+    this.stallListener = listener;
   }
 
   submit(call: C, signal?: CallSignal): Promise<R> {
@@ -113,6 +135,8 @@ export class GroupCommitter<C, R> {
 
   private async send(batch: Pending<C, R>[]): Promise<void> {
     let results: (R | typeof DEFER | typeof ABANDONED)[];
+    // Unreferenced: a stalled batch must not be what keeps a process alive.
+    const watchdog = setTimeout(() => this.stall(batch.length), this.options.batchStallMs).unref();
     try {
       results = await this.run(
         batch.map((pending) => pending.call),
@@ -121,6 +145,7 @@ export class GroupCommitter<C, R> {
       assert.equal(results.length, batch.length, 'a batch answers every call');
       assert.ok(results[0] !== DEFER, 'the first call of a batch depends on no other');
     } catch (error) {
+      clearTimeout(watchdog);
       if (batch.length > 1 && !(error instanceof AssertionError) && !isRetryable(error) && !isUnavailable(error)) {
         for (const pending of batch) pending.alone = true;
         this.queue.unshift(...batch);
@@ -129,6 +154,7 @@ export class GroupCommitter<C, R> {
       for (const pending of batch) pending.reject(error);
       return;
     }
+    clearTimeout(watchdog);
     const deferred: Pending<C, R>[] = [];
     results.forEach((result, index) => {
       if (result === DEFER) {
@@ -138,5 +164,16 @@ export class GroupCommitter<C, R> {
       }
     });
     this.queue.unshift(...deferred);
+  }
+
+  private stall(calls: number): void {
+    if (this.stalled) return;
+    this.stalled = true;
+    this.stallListener?.(
+      new Error(
+        `a batch of ${calls} calls has had no answer from PostgreSQL for ${this.options.batchStallMs} ms, past every time-out: ` +
+          'its connection is lost without a word (a fail-over, a dropped route), and the node stops so that a restart opens new connections',
+      ),
+    );
   }
 }

@@ -46,6 +46,8 @@ export interface PostgresStoreOptions {
   inflightCallsMax?: number;
   /** /transaction and /payout calls that share one commit (group commit). Default BATCH_CALLS_MAX. */
   batchCallsMax?: number;
+  /** A batch unsettled this long stops the store (ms). Default BATCH_STALL_CALL_DEADLINES call deadlines. */
+  batchStallMs?: number;
 }
 
 export const INFLIGHT_CALLS_MAX = 2_000;
@@ -72,6 +74,16 @@ export function callTimeoutMs(settings: PostgresSettings): number {
   return settings.statementTimeoutMs + settings.connectTimeoutS * 1_000;
 }
 
+/**
+ * A group-committed batch that has settled neither way after this many call
+ * deadlines has a connection that will not answer, and the store stops
+ * (group-committer.ts): 8 x 4 s = 32 s with the defaults. A batch's wait for
+ * a free connection and each of its statements are bounded by time-outs far
+ * inside that. (A verify holds one connection for as long as it reads, but
+ * the pool's other connections keep turning.)
+ */
+export const BATCH_STALL_CALL_DEADLINES = 8;
+
 /** close() waits this long for queries in flight, then drops the connections (s). */
 export const CLOSE_TIMEOUT_S = 5;
 
@@ -89,7 +101,9 @@ export class PostgresStore implements WalletStore {
     private readonly committer: GroupCommitter<HotCall, HotResult>,
     private readonly inflightCallsMax: number,
     private readonly deadlines: CallDeadlines,
-  ) {}
+  ) {
+    committer.onStall((error) => this.fail(error));
+  }
 
   /** Connects, applies pending migrations (safe with several nodes starting at once) and returns the store. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -105,11 +119,12 @@ export class PostgresStore implements WalletStore {
       throw error;
     }
     const ledger = new PostgresLedger(sql, createCurrencies(options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS }), options.rules ?? DEFAULT_RULES);
+    const timeoutMs = callTimeoutMs(settings);
     const committer = new GroupCommitter<HotCall, HotResult>((calls, abandoned) => ledger.applyBatch(calls, abandoned), {
       batchesInFlightMax: settings.poolSize,
       batchCallsMax: options.batchCallsMax ?? BATCH_CALLS_MAX,
+      batchStallMs: options.batchStallMs ?? BATCH_STALL_CALL_DEADLINES * timeoutMs,
     });
-    const timeoutMs = callTimeoutMs(settings);
     const deadlines = new CallDeadlines(
       timeoutMs,
       () => new UnavailableError(`no answer from the database within ${timeoutMs} ms; resend the same request`),
@@ -117,7 +132,10 @@ export class PostgresStore implements WalletStore {
     return new PostgresStore(sql, ledger, committer, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, deadlines);
   }
 
-  /** Called once if the store stops on a broken invariant (the rules and the database disagreed). */
+  /**
+   * Called once if the store stops: on a broken invariant (the rules and the
+   * database disagreed), or on a batch that stalled on a silent connection.
+   */
   onFatal(listener: (error: Error) => void): void {
     this.fatalListeners.push(listener);
   }
