@@ -12,7 +12,7 @@
  * every limits.outboxIntervalMs) without waiting for its player, so an
  * answer lost to a time-out or a restart is settled, never played twice.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chanceRange, isOfferedChance, quote, settle, type DiceRules } from '../game/dice.js';
 import { commitment, rollOf, SERVER_SEED_BYTES } from '../game/fairness.js';
 import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
@@ -25,6 +25,7 @@ import type { LaunchClaims, LaunchTokens } from './launch-token.js';
 import type { OperatorSettings, ProviderConfig } from './provider-config.js';
 import type { PlayRequest } from './provider-schemas.js';
 import type { CampaignRow, GameSessionRow, NewRound, ProviderStore, RoundRow } from './provider-store.js';
+import { timeOrderedUuid } from './time-ordered-id.js';
 
 export interface ProviderWorld extends ClientWorld {
   randomBytes: (size: number) => Buffer;
@@ -34,7 +35,7 @@ export interface ProviderWorld extends ClientWorld {
 export const REAL_PROVIDER_WORLD: ProviderWorld = {
   ...REAL_CLIENT_WORLD,
   randomBytes: (size) => randomBytes(size),
-  newId: () => randomUUID(),
+  newId: () => timeOrderedUuid(),
 };
 
 /** Rounds shown on the game page. */
