@@ -257,15 +257,9 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
   });
 
   test('a connection gone silent (a fail-over, a dropped route): 503 at the deadline, then the store stops, and a new one serves the resend', async () => {
-    const target = new URL(DATABASE_URL!);
-    const proxy = new CuttableProxy(target.hostname, Number(target.port || 5432));
-    const port = await proxy.listen();
-    const schema = await freshSchema('silent');
-    const via = new URL(schema.url());
-    via.hostname = '127.0.0.1';
-    via.port = String(port);
+    const { proxy, schema, url } = await behindProxy('silent');
     // Short time-outs: the call deadline is 1.5 s, and a batch unsettled for 3 s is a stall.
-    const options = { url: via.toString(), settings: { poolSize: 2, statementTimeoutMs: 500, connectTimeoutS: 1 }, batchStallMs: 3_000 };
+    const options = { url, settings: { poolSize: 2, statementTimeoutMs: 500, connectTimeoutS: 1 }, batchStallMs: 3_000 };
     const store = await PostgresStore.open(options);
     let next: PostgresStore | undefined;
     try {
@@ -302,15 +296,9 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
   });
 
   test('a database that cannot be reached answers 503 fast, and the store recovers when it is back', async () => {
-    const target = new URL(DATABASE_URL!);
-    const proxy = new CuttableProxy(target.hostname, Number(target.port || 5432));
-    const port = await proxy.listen();
-    const schema = await freshSchema('proxy');
-    const via = new URL(schema.url());
-    via.hostname = '127.0.0.1';
-    via.port = String(port);
+    const { proxy, schema, url } = await behindProxy('proxy');
     // Short time-outs: the call deadline is 1.5 s.
-    const store = await PostgresStore.open({ url: via.toString(), settings: { poolSize: 2, statementTimeoutMs: 500, connectTimeoutS: 1 } });
+    const store = await PostgresStore.open({ url, settings: { poolSize: 2, statementTimeoutMs: 500, connectTimeoutS: 1 } });
     try {
       const id = ids(0x9c0);
       const s = await open(store, id, 'away', 100);
@@ -344,6 +332,18 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
     }
   });
 });
+
+/** A fresh schema reached through a CuttableProxy: the URL points at the proxy. */
+async function behindProxy(label: string): Promise<{ proxy: CuttableProxy; schema: Schema; url: string }> {
+  const target = new URL(DATABASE_URL!);
+  const proxy = new CuttableProxy(target.hostname, Number(target.port || 5432));
+  const port = await proxy.listen();
+  const schema = await freshSchema(label);
+  const via = new URL(schema.url());
+  via.hostname = '127.0.0.1';
+  via.port = String(port);
+  return { proxy, schema, url: via.toString() };
+}
 
 /**
  * A TCP proxy to the database that can drop every connection and refuse new
