@@ -18,7 +18,9 @@ const TIME_MAX_MS = 2 ** 48 - 1;
  * the same millisecond order among themselves at random.
  */
 export function timeOrderedUuid(nowMs: number = Date.now()): string {
-  if (!Number.isInteger(nowMs) || nowMs < 0 || nowMs > TIME_MAX_MS) throw new RangeError(`timeOrderedUuid: ${nowMs} is not a time in ms that fits 48 bits`);
+  if (!Number.isInteger(nowMs) || nowMs < 0 || nowMs > TIME_MAX_MS) {
+    throw new RangeError(`timeOrderedUuid: ${nowMs} is not a time in ms that fits 48 bits`);
+  }
   const time = nowMs.toString(16).padStart(12, '0');
   const random = randomUUID();
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
