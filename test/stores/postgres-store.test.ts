@@ -256,6 +256,44 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
     }
   });
 
+  test('verify has no call deadline and a connection of its own: it outlasts the deadline while the pool serves', async () => {
+    const schema = await freshSchema('verify');
+    // A call deadline of 0.7 s, and a pool of one connection.
+    const store = await PostgresStore.open({ url: schema.url(), settings: { poolSize: 1, statementTimeoutMs: 200, connectTimeoutS: 0.5 } });
+    let release = () => {};
+    try {
+      const id = ids(0x7a1);
+      const s = await open(store, id, 'reader', 100);
+      assert.ok((await store.transact({ request: betOf(s, id, 1), now: NOW })).ok);
+      // Another session holds a lock that every read of the transfers waits for, as a verify of a large ledger takes its time.
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked = () => {};
+      const lockHeld = new Promise<void>((resolve) => (locked = resolve));
+      const holding = schema.admin.begin(async (tx) => {
+        await tx.unsafe(`LOCK TABLE ${schema.name}.transfers IN ACCESS EXCLUSIVE MODE`);
+        locked();
+        await released;
+      });
+      await lockHeld;
+      const started = Date.now();
+      const verifying = store.verify();
+      verifying.catch(() => {});
+      // The store's one pooled connection is not the verify's: other calls are answered meanwhile.
+      const player = await store.getPlayer('reader');
+      assert.ok(player.ok && player.balance === '99', JSON.stringify(player));
+      await sleep(1_500);
+      release();
+      await holding;
+      const report = await verifying;
+      assert.ok(report.ok, report.problems.join('\n'));
+      assert.ok(Date.now() - started >= 1_500, 'the verify waited for the lock, past two call deadlines');
+    } finally {
+      release();
+      await store.close();
+      await schema.drop();
+    }
+  });
+
   test('a connection gone silent (a fail-over, a dropped route): 503 at the deadline, then the store stops, and a new one serves the resend', async () => {
     const { proxy, schema, url } = await behindProxy('silent');
     // Short time-outs: the call deadline is 1.5 s, and a batch unsettled for 3 s is a stall.

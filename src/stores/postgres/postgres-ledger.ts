@@ -672,8 +672,9 @@ export class PostgresLedger {
    * Proves the books, with the checks of the SQLite store, on one snapshot
    * (REPEATABLE READ) while the wallet keeps running.
    */
-  async verify(): Promise<VerifyReport> {
-    return this.sql.begin('isolation level repeatable read read only', async (dbTx) => {
+  /** `sql`: the client to read through; the store gives a verify a connection of its own. */
+  async verify(sql: postgres.Sql = this.sql): Promise<VerifyReport> {
+    return sql.begin('isolation level repeatable read read only', async (dbTx) => {
       // Summing a large ledger takes longer than any request may, and reads every row.
       await dbTx`SET LOCAL statement_timeout = 0`;
       await dbTx`SET LOCAL enable_seqscan = on`;

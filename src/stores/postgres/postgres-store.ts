@@ -87,6 +87,9 @@ export const BATCH_STALL_CALL_DEADLINES = 8;
 /** close() waits this long for queries in flight, then drops the connections (s). */
 export const CLOSE_TIMEOUT_S = 5;
 
+/** The signal of a call that has no deadline (verify): it never aborts. */
+const NO_DEADLINE: CallSignal = { aborted: false, reason: undefined, addEventListener: () => {} };
+
 export class PostgresStore implements WalletStore {
   readonly backend = 'postgres';
   private inflight = 0;
@@ -94,6 +97,8 @@ export class PostgresStore implements WalletStore {
   private failure: Error | undefined;
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private onIdle: (() => void) | undefined;
+  /** The one-connection clients of the verifies in progress: close() ends them. */
+  private readonly verifiers = new Set<postgres.Sql>();
 
   private constructor(
     private readonly sql: postgres.Sql,
@@ -101,6 +106,8 @@ export class PostgresStore implements WalletStore {
     private readonly committer: GroupCommitter<HotCall, HotResult>,
     private readonly inflightCallsMax: number,
     private readonly deadlines: CallDeadlines,
+    /** What a verify opens its own connection with. */
+    private readonly connection: { url: string; settings: PostgresSettings },
   ) {
     committer.onStall((error) => this.fail(error));
   }
@@ -129,7 +136,7 @@ export class PostgresStore implements WalletStore {
       timeoutMs,
       () => new UnavailableError(`no answer from the database within ${timeoutMs} ms; resend the same request`),
     );
-    return new PostgresStore(sql, ledger, committer, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, deadlines);
+    return new PostgresStore(sql, ledger, committer, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, deadlines, { url: options.url, settings });
   }
 
   /**
@@ -156,18 +163,18 @@ export class PostgresStore implements WalletStore {
    * may still land; so may a back-office call. Callers resend the same
    * request, and every call is idempotent.)
    */
-  private async run<T>(work: (signal: CallSignal) => Promise<T>): Promise<T> {
+  private async run<T>(work: (signal: CallSignal) => Promise<T>, withDeadline = true): Promise<T> {
     if (this.failure || this.closed) throw new UnavailableError('the store is closed');
     if (this.inflight >= this.inflightCallsMax) throw new UnavailableError(`over ${this.inflightCallsMax} calls in flight`);
     this.inflight++;
-    const deadline = this.deadlines.start();
+    const deadline = withDeadline ? this.deadlines.start() : undefined;
     try {
       return await new Promise<T>((resolve, reject) => {
-        deadline.addEventListener('abort', () => reject(deadline.reason));
-        this.attempts(work, deadline).then(resolve, reject);
+        deadline?.addEventListener('abort', () => reject(deadline.reason));
+        this.attempts(work, deadline ?? NO_DEADLINE).then(resolve, reject);
       });
     } finally {
-      this.deadlines.settle(deadline);
+      if (deadline) this.deadlines.settle(deadline);
       this.inflight--;
       if (this.inflight === 0) this.onIdle?.();
     }
@@ -226,17 +233,33 @@ export class PostgresStore implements WalletStore {
   listTransfers(page: PageRequest) {
     return this.run(() => this.ledger.listTransfers(page));
   }
+  /**
+   * Reads the whole ledger, which on a grown one takes longer than any call
+   * may: so it has no call deadline, and it runs on a connection of its own,
+   * opened for it, so that the pool goes on serving and no batch waits
+   * behind it (nor looks stalled for it).
+   */
   verify(): Promise<VerifyReport> {
-    return this.run(() => this.ledger.verify());
+    return this.run(async () => {
+      const client = openDatabase(this.connection.url, { ...this.connection.settings, poolSize: 1 });
+      this.verifiers.add(client);
+      try {
+        return await this.ledger.verify(client);
+      } finally {
+        this.verifiers.delete(client);
+        await client.end({ timeout: CLOSE_TIMEOUT_S });
+      }
+    }, false);
   }
   ping(): Promise<void> {
     return this.run(() => this.ledger.ping());
   }
 
-  /** Lets calls in flight finish, then closes the connections. */
+  /** Lets calls in flight finish (a verify is stopped: it changes nothing), then closes the connections. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const client of this.verifiers) void client.end({ timeout: 0 });
     if (this.inflight > 0 && !this.failure) {
       await new Promise<void>((resolve) => {
         this.onIdle = resolve;
