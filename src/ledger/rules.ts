@@ -152,12 +152,13 @@ export function planTransaction(
   if (!session || !player) return refuse('SESSION_NOT_FOUND', `session ${request.sessionId} is not known`);
   assert.equal(session.playerId, player.playerId, 'snapshot: the player must be the session\'s');
   const balance = player.balance;
-  const shown = balanceText(player);
+  // The balance as refusals show it: formatted only for a refusal, not for every bet.
+  const shown = () => balanceText(player);
   if (request.playerId !== session.playerId) {
-    return refuse('SESSION_MISMATCH', `playerId ${request.playerId} is not the session's player`, shown);
+    return refuse('SESSION_MISMATCH', `playerId ${request.playerId} is not the session's player`, shown());
   }
   if (request.game !== session.game) {
-    return refuse('SESSION_MISMATCH', `game ${request.game} is not the session's game ${session.game}`, shown);
+    return refuse('SESSION_MISMATCH', `game ${request.game} is not the session's game ${session.game}`, shown());
   }
 
   // Convert every amount first: validation of the whole request comes before any rule.
@@ -167,7 +168,7 @@ export function planTransaction(
     if (typeof amount !== 'bigint') return amount;
     const jpAmount = tx.jpAmount === undefined ? 0n : minorOf(tx.jpAmount, `transactions[${index}].jpAmount`, player);
     if (typeof jpAmount !== 'bigint') return jpAmount;
-    if (jpAmount > amount) return refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: more than amount`, shown);
+    if (jpAmount > amount) return refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: more than amount`, shown());
     amounts.push({ amount, jpAmount });
   }
 
@@ -188,37 +189,38 @@ export function planTransaction(
       seen.amount === amount &&
       seen.jpAmount === jpAmount;
     if (!same) {
-      return refuse('DUPLICATE_CONFLICT', `transaction ${tx.id} was seen before with other content`, shown);
+      return refuse('DUPLICATE_CONFLICT', `transaction ${tx.id} was seen before with other content`, shown());
     }
   }
-  const replayOnly: TransactionPlan = {
-    ok: true,
-    transfers: [],
-    balanceBefore: balance,
-    balanceAfter: balance,
-    createRound: false,
-    closeRound: false,
-    closeCampaign: undefined,
-    touchSession: false,
-  };
-  if (fresh.length === 0) return replayOnly;
+  if (fresh.length === 0) {
+    return {
+      ok: true,
+      transfers: [],
+      balanceBefore: balance,
+      balanceAfter: balance,
+      createRound: false,
+      closeRound: false,
+      closeCampaign: undefined,
+      touchSession: false,
+    };
+  }
 
   // Rounds (§6.5).
   const round = snap.round;
   if (round && (round.playerId !== request.playerId || round.game !== request.game)) {
-    return refuse('ROUND_MISMATCH', `round ${request.round.id} belongs to another player or game`, shown);
+    return refuse('ROUND_MISMATCH', `round ${request.round.id} belongs to another player or game`, shown());
   }
-  if (round?.finished) return refuse('ROUND_CLOSED', `round ${request.round.id} is finished`, shown);
+  if (round?.finished) return refuse('ROUND_CLOSED', `round ${request.round.id} is finished`, shown());
 
   const freeBets = request.campaign?.type === 'freeBets';
   const hasBet = fresh.some((index) => request.transactions[index]!.type === 'bet');
   if (hasBet) {
     if (!isSessionActive(session, snap.now, config)) {
-      return refuse('SESSION_EXPIRED', `session ${request.sessionId} expired; bets are refused, wins are accepted`, shown);
+      return refuse('SESSION_EXPIRED', `session ${request.sessionId} expired; bets are refused, wins are accepted`, shown());
     }
-    if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked: bets are refused`, shown);
+    if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked: bets are refused`, shown());
     if (freeBets && snap.campaignFinished) {
-      return refuse('CAMPAIGN_FINISHED', `campaign ${request.campaign?.id} is finished for player ${player.playerId}`, shown);
+      return refuse('CAMPAIGN_FINISHED', `campaign ${request.campaign?.id} is finished for player ${player.playerId}`, shown());
     }
   }
 
@@ -235,13 +237,13 @@ export function planTransaction(
         return refuse(
           'INSUFFICIENT_FUNDS',
           `bet ${displayMinor(amount, player.decimals)} exceeds balance ${displayMinor(running, player.decimals)}`,
-          shown,
+          shown(),
         );
       }
       running -= amount;
     } else if (tx.type === 'win') {
       running += amount;
-      if (running > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', `transactions[${index}].amount: the balance would overflow`, shown);
+      if (running > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', `transactions[${index}].amount: the balance would overflow`, shown());
     }
     const legs = legsOf({ kind: tx.type, playerId: player.playerId, currency: player.currency, game: request.game, freeBet, campaignId });
     transfers.push({ id: canonicalUuid(tx.id), kind: tx.type, amount, jpAmount, freeBet, legs });
