@@ -161,7 +161,8 @@ export class PostgresStore implements WalletStore {
    * still queued or not yet written is then dropped, so that what was
    * answered 503 is not applied later. (A call whose COMMIT was already sent
    * may still land; so may a back-office call. Callers resend the same
-   * request, and every call is idempotent.)
+   * request, and every call is idempotent.) `withDeadline` false: the call
+   * takes as long as it needs (verify, which reads the whole ledger).
    */
   private async run<T>(work: (signal: CallSignal) => Promise<T>, withDeadline = true): Promise<T> {
     if (this.failure || this.closed) throw new UnavailableError('the store is closed');
