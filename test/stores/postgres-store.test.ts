@@ -327,7 +327,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
       assert.ok(report.ok, report.problems.join('\n'));
     } finally {
       await next?.close();
-      await Promise.race([store.close(), new Promise((resolve) => setTimeout(resolve, 100))]);
+      await Promise.race([store.close(), sleep(100)]);
       await proxy.close();
       await schema.drop();
     }

@@ -670,9 +670,9 @@ export class PostgresLedger {
 
   /**
    * Proves the books, with the checks of the SQLite store, on one snapshot
-   * (REPEATABLE READ) while the wallet keeps running.
+   * (REPEATABLE READ) while the wallet keeps running. `sql`: the client to
+   * read through; the store gives a verify a connection of its own.
    */
-  /** `sql`: the client to read through; the store gives a verify a connection of its own. */
   async verify(sql: postgres.Sql = this.sql): Promise<VerifyReport> {
     return sql.begin('isolation level repeatable read read only', async (dbTx) => {
       // Summing a large ledger takes longer than any request may, and reads every row.
