@@ -1,13 +1,19 @@
 /**
  * Where a bench run's CPU went, read from Linux's /proc before and after it:
  * the server's process tree (its worker processes and threads included), the
- * database's server processes, and the whole machine's idle time.
+ * database's server processes, and the whole machine's idle time and stolen
+ * time.
  *
  * These say what bounds a row. A row whose machine still has idle CPU while
  * its throughput is below the ceiling is waiting on something (a round trip,
  * a commit, a hand-off between threads), and spending less CPU per request
  * will not by itself make it faster; a row with no idle CPU left is bound by
  * the CPU it spends per request, its load generator's included.
+ *
+ * Stolen time is what a virtual machine's host gave to others while this
+ * machine had work to run: the cores it had were fewer than it counts. Where
+ * it is large, a run measures the host as much as the code, and its pauses
+ * land in the tail of both the ceiling and the row.
  *
  * Elsewhere than Linux there is no /proc: every figure is NaN and the table
  * shows '-'.
@@ -50,20 +56,30 @@ export function parseProcessStat(line: string): ProcessStat | undefined {
   };
 }
 
-/** The first line of /proc/stat: the machine's idle ticks (idle + iowait) and all its ticks, every core summed. */
-export function parseMachineStat(text: string): { idleTicks: number; totalTicks: number } | undefined {
+/** What the first line of /proc/stat says of the machine, every core summed. */
+export interface MachineStat {
+  /** Idle and iowait. */
+  idleTicks: number;
+  /** Taken by the virtual machine's host while this machine had work to run. */
+  stealTicks: number;
+  totalTicks: number;
+}
+
+/** The first line of /proc/stat: the machine's idle, stolen and total ticks. */
+export function parseMachineStat(text: string): MachineStat | undefined {
   const first = text.split('\n', 1)[0] ?? '';
   if (!first.startsWith('cpu ')) return undefined;
   // user nice system idle iowait irq softirq steal (guest time is already counted in user).
   const ticks = first.trim().split(/\s+/).slice(1, 9).map(Number);
   if (ticks.length < 5 || !ticks.every(Number.isFinite)) return undefined;
-  return { idleTicks: ticks[3]! + ticks[4]!, totalTicks: ticks.reduce((sum, t) => sum + t, 0) };
+  // Kernels before 2.6.11 have no steal field: nothing was stolen that they could say.
+  return { idleTicks: ticks[3]! + ticks[4]!, stealTicks: ticks[7] ?? 0, totalTicks: ticks.reduce((sum, t) => sum + t, 0) };
 }
 
 export interface CpuSample {
   /** CPU ticks of every process, by pid, with the name it had (a reused pid under another name is another process). */
   processes: Map<number, ProcessStat>;
-  machine: { idleTicks: number; totalTicks: number } | undefined;
+  machine: MachineStat | undefined;
 }
 
 export function sampleCpu(): CpuSample {
@@ -93,10 +109,17 @@ export interface CpuSpent {
   databaseSeconds: number;
   /** Share of the machine's CPU time (all cores) that was idle. */
   machineIdleShare: number;
+  /** Share of the machine's CPU time (all cores) that its host took (steal). */
+  machineStealShare: number;
 }
 
 /** What a run reports when there was nothing to read (no /proc). */
-export const CPU_UNMEASURED: Readonly<CpuSpent> = { serverSeconds: Number.NaN, databaseSeconds: Number.NaN, machineIdleShare: Number.NaN };
+export const CPU_UNMEASURED: Readonly<CpuSpent> = {
+  serverSeconds: Number.NaN,
+  databaseSeconds: Number.NaN,
+  machineIdleShare: Number.NaN,
+  machineStealShare: Number.NaN,
+};
 
 /** Clock ticks per second of /proc's figures: `getconf CLK_TCK`, 100 on every Linux we know. */
 export const TICKS_PER_SECOND = (() => {
@@ -147,15 +170,20 @@ export function cpuBetween(
     serverSeconds: roots.length === 0 ? Number.NaN : serverTicks / TICKS_PER_SECOND,
     databaseSeconds: databaseTicks / TICKS_PER_SECOND,
     machineIdleShare: total > 0 ? (after.machine.idleTicks - before.machine.idleTicks) / total : Number.NaN,
+    machineStealShare: total > 0 ? (after.machine.stealTicks - before.machine.stealTicks) / total : Number.NaN,
   };
 }
 
-/** A run's CPU per request, or per transaction (µs): the server's and the database's, with the machine's idle share. */
-export function cpuPerRequest(spent: CpuSpent, requests: number): { serverCpuUs: number; databaseCpuUs: number; machineIdleShare: number } {
+/** A run's CPU per request, or per transaction (µs): the server's and the database's, with the machine's idle and stolen shares. */
+export function cpuPerRequest(
+  spent: CpuSpent,
+  requests: number,
+): { serverCpuUs: number; databaseCpuUs: number; machineIdleShare: number; machineStealShare: number } {
   return {
     serverCpuUs: (spent.serverSeconds * 1e6) / requests,
     databaseCpuUs: (spent.databaseSeconds * 1e6) / requests,
     machineIdleShare: spent.machineIdleShare,
+    machineStealShare: spent.machineStealShare,
   };
 }
 

@@ -32,6 +32,8 @@ export interface RunResult {
   databaseCpuUs: number;
   /** Share of the machine's CPU (all cores) left idle during the run. */
   machineIdleShare: number;
+  /** Share of the machine's CPU (all cores) its host took during the run (steal). */
+  machineStealShare: number;
 }
 
 export interface BenchSession {
@@ -48,6 +50,7 @@ export interface Row {
   serverCpuUs: number;
   databaseCpuUs: number;
   machineIdleShare: number;
+  machineStealShare: number;
   runs: RunResult[];
   note?: string;
 }

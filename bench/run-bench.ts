@@ -198,6 +198,7 @@ function summarize(runs: RunResult[]): Row {
     serverCpuUs: median(runs.map((r) => r.serverCpuUs)),
     databaseCpuUs: median(runs.map((r) => r.databaseCpuUs)),
     machineIdleShare: median(runs.map((r) => r.machineIdleShare)),
+    machineStealShare: median(runs.map((r) => r.machineStealShare)),
     runs,
   };
 }
@@ -414,6 +415,7 @@ function report(rows: Record<string, Row>): void {
     'server µs/req': Number.isFinite(row.serverCpuUs) ? Math.round(row.serverCpuUs) : '-',
     'db µs/req': Number.isFinite(row.databaseCpuUs) && row.databaseCpuUs > 0 ? Math.round(row.databaseCpuUs) : '-',
     idle: Number.isFinite(row.machineIdleShare) ? `${Math.round(row.machineIdleShare * 100)}%` : '-',
+    stolen: Number.isFinite(row.machineStealShare) ? `${Math.round(row.machineStealShare * 100)}%` : '-',
     statuses: JSON.stringify(
       row.runs.reduce<Record<string, number>>((all, r) => {
         for (const [k, v] of Object.entries(r.statuses)) all[k] = (all[k] ?? 0) + v;

@@ -9,7 +9,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { childCpuSecondsFromTimes, cpuBetween, parseMachineStat, parseProcessStat, sampleCpu, TICKS_PER_SECOND, type CpuSample, type ProcessStat } from '../../bench/cpu-usage.js';
+import {
+  childCpuSecondsFromTimes,
+  cpuBetween,
+  parseMachineStat,
+  parseProcessStat,
+  sampleCpu,
+  TICKS_PER_SECOND,
+  type CpuSample,
+  type MachineStat,
+  type ProcessStat,
+} from '../../bench/cpu-usage.js';
 
 /** A /proc/<pid>/stat line with the given fields; utime and stime are the 14th and 15th fields. */
 function statLine(pid: number, name: string, parentPid: number, user: number, system: number, childUser = 0, childSystem = 0): string {
@@ -21,18 +31,20 @@ test('a stat line parses when the process name holds spaces and parentheses', ()
   assert.equal(parseProcessStat('garbage'), undefined);
 });
 
-test('the machine line gives idle (idle + iowait) against every tick, steal included', () => {
-  assert.deepEqual(parseMachineStat('cpu  100 5 50 800 20 1 4 10 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n'), { idleTicks: 820, totalTicks: 990 });
+test('the machine line gives idle (idle + iowait) and steal against every tick, steal included', () => {
+  assert.deepEqual(parseMachineStat('cpu  100 5 50 800 20 1 4 10 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n'), { idleTicks: 820, stealTicks: 10, totalTicks: 990 });
+  // A kernel too old to count steal.
+  assert.deepEqual(parseMachineStat('cpu  100 5 50 800 20\n'), { idleTicks: 820, stealTicks: 0, totalTicks: 975 });
   assert.equal(parseMachineStat('intr 1 2 3'), undefined);
 });
 
-function sample(machine: { idleTicks: number; totalTicks: number }, stats: ProcessStat[]): CpuSample {
+function sample(machine: MachineStat, stats: ProcessStat[]): CpuSample {
   return { machine, processes: new Map(stats.map((stat) => [stat.pid, stat])) };
 }
 
 test('the server is its process tree; the database is its processes by name; a reused pid counts from zero', () => {
   const stat = (pid: number, parentPid: number, name: string, cpuTicks: number, childTicks = 0): ProcessStat => ({ pid, parentPid, name, cpuTicks, childTicks });
-  const before = sample({ idleTicks: 1_000, totalTicks: 2_000 }, [
+  const before = sample({ idleTicks: 1_000, stealTicks: 300, totalTicks: 2_000 }, [
     stat(10, 1, 'node', 100),
     stat(11, 10, 'node', 50),
     stat(20, 1, 'postgres', 300, 1_000),
@@ -41,7 +53,7 @@ test('the server is its process tree; the database is its processes by name; a r
     stat(30, 1, 'wrk', 0),
     stat(40, 1, 'old', 999),
   ]);
-  const after = sample({ idleTicks: 1_050, totalTicks: 2_200 }, [
+  const after = sample({ idleTicks: 1_050, stealTicks: 340, totalTicks: 2_200 }, [
     stat(10, 1, 'node', 160),
     stat(11, 10, 'node', 70),
     // A grandchild that started during the run, listed before its parent's parent.
@@ -58,6 +70,7 @@ test('the server is its process tree; the database is its processes by name; a r
   // 40 + 10, and the ended backend's 30 - 25 = 5 spent in the run.
   assert.ok(Math.abs(spent.databaseSeconds - 55 / TICKS_PER_SECOND) < 1e-9, String(spent.databaseSeconds));
   assert.equal(spent.machineIdleShare, 50 / 200);
+  assert.equal(spent.machineStealShare, 40 / 200);
   assert.ok(Number.isNaN(cpuBetween(before, after, undefined).serverSeconds));
   // Two servers (an end-to-end run): both trees count, the database's processes still apart.
   const both = cpuBetween(before, after, [10, 30]);
@@ -74,7 +87,7 @@ test("a load generator's CPU is the last line of bash's `times`: its ended child
 test('without /proc every figure is NaN, never zero', () => {
   const none: CpuSample = { machine: undefined, processes: new Map() };
   const spent = cpuBetween(none, none, 1);
-  assert.ok(Number.isNaN(spent.serverSeconds) && Number.isNaN(spent.databaseSeconds) && Number.isNaN(spent.machineIdleShare));
+  assert.ok(Object.values(spent).every(Number.isNaN), JSON.stringify(spent));
 });
 
 test('a live sample sees the CPU this process burns', { skip: !existsSync('/proc/stat') && 'no /proc here' }, () => {
@@ -90,4 +103,5 @@ test('a live sample sees the CPU this process burns', { skip: !existsSync('/proc
   // Ticks are 10 ms: allow two of them either side, plus what the sampling itself cost.
   assert.ok(spent.serverSeconds >= expected - 0.02 && spent.serverSeconds <= expected + 0.05, `${spent.serverSeconds} s against ${expected} s`);
   assert.ok(spent.machineIdleShare >= 0 && spent.machineIdleShare < 1);
+  assert.ok(spent.machineStealShare >= 0 && spent.machineStealShare < 1);
 });
