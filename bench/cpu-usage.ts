@@ -10,6 +10,12 @@
  * will not by itself make it faster; a row with no idle CPU left is bound by
  * the CPU it spends per request, its load generator's included.
  *
+ * A server's queued share is the time its threads were ready to run but
+ * waited for a core, against the time they ran or waited (Linux's per-thread
+ * schedstat). A server whose threads and load generator together want more
+ * cores than the machine has waits in the run queue, and every such wait
+ * lands in some request's latency.
+ *
  * Stolen time is what a virtual machine's host gave to others while this
  * machine had work to run: the cores it had were fewer than it counts. Where
  * it is large, a run measures the host as much as the code, and its pauses
@@ -76,14 +82,31 @@ export function parseMachineStat(text: string): MachineStat | undefined {
   return { idleTicks: ticks[3]! + ticks[4]!, stealTicks: ticks[7] ?? 0, totalTicks: ticks.reduce((sum, t) => sum + t, 0) };
 }
 
+/** What /proc/<pid>/task/<tid>/schedstat says of one thread. */
+export interface ThreadSched {
+  pid: number;
+  /** Time it ran and time it waited in the run queue, ready to run (ns). */
+  ranNs: number;
+  waitedNs: number;
+}
+
+/** A schedstat line: ran (ns), waited (ns), time slices. */
+export function parseSchedStat(pid: number, line: string): ThreadSched | undefined {
+  const [ranNs, waitedNs] = line.trim().split(/\s+/).map(Number);
+  return Number.isFinite(ranNs) && Number.isFinite(waitedNs) ? { pid, ranNs: ranNs!, waitedNs: waitedNs! } : undefined;
+}
+
 export interface CpuSample {
   /** CPU ticks of every process, by pid, with the name it had (a reused pid under another name is another process). */
   processes: Map<number, ProcessStat>;
+  /** Every thread's scheduler times, by thread id. */
+  threads: Map<number, ThreadSched>;
   machine: MachineStat | undefined;
 }
 
 export function sampleCpu(): CpuSample {
   const processes = new Map<number, ProcessStat>();
+  const threads = new Map<number, ThreadSched>();
   let machine: CpuSample['machine'];
   try {
     machine = parseMachineStat(readFileSync('/proc/stat', 'utf8'));
@@ -92,14 +115,18 @@ export function sampleCpu(): CpuSample {
       try {
         const stat = parseProcessStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
         if (stat) processes.set(stat.pid, stat);
+        for (const tid of readdirSync(`/proc/${entry}/task`)) {
+          const sched = parseSchedStat(Number(entry), readFileSync(`/proc/${entry}/task/${tid}/schedstat`, 'utf8'));
+          if (sched) threads.set(Number(tid), sched);
+        }
       } catch {
-        // The process ended while the list was read.
+        // The process (or a thread) ended while the list was read, or the kernel keeps no schedstat.
       }
     }
   } catch {
     // Not Linux: no /proc.
   }
-  return { processes, machine };
+  return { processes, threads, machine };
 }
 
 export interface CpuSpent {
@@ -111,6 +138,8 @@ export interface CpuSpent {
   machineIdleShare: number;
   /** Share of the machine's CPU time (all cores) that its host took (steal). */
   machineStealShare: number;
+  /** Share of the server's threads' time spent ready to run but waiting for a core. */
+  serverQueuedShare: number;
 }
 
 /** What a run reports when there was nothing to read (no /proc). */
@@ -119,6 +148,7 @@ export const CPU_UNMEASURED: Readonly<CpuSpent> = {
   databaseSeconds: Number.NaN,
   machineIdleShare: Number.NaN,
   machineStealShare: Number.NaN,
+  serverQueuedShare: Number.NaN,
 };
 
 /** Clock ticks per second of /proc's figures: `getconf CLK_TCK`, 100 on every Linux we know. */
@@ -165,25 +195,37 @@ export function cpuBetween(
     const later = after.processes.get(stat.pid);
     if (later === undefined || later.name !== stat.name) add(stat, treeBefore.has(stat.pid), -(stat.cpuTicks + stat.childTicks));
   }
+  // Threads of the server that lived through the run count what they did in it; those born in it count all they did.
+  let ranNs = 0;
+  let waitedNs = 0;
+  for (const [tid, sched] of after.threads) {
+    if (!treeAfter.has(sched.pid)) continue;
+    const earlier = before.threads.get(tid);
+    const same = earlier !== undefined && earlier.pid === sched.pid;
+    ranNs += sched.ranNs - (same ? earlier.ranNs : 0);
+    waitedNs += sched.waitedNs - (same ? earlier.waitedNs : 0);
+  }
   const total = after.machine.totalTicks - before.machine.totalTicks;
   return {
     serverSeconds: roots.length === 0 ? Number.NaN : serverTicks / TICKS_PER_SECOND,
     databaseSeconds: databaseTicks / TICKS_PER_SECOND,
     machineIdleShare: total > 0 ? (after.machine.idleTicks - before.machine.idleTicks) / total : Number.NaN,
     machineStealShare: total > 0 ? (after.machine.stealTicks - before.machine.stealTicks) / total : Number.NaN,
+    serverQueuedShare: ranNs + waitedNs > 0 ? waitedNs / (ranNs + waitedNs) : Number.NaN,
   };
 }
 
-/** A run's CPU per request, or per transaction (µs): the server's and the database's, with the machine's idle and stolen shares. */
+/** A run's CPU per request, or per transaction (µs): the server's and the database's, with the machine's idle and stolen shares and the server's queued share. */
 export function cpuPerRequest(
   spent: CpuSpent,
   requests: number,
-): { serverCpuUs: number; databaseCpuUs: number; machineIdleShare: number; machineStealShare: number } {
+): { serverCpuUs: number; databaseCpuUs: number; machineIdleShare: number; machineStealShare: number; serverQueuedShare: number } {
   return {
     serverCpuUs: (spent.serverSeconds * 1e6) / requests,
     databaseCpuUs: (spent.databaseSeconds * 1e6) / requests,
     machineIdleShare: spent.machineIdleShare,
     machineStealShare: spent.machineStealShare,
+    serverQueuedShare: spent.serverQueuedShare,
   };
 }
 

@@ -34,6 +34,8 @@ export interface RunResult {
   machineIdleShare: number;
   /** Share of the machine's CPU (all cores) its host took during the run (steal). */
   machineStealShare: number;
+  /** Share of the server's threads' time spent ready to run but waiting for a core. */
+  serverQueuedShare: number;
 }
 
 export interface BenchSession {
@@ -51,6 +53,7 @@ export interface Row {
   databaseCpuUs: number;
   machineIdleShare: number;
   machineStealShare: number;
+  serverQueuedShare: number;
   runs: RunResult[];
   note?: string;
 }

@@ -199,6 +199,7 @@ function summarize(runs: RunResult[]): Row {
     databaseCpuUs: median(runs.map((r) => r.databaseCpuUs)),
     machineIdleShare: median(runs.map((r) => r.machineIdleShare)),
     machineStealShare: median(runs.map((r) => r.machineStealShare)),
+    serverQueuedShare: median(runs.map((r) => r.serverQueuedShare)),
     runs,
   };
 }
@@ -402,6 +403,11 @@ async function main(): Promise<void> {
   report(rows);
 }
 
+/** A share as a whole percentage; '-' where it was not measured (no /proc). */
+function percent(share: number): string {
+  return Number.isFinite(share) ? `${Math.round(share * 100)}%` : '-';
+}
+
 function report(rows: Record<string, Row>): void {
   const ceiling = rows.ceiling!;
   const table = Object.entries(rows).map(([name, row]) => ({
@@ -411,11 +417,12 @@ function report(rows: Record<string, Row>): void {
     'p99 ms': row.p99Ms.toFixed(2),
     'x ceiling': (row.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2),
     'p99 x ceiling': (row.p99Ms / ceiling.p99Ms).toFixed(2),
-    'wrk CPU': Number.isFinite(row.loadCpuShare) ? `${Math.round(row.loadCpuShare * 100)}%` : '-',
+    'wrk CPU': percent(row.loadCpuShare),
     'server µs/req': Number.isFinite(row.serverCpuUs) ? Math.round(row.serverCpuUs) : '-',
     'db µs/req': Number.isFinite(row.databaseCpuUs) && row.databaseCpuUs > 0 ? Math.round(row.databaseCpuUs) : '-',
-    idle: Number.isFinite(row.machineIdleShare) ? `${Math.round(row.machineIdleShare * 100)}%` : '-',
-    stolen: Number.isFinite(row.machineStealShare) ? `${Math.round(row.machineStealShare * 100)}%` : '-',
+    queued: percent(row.serverQueuedShare),
+    idle: percent(row.machineIdleShare),
+    stolen: percent(row.machineStealShare),
     statuses: JSON.stringify(
       row.runs.reduce<Record<string, number>>((all, r) => {
         for (const [k, v] of Object.entries(r.statuses)) all[k] = (all[k] ?? 0) + v;

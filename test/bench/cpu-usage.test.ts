@@ -14,11 +14,13 @@ import {
   cpuBetween,
   parseMachineStat,
   parseProcessStat,
+  parseSchedStat,
   sampleCpu,
   TICKS_PER_SECOND,
   type CpuSample,
   type MachineStat,
   type ProcessStat,
+  type ThreadSched,
 } from '../../bench/cpu-usage.js';
 
 /** A /proc/<pid>/stat line with the given fields; utime and stime are the 14th and 15th fields. */
@@ -38,9 +40,37 @@ test('the machine line gives idle (idle + iowait) and steal against every tick, 
   assert.equal(parseMachineStat('intr 1 2 3'), undefined);
 });
 
-function sample(machine: MachineStat, stats: ProcessStat[]): CpuSample {
-  return { machine, processes: new Map(stats.map((stat) => [stat.pid, stat])) };
+function sample(machine: MachineStat, stats: ProcessStat[], threads: [number, ThreadSched][] = []): CpuSample {
+  return { machine, processes: new Map(stats.map((stat) => [stat.pid, stat])), threads: new Map(threads) };
 }
+
+test('a schedstat line gives ran and waited', () => {
+  assert.deepEqual(parseSchedStat(7, '534632 1200 3\n'), { pid: 7, ranNs: 534632, waitedNs: 1200 });
+  assert.equal(parseSchedStat(7, ''), undefined);
+});
+
+test("the server's queued share: its threads' run-queue waits against their time, threads born in the run included", () => {
+  const stat = (pid: number, parentPid: number, name: string): ProcessStat => ({ pid, parentPid, name, cpuTicks: 0, childTicks: 0 });
+  const processes = [stat(10, 1, 'node'), stat(11, 10, 'node'), stat(30, 1, 'wrk')];
+  const machine = { idleTicks: 0, stealTicks: 0, totalTicks: 100 };
+  const before = sample(machine, processes, [
+    [10, { pid: 10, ranNs: 1_000, waitedNs: 100 }],
+    [12, { pid: 10, ranNs: 500, waitedNs: 500 }],
+    [30, { pid: 30, ranNs: 0, waitedNs: 0 }],
+    // A thread of another process whose id the server's new thread takes.
+    [13, { pid: 30, ranNs: 9_000, waitedNs: 9_000 }],
+  ]);
+  const after = sample({ ...machine, totalTicks: 200 }, processes, [
+    [10, { pid: 10, ranNs: 1_600, waitedNs: 200 }],
+    // Thread 12 ended in the run: nothing of it counts.
+    [13, { pid: 11, ranNs: 300, waitedNs: 100 }],
+    // The load generator's waits are not the server's.
+    [30, { pid: 30, ranNs: 1_000, waitedNs: 5_000 }],
+  ]);
+  // Ran 600 + 300, waited 100 + 100.
+  assert.equal(cpuBetween(before, after, 10).serverQueuedShare, 200 / 1_100);
+  assert.ok(Number.isNaN(cpuBetween(before, after, 99).serverQueuedShare));
+});
 
 test('the server is its process tree; the database is its processes by name; a reused pid counts from zero', () => {
   const stat = (pid: number, parentPid: number, name: string, cpuTicks: number, childTicks = 0): ProcessStat => ({ pid, parentPid, name, cpuTicks, childTicks });
@@ -85,7 +115,7 @@ test("a load generator's CPU is the last line of bash's `times`: its ended child
 });
 
 test('without /proc every figure is NaN, never zero', () => {
-  const none: CpuSample = { machine: undefined, processes: new Map() };
+  const none: CpuSample = { machine: undefined, processes: new Map(), threads: new Map() };
   const spent = cpuBetween(none, none, 1);
   assert.ok(Object.values(spent).every(Number.isNaN), JSON.stringify(spent));
 });
@@ -104,4 +134,6 @@ test('a live sample sees the CPU this process burns', { skip: !existsSync('/proc
   assert.ok(spent.serverSeconds >= expected - 0.02 && spent.serverSeconds <= expected + 0.05, `${spent.serverSeconds} s against ${expected} s`);
   assert.ok(spent.machineIdleShare >= 0 && spent.machineIdleShare < 1);
   assert.ok(spent.machineStealShare >= 0 && spent.machineStealShare < 1);
+  // Kernels built without schedstats say nothing of waits; where they do, the spinning thread ran.
+  assert.ok(Number.isNaN(spent.serverQueuedShare) || (spent.serverQueuedShare >= 0 && spent.serverQueuedShare < 1));
 });
