@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { wakeRoundTripUs } from './host-probe.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
 import { END_TO_END_ROW, endToEndRow } from './end-to-end-row.js';
 import { rowFilter } from './row-filter.js';
@@ -326,6 +327,8 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
 async function main(): Promise<void> {
   const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
   if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');
+  const host: HostFacts = { wakeRoundTripUs: await wakeRoundTripUs() };
+  log(`host: one thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs`);
   const work = mkdtempSync(join(tmpdir(), 'wagerlink-bench-'));
   let rows: Record<string, Row> = {};
   const requestCount = Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS);
@@ -400,7 +403,7 @@ async function main(): Promise<void> {
     },
     ...rows,
   };
-  report(rows);
+  report(rows, host);
 }
 
 /** A share as a whole percentage; '-' where it was not measured (no /proc). */
@@ -408,7 +411,13 @@ function percent(share: number): string {
   return Number.isFinite(share) ? `${Math.round(share * 100)}%` : '-';
 }
 
-function report(rows: Record<string, Row>): void {
+/** What the bench measures of the host itself, beside the rows. */
+interface HostFacts {
+  /** See host-probe.ts. */
+  wakeRoundTripUs: number;
+}
+
+function report(rows: Record<string, Row>, host: HostFacts): void {
   const ceiling = rows.ceiling!;
   const table = Object.entries(rows).map(([name, row]) => ({
     row: name,
@@ -435,12 +444,13 @@ function report(rows: Record<string, Row>): void {
   const grown = rows['wallet, grown ledger'];
   const single = rows['wallet, single bet'];
   if (grown && single) console.log(`grown ledger / empty ledger: ${(grown.requestsPerSecond / single.requestsPerSecond).toFixed(2)}`);
+  console.log(`host: a thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs`);
   const date = new Date().toISOString().slice(0, 10);
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, `bench/results/${SMOKE ? 'smoke-' : ''}${date}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, runs: RUNS, connections: CONNECTIONS, grownRounds: GROWN_ROUNDS, rows }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, runs: RUNS, connections: CONNECTIONS, grownRounds: GROWN_ROUNDS, host, rows }, null, 2)}\n`,
   );
   console.log(`written ${file}`);
 }
