@@ -90,7 +90,8 @@ export interface PostgresRowsOptions {
 export const PGBENCH_ROW = 'pgbench tpcb-like';
 /** Worker processes of the PostgreSQL wallet rows. */
 const WALLET_NODES = [1, 2] as const;
-const walletRowName = (nodes: number) => `postgres, single bet, ${nodes} node${nodes > 1 ? 's' : ''}`;
+/** The name of the PostgreSQL single-bet row with this many nodes. */
+export const walletRowName = (nodes: number) => `postgres, single bet, ${nodes} node${nodes > 1 ? 's' : ''}`;
 /** The rows postgresRows measures, for `--rows`. */
 export const POSTGRES_ROWS: readonly string[] = [PGBENCH_ROW, ...WALLET_NODES.map(walletRowName)];
 

@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { wakeRoundTripUs } from './host-probe.js';
+import { judgeTargets, verdictLines } from './targets.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
 import { END_TO_END_ROW, endToEndRow } from './end-to-end-row.js';
 import { rowFilter } from './row-filter.js';
@@ -445,12 +446,14 @@ function report(rows: Record<string, Row>, host: HostFacts): void {
   const single = rows['wallet, single bet'];
   if (grown && single) console.log(`grown ledger / empty ledger: ${(grown.requestsPerSecond / single.requestsPerSecond).toFixed(2)}`);
   console.log(`host: a thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs`);
+  const targets = judgeTargets(rows);
+  for (const line of verdictLines(targets)) console.log(line);
   const date = new Date().toISOString().slice(0, 10);
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, `bench/results/${SMOKE ? 'smoke-' : ''}${date}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, runs: RUNS, connections: CONNECTIONS, grownRounds: GROWN_ROUNDS, host, rows }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, runs: RUNS, connections: CONNECTIONS, grownRounds: GROWN_ROUNDS, host, targets, rows }, null, 2)}\n`,
   );
   console.log(`written ${file}`);
 }

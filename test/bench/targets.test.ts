@@ -1,0 +1,44 @@
+/**
+ * The targets a bench run is judged by: each from the rows it needs, left
+ * out when they were not run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { judgeTargets, verdictLines } from '../../bench/targets.js';
+
+const row = (requestsPerSecond: number, p99Ms = 10) => ({ requestsPerSecond, p99Ms });
+
+test('every target is judged from its rows, at its bound included', () => {
+  const verdicts = judgeTargets({
+    ceiling: row(10_000, 10),
+    'wallet, single bet': row(8_000, 15),
+    'wallet, grown ledger': row(6_000),
+    'pgbench tpcb-like': row(3_000),
+    'postgres, single bet, 1 node': row(5_700),
+  });
+  assert.deepEqual(
+    verdicts.map((v) => [v.target, Number(v.measured.toFixed(4)), v.met]),
+    [
+      ['single bet >= 0.8 x ceiling', 0.8, true],
+      ["single bet p99 <= 1.5 x ceiling's", 1.5, true],
+      ['grown ledger >= 0.8 x empty', 0.75, false],
+      ['postgres 1 node >= 2 x pgbench tpcb-like', 1.9, false],
+    ],
+  );
+  assert.deepEqual(verdictLines(verdicts.slice(2)), [
+    'target: grown ledger >= 0.8 x empty: 0.75, not met',
+    'target: postgres 1 node >= 2 x pgbench tpcb-like: 1.90, not met',
+  ]);
+});
+
+test('a slower single bet or a longer tail misses', () => {
+  const [share, p99] = judgeTargets({ ceiling: row(10_000, 10), 'wallet, single bet': row(7_999, 15.01) });
+  assert.equal(share!.met, false);
+  assert.equal(p99!.met, false);
+});
+
+test('targets whose rows did not run are left out', () => {
+  assert.deepEqual(judgeTargets({ ceiling: row(10_000) }), []);
+  // PostgreSQL without pgbench (`--rows "1 node"`): nothing to compare with.
+  assert.deepEqual(judgeTargets({ ceiling: row(10_000), 'postgres, single bet, 1 node': row(5_000) }), []);
+});
