@@ -329,7 +329,7 @@ async function main(): Promise<void> {
   const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
   if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');
   const host: HostFacts = { wakeRoundTripUs: await wakeRoundTripUs() };
-  log(`host: one thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs`);
+  log(hostLine(host));
   const work = mkdtempSync(join(tmpdir(), 'wagerlink-bench-'));
   let rows: Record<string, Row> = {};
   const requestCount = Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS);
@@ -418,6 +418,10 @@ interface HostFacts {
   wakeRoundTripUs: number;
 }
 
+function hostLine(host: HostFacts): string {
+  return `host: one thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs`;
+}
+
 function report(rows: Record<string, Row>, host: HostFacts): void {
   const ceiling = rows.ceiling!;
   const table = Object.entries(rows).map(([name, row]) => ({
@@ -445,8 +449,10 @@ function report(rows: Record<string, Row>, host: HostFacts): void {
   const grown = rows['wallet, grown ledger'];
   const single = rows['wallet, single bet'];
   if (grown && single) console.log(`grown ledger / empty ledger: ${(grown.requestsPerSecond / single.requestsPerSecond).toFixed(2)}`);
-  console.log(`host: a thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs`);
-  const targets = judgeTargets(rows);
+  console.log(hostLine(host));
+  // Two seconds a row and a ledger of 10,000 rounds say whether the bench works, not how fast the wallet is.
+  const targets = SMOKE ? [] : judgeTargets(rows);
+  if (SMOKE) console.log('targets: not judged in a smoke run');
   for (const line of verdictLines(targets)) console.log(line);
   const date = new Date().toISOString().slice(0, 10);
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
