@@ -26,6 +26,21 @@ interface Answer {
   body: string;
 }
 
+/**
+ * A page cursor is a row id of the store that answered it, opaque to the
+ * caller, who hands it back as it came (the script does). PostgreSQL's ids
+ * keep gaps where an insert was refused (a batch planned from memory that met
+ * an id seen before), so the two stores' cursors may differ; the pages they
+ * lead to may not.
+ */
+function withoutCursor(answer: Answer): Answer {
+  return {
+    ...answer,
+    call: answer.call.replace(/cursor=\d+/, 'cursor=<cursor>'),
+    body: answer.body.replace(/"nextCursor":"\d+"/g, '"nextCursor":"<cursor>"'),
+  };
+}
+
 /** An app on a store with a world that is the same on every run. */
 async function appOn(store: WalletStore): Promise<{ app: FastifyInstance; clock: TestClock }> {
   const clock = new TestClock();
@@ -169,9 +184,11 @@ describe('operator over HTTP: SQLite and PostgreSQL alike', { skip: POSTGRES_UNA
     for (const close of closers) await close();
   });
 
-  test('every answer is the same: status, content type and body bytes', () => {
+  test('every answer is the same: status, content type and body bytes (page cursors aside)', () => {
     assert.equal(postgres.length, sqlite.length);
-    sqlite.forEach((expected, index) => assert.deepEqual(postgres[index], expected, `call ${index + 1}: ${expected.call}`));
+    sqlite.forEach((expected, index) =>
+      assert.deepEqual(withoutCursor(postgres[index]!), withoutCursor(expected), `call ${index + 1}: ${expected.call}`),
+    );
   });
 
   test('the script reached the refusals it was written for', () => {

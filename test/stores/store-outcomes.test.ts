@@ -181,6 +181,16 @@ async function scenario(store: WalletStore): Promise<string[]> {
   return out;
 }
 
+/**
+ * A page cursor is a row id of the store that gave it, opaque to the caller,
+ * who hands it back as it came (the scenario does). PostgreSQL's ids keep
+ * gaps where an insert was refused (a batch planned from memory that met an
+ * id seen before), so the stores' cursors may differ; the pages may not.
+ */
+function withoutCursor(transcriptLine: string | undefined): string | undefined {
+  return transcriptLine?.replace(/"next":"\d+n"/g, '"next":"<cursor>"');
+}
+
 const transcripts = new Map<string, string[]>();
 
 for (const backend of BACKENDS) {
@@ -272,7 +282,7 @@ describe('store outcomes: every backend alike', () => {
     for (const name of others) {
       const actual = transcripts.get(name)!;
       for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
-        assert.equal(actual[i], expected[i], `${name} differs from ${reference} at line ${i + 1}`);
+        assert.equal(withoutCursor(actual[i]), withoutCursor(expected[i]), `${name} differs from ${reference} at line ${i + 1}`);
       }
     }
   });

@@ -109,6 +109,16 @@ CREATE TABLE campaign_closures (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'wallet versions',
+    // A constant default: PostgreSQL 11 and later add the column without rewriting the table.
+    sql: `
+-- One more on every write of a player's state (balance, block, rounds, session activity), under the
+-- wallet row's lock: a node that remembers the player at a version writes from memory only while it holds.
+ALTER TABLE accounts ADD COLUMN version bigint NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** Any key works as long as every node uses the same one; the schema is the second key. */

@@ -14,7 +14,10 @@
  * three round trips whatever its size: BEGIN; the locks and every read of
  * the batch, pipelined; every write of the batch as one set-based
  * statement, pipelined with COMMIT. One WAL flush and a handful of
- * statements serve the whole batch.
+ * statements serve the whole batch. A batch whose players the node
+ * remembers (remembered-wallets.ts) skips the first two: its write goes
+ * alone, in one round trip, and writes only for wallet rows still at the
+ * version remembered; the rest is read and planned again.
  *
  * Why not one round trip per call, with a PL/pgSQL function that locks,
  * decides and writes? A first version did that. It needs the rules written
@@ -69,6 +72,7 @@ import type {
 } from '../store.js';
 import { ABANDONED, DEFER } from './group-committer.js';
 import { ClaimLostError } from './postgres-errors.js';
+import { RememberedWallets, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './remembered-wallets.js';
 
 /**
  * Operator accounts (game, campaign, tournament, cash) a node remembers to
@@ -85,24 +89,7 @@ type Int8 = string;
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-interface PlayerRow {
-  player_pk: Int8;
-  player_id: string;
-  currency: string;
-  country: string | null;
-  blocked: boolean;
-  account_id: Int8;
-  balance: Int8;
-}
-
-const PLAYER_COLUMNS = 'p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance';
-
-interface SessionRow extends PlayerRow {
-  uuid: string;
-  session_pk: Int8;
-  game: string;
-  last_active_at: Int8;
-}
+const PLAYER_COLUMNS = 'p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance, a.version';
 
 interface SeenRow {
   uuid: string;
@@ -112,14 +99,6 @@ interface SeenRow {
   campaign_uuid: string | null;
   amount: Int8;
   jp_amount: Int8;
-}
-
-interface RoundRow {
-  uuid: string;
-  id: Int8;
-  player_id: string;
-  game: string;
-  finished: boolean;
 }
 
 /** A hot-path call, as the group committer queues it. */
@@ -149,12 +128,25 @@ interface TransferWrite {
 
 /** Everything one batch writes, gathered while its calls are planned, then written set by set. */
 class BatchWrites {
-  readonly newRounds: { uuid: string; playerPk: Int8; game: string; finished: boolean; now: number }[] = [];
-  readonly closedRounds: { id: Int8; now: number }[] = [];
+  readonly newRounds: { uuid: string; playerPk: Int8; playerId: string; accountId: Int8; game: string; finished: boolean; now: number }[] = [];
+  readonly closedRounds: { id: Int8; uuid: string; accountId: Int8; now: number }[] = [];
   readonly transfers: TransferWrite[] = [];
-  readonly balances: { accountId: Int8; before: bigint; after: bigint }[] = [];
-  readonly closures: { campaign: string; playerPk: Int8; now: number }[] = [];
-  readonly touches: { sessionPk: Int8; now: number }[] = [];
+  /**
+   * One per player written, even when its balance stays: the write adds one
+   * to the wallet row's version, and is made only if the row still holds
+   * `version` (remembered-wallets.ts).
+   */
+  readonly balances: { accountId: Int8; playerPk: Int8; version: Int8; before: bigint; after: bigint }[] = [];
+  readonly closures: { campaign: string; playerPk: Int8; accountId: Int8; now: number }[] = [];
+  readonly touches: { sessionPk: Int8; session: string; accountId: Int8; now: number }[] = [];
+}
+
+/** What a batch's write statement answers besides success. */
+interface WriteOutcome {
+  /** Wallet rows not at the version their plan read: nothing of their players was written. */
+  stale: Set<Int8>;
+  /** Ids of the rounds the batch created and left open, by uuid. */
+  opened: Map<string, Int8>;
 }
 
 /** What the calls planned so far in a batch will write: a later call that reads any of it waits for the next batch. */
@@ -178,8 +170,22 @@ class BatchClaims {
   }
 }
 
+type BatchResult = HotResult | typeof DEFER | typeof ABANDONED;
+
+export interface BatchCounts {
+  /** Batches planned from memory and written in one statement. */
+  fromMemory: number;
+  /** Batches (or parts of one) that read under the locks. */
+  read: number;
+  /** Calls planned from memory that found their player changed elsewhere and were read and planned again. */
+  staleCalls: number;
+}
+
 export class PostgresLedger {
   private readonly knownAccounts = new Set<string>();
+  private readonly memory = new RememberedWallets();
+  /** Hot-path batches by how they were planned, and the calls found stale: for tests, and to see how often memory serves. */
+  readonly counts: BatchCounts = { fromMemory: 0, read: 0, staleCalls: 0 };
 
   constructor(
     private readonly sql: postgres.Sql,
@@ -196,7 +202,121 @@ export class PostgresLedger {
    * for one whose caller gave up before its writes were made (see
    * GroupCommitter): it is not written.
    */
-  async applyBatch(calls: HotCall[], abandoned: (index: number) => boolean = () => false): Promise<(HotResult | typeof DEFER | typeof ABANDONED)[]> {
+  async applyBatch(calls: HotCall[], abandoned: (index: number) => boolean = () => false): Promise<BatchResult[]> {
+    const planned = this.planFromMemory(calls, abandoned);
+    if (!planned) return this.readAndApply(calls, abandoned);
+    const { results, writes } = planned;
+    this.counts.fromMemory++;
+    const players = writes.balances.map((wallet) => wallet.playerPk);
+    this.memory.hold(players);
+    let outcome: WriteOutcome;
+    try {
+      // Outside a transaction: the statement is its own, committed when it answers.
+      outcome = await this.write(this.sql, writes);
+    } catch (error) {
+      // An id or round id memory took for new was not: the batch reads it, and answers it as a replay, a conflict or a mismatch.
+      if (error instanceof ClaimLostError) return this.readAndApply(calls, abandoned);
+      throw error;
+    } finally {
+      this.memory.release(players);
+    }
+    this.remember(writes, outcome);
+    if (outcome.stale.size === 0) return results;
+    // Calls of players written elsewhere since they were remembered wrote nothing: they run again, reading.
+    const now = calls[0]!.command.now;
+    const again: number[] = [];
+    for (const [index, call] of calls.entries()) {
+      const playerPk = this.memory.playerOf(canonicalUuid(call.command.request.sessionId));
+      const wallet = writes.balances.find((w) => w.playerPk === playerPk);
+      if (wallet && outcome.stale.has(wallet.accountId) && results[index] !== DEFER) again.push(index);
+    }
+    for (const wallet of writes.balances) if (outcome.stale.has(wallet.accountId)) this.memory.contended(wallet.playerPk, now);
+    this.counts.staleCalls += again.length;
+    const rerun = await this.readAndApply(
+      again.map((index) => calls[index]!),
+      (index) => abandoned(again[index]!),
+    );
+    again.forEach((index, i) => (results[index] = rerun[i]!));
+    return results;
+  }
+
+  /**
+   * Plans a batch from memory (remembered-wallets.ts) when every call's
+   * player is remembered and free, and every call would be booked: a
+   * refusal is given only from what the database says under the lock, and a
+   * free bet's campaign or an operator account not yet known is read too.
+   * Undefined when the batch must read.
+   */
+  private planFromMemory(calls: HotCall[], abandoned: (index: number) => boolean): { results: BatchResult[]; writes: BatchWrites } | undefined {
+    const now = calls[0]!.command.now;
+    const snapshot: BatchSnapshot = { sessions: new Map(), seen: new Map(), rounds: new Map(), closures: new Set() };
+    for (const call of calls) {
+      if (call.kind === 'transact' && call.command.request.campaign !== undefined) return undefined;
+      const session = canonicalUuid(call.command.request.sessionId);
+      const recalled = this.memory.recall(session, now);
+      if (!recalled) return undefined;
+      snapshot.sessions.set(session, recalled.row);
+      if (call.kind === 'transact') {
+        const round = recalled.openRounds.get(canonicalUuid(call.command.request.round.id));
+        if (round) snapshot.rounds.set(round.uuid, round);
+      }
+    }
+    const planned = this.planBatch(calls, abandoned, snapshot);
+    if (planned.results.some((result) => typeof result === 'object' && !result.ok)) return undefined;
+    if (this.unknownAccounts(planned.writes.transfers).length > 0) return undefined;
+    return planned;
+  }
+
+  /** Plans each call against the snapshot, in order; DEFER for a call that reads what an earlier one writes. */
+  private planBatch(calls: HotCall[], abandoned: (index: number) => boolean, snapshot: BatchSnapshot): { results: BatchResult[]; writes: BatchWrites } {
+    const writes = new BatchWrites();
+    const claims = new BatchClaims();
+    const results = calls.map((call, index): BatchResult => {
+      if (abandoned(index)) return ABANDONED;
+      const row = snapshot.sessions.get(canonicalUuid(call.command.request.sessionId));
+      const callIds = idsOf(call);
+      const round = call.kind === 'transact' ? canonicalUuid(call.command.request.round.id) : undefined;
+      if (claims.overlaps(row?.player_pk, callIds, round)) return DEFER;
+      // Every write of a call comes with at least one transfer: a call that booked none changed nothing.
+      const booked = writes.transfers.length;
+      const result = call.kind === 'transact' ? this.planTransact(call.command, row, snapshot, writes) : this.planPayout(call.command, row, snapshot, writes);
+      if (row && writes.transfers.length > booked) claims.claim(row.player_pk, callIds, round);
+      return result;
+    });
+    return { results, writes };
+  }
+
+  /** What a committed batch wrote, remembered per player; the operator accounts it named now exist. */
+  private remember(writes: BatchWrites, outcome: WriteOutcome): void {
+    const changes = new Map<Int8, PlayerChange>();
+    const accountPlayers = new Map<Int8, Int8>();
+    for (const wallet of writes.balances) {
+      accountPlayers.set(wallet.accountId, wallet.playerPk);
+      if (outcome.stale.has(wallet.accountId)) continue;
+      changes.set(wallet.playerPk, { version: wallet.version, balance: wallet.after.toString(), touched: [], opened: [], closed: [] });
+    }
+    const changeOf = (accountId: Int8) => changes.get(accountPlayers.get(accountId)!);
+    for (const touch of writes.touches) changeOf(touch.accountId)?.touched.push({ session: touch.session, at: touch.now });
+    for (const round of writes.closedRounds) changeOf(round.accountId)?.closed.push(round.uuid);
+    for (const round of writes.newRounds) {
+      const id = outcome.opened.get(round.uuid);
+      if (id !== undefined) changeOf(round.accountId)?.opened.push({ uuid: round.uuid, id, player_id: round.playerId, game: round.game, finished: false });
+    }
+    for (const [playerPk, change] of changes) this.memory.changed(playerPk, change);
+    for (const transfer of writes.transfers) {
+      if (outcome.stale.has(transfer.playerAccountId)) continue;
+      this.rememberAccount(transfer.debit);
+      this.rememberAccount(transfer.credit);
+    }
+  }
+
+  /**
+   * The batch in one database transaction that locks its players' wallet
+   * rows and reads everything it needs under those locks, in three round
+   * trips; what it read is remembered for the next batches.
+   */
+  private async readAndApply(calls: HotCall[], abandoned: (index: number) => boolean): Promise<BatchResult[]> {
+    this.counts.read++;
     const sessionIds = new Set<string>();
     const ids = new Set<string>();
     const roundIds = new Set<string>();
@@ -212,7 +332,9 @@ export class PostgresLedger {
     }
     const sessions = [...sessionIds];
 
-    let written: Promise<void> | undefined;
+    let written: Promise<WriteOutcome> | undefined;
+    const held: Int8[] = [];
+    try {
     const { results, writes } = await this.sql.begin(async (dbTx) => {
       // One round trip: the locks first, in ascending row id (so that batches
       // never wait on each other in a cycle), then the reads, which the server
@@ -250,20 +372,13 @@ export class PostgresLedger {
         closures: new Set(closureRows.map((row) => `${row.campaign_uuid}/${row.player_pk}`)),
       };
 
-      const writes = new BatchWrites();
-      const claims = new BatchClaims();
-      const results = calls.map((call, index): HotResult | typeof DEFER | typeof ABANDONED => {
-        if (abandoned(index)) return ABANDONED;
-        const row = snapshot.sessions.get(canonicalUuid(call.command.request.sessionId));
-        const callIds = idsOf(call);
-        const round = call.kind === 'transact' ? canonicalUuid(call.command.request.round.id) : undefined;
-        if (claims.overlaps(row?.player_pk, callIds, round)) return DEFER;
-        // Every write of a call comes with at least one transfer: a call that booked none changed nothing.
-        const booked = writes.transfers.length;
-        const result = call.kind === 'transact' ? this.planTransact(call.command, row, snapshot, writes) : this.planPayout(call.command, row, snapshot, writes);
-        if (row && writes.transfers.length > booked) claims.claim(row.player_pk, callIds, round);
-        return result;
-      });
+      // Read under the locks: true now, and true at each row's version for as long as no one writes it.
+      for (const row of sessionRows) {
+        this.memory.learn(row, roundRows.filter((round) => round.player_id === row.player_id));
+        held.push(row.player_pk);
+      }
+      this.memory.hold(held);
+      const { results, writes } = this.planBatch(calls, abandoned, snapshot);
       // The writes go out without waiting for their answers: postgres.js sends
       // COMMIT when this function returns, right behind them, so writes and
       // commit share one round trip. PostgreSQL turns the COMMIT of a
@@ -274,12 +389,13 @@ export class PostgresLedger {
       written.catch(() => {});
       return { results, writes };
     });
-    await written;
-    for (const transfer of writes.transfers) {
-      this.rememberAccount(transfer.debit);
-      this.rememberAccount(transfer.credit);
-    }
+    const outcome = await written!;
+    assert.equal(outcome.stale.size, 0, 'a locked wallet row keeps its version');
+    this.remember(writes, outcome);
     return results;
+    } finally {
+      this.memory.release(held);
+    }
   }
 
   private planTransact(command: TransactionCommand, row: SessionRow | undefined, snapshot: BatchSnapshot, writes: BatchWrites): HotResult {
@@ -310,10 +426,18 @@ export class PostgresLedger {
     const booked: Booked[] = [];
     if (plan.transfers.length > 0) {
       if (plan.createRound) {
-        writes.newRounds.push({ uuid: roundId, playerPk: row.player_pk, game: request.game, finished: plan.closeRound, now });
+        writes.newRounds.push({
+          uuid: roundId,
+          playerPk: row.player_pk,
+          playerId: row.player_id,
+          accountId: row.account_id,
+          game: request.game,
+          finished: plan.closeRound,
+          now,
+        });
       } else if (plan.closeRound) {
         assert.ok(roundRow);
-        writes.closedRounds.push({ id: roundRow.id, now });
+        writes.closedRounds.push({ id: roundRow.id, uuid: roundId, accountId: row.account_id, now });
       }
       for (const transfer of plan.transfers) {
         writes.transfers.push({
@@ -334,12 +458,10 @@ export class PostgresLedger {
         });
         booked.push({ kind: transfer.kind, amount: formatMinor(transfer.amount, player.decimals) });
       }
-      if (plan.balanceAfter !== plan.balanceBefore) {
-        writes.balances.push({ accountId: row.account_id, before: plan.balanceBefore, after: plan.balanceAfter });
-      }
-      if (plan.closeCampaign) writes.closures.push({ campaign: plan.closeCampaign, playerPk: row.player_pk, now });
+      writes.balances.push({ accountId: row.account_id, playerPk: row.player_pk, version: row.version, before: plan.balanceBefore, after: plan.balanceAfter });
+      if (plan.closeCampaign) writes.closures.push({ campaign: plan.closeCampaign, playerPk: row.player_pk, accountId: row.account_id, now });
       if (plan.touchSession && now - Number(row.last_active_at) >= SESSION_TOUCH_INTERVAL_MS) {
-        writes.touches.push({ sessionPk: row.session_pk, now });
+        writes.touches.push({ sessionPk: row.session_pk, session: row.uuid, accountId: row.account_id, now });
       }
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
@@ -375,7 +497,7 @@ export class PostgresLedger {
         note: null,
         now,
       });
-      writes.balances.push({ accountId: row.account_id, before: player.balance, after: plan.balanceAfter });
+      writes.balances.push({ accountId: row.account_id, playerPk: row.player_pk, version: row.version, before: player.balance, after: plan.balanceAfter });
       booked.push({ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
@@ -392,10 +514,17 @@ export class PostgresLedger {
    * CPU. Parts with nothing to write get empty arrays and cost next to nothing.
    * A data-modifying CTE runs whether or not anything reads it, so only the
    * parts whose rows are used or counted return any.
+   *
+   * The wallet rows come first: `moved` updates, and so locks, each player's
+   * row only if it still holds the version the plan read, and every other
+   * part writes only for the players it updated. A batch planned from memory
+   * (one statement, no lock held before it) thus writes nothing for a player
+   * changed meanwhile, and answers which ones: `stale`. A batch that read
+   * under the locks finds every version as it read it.
    */
-  private async write(dbTx: postgres.TransactionSql, writes: BatchWrites): Promise<void> {
+  private async write(dbTx: postgres.Sql | postgres.TransactionSql, writes: BatchWrites): Promise<WriteOutcome> {
     const newAccounts = this.unknownAccounts(writes.transfers);
-    const accounts = newAccounts.length > 0 ? this.createAccounts(dbTx, newAccounts) : undefined;
+    const accounts = newAccounts.length > 0 ? this.createAccounts(dbTx as postgres.TransactionSql, newAccounts) : undefined;
     const { newRounds: rounds, closedRounds: closed, transfers, balances, closures, touches } = writes;
     const column = <T>(pick: (t: TransferWrite) => T) => transfers.map(pick);
     // Arrays a statement names more than once are built once.
@@ -403,18 +532,31 @@ export class PostgresLedger {
     const balanceIds = pgArray(balances.map((m) => m.accountId));
     const touchedIds = pgArray(touches.map((t) => t.sessionPk));
     const touchedAt = pgArray(touches.map((t) => String(t.now)));
-    const written = dbTx<{ booked: number; moved: number }[]>`WITH
+    const written = dbTx<{ booked: number; stale: string | null; opened: string | null }[]>`WITH
+      moved AS (
+        -- A balance that is not the one the plan read, at the version it read, becomes -1, which the CHECK refuses: the transaction aborts.
+        UPDATE accounts SET balance = CASE
+            WHEN balance = (${pgArray(balances.map((m) => m.before.toString()))}::bigint[])[array_position(${balanceIds}::bigint[], id)]
+            THEN (${pgArray(balances.map((m) => m.after.toString()))}::bigint[])[array_position(${balanceIds}::bigint[], id)]
+            ELSE -1 END,
+          version = version + 1
+        WHERE id = ANY(${balanceIds}::bigint[])
+          AND version = (${pgArray(balances.map((m) => m.version))}::bigint[])[array_position(${balanceIds}::bigint[], id)]
+        RETURNING id),
       new_rounds AS (
         INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at)
         SELECT x.uuid, x.player_pk, x.game, x.finished, x.now, CASE WHEN x.finished THEN x.now END
         FROM unnest(${pgArray(rounds.map((r) => r.uuid))}::uuid[], ${pgArray(rounds.map((r) => r.playerPk))}::bigint[],
           ${pgArray(rounds.map((r) => r.game))}::text[], ${pgArray(rounds.map((r) => String(r.finished)))}::boolean[],
-          ${pgArray(rounds.map((r) => String(r.now)))}::bigint[]) AS x(uuid, player_pk, game, finished, now)
-        RETURNING id, uuid),
+          ${pgArray(rounds.map((r) => String(r.now)))}::bigint[], ${pgArray(rounds.map((r) => r.accountId))}::bigint[])
+          AS x(uuid, player_pk, game, finished, now, account)
+        WHERE x.account IN (SELECT id FROM moved)
+        RETURNING id, uuid, finished),
       closed_rounds AS (
         UPDATE rounds SET finished = true,
           finished_at = (${pgArray(closed.map((r) => String(r.now)))}::bigint[])[array_position(${closedIds}::bigint[], id)]
-        WHERE id = ANY(${closedIds}::bigint[]) AND NOT finished),
+        WHERE id = ANY(${closedIds}::bigint[]) AND NOT finished
+          AND (${pgArray(closed.map((r) => r.accountId))}::bigint[])[array_position(${closedIds}::bigint[], id)] IN (SELECT id FROM moved)),
       booked AS (
         INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount, jp_amount, free_bet,
           round_pk, campaign_uuid, regulatory, note, created_at)
@@ -435,33 +577,41 @@ export class PostgresLedger {
           WITH ORDINALITY AS x(uuid, kind, player_pk, player_account, debit_kind, debit_ref, credit_kind, credit_ref, currency, amount, jp_amount,
             free_bet, round, round_pk, campaign, regulatory, note, now, ord)
           LEFT JOIN new_rounds r ON x.round_pk IS NULL AND r.uuid = x.round
+        WHERE x.player_account IN (SELECT id FROM moved)
         ORDER BY x.ord
-        RETURNING 1),
-      moved AS (
-        -- A balance that is not the one the plan read becomes -1, which the CHECK refuses: the transaction aborts.
-        UPDATE accounts SET balance = CASE
-            WHEN balance = (${pgArray(balances.map((m) => m.before.toString()))}::bigint[])[array_position(${balanceIds}::bigint[], id)]
-            THEN (${pgArray(balances.map((m) => m.after.toString()))}::bigint[])[array_position(${balanceIds}::bigint[], id)]
-            ELSE -1 END
-        WHERE id = ANY(${balanceIds}::bigint[])
         RETURNING 1),
       closures AS (
         INSERT INTO campaign_closures (campaign_uuid, player_pk, closed_at)
-        SELECT * FROM unnest(${pgArray(closures.map((c) => c.campaign))}::uuid[], ${pgArray(closures.map((c) => c.playerPk))}::bigint[],
-          ${pgArray(closures.map((c) => String(c.now)))}::bigint[])
+        SELECT x.campaign, x.player_pk, x.now FROM unnest(${pgArray(closures.map((c) => c.campaign))}::uuid[],
+          ${pgArray(closures.map((c) => c.playerPk))}::bigint[], ${pgArray(closures.map((c) => String(c.now)))}::bigint[],
+          ${pgArray(closures.map((c) => c.accountId))}::bigint[]) AS x(campaign, player_pk, now, account)
+        WHERE x.account IN (SELECT id FROM moved)
         ON CONFLICT DO NOTHING),
       touched AS (
         -- Never moved back by a node whose clock is behind.
         UPDATE sessions SET last_active_at = (${touchedAt}::bigint[])[array_position(${touchedIds}::bigint[], id)]
         WHERE id = ANY(${touchedIds}::bigint[])
-          AND last_active_at < (${touchedAt}::bigint[])[array_position(${touchedIds}::bigint[], id)])
-      SELECT (SELECT count(*) FROM booked)::int AS booked, (SELECT count(*) FROM moved)::int AS moved`
+          AND last_active_at < (${touchedAt}::bigint[])[array_position(${touchedIds}::bigint[], id)]
+          AND (${pgArray(touches.map((t) => t.accountId))}::bigint[])[array_position(${touchedIds}::bigint[], id)] IN (SELECT id FROM moved))
+      SELECT (SELECT count(*) FROM booked)::int AS booked,
+        (SELECT string_agg(x::text, ',') FROM unnest(${balanceIds}::bigint[]) AS x WHERE x NOT IN (SELECT id FROM moved)) AS stale,
+        (SELECT string_agg(uuid::text || '=' || id::text, ',') FROM new_rounds WHERE NOT finished) AS opened`
       .execute()
-      .then(([counts]) => {
-        assert.equal(counts!.booked, transfers.length, 'every planned transfer is booked');
-        assert.equal(counts!.moved, balances.length, 'every planned balance is moved');
+      .then(([answer]): WriteOutcome => {
+        const stale = new Set(answer!.stale === null ? [] : answer!.stale.split(','));
+        const opened = new Map<string, Int8>();
+        if (answer!.opened !== null) {
+          for (const pair of answer!.opened.split(',')) {
+            const [uuid, id] = pair.split('=') as [string, Int8];
+            opened.set(uuid, id);
+          }
+        }
+        const expected = stale.size === 0 ? transfers.length : transfers.filter((t) => !stale.has(t.playerAccountId)).length;
+        assert.equal(answer!.booked, expected, 'every planned transfer of a current wallet is booked');
+        return { stale, opened };
       }, writeFailed);
-    await Promise.all([accounts, written]);
+    const [, outcome] = await Promise.all([accounts, written]);
+    return outcome;
   }
 
   // ------------------------------------------------------------ back office
@@ -505,6 +655,9 @@ export class PostgresLedger {
         // A reload counts as activity (never moved back by a node whose clock is behind).
         assert.ok(row.session_pk !== null);
         await dbTx`UPDATE sessions SET last_active_at = ${command.now} WHERE id = ${row.session_pk} AND last_active_at < ${command.now}`;
+        // The session's activity is part of what a node remembers of the player (remembered-wallets.ts).
+        await dbTx`UPDATE accounts SET version = version + 1 WHERE id = ${row.account_id}`;
+        this.memory.forget(row.player_pk);
         sessionId = plan.session.sessionId;
       } else {
         sessionId = canonicalUuid(command.newSessionId);
@@ -543,7 +696,7 @@ export class PostgresLedger {
           VALUES (${command.playerId}, ${account!.id}, ${command.currency}, ${command.country ?? null}, ${command.now}) RETURNING id`;
         if (opening > 0n) {
           const legs = legsOf({ kind: 'deposit', playerId: command.playerId, currency: command.currency });
-          await this.writeSingle(dbTx, player!.id, account!.id, canonicalUuid(command.depositId), 'deposit', legs, opening, 0n, opening, command.now, 'opening balance');
+          await this.writeSingle(dbTx, { player_pk: player!.id, account_id: account!.id, version: '0' }, canonicalUuid(command.depositId), 'deposit', legs, opening, 0n, opening, command.now, 'opening balance');
         }
         const row = await this.playerRow(dbTx, command.playerId);
         assert.ok(row, 'a player reads back in the transaction that created it');
@@ -585,7 +738,7 @@ export class PostgresLedger {
       const booked: Booked[] = [];
       if (plan.apply) {
         const legs = legsOf({ kind: command.type, playerId: player.playerId, currency: player.currency });
-        await this.writeSingle(dbTx, row.player_pk, row.account_id, canonicalUuid(command.id), command.type, legs, plan.amount, player.balance,
+        await this.writeSingle(dbTx, row, canonicalUuid(command.id), command.type, legs, plan.amount, player.balance,
           plan.balanceAfter, command.now, command.reason ?? null);
         booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
       }
@@ -594,11 +747,15 @@ export class PostgresLedger {
   }
 
   async setBlocked(command: BlockCommand): Promise<PlayerView | Refusal> {
-    const [row] = await this.sql<PlayerRow[]>`UPDATE players p SET blocked = ${command.blocked},
-        blocked_reason = ${command.blocked ? (command.reason ?? null) : null}
-      FROM accounts a WHERE a.id = p.account_id AND p.player_id = ${command.playerId}
-      RETURNING ${this.sql.unsafe(PLAYER_COLUMNS)}`;
-    return row ? this.view(row) : refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    // The wallet row's version moves with the block: a node that remembers the player must read it again.
+    const [row] = await this.sql<PlayerRow[]>`WITH p AS (
+        UPDATE players SET blocked = ${command.blocked}, blocked_reason = ${command.blocked ? (command.reason ?? null) : null}
+        WHERE player_id = ${command.playerId} RETURNING *),
+      a AS (UPDATE accounts SET version = version + 1 WHERE id = (SELECT account_id FROM p) RETURNING balance, version)
+      SELECT ${this.sql.unsafe(PLAYER_COLUMNS)} FROM p, a`;
+    if (!row) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    this.memory.forget(row.player_pk);
+    return this.view(row);
   }
 
   async listRounds(page: PageRequest): Promise<PageOf<RoundView> | Refusal> {
@@ -715,11 +872,10 @@ export class PostgresLedger {
   }
   // ---------------------------------------------------------------- helpers
 
-  /** One transfer and its balance move, as the back office books them. */
+  /** One transfer and its balance move, as the back office books them, on a wallet row locked by `dbTx`. */
   private async writeSingle(
     dbTx: postgres.TransactionSql,
-    playerPk: Int8,
-    accountId: Int8,
+    wallet: Pick<PlayerRow, 'player_pk' | 'account_id' | 'version'>,
     id: string,
     kind: TransferKind,
     legs: { debit: AccountRef; credit: AccountRef },
@@ -729,6 +885,7 @@ export class PostgresLedger {
     now: number,
     note: string | null,
   ): Promise<void> {
+    const { player_pk: playerPk, account_id: accountId } = wallet;
     const writes = new BatchWrites();
     writes.transfers.push({
       uuid: id,
@@ -746,8 +903,11 @@ export class PostgresLedger {
       note,
       now,
     });
-    writes.balances.push({ accountId, before, after });
-    await this.write(dbTx, writes);
+    writes.balances.push({ accountId, playerPk, version: wallet.version, before, after });
+    const { stale } = await this.write(dbTx, writes);
+    assert.equal(stale.size, 0, 'a locked wallet row keeps its version');
+    // The next bet reads the player again rather than find memory one version behind.
+    this.memory.forget(playerPk);
     this.rememberAccount(legs.debit);
     this.rememberAccount(legs.credit);
   }

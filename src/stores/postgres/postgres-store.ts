@@ -31,7 +31,7 @@ import { DEFAULT_POSTGRES_SETTINGS, openDatabase, redactUrl, type PostgresSettin
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
 import { CallDeadlines, type CallSignal } from './call-deadlines.js';
-import { PostgresLedger, type HotCall, type HotResult } from './postgres-ledger.js';
+import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -254,6 +254,11 @@ export class PostgresStore implements WalletStore {
   }
   ping(): Promise<void> {
     return this.run(() => this.ledger.ping());
+  }
+
+  /** How this node's hot-path batches were planned so far (postgres-ledger.ts, BatchCounts). */
+  batchCounts(): BatchCounts {
+    return { ...this.ledger.counts };
   }
 
   /** Lets calls in flight finish (a verify is stopped: it changes nothing), then closes the connections. */
