@@ -91,3 +91,25 @@ export async function openPostgresStore(
     throw error;
   }
 }
+
+/** Two PostgresStores on one fresh schema, as two nodes of one database; cleanup closes both and drops the schema. */
+export async function openTwoPostgresStores(label: string): Promise<{ first: PostgresStore; second: PostgresStore; cleanup: () => Promise<void> }> {
+  const opened = await openPostgresStore(label);
+  try {
+    const second = await PostgresStore.open({ url: opened.schema.url(), settings: { poolSize: TEST_POOL_SIZE } });
+    return {
+      first: opened.store,
+      second,
+      cleanup: async () => {
+        try {
+          await second.close();
+        } finally {
+          await opened.cleanup();
+        }
+      },
+    };
+  } catch (error) {
+    await opened.cleanup();
+    throw error;
+  }
+}

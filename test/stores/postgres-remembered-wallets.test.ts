@@ -13,7 +13,7 @@ import { CONTENDED_MS, RememberedWallets, type SessionRow } from '../../src/stor
 import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import type { BalanceOutcome } from '../../src/stores/store.js';
 import type { Refusal } from '../../src/protocol/errors.js';
-import { openPostgresStore, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE } from './postgres-fixtures.js';
+import { openTwoPostgresStores, POSTGRES_UNAVAILABLE } from './postgres-fixtures.js';
 import { NOW, openSession, singleBet, type StoreSession } from './store-fixtures.js';
 
 function sessionRow(overrides: Partial<SessionRow> = {}): SessionRow {
@@ -111,13 +111,7 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
   let second: PostgresStore;
   let cleanup: () => Promise<void>;
   before(async () => {
-    const opened = await openPostgresStore('memory');
-    first = opened.store;
-    second = await PostgresStore.open({ url: opened.schema.url(), settings: { poolSize: TEST_POOL_SIZE } });
-    cleanup = async () => {
-      await second.close();
-      await opened.cleanup();
-    };
+    ({ first, second, cleanup } = await openTwoPostgresStores('memory'));
   });
   after(async () => cleanup());
 

@@ -20,7 +20,7 @@ import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { migrateDatabase } from '../../src/stores/open-store.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
 import type { WalletStore } from '../../src/stores/store.js';
-import { DATABASE_URL, freshSchema, openPostgresStore, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE, type Schema } from './postgres-fixtures.js';
+import { DATABASE_URL, freshSchema, openPostgresStore, openTwoPostgresStores, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE, type Schema } from './postgres-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -125,13 +125,7 @@ describe('postgres store: two nodes on one database', { skip: POSTGRES_UNAVAILAB
   let cleanup: () => Promise<void>;
   const id = ids(0x2d0de);
   before(async () => {
-    const opened = await openPostgresStore('twonodes');
-    first = opened.store;
-    second = await PostgresStore.open({ url: opened.schema.url(), settings: { poolSize: TEST_POOL_SIZE } });
-    cleanup = async () => {
-      await second.close();
-      await opened.cleanup();
-    };
+    ({ first, second, cleanup } = await openTwoPostgresStores('twonodes'));
   });
   after(async () => cleanup());
 
