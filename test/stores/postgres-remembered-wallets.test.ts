@@ -190,6 +190,16 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
     assert.ok(!conflict.ok && conflict.code === 'DUPLICATE_CONFLICT', JSON.stringify(conflict));
   });
 
+  test('a resent bet that emptied the wallet is answered as a replay, not refused for funds from memory', async () => {
+    const session = await remembered('mem-drained', 12);
+    const request = singleBet(session, 10);
+    assert.equal(balanceOf(await first.transact({ request, now: NOW })), '0');
+    const replay = await first.transact({ request, now: NOW });
+    assert.ok(replay.ok && replay.booked.length === 0 && replay.balance === '0', JSON.stringify(replay));
+    const refused = await first.transact({ request: singleBet(session, 1), now: NOW });
+    assert.ok(!refused.ok && refused.code === 'INSUFFICIENT_FUNDS' && refused.balance === '0', JSON.stringify(refused));
+  });
+
   test('bets spread over both nodes in turn on one player: every balance is exact and the books verify', async () => {
     const session = await openSession(first, 'mem-turns', 1_000);
     let expected = 1_000;
