@@ -196,11 +196,13 @@ export class PostgresLedger {
   // --------------------------------------------------------------- hot path
 
   /**
-   * Runs one batch of /transaction and /payout calls in one database
-   * transaction and answers each, in order; DEFER for a call that reads what
-   * an earlier call of the batch writes (it runs in the next batch); ABANDONED
-   * for one whose caller gave up before its writes were made (see
-   * GroupCommitter): it is not written.
+   * Runs one batch of /transaction and /payout calls and answers each, in
+   * order; DEFER for a call that reads what an earlier call of the batch
+   * writes (it runs in the next batch); ABANDONED for one whose caller gave
+   * up before its writes were made (see GroupCommitter): it is not written.
+   * A batch planned from memory is one statement; one that must read, or
+   * the part of one whose players memory had wrong, is one transaction that
+   * reads under the locks (readAndApply).
    */
   async applyBatch(calls: HotCall[], abandoned: (index: number) => boolean = () => false): Promise<BatchResult[]> {
     const planned = this.planFromMemory(calls, abandoned);
