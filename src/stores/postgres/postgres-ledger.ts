@@ -207,7 +207,7 @@ export class PostgresLedger {
   async applyBatch(calls: HotCall[], abandoned: (index: number) => boolean = () => false): Promise<BatchResult[]> {
     const planned = this.planFromMemory(calls, abandoned);
     if (!planned) return this.readAndApply(calls, abandoned);
-    const { results, writes } = planned;
+    const { results, writes, snapshot } = planned;
     this.counts.fromMemory++;
     const players = writes.balances.map((wallet) => wallet.playerPk);
     this.memory.hold(players);
@@ -225,14 +225,11 @@ export class PostgresLedger {
     this.remember(writes, outcome);
     if (outcome.stale.size === 0) return results;
     // Calls of players written elsewhere since they were remembered wrote nothing: they run again, reading.
-    const now = calls[0]!.command.now;
-    const again: number[] = [];
-    for (const [index, call] of calls.entries()) {
-      const playerPk = this.memory.playerOf(canonicalUuid(call.command.request.sessionId));
-      const wallet = writes.balances.find((w) => w.playerPk === playerPk);
-      if (wallet && outcome.stale.has(wallet.accountId) && results[index] !== DEFER) again.push(index);
-    }
-    for (const wallet of writes.balances) if (outcome.stale.has(wallet.accountId)) this.memory.contended(wallet.playerPk, now);
+    const again = calls.flatMap((call, index) => {
+      const row = snapshot.sessions.get(canonicalUuid(call.command.request.sessionId))!;
+      return outcome.stale.has(row.account_id) && results[index] !== DEFER ? [index] : [];
+    });
+    for (const wallet of writes.balances) if (outcome.stale.has(wallet.accountId)) this.memory.contended(wallet.playerPk, calls[0]!.command.now);
     this.counts.staleCalls += again.length;
     const rerun = await this.readAndApply(
       again.map((index) => calls[index]!),
@@ -249,7 +246,10 @@ export class PostgresLedger {
    * free bet's campaign or an operator account not yet known is read too.
    * Undefined when the batch must read.
    */
-  private planFromMemory(calls: HotCall[], abandoned: (index: number) => boolean): { results: BatchResult[]; writes: BatchWrites } | undefined {
+  private planFromMemory(
+    calls: HotCall[],
+    abandoned: (index: number) => boolean,
+  ): { results: BatchResult[]; writes: BatchWrites; snapshot: BatchSnapshot } | undefined {
     const now = calls[0]!.command.now;
     const snapshot: BatchSnapshot = { sessions: new Map(), seen: new Map(), rounds: new Map(), closures: new Set() };
     for (const call of calls) {
@@ -266,7 +266,7 @@ export class PostgresLedger {
     const planned = this.planBatch(calls, abandoned, snapshot);
     if (planned.results.some((result) => typeof result === 'object' && !result.ok)) return undefined;
     if (this.unknownAccounts(planned.writes.transfers).length > 0) return undefined;
-    return planned;
+    return { ...planned, snapshot };
   }
 
   /** Plans each call against the snapshot, in order; DEFER for a call that reads what an earlier one writes. */
@@ -290,21 +290,21 @@ export class PostgresLedger {
 
   /** What a committed batch wrote, remembered per player; the operator accounts it named now exist. */
   private remember(writes: BatchWrites, outcome: WriteOutcome): void {
-    const changes = new Map<Int8, PlayerChange>();
-    const accountPlayers = new Map<Int8, Int8>();
+    // By wallet row: every part of a batch's writes names the player's row.
+    const changes = new Map<Int8, { playerPk: Int8; change: PlayerChange }>();
     for (const wallet of writes.balances) {
-      accountPlayers.set(wallet.accountId, wallet.playerPk);
       if (outcome.stale.has(wallet.accountId)) continue;
-      changes.set(wallet.playerPk, { version: wallet.version, balance: wallet.after.toString(), touched: [], opened: [], closed: [] });
+      const change = { version: wallet.version, balance: wallet.after.toString(), touched: [], opened: [], closed: [] };
+      changes.set(wallet.accountId, { playerPk: wallet.playerPk, change });
     }
-    const changeOf = (accountId: Int8) => changes.get(accountPlayers.get(accountId)!);
-    for (const touch of writes.touches) changeOf(touch.accountId)?.touched.push({ session: touch.session, at: touch.now });
-    for (const round of writes.closedRounds) changeOf(round.accountId)?.closed.push(round.uuid);
+    for (const touch of writes.touches) changes.get(touch.accountId)?.change.touched.push({ session: touch.session, at: touch.now });
+    for (const round of writes.closedRounds) changes.get(round.accountId)?.change.closed.push(round.uuid);
     for (const round of writes.newRounds) {
       const id = outcome.opened.get(round.uuid);
-      if (id !== undefined) changeOf(round.accountId)?.opened.push({ uuid: round.uuid, id, player_id: round.playerId, game: round.game, finished: false });
+      if (id === undefined) continue;
+      changes.get(round.accountId)?.change.opened.push({ uuid: round.uuid, id, player_id: round.playerId, game: round.game, finished: false });
     }
-    for (const [playerPk, change] of changes) this.memory.changed(playerPk, change);
+    for (const { playerPk, change } of changes.values()) this.memory.changed(playerPk, change);
     for (const transfer of writes.transfers) {
       if (outcome.stale.has(transfer.playerAccountId)) continue;
       this.rememberAccount(transfer.debit);
@@ -337,64 +337,62 @@ export class PostgresLedger {
     let written: Promise<WriteOutcome> | undefined;
     const held: Int8[] = [];
     try {
-    const { results, writes } = await this.sql.begin(async (dbTx) => {
-      // One round trip: the locks first, in ascending row id (so that batches
-      // never wait on each other in a cycle), then the reads, which the server
-      // runs after the locks are held and so see what their holders committed.
-      //
-      // These statements are prepared once and then run with generic plans,
-      // which cannot know how few ids a batch holds. So each is written to
-      // reach every row through its unique index whatever the planner
-      // guesses: keys in = ANY(array), related rows in scalar or fenced
-      // (OFFSET 0) subqueries, never a join it could turn into a scan.
-      const [, sessionRows, seenRows, roundRows, closureRows] = await Promise.all([
-        dbTx`SELECT id FROM accounts WHERE id = ANY(ARRAY(
-            SELECT account_id FROM players WHERE id = ANY(ARRAY(SELECT player_pk FROM sessions WHERE uuid = ANY(${pgArray(sessions)}::uuid[])))))
-          ORDER BY id FOR UPDATE`.execute(),
-        dbTx<SessionRow[]>`SELECT s.uuid, s.id AS session_pk, s.game, s.last_active_at, p.*
-          FROM sessions s CROSS JOIN LATERAL (
-            SELECT ${dbTx.unsafe(PLAYER_COLUMNS)} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.id = s.player_pk OFFSET 0) p
-          WHERE s.uuid = ANY(${pgArray(sessions)}::uuid[])`.execute(),
-        dbTx<SeenRow[]>`SELECT t.uuid, t.kind, (SELECT player_id FROM players WHERE id = t.player_pk) AS player_id,
-            (SELECT uuid FROM rounds WHERE id = t.round_pk) AS round_uuid, t.campaign_uuid, t.amount, t.jp_amount
-          FROM transfers t WHERE t.uuid = ANY(${pgArray([...ids])}::uuid[])`.execute(),
-        roundIds.size === 0
-          ? []
-          : dbTx<RoundRow[]>`SELECT r.uuid, r.id, (SELECT player_id FROM players WHERE id = r.player_pk) AS player_id, r.game, r.finished
-              FROM rounds r WHERE r.uuid = ANY(${pgArray([...roundIds])}::uuid[])`.execute(),
-        campaignIds.size === 0
-          ? []
-          : dbTx<{ campaign_uuid: string; player_pk: Int8 }[]>`SELECT campaign_uuid, player_pk FROM campaign_closures
-              WHERE campaign_uuid = ANY(${pgArray([...campaignIds])}::uuid[])`.execute(),
-      ]);
-      const snapshot: BatchSnapshot = {
-        sessions: new Map(sessionRows.map((row) => [row.uuid, row])),
-        seen: new Map(seenRows.map((row) => [row.uuid, seenTransfer(row)])),
-        rounds: new Map(roundRows.map((row) => [row.uuid, row])),
-        closures: new Set(closureRows.map((row) => `${row.campaign_uuid}/${row.player_pk}`)),
-      };
+      const { results, writes } = await this.sql.begin(async (dbTx) => {
+        // One round trip: the locks first, in ascending row id (so that batches
+        // never wait on each other in a cycle), then the reads, which the server
+        // runs after the locks are held and so see what their holders committed.
+        //
+        // These statements are prepared once and then run with generic plans,
+        // which cannot know how few ids a batch holds. So each is written to
+        // reach every row through its unique index whatever the planner
+        // guesses: keys in = ANY(array), related rows in scalar or fenced
+        // (OFFSET 0) subqueries, never a join it could turn into a scan.
+        const [, sessionRows, seenRows, roundRows, closureRows] = await Promise.all([
+          dbTx`SELECT id FROM accounts WHERE id = ANY(ARRAY(
+              SELECT account_id FROM players WHERE id = ANY(ARRAY(SELECT player_pk FROM sessions WHERE uuid = ANY(${pgArray(sessions)}::uuid[])))))
+            ORDER BY id FOR UPDATE`.execute(),
+          dbTx<SessionRow[]>`SELECT s.uuid, s.id AS session_pk, s.game, s.last_active_at, p.*
+            FROM sessions s CROSS JOIN LATERAL (
+              SELECT ${dbTx.unsafe(PLAYER_COLUMNS)} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.id = s.player_pk OFFSET 0) p
+            WHERE s.uuid = ANY(${pgArray(sessions)}::uuid[])`.execute(),
+          dbTx<SeenRow[]>`SELECT t.uuid, t.kind, (SELECT player_id FROM players WHERE id = t.player_pk) AS player_id,
+              (SELECT uuid FROM rounds WHERE id = t.round_pk) AS round_uuid, t.campaign_uuid, t.amount, t.jp_amount
+            FROM transfers t WHERE t.uuid = ANY(${pgArray([...ids])}::uuid[])`.execute(),
+          roundIds.size === 0
+            ? []
+            : dbTx<RoundRow[]>`SELECT r.uuid, r.id, (SELECT player_id FROM players WHERE id = r.player_pk) AS player_id, r.game, r.finished
+                FROM rounds r WHERE r.uuid = ANY(${pgArray([...roundIds])}::uuid[])`.execute(),
+          campaignIds.size === 0
+            ? []
+            : dbTx<{ campaign_uuid: string; player_pk: Int8 }[]>`SELECT campaign_uuid, player_pk FROM campaign_closures
+                WHERE campaign_uuid = ANY(${pgArray([...campaignIds])}::uuid[])`.execute(),
+        ]);
+        const snapshot: BatchSnapshot = {
+          sessions: new Map(sessionRows.map((row) => [row.uuid, row])),
+          seen: new Map(seenRows.map((row) => [row.uuid, seenTransfer(row)])),
+          rounds: new Map(roundRows.map((row) => [row.uuid, row])),
+          closures: new Set(closureRows.map((row) => `${row.campaign_uuid}/${row.player_pk}`)),
+        };
 
-      // Read under the locks: true now, and true at each row's version for as long as no one writes it.
-      for (const row of sessionRows) {
-        this.memory.learn(row, roundRows.filter((round) => round.player_id === row.player_id));
-        held.push(row.player_pk);
-      }
-      this.memory.hold(held);
-      const { results, writes } = this.planBatch(calls, abandoned, snapshot);
-      // The writes go out without waiting for their answers: postgres.js sends
-      // COMMIT when this function returns, right behind them, so writes and
-      // commit share one round trip. PostgreSQL turns the COMMIT of a
-      // transaction in which a statement failed into a ROLLBACK, and answers
-      // in order, so by the time COMMIT has answered every write has too:
-      // `written` then says whether the batch is in.
-      written = this.write(dbTx, writes);
-      written.catch(() => {});
-      return { results, writes };
-    });
-    const outcome = await written!;
-    assert.equal(outcome.stale.size, 0, 'a locked wallet row keeps its version');
-    this.remember(writes, outcome);
-    return results;
+        // Read under the locks: true now, and true at each row's version for as long as no one writes it.
+        for (const row of sessionRows) {
+          this.memory.learn(row, roundRows.filter((round) => round.player_id === row.player_id));
+          held.push(row.player_pk);
+        }
+        this.memory.hold(held);
+        const { results, writes } = this.planBatch(calls, abandoned, snapshot);
+        // The writes go out without waiting for their answers: postgres.js sends
+        // COMMIT when this function returns, right behind them, so writes and
+        // commit share one round trip. PostgreSQL turns the COMMIT of a
+        // transaction in which a statement failed into a ROLLBACK, and answers
+        // in order, so by the time COMMIT has answered every write has too:
+        // `written` then says whether the batch is in.
+        written = this.writeLocked(dbTx, writes);
+        written.catch(() => {});
+        return { results, writes };
+      });
+      this.remember(writes, await written!);
+      return results;
     } finally {
       this.memory.release(held);
     }
@@ -524,9 +522,9 @@ export class PostgresLedger {
    * changed meanwhile, and answers which ones: `stale`. A batch that read
    * under the locks finds every version as it read it.
    */
-  private async write(dbTx: postgres.Sql | postgres.TransactionSql, writes: BatchWrites): Promise<WriteOutcome> {
+  private async write(dbTx: Sql, writes: BatchWrites): Promise<WriteOutcome> {
     const newAccounts = this.unknownAccounts(writes.transfers);
-    const accounts = newAccounts.length > 0 ? this.createAccounts(dbTx as postgres.TransactionSql, newAccounts) : undefined;
+    const accounts = newAccounts.length > 0 ? this.createAccounts(dbTx, newAccounts) : undefined;
     const { newRounds: rounds, closedRounds: closed, transfers, balances, closures, touches } = writes;
     const column = <T>(pick: (t: TransferWrite) => T) => transfers.map(pick);
     // Arrays a statement names more than once are built once.
@@ -613,6 +611,13 @@ export class PostgresLedger {
         return { stale, opened };
       }, writeFailed);
     const [, outcome] = await Promise.all([accounts, written]);
+    return outcome;
+  }
+
+  /** The write of a transaction that holds its players' wallet row locks: every version is as it read it. */
+  private async writeLocked(dbTx: postgres.TransactionSql, writes: BatchWrites): Promise<WriteOutcome> {
+    const outcome = await this.write(dbTx, writes);
+    assert.equal(outcome.stale.size, 0, 'a locked wallet row keeps its version');
     return outcome;
   }
 
@@ -906,8 +911,7 @@ export class PostgresLedger {
       now,
     });
     writes.balances.push({ accountId, playerPk, version: wallet.version, before, after });
-    const { stale } = await this.write(dbTx, writes);
-    assert.equal(stale.size, 0, 'a locked wallet row keeps its version');
+    await this.writeLocked(dbTx, writes);
     // The next bet reads the player again rather than find memory one version behind.
     this.memory.forget(playerPk);
     this.rememberAccount(legs.debit);
@@ -927,7 +931,7 @@ export class PostgresLedger {
   }
 
   /** Creates operator accounts on first use; one that exists, or that a concurrent call creates, is left as it is. */
-  private createAccounts(dbTx: postgres.TransactionSql, accounts: { ref: AccountRef; now: number }[]): Promise<unknown> {
+  private createAccounts(dbTx: Sql, accounts: { ref: AccountRef; now: number }[]): Promise<unknown> {
     return dbTx`INSERT INTO accounts (kind, ref, currency, balance, created_at)
       SELECT x.kind, x.ref, x.currency, NULL, x.now
       FROM unnest(${pgArray(accounts.map((a) => a.ref.kind))}::text[], ${pgArray(accounts.map((a) => a.ref.ref))}::text[],

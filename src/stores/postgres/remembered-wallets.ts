@@ -93,11 +93,6 @@ export class RememberedWallets {
   private readonly busy = new Map<Int8, number>();
   private readonly contendedUntil = new Map<Int8, number>();
 
-  /** The player a session belongs to, if known. */
-  playerOf(session: string): Int8 | undefined {
-    return this.sessionPlayers.get(session);
-  }
-
   /**
    * The session row to plan a bet from, and the player's open rounds, when
    * both are known and no batch in flight holds the player; undefined otherwise.
