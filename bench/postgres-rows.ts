@@ -16,6 +16,7 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import type { CommitTimes } from './commit-times.js';
 import { DEFAULT_POSTGRES_SETTINGS } from '../src/stores/postgres/open-database.js';
 import { childCpuSecondsFromTimes, cpuBetween, cpuPerRequest, sampleCpu } from './cpu-usage.js';
 
@@ -55,6 +56,8 @@ export interface Row {
   machineStealShare: number;
   serverQueuedShare: number;
   runs: RunResult[];
+  /** The wallet's commits over the row, from its /metrics (commit-times.ts), where its store times them. */
+  commits?: CommitTimes;
   note?: string;
 }
 

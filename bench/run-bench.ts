@@ -21,11 +21,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
-import { wakeRoundTripUs } from './host-probe.js';
+import { SYNC_WRITE_BYTES, syncLatency, wakeRoundTripUs, type SyncLatency } from './host-probe.js';
 import { judgeTargets, verdictLines } from './targets.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
 import { END_TO_END_ROW, endToEndRow } from './end-to-end-row.js';
 import { rowFilter } from './row-filter.js';
+import { commitTimes, SLOW_COMMIT_S } from './commit-times.js';
 import { POSTGRES_ROWS, postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -319,7 +320,8 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
     }
     const report = await api(port, 'GET', '/admin/verify', undefined);
     if (report.ok !== true) throw new Error(`${name}: the ledger did not verify after the run: ${JSON.stringify(report)}`);
-    return { ...summarize(runs), note: `verified: ${String(report.transfers)} transfers` };
+    const commits = commitTimes(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+    return { ...summarize(runs), ...(commits && { commits }), note: `verified: ${String(report.transfers)} transfers` };
   } finally {
     await stopProcess(server);
   }
@@ -328,9 +330,10 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
 async function main(): Promise<void> {
   const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
   if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');
-  const host: HostFacts = { wakeRoundTripUs: await wakeRoundTripUs() };
-  log(hostLine(host));
   const work = mkdtempSync(join(tmpdir(), 'wagerlink-bench-'));
+  // The databases of the wallet rows live in `work`: its disk is the one probed.
+  const host: HostFacts = { wakeRoundTripUs: await wakeRoundTripUs(), sync: syncLatency(work, SMOKE ? 500 : undefined) };
+  log(hostLine(host));
   let rows: Record<string, Row> = {};
   const requestCount = Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS);
   // The ceiling: the same bodies and signature check, no storage. It stays up
@@ -416,10 +419,18 @@ function percent(share: number): string {
 interface HostFacts {
   /** See host-probe.ts. */
   wakeRoundTripUs: number;
+  /** See host-probe.ts. */
+  sync: SyncLatency;
 }
 
+const SYNC_WRITE_KIB = SYNC_WRITE_BYTES / 1024;
+
 function hostLine(host: HostFacts): string {
-  return `host: one thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs`;
+  const { sync } = host;
+  return (
+    `host: one thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs; ` +
+    `a ${SYNC_WRITE_KIB} KiB write is synced in ${sync.p50Ms.toFixed(2)} ms at the median, ${sync.p99Ms.toFixed(2)} at p99, ${sync.maxMs.toFixed(1)} at most (${sync.syncs} syncs)`
+  );
 }
 
 function report(rows: Record<string, Row>, host: HostFacts): void {
@@ -437,6 +448,7 @@ function report(rows: Record<string, Row>, host: HostFacts): void {
     queued: percent(row.serverQueuedShare),
     idle: percent(row.machineIdleShare),
     stolen: percent(row.machineStealShare),
+    [`commits > ${SLOW_COMMIT_S * 1000} ms`]: row.commits ? `${row.commits.slow} of ${row.commits.commits}` : '-',
     statuses: JSON.stringify(
       row.runs.reduce<Record<string, number>>((all, r) => {
         for (const [k, v] of Object.entries(r.statuses)) all[k] = (all[k] ?? 0) + v;

@@ -7,6 +7,8 @@ import type { Booked } from '../stores/store.js';
 
 /** Latency buckets (seconds): sub-millisecond to the provider's 5 s time-out. */
 const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Commit buckets (seconds): a healthy disk syncs in under a millisecond; a stalled one, for hundreds. */
+export const COMMIT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /** The child kept under `key`, made on first use. */
 function childFor<C>(children: Map<string, C>, key: string, make: () => C): C {
@@ -23,6 +25,7 @@ export class OperatorMetrics {
   private readonly latency: Histogram<'route' | 'method' | 'status' | 'code'>;
   private readonly transfers: Counter<'kind' | 'currency'>;
   private readonly amounts: Counter<'kind' | 'currency'>;
+  private readonly commits: Histogram;
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'wagerlink_' });
@@ -37,6 +40,12 @@ export class OperatorMetrics {
       name: 'wagerlink_ledger_transfers_total',
       help: 'Transfers booked by this process, by kind and currency (replays are not counted).',
       labelNames: ['kind', 'currency'],
+      registers: [this.registry],
+    });
+    this.commits = new Histogram({
+      name: 'wagerlink_store_commit_seconds',
+      help: 'Batches committed by the store, by the time from COMMIT until they were durable (every answer of a batch waits for it).',
+      buckets: COMMIT_BUCKETS_S,
       registers: [this.registry],
     });
     this.amounts = new Counter({
@@ -55,6 +64,10 @@ export class OperatorMetrics {
     childFor(this.latencyChildren, `${route} ${method} ${status} ${code}`, () =>
       this.latency.labels({ route, method, status: String(status), code }),
     ).observe(seconds);
+  }
+
+  observeCommit(seconds: number): void {
+    this.commits.observe(seconds);
   }
 
   observeBooked(currency: string, booked: readonly Booked[]): void {

@@ -88,6 +88,8 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   const app = createJsonApi({ bodyBytesMax, logger: options.logger });
 
+  options.store.onCommit?.((seconds) => metrics.observeCommit(seconds));
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const code = reply.problemCode ?? (reply.statusCode < 400 ? 'OK' : 'OTHER');

@@ -171,6 +171,13 @@ export interface WalletStore {
   /** Resolves when the database answers; rejects with UnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Called after each batch that committed, with the seconds from its
+   * COMMIT until it was durable: the disk's share of every answer in it, and
+   * the first place to look when the tail latency rises. Stores that do not
+   * time their commits leave it out.
+   */
+  onCommit?(listener: (seconds: number) => void): void;
 }
 
 /** Pages hold at most this many items: bounds one admin query's work. */

@@ -872,7 +872,7 @@ describe('back-office API (PROTOCOL §11) and operations endpoints', () => {
     assert.deepEqual(answer.body, { status: 'ok', database: 'ok' });
   });
 
-  test('GET /metrics counts requests and booked transfers (replays are not counted)', async () => {
+  test('GET /metrics counts requests, booked transfers (replays are not counted) and commits', async () => {
     const own = await makeOperator();
     try {
       const p = await playerWithSession(own.app, { balance: 10 });
@@ -888,6 +888,9 @@ describe('back-office API (PROTOCOL §11) and operations endpoints', () => {
       assert.match(metrics.body, /^wagerlink_ledger_amount_total\{kind="bet",currency="EUR"\} 3$/m);
       assert.match(metrics.body, /^wagerlink_ledger_amount_total\{kind="win",currency="EUR"\} 1$/m);
       assert.match(metrics.body, /^wagerlink_http_request_duration_seconds_count\{[^}]*route="\/transaction"[^}]*code="OK"[^}]*\} 2$/m);
+      // The set-up and each of the two requests committed a batch of its own.
+      const commits = Number(/^wagerlink_store_commit_seconds_count (\d+)$/m.exec(metrics.body)?.[1]);
+      assert.ok(commits >= 2, `${commits} commits counted`);
     } finally {
       await own.close();
     }

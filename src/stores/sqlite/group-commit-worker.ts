@@ -6,7 +6,7 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { GroupCommitter, type Call, type CommitterOptions } from './group-committer.js';
-import { crossesAsJson, decodeCalls, encodeReplies, type Crossing } from './handoff.js';
+import { crossesAsJson, decodeCalls, encodeReplies, type Answered, type Crossing } from './handoff.js';
 
 export interface WorkerInit extends CommitterOptions {
   port: MessagePort;
@@ -42,7 +42,7 @@ port.on('message', (first: Crossing<Call> | 'close') => {
     calls.push(...decodeCalls(next.message as Crossing<Call>));
   }
   const asJson = crossesAsJson(calls);
-  committer.run(calls, (replies) => port.postMessage(encodeReplies(replies, asJson)));
+  committer.run(calls, (replies, commitSeconds) => port.postMessage({ replies: encodeReplies(replies, asJson), commitSeconds } satisfies Answered));
   if (closing) {
     committer.close();
     port.close();

@@ -75,17 +75,20 @@ export class GroupCommitter {
    * Runs one batch and hands its replies to `answer` once what it committed
    * is on stable storage (at once with durability 'full'). Every reply of a
    * batch waits, reads too: a read may show what an earlier batch committed.
+   * `commitSeconds` is the time from COMMIT until the batch was durable
+   * (undefined if nothing was committed): the disk's share of every answer.
    * An AssertionError (a broken invariant) is thrown, never answered.
    */
-  run(calls: readonly Call[], answer: (replies: Reply[]) => void): void {
+  run(calls: readonly Call[], answer: (replies: Reply[], commitSeconds: number | undefined) => void): void {
     const reads: Call[] = [];
     const writes: Call[] = [];
     for (const c of calls) (READ_OPS.has(c.op) ? reads : writes).push(c);
     const replies: Reply[] = [];
     this.runReads(reads, replies);
-    if (writes.length > 0) this.runWrites(writes, replies);
-    if (this.flusher) this.flusher.afterSync(() => answer(replies));
-    else answer(replies);
+    const committing = writes.length > 0 ? this.runWrites(writes, replies) : undefined;
+    const since = (started: number | undefined) => (started === undefined ? undefined : (performance.now() - started) / 1_000);
+    if (this.flusher) this.flusher.afterSync(() => answer(replies, since(committing)));
+    else answer(replies, since(committing));
   }
 
   /** Closes the database; the caller has waited for every answer. */
@@ -120,7 +123,8 @@ export class GroupCommitter {
     }
   }
 
-  private runWrites(calls: Call[], replies: Reply[]): void {
+  /** Returns when COMMIT began (performance.now()), or undefined if the batch did not commit. */
+  private runWrites(calls: Call[], replies: Reply[]): number | undefined {
     const { sql, db } = this;
     const results: unknown[] = [];
     try {
@@ -129,7 +133,7 @@ export class GroupCommitter {
     } catch (error) {
       if (db.inTransaction) sql.rollback.run();
       for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
-      return;
+      return undefined;
     }
     for (const c of calls) {
       sql.savepoint.run();
@@ -149,15 +153,17 @@ export class GroupCommitter {
         if (!db.inTransaction) {
           // SQLite rolled the whole transaction back (I/O error, disk full).
           for (const each of calls) replies.push({ id: each.id, result: unavailable(error) });
-          return;
+          return undefined;
         }
         sql.rollbackTo.run();
         sql.release.run();
         results.push(refuse('INTERNAL_ERROR', `nothing was applied: ${(error as Error).message}`));
       }
     }
+    let committing: number;
     try {
       this.ledger.beforeCommit();
+      committing = performance.now();
       sql.commit.run();
     } catch (error) {
       if (db.inTransaction) sql.rollback.run();
@@ -165,8 +171,9 @@ export class GroupCommitter {
       if (error instanceof AssertionError) throw error;
       this.ledger.forgetCache();
       for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
-      return;
+      return undefined;
     }
     calls.forEach((c, index) => replies.push({ id: c.id, result: results[index] }));
+    return committing;
   }
 }

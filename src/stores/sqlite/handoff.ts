@@ -47,6 +47,12 @@ export function decodeCalls(message: Crossing<Call>): Call[] {
   return typeof message === 'string' ? (JSON.parse(message) as Call[]) : message;
 }
 
+/** What the writer sends back for a batch: its replies, and how long its commit took (group-committer.ts). */
+export interface Answered {
+  replies: Crossing<Reply>;
+  commitSeconds: number | undefined;
+}
+
 /** `asJson`: every call answered crossed as JSON, so every result is JSON too. */
 export function encodeReplies(replies: Reply[], asJson: boolean): Crossing<Reply> {
   return asJson ? JSON.stringify(replies) : replies;

@@ -31,7 +31,7 @@ import type {
 import type { WorkerInit } from './group-commit-worker.js';
 import type { VerifyWorkerInit } from './verify-worker.js';
 import { GroupCommitter, type Call, type Op, type Reply } from './group-committer.js';
-import { decodeReplies, encodeCalls, type Crossing } from './handoff.js';
+import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Durability } from './open-database.js';
 
 export interface SqliteStoreOptions {
@@ -92,6 +92,7 @@ export class SqliteStore implements WalletStore {
   private failure: Error | undefined;
   private closed = false;
   private readonly fatalListeners: ((error: Error) => void)[] = [];
+  private readonly commitListeners: ((seconds: number) => void)[] = [];
   private onIdle: (() => void) | undefined;
   private writer!: Writer;
   /** Verifies run one after another, each on a thread and connection of its own. */
@@ -125,7 +126,7 @@ export class SqliteStore implements WalletStore {
       send: (calls) => {
         try {
           for (let start = 0; start < calls.length; start += groupCommitCallsMax) {
-            committer.run(calls.slice(start, start + groupCommitCallsMax), (replies) => this.settle(replies));
+            committer.run(calls.slice(start, start + groupCommitCallsMax), (replies, commitSeconds) => this.answered(replies, commitSeconds));
           }
         } catch (error) {
           // A broken invariant: the batch was rolled back; stop serving from this state.
@@ -154,8 +155,8 @@ export class SqliteStore implements WalletStore {
         else reject(new Error(`unexpected first message from the SQLite writer: ${String(message)}`));
       });
     });
-    port1.on('message', (replies: Crossing<Reply> | 'ready') => {
-      if (replies !== 'ready') this.settle(decodeReplies(replies));
+    port1.on('message', (message: Answered | 'ready') => {
+      if (message !== 'ready') this.answered(decodeReplies(message.replies), message.commitSeconds);
     });
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => {
@@ -175,6 +176,15 @@ export class SqliteStore implements WalletStore {
         port1.close();
       },
     };
+  }
+
+  private answered(replies: readonly Reply[], commitSeconds: number | undefined): void {
+    this.settle(replies);
+    if (commitSeconds !== undefined) for (const listener of this.commitListeners) listener(commitSeconds);
+  }
+
+  onCommit(listener: (seconds: number) => void): void {
+    this.commitListeners.push(listener);
   }
 
   private settle(replies: readonly Reply[]): void {
