@@ -2,13 +2,15 @@
  * What the host charges for what the wallet does and the ceiling does not,
  * measured once per bench: waking a thread, and syncing a write to disk.
  *
- * Waking: what this host charges for one thread to wake another. The wallet hands every batch from its HTTP thread to its writer and
- * the answers back, and a PostgreSQL node waits for its database three times
- * a batch; each time, a sleeping thread must be woken on another core. On
+ * Waking: the wallet hands every batch from its HTTP thread to its writer
+ * and the answers back, and a PostgreSQL node waits for its database three
+ * times a batch; each time, a sleeping thread must be woken on another core. On
  * bare metal that takes a few microseconds; on a virtual machine whose idle
  * core has been handed back to its host, tens. The ceiling's one thread is
  * never idle under load and never pays it. So the figure says how much of a
  * gap between the wallet and the ceiling belongs to the host.
+ *
+ * Syncing: see syncLatency below.
  */
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
