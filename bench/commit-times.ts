@@ -7,6 +7,8 @@
  * commits in a run set the row's 99th percentile, which the ceiling, with no
  * disk, never pays. Pure: parses the text it is given.
  */
+import { COMMIT_METRIC as METRIC } from '../src/operator/metrics.js';
+
 export const SLOW_COMMIT_S = 0.1;
 
 export interface CommitTimes {
@@ -14,8 +16,6 @@ export interface CommitTimes {
   /** Commits that took over SLOW_COMMIT_S. */
   slow: number;
 }
-
-const METRIC = 'wagerlink_store_commit_seconds';
 
 /** Undefined when the text has no commit histogram (a store that does not time its commits). */
 export function commitTimes(metricsText: string): CommitTimes | undefined {

@@ -57,6 +57,8 @@ const REQUESTS_PER_SECOND_MAX = Number(process.env.WAGERLINK_BENCH_RATE_MAX ?? 4
 const PLAYERS = 256;
 /** Rounds stored per call while growing the ledger: big batches, few commits. */
 const GROW_BATCH = 2_000;
+/** How long the disk is probed in smoke mode (the full bench probes for SYNC_PROBE_MS). */
+const SMOKE_SYNC_PROBE_MS = 500;
 /** Node options for every server the bench starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a row's time goes. */
 const SERVER_NODE_ARGS = process.env.WAGERLINK_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 
@@ -332,7 +334,7 @@ async function main(): Promise<void> {
   if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');
   const work = mkdtempSync(join(tmpdir(), 'wagerlink-bench-'));
   // The databases of the wallet rows live in `work`: its disk is the one probed.
-  const host: HostFacts = { wakeRoundTripUs: await wakeRoundTripUs(), sync: syncLatency(work, SMOKE ? 500 : undefined) };
+  const host: HostFacts = { wakeRoundTripUs: await wakeRoundTripUs(), sync: syncLatency(work, SMOKE ? SMOKE_SYNC_PROBE_MS : undefined) };
   log(hostLine(host));
   let rows: Record<string, Row> = {};
   const requestCount = Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS);

@@ -7,6 +7,8 @@ import type { Booked } from '../stores/store.js';
 
 /** Latency buckets (seconds): sub-millisecond to the provider's 5 s time-out. */
 const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** The store's commit times; the bench reads it too (bench/commit-times.ts). */
+export const COMMIT_METRIC = 'wagerlink_store_commit_seconds';
 /** Commit buckets (seconds): a healthy disk syncs in under a millisecond; a stalled one, for hundreds. */
 export const COMMIT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -43,8 +45,8 @@ export class OperatorMetrics {
       registers: [this.registry],
     });
     this.commits = new Histogram({
-      name: 'wagerlink_store_commit_seconds',
-      help: 'Batches committed by the store, by the time from COMMIT until they were durable (every answer of a batch waits for it).',
+      name: COMMIT_METRIC,
+      help: 'Batches committed by the store, by the time from COMMIT until they were durable (every answer of a batch waits for it); empty for a store that does not time its commits (PostgreSQL).',
       buckets: COMMIT_BUCKETS_S,
       registers: [this.registry],
     });
