@@ -5,16 +5,17 @@
  */
 import Fastify from 'fastify';
 import { LogController } from 'fastify';
-import { verifySignature, SIGNATURE_HEADER } from '../src/protocol/signing.js';
+import { signingSecrets, verifySignature, SIGNATURE_HEADER } from '../src/protocol/signing.js';
 
-const secret = process.env.WAGERLINK_SECRET ?? 'bench-secret';
+// Kept as bytes, as the wallet keeps its secrets.
+const secrets = signingSecrets([process.env.WAGERLINK_SECRET ?? 'bench-secret']);
 const port = Number(process.env.WAGERLINK_PORT ?? 8090);
 const app = Fastify({ logger: false, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 256 * 1024 });
 app.removeAllContentTypeParsers();
 app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 app.post('/transaction', async (request, reply) => {
   const body = request.body as Buffer;
-  if (!verifySignature([secret], request.headers[SIGNATURE_HEADER], body)) {
+  if (!verifySignature(secrets, request.headers[SIGNATURE_HEADER], body)) {
     return reply.code(401).header('content-type', 'application/problem+json').send('{"code":"INVALID_SIGNATURE"}');
   }
   const parsed = JSON.parse(body.toString('utf8')) as { transactions?: unknown[] };

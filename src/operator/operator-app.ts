@@ -24,7 +24,7 @@ import {
   TRANSACTIONS_PER_REQUEST_MAX,
   TransactionRequest,
 } from '../protocol/schemas.js';
-import { bearerToken, SIGNATURE_HEADER, tokenAccepted, verifySignature } from '../protocol/signing.js';
+import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
 import { precheckTransaction } from '../ledger/rules.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type BalanceOutcome, type PlayerView, type WalletStore } from '../stores/store.js';
@@ -77,12 +77,12 @@ function playerJson(player: PlayerView): string {
 export async function buildOperatorApp(options: OperatorAppOptions): Promise<FastifyInstance> {
   const bodyBytesMax = options.bodyBytesMax ?? BODY_BYTES_MAX;
   const transactionsMax = options.transactionsPerRequestMax ?? TRANSACTIONS_PER_REQUEST_MAX;
-  const secrets = [...options.secrets];
+  const secrets = signingSecrets(options.secrets);
   const accessTokens = options.accessTokens.map((token) => Buffer.from(token));
   const adminTokens = [Buffer.from(options.adminToken)];
   const service = new OperatorService(options.store, options.world ?? REAL_WORLD);
   const metrics = options.metrics ?? new OperatorMetrics();
-  if (secrets.length === 0 || secrets.some((s) => s.length === 0)) throw new Error('an HMAC secret is required');
+  if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) throw new Error('an HMAC secret is required');
   if (accessTokens.length === 0) throw new Error('at least one access token is required');
   if (options.adminToken.length === 0) throw new Error('an admin token is required');
 
@@ -90,10 +90,12 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   options.store.onCommit?.((seconds) => metrics.observeCommit(seconds));
 
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook for the same reason as walletToken: it runs on every request.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const code = reply.problemCode ?? (reply.statusCode < 400 ? 'OK' : 'OTHER');
     metrics.observeRequest(route, request.method, reply.statusCode, code, reply.elapsedTime / 1000);
+    done();
   });
 
   /**
@@ -113,11 +115,18 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
     return readBody(reply, bytes, body);
   }
 
-  /** Runs on arrival, before the body is read: an unauthenticated caller gets 401 whatever it sent. */
-  const walletToken = async (request: FastifyRequest, reply: FastifyReply) => {
+  /**
+   * Runs on arrival, before the body is read: an unauthenticated caller gets
+   * 401 whatever it sent. A callback hook, not an async one: it runs on
+   * every wallet call, and a promise per call is measurable there.
+   */
+  const walletToken = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (!tokenAccepted(accessTokens, bearerToken(request.headers.authorization))) {
-      return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with an accepted access token');
+      // Answered: the chain stops here, so done() is not called (Fastify's "Respond to a request from a hook").
+      sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with an accepted access token');
+      return;
     }
+    done();
   };
 
   function sendBalance(reply: FastifyReply, outcome: BalanceOutcome | Refusal): FastifyReply {

@@ -147,12 +147,21 @@ export function decimalFromString(text: string): Decimal | undefined {
 }
 
 /**
+ * A number's significant digits all lie in its mantissa, one unbroken run of
+ * digits and at most one point. A text with no such run longer than
+ * SIGNIFICANT_DIGITS_MAX characters holds no inexact number; most request
+ * bodies are ruled out by this one native scan.
+ */
+const LONG_MANTISSA = new RegExp(`[0-9.]{${SIGNIFICANT_DIGITS_MAX + 1},}`);
+
+/**
  * The values of the number tokens (outside strings) of a JSON text that have
  * more than SIGNIFICANT_DIGITS_MAX significant digits: the numbers JSON.parse
  * may have rounded. Almost always empty. One pass over the characters.
  */
 export function inexactNumbers(json: string): number[] {
   const found: number[] = [];
+  if (!LONG_MANTISSA.test(json)) return found;
   let inString = false;
   for (let i = 0; i < json.length; i++) {
     const c = json.charCodeAt(i);

@@ -91,6 +91,8 @@ export function compileBody<T extends TSchema>(
       if (!parsed.ok) return parsed;
       const checked = validator.check(parsed.value);
       if (!checked.ok) return checked;
+      // The money members are listed only when some number may have been rounded: almost never.
+      if (parsed.inexact.length === 0) return checked;
       return checkMoneyExact(money(checked.value), parsed.inexact) ?? checked;
     },
   };

@@ -115,6 +115,27 @@ test('numbers with more than 15 significant digits are detected in raw JSON, str
   assert.ok(!hasOnlyExactNumbers('[1,2,12345678901234567]'));
 });
 
+test('property: a number with more than 15 significant digits is found wherever its point and exponent are', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 15, maxLength: 24 }),
+      fc.integer({ min: 1, max: 9 }),
+      fc.nat(),
+      fc.constantFrom('', 'e5', 'E-3', 'e+2'),
+      fc.constantFrom('-', ''),
+      (digits, lead, pointAt, exponent, sign) => {
+        // 16 to 25 significant digits: a non-zero first and last digit.
+        const all = [lead, ...digits.slice(0, -1), Math.max(1, digits.at(-1)!)].join('');
+        const point = 1 + (pointAt % all.length);
+        const mantissa = point === all.length ? all : `${all.slice(0, point)}.${all.slice(point)}`;
+        const text = `{"regulatory":"${'7'.repeat(20)}","amount":${sign}${mantissa}${exponent},"x":[1,2]}`;
+        assert.ok(!hasOnlyExactNumbers(text), text);
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
 test('property: any number JSON.stringify writes is kept exactly when it passes the check', () => {
   fc.assert(
     fc.property(fc.double({ min: 0, max: 1e15, noNaN: true, noDefaultInfinity: true }), (value) => {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { bearerToken, sign, tokenAccepted, verifySignature } from '../../src/protocol/signing.js';
+import { bearerToken, sign, signingSecrets, tokenAccepted, verifySignature } from '../../src/protocol/signing.js';
 
 test('the signature is lowercase hex HMAC-SHA256 of the raw body', () => {
   const body = '{"a":1}';
@@ -21,6 +21,8 @@ test('property: a signature verifies for its body and secret only', () => {
       const signature = sign(secret, body);
       assert.ok(verifySignature([secret], signature, body));
       assert.ok(verifySignature([other, secret], signature, body), 'the next secret of a rotation is accepted too');
+      assert.ok(verifySignature(signingSecrets([other, secret]), signature, body), 'secrets kept as bytes verify the same');
+      if (other !== secret) assert.ok(!verifySignature(signingSecrets([other]), signature, body));
       if (other !== secret) assert.ok(!verifySignature([other], signature, body));
       if (otherBody !== body) assert.ok(!verifySignature([secret], signature, otherBody));
     }),
