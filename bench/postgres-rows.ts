@@ -56,6 +56,8 @@ export interface Row {
   machineStealShare: number;
   serverQueuedShare: number;
   runs: RunResult[];
+  /** Runs set aside because the host took the CPU during them (steal.ts). */
+  setAside?: RunResult[];
   /** The wallet's commits over the row, from its /metrics (commit-times.ts), where its store times them. */
   commits?: CommitTimes;
   note?: string;
@@ -70,7 +72,9 @@ export interface BenchKit {
   runWrk: (port: number, requestsFile: string, serverPids?: number | readonly number[]) => Promise<RunResult>;
   openSessions: (port: number, count: number) => Promise<BenchSession[]>;
   singleBet: (session: BenchSession) => string;
-  summarize: (runs: RunResult[]) => Row;
+  summarize: (runs: RunResult[], setAside?: RunResult[]) => Row;
+  /** One run, measured again while the host takes the CPU (steal.ts). */
+  measureRun: (name: string, attempt: () => Promise<RunResult>, setAside: RunResult[]) => Promise<RunResult>;
   api: (port: number, method: string, path: string, body: unknown, wallet?: boolean) => Promise<Record<string, unknown>>;
   log: (message: string) => void;
 }
@@ -126,7 +130,7 @@ export async function postgresRows(kit: BenchKit, options: PostgresRowsOptions):
   try {
     if (options.wanted(PGBENCH_ROW)) {
       await admin.unsafe(`CREATE DATABASE ${pgbenchDb}`);
-      const yardstick = pgbench(kit, options, urlOf(pgbenchDb));
+      const yardstick = await pgbench(kit, options, urlOf(pgbenchDb));
       if (yardstick) rows[PGBENCH_ROW] = yardstick;
     }
     for (const workers of WALLET_NODES) {
@@ -145,7 +149,7 @@ export async function postgresRows(kit: BenchKit, options: PostgresRowsOptions):
 }
 
 /** pgbench -b tpcb-like at its best client count; latencies from its per-transaction log. Undefined without pgbench. */
-function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row | undefined {
+async function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Promise<Row | undefined> {
   const clients = PGBENCH_CLIENTS;
   kit.log(`pgbench: scale ${PGBENCH_SCALE}, ${clients} clients`);
   const init = spawnSync('pgbench', ['-i', '-q', '-s', String(PGBENCH_SCALE), url], { encoding: 'utf8' });
@@ -155,8 +159,10 @@ function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row 
   }
   if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
   const runs: RunResult[] = [];
-  for (let run = 0; run < options.runs; run++) {
-    const prefix = `pgbench-${run}`;
+  const setAside: RunResult[] = [];
+  let attempts = 0;
+  const attempt = async (): Promise<RunResult> => {
+    const prefix = `pgbench-${attempts++}`;
     const before = sampleCpu();
     const result = spawnSync(
       'bash',
@@ -175,7 +181,7 @@ function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row 
       .sort((a, b) => a - b);
     const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? Number.NaN;
     const cpu = childCpuSecondsFromTimes(result.stdout);
-    runs.push({
+    return {
       requestsPerSecond: tps,
       p50Ms: at(50),
       p90Ms: at(90),
@@ -184,9 +190,10 @@ function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string): Row 
       loadCpuSeconds: cpu,
       // No server of ours: pgbench is the client, and its CPU is the load generator's column.
       ...cpuPerRequest(spent, transactions),
-    });
-  }
-  return { ...kit.summarize(runs), note: `scale ${PGBENCH_SCALE}, ${clients} clients, simple protocol` };
+    };
+  };
+  for (let run = 0; run < options.runs; run++) runs.push(await kit.measureRun(PGBENCH_ROW, attempt, setAside));
+  return { ...kit.summarize(runs, setAside), note: `scale ${PGBENCH_SCALE}, ${clients} clients, simple protocol` };
 }
 
 /** The single-bet load against `wagerlink operator serve` on PostgreSQL, with 1 or 2 worker processes. */
@@ -198,15 +205,25 @@ async function wallet(kit: BenchKit, options: PostgresRowsOptions, url: string, 
     kit.log(`postgres, ${workers} node(s): opening sessions`);
     const sessions = await kit.openSessions(port, options.players);
     const runs: RunResult[] = [];
+    const setAside: RunResult[] = [];
+    let attempts = 0;
     for (let run = 0; run < options.runs; run++) {
-      const file = join(options.work, `postgres-${workers}-${run}.txt`);
-      await kit.writeRequests(file, options.requestCount, (i) => ({ path: '/transaction', body: kit.singleBet(sessions[i % sessions.length]!) }));
-      kit.log(`postgres, ${workers} node(s): run ${run + 1}`);
-      runs.push(await kit.runWrk(port, file, server.pid));
+      const measured = await kit.measureRun(
+        walletRowName(workers),
+        async () => {
+          // Fresh ids for every attempt: the ledger keeps what an attempt set aside was sent.
+          const file = join(options.work, `postgres-${workers}-${attempts++}.txt`);
+          await kit.writeRequests(file, options.requestCount, (i) => ({ path: '/transaction', body: kit.singleBet(sessions[i % sessions.length]!) }));
+          kit.log(`postgres, ${workers} node(s): run ${run + 1}`);
+          return kit.runWrk(port, file, server.pid);
+        },
+        setAside,
+      );
+      runs.push(measured);
     }
     const report = await kit.api(port, 'GET', '/admin/verify', undefined);
     if (report.ok !== true) throw new Error(`the PostgreSQL ledger did not verify after the run: ${JSON.stringify(report)}`);
-    return { ...kit.summarize(runs), note: `verify ok: true; pool ${DEFAULT_POSTGRES_SETTINGS.poolSize} connections per process` };
+    return { ...kit.summarize(runs, setAside), note: `verify ok: true; pool ${DEFAULT_POSTGRES_SETTINGS.poolSize} connections per process` };
   } finally {
     await kit.stopProcess(server);
   }
