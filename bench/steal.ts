@@ -32,6 +32,6 @@ export async function measureRun(name: string, attempt: () => Promise<RunResult>
     // Unmeasured steal (no /proc) is NaN, and NaN > share is false: kept.
     if (!(result.machineStealShare > STEAL_SET_ASIDE_SHARE) || tries >= rule.retries) return result;
     setAside.push(result);
-    rule.log(`${name}: the host took ${Math.round(result.machineStealShare * 100)}% of the CPU during that run (steal); it is set aside and measured again`);
+    rule.log(`${name}: the host took ${(result.machineStealShare * 100).toFixed(1)}% of the CPU during that run (steal); it is set aside and measured again`);
   }
 }

@@ -40,7 +40,7 @@ test('a run with more steal than the share is set aside and measured again; the 
     setAside.map((r) => r.requestsPerSecond),
     [1],
   );
-  assert.match(lines[0]!, /^row: the host took 10% of the CPU during that run \(steal\); it is set aside and measured again$/);
+  assert.match(lines[0]!, /^row: the host took 10\.0% of the CPU during that run \(steal\); it is set aside and measured again$/);
 });
 
 test('after the retries the last attempt is kept whatever its steal, and no retries means the first', async () => {
