@@ -130,7 +130,7 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
     ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
     // One log line per request would cost more than the request itself; metrics count them.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: (logger, bindings, options) => new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger,
+    childLoggerFactory: (logger, bindings, childOptions) => new LazyChildLogger(logger, bindings, childOptions) as unknown as FastifyBaseLogger,
     return503OnClosing: true,
   });
 

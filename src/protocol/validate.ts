@@ -64,9 +64,13 @@ export function parseJsonObject(raw: string): ParsedBody | Refusal {
  * sent is never booked. Numbers elsewhere (members we do not know) are left
  * alone, as PROTOCOL.md §1 asks.
  */
-export function checkMoneyExact(money: readonly [field: string, value: number | undefined][], inexact: readonly number[]): Refusal | undefined {
+export function checkMoneyExact(
+  money: () => readonly [field: string, value: number | undefined][],
+  inexact: readonly number[],
+): Refusal | undefined {
+  // The money members are listed only when some number may have been rounded: almost never.
   if (inexact.length === 0) return undefined;
-  for (const [field, value] of money) {
+  for (const [field, value] of money()) {
     if (value !== undefined && inexact.includes(value)) {
       return refuse('INVALID_REQUEST', `${field}: has more than ${SIGNIFICANT_DIGITS_MAX} significant digits and cannot be booked exactly`);
     }
@@ -91,9 +95,7 @@ export function compileBody<T extends TSchema>(
       if (!parsed.ok) return parsed;
       const checked = validator.check(parsed.value);
       if (!checked.ok) return checked;
-      // The money members are listed only when some number may have been rounded: almost never.
-      if (parsed.inexact.length === 0) return checked;
-      return checkMoneyExact(money(checked.value), parsed.inexact) ?? checked;
+      return checkMoneyExact(() => money(checked.value), parsed.inexact) ?? checked;
     },
   };
 }
