@@ -16,6 +16,12 @@
  * cores than the machine has waits in the run queue, and every such wait
  * lands in some request's latency.
  *
+ * The busiest thread's share is the time the server's busiest thread ran
+ * against the run's wall time. Near 1, that thread is the bound (the
+ * ceiling's one thread, say) however much the machine leaves idle; well
+ * below 1 with the rest of the machine busy, the server's threads take
+ * turns for the cores, and no one of them is the bound.
+ *
  * Stolen time is what a virtual machine's host gave to others while this
  * machine had work to run: the cores it had were fewer than it counts. Where
  * it is large, a run measures the host as much as the code, and its pauses
@@ -102,12 +108,15 @@ export interface CpuSample {
   /** Every thread's scheduler times, by thread id. */
   threads: Map<number, ThreadSched>;
   machine: MachineStat | undefined;
+  /** When the sample began (process.hrtime, ns): two samples read in the same order, so the wall time between them is the threads' too. */
+  takenAtNs: bigint;
 }
 
 export function sampleCpu(): CpuSample {
   const processes = new Map<number, ProcessStat>();
   const threads = new Map<number, ThreadSched>();
   let machine: CpuSample['machine'];
+  const takenAtNs = process.hrtime.bigint();
   try {
     machine = parseMachineStat(readFileSync('/proc/stat', 'utf8'));
     for (const entry of readdirSync('/proc')) {
@@ -126,7 +135,7 @@ export function sampleCpu(): CpuSample {
   } catch {
     // Not Linux: no /proc.
   }
-  return { processes, threads, machine };
+  return { processes, threads, machine, takenAtNs };
 }
 
 export interface CpuSpent {
@@ -140,6 +149,12 @@ export interface CpuSpent {
   machineStealShare: number;
   /** Share of the server's threads' time spent ready to run but waiting for a core. */
   serverQueuedShare: number;
+  /**
+   * Share of the run's wall time that the server's busiest thread ran: near
+   * 1, that thread is the bound (the HTTP thread, a writer), whatever the
+   * machine has left idle.
+   */
+  busiestThreadShare: number;
 }
 
 /** What a run reports when there was nothing to read (no /proc). */
@@ -149,6 +164,7 @@ export const CPU_UNMEASURED: Readonly<CpuSpent> = {
   machineIdleShare: Number.NaN,
   machineStealShare: Number.NaN,
   serverQueuedShare: Number.NaN,
+  busiestThreadShare: Number.NaN,
 };
 
 /** Clock ticks per second of /proc's figures: `getconf CLK_TCK`, 100 on every Linux we know. */
@@ -198,20 +214,25 @@ export function cpuBetween(
   // Threads of the server that lived through the run count what they did in it; those born in it count all they did.
   let ranNs = 0;
   let waitedNs = 0;
+  let busiestNs = Number.NaN;
   for (const [tid, sched] of after.threads) {
     if (!treeAfter.has(sched.pid)) continue;
     const earlier = before.threads.get(tid);
     const same = earlier !== undefined && earlier.pid === sched.pid;
-    ranNs += sched.ranNs - (same ? earlier.ranNs : 0);
+    const ran = sched.ranNs - (same ? earlier.ranNs : 0);
+    ranNs += ran;
     waitedNs += sched.waitedNs - (same ? earlier.waitedNs : 0);
+    if (!(ran <= busiestNs)) busiestNs = ran;
   }
   const total = after.machine.totalTicks - before.machine.totalTicks;
+  const wallNs = Number(after.takenAtNs - before.takenAtNs);
   return {
     serverSeconds: roots.length === 0 ? Number.NaN : serverTicks / TICKS_PER_SECOND,
     databaseSeconds: databaseTicks / TICKS_PER_SECOND,
     machineIdleShare: total > 0 ? (after.machine.idleTicks - before.machine.idleTicks) / total : Number.NaN,
     machineStealShare: total > 0 ? (after.machine.stealTicks - before.machine.stealTicks) / total : Number.NaN,
     serverQueuedShare: ranNs + waitedNs > 0 ? waitedNs / (ranNs + waitedNs) : Number.NaN,
+    busiestThreadShare: wallNs > 0 ? busiestNs / wallNs : Number.NaN,
   };
 }
 
@@ -219,13 +240,14 @@ export function cpuBetween(
 export function cpuPerRequest(
   spent: CpuSpent,
   requests: number,
-): { serverCpuUs: number; databaseCpuUs: number; machineIdleShare: number; machineStealShare: number; serverQueuedShare: number } {
+): Omit<CpuSpent, 'serverSeconds' | 'databaseSeconds'> & { serverCpuUs: number; databaseCpuUs: number } {
   return {
     serverCpuUs: (spent.serverSeconds * 1e6) / requests,
     databaseCpuUs: (spent.databaseSeconds * 1e6) / requests,
     machineIdleShare: spent.machineIdleShare,
     machineStealShare: spent.machineStealShare,
     serverQueuedShare: spent.serverQueuedShare,
+    busiestThreadShare: spent.busiestThreadShare,
   };
 }
 

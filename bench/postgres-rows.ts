@@ -37,6 +37,8 @@ export interface RunResult {
   machineStealShare: number;
   /** Share of the server's threads' time spent ready to run but waiting for a core. */
   serverQueuedShare: number;
+  /** Share of the run's wall time that the server's busiest thread ran (cpu-usage.ts). */
+  busiestThreadShare: number;
 }
 
 export interface BenchSession {
@@ -55,6 +57,7 @@ export interface Row {
   machineIdleShare: number;
   machineStealShare: number;
   serverQueuedShare: number;
+  busiestThreadShare: number;
   runs: RunResult[];
   /** Runs set aside because the host took the CPU during them (steal.ts). */
   setAside?: RunResult[];

@@ -206,6 +206,7 @@ function summarize(runs: RunResult[], setAside: RunResult[] = []): Row {
     machineIdleShare: median(runs.map((r) => r.machineIdleShare)),
     machineStealShare: median(runs.map((r) => r.machineStealShare)),
     serverQueuedShare: median(runs.map((r) => r.serverQueuedShare)),
+    busiestThreadShare: median(runs.map((r) => r.busiestThreadShare)),
     runs,
     ...(setAside.length > 0 && { setAside }),
   };
@@ -474,6 +475,7 @@ function report(rows: Record<string, Row>, host: HostFacts): void {
     'server µs/req': Number.isFinite(row.serverCpuUs) ? Math.round(row.serverCpuUs) : '-',
     'db µs/req': Number.isFinite(row.databaseCpuUs) && row.databaseCpuUs > 0 ? Math.round(row.databaseCpuUs) : '-',
     queued: percent(row.serverQueuedShare),
+    'busiest thread': percent(row.busiestThreadShare),
     idle: percent(row.machineIdleShare),
     stolen: percent(row.machineStealShare),
     // Runs measured again because the host took over STEAL_SET_ASIDE_SHARE of the CPU (steal.ts).

@@ -40,8 +40,8 @@ test('the machine line gives idle (idle + iowait) and steal against every tick, 
   assert.equal(parseMachineStat('intr 1 2 3'), undefined);
 });
 
-function sample(machine: MachineStat, stats: ProcessStat[], threads: [number, ThreadSched][] = []): CpuSample {
-  return { machine, processes: new Map(stats.map((stat) => [stat.pid, stat])), threads: new Map(threads) };
+function sample(machine: MachineStat, stats: ProcessStat[], threads: [number, ThreadSched][] = [], takenAtNs = 0n): CpuSample {
+  return { machine, processes: new Map(stats.map((stat) => [stat.pid, stat])), threads: new Map(threads), takenAtNs };
 }
 
 test('a schedstat line gives ran and waited', () => {
@@ -52,7 +52,7 @@ test('a schedstat line gives ran and waited', () => {
 test("the server's queued share: its threads' run-queue waits against their time, threads born in the run included", () => {
   const stat = (pid: number, parentPid: number, name: string): ProcessStat => ({ pid, parentPid, name, cpuTicks: 0, childTicks: 0 });
   const processes = [stat(10, 1, 'node'), stat(11, 10, 'node'), stat(30, 1, 'wrk')];
-  const machine = { idleTicks: 0, stealTicks: 0, totalTicks: 100 };
+  const machine = { idleTicks: 0, stealTicks: 0, totalTicks: 100};
   const before = sample(machine, processes, [
     [10, { pid: 10, ranNs: 1_000, waitedNs: 100 }],
     [12, { pid: 10, ranNs: 500, waitedNs: 500 }],
@@ -72,9 +72,31 @@ test("the server's queued share: its threads' run-queue waits against their time
   assert.ok(Number.isNaN(cpuBetween(before, after, 99).serverQueuedShare));
 });
 
+test("the busiest thread's share: what the server's busiest thread ran, against the run's wall time", () => {
+  const stat = (pid: number, name: string): ProcessStat => ({ pid, parentPid: 1, name, cpuTicks: 0, childTicks: 0 });
+  const processes = [stat(10, 'node'), stat(30, 'wrk')];
+  const wallNs = 2e9;
+  const before = sample({ idleTicks: 0, stealTicks: 0, totalTicks: 1_000 }, processes, [
+    [10, { pid: 10, ranNs: 5e9, waitedNs: 0 }],
+    [11, { pid: 10, ranNs: 1e9, waitedNs: 0 }],
+    [30, { pid: 30, ranNs: 0, waitedNs: 0 }],
+  ], 10n ** 12n);
+  const after = sample({ idleTicks: 0, stealTicks: 0, totalTicks: 1_400 }, processes, [
+    // The HTTP thread ran 0.4 of the wall time, the writer 0.7 (its total before the run does not count).
+    [10, { pid: 10, ranNs: 5e9 + 0.4 * wallNs, waitedNs: 0 }],
+    [11, { pid: 10, ranNs: 1e9 + 0.7 * wallNs, waitedNs: 0 }],
+    // The load generator ran more than either: it is not the server.
+    [30, { pid: 30, ranNs: 0.9 * wallNs, waitedNs: 0 }],
+  ], 10n ** 12n + BigInt(wallNs));
+  assert.ok(Math.abs(cpuBetween(before, after, 10).busiestThreadShare - 0.7) < 1e-9);
+  assert.ok(Math.abs(cpuBetween(before, after, 30).busiestThreadShare - 0.9) < 1e-9);
+  // A server with no thread listed has no figure.
+  assert.ok(Number.isNaN(cpuBetween(before, after, 99).busiestThreadShare));
+});
+
 test('the server is its process tree; the database is its processes by name; a reused pid counts from zero', () => {
   const stat = (pid: number, parentPid: number, name: string, cpuTicks: number, childTicks = 0): ProcessStat => ({ pid, parentPid, name, cpuTicks, childTicks });
-  const before = sample({ idleTicks: 1_000, stealTicks: 300, totalTicks: 2_000 }, [
+  const before = sample({ idleTicks: 1_000, stealTicks: 300, totalTicks: 2_000}, [
     stat(10, 1, 'node', 100),
     stat(11, 10, 'node', 50),
     stat(20, 1, 'postgres', 300, 1_000),
@@ -83,7 +105,7 @@ test('the server is its process tree; the database is its processes by name; a r
     stat(30, 1, 'wrk', 0),
     stat(40, 1, 'old', 999),
   ]);
-  const after = sample({ idleTicks: 1_050, stealTicks: 340, totalTicks: 2_200 }, [
+  const after = sample({ idleTicks: 1_050, stealTicks: 340, totalTicks: 2_200}, [
     stat(10, 1, 'node', 160),
     stat(11, 10, 'node', 70),
     // A grandchild that started during the run, listed before its parent's parent.
@@ -115,7 +137,7 @@ test("a load generator's CPU is the last line of bash's `times`: its ended child
 });
 
 test('without /proc every figure is NaN, never zero', () => {
-  const none: CpuSample = { machine: undefined, processes: new Map(), threads: new Map() };
+  const none: CpuSample = { machine: undefined, processes: new Map(), threads: new Map(), takenAtNs: 0n };
   const spent = cpuBetween(none, none, 1);
   assert.ok(Object.values(spent).every(Number.isNaN), JSON.stringify(spent));
 });
@@ -136,4 +158,6 @@ test('a live sample sees the CPU this process burns', { skip: !existsSync('/proc
   assert.ok(spent.machineStealShare >= 0 && spent.machineStealShare < 1);
   // Kernels built without schedstats say nothing of waits; where they do, the spinning thread ran.
   assert.ok(Number.isNaN(spent.serverQueuedShare) || (spent.serverQueuedShare >= 0 && spent.serverQueuedShare < 1));
+  // The spinning thread ran, and no thread runs longer than the wall time (ticks of 10 ms leave a few percent either way).
+  assert.ok(Number.isNaN(spent.busiestThreadShare) || (spent.busiestThreadShare > 0 && spent.busiestThreadShare <= 1.1), String(spent.busiestThreadShare));
 });

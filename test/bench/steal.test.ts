@@ -21,6 +21,7 @@ function run(requestsPerSecond: number, steal: number): RunResult {
     machineIdleShare: 0.2,
     machineStealShare: steal,
     serverQueuedShare: 0.1,
+    busiestThreadShare: 0.5,
   };
 }
 
