@@ -214,7 +214,7 @@ export function cpuBetween(
   // Threads of the server that lived through the run count what they did in it; those born in it count all they did.
   let ranNs = 0;
   let waitedNs = 0;
-  let busiestNs = Number.NaN;
+  let busiestNs = Number.NEGATIVE_INFINITY;
   for (const [tid, sched] of after.threads) {
     if (!treeAfter.has(sched.pid)) continue;
     const earlier = before.threads.get(tid);
@@ -222,7 +222,7 @@ export function cpuBetween(
     const ran = sched.ranNs - (same ? earlier.ranNs : 0);
     ranNs += ran;
     waitedNs += sched.waitedNs - (same ? earlier.waitedNs : 0);
-    if (!(ran <= busiestNs)) busiestNs = ran;
+    busiestNs = Math.max(busiestNs, ran);
   }
   const total = after.machine.totalTicks - before.machine.totalTicks;
   const wallNs = Number(after.takenAtNs - before.takenAtNs);
@@ -232,7 +232,7 @@ export function cpuBetween(
     machineIdleShare: total > 0 ? (after.machine.idleTicks - before.machine.idleTicks) / total : Number.NaN,
     machineStealShare: total > 0 ? (after.machine.stealTicks - before.machine.stealTicks) / total : Number.NaN,
     serverQueuedShare: ranNs + waitedNs > 0 ? waitedNs / (ranNs + waitedNs) : Number.NaN,
-    busiestThreadShare: wallNs > 0 ? busiestNs / wallNs : Number.NaN,
+    busiestThreadShare: wallNs > 0 && Number.isFinite(busiestNs) ? busiestNs / wallNs : Number.NaN,
   };
 }
 
@@ -241,14 +241,8 @@ export function cpuPerRequest(
   spent: CpuSpent,
   requests: number,
 ): Omit<CpuSpent, 'serverSeconds' | 'databaseSeconds'> & { serverCpuUs: number; databaseCpuUs: number } {
-  return {
-    serverCpuUs: (spent.serverSeconds * 1e6) / requests,
-    databaseCpuUs: (spent.databaseSeconds * 1e6) / requests,
-    machineIdleShare: spent.machineIdleShare,
-    machineStealShare: spent.machineStealShare,
-    serverQueuedShare: spent.serverQueuedShare,
-    busiestThreadShare: spent.busiestThreadShare,
-  };
+  const { serverSeconds, databaseSeconds, ...shares } = spent;
+  return { serverCpuUs: (serverSeconds * 1e6) / requests, databaseCpuUs: (databaseSeconds * 1e6) / requests, ...shares };
 }
 
 /**

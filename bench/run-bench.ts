@@ -27,7 +27,7 @@ import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sa
 import { END_TO_END_ROW, endToEndRow } from './end-to-end-row.js';
 import { rowFilter } from './row-filter.js';
 import { commitTimes, SLOW_COMMIT_S } from './commit-times.js';
-import { measureRun, STEAL_RETRIES } from './steal.js';
+import { measureRun, STEAL_RETRIES, stealText } from './steal.js';
 import { POSTGRES_ROWS, postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -479,7 +479,7 @@ function report(rows: Record<string, Row>, host: HostFacts): void {
     idle: percent(row.machineIdleShare),
     stolen: percent(row.machineStealShare),
     // Runs measured again because the host took over STEAL_SET_ASIDE_SHARE of the CPU (steal.ts).
-    'set aside': row.setAside ? row.setAside.map((r) => `${(r.machineStealShare * 100).toFixed(1)}%`).join(' ') : '-',
+    'set aside': row.setAside ? row.setAside.map((r) => stealText(r.machineStealShare)).join(' ') : '-',
     [`commits > ${SLOW_COMMIT_S * 1000} ms`]: row.commits ? `${row.commits.slow} of ${row.commits.commits}` : '-',
     statuses: JSON.stringify(
       row.runs.reduce<Record<string, number>>((all, r) => {

@@ -32,6 +32,11 @@ export async function measureRun(name: string, attempt: () => Promise<RunResult>
     // Unmeasured steal (no /proc) is NaN, and NaN > share is false: kept.
     if (!(result.machineStealShare > STEAL_SET_ASIDE_SHARE) || tries >= rule.retries) return result;
     setAside.push(result);
-    rule.log(`${name}: the host took ${(result.machineStealShare * 100).toFixed(1)}% of the CPU during that run (steal); it is set aside and measured again`);
+    rule.log(`${name}: the host took ${stealText(result.machineStealShare)} of the CPU during that run (steal); it is set aside and measured again`);
   }
+}
+
+/** A share of steal to a tenth of a percent: 5.1% must not read as the rule's 5%. */
+export function stealText(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
 }
