@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Call, Reply } from '../../src/stores/sqlite/group-committer.js';
-import { crossesAsJson, decodeCalls, decodeReplies, encodeCalls, encodeReplies } from '../../src/stores/sqlite/handoff.js';
+import { crossesAsJson, decodeCalls, decodeReplies, encodeCalls, encodeReplies, PACKED_MEMBERS } from '../../src/stores/sqlite/handoff.js';
+import { Round, TransactionRequest, WalletTransaction } from '../../src/protocol/schemas.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
@@ -49,6 +50,67 @@ describe('sqlite hand-off', () => {
     });
   });
 
+  test('transaction calls cross as flat arrays and arrive equal, optional members absent where they were', () => {
+    const base = transactCall(1, 1.5);
+    const request = (base.args as { request: Record<string, unknown> }).request;
+    const { regulatory: _regulatory, ...withoutRegulatory } = request;
+    const calls: Call[] = [
+      base,
+      { id: 2, op: 'transact', args: { now: NOW + 1, request: withoutRegulatory } },
+      {
+        id: 3,
+        op: 'transact',
+        args: {
+          now: NOW,
+          request: {
+            ...withoutRegulatory,
+            transactions: [
+              { id: randomUUID(), type: 'bet', amount: 0.1 + 0.2 },
+              { id: randomUUID(), type: 'win', amount: 1e-8, jpAmount: 0 },
+            ],
+            round: { id: randomUUID(), finished: false },
+            regulatory: '',
+          },
+        },
+      },
+    ];
+    const crossing = encodeCalls(calls);
+    assert.equal(typeof crossing, 'string');
+    const items = JSON.parse(crossing as string) as unknown[];
+    assert.ok(items.every(Array.isArray), 'every call packed');
+    const arrived = decodeCalls(crossing);
+    assert.deepEqual(arrived, calls);
+    const second = arrived[1]!.args as { request: object };
+    assert.equal('regulatory' in second.request, false, 'an absent member stays absent');
+    const third = arrived[2]!.args as { request: { transactions: object[] } };
+    assert.equal('jpAmount' in third.request.transactions[0]!, false);
+  });
+
+  test('a transaction call with a campaign or a member the packing does not know crosses as its object, whole', () => {
+    const withCampaign = transactCall(1, 2);
+    (withCampaign.args as { request: Record<string, unknown> }).request.campaign = { id: randomUUID(), type: 'freeBets', finished: true };
+    const withExtra = transactCall(2, 3);
+    (withExtra.args as { request: Record<string, unknown> }).request.currency = 'EUR';
+    const withExtraBet = transactCall(3, 4);
+    (withExtraBet.args as { request: { transactions: Record<string, unknown>[] } }).request.transactions[0]!.note = 'x';
+    const withExtraRound = transactCall(4, 5);
+    (withExtraRound.args as { request: { round: Record<string, unknown> } }).request.round.kind = 'bonus';
+    const calls = [withCampaign, withExtra, withExtraBet, withExtraRound, transactCall(5, 6)];
+    const crossing = encodeCalls(calls);
+    const items = JSON.parse(crossing as string) as unknown[];
+    assert.deepEqual(
+      items.map((item) => Array.isArray(item)),
+      [false, false, false, false, true],
+    );
+    assert.deepEqual(decodeCalls(crossing), calls);
+  });
+
+  test('the packing knows every member of the transaction schemas but the campaign', () => {
+    assert.deepEqual([...PACKED_MEMBERS.request].sort(), Object.keys(TransactionRequest.properties).filter((m) => m !== 'campaign').sort());
+    assert.deepEqual([...PACKED_MEMBERS.transaction].sort(), Object.keys(WalletTransaction.properties).sort());
+    assert.deepEqual([...PACKED_MEMBERS.round].sort(), Object.keys(Round.properties).sort());
+  });
+
   test('a batch holding a bigint cursor or a verify crosses as objects', () => {
     for (const other of [
       { id: 2, op: 'listRounds', args: { playerId: 'p-1', limit: 10, before: 2n ** 62n } },
@@ -67,9 +129,20 @@ describe('sqlite hand-off', () => {
     const replies: Reply[] = [
       { id: 1, result: { ok: true, balance: '98.49', currency: 'EUR', booked: [{ kind: 'bet', amount: '1.5' }] } },
       { id: 2, result: { ok: false, code: 'INSUFFICIENT_FUNDS', detail: 'balance 1 is less than 2', balance: '1' } },
+      { id: 3, result: { ok: true, balance: '98.49', currency: 'EUR', booked: [] } },
+      {
+        id: 4,
+        result: { ok: true, balance: '0.00000001', currency: 'BTC', booked: [{ kind: 'bet', amount: '1' }, { kind: 'win', amount: '2.5' }] },
+      },
+      { id: 5, result: { ok: true, playerId: 'p-1', currency: 'EUR', balance: '1', blocked: false, country: null } },
     ];
     const asJson = encodeReplies(replies, true);
     assert.equal(typeof asJson, 'string');
+    assert.deepEqual(
+      (JSON.parse(asJson as string) as unknown[]).map((item) => Array.isArray(item)),
+      [true, false, true, true, false],
+      'balances packed, anything else as objects',
+    );
     assert.deepEqual(decodeReplies(asJson), replies);
     const withBigint: Reply[] = [{ id: 3, result: { ok: true, items: [], next: 12n } }];
     assert.equal(encodeReplies(withBigint, false), withBigint);
