@@ -77,17 +77,25 @@ export const CURRENCIES = createCurrencies();
  */
 export function decimalFromNumber(value: number): Decimal | undefined {
   if (!Number.isFinite(value) || value < 0) return undefined;
+  // Cut by index rather than split: this runs for every amount of every bet.
   const text = String(value);
-  const [mantissa = '', exponentText] = text.split('e');
-  const exponent = exponentText === undefined ? 0 : Number(exponentText);
-  const [whole = '', fraction = ''] = mantissa.split('.');
-  let units = BigInt(whole + fraction);
-  let scale = fraction.length - exponent;
+  const e = text.indexOf('e');
+  const mantissa = e < 0 ? text : text.slice(0, e);
+  const exponent = e < 0 ? 0 : Number(text.slice(e + 1));
+  const point = mantissa.indexOf('.');
+  let units = BigInt(point < 0 ? mantissa : mantissa.slice(0, point) + mantissa.slice(point + 1));
+  let scale = (point < 0 ? 0 : mantissa.length - point - 1) - exponent;
   if (scale < 0) {
-    units *= 10n ** BigInt(-scale);
+    units *= pow10(-scale);
     scale = 0;
   }
   return { units, scale };
+}
+
+/** Powers of ten as bigints, computed once for the exponents money uses (decimals, scales); others on demand. */
+const POW10: readonly bigint[] = Array.from({ length: 40 }, (_, n) => 10n ** BigInt(n));
+function pow10(exponent: number): bigint {
+  return POW10[exponent] ?? 10n ** BigInt(exponent);
 }
 
 /** Minor units of a decimal, or undefined if it has more decimals than the currency. */
@@ -99,11 +107,11 @@ export function toMinor(amount: Decimal, decimals: number): bigint | undefined {
     scale -= 1;
   }
   if (scale > decimals) return undefined;
-  return units * 10n ** BigInt(decimals - scale);
+  return units * pow10(decimals - scale);
 }
 
 export function amountMinorMax(decimals: number): bigint {
-  const byMajor = AMOUNT_MAJOR_MAX * 10n ** BigInt(decimals);
+  const byMajor = AMOUNT_MAJOR_MAX * pow10(decimals);
   return byMajor < AMOUNT_MINOR_MAX ? byMajor : AMOUNT_MINOR_MAX;
 }
 
@@ -117,15 +125,19 @@ export function amountToMinor(amount: Decimal, decimals: number): bigint | Amoun
   return minor;
 }
 
+const ZERO = '0'.charCodeAt(0);
+
 /** JSON number text for an amount of minor units: exact at any size, no trailing zeros. */
 export function formatMinor(minor: bigint, decimals: number): string {
   const negative = minor < 0n;
   const digits = (negative ? -minor : minor).toString();
   if (decimals === 0) return negative ? `-${digits}` : digits;
   const padded = digits.padStart(decimals + 1, '0');
-  const whole = padded.slice(0, padded.length - decimals);
-  const fraction = padded.slice(padded.length - decimals).replace(/0+$/, '');
-  const text = fraction.length > 0 ? `${whole}.${fraction}` : whole;
+  const point = padded.length - decimals;
+  // Trailing zeros dropped by a scan rather than a regular expression: every answer formats a balance.
+  let end = padded.length;
+  while (end > point && padded.charCodeAt(end - 1) === ZERO) end--;
+  const text = end > point ? `${padded.slice(0, point)}.${padded.slice(point, end)}` : padded.slice(0, point);
   return negative ? `-${text}` : text;
 }
 
