@@ -82,6 +82,17 @@ test('property: minor units -> JSON text -> number -> minor units is the identit
   );
 });
 
+test('property: the decimal of any finite non-negative double reads back as that double', () => {
+  fc.assert(
+    fc.property(fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }), (value) => {
+      const decimal = decimalFromNumber(value)!;
+      assert.ok(decimal.scale >= 0 && decimal.units >= 0n);
+      assert.ok(Object.is(Number(`${decimal.units}e-${decimal.scale}`), value === 0 ? 0 : value), String(value));
+    }),
+    { numRuns: 5000 },
+  );
+});
+
 test('property: sums of parsed amounts have no float drift', () => {
   fc.assert(
     fc.property(fc.array(fc.integer({ min: 0, max: 10_000_000 }), { minLength: 1, maxLength: 50 }), (cents) => {
