@@ -155,11 +155,12 @@ function packReply(reply: Reply): Reply | PackedReply {
 }
 
 const PACKED_REPLY_HEAD = 3;
+const PACKED_BOOKING = 2;
 
 function unpackReply(item: Reply | PackedReply): Reply {
   if (!Array.isArray(item)) return item;
   const booked: Booked[] = [];
-  for (let at = PACKED_REPLY_HEAD; at < item.length; at += 2) booked.push({ kind: item[at] as Booked['kind'], amount: item[at + 1] as string });
+  for (let at = PACKED_REPLY_HEAD; at < item.length; at += PACKED_BOOKING) booked.push({ kind: item[at] as Booked['kind'], amount: item[at + 1] as string });
   return { id: item[0] as number, result: { ok: true, balance: item[1] as string, currency: item[2] as string, booked } satisfies BalanceOutcome };
 }
 
