@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
@@ -60,8 +60,24 @@ const PLAYERS = 256;
 const GROW_BATCH = 2_000;
 /** How long the disk is probed in smoke mode (the full bench probes for SYNC_PROBE_MS). */
 const SMOKE_SYNC_PROBE_MS = 500;
-/** Node options for every server the bench starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a row's time goes. */
-const SERVER_NODE_ARGS = process.env.WAGERLINK_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+/**
+ * V8's helper threads (collection, compilation) for every server the bench
+ * starts, the ceiling's included, on a host of SMALL_HOST_CORES or fewer:
+ * there, Node's default of four wake onto the two cores that the server's
+ * threads and wrk already share, and every wait for a core lands in some
+ * request's latency. README, "Node's options on a small machine", gives the
+ * same setting for production and what it was measured to change.
+ */
+const SMALL_HOST_CORES = 2;
+const SMALL_HOST_V8_POOL_SIZE = 1;
+/**
+ * Node options for every server the bench starts. WAGERLINK_BENCH_NODE_ARGS
+ * replaces them, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a
+ * row's time goes.
+ */
+const SERVER_NODE_ARGS =
+  process.env.WAGERLINK_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ??
+  (availableParallelism() <= SMALL_HOST_CORES ? [`--v8-pool-size=${SMALL_HOST_V8_POOL_SIZE}`] : []);
 
 const log = (message: string) => console.error(`[bench] ${message}`);
 /** What requests.lua writes to stderr once its requests are formatted and the run is about to start. */
@@ -358,7 +374,12 @@ async function main(): Promise<void> {
   if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');
   const work = mkdtempSync(join(tmpdir(), 'wagerlink-bench-'));
   // The databases of the wallet rows live in `work`: its disk is the one probed.
-  const host: HostFacts = { wakeRoundTripUs: await wakeRoundTripUs(), sync: syncLatency(work, SMOKE ? SMOKE_SYNC_PROBE_MS : undefined) };
+  const host: HostFacts = {
+    wakeRoundTripUs: await wakeRoundTripUs(),
+    sync: syncLatency(work, SMOKE ? SMOKE_SYNC_PROBE_MS : undefined),
+    cores: availableParallelism(),
+    serverNodeArgs: SERVER_NODE_ARGS,
+  };
   log(hostLine(host));
   let rows: Record<string, Row> = {};
   const requestCount = Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS);
@@ -450,6 +471,9 @@ interface HostFacts {
   wakeRoundTripUs: number;
   /** See host-probe.ts. */
   sync: SyncLatency;
+  /** Cores the host offers, and the Node options every server ran with. */
+  cores: number;
+  serverNodeArgs: string[];
 }
 
 const SYNC_WRITE_KIB = SYNC_WRITE_BYTES / 1024;
@@ -458,7 +482,8 @@ function hostLine(host: HostFacts): string {
   const { sync } = host;
   return (
     `host: one thread wakes another and is woken back in ${host.wakeRoundTripUs.toFixed(1)} µs; ` +
-    `a ${SYNC_WRITE_KIB} KiB write is synced in ${sync.p50Ms.toFixed(2)} ms at the median, ${sync.p99Ms.toFixed(2)} at p99, ${sync.maxMs.toFixed(1)} at most (${sync.syncs} syncs)`
+    `a ${SYNC_WRITE_KIB} KiB write is synced in ${sync.p50Ms.toFixed(2)} ms at the median, ${sync.p99Ms.toFixed(2)} at p99, ${sync.maxMs.toFixed(1)} at most (${sync.syncs} syncs); ` +
+    `${host.cores} cores, servers run with ${host.serverNodeArgs.length > 0 ? host.serverNodeArgs.join(' ') : "Node's default options"}`
   );
 }
 
