@@ -70,6 +70,8 @@ const SMOKE_SYNC_PROBE_MS = 500;
  */
 const SMALL_HOST_CORES = 2;
 const SMALL_HOST_V8_POOL_SIZE = 1;
+/** Cores this host offers the bench: what the servers' options are chosen by, and what the results record. */
+const HOST_CORES = availableParallelism();
 /**
  * Node options for every server the bench starts. WAGERLINK_BENCH_NODE_ARGS
  * replaces them, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a
@@ -77,7 +79,7 @@ const SMALL_HOST_V8_POOL_SIZE = 1;
  */
 const SERVER_NODE_ARGS =
   process.env.WAGERLINK_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ??
-  (availableParallelism() <= SMALL_HOST_CORES ? [`--v8-pool-size=${SMALL_HOST_V8_POOL_SIZE}`] : []);
+  (HOST_CORES <= SMALL_HOST_CORES ? [`--v8-pool-size=${SMALL_HOST_V8_POOL_SIZE}`] : []);
 
 const log = (message: string) => console.error(`[bench] ${message}`);
 /** What requests.lua writes to stderr once its requests are formatted and the run is about to start. */
@@ -377,7 +379,7 @@ async function main(): Promise<void> {
   const host: HostFacts = {
     wakeRoundTripUs: await wakeRoundTripUs(),
     sync: syncLatency(work, SMOKE ? SMOKE_SYNC_PROBE_MS : undefined),
-    cores: availableParallelism(),
+    cores: HOST_CORES,
     serverNodeArgs: SERVER_NODE_ARGS,
   };
   log(hostLine(host));
