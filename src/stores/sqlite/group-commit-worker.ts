@@ -22,8 +22,7 @@ const port = init.port;
 
 port.on('message', (first: Crossing<Call> | 'close') => {
   if (first === 'close') {
-    committer.close();
-    port.close();
+    void committer.close().then(() => port.close());
     return;
   }
   // Everything that queued up during the last commit joins this one, up to
@@ -43,9 +42,6 @@ port.on('message', (first: Crossing<Call> | 'close') => {
   }
   const asJson = crossesAsJson(calls);
   committer.run(calls, (replies, commitSeconds) => port.postMessage({ replies: encodeReplies(replies, asJson), commitSeconds } satisfies Answered));
-  if (closing) {
-    committer.close();
-    port.close();
-  }
+  if (closing) void committer.close().then(() => port.close());
 });
 port.postMessage('ready');

@@ -16,6 +16,7 @@ import type { RulesConfig } from '../../ledger/rules.js';
 import { migrate } from './migrations.js';
 import { openDatabase, type Durability } from './open-database.js';
 import { WalFlusher } from './wal-flusher.js';
+import { BackgroundCheckpointer } from './checkpointer.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 
 export interface Call {
@@ -52,6 +53,7 @@ export class GroupCommitter {
   private readonly ledger: SqliteLedger;
   private readonly sql;
   private readonly flusher: WalFlusher | undefined;
+  private readonly checkpointer: BackgroundCheckpointer | undefined;
 
   /** `onFatal`: the WAL could not be synced; nothing more may be answered. */
   constructor(options: CommitterOptions, onFatal: (error: Error) => void) {
@@ -61,6 +63,8 @@ export class GroupCommitter {
     migrate(this.db);
     this.ledger = new SqliteLedger(this.db, createCurrencies(options.cryptoDecimals), options.rules);
     this.ledger.warm();
+    // After the migrations: the checkpointer's connection needs the database in WAL mode.
+    this.checkpointer = options.path !== ':memory:' ? new BackgroundCheckpointer(options.path, durability) : undefined;
     this.sql = {
       begin: this.db.prepare('BEGIN IMMEDIATE'),
       commit: this.db.prepare('COMMIT'),
@@ -91,8 +95,13 @@ export class GroupCommitter {
     else answer(replies, since(committing));
   }
 
-  /** Closes the database; the caller has waited for every answer. */
-  close(): void {
+  /**
+   * Closes the database; the caller has waited for every answer. The
+   * checkpointer's connection closes first, so that the writer's is the
+   * last and SQLite checkpoints and removes the WAL, as it always did.
+   */
+  async close(): Promise<void> {
+    await this.checkpointer?.close();
     this.db.close();
     this.flusher?.close();
   }

@@ -55,7 +55,7 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
   const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   // WAL: readers never block the writer, and a commit appends to one file.
   db.pragma('journal_mode = WAL');
-  db.pragma(durability === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+  db.pragma(synchronous(durability));
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma(`cache_size = -${CACHE_KIB}`);
@@ -65,6 +65,21 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
   db.pragma('foreign_keys = OFF');
   db.defaultSafeIntegers(true);
   return db;
+}
+
+/**
+ * The background checkpointer's connection (checkpointer.ts): it writes
+ * only the database file, from the WAL, and syncs it as the writer would.
+ * The database must exist, in WAL mode (a writer opened it).
+ */
+export function openCheckpointConnection(path: string, durability: Durability): Database.Database {
+  const db = new Database(path, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  db.pragma(synchronous(durability));
+  return db;
+}
+
+function synchronous(durability: Durability): string {
+  return durability === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL';
 }
 
 /**

@@ -130,12 +130,12 @@ export class SqliteStore implements WalletStore {
           }
         } catch (error) {
           // A broken invariant: the batch was rolled back; stop serving from this state.
-          committer.close();
+          void committer.close();
           this.fail(error as Error);
         }
       },
       close: async () => {
-        if (!this.failure) committer.close();
+        if (!this.failure) await committer.close();
       },
     };
   }
