@@ -42,16 +42,18 @@ export class BackgroundCheckpointer {
     this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
       workerData: { path, durability, passMs } satisfies CheckpointWorkerInit,
     });
-    this.worker.on('message', (message: CheckpointFailure) => {
-      this.failure = message.failed;
-    });
+    this.worker.on('message', (message: CheckpointFailure) => this.stop(message.failed));
     this.exited = new Promise((resolve) => {
       this.worker.once('exit', () => resolve());
-      // A thread that died: the writer checkpoints alone.
-      this.worker.once('error', (error) => {
-        this.failure ??= String((error as Error | undefined)?.message ?? error);
-      });
+      this.worker.once('error', (error) => this.stop(String((error as Error | undefined)?.message ?? error)));
     });
+  }
+
+  /** Nothing is lost, but commits wait for whole checkpoints again: said once, on stderr. */
+  private stop(reason: string): void {
+    if (this.failure !== undefined) return;
+    this.failure = reason;
+    process.emitWarning(`the SQLite checkpointer thread stopped (${reason}); the writer checkpoints alone`);
   }
 
   /** Why the background passes stopped, if they did; the writer then checkpoints alone. */

@@ -20,9 +20,11 @@ export const CACHE_KIB = 256 * 1024;
  * project's bench machine, 4,000 pages let the writer alone book about 60%
  * more bets per second on a ledger of a million rounds; a 99th percentile
  * batch took 40 ms against 33 ms with 1,000 and 84 ms with 16,000
- * (docs/performance.md). The WAL file grows to about this many pages
- * (16 MiB at 4 KiB pages) and is reused from its start after each
- * checkpoint. Durability does not depend on it.
+ * (docs/performance.md). (Those waits were measured before the background
+ * checkpointer, checkpointer.ts, which now copies most pages before that
+ * commit comes.) The WAL file grows to about this many pages (16 MiB at
+ * 4 KiB pages) and is reused from its start after each checkpoint.
+ * Durability does not depend on it.
  */
 export const WAL_CHECKPOINT_PAGES = 4_000;
 /**
