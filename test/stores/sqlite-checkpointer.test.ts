@@ -15,13 +15,13 @@ import { BackgroundCheckpointer } from '../../src/stores/sqlite/checkpointer.js'
 import { openDatabase, WAL_CHECKPOINT_PAGES } from '../../src/stores/sqlite/open-database.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
+import { pagesTable } from './sqlite-pages.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
 
 /** Short passes, so that the tests wait milliseconds rather than the product's interval. */
 const TEST_PASS_MS = 5;
 /** How long a test waits for a pass to have run (ms): many intervals, on a loaded machine. */
 const PASS_WAIT_MS = 5_000;
-const PAGE_BYTES = 4_096;
 /** Rows of about a page each: well short of the writer's own checkpoint interval. */
 const PAGE_ROWS = 200;
 
@@ -46,21 +46,14 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-function writePages(db: Database.Database, rows: number): void {
-  const insert = db.prepare('INSERT INTO pages (body) VALUES (?)');
-  db.transaction(() => {
-    for (let i = 0; i < rows; i++) insert.run(Buffer.alloc(PAGE_BYTES - 200, i % 251));
-  })();
-}
-
 describe('background checkpointer', () => {
   test('copies what the writer committed while the writer goes on, and stops on close', async () => {
     const { dir, cleanup } = tempDir();
     const path = join(dir, 'wallet.db');
     const db = openDatabase(path);
     try {
-      db.exec('CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
-      writePages(db, PAGE_ROWS);
+      const writePages = pagesTable(db);
+      writePages(PAGE_ROWS);
       const before = walState(db);
       assert.ok(before.log > PAGE_ROWS && before.log < WAL_CHECKPOINT_PAGES, `the WAL holds ${before.log} frames`);
       assert.equal(before.checkpointed, 0, 'the writer has not checkpointed');
@@ -68,7 +61,7 @@ describe('background checkpointer', () => {
       const checkpointer = new BackgroundCheckpointer(path, 'full', TEST_PASS_MS);
       await until(() => walState(db).checkpointed === before.log, 'the background pass copied every frame');
       // The writer commits on meanwhile, and its next commits are copied too.
-      writePages(db, PAGE_ROWS);
+      writePages(PAGE_ROWS);
       await until(() => {
         const state = walState(db);
         return state.checkpointed === state.log;
@@ -76,7 +69,7 @@ describe('background checkpointer', () => {
       assert.equal(checkpointer.stopped, undefined);
 
       await checkpointer.close();
-      writePages(db, 1);
+      writePages(1);
       await sleep(TEST_PASS_MS * 20);
       const after = walState(db);
       assert.ok(after.checkpointed < after.log, 'nothing is copied after close');

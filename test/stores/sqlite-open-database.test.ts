@@ -12,6 +12,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, openReader, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES } from '../../src/stores/sqlite/open-database.js';
 import { tempDir } from '../helpers.js';
+import { PAGE_BYTES, pagesTable } from './sqlite-pages.js';
 
 /** SQLite's own checkpoint interval (pages): what the tests write past. */
 const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1_000;
@@ -19,7 +20,6 @@ const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1_000;
 const PAGE_ROWS = 1_500;
 /** Rows per commit. */
 const ROWS_PER_COMMIT = 100;
-const PAGE_BYTES = 4_096;
 /** The database file before its first checkpoint: the header page SQLite writes when it turns WAL on, and little else. */
 const UNCHECKPOINTED_DATABASE_PAGES_MAX = 10;
 
@@ -63,11 +63,7 @@ describe('sqlite connections', () => {
     const path = join(dir, 'wallet.db');
     const db = openDatabase(path);
     try {
-      db.exec('CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
-      const insert = db.prepare('INSERT INTO pages (body) VALUES (?)');
-      const commit = db.transaction((count: number) => {
-        for (let i = 0; i < count; i++) insert.run(Buffer.alloc(PAGE_BYTES - 200, i % 251));
-      });
+      const commit = pagesTable(db);
       const reader = openReader(path);
       const growRows = Math.ceil((WAL_SIZE_LIMIT_BYTES * 1.25) / PAGE_BYTES);
       try {
