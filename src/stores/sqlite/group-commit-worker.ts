@@ -20,9 +20,14 @@ const committer = new GroupCommitter(init, (error) => {
 });
 const port = init.port;
 
+/** The port closes once the database has: the thread ends, and the store sees it exit. */
+function shutDown(): void {
+  void committer.close().then(() => port.close());
+}
+
 port.on('message', (first: Crossing<Call> | 'close') => {
   if (first === 'close') {
-    void committer.close().then(() => port.close());
+    shutDown();
     return;
   }
   // Everything that queued up during the last commit joins this one, up to
@@ -42,6 +47,6 @@ port.on('message', (first: Crossing<Call> | 'close') => {
   }
   const asJson = crossesAsJson(calls);
   committer.run(calls, (replies, commitSeconds) => port.postMessage({ replies: encodeReplies(replies, asJson), commitSeconds } satisfies Answered));
-  if (closing) void committer.close().then(() => port.close());
+  if (closing) shutDown();
 });
 port.postMessage('ready');
