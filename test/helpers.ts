@@ -1,6 +1,6 @@
 /**
- * Shared fixtures: an operator app on a fresh SQLite file, signed requests,
- * and a controllable clock.
+ * Shared fixtures: an operator app on a fresh database of either backend
+ * (a SQLite file by default), signed requests, and a controllable clock.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +11,9 @@ import { buildOperatorApp, type OperatorAppOptions } from '../src/operator/opera
 import type { World } from '../src/operator/operator-service.js';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import type { WalletStore } from '../src/stores/store.js';
 import type { RulesConfig } from '../src/ledger/rules.js';
+import { openPostgresStore, POSTGRES_UNAVAILABLE } from './stores/postgres-fixtures.js';
 
 export const SECRET = 'test-secret';
 export const NEXT_SECRET = 'test-secret-next';
@@ -30,24 +32,70 @@ export function tempDir(prefix = 'wagerlink-test-'): { dir: string; cleanup: () 
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+export type OperatorBackendName = 'sqlite' | 'postgres';
+
+export interface OperatorBackend {
+  name: OperatorBackendName;
+  /** Why the backend cannot run here (a test then skips, saying so), or undefined when it can. */
+  unavailable?: string;
+}
+
+/**
+ * The backends an HTTP-level rule runs over: SQLite always, PostgreSQL when
+ * DATABASE_URL is set. `STORES=sqlite` (or `postgres`) narrows the list.
+ */
+export const OPERATOR_BACKENDS: OperatorBackend[] = (() => {
+  const all: OperatorBackend[] = [{ name: 'sqlite' }, { name: 'postgres', ...(POSTGRES_UNAVAILABLE ? { unavailable: POSTGRES_UNAVAILABLE } : {}) }];
+  const wanted = process.env.STORES?.split(',').map((name) => name.trim()).filter(Boolean);
+  return wanted ? all.filter((backend) => wanted.includes(backend.name)) : all;
+})();
+
 export interface Operator {
   app: FastifyInstance;
-  store: SqliteStore;
+  store: WalletStore;
+  backend: OperatorBackendName;
   clock: TestClock;
+  /** The SQLite file (SQLite only). */
   dbPath: string;
   close: () => Promise<void>;
 }
 
 export async function makeOperator(
-  options: { rules?: RulesConfig; app?: Partial<OperatorAppOptions>; cryptoDecimals?: Record<string, number> } = {},
+  options: {
+    rules?: RulesConfig;
+    app?: Partial<OperatorAppOptions>;
+    cryptoDecimals?: Record<string, number>;
+    /** Default 'sqlite'. */
+    backend?: OperatorBackendName;
+  } = {},
 ): Promise<Operator> {
-  const { dir, cleanup } = tempDir();
+  const backend = options.backend ?? 'sqlite';
+  const { dir, cleanup: removeDir } = tempDir();
   const dbPath = join(dir, 'operator.db');
-  const store = await SqliteStore.open({
-    path: dbPath,
-    ...(options.rules ? { rules: options.rules } : {}),
-    ...(options.cryptoDecimals ? { cryptoDecimals: options.cryptoDecimals } : {}),
-  });
+  let store: WalletStore;
+  let cleanup: () => Promise<void> | void;
+  if (backend === 'postgres') {
+    const opened = await openPostgresStore('operator', {
+      ...(options.rules ? { rules: options.rules } : {}),
+      ...(options.cryptoDecimals ? { cryptoDecimals: options.cryptoDecimals } : {}),
+    });
+    store = opened.store;
+    // The fixture's cleanup closes the store and drops its schema.
+    cleanup = async () => {
+      await opened.cleanup();
+      removeDir();
+    };
+  } else {
+    store = await SqliteStore.open({
+      path: dbPath,
+      ...(options.rules ? { rules: options.rules } : {}),
+      ...(options.cryptoDecimals ? { cryptoDecimals: options.cryptoDecimals } : {}),
+    });
+    cleanup = async () => {
+      await store.close();
+      removeDir();
+    };
+  }
   const clock = new TestClock();
   let keys = 0;
   const world: World = { clock: () => clock.now, newId: () => randomUUID(), newLaunchKey: () => `key-${++keys}-${randomUUID()}` };
@@ -62,12 +110,12 @@ export async function makeOperator(
   return {
     app,
     store,
+    backend,
     clock,
     dbPath,
     close: async () => {
       await app.close();
-      await store.close();
-      cleanup();
+      await cleanup();
     },
   };
 }
