@@ -5,7 +5,7 @@
  * Nothing here does I/O or reads a clock; stores and tests call them alike.
  */
 import assert from 'node:assert/strict';
-import { refuse, type Refusal } from '../protocol/errors.js';
+import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { amountToMinor, BALANCE_MINOR_MAX, decimalFromNumber, displayMinor, formatMinor } from '../protocol/money.js';
 import type { TransactionRequest, PayoutRequest } from '../protocol/schemas.js';
 import { legsOf, type TransferKind, type TransferLegs } from './accounts.js';
@@ -39,7 +39,7 @@ export interface SessionState {
   lastActiveAt: number;
 }
 
-/** What the ledger already holds under an idempotency id. */
+/** What the ledger already holds under an idempotency id: a booked transfer, or a refused transaction. */
 export interface SeenTransfer {
   kind: TransferKind;
   playerId: string;
@@ -47,6 +47,46 @@ export interface SeenTransfer {
   campaignId: string | null;
   amount: bigint;
   jpAmount: bigint;
+  /** Set when the id belongs to a request the wallet rules refused (§6.4): the refusal it was answered. */
+  refused?: { code: ErrorCode; detail: string };
+}
+
+/**
+ * The refusals that are final (PROTOCOL.md §6.4): the wallet judged the
+ * request against its state and said no. Such a request is remembered with
+ * its transaction ids, and the same ids are answered the same refusal ever
+ * after, even once the balance or the player's state would allow them: the
+ * provider has closed that round as refused, and booking a replay later
+ * would make the two sides disagree about money. Refusals the wallet never
+ * judged (malformed, unauthenticated, an unknown session) are not
+ * remembered: the same ids may come again, corrected.
+ */
+export const FINAL_REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'INSUFFICIENT_FUNDS',
+  'SESSION_EXPIRED',
+  'PLAYER_BLOCKED',
+  'SESSION_MISMATCH',
+  'ROUND_CLOSED',
+  'ROUND_MISMATCH',
+  'CAMPAIGN_FINISHED',
+]);
+
+/** A transaction of a refused request, as it is remembered: its content, for a repeat to be compared with, and the refusal. */
+export interface RefusedTransaction {
+  id: string;
+  kind: 'bet' | 'win';
+  /** The playerId the request named (the session's player may differ: SESSION_MISMATCH). */
+  playerId: string;
+  roundId: string;
+  amount: bigint;
+  jpAmount: bigint;
+  code: ErrorCode;
+  detail: string;
+}
+
+/** A refusal of /transaction; `remember` lists what the store must keep for it to be final (empty when it is not). */
+export interface TransactionRefusal extends Refusal {
+  remember: readonly RefusedTransaction[];
 }
 
 export interface RoundState {
@@ -124,6 +164,13 @@ export function precheckTransaction(request: TransactionRequest, transactionsMax
       return refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: ${tx.jpAmount} is more than amount ${tx.amount}`);
     }
   }
+  // A free bet is booked to its campaign's account and a campaign is closed by its id: without one, the
+  // bet would land on an unnamed campaign and `finished` would close nothing (PROTOCOL.md §6.6).
+  const campaign = request.campaign;
+  if (campaign?.id === undefined) {
+    if (campaign?.type === 'freeBets') return refuse('INVALID_REQUEST', 'campaign.id: is required for a freeBets campaign');
+    if (campaign?.finished === true) return refuse('INVALID_REQUEST', 'campaign.id: is required with campaign.finished');
+  }
   return undefined;
 }
 
@@ -147,10 +194,56 @@ export function planTransaction(
   request: TransactionRequest,
   snap: TransactionSnapshot,
   config: RulesConfig,
-): TransactionPlan | Refusal {
+): TransactionPlan | TransactionRefusal {
   const { session, player } = snap;
-  if (!session || !player) return refuse('SESSION_NOT_FOUND', `session ${request.sessionId} is not known`);
+  if (!session || !player) return notFinal(refuse('SESSION_NOT_FOUND', `session ${request.sessionId} is not known`));
   assert.equal(session.playerId, player.playerId, 'snapshot: the player must be the session\'s');
+
+  // Convert every amount first: validation of the whole request comes before any rule.
+  const amounts: { amount: bigint; jpAmount: bigint }[] = [];
+  for (const [index, tx] of request.transactions.entries()) {
+    const amount = minorOf(tx.amount, `transactions[${index}].amount`, player);
+    if (typeof amount !== 'bigint') return notFinal(amount);
+    const jpAmount = tx.jpAmount === undefined ? 0n : minorOf(tx.jpAmount, `transactions[${index}].jpAmount`, player);
+    if (typeof jpAmount !== 'bigint') return notFinal(jpAmount);
+    if (jpAmount > amount) return notFinal(refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: more than amount`, balanceText(player)));
+    amounts.push({ amount, jpAmount });
+  }
+
+  const judged = judgeTransaction(request, snap, config, session, player, amounts);
+  if (judged.ok) return judged;
+  if (!FINAL_REFUSAL_CODES.has(judged.code)) return notFinal(judged);
+  // Final: every id of the request that the ledger does not hold yet is kept with the refusal, as first given.
+  const roundId = canonicalUuid(request.round.id);
+  const remember: RefusedTransaction[] = [];
+  for (const [index, tx] of request.transactions.entries()) {
+    const id = canonicalUuid(tx.id);
+    if (snap.seen.has(id)) continue;
+    const { amount, jpAmount } = amounts[index]!;
+    remember.push({ id, kind: tx.type, playerId: request.playerId, roundId, amount, jpAmount, code: judged.code, detail: judged.detail });
+  }
+  const detail = 'repeated' in judged ? `refused before, and final: ${judged.detail}` : judged.detail;
+  return { ok: false, code: judged.code, detail, ...(judged.balance === undefined ? {} : { balance: judged.balance }), remember };
+}
+
+/** The refusal as it is answered, once the store has kept what `remember` lists. */
+export function withoutRemember({ remember: _kept, ...refusal }: TransactionRefusal): Refusal {
+  return refusal;
+}
+
+function notFinal(refusal: Refusal): TransactionRefusal {
+  return { ...refusal, remember: [] };
+}
+
+/** The rules of §6 after the amounts are converted: a plan, or a refusal that planTransaction sorts into final or not. */
+function judgeTransaction(
+  request: TransactionRequest,
+  snap: TransactionSnapshot,
+  config: RulesConfig,
+  session: SessionState,
+  player: PlayerState,
+  amounts: readonly { amount: bigint; jpAmount: bigint }[],
+): TransactionPlan | Refusal | (Refusal & { repeated: true }) {
   const balance = player.balance;
   // The balance as refusals show it: formatted only for a refusal, not for every bet.
   const shown = () => balanceText(player);
@@ -161,20 +254,10 @@ export function planTransaction(
     return refuse('SESSION_MISMATCH', `game ${request.game} is not the session's game ${session.game}`, shown());
   }
 
-  // Convert every amount first: validation of the whole request comes before any rule.
-  const amounts: { amount: bigint; jpAmount: bigint }[] = [];
-  for (const [index, tx] of request.transactions.entries()) {
-    const amount = minorOf(tx.amount, `transactions[${index}].amount`, player);
-    if (typeof amount !== 'bigint') return amount;
-    const jpAmount = tx.jpAmount === undefined ? 0n : minorOf(tx.jpAmount, `transactions[${index}].jpAmount`, player);
-    if (typeof jpAmount !== 'bigint') return jpAmount;
-    if (jpAmount > amount) return refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: more than amount`, shown());
-    amounts.push({ amount, jpAmount });
-  }
-
-  // Idempotency (§6.4): a seen id with other content fails the whole request.
+  // Idempotency (§6.4): a seen id with other content fails the whole request; a refused one answers its refusal again.
   const roundId = canonicalUuid(request.round.id);
   const fresh: number[] = [];
+  let refusedBefore: SeenTransfer['refused'];
   for (const [index, tx] of request.transactions.entries()) {
     const seen = snap.seen.get(canonicalUuid(tx.id));
     const { amount, jpAmount } = amounts[index]!;
@@ -191,7 +274,9 @@ export function planTransaction(
     if (!same) {
       return refuse('DUPLICATE_CONFLICT', `transaction ${tx.id} was seen before with other content`, shown());
     }
+    refusedBefore ??= seen.refused;
   }
+  if (refusedBefore) return { ...refuse(refusedBefore.code, refusedBefore.detail, shown()), repeated: true };
   if (fresh.length === 0) {
     return {
       ok: true,

@@ -146,7 +146,9 @@ export type VerifyReport = BooksReport;
 export interface WalletStore {
   readonly backend: string;
   /** Outcomes: balance | SESSION_NOT_FOUND | SESSION_MISMATCH | INVALID_REQUEST (amounts) | DUPLICATE_CONFLICT
-   *  | ROUND_MISMATCH | ROUND_CLOSED | SESSION_EXPIRED | PLAYER_BLOCKED | CAMPAIGN_FINISHED | INSUFFICIENT_FUNDS */
+   *  | ROUND_MISMATCH | ROUND_CLOSED | SESSION_EXPIRED | PLAYER_BLOCKED | CAMPAIGN_FINISHED | INSUFFICIENT_FUNDS.
+   *  A refusal of FINAL_REFUSAL_CODES (rules.ts) is kept in the same database transaction, with the request's
+   *  new ids: those ids answer it again ever after (PROTOCOL.md §6.4). */
   transact(command: TransactionCommand): Promise<BalanceOutcome | Refusal>;
   /** Outcomes: balance | SESSION_NOT_FOUND | INVALID_REQUEST | DUPLICATE_CONFLICT */
   payout(command: PayoutCommand): Promise<BalanceOutcome | Refusal>;

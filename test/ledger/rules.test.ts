@@ -1,7 +1,8 @@
 /**
  * Proves the pure wallet rules alone, without storage: the order of checks,
  * running balances, idempotency outcomes, rounds, free bets, session expiry,
- * payouts, adjustments and launch keys. Also the chart of accounts.
+ * payouts, adjustments and launch keys; which refusals are final and what
+ * is kept of them. Also the chart of accounts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,11 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { legsOf } from '../../src/ledger/accounts.js';
 import {
   DEFAULT_RULES,
+  FINAL_REFUSAL_CODES,
   planAdjustment,
   planAuthenticate,
   planPayout,
   planTransaction,
   precheckTransaction,
+  withoutRemember,
   type PlayerState,
   type SeenTransfer,
   type SessionState,
@@ -242,4 +245,74 @@ test('every transfer moves money between two accounts of one currency', () => {
     assert.equal(legs.debit.currency, legs.credit.currency);
     assert.notDeepEqual(legs.debit, legs.credit);
   }
+});
+
+test('§6.4 a final refusal lists every id the ledger does not hold, with the content to compare a repeat with', () => {
+  const roundId = randomUUID();
+  const booked = bet(1);
+  const seenBooked: SeenTransfer = { kind: 'bet', playerId: 'p1', roundId, campaignId: null, amount: 100n, jpAmount: 0n };
+  const refused = planTransaction(
+    request([booked, bet(5), win(7)], { round: { id: roundId, finished: true } }),
+    snap(100n, { seen: new Map([[booked.id, seenBooked]]) }),
+    DEFAULT_RULES,
+  );
+  assert.ok(!refused.ok && refused.code === 'INSUFFICIENT_FUNDS');
+  assert.deepEqual(
+    refused.remember.map((r) => [r.kind, r.amount, r.roundId, r.playerId, r.code]),
+    [
+      ['bet', 500n, roundId, 'p1', 'INSUFFICIENT_FUNDS'],
+      ['win', 700n, roundId, 'p1', 'INSUFFICIENT_FUNDS'],
+    ],
+  );
+  assert.equal(withoutRemember(refused).code, 'INSUFFICIENT_FUNDS');
+  assert.ok(!('remember' in withoutRemember(refused)));
+});
+
+test('§6.4 every code of the final set is remembered, and no other', () => {
+  assert.deepEqual(
+    [...FINAL_REFUSAL_CODES].sort(),
+    ['CAMPAIGN_FINISHED', 'INSUFFICIENT_FUNDS', 'PLAYER_BLOCKED', 'ROUND_CLOSED', 'ROUND_MISMATCH', 'SESSION_EXPIRED', 'SESSION_MISMATCH'],
+  );
+  const blocked = planTransaction(request([bet(1)]), snap(100n, { player: player(100n, { blocked: true }) }), DEFAULT_RULES);
+  assert.ok(!blocked.ok && blocked.code === 'PLAYER_BLOCKED' && blocked.remember.length === 1);
+  const mismatch = planTransaction(request([bet(1)], { game: 'slots' }), snap(100n), DEFAULT_RULES);
+  assert.ok(!mismatch.ok && mismatch.code === 'SESSION_MISMATCH' && mismatch.remember.length === 1);
+  const invalid = planTransaction(request([bet(0.001)]), snap(100n), DEFAULT_RULES);
+  assert.ok(!invalid.ok && invalid.code === 'INVALID_REQUEST' && invalid.remember.length === 0);
+  const unknown = planTransaction(request([bet(1)]), snap(100n, { session: undefined, player: undefined }), DEFAULT_RULES);
+  assert.ok(!unknown.ok && unknown.code === 'SESSION_NOT_FOUND' && unknown.remember.length === 0);
+});
+
+test('§6.4 a repeat of a refused id answers the refusal it was given, whatever the state now, and keeps nothing more', () => {
+  const roundId = randomUUID();
+  const id = randomUUID();
+  const seen: SeenTransfer = {
+    kind: 'bet',
+    playerId: 'p1',
+    roundId,
+    campaignId: null,
+    amount: 500n,
+    jpAmount: 0n,
+    refused: { code: 'INSUFFICIENT_FUNDS', detail: 'bet 5.00 exceeds balance 1.00' },
+  };
+  const again = planTransaction(request([bet(5, id)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  assert.ok(!again.ok && again.code === 'INSUFFICIENT_FUNDS', JSON.stringify(again));
+  assert.equal(again.detail, 'refused before, and final: bet 5.00 exceeds balance 1.00');
+  assert.equal(again.balance, '100');
+  assert.deepEqual(again.remember, []);
+  // With a new id beside it, the new id is kept with the first refusal's own words.
+  const withNew = planTransaction(request([bet(5, id), win(1)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  assert.ok(!withNew.ok && withNew.remember.length === 1 && withNew.remember[0]!.detail === 'bet 5.00 exceeds balance 1.00');
+  // Other content under the refused id is a conflict, not the refusal.
+  const other = planTransaction(request([bet(6, id)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  assert.ok(!other.ok && other.code === 'DUPLICATE_CONFLICT' && other.remember.length === 0);
+});
+
+test('§6.6 a freeBets campaign needs its id, and so does campaign.finished', () => {
+  const freeBet = request([bet(1)], { campaign: { type: 'freeBets' } });
+  assert.match(precheckTransaction(freeBet, 100)?.detail ?? '', /campaign\.id: is required for a freeBets campaign/);
+  const finished = request([bet(1)], { campaign: { finished: true } });
+  assert.match(precheckTransaction(finished, 100)?.detail ?? '', /campaign\.id: is required with campaign\.finished/);
+  assert.equal(precheckTransaction(request([bet(1)], { campaign: {} }), 100), undefined, 'an empty campaign object is no campaign');
+  assert.equal(precheckTransaction(request([bet(1)], { campaign: { id: randomUUID(), type: 'freeBets', finished: true } }), 100), undefined);
 });

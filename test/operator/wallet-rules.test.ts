@@ -407,16 +407,18 @@ describe('§6 /transaction', () => {
       const count = (await transfersOf(op.app, p.playerId)).length;
       const first = tx('bet', 6);
       const second = tx('bet', 6);
-      const refused = await wallet(op.app, '/transaction', transactionBody(p, [first, second]));
+      const round = { id: randomUUID(), finished: true };
+      const refused = await wallet(op.app, '/transaction', transactionBody(p, [first, second], round));
       assert.equal(refused.status, 402, refused.raw);
       assert.equal(refused.body.code, 'INSUFFICIENT_FUNDS');
       assert.equal(refused.body.balance, 10);
       await assertUnchanged(op, p.playerId, 10, count);
       assert.equal((await roundsOf(op.app, p.playerId)).length, 0);
-      // The first bet's id was not claimed: it can be booked alone afterwards.
-      const alone = await wallet(op.app, '/transaction', transactionBody(p, [first]));
-      assert.equal(alone.status, 200, alone.raw);
-      assert.equal(alone.body.balance, 4);
+      // The first bet's id was not booked, but the refusal is final (§6.4): alone, it is answered the same refusal.
+      const alone = await wallet(op.app, '/transaction', transactionBody(p, [first], round));
+      assert.equal(alone.status, 402, alone.raw);
+      assert.equal(alone.body.code, 'INSUFFICIENT_FUNDS');
+      await assertUnchanged(op, p.playerId, 10, count);
     });
   });
 
@@ -695,6 +697,17 @@ describe('§6 /transaction', () => {
       );
       assert.equal(elsewhere.status, 200, elsewhere.raw);
       assert.equal(elsewhere.body.balance, 10);
+    });
+
+    test('a freeBets campaign without an id, or campaign.finished without one, is refused and books nothing', async () => {
+      const p = await playerWithSession(op.app, { balance: 10 });
+      const count = (await transfersOf(op.app, p.playerId)).length;
+      for (const campaign of [{ type: 'freeBets' }, { type: 'freeBets', finished: true }, { finished: true }]) {
+        const refused = await wallet(op.app, '/transaction', transactionBody(p, [tx('bet', 1), tx('win', 2)], {}, { campaign }));
+        assert.equal(refused.status, 400, refused.raw);
+        assert.match(String(refused.body.detail), /^campaign\.id: is required/);
+      }
+      await assertUnchanged(op, p.playerId, 10, count);
     });
   });
 

@@ -200,6 +200,34 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
     assert.ok(!refused.ok && refused.code === 'INSUFFICIENT_FUNDS' && refused.balance === '0', JSON.stringify(refused));
   });
 
+  test('a refused request resent to a node that plans the player from memory is answered its refusal, not booked (§6.4)', async () => {
+    const session = await remembered('mem-refused', 12);
+    const request = singleBet(session, 50);
+    const refused = await first.transact({ request, now: NOW });
+    assert.ok(!refused.ok && refused.code === 'INSUFFICIENT_FUNDS', JSON.stringify(refused));
+    balanceOf(await first.adjust({ playerId: 'mem-refused', type: 'deposit', amount: 100, id: randomUUID(), now: NOW }));
+    // The player is remembered again, so the resent request would be planned from memory.
+    balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW }));
+    const fromMemory = first.batchCounts().fromMemory;
+    balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW }));
+    assert.equal(first.batchCounts().fromMemory, fromMemory + 1, 'the player is served from memory');
+    const again = await first.transact({ request, now: NOW });
+    assert.ok(!again.ok && again.code === 'INSUFFICIENT_FUNDS' && again.balance === '108', JSON.stringify(again));
+    assert.equal(balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW })), '107');
+  });
+
+  test('a request refused through the other node is answered its refusal here, from memory or not (§6.4)', async () => {
+    const session = await remembered('mem-refused-other', 12);
+    assert.ok((await second.setBlocked({ playerId: 'mem-refused-other', blocked: true, now: NOW })).ok);
+    const request = singleBet(session, 5);
+    const refused = await second.transact({ request, now: NOW });
+    assert.ok(!refused.ok && refused.code === 'PLAYER_BLOCKED', JSON.stringify(refused));
+    assert.ok((await second.setBlocked({ playerId: 'mem-refused-other', blocked: false, now: NOW })).ok);
+    const again = await first.transact({ request, now: NOW });
+    assert.ok(!again.ok && again.code === 'PLAYER_BLOCKED', JSON.stringify(again));
+    assert.equal(balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW })), '9');
+  });
+
   test('bets spread over both nodes in turn on one player: every balance is exact and the books verify', async () => {
     const session = await openSession(first, 'mem-turns', 1_000);
     let expected = 1_000;

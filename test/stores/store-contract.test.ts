@@ -258,17 +258,21 @@ for (const backend of BACKENDS) {
       const players = await Promise.all([0, 1, 2, 3].map((i) => openSession(store, `w-${i}`, 50)));
       // The model: balances in cents, and every request sent so far with its first answer.
       const balance = new Map(players.map((p) => [p.playerId, 5000]));
-      const history: { request: TransactionRequest; cents: Map<string, number> }[] = [];
+      const history: { request: TransactionRequest; refusal?: string }[] = [];
       const seenIds = new Map<string, { type: string; cents: number; round: string; player: string }>();
+      // Ids of requests refused by the wallet rules, with the refusal: final (PROTOCOL.md §6.4).
+      const refusedIds = new Map<string, { type: string; cents: number; round: string; player: string; code: string }>();
+      const FINAL = new Set(['INSUFFICIENT_FUNDS', 'ROUND_CLOSED', 'ROUND_MISMATCH']);
       const rounds = new Map<string, { player: string; finished: boolean }>();
       for (let step = 0; step < 600; step++) {
         const roll = random();
         if (roll < 0.1 && history.length > 0) {
-          // A replay: answers 200 with the current balance and changes nothing.
+          // A replay answers what it was first answered, with the current balance, and changes nothing.
           const old = pick(history);
           const before = balance.get(old.request.playerId)!;
           const outcome = await store.transact({ request: old.request, now: NOW });
-          assert.ok(outcome.ok, `replay refused: ${JSON.stringify(outcome)}`);
+          if (old.refusal === undefined) assert.ok(outcome.ok, `replay refused: ${JSON.stringify(outcome)}`);
+          else assert.ok(!outcome.ok && outcome.code === old.refusal, `refused replay answered: ${JSON.stringify(outcome)}`);
           assert.equal(Math.round(Number(outcome.balance) * 100), before);
           continue;
         }
@@ -280,6 +284,7 @@ for (const backend of BACKENDS) {
           amount: Math.floor(random() * 3000) / 100,
         }));
         if (roll < 0.15 && seenIds.size > 0) transactions[0]!.id = pick([...seenIds.keys()]) as typeof transactions[0]['id'];
+        else if (roll < 0.2 && refusedIds.size > 0) transactions[0]!.id = pick([...refusedIds.keys()]) as typeof transactions[0]['id'];
         const reuseRound = roll > 0.9 && rounds.size > 0;
         const roundId = reuseRound ? pick([...rounds.keys()]) : randomUUID();
         const request: TransactionRequest = { ...p, transactions, round: { id: roundId, finished: random() < 0.7 } };
@@ -289,11 +294,13 @@ for (const backend of BACKENDS) {
         const start = balance.get(p.playerId)!;
         const round = rounds.get(roundId);
         const conflict = transactions.some((t) => {
-          const seen = seenIds.get(t.id);
+          const seen = seenIds.get(t.id) ?? refusedIds.get(t.id);
           return seen && (seen.type !== t.type || seen.cents !== Math.round(t.amount * 100) || seen.round !== roundId || seen.player !== p.playerId);
         });
-        const fresh = transactions.filter((t) => !seenIds.has(t.id));
+        const refusedBefore = transactions.map((t) => refusedIds.get(t.id)).find((refused) => refused !== undefined);
+        const fresh = transactions.filter((t) => !seenIds.has(t.id) && !refusedIds.has(t.id));
         if (conflict) expected = 'DUPLICATE_CONFLICT';
+        else if (refusedBefore) expected = refusedBefore.code;
         else if (fresh.length === 0) expected = start;
         else if (round && round.player !== p.playerId) expected = 'ROUND_MISMATCH';
         else if (round?.finished) expected = 'ROUND_CLOSED';
@@ -323,11 +330,17 @@ for (const backend of BACKENDS) {
             if (!round) rounds.set(roundId, { player: p.playerId, finished: request.round.finished });
             else if (request.round.finished) round.finished = true;
           }
-          history.push({ request, cents: new Map() });
+          history.push({ request });
         } else {
           assert.ok(!outcome.ok, `step ${step}: expected ${expected}, got ${JSON.stringify(outcome)}`);
           assert.equal(outcome.code, expected, `step ${step}: ${outcome.detail}`);
           assert.equal(Math.round(Number(outcome.balance) * 100), start, 'a refusal answers the unchanged balance');
+          if (FINAL.has(expected)) {
+            for (const t of fresh) {
+              refusedIds.set(t.id, { type: t.type, cents: Math.round(t.amount * 100), round: roundId, player: p.playerId, code: expected });
+            }
+            history.push({ request, refusal: expected });
+          }
         }
       }
       for (const p of players) {

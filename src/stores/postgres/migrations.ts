@@ -119,6 +119,26 @@ CREATE TABLE campaign_closures (
 ALTER TABLE accounts ADD COLUMN version bigint NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 3,
+    name: 'refused transactions',
+    sql: `
+-- PROTOCOL.md §6.4: the transaction ids of a request the wallet rules refused, with what the request
+-- said of each (compared on a repeat) and the refusal it was answered.
+CREATE TABLE refused_transactions (
+  uuid        uuid PRIMARY KEY,
+  player_pk   bigint NOT NULL,
+  kind        text NOT NULL CHECK (kind IN ('bet', 'win')),
+  player_id   text NOT NULL,
+  round_uuid  uuid NOT NULL,
+  amount      bigint NOT NULL CHECK (amount >= 0),
+  jp_amount   bigint NOT NULL CHECK (jp_amount >= 0 AND jp_amount <= amount),
+  code        text NOT NULL,
+  detail      text NOT NULL,
+  created_at  bigint NOT NULL
+);
+`,
+  },
 ];
 
 /** Any key works as long as every node uses the same one; the schema is the second key. */

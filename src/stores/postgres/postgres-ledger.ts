@@ -43,13 +43,14 @@ import {
   planPayout,
   planTransaction,
   SESSION_TOUCH_INTERVAL_MS,
+  withoutRemember,
   type PlayerState,
   type RulesConfig,
   type SeenTransfer,
   type SessionState,
 } from '../../ledger/rules.js';
 import { checkBooks } from '../../ledger/books.js';
-import { refuse, type Refusal } from '../../protocol/errors.js';
+import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
 import { amountToMinor, decimalFromNumber, formatMinor, type Currencies } from '../../protocol/money.js';
 import type {
   AdjustCommand,
@@ -101,6 +102,18 @@ interface SeenRow {
   jp_amount: Int8;
 }
 
+/** A refused transaction as read (§6.4). */
+interface RefusedRow {
+  uuid: string;
+  kind: 'bet' | 'win';
+  player_id: string;
+  round_uuid: string;
+  amount: Int8;
+  jp_amount: Int8;
+  code: ErrorCode;
+  detail: string;
+}
+
 /** A hot-path call, as the group committer queues it. */
 export type HotCall = { kind: 'transact'; command: TransactionCommand } | { kind: 'payout'; command: PayoutCommand };
 export type HotResult = BalanceOutcome | Refusal;
@@ -138,6 +151,9 @@ class BatchWrites {
    */
   readonly balances: { accountId: Int8; playerPk: Int8; version: Int8; before: bigint; after: bigint }[] = [];
   readonly closures: { campaign: string; playerPk: Int8; accountId: Int8; now: number }[] = [];
+  /** Transactions of final refusals (§6.4), kept so that their ids answer the same refusal again. */
+  readonly refusals: { uuid: string; playerPk: Int8; accountId: Int8; kind: 'bet' | 'win'; playerId: string; round: string;
+    amount: bigint; jpAmount: bigint; code: ErrorCode; detail: string; now: number }[] = [];
   readonly touches: { sessionPk: Int8; session: string; accountId: Int8; now: number }[] = [];
 }
 
@@ -214,7 +230,7 @@ export class PostgresLedger {
     let outcome: WriteOutcome;
     try {
       // Outside a transaction: the statement is its own, committed when it answers.
-      outcome = await this.write(this.sql, writes);
+      outcome = await this.write(this.sql, writes, true);
     } catch (error) {
       // An id or round id memory took for new was not: the batch reads it, and answers it as a replay, a conflict or a mismatch.
       if (error instanceof ClaimLostError) return this.readAndApply(calls, abandoned);
@@ -279,10 +295,10 @@ export class PostgresLedger {
       const callIds = idsOf(call);
       const round = call.kind === 'transact' ? canonicalUuid(call.command.request.round.id) : undefined;
       if (claims.overlaps(row?.player_pk, callIds, round)) return DEFER;
-      // Every write of a call comes with at least one transfer: a call that booked none changed nothing.
-      const booked = writes.transfers.length;
+      // Every write of a call comes with a transfer or a kept refusal: a call with neither changed nothing.
+      const booked = writes.transfers.length + writes.refusals.length;
       const result = call.kind === 'transact' ? this.planTransact(call.command, row, snapshot, writes) : this.planPayout(call.command, row, snapshot, writes);
-      if (row && writes.transfers.length > booked) claims.claim(row.player_pk, callIds, round);
+      if (row && writes.transfers.length + writes.refusals.length > booked) claims.claim(row.player_pk, callIds, round);
       return result;
     });
     return { results, writes };
@@ -347,7 +363,7 @@ export class PostgresLedger {
         // reach every row through its unique index whatever the planner
         // guesses: keys in = ANY(array), related rows in scalar or fenced
         // (OFFSET 0) subqueries, never a join it could turn into a scan.
-        const [, sessionRows, seenRows, roundRows, closureRows] = await Promise.all([
+        const [, sessionRows, seenRows, refusedRows, roundRows, closureRows] = await Promise.all([
           dbTx`SELECT id FROM accounts WHERE id = ANY(ARRAY(
               SELECT account_id FROM players WHERE id = ANY(ARRAY(SELECT player_pk FROM sessions WHERE uuid = ANY(${pgArray(sessions)}::uuid[])))))
             ORDER BY id FOR UPDATE`.execute(),
@@ -358,6 +374,8 @@ export class PostgresLedger {
           dbTx<SeenRow[]>`SELECT t.uuid, t.kind, (SELECT player_id FROM players WHERE id = t.player_pk) AS player_id,
               (SELECT uuid FROM rounds WHERE id = t.round_pk) AS round_uuid, t.campaign_uuid, t.amount, t.jp_amount
             FROM transfers t WHERE t.uuid = ANY(${pgArray([...ids])}::uuid[])`.execute(),
+          dbTx<RefusedRow[]>`SELECT uuid, kind, player_id, round_uuid, amount, jp_amount, code, detail
+            FROM refused_transactions WHERE uuid = ANY(${pgArray([...ids])}::uuid[])`.execute(),
           roundIds.size === 0
             ? []
             : dbTx<RoundRow[]>`SELECT r.uuid, r.id, (SELECT player_id FROM players WHERE id = r.player_pk) AS player_id, r.game, r.finished
@@ -369,7 +387,9 @@ export class PostgresLedger {
         ]);
         const snapshot: BatchSnapshot = {
           sessions: new Map(sessionRows.map((row) => [row.uuid, row])),
-          seen: new Map(seenRows.map((row) => [row.uuid, seenTransfer(row)])),
+          // A booked transfer wins over a refusal of the same id (only a conflicting reuse of an id could make both).
+          seen: new Map([...refusedRows.map((row): [string, SeenTransfer] => [row.uuid, refusedTransaction(row)]),
+            ...seenRows.map((row): [string, SeenTransfer] => [row.uuid, seenTransfer(row)])]),
           rounds: new Map(roundRows.map((row) => [row.uuid, row])),
           closures: new Set(closureRows.map((row) => `${row.campaign_uuid}/${row.player_pk}`)),
         };
@@ -421,7 +441,18 @@ export class PostgresLedger {
       },
       this.rules,
     );
-    if (!plan.ok) return plan;
+    if (!plan.ok) {
+      if (plan.remember.length > 0) {
+        assert.ok(row && player);
+        // Kept under the wallet row's lock, which the write takes with a new version: a node that planned
+        // one of these ids from memory meanwhile finds its version gone and reads them as refused.
+        for (const refused of plan.remember) {
+          writes.refusals.push({ ...refused, uuid: refused.id, round: refused.roundId, playerPk: row.player_pk, accountId: row.account_id, now });
+        }
+        writes.balances.push({ accountId: row.account_id, playerPk: row.player_pk, version: row.version, before: player.balance, after: player.balance });
+      }
+      return withoutRemember(plan);
+    }
     assert.ok(row && player);
     const booked: Booked[] = [];
     if (plan.transfers.length > 0) {
@@ -522,16 +553,21 @@ export class PostgresLedger {
    * changed meanwhile, and answers which ones: `stale`. A batch that read
    * under the locks finds every version as it read it.
    */
-  private async write(dbTx: Sql, writes: BatchWrites): Promise<WriteOutcome> {
+  private async write(dbTx: Sql, writes: BatchWrites, fromMemory: boolean): Promise<WriteOutcome> {
     const newAccounts = this.unknownAccounts(writes.transfers);
     const accounts = newAccounts.length > 0 ? this.createAccounts(dbTx, newAccounts) : undefined;
-    const { newRounds: rounds, closedRounds: closed, transfers, balances, closures, touches } = writes;
+    const { newRounds: rounds, closedRounds: closed, transfers, balances, closures, touches, refusals } = writes;
     const column = <T>(pick: (t: TransferWrite) => T) => transfers.map(pick);
     // Arrays a statement names more than once are built once.
     const closedIds = pgArray(closed.map((r) => r.id));
     const balanceIds = pgArray(balances.map((m) => m.accountId));
     const touchedIds = pgArray(touches.map((t) => t.sessionPk));
     const touchedAt = pgArray(touches.map((t) => String(t.now)));
+    // A batch planned from memory took its ids for new without reading them; one that a refusal holds
+    // (§6.4) makes the whole batch stale, so it is read under the locks and answered that refusal.
+    const unrefused = fromMemory
+      ? dbTx`AND NOT EXISTS (SELECT 1 FROM refused_transactions WHERE uuid = ANY(${pgArray(transfers.map((t) => t.uuid))}::uuid[]))`
+      : dbTx``;
     const written = dbTx<{ booked: number; stale: string | null; opened: string | null }[]>`WITH
       moved AS (
         -- A balance that is not the one the plan read, at the version it read, becomes -1, which the CHECK refuses: the transaction aborts.
@@ -542,7 +578,19 @@ export class PostgresLedger {
           version = version + 1
         WHERE id = ANY(${balanceIds}::bigint[])
           AND version = (${pgArray(balances.map((m) => m.version))}::bigint[])[array_position(${balanceIds}::bigint[], id)]
+          ${unrefused}
         RETURNING id),
+      refused AS (
+        INSERT INTO refused_transactions (uuid, player_pk, kind, player_id, round_uuid, amount, jp_amount, code, detail, created_at)
+        SELECT x.uuid, x.player_pk, x.kind, x.player_id, x.round, x.amount, x.jp_amount, x.code, x.detail, x.now
+        FROM unnest(${pgArray(refusals.map((r) => r.uuid))}::uuid[], ${pgArray(refusals.map((r) => r.playerPk))}::bigint[],
+          ${pgArray(refusals.map((r) => r.kind))}::text[], ${pgArray(refusals.map((r) => r.playerId))}::text[],
+          ${pgArray(refusals.map((r) => r.round))}::uuid[], ${pgArray(refusals.map((r) => r.amount.toString()))}::bigint[],
+          ${pgArray(refusals.map((r) => r.jpAmount.toString()))}::bigint[], ${pgArray(refusals.map((r) => r.code))}::text[],
+          ${pgArray(refusals.map((r) => r.detail))}::text[], ${pgArray(refusals.map((r) => String(r.now)))}::bigint[],
+          ${pgArray(refusals.map((r) => r.accountId))}::bigint[])
+          AS x(uuid, player_pk, kind, player_id, round, amount, jp_amount, code, detail, now, account)
+        WHERE x.account IN (SELECT id FROM moved)),
       new_rounds AS (
         INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at)
         SELECT x.uuid, x.player_pk, x.game, x.finished, x.now, CASE WHEN x.finished THEN x.now END
@@ -616,7 +664,7 @@ export class PostgresLedger {
 
   /** The write of a transaction that holds its players' wallet row locks: every version is as it read it. */
   private async writeLocked(dbTx: postgres.TransactionSql, writes: BatchWrites): Promise<WriteOutcome> {
-    const outcome = await this.write(dbTx, writes);
+    const outcome = await this.write(dbTx, writes, false);
     assert.equal(outcome.stale.size, 0, 'a locked wallet row keeps its version');
     return outcome;
   }
@@ -1016,7 +1064,7 @@ const ESCAPED = /[\\"]/g;
  */
 function writeFailed(error: unknown): never {
   const { code, constraint_name: constraint } = error as { code?: string; constraint_name?: string };
-  if (code === '23505' && (constraint === 'rounds_uuid_key' || constraint === 'transfers_uuid_key')) {
+  if (code === '23505' && (constraint === 'rounds_uuid_key' || constraint === 'transfers_uuid_key' || constraint === 'refused_transactions_pkey')) {
     const what = constraint === 'rounds_uuid_key' ? 'a round id' : 'a transaction id';
     throw new ClaimLostError(`${what} was claimed by a concurrent call`, { cause: error });
   }
@@ -1041,6 +1089,18 @@ function seenTransfer(row: SeenRow): SeenTransfer {
     campaignId: row.campaign_uuid,
     amount: BigInt(row.amount),
     jpAmount: BigInt(row.jp_amount),
+  };
+}
+
+function refusedTransaction(row: RefusedRow): SeenTransfer {
+  return {
+    kind: row.kind,
+    playerId: row.player_id,
+    roundId: row.round_uuid,
+    campaignId: null,
+    amount: BigInt(row.amount),
+    jpAmount: BigInt(row.jp_amount),
+    refused: { code: row.code, detail: row.detail },
   };
 }
 

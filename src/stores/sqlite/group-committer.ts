@@ -1,7 +1,8 @@
 /**
  * Applies calls to the SQLite ledger in batches: reads first, then every
  * write of the batch in one database transaction, each behind its own
- * savepoint so that a refused or failed call rolls back alone. Replies are
+ * savepoint so that a failed call rolls back alone (a refused one keeps
+ * what makes it final, PROTOCOL.md §6.4, and nothing else). Replies are
  * returned only after COMMIT has returned, so an answer is never sent for
  * something that could still be lost.
  *
@@ -148,8 +149,7 @@ export class GroupCommitter {
       sql.savepoint.run();
       try {
         const result = this.call(c.op, c.args) as { ok: boolean };
-        // Plans refuse before writing, but a savepoint keeps that a local matter.
-        if (!result.ok) sql.rollbackTo.run();
+        // A refusal writes nothing but what makes it final (PROTOCOL.md §6.4): it is kept like a booking.
         sql.release.run();
         results.push(result);
       } catch (error) {

@@ -200,6 +200,27 @@ INSERT INTO id_marks (tbl, bucket, merged_upto)
   SELECT 'transfers', bucket, COALESCE((SELECT MAX(id) FROM transfers), 0) FROM buckets;
 `,
   },
+  {
+    version: 4,
+    name: 'refused-transactions',
+    // PROTOCOL.md §6.4: the transaction ids of a request the wallet rules refused, with what the
+    // request said of each (compared on a repeat) and the refusal it was answered. Refusals are rare
+    // and looked up by id only, so a plain unique key does here what id-index.ts does for bookings.
+    sql: `
+CREATE TABLE refused_transactions (
+  uuid        BLOB PRIMARY KEY,
+  player_pk   INTEGER NOT NULL REFERENCES players (id),
+  kind        TEXT NOT NULL CHECK (kind IN ('bet', 'win')),
+  player_id   TEXT NOT NULL,
+  round_uuid  BLOB NOT NULL,
+  amount      INTEGER NOT NULL CHECK (amount >= 0),
+  jp_amount   INTEGER NOT NULL CHECK (jp_amount >= 0 AND jp_amount <= amount),
+  code        TEXT NOT NULL,
+  detail      TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 /** Applies the migrations not yet applied, each in its own transaction. Returns the versions applied. */

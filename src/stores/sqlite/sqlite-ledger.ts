@@ -18,12 +18,13 @@ import {
   planPayout,
   planTransaction,
   SESSION_TOUCH_INTERVAL_MS,
+  withoutRemember,
   type PlayerState,
   type RulesConfig,
   type SeenTransfer,
   type SessionState,
 } from '../../ledger/rules.js';
-import { refuse, type Refusal } from '../../protocol/errors.js';
+import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
 import { amountToMinor, decimalFromNumber, formatMinor, type Currencies } from '../../protocol/money.js';
 import type {
   AdjustCommand,
@@ -92,6 +93,19 @@ function seenOf(v: unknown[]): SeenTransfer {
   };
 }
 
+const REFUSED = `SELECT kind, player_id, round_uuid, amount, jp_amount, code, detail FROM refused_transactions WHERE uuid = ?`;
+function refusedOf(v: unknown[]): SeenTransfer {
+  return {
+    kind: v[0] as TransferKind,
+    playerId: v[1] as string,
+    roundId: bytesToUuid(v[2] as Buffer),
+    campaignId: null,
+    amount: v[3] as bigint,
+    jpAmount: v[4] as bigint,
+    refused: { code: v[5] as ErrorCode, detail: v[6] as string },
+  };
+}
+
 interface RoundRow {
   id: bigint;
   player_id: string;
@@ -128,6 +142,9 @@ export class SqliteLedger {
       sessionWithPlayer: prepare(SESSION_WITH_PLAYER).raw(true),
       playerById: prepare(`SELECT ${PLAYER_COLUMNS} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.player_id = ?`),
       seen: prepare(SEEN).raw(true),
+      refused: prepare(REFUSED).raw(true),
+      insertRefused: prepare(`INSERT INTO refused_transactions (uuid, player_pk, kind, player_id, round_uuid, amount, jp_amount, code,
+        detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       round: prepare(ROUND).raw(true),
       campaignClosed: prepare('SELECT 1 FROM campaign_closures WHERE campaign_uuid = ? AND player_pk = ?').pluck(true),
       closeCampaign: prepare('INSERT OR IGNORE INTO campaign_closures (campaign_uuid, player_pk, closed_at) VALUES (?, ?, ?)'),
@@ -176,7 +193,7 @@ export class SqliteLedger {
     if (at) {
       for (const tx of request.transactions) {
         const key = canonicalUuid(tx.id);
-        const found = this.seen(key);
+        const found = this.seen(key) ?? this.refused(key);
         if (found) seen.set(key, found);
       }
       const open = this.hot.openRound(roundKey);
@@ -212,7 +229,25 @@ export class SqliteLedger {
       },
       this.rules,
     );
-    if (!plan.ok) return plan;
+    if (!plan.ok) {
+      // A final refusal is kept, in this call's savepoint, so that its ids are answered it again (§6.4).
+      assert.ok(plan.remember.length === 0 || row);
+      for (const refused of plan.remember) {
+        this.statements.insertRefused.run(
+          uuidToBytes(refused.id),
+          row!.player_pk,
+          refused.kind,
+          refused.playerId,
+          uuidToBytes(refused.roundId),
+          refused.amount,
+          refused.jpAmount,
+          refused.code,
+          refused.detail,
+          now,
+        );
+      }
+      return withoutRemember(plan);
+    }
     assert.ok(at && row && player);
     const booked: Booked[] = [];
     if (plan.transfers.length > 0) {
@@ -545,6 +580,12 @@ export class SqliteLedger {
   private roundRow(roundKey: string, roundBytes: Buffer): RoundRow | undefined {
     const id = this.roundIds.find(roundKey, roundBytes);
     return id === undefined ? undefined : roundOf(this.statements.round.get(id) as unknown[]);
+  }
+
+  /** The refused transaction kept under this id (canonical), if any (§6.4). */
+  private refused(key: string): SeenTransfer | undefined {
+    const values = this.statements.refused.get(uuidToBytes(key)) as unknown[] | undefined;
+    return values && refusedOf(values);
   }
 
   /** The transfer booked under this id (canonical), if any. */
