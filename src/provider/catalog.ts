@@ -4,9 +4,9 @@
  * Derived ladders are computed once per game and currency; both sets are
  * bounded by the config and the known currencies.
  */
-import type { Currencies } from '../protocol/money.js';
+import { formatMinor, type Currencies } from '../protocol/money.js';
 import { deriveLadder } from './ladders.js';
-import type { GameSettings, ProviderConfig } from './provider-config.js';
+import type { GameSettings, OperatorSettings, ProviderConfig } from './provider-config.js';
 
 export class Catalog {
   private readonly games: Map<string, GameSettings>;
@@ -46,6 +46,16 @@ export class Catalog {
     return made;
   }
 
+  /**
+   * The ladder an operator's players bet on for a game in a currency: none
+   * if the operator does not offer the currency (PROTOCOL.md §8), as
+   * /game-bets answers it and as a free-bet campaign must be played.
+   */
+  offeredLadder(slug: string, currency: string, operator: Pick<OperatorSettings, 'currencies'>): readonly bigint[] | undefined {
+    if (!operator.currencies.includes(currency) || this.currencies.decimals(currency) === undefined) return undefined;
+    return this.ladder(slug, currency);
+  }
+
   private derive(game: GameSettings, currency: string): bigint[] | undefined {
     if (game.baseLadder === undefined || !this.rates) return undefined;
     const targetDecimals = this.currencies.decimals(currency);
@@ -59,4 +69,14 @@ export class Catalog {
     const ladder = deriveLadder(baseLadder, baseDecimals, ratio, targetDecimals);
     return ladder.length > 0 ? ladder : undefined;
   }
+}
+
+/** Why a game's amounts in a currency cannot be bet by an operator's players: the refusal's detail. */
+export function noLadderDetail(slug: string, currency: string, operatorId: string): string {
+  return `game ${slug} has no bet ladder for ${currency} at operator ${operatorId}`;
+}
+
+/** An amount that is not on a ladder, and the amounts that are: the refusal's detail, after the member's name. */
+export function offLadderDetail(amount: string, slug: string, currency: string, ladder: readonly bigint[], decimals: number): string {
+  return `${amount} is not on the ${slug} ${currency} bet ladder (${ladder.map((step) => formatMinor(step, decimals)).join(', ')})`;
 }

@@ -24,8 +24,10 @@ import {
 } from '../protocol/money.js';
 import { CurrencyCode, GameSlug, PlayerId, Uuid } from '../protocol/schemas.js';
 import { compile } from '../protocol/validate.js';
+import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
 import { checkLadder, type Rational } from './ladders.js';
+import { CampaignExpiresAt } from './provider-schemas.js';
 
 export class ProviderConfigError extends Error {
   override name = 'ProviderConfigError';
@@ -86,7 +88,7 @@ export const CampaignSchema = Type.Object({
   betAmount: DecimalText,
   rounds: Count('Free rounds per player.', 10_000),
   players: Type.Array(PlayerId, { minItems: 1, maxItems: 100_000 }),
-  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+  expiresAt: Type.Optional(CampaignExpiresAt),
 });
 
 export const ProviderConfigSchema = Type.Object({
@@ -348,13 +350,19 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
   const funDecimals = knownCurrency('fun.currency', funIn.currency, currencies);
   const fun = { currency: funIn.currency, balanceMinor: minorOf('fun.balance', funIn.balance, funIn.currency, funDecimals) };
 
+  // Campaigns follow the rules of POST /admin/campaigns: a free round is played on the game's ladder in that currency.
+  const catalog = new Catalog({ games, currencies, exchangeRates });
   const campaigns: CampaignSettings[] = (file.campaigns ?? []).map((campaign, i) => {
     const member = `campaigns[${i}]`;
-    if (!operators.some((op) => op.operatorId === campaign.operatorId)) fail(`${member}.operatorId`, `${campaign.operatorId} is not a configured operator`);
+    const operator = operators.find((op) => op.operatorId === campaign.operatorId);
+    if (!operator) fail(`${member}.operatorId`, `${campaign.operatorId} is not a configured operator`);
     if (!games.some((game) => game.slug === campaign.game)) fail(`${member}.game`, `${campaign.game} is not a configured game`);
     const decimals = knownCurrency(`${member}.currency`, campaign.currency, currencies);
+    const ladder = catalog.offeredLadder(campaign.game, campaign.currency, operator);
+    if (!ladder) fail(`${member}.currency`, noLadderDetail(campaign.game, campaign.currency, campaign.operatorId));
     const betMinor = minorOf(`${member}.betAmount`, campaign.betAmount, campaign.currency, decimals);
     if (betMinor === 0n) fail(`${member}.betAmount`, 'must be greater than 0');
+    if (!ladder.includes(betMinor)) fail(`${member}.betAmount`, offLadderDetail(String(campaign.betAmount).trim(), campaign.game, campaign.currency, ladder, decimals));
     return {
       campaignId: campaign.id.toLowerCase(),
       operatorId: campaign.operatorId,

@@ -23,6 +23,18 @@ export const PlayRequest = Type.Object({
 });
 export type PlayRequest = Static<typeof PlayRequest>;
 
+/**
+ * The end of a campaign's free rounds (RFC 3339, with its offset). An instant
+ * already past is accepted, as a campaign that offers nothing, not refused:
+ * a creation retried after its campaign's end must answer as the first call
+ * did (the call is idempotent), and a config file that started the server
+ * yesterday must start it today.
+ */
+export const CampaignExpiresAt = Type.String({
+  format: 'date-time',
+  description: 'RFC 3339 date-time with an offset, e.g. 2026-12-01T00:00:00Z; a time already past makes a campaign that offers nothing.',
+});
+
 export const CampaignRequest = Type.Object({
   id: Uuid,
   operatorId: Type.String({ minLength: 1, maxLength: 128 }),
@@ -31,6 +43,6 @@ export const CampaignRequest = Type.Object({
   betAmount: Money,
   rounds: Type.Integer({ minimum: 1, maximum: 10_000 }),
   players: Type.Array(PlayerId, { minItems: 1, maxItems: 10_000 }),
-  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+  expiresAt: Type.Optional(CampaignExpiresAt),
 });
 export type CampaignRequest = Static<typeof CampaignRequest>;

@@ -1,8 +1,10 @@
 /**
  * Proves the provider's back office: its bearer token, free-bet campaigns
- * (created, repeated idempotently, refused on conflicting content or
- * unknown references) and the round log listing; without an admin token in
- * the config there is no back office at all.
+ * (created, repeated idempotently, refused on conflicting content, unknown
+ * references, a currency without a ladder, a bet off the ladder or an
+ * expiresAt that is not an RFC 3339 date-time, and then not created) and
+ * the round log listing; without an admin token in the config there is no
+ * back office at all.
  */
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -73,6 +75,83 @@ test('campaign refusals: unknown operator, game or currency, inexact amount, bad
   assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ id: 'not-a-uuid' })), 'INVALID_REQUEST');
   assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ players: [] })), 'INVALID_REQUEST');
   assertProblem(await adminCall(provider.app, 'GET', `/admin/campaigns/${randomUUID()}`), 'NOT_FOUND');
+});
+
+test('400 INVALID_REQUEST: an expiresAt that is not an RFC 3339 date-time, and nothing is created', async () => {
+  const refused = [
+    '1',
+    '2026-13-01T00:00:00Z',
+    'tomorrow',
+    '',
+    '2026-02-30T00:00:00Z', // Date.parse rolls it over to March 2
+    '2026-04-31T00:00:00Z',
+    '2026-12-01T24:00:00Z',
+    '2026-12-01T00:00:00', // no offset: Date.parse would read it in the server's time zone
+    '2026-12-01 00:00:00Z',
+    '2026-12-01',
+    '2026-12-01T00:00Z',
+    '2026-12-01T00:00:00+0100',
+    '2026-12-01T00:00:00+24:00',
+    '2026-12-31T23:59:60Z', // a leap second, which a JavaScript Date cannot hold
+    'Tue, 01 Dec 2026 00:00:00 GMT',
+    '+002026-12-01T00:00:00Z',
+    '２０２６-12-01T00:00:00Z',
+  ];
+  for (const expiresAt of refused) {
+    const body = campaign({ expiresAt });
+    const answer = await adminCall(provider.app, 'POST', '/admin/campaigns', body);
+    assertProblem(answer, 'INVALID_REQUEST');
+    assert.match(answer.body.detail as string, /^expiresAt:/, expiresAt);
+    assertProblem(await adminCall(provider.app, 'GET', `/admin/campaigns/${body.id}`), 'NOT_FOUND');
+  }
+});
+
+test('an RFC 3339 date-time, in any offset, is read as the instant it names', async () => {
+  const accepted: [string, string][] = [
+    ['2026-12-01T00:00:00Z', '2026-12-01T00:00:00.000Z'],
+    ['2026-12-01T00:00:00.000+01:00', '2026-11-30T23:00:00.000Z'],
+    ['2026-12-01T00:00:00-00:00', '2026-12-01T00:00:00.000Z'],
+    ['2028-02-29t12:30:00.5z', '2028-02-29T12:30:00.500Z'],
+    ['2026-06-30T23:59:59.123456789-09:30', '2026-07-01T09:29:59.123Z'],
+  ];
+  for (const [expiresAt, instant] of accepted) {
+    const answer = await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ expiresAt }));
+    assert.equal(answer.status, 201, `${expiresAt}: ${answer.raw}`);
+    assert.equal(answer.body.expiresAt, instant);
+  }
+});
+
+test('422 UNSUPPORTED_CURRENCY: a currency the game has no ladder for, or the operator does not offer', async () => {
+  // NOK is a currency without an exchange rate; CHF has one, but the operator does not use it.
+  for (const currency of ['NOK', 'CHF']) {
+    const body = campaign({ currency });
+    const answer = await adminCall(provider.app, 'POST', '/admin/campaigns', body);
+    assertProblem(answer, 'UNSUPPORTED_CURRENCY');
+    assert.equal(answer.body.detail, `game dice has no bet ladder for ${currency} at operator local-demo-operator`);
+    assertProblem(await adminCall(provider.app, 'GET', `/admin/campaigns/${body.id}`), 'NOT_FOUND');
+  }
+  // A derived ladder is a ladder: JPY 100 is on dice's.
+  const jpy = await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ currency: 'JPY', betAmount: 100 }));
+  assert.equal(jpy.status, 201, jpy.raw);
+});
+
+test('400 INVALID_REQUEST: a betAmount that is not on the ladder, and nothing is created', async () => {
+  for (const betAmount of [0.3, 0.01, 1000]) {
+    const body = campaign({ betAmount });
+    const answer = await adminCall(provider.app, 'POST', '/admin/campaigns', body);
+    assertProblem(answer, 'INVALID_REQUEST');
+    assert.equal(answer.body.detail, `betAmount: ${betAmount} is not on the dice EUR bet ladder (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100)`);
+    assertProblem(await adminCall(provider.app, 'GET', `/admin/campaigns/${body.id}`), 'NOT_FOUND');
+  }
+});
+
+test('a campaign created again after it expired answers as the first call did', async () => {
+  const body = campaign({ players: ['frank'], expiresAt: new Date(provider.clock.now + 60_000).toISOString() });
+  assert.equal((await adminCall(provider.app, 'POST', '/admin/campaigns', body)).status, 201);
+  provider.clock.advance(120_000);
+  const again = await adminCall(provider.app, 'POST', '/admin/campaigns', body);
+  assert.equal(again.status, 200, again.raw);
+  assert.deepEqual(provider.store.campaignsOf('local-demo-operator', 'frank', 'dice', 'EUR', provider.clock.now), []);
 });
 
 test('an expired campaign offers no free rounds', async () => {

@@ -3,7 +3,9 @@
  * app.inject(): the ladders come back exact in each currency's decimals and
  * strictly ascending, for written and derived ladders alike; and each rule
  * has its refusal: signature, wallet pair, unknown games, currencies without
- * a ladder, malformed bodies.
+ * a ladder, malformed bodies. A caller that cannot sign as the operator its
+ * body names learns nothing: not whether that operator exists, nor whether
+ * its body would parse.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -72,14 +74,22 @@ describe('refusals', () => {
     assertProblem(await bets(body(['dice'], ['EUR']), { secret: OTHER_SECRET }), 'INVALID_SIGNATURE');
   });
 
-  test('404 WALLET_NOT_FOUND: an unknown operator, or a walletId not of that operator', async () => {
-    assertProblem(await bets(body(['dice'], ['EUR'], { operatorId: 'nobody' })), 'WALLET_NOT_FOUND');
+  test('404 WALLET_NOT_FOUND: a correctly signed body whose walletId is not of its operator', async () => {
     assertProblem(await bets(body(['dice'], ['EUR'], { walletId: 'nope' })), 'WALLET_NOT_FOUND');
     assertProblem(await bets(body(['dice'], ['EUR'], { walletId: OTHER_WALLET_ID })), 'WALLET_NOT_FOUND');
+    const other = await bets({ walletId: WALLET_ID, operatorId: OTHER_OPERATOR_ID, games: ['dice'], currencies: ['EUR'] }, { secret: OTHER_SECRET });
+    assertProblem(other, 'WALLET_NOT_FOUND');
+    assert.match(other.body.detail as string, new RegExp(`walletId ${WALLET_ID} is not registered for operator ${OTHER_OPERATOR_ID}`));
   });
 
   test('404 WALLET_NOT_FOUND is answered only after the signature when the operator is known', async () => {
     assertProblem(await bets(body(['dice'], ['EUR'], { walletId: 'nope' }), { secret: 'wrong' }), 'INVALID_SIGNATURE');
+  });
+
+  test('401 INVALID_SIGNATURE: a body naming an operator, known or not, that did not sign it', async () => {
+    // The demo operator signs; the body names another operator, or one that does not exist.
+    assertProblem(await bets(body(['dice'], ['EUR'], { operatorId: 'nobody' })), 'INVALID_SIGNATURE');
+    assertProblem(await bets(body(['dice'], ['EUR'], { operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID })), 'INVALID_SIGNATURE');
   });
 
   test('404 GAME_NOT_FOUND lists the unknown games', async () => {
@@ -114,8 +124,50 @@ describe('refusals', () => {
     assertProblem(await bets('{"games":[', { secret: SECRET }), 'INVALID_REQUEST');
   });
 
+  test('400 INVALID_REQUEST: a body that fails the schema is judged only once signed', async () => {
+    assertProblem(await bets({ walletId: WALLET_ID, operatorId: OPERATOR_ID, games: 'dice' }), 'INVALID_REQUEST');
+    assertProblem(await bets({ walletId: WALLET_ID, operatorId: OPERATOR_ID, games: 'dice' }, { secret: 'wrong' }), 'INVALID_SIGNATURE');
+  });
+
   test('415 UNSUPPORTED_MEDIA_TYPE and 413 PAYLOAD_TOO_LARGE', async () => {
     assertProblem(await bets(JSON.stringify(body(['dice'], ['EUR'])), { headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'UNSUPPORTED_MEDIA_TYPE');
     assertProblem(await bets({ ...body(['dice'], ['EUR']), pad: 'x'.repeat(provider.config.limits.bodyBytesMax) }), 'PAYLOAD_TOO_LARGE');
+  });
+});
+
+describe('a caller that cannot sign learns nothing', () => {
+  const unsigned = { headers: { 'x-server-authorization': '' } };
+  const wrong = { secret: 'not-any-operators-secret' };
+
+  test('an unknown and a known operatorId get the same 401, unsigned or wrongly signed', async () => {
+    const answers = [
+      await bets(body(['dice'], ['EUR'], { operatorId: 'nobody' }), unsigned),
+      await bets(body(['dice'], ['EUR']), unsigned),
+      await bets(body(['dice'], ['EUR'], { operatorId: 'nobody' }), wrong),
+      await bets(body(['dice'], ['EUR']), wrong),
+      await bets({ walletId: OTHER_WALLET_ID, operatorId: OTHER_OPERATOR_ID, games: ['dice'], currencies: ['EUR'] }, wrong),
+      // Signed, but by an operator other than the one named: the same answer again.
+      await bets(body(['dice'], ['EUR'], { operatorId: 'nobody' }), { secret: OTHER_SECRET }),
+      await bets(body(['dice'], ['EUR']), { secret: OTHER_SECRET }),
+    ];
+    for (const answer of answers) {
+      assertProblem(answer, 'INVALID_SIGNATURE');
+      assert.equal(answer.raw, answers[0]!.raw, 'status, code and detail are the same');
+    }
+  });
+
+  test('a body that is not JSON, or not of the schema, gets 401 unless signed', async () => {
+    for (const payload of ['{"games":[', 'not json at all', '[1,2]', JSON.stringify({ operatorId: 'nobody' })]) {
+      const answer = await bets(payload, unsigned);
+      assertProblem(answer, 'INVALID_SIGNATURE');
+      assertProblem(await bets(payload, wrong), 'INVALID_SIGNATURE');
+    }
+  });
+
+  test('the secrets of every operator are tried: any operator may sign a body naming itself', async () => {
+    const demo = await bets(body(['dice'], ['EUR']));
+    assert.equal(demo.status, 200, demo.raw);
+    const other = await bets({ walletId: OTHER_WALLET_ID, operatorId: OTHER_OPERATOR_ID, games: ['dice'], currencies: ['EUR'] }, { secret: OTHER_SECRET });
+    assert.equal(other.status, 200, other.raw);
   });
 });

@@ -2,8 +2,10 @@
  * Proves POST /generate-launch-url (SPEC.md §4.3; PROTOCOL.md §2, §8)
  * through app.inject(): every validation, the signature, the IP whitelist
  * (IPv4, IPv6, IPv4-mapped, CIDR, X-Forwarded-For through trusted proxies
- * only) and the order of these checks, each with a refusal; and that the URL
- * carries an opaque, sealed token holding the launch and never a secret.
+ * only) and the order of these checks, each with a refusal; that a caller
+ * not signing as the operator its body names learns nothing of operators or
+ * wallets; and that the URL carries an opaque, sealed token holding the
+ * launch and never a secret.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -139,10 +141,10 @@ describe('the IP whitelist', () => {
     }
   });
 
-  test('403 IP_NOT_ALLOWED: an address whitelisted by another operator than the one named', async () => {
-    // 127.0.0.1 is the demo operator's; the other operator accepts 10/8 only.
+  test('401 INVALID_SIGNATURE, not 403: naming an operator that does not admit the address, as if it did not exist', async () => {
+    // 127.0.0.1 is the demo operator's, which signs; the other operator accepts 10/8 only.
     const body = realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID });
-    assertProblem(await launch(body, { remoteAddress: '127.0.0.1' }), 'IP_NOT_ALLOWED');
+    assertProblem(await launch(body, { remoteAddress: '127.0.0.1' }), 'INVALID_SIGNATURE');
   });
 
   test('X-Forwarded-For is honoured through a trusted proxy', async () => {
@@ -205,6 +207,27 @@ describe('the signature', () => {
 
   test('the signature is checked before the body is parsed', async () => {
     assertProblem(await launch('{not json', { secret: 'not-the-secret' }), 'INVALID_SIGNATURE');
+  });
+
+  test('an unknown operator and a known one that did not sign get the same 401, whatever the walletId', async () => {
+    const unsigned = { headers: { 'x-server-authorization': '' } };
+    const answers = [
+      await launch(realLaunchBody({ operatorId: 'no-such-operator' }), unsigned),
+      await launch(realLaunchBody(), unsigned),
+      await launch(realLaunchBody({ operatorId: 'no-such-operator' }), { secret: 'not-the-secret' }),
+      await launch(realLaunchBody(), { secret: 'not-the-secret' }),
+      // Signed by the demo operator, naming an operator that does not exist or that is not the signer.
+      await launch(realLaunchBody({ operatorId: 'no-such-operator' })),
+      await launch(realLaunchBody({ operatorId: 'no-such-operator', walletId: 'no-such-wallet' })),
+      await launch(realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID })),
+      await launch(realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: 'no-such-wallet' })),
+      await launch(realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID }), { remoteAddress: '10.1.1.1' }),
+      await launch({ mode: 'fun', game: 'dice', language: 'en', operatorId: 'no-such-operator' }),
+    ];
+    for (const answer of answers) {
+      assertProblem(answer, 'INVALID_SIGNATURE');
+      assert.equal(answer.raw, answers[0]!.raw, 'status, code and detail are the same');
+    }
   });
 });
 
@@ -276,13 +299,16 @@ describe('games and wallets', () => {
     assert.match(answer.body.detail as string, /dice/);
   });
 
-  test('404 WALLET_NOT_FOUND: an unknown walletId, an unknown operatorId, a wallet of another operator', async () => {
+  test('404 WALLET_NOT_FOUND: a walletId not registered to the operator that signed', async () => {
     assertProblem(await launch(realLaunchBody({ walletId: 'no-such-wallet' })), 'WALLET_NOT_FOUND');
-    assertProblem(await launch(realLaunchBody({ operatorId: 'no-such-operator' })), 'WALLET_NOT_FOUND');
     assertProblem(await launch(realLaunchBody({ walletId: OTHER_WALLET_ID })), 'WALLET_NOT_FOUND');
+    const other = await launch(realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: WALLET_ID }), { secret: OTHER_SECRET, remoteAddress: '10.1.1.1' });
+    assertProblem(other, 'WALLET_NOT_FOUND');
   });
 
-  test('404 WALLET_NOT_FOUND: fun mode naming an unknown operator', async () => {
-    assertProblem(await launch({ mode: 'fun', game: 'dice', language: 'en', operatorId: 'no-such-operator' }), 'WALLET_NOT_FOUND');
+  test('404 WALLET_NOT_FOUND: a fun launch with a walletId of another operator', async () => {
+    assertProblem(await launch({ mode: 'fun', game: 'dice', language: 'en', walletId: OTHER_WALLET_ID }), 'WALLET_NOT_FOUND');
+    const own = await launch({ mode: 'fun', game: 'dice', language: 'en', walletId: WALLET_ID });
+    assert.equal(own.status, 200, own.raw);
   });
 });

@@ -80,6 +80,31 @@ const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
   ['a campaign of an unknown game', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.game = 'poker'), /^campaigns\[0\]\.game: poker is not a configured game/],
   ['a campaign of an unknown operator', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.operatorId = 'nobody'), /^campaigns\[0\]\.operatorId: nobody is not a configured operator/],
   ['a campaign id that is no UUID', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.id = 'free-1'), /^campaigns\[0\]\.id:/],
+  ['a campaign expiresAt of "1"', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '1'), /^campaigns\[0\]\.expiresAt:/],
+  ['a campaign expiresAt in month 13', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-13-01T00:00:00Z'), /^campaigns\[0\]\.expiresAt:/],
+  ['a campaign expiresAt of "tomorrow"', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = 'tomorrow'), /^campaigns\[0\]\.expiresAt:/],
+  ['a campaign expiresAt on February 30', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-02-30T00:00:00Z'), /^campaigns\[0\]\.expiresAt:/],
+  ['a campaign expiresAt without an offset', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-12-01T00:00:00'), /^campaigns\[0\]\.expiresAt:/],
+  [
+    'a campaign in a currency the game has no ladder for',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.currency = 'NOK'),
+    /^campaigns\[0\]\.currency: game dice has no bet ladder for NOK at operator local-demo-operator$/,
+  ],
+  [
+    'a campaign in a currency the operator does not offer',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.currency = 'CHF'),
+    /^campaigns\[0\]\.currency: game dice has no bet ladder for CHF at operator local-demo-operator$/,
+  ],
+  [
+    'a campaign bet that is not on the ladder',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.betAmount = '0.30'),
+    /^campaigns\[0\]\.betAmount: 0\.30 is not on the dice EUR bet ladder \(0\.1, 0\.2, 0\.5, 1, 2, 5, 10, 20, 50, 100\)$/,
+  ],
+  [
+    'a campaign bet above the largest on the ladder',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.betAmount = 500),
+    /^campaigns\[0\]\.betAmount: 500 is not on the dice EUR bet ladder/,
+  ],
   ['a short launch-token secret', (f) => (f.launchTokenSecret = 'short'), /^launchTokenSecret:/],
   ['back-off bounds the wrong way round', (f) => (f.limits = { retryDelayMsMin: 5000, retryDelayMsMax: 1000 }), /^limits\.retryDelayMsMin: must not exceed limits\.retryDelayMsMax/],
   ['a limit of zero', (f) => (f.limits = { operatorAnswerMsMax: 0 }), /^limits\.operatorAnswerMsMax:/],
@@ -98,6 +123,17 @@ for (const [name, mistake, message] of MISTAKES) {
     );
   });
 }
+
+test('campaigns: a bet on a derived ladder, and an expiresAt already past, are accepted', () => {
+  const file = exampleConfigFile();
+  const [first] = file.campaigns as Record<string, unknown>[];
+  (file.campaigns as Record<string, unknown>[]).push({ ...first, id: '5b0c7a52-2d1e-4c55-9c1a-7f0e3c2b9a11', currency: 'JPY', betAmount: '2500' });
+  // Past: the campaign offers nothing, but a config that started the server before that moment still starts it.
+  first!.expiresAt = '2020-01-01T00:00:00.000+01:00';
+  const config = resolveProviderConfig(file);
+  assert.equal(config.campaigns[0]!.expiresAt, Date.parse('2019-12-31T23:00:00Z'));
+  assert.equal(config.campaigns[1]!.betMinor, 2500n);
+});
 
 test('numbers a double cannot hold exactly are refused; text that is not JSON is refused', () => {
   const text = JSON.stringify(exampleConfigFile()).replace('"rtp":"0.97"', '"rtp":0.97000000000000001');

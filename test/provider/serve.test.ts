@@ -1,10 +1,11 @@
 /**
  * Proves the commands as a person runs them: `wagerlink provider serve
  * --config FILE` starts (logging its ready line), answers, and stops with
- * exit 0 on SIGTERM; a bad config stops it at once with a message naming the
- * member; and the operator's side, `wagerlink operator launch-url` and
- * `game-bets`, reach the running provider with the operator's database and
- * settings (examples/operator.env's variables).
+ * exit 0 on SIGTERM; a bad config (a free-bet campaign off its ladder too)
+ * stops it at once with a message naming the member; and the operator's
+ * side, `wagerlink operator launch-url` and `game-bets`, reach the running
+ * provider with the operator's database and settings (examples/operator.env's
+ * variables).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -111,6 +112,13 @@ test('provider serve refuses a bad config, naming the member, and needs --config
   assert.equal(answer.code, 1);
   assert.match(answer.stderr, /operators\[0\]\.ipWhitelist\[1\]: everyone is not an IP address or CIDR range/);
   assert.doesNotMatch(answer.stderr, /\n\s+at /);
+  // A free-bet campaign that could not be played stops the start too.
+  const campaign = writeConfig('bad-campaign', (file) => {
+    (file.campaigns as Record<string, unknown>[])[0]!.betAmount = '0.30';
+  });
+  const refused = await run(['provider', 'serve', '--config', campaign]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /campaigns\[0\]\.betAmount: 0\.30 is not on the dice EUR bet ladder/);
   const missing = await run(['provider', 'serve']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--config/);
