@@ -12,7 +12,18 @@ const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 const UUID_RE = new RegExp(UUID_PATTERN);
 // Formats are declared for the OpenAPI document; the validator knows them too.
 FormatRegistry.Set('uuid', (value) => UUID_RE.test(value));
-FormatRegistry.Set('date-time', (value) => /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i.test(value) && new Date(value.slice(0, 10)).toISOString().startsWith(value.slice(0, 10))); // RFC 3339 §5.6 date-time, offset required; the round trip refuses days a month lacks (Date turns 02-30 into 03-02); no leap second, which Date cannot hold
+/** RFC 3339 §5.6 date-time, with its offset. */
+const DATE_TIME_RE = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i;
+/**
+ * An RFC 3339 date-time. Date.parse alone reads almost anything ("1", a date
+ * without an offset in the server's zone); and Date turns 02-30 into 03-02,
+ * so the date must read back as written. Leap seconds are refused: a Date
+ * cannot hold them.
+ */
+function isDateTime(value: string): boolean {
+  return DATE_TIME_RE.test(value) && new Date(value.slice(0, 10)).toISOString().startsWith(value.slice(0, 10));
+}
+FormatRegistry.Set('date-time', isDateTime);
 
 export const Uuid = Type.String({
   pattern: UUID_PATTERN,
