@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
-import { amountToMinor, BALANCE_MINOR_MAX, decimalFromNumber, displayMinor, formatMinor } from '../protocol/money.js';
+import { amountToMinor, BALANCE_MINOR_MAX, decimalFromNumber, displayMinor, formatMinor, type Currencies } from '../protocol/money.js';
 import type { TransactionRequest, PayoutRequest } from '../protocol/schemas.js';
 import { legsOf, type TransferKind, type TransferLegs } from './accounts.js';
 
@@ -106,6 +106,15 @@ export function isSessionActive(session: SessionState, now: number, config: Rule
   return now - session.lastActiveAt < config.sessionIdleMs;
 }
 
+/**
+ * Whether a request at `now` records activity on the session. It never
+ * moves the activity back: nodes whose clocks differ a little may serve the
+ * same session, and an earlier clock must not shorten it.
+ */
+function touchDue(session: SessionState, now: number): boolean {
+  return now - session.lastActiveAt >= SESSION_TOUCH_INTERVAL_MS;
+}
+
 /** Idempotency ids are compared in one canonical form. */
 export function canonicalUuid(id: string): string {
   return id.toLowerCase();
@@ -145,7 +154,10 @@ export interface TransactionPlan {
   closeRound: boolean;
   /** campaign.id to mark finished for the player. */
   closeCampaign: string | undefined;
-  /** Record activity on the session (never on an expired one: wins do not revive it). */
+  /**
+   * Record activity on the session: due at most every SESSION_TOUCH_INTERVAL_MS, never on an expired
+   * one (wins do not revive it), and never back in time.
+   */
   touchSession: boolean;
 }
 
@@ -343,7 +355,7 @@ function judgeTransaction(
     createRound: round === undefined,
     closeRound: request.round.finished,
     closeCampaign: freeBets && request.campaign?.finished && request.campaign.id ? canonicalUuid(request.campaign.id) : undefined,
-    touchSession: isSessionActive(session, snap.now, config),
+    touchSession: isSessionActive(session, snap.now, config) && touchDue(session, snap.now),
   };
 }
 
@@ -433,7 +445,8 @@ export interface LaunchKeyState {
 }
 
 export type AuthenticatePlan =
-  | { ok: true; kind: 'existing'; session: SessionState }
+  /** A reload: the same session; `touch` when the reload records activity (never back in time). */
+  | { ok: true; kind: 'existing'; session: SessionState; touch: boolean }
   | { ok: true; kind: 'new' };
 
 export function planAuthenticate(
@@ -449,9 +462,44 @@ export function planAuthenticate(
   if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked`, balanceText(player));
   if (key.session) {
     // A reload with the same key answers the same session while it is active.
-    if (isSessionActive(key.session, now, config)) return { ok: true, kind: 'existing', session: key.session };
+    if (isSessionActive(key.session, now, config)) return { ok: true, kind: 'existing', session: key.session, touch: now > key.session.lastActiveAt };
     return refuse('INVALID_LAUNCH_KEY', 'launch key was used and its session has expired');
   }
   if (now >= key.expiresAt) return refuse('INVALID_LAUNCH_KEY', 'launch key has expired');
   return { ok: true, kind: 'new' };
+}
+
+// ---------------------------------------------------------------- back office
+
+/** The opening balance of a new player in minor units, or why it cannot be booked. */
+export function planOpeningBalance(currency: string, balance: number, currencies: Currencies): bigint | Refusal {
+  const decimals = currencies.decimals(currency);
+  if (decimals === undefined) return refuse('INVALID_REQUEST', `currency: ${currency} is not a known currency`);
+  const decimal = decimalFromNumber(balance);
+  const opening = decimal === undefined ? undefined : amountToMinor(decimal, decimals);
+  if (typeof opening !== 'bigint') {
+    return refuse('INVALID_REQUEST', `balance: ${balance} is not a valid amount in ${currency} (${decimals} decimals)`);
+  }
+  return opening;
+}
+
+/** When a launch key issued at `now` dies unused (epoch ms). */
+export function launchKeyExpiresAt(now: number, config: RulesConfig): number {
+  return now + config.launchKeyTtlMs;
+}
+
+/** What a store knows of a page's cursor: whether it names one of the player's rows, and the player's newest row. */
+export interface CursorFacts {
+  namesPlayersRow: boolean;
+  newest: bigint | null;
+}
+
+/**
+ * A cursor is the `next` of an earlier page: it names one of the player's
+ * rows, or lies past the player's newest row (a first page asked for
+ * with a cursor); anything else is the caller's mistake.
+ */
+export function checkCursor(playerId: string, before: bigint, facts: CursorFacts): Refusal | undefined {
+  if (facts.namesPlayersRow || facts.newest === null || before > facts.newest) return undefined;
+  return refuse('INVALID_REQUEST', `cursor: ${before} is not a nextCursor of player ${playerId}`);
 }

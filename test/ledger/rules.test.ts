@@ -16,6 +16,7 @@ import {
   planPayout,
   planTransaction,
   precheckTransaction,
+  SESSION_TOUCH_INTERVAL_MS,
   withoutRemember,
   type PlayerState,
   type SeenTransfer,
@@ -133,8 +134,13 @@ test('sessions: expired sessions refuse bets, accept wins, and are not revived',
   assert.ok(!betOnStale.ok && betOnStale.code === 'SESSION_EXPIRED');
   const winOnStale = planTransaction(request([win(1)]), stale, DEFAULT_RULES);
   assert.ok(winOnStale.ok && !winOnStale.touchSession);
-  const fresh = planTransaction(request([bet(1)]), snap(1000n), DEFAULT_RULES);
+  const fresh = planTransaction(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW - SESSION_TOUCH_INTERVAL_MS }) }), DEFAULT_RULES);
   assert.ok(fresh.ok && fresh.touchSession);
+  // Activity is recorded at most every SESSION_TOUCH_INTERVAL_MS, and never back in time.
+  const justTouched = planTransaction(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW - 1 }) }), DEFAULT_RULES);
+  assert.ok(justTouched.ok && !justTouched.touchSession);
+  const ahead = planTransaction(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW + 60_000 }) }), DEFAULT_RULES);
+  assert.ok(ahead.ok && !ahead.touchSession);
   const unknown = planTransaction(request([bet(1)]), snap(1000n, { session: undefined, player: undefined }), DEFAULT_RULES);
   assert.ok(!unknown.ok && unknown.code === 'SESSION_NOT_FOUND' && unknown.balance === undefined);
   const otherPlayer = planTransaction(request([bet(1)], { playerId: 'p2' }), snap(1000n), DEFAULT_RULES);

@@ -117,6 +117,26 @@ for (const backend of BACKENDS) {
       assert.ok(payout.ok && payout.balance === '8');
     });
 
+    test('session activity never moves back: a reload stamped earlier (a node whose clock is behind) does not shorten the session', async () => {
+      const playerId = 'c-skew';
+      const created = await store.createPlayer({ playerId, currency: 'EUR', balance: 5, country: 'DE', depositId: randomUUID(), now: NOW });
+      assert.ok(created.ok);
+      const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now: NOW });
+      assert.ok(key.ok);
+      const opened = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID() });
+      assert.ok(opened.ok);
+      const s = { sessionId: opened.sessionId, playerId, game: 'dice' };
+      const bet = (now: number) =>
+        store.transact({ request: { ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } }, now });
+      const minute = 60_000;
+      assert.ok((await bet(NOW + 20 * minute)).ok, 'activity at 20 minutes');
+      const reload = await store.authenticate({ key: key.key, game: 'dice', now: NOW + 10 * minute, newSessionId: randomUUID() });
+      assert.ok(reload.ok && reload.sessionId === s.sessionId);
+      // Active until 20 + 30 minutes; a reload stamped at 10 minutes would have ended it at 40.
+      const late = await bet(NOW + 45 * minute);
+      assert.ok(late.ok, JSON.stringify(late));
+    });
+
     test('adjustments, blocking and paging', async () => {
       await openSession(store, 'c-frank', 0);
       const id = randomUUID();

@@ -42,7 +42,9 @@ import {
   planAuthenticate,
   planPayout,
   planTransaction,
-  SESSION_TOUCH_INTERVAL_MS,
+  checkCursor,
+  launchKeyExpiresAt,
+  planOpeningBalance,
   withoutRemember,
   type PlayerState,
   type RulesConfig,
@@ -51,7 +53,7 @@ import {
 } from '../../ledger/rules.js';
 import { checkBooks } from '../../ledger/books.js';
 import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
-import { amountToMinor, decimalFromNumber, formatMinor, type Currencies } from '../../protocol/money.js';
+import { formatMinor, type Currencies } from '../../protocol/money.js';
 import type {
   AdjustCommand,
   AuthenticateCommand,
@@ -491,7 +493,7 @@ export class PostgresLedger {
       }
       writes.balances.push({ accountId: row.account_id, playerPk: row.player_pk, version: row.version, before: plan.balanceBefore, after: plan.balanceAfter });
       if (plan.closeCampaign) writes.closures.push({ campaign: plan.closeCampaign, playerPk: row.player_pk, accountId: row.account_id, now });
-      if (plan.touchSession && now - Number(row.last_active_at) >= SESSION_TOUCH_INTERVAL_MS) {
+      if (plan.touchSession) {
         writes.touches.push({ sessionPk: row.session_pk, session: row.uuid, accountId: row.account_id, now });
       }
     }
@@ -707,9 +709,9 @@ export class PostgresLedger {
       assert.ok(row && player);
       let sessionId: string;
       if (plan.kind === 'existing') {
-        // A reload counts as activity (never moved back by a node whose clock is behind).
+        // A reload counts as activity; the condition keeps the rule (never back in time) against a concurrent touch.
         assert.ok(row.session_pk !== null);
-        await dbTx`UPDATE sessions SET last_active_at = ${command.now} WHERE id = ${row.session_pk} AND last_active_at < ${command.now}`;
+        if (plan.touch) await dbTx`UPDATE sessions SET last_active_at = ${command.now} WHERE id = ${row.session_pk} AND last_active_at < ${command.now}`;
         // The session's activity is part of what a node remembers of the player (remembered-wallets.ts).
         await dbTx`UPDATE accounts SET version = version + 1 WHERE id = ${row.account_id}`;
         this.memory.forget(row.player_pk);
@@ -733,13 +735,8 @@ export class PostgresLedger {
   }
 
   async createPlayer(command: CreatePlayerCommand): Promise<PlayerView | Refusal> {
-    const decimals = this.currencies.decimals(command.currency);
-    if (decimals === undefined) return refuse('INVALID_REQUEST', `currency: ${command.currency} is not a known currency`);
-    const decimal = decimalFromNumber(command.balance);
-    const opening = decimal === undefined ? undefined : amountToMinor(decimal, decimals);
-    if (typeof opening !== 'bigint') {
-      return refuse('INVALID_REQUEST', `balance: ${command.balance} is not a valid amount in ${command.currency} (${decimals} decimals)`);
-    }
+    const opening = planOpeningBalance(command.currency, command.balance, this.currencies);
+    if (typeof opening !== 'bigint') return opening;
     const exists = refuse('PLAYER_EXISTS', `player ${command.playerId} exists`);
     try {
       return await this.sql.begin(async (dbTx) => {
@@ -772,7 +769,7 @@ export class PostgresLedger {
   }
 
   async createLaunchKey(command: LaunchKeyCommand): Promise<LaunchKeyView | Refusal> {
-    const expiresAt = command.now + this.rules.launchKeyTtlMs;
+    const expiresAt = launchKeyExpiresAt(command.now, this.rules);
     const inserted = await this.sql`INSERT INTO launch_keys (key, player_pk, game, created_at, expires_at)
       SELECT ${command.key}, id, ${command.game}, ${command.now}, ${expiresAt} FROM players WHERE player_id = ${command.playerId}`;
     if (inserted.count === 0) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
@@ -832,14 +829,14 @@ export class PostgresLedger {
     return { ok: true, items, next: rows.length > page.limit ? BigInt(rows[page.limit - 1]!.id) : null };
   }
 
-  /** A cursor names one of the player's rows or lies past the newest (store.ts, PageRequest), as in the SQLite store. */
+  /** The facts of a page's cursor, judged by the rule (rules.ts, checkCursor). */
   private async checkCursor(table: 'rounds' | 'transfers', player: PlayerRow, page: PageRequest): Promise<Refusal | undefined> {
     if (page.before === undefined) return undefined;
     const before = String(page.before);
-    const [check] = await this.sql<{ ok: boolean }[]>`SELECT
-        EXISTS (SELECT 1 FROM ${this.sql(table)} WHERE id = ${before} AND player_pk = ${player.player_pk})
-        OR NOT EXISTS (SELECT 1 FROM ${this.sql(table)} WHERE player_pk = ${player.player_pk} AND id >= ${before}) AS ok`;
-    return check!.ok ? undefined : refuse('INVALID_REQUEST', `cursor: ${page.before} is not a nextCursor of player ${player.player_id}`);
+    const [facts] = await this.sql<{ names: boolean; newest: Int8 | null }[]>`SELECT
+        EXISTS (SELECT 1 FROM ${this.sql(table)} WHERE id = ${before} AND player_pk = ${player.player_pk}) AS names,
+        (SELECT max(id) FROM ${this.sql(table)} WHERE player_pk = ${player.player_pk}) AS newest`;
+    return checkCursor(player.player_id, page.before, { namesPlayersRow: facts!.names, newest: facts!.newest === null ? null : BigInt(facts!.newest) });
   }
 
   async listTransfers(page: PageRequest): Promise<PageOf<TransferView> | Refusal> {

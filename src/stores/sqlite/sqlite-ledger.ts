@@ -17,7 +17,9 @@ import {
   planAuthenticate,
   planPayout,
   planTransaction,
-  SESSION_TOUCH_INTERVAL_MS,
+  checkCursor,
+  launchKeyExpiresAt,
+  planOpeningBalance,
   withoutRemember,
   type PlayerState,
   type RulesConfig,
@@ -25,7 +27,7 @@ import {
   type SessionState,
 } from '../../ledger/rules.js';
 import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
-import { amountToMinor, decimalFromNumber, formatMinor, type Currencies } from '../../protocol/money.js';
+import { formatMinor, type Currencies } from '../../protocol/money.js';
 import type {
   AdjustCommand,
   AuthenticateCommand,
@@ -288,7 +290,7 @@ export class SqliteLedger {
       assert.ok(lastTransferId !== null);
       this.moveWallet(row, plan.balanceAfter - plan.balanceBefore, plan.balanceAfter, lastTransferId, lastRoundId);
       if (plan.closeCampaign) this.statements.closeCampaign.run(uuidToBytes(plan.closeCampaign), row.player_pk, now);
-      if (plan.touchSession && now - Number(at.session.last_active_at) >= SESSION_TOUCH_INTERVAL_MS) {
+      if (plan.touchSession) {
         this.statements.touchSession.run(now, at.session.session_pk);
         at.session.last_active_at = BigInt(now);
       }
@@ -351,7 +353,7 @@ export class SqliteLedger {
     if (plan.kind === 'existing') {
       // A reload counts as activity.
       assert.ok(row.session_pk !== null);
-      this.statements.touchSession.run(command.now, row.session_pk);
+      if (plan.touch) this.statements.touchSession.run(command.now, row.session_pk);
       sessionId = plan.session.sessionId;
       this.hot.forgetSession(sessionId);
     } else {
@@ -374,13 +376,8 @@ export class SqliteLedger {
   // ------------------------------------------------------------- back office
 
   createPlayer(command: CreatePlayerCommand): PlayerView | Refusal {
-    const decimals = this.currencies.decimals(command.currency);
-    if (decimals === undefined) return refuse('INVALID_REQUEST', `currency: ${command.currency} is not a known currency`);
-    const decimal = decimalFromNumber(command.balance);
-    const opening = decimal === undefined ? undefined : amountToMinor(decimal, decimals);
-    if (typeof opening !== 'bigint') {
-      return refuse('INVALID_REQUEST', `balance: ${command.balance} is not a valid amount in ${command.currency} (${decimals} decimals)`);
-    }
+    const opening = planOpeningBalance(command.currency, command.balance, this.currencies);
+    if (typeof opening !== 'bigint') return opening;
     if (this.statements.playerById.get(command.playerId)) return refuse('PLAYER_EXISTS', `player ${command.playerId} exists`);
     const accountId = BigInt(
       this.statements.insertAccount.run('player', command.playerId, command.currency, 0, command.now).lastInsertRowid,
@@ -405,7 +402,7 @@ export class SqliteLedger {
   createLaunchKey(command: LaunchKeyCommand): LaunchKeyView | Refusal {
     const row = this.statements.playerById.get(command.playerId) as PlayerRow | undefined;
     if (!row) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
-    const expiresAt = command.now + this.rules.launchKeyTtlMs;
+    const expiresAt = launchKeyExpiresAt(command.now, this.rules);
     this.statements.insertLaunchKey.run(command.key, row.player_pk, command.game, command.now, expiresAt);
     return { ok: true, key: command.key, expiresAt };
   }
@@ -510,12 +507,13 @@ export class SqliteLedger {
     page: PageRequest,
   ): R[] | Refusal {
     let id = head;
-    if (page.before !== undefined && head !== null && page.before <= head) {
-      const from = at.get(page.before) as R | undefined;
-      if (!from || from.player_pk !== player.player_pk) {
-        return refuse('INVALID_REQUEST', `cursor: ${page.before} is not a nextCursor of player ${player.player_id}`);
-      }
-      id = from.prev;
+    if (page.before !== undefined) {
+      // Only a cursor at or under the head can name a row of this player's chain.
+      const from = head !== null && page.before <= head ? (at.get(page.before) as R | undefined) : undefined;
+      const namesPlayersRow = from !== undefined && from.player_pk === player.player_pk;
+      const refused = checkCursor(player.player_id, page.before, { namesPlayersRow, newest: head });
+      if (refused) return refused;
+      if (namesPlayersRow) id = from.prev;
     }
     const rows: R[] = [];
     while (id !== null && rows.length <= page.limit) {
