@@ -77,12 +77,21 @@ type Env = Record<string, string | undefined>;
  */
 export const WORKERS_MAX = 256;
 
-function positiveInteger(env: Env, name: keyof typeof CONFIG_VARIABLES, fallback: number): number {
+/**
+ * The HTTP time-outs above this are refused (ms). Node's timers hold at most
+ * 2^31 - 1 ms and fire at once beyond it, which would turn a long time-out
+ * into none; ten minutes is far past any useful wait for a request's bytes
+ * or a graceful stop.
+ */
+export const HTTP_TIMEOUT_MS_MAX = 600_000;
+
+function positiveInteger(env: Env, name: keyof typeof CONFIG_VARIABLES, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
     throw new ConfigError(`${name} must be a positive whole number, got "${text}"`);
   }
+  if (Number(text) > max) throw new ConfigError(`${name} must be at most ${max}, got "${text}"`);
   return Number(text);
 }
 
@@ -152,8 +161,8 @@ export function readOperatorConfig(
     },
     bodyBytesMax: positiveInteger(env, 'WAGERLINK_BODY_LIMIT_BYTES', BODY_BYTES_MAX),
     transactionsPerRequestMax: positiveInteger(env, 'WAGERLINK_TRANSACTIONS_MAX', TRANSACTIONS_PER_REQUEST_MAX),
-    requestTimeoutMs: positiveInteger(env, 'WAGERLINK_REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS),
-    shutdownTimeoutMs: positiveInteger(env, 'WAGERLINK_SHUTDOWN_TIMEOUT_MS', SHUTDOWN_TIMEOUT_MS),
+    requestTimeoutMs: positiveInteger(env, 'WAGERLINK_REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
+    shutdownTimeoutMs: positiveInteger(env, 'WAGERLINK_SHUTDOWN_TIMEOUT_MS', SHUTDOWN_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
     cryptoDecimals: cryptoDecimals(env.WAGERLINK_CRYPTO_DECIMALS),
     sqliteWriter: sqliteWriter(env.WAGERLINK_SQLITE_WRITER),
     sqliteDurability: sqliteDurability(env.WAGERLINK_SQLITE_DURABILITY),
