@@ -23,7 +23,7 @@ import pino from 'pino';
 import { backendOf, openStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
-import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
+import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
 
 /**
  * A worker still running this long (ms) after its shutdown time-out is
@@ -58,6 +58,20 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
   const worker = cluster.isWorker ? cluster.worker?.id : undefined;
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-operator', ...(worker === undefined ? {} : { worker }) } });
   const display = backendOf(config.database).display;
+  // A stop from the primary can come while this worker still starts: it is kept, and made once it serves.
+  let stopper: Stopper | undefined;
+  let stopAsked: StopMessage['wagerlink'] | undefined;
+  const stopAsPrimaryAsks = (kind: StopMessage['wagerlink']) => {
+    if (kind === 'stop') stopper?.stop('the primary is stopping');
+    else stopper?.stopNow('the primary is stopping at once');
+  };
+  if (worker !== undefined) {
+    process.on('message', (message: unknown) => {
+      if (!isStopMessage(message)) return;
+      stopAsked = message.wagerlink;
+      stopAsPrimaryAsks(message.wagerlink);
+    });
+  }
   const store = await openStore(config.database, {
     rules: config.rules,
     cryptoDecimals: config.cryptoDecimals,
@@ -93,14 +107,8 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     logger.info({ address, database: display, backend: store.backend }, `worker ${worker} listening`);
   }
 
-  const stopper = stopOnSignals(logger, app, () => store.close(), { shutdownTimeoutMs: config.shutdownTimeoutMs });
-  if (worker !== undefined) {
-    process.on('message', (message: unknown) => {
-      if (!isStopMessage(message)) return;
-      if (message.wagerlink === 'stop') stopper.stop('the primary is stopping');
-      else stopper.stopNow('the primary is stopping at once');
-    });
-  }
+  stopper = stopOnSignals(logger, app, () => store.close(), { shutdownTimeoutMs: config.shutdownTimeoutMs });
+  if (stopAsked !== undefined) stopAsPrimaryAsks(stopAsked);
 }
 
 async function supervise(config: OperatorConfig): Promise<void> {
@@ -113,7 +121,7 @@ async function supervise(config: OperatorConfig): Promise<void> {
   let killTimerSet = false;
   const stopAll = (kind: StopMessage['wagerlink']) => {
     for (const worker of workers) {
-      // A worker whose channel is gone (it is exiting, or still starting) gets the signal instead.
+      // A worker whose channel is gone (it is exiting) gets the signal instead.
       worker.send({ wagerlink: kind } satisfies StopMessage, (error: Error | null) => {
         if (error) worker.process.kill('SIGTERM');
       });
