@@ -34,8 +34,8 @@ export interface RetryPolicy {
   elapsedMsMax: number;
 }
 
-/** The statuses PROTOCOL.md §3 resends. */
-export const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
+/** The statuses PROTOCOL.md §3 resends, with 408: a request that did not arrive in time (§9) applied nothing. */
+export const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
 
 /**
  * PROTOCOL.md §9: 0.5 s doubling to 60 s with full jitter, until a final

@@ -1,10 +1,30 @@
 /**
  * What every Wagerlink HTTP server shares: JSON bodies kept as raw bytes
- * until their signature is checked (PROTOCOL.md §2), and one mapping of every
+ * until their signature is checked (PROTOCOL.md §2), one mapping of every
  * failure to a problem+json answer (PROTOCOL.md §3), so no stack trace and no
- * framework error shape ever reaches a caller.
+ * framework error shape ever reaches a caller, and the time-outs of
+ * PROTOCOL.md §9.
+ *
+ * Failures come from three layers, and each is mapped here:
+ * - Node's HTTP parser and its time-outs (malformed framing, oversized
+ *   headers, a request that does not arrive in time) never reach Fastify:
+ *   `clientErrorHandler` writes the answer on the raw socket and closes it.
+ * - The router (bad percent-encoding, an over-long path parameter) answers
+ *   through `frameworkErrors`.
+ * - Everything after routing goes through the error and not-found handlers,
+ *   and one `onRequest` hook answers a missing Host header and requests that
+ *   arrive while the server drains.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ERRORS, problemJson, UnavailableError, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import type { BodyReader } from '../protocol/validate.js';
@@ -19,9 +39,56 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * PROTOCOL.md §9: a request's headers and body must arrive within this (ms),
+ * else 408 and the connection is closed. A caller's largest body (256 KiB)
+ * takes well under a second on any working link, while every socket that
+ * stalls, authenticated or not, holds a file descriptor: 10 s bounds how
+ * long it can.
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * Node checks its request time-outs on a timer, not per socket, so one fires
+ * up to an interval late. A tenth of the time-out keeps that within 10 %;
+ * more often than once a second would only cost CPU (each check walks the
+ * open requests).
+ */
+const TIMEOUT_CHECK_INTERVAL_MS_MAX = 1_000;
+
+/**
+ * After answering a client error the server ends its side and goes on
+ * reading for this long (ms) before it drops the socket. Closing at once,
+ * with the client's bytes still unread, would send a TCP reset that can make
+ * the client discard our answer before it reads it; waiting longer would let
+ * a misbehaving client hold the socket.
+ */
+const CLIENT_ERROR_LINGER_MS = 2_000;
+
+/** PROTOCOL.md §9: identifiers that travel in a path (playerId, game slug) have at most this many UTF-16 units. */
+const PATH_IDENTIFIER_UNITS_MAX = 128;
+/**
+ * A UTF-16 unit of the Basic Multilingual Plane is up to 3 bytes of UTF-8,
+ * each percent-encoded as 3 characters (`€` is `%E2%82%AC`); a surrogate
+ * pair is 4 bytes, 12 characters for 2 units.
+ */
+const ENCODED_CHARS_PER_UNIT_MAX = 9;
+
+/**
+ * The longest path parameter the router matches (characters); a longer one
+ * is answered 414 URI_TOO_LONG before any handler runs. find-my-way's
+ * default of 100 made valid 101-128 character player ids unreachable.
+ * find-my-way 9 measures the decoded value, but this bound admits every
+ * valid identifier even as sent, fully percent-encoded; handlers check the
+ * decoded value against its schema.
+ */
+export const ROUTE_PARAM_LENGTH_MAX = PATH_IDENTIFIER_UNITS_MAX * ENCODED_CHARS_PER_UNIT_MAX;
+
 export interface JsonApiOptions {
   /** Request bodies over this are refused with 413. */
   bodyBytesMax: number;
+  /** A request's headers and body must arrive within this (ms); default REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number | undefined;
   logger?: FastifyBaseLogger | boolean | undefined;
 }
 
@@ -121,9 +188,98 @@ class LazyChildLogger {
   }
 }
 
+/** What Node's parser and time-outs report on a socket (Fastify's `ConnectionError`, loosened: not every error has a reason). */
+interface ClientError extends Error {
+  code?: string;
+  /** llhttp's description of a parse error, e.g. "Invalid character in chunk size". */
+  reason?: string;
+}
+
+/** What a client error answers; undefined for socket failures (a reset), where nobody is left to answer. */
+function clientProblem(error: ClientError, requestTimeoutMs: number): { code: ErrorCode; detail: string } | undefined {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { code: 'REQUEST_TIMEOUT', detail: `the request's headers and body did not arrive within ${requestTimeoutMs} ms` };
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return { code: 'HEADERS_TOO_LARGE', detail: `the request line and headers are over ${maxHeaderSize} bytes` };
+  }
+  if (error.code === 'HPE_INVALID_EOF_STATE') {
+    return { code: 'INVALID_REQUEST', detail: 'the connection was half-closed before the request was complete' };
+  }
+  if (error.code?.startsWith('HPE_')) {
+    return { code: 'INVALID_REQUEST', detail: `malformed HTTP/1.1 request: ${error.reason ?? error.code}` };
+  }
+  return undefined;
+}
+
+/** A complete HTTP/1.1 answer for a raw socket: problem+json, and the connection closes after it. */
+function rawProblemAnswer(code: ErrorCode, detail: string): string {
+  const body = problemJson(code, detail);
+  const { status } = ERRORS[code];
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+    `content-type: ${PROBLEM_TYPE}\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n` +
+    'connection: close\r\n\r\n' +
+    body
+  );
+}
+
+/**
+ * The response Node's HTTP server is writing on a socket, if any. Node keeps
+ * it as `_httpMessage` (its own clientError handling reads it the same way);
+ * `req` is the request it answers.
+ */
+function responseInFlight(socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+}
+
+/**
+ * Answers a client error on the raw socket, once per socket (a parser that
+ * failed fails again on every later chunk). An answer already under way is
+ * never cut or overtaken: pipelined requests that arrived whole before the
+ * error are answered first, in order (their handlers may have moved money,
+ * and an error written ahead of their answer would read, to the client, as
+ * the answer to them), and so is a request answered before its body was
+ * read (401 on arrival). Then the problem, and the connection closes.
+ */
+function answerClientError(socket: Socket, code: ErrorCode, detail: string): void {
+  if (socket.destroyed) return;
+  const response = responseInFlight(socket);
+  if (response && !response.writableFinished && (response.req.complete || response.headersSent)) {
+    response.once('close', () => setImmediate(answerClientError, socket, code, detail));
+    return;
+  }
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(rawProblemAnswer(code, detail));
+  const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
+}
+
 /** A Fastify app with raw JSON bodies and problem+json answers for every failure. */
 export function createJsonApi(options: JsonApiOptions): FastifyInstance {
   const { bodyBytesMax } = options;
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  /** Sockets whose client error was answered: later errors of the same socket are echoes. */
+  const answered = new WeakSet<Socket>();
+  let log: FastifyBaseLogger | undefined;
+
+  const onClientError = (error: ClientError, socket: Socket) => {
+    if (answered.has(socket) || socket.destroyed) return;
+    answered.add(socket);
+    const problem = clientProblem(error, requestTimeoutMs);
+    log?.debug({ err: error }, 'client error');
+    if (!problem) {
+      socket.destroy();
+      return;
+    }
+    answerClientError(socket, problem.code, problem.detail);
+  };
+
   const app = Fastify({
     bodyLimit: bodyBytesMax,
     // Fastify takes a ready logger (pino) only as `loggerInstance`; `logger` takes true/false or options.
@@ -131,12 +287,69 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
     // One log line per request would cost more than the request itself; metrics count them.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger, bindings, childOptions) => new LazyChildLogger(logger, bindings, childOptions) as unknown as FastifyBaseLogger,
-    return503OnClosing: true,
+    // PROTOCOL.md §9: headers and body within requestTimeoutMs, counted from a request's first byte (from
+    // the connection's opening for its first request), then 408. Node checks on a timer: see its interval.
+    requestTimeout: requestTimeoutMs,
+    // An idle keep-alive connection holds a descriptor as surely as a stalled request, so it gets the same
+    // bound rather than Fastify's 72 s (which suits load balancers that keep 60 s idle connections): no
+    // socket lives longer than requestTimeoutMs without a complete request. Node advertises it
+    // (`Keep-Alive: timeout=10`), and clients such as undici stop reusing a connection before then. A load
+    // balancer in front must close idle connections sooner than this.
+    keepAliveTimeout: requestTimeoutMs,
+    // No idle time-out while a handler runs: handlers have their own bounds (the stores' statement
+    // time-outs, the provider's roundSettleMsMax), and cutting one short would drop an answer that a
+    // caller then has to resend.
+    connectionTimeout: 0,
+    http: {
+      headersTimeout: requestTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(1, Math.min(TIMEOUT_CHECK_INTERVAL_MS_MAX, Math.floor(requestTimeoutMs / 10))),
+      // Node would answer a missing Host header itself, with a bare 400: the onRequest hook below answers it.
+      requireHostHeader: false,
+    },
+    clientErrorHandler: onClientError,
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      switch (error.code) {
+        case 'FST_ERR_BAD_URL':
+          return void sendProblem(reply, 'INVALID_REQUEST', 'the path is not valid percent-encoded UTF-8');
+        case 'FST_ERR_MAX_PARAM_LENGTH':
+          return void sendProblem(reply, 'URI_TOO_LONG', `a path parameter is over ${ROUTE_PARAM_LENGTH_MAX} characters`);
+      }
+      request.log.error({ err: error }, 'unexpected router error');
+      return void sendProblem(reply, 'INTERNAL_ERROR', 'an unexpected error occurred; nothing was applied');
+    },
+    routerOptions: { maxParamLength: ROUTE_PARAM_LENGTH_MAX },
+    // Fastify's own 503 while closing is not problem+json: the onRequest hook below answers it.
+    return503OnClosing: false,
   });
+  log = app.log;
 
   // Bodies stay bytes until the signature over them is checked.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer', bodyLimit: bodyBytesMax }, (_request, body, done) => done(null, body));
+
+  /** Set once the app starts closing: requests still arriving (on open keep-alive connections) get 503. */
+  let draining = false;
+  app.addHook('preClose', (done) => {
+    draining = true;
+    done();
+  });
+  // A callback hook, not an async one: it runs on every request.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (draining) {
+      reply.header('connection', 'close');
+      sendProblem(reply, 'SERVICE_UNAVAILABLE', 'the server is shutting down; nothing was applied: resend to another node or after the restart');
+      return;
+    }
+    const raw = request.raw;
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
+    if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
+      reply.header('connection', 'close');
+      sendProblem(reply, 'INVALID_REQUEST', 'an HTTP/1.1 request needs a Host header');
+      return;
+    }
+    done();
+  });
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (error instanceof UnavailableError) return sendProblem(reply, 'SERVICE_UNAVAILABLE', error.message);

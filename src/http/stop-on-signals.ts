@@ -1,13 +1,26 @@
 /**
  * How a server process stops. Gracefully on SIGTERM or SIGINT: in-flight
  * requests finish (new ones get 503), then its storage closes, then the
- * process exits 0; a failure on the way exits 1. At once when its storage
- * fails beyond repair: exit STORAGE_FAILURE_EXIT_CODE without answering.
+ * process exits 0; a failure on the way exits 1. The graceful part has
+ * `shutdownTimeoutMs` (PROTOCOL.md §9): past it, or on a second signal, the
+ * connections still open are closed at once, then the storage closes and the
+ * process exits. At once, without answering, when its storage fails beyond
+ * repair: exit STORAGE_FAILURE_EXIT_CODE.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 /** EX_SOFTWARE (sysexits.h): the process stopped itself on an internal failure; a supervisor restarts it. */
 export const STORAGE_FAILURE_EXIT_CODE = 70;
+
+/**
+ * PROTOCOL.md §9: a graceful stop has this long (ms) to finish answering,
+ * then open connections are closed. Requests arrive whole within the request
+ * time-out (10 s) and a handler's calls are bounded by their own deadlines
+ * (a wallet call by the database's, 4 s by default), so a stop that needs
+ * longer is waiting for a client, not for work; and supervisors give a
+ * process little more (Kubernetes 30 s before SIGKILL, systemd 90 s).
+ */
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
  * A handler for a storage failure nobody can vouch for the state after (a
@@ -25,14 +38,39 @@ export function exitOnStorageFailure(logger: FastifyBaseLogger): (error: Error) 
   };
 }
 
-export function stopOnSignals(logger: FastifyBaseLogger, app: FastifyInstance, closeStorage: () => unknown): void {
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    app
-      .close()
+export interface StopOptions {
+  /** A graceful stop closes the connections still open after this (ms); default SHUTDOWN_TIMEOUT_MS. */
+  shutdownTimeoutMs?: number;
+}
+
+/** The two ways to stop a server, for callers other than signals (a cluster primary's message). */
+export interface Stopper {
+  /** Starts a graceful stop; does nothing once a stop has started. */
+  stop(reason: string): void;
+  /** Closes every connection now, then the storage, and exits; does nothing once that has started. */
+  stopNow(reason: string): void;
+}
+
+/**
+ * Stops the process on SIGTERM and SIGINT: the first signal gracefully, a
+ * second one at once. Storage closes last either way, and the stores let the
+ * calls in flight finish first: a request cut off after its money moved is
+ * committed whole, and its caller's resend answers it (PROTOCOL.md §6.4).
+ */
+export function stopOnSignals(
+  logger: FastifyBaseLogger,
+  app: FastifyInstance,
+  closeStorage: () => unknown,
+  options: StopOptions = {},
+): Stopper {
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS;
+  let state: 'serving' | 'draining' | 'closing' = 'serving';
+  let deadline: NodeJS.Timeout | undefined;
+
+  const closeAndExit = () => {
+    state = 'closing';
+    clearTimeout(deadline);
+    Promise.resolve()
       .then(() => closeStorage())
       .then(() => {
         logger.info('stopped');
@@ -43,6 +81,36 @@ export function stopOnSignals(logger: FastifyBaseLogger, app: FastifyInstance, c
         process.exit(1);
       });
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+
+  const stopNow = (reason: string) => {
+    if (state === 'closing') return;
+    logger.warn({ reason }, 'stopping now: closing the connections still open');
+    // In-flight handlers lose their sockets, not their work: the storage below waits for their calls.
+    app.server.closeAllConnections();
+    closeAndExit();
+  };
+
+  const stop = (reason: string) => {
+    if (state !== 'serving') return;
+    state = 'draining';
+    logger.info({ reason, shutdownTimeoutMs }, 'shutting down: finishing in-flight requests');
+    deadline = setTimeout(() => stopNow(`still open after ${shutdownTimeoutMs} ms`), shutdownTimeoutMs);
+    app.close().then(
+      () => {
+        if (state === 'draining') closeAndExit();
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (state === 'serving') stop(signal);
+    else stopNow(`second signal: ${signal}`);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return { stop, stopNow };
 }

@@ -9,7 +9,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson, sendProblem, sendRefusal } from '../http/json-api.js';
-import type { TSchema, Static } from '@sinclair/typebox';
+import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
 import { isCountryCode } from '../protocol/regions.js';
@@ -20,6 +20,7 @@ import {
   CreateLaunchKeyRequest,
   CreatePlayerRequest,
   PageQuery,
+  PlayerId,
   PayoutRequest,
   TRANSACTIONS_PER_REQUEST_MAX,
   TransactionRequest,
@@ -49,6 +50,8 @@ export interface OperatorAppOptions {
   adminToken: string;
   bodyBytesMax?: number;
   transactionsPerRequestMax?: number;
+  /** A request's headers and body must arrive within this (ms); default REQUEST_TIMEOUT_MS (PROTOCOL.md §9). */
+  requestTimeoutMs?: number;
   world?: World;
   logger?: FastifyBaseLogger | boolean;
   metrics?: OperatorMetrics;
@@ -69,6 +72,8 @@ const bodies = {
   block: compileBody(BlockRequest),
 };
 const pageQuery = compile(PageQuery);
+/** Route parameters of the back office, checked like the bodies that carry the same ids. */
+const playerParams = compile(Type.Object({ playerId: PlayerId }));
 
 function playerJson(player: PlayerView): string {
   return stringify(playerBody(player));
@@ -86,7 +91,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   if (accessTokens.length === 0) throw new Error('at least one access token is required');
   if (options.adminToken.length === 0) throw new Error('an admin token is required');
 
-  const app = createJsonApi({ bodyBytesMax, logger: options.logger });
+  const app = createJsonApi({ bodyBytesMax, requestTimeoutMs: options.requestTimeoutMs, logger: options.logger });
 
   options.store.onCommit?.((seconds) => metrics.observeCommit(seconds));
 
@@ -192,6 +197,16 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         if (!tokenAccepted(adminTokens, bearerToken(request.headers.authorization))) {
           return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
         }
+      });
+
+      // Every :playerId of the back office obeys PlayerId, as in the bodies that create players: a
+      // control character (U+0000 cannot even reach PostgreSQL) or an over-long id is the caller's
+      // mistake, 400, never a storage failure. A hook, so that a new route cannot forget it.
+      admin.addHook('onRequest', async (request, reply) => {
+        const params = request.params as { playerId?: unknown };
+        if (params.playerId === undefined) return;
+        const checked = playerParams.check(params);
+        if (!checked.ok) return sendRefusal(reply, checked);
       });
 
       function adminInput<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, body: BodyReader<T>): Static<T> | undefined {

@@ -8,6 +8,8 @@ import { DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
 import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../stores/postgres/open-database.js';
+import { REQUEST_TIMEOUT_MS } from '../http/json-api.js';
+import { SHUTDOWN_TIMEOUT_MS } from '../http/stop-on-signals.js';
 import { BODY_BYTES_MAX } from './operator-app.js';
 
 export interface OperatorConfig {
@@ -27,6 +29,10 @@ export interface OperatorConfig {
   rules: RulesConfig;
   bodyBytesMax: number;
   transactionsPerRequestMax: number;
+  /** A request's headers and body must arrive within this (ms), else 408 (PROTOCOL.md §9). */
+  requestTimeoutMs: number;
+  /** A graceful stop closes the connections still open after this (ms) (PROTOCOL.md §9). */
+  shutdownTimeoutMs: number;
   cryptoDecimals: Record<string, number>;
   /** SQLite: the group committer on a writer thread of its own, or inline in the HTTP thread. */
   sqliteWriter: 'thread' | 'inline';
@@ -56,6 +62,8 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_LAUNCH_KEY_TTL_MINUTES: 'launch key life until first use in minutes (default 10)',
   WAGERLINK_BODY_LIMIT_BYTES: 'request body limit in bytes (default 262144)',
   WAGERLINK_TRANSACTIONS_MAX: 'transactions per /transaction request (default 100)',
+  WAGERLINK_REQUEST_TIMEOUT_MS: `a request's headers and body must arrive within this many ms, else 408; also the keep-alive idle time-out (default ${REQUEST_TIMEOUT_MS})`,
+  WAGERLINK_SHUTDOWN_TIMEOUT_MS: `serve: on SIGTERM/SIGINT, ms to finish answering before open connections are closed (default ${SHUTDOWN_TIMEOUT_MS})`,
   WAGERLINK_SQLITE_WRITER: 'SQLite writer placement: thread (default) or inline',
   WAGERLINK_SQLITE_DURABILITY: 'SQLite commit durability: full (default; COMMIT syncs the WAL) or flusher (WAL synced off-thread)',
   WAGERLINK_CRYPTO_DECIMALS: 'crypto currencies and decimals, e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)',
@@ -69,12 +77,21 @@ type Env = Record<string, string | undefined>;
  */
 export const WORKERS_MAX = 256;
 
-function positiveInteger(env: Env, name: keyof typeof CONFIG_VARIABLES, fallback: number): number {
+/**
+ * The HTTP time-outs above this are refused (ms). Node's timers hold at most
+ * 2^31 - 1 ms and fire at once beyond it, which would turn a long time-out
+ * into none; ten minutes is far past any useful wait for a request's bytes
+ * or a graceful stop.
+ */
+export const HTTP_TIMEOUT_MS_MAX = 600_000;
+
+function positiveInteger(env: Env, name: keyof typeof CONFIG_VARIABLES, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
     throw new ConfigError(`${name} must be a positive whole number, got "${text}"`);
   }
+  if (Number(text) > max) throw new ConfigError(`${name} must be at most ${max}, got "${text}"`);
   return Number(text);
 }
 
@@ -144,6 +161,8 @@ export function readOperatorConfig(
     },
     bodyBytesMax: positiveInteger(env, 'WAGERLINK_BODY_LIMIT_BYTES', BODY_BYTES_MAX),
     transactionsPerRequestMax: positiveInteger(env, 'WAGERLINK_TRANSACTIONS_MAX', TRANSACTIONS_PER_REQUEST_MAX),
+    requestTimeoutMs: positiveInteger(env, 'WAGERLINK_REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
+    shutdownTimeoutMs: positiveInteger(env, 'WAGERLINK_SHUTDOWN_TIMEOUT_MS', SHUTDOWN_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
     cryptoDecimals: cryptoDecimals(env.WAGERLINK_CRYPTO_DECIMALS),
     sqliteWriter: sqliteWriter(env.WAGERLINK_SQLITE_WRITER),
     sqliteDurability: sqliteDurability(env.WAGERLINK_SQLITE_DURABILITY),

@@ -1,15 +1,21 @@
 /**
  * `wagerlink operator serve`: listens, logs one line when ready, and shuts
  * down gracefully on SIGTERM or SIGINT (in-flight requests finish, new ones
- * get 503, then the database closes).
+ * get 503, then the database closes); past `shutdownTimeoutMs`, or on a
+ * second signal, open connections are closed at once (stop-on-signals.ts).
  *
  * With `workers` > 1 (node:cluster) the primary process forks that many
  * workers that share the port, each with its own store, and logs the ready
- * line once all of them listen. It only supervises: a signal is passed on to
+ * line once all of them listen. It only supervises: a stop is passed on to
  * every worker, and a worker that dies on its own takes the others down with
  * it, so that the supervisor above (systemd, Kubernetes) sees the failure
  * and restarts the whole node rather than it running short-handed unseen.
  * Workers need a database that several processes can write at once.
+ *
+ * The primary passes a stop on as a message, not as a signal: systemd (its
+ * default KillMode) signals every process of the service at once, and a
+ * worker would count the primary's signal as the second one and drop its
+ * requests in flight. A worker's own signals still count.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
@@ -17,10 +23,23 @@ import pino from 'pino';
 import { backendOf, openStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
-import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
+import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
 
-/** A worker that has not exited this long after SIGTERM is killed (ms): in-flight requests have had their time. */
-export const WORKER_EXIT_TIMEOUT_MS = 30_000;
+/**
+ * A worker still running this long (ms) after its shutdown time-out is
+ * killed: it has closed its connections by then, and closing its storage
+ * waits only for calls in flight, each bounded by the database's deadlines
+ * (4 s by default) and the pool's close (5 s).
+ */
+export const WORKER_EXIT_MARGIN_MS = 20_000;
+
+/** What the primary sends a worker to stop it (a graceful stop, or at once). */
+type StopMessage = { wagerlink: 'stop' | 'stop-now' };
+
+function isStopMessage(message: unknown): message is StopMessage {
+  const kind = (message as { wagerlink?: unknown } | null)?.wagerlink;
+  return kind === 'stop' || kind === 'stop-now';
+}
 
 export async function serveOperator(config: OperatorConfig): Promise<void> {
   const credentials = requireServeSecrets(config);
@@ -39,6 +58,20 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
   const worker = cluster.isWorker ? cluster.worker?.id : undefined;
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-operator', ...(worker === undefined ? {} : { worker }) } });
   const display = backendOf(config.database).display;
+  // A stop from the primary can come while this worker still starts: it is kept, and made once it serves.
+  let stopper: Stopper | undefined;
+  let stopAsked: StopMessage['wagerlink'] | undefined;
+  const stopAsPrimaryAsks = (kind: StopMessage['wagerlink']) => {
+    if (kind === 'stop') stopper?.stop('the primary is stopping');
+    else stopper?.stopNow('the primary is stopping at once');
+  };
+  if (worker !== undefined) {
+    process.on('message', (message: unknown) => {
+      if (!isStopMessage(message)) return;
+      stopAsked = message.wagerlink;
+      stopAsPrimaryAsks(message.wagerlink);
+    });
+  }
   const store = await openStore(config.database, {
     rules: config.rules,
     cryptoDecimals: config.cryptoDecimals,
@@ -54,6 +87,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
       ...credentials,
       bodyBytesMax: config.bodyBytesMax,
       transactionsPerRequestMax: config.transactionsPerRequestMax,
+      requestTimeoutMs: config.requestTimeoutMs,
       logger,
     });
     // A dead writer thread or a broken invariant means a state nobody can
@@ -73,7 +107,8 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     logger.info({ address, database: display, backend: store.backend }, `worker ${worker} listening`);
   }
 
-  stopOnSignals(logger, app, () => store.close());
+  stopper = stopOnSignals(logger, app, () => store.close(), { shutdownTimeoutMs: config.shutdownTimeoutMs });
+  if (stopAsked !== undefined) stopAsPrimaryAsks(stopAsked);
 }
 
 async function supervise(config: OperatorConfig): Promise<void> {
@@ -83,11 +118,19 @@ async function supervise(config: OperatorConfig): Promise<void> {
   let stopping = false;
   let exitCode = 0;
 
-  const stopAll = (signal: NodeJS.Signals) => {
+  let killTimerSet = false;
+  const stopAll = (kind: StopMessage['wagerlink']) => {
     for (const worker of workers) {
-      worker.process.kill(signal);
-      setTimeout(() => worker.process.kill('SIGKILL'), WORKER_EXIT_TIMEOUT_MS).unref();
+      // A worker whose channel is gone (it is exiting) gets the signal instead.
+      worker.send({ wagerlink: kind } satisfies StopMessage, (error: Error | null) => {
+        if (error) worker.process.kill('SIGTERM');
+      });
     }
+    if (killTimerSet) return;
+    killTimerSet = true;
+    setTimeout(() => {
+      for (const worker of workers) worker.process.kill('SIGKILL');
+    }, config.shutdownTimeoutMs + WORKER_EXIT_MARGIN_MS).unref();
   };
 
   cluster.on('listening', (worker, address) => {
@@ -107,7 +150,7 @@ async function supervise(config: OperatorConfig): Promise<void> {
       logger.error({ worker: worker.id, code, signal }, 'a worker exited; stopping the others');
       stopping = true;
       exitCode = code === 0 || code === null ? 1 : code;
-      stopAll('SIGTERM');
+      stopAll('stop');
     } else if (code !== 0 && exitCode === 0) {
       exitCode = code ?? 1;
     }
@@ -119,12 +162,18 @@ async function supervise(config: OperatorConfig): Promise<void> {
 
   for (let i = 0; i < config.workers; i++) workers.add(cluster.fork());
 
+  let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down the workers');
-    stopAll('SIGTERM');
+    signals++;
+    if (signals === 1) {
+      stopping = true;
+      logger.info({ signal }, 'shutting down the workers');
+      stopAll('stop');
+    } else if (signals === 2) {
+      logger.warn({ signal }, 'second signal: the workers stop at once');
+      stopAll('stop-now');
+    }
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }

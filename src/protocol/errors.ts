@@ -23,11 +23,14 @@ export const ERRORS = {
   ROUND_CLOSED: { status: 409, title: 'Round closed' },
   ROUND_MISMATCH: { status: 409, title: 'Round mismatch' },
   CAMPAIGN_FINISHED: { status: 409, title: 'Campaign finished' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   PLAYER_EXISTS: { status: 409, title: 'Player exists' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
+  URI_TOO_LONG: { status: 414, title: 'URI too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   UNSUPPORTED_CURRENCY: { status: 422, title: 'Unsupported currency' },
   RATE_LIMITED: { status: 429, title: 'Rate limited' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
@@ -36,8 +39,11 @@ export type ErrorCode = keyof typeof ERRORS;
 
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
-/** Codes that Wagerlink adds beyond PROTOCOL.md §3 (back office and routing). */
-export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'PLAYER_EXISTS'];
+/**
+ * Codes that Wagerlink adds beyond PROTOCOL.md §3's table: back office,
+ * routing, and the answers of the HTTP layer itself (PROTOCOL.md §1, §9).
+ */
+export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'PLAYER_EXISTS', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE'];
 
 /** RFC 9457 body with PROTOCOL.md's extra `code` member. */
 export interface Problem {
@@ -68,8 +74,10 @@ export function errorType(code: ErrorCode): string {
 }
 
 export function isRetryableStatus(status: number): boolean {
-  // PROTOCOL.md §3 retry rule: these, and network errors, are resent with the same body.
-  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
+  // PROTOCOL.md §3 retry rule: these, and network errors and time-outs, are resent with the same body.
+  // 408 is the receiver's side of a time-out (PROTOCOL.md §9): the request never arrived whole, so
+  // nothing was applied, and treating it as final would drop a win or payout for good.
+  return status === 408 || status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
 }
 
 /**

@@ -201,7 +201,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const pageHtml = readFileSync(`${webDir}/index.html`);
   const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
-  const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, logger: options.logger });
+  const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, requestTimeoutMs: config.limits.requestTimeoutMs, logger: options.logger });
   // The outbox: rounds left pending reach the operator without waiting for their player; one pass at a time.
   let outboxPass: Promise<void> | undefined;
   const outbox = setInterval(() => {

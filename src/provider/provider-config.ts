@@ -23,6 +23,8 @@ import {
   type Decimal,
 } from '../protocol/money.js';
 import { CurrencyCode, GameSlug, PlayerId, Uuid } from '../protocol/schemas.js';
+import { REQUEST_TIMEOUT_MS } from '../http/json-api.js';
+import { SHUTDOWN_TIMEOUT_MS } from '../http/stop-on-signals.js';
 import { compile } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
@@ -54,6 +56,12 @@ export const ProviderLimitsSchema = Type.Object(
     refreshIntervalSeconds: Type.Optional(Count('How often the game page calls urls.refresh, seconds. Default 300.', 24 * 3600)),
     outboxIntervalSeconds: Type.Optional(
       Count('How often rounds left pending are resent to the operator without waiting for their player, seconds. Default 30.', 3600),
+    ),
+    requestTimeoutMs: Type.Optional(
+      Count("A request's headers and body must arrive within this, else 408; also the keep-alive idle time-out, ms. Default 10000 (PROTOCOL.md §9).", 600_000),
+    ),
+    shutdownTimeoutMs: Type.Optional(
+      Count('On SIGTERM or SIGINT, the time to finish answering before open connections are closed, ms. Default 10000 (PROTOCOL.md §9).', 600_000),
     ),
   },
   { description: 'Limits and time-outs; each has a default.' },
@@ -122,6 +130,8 @@ export interface ProviderLimits {
   roundSettleMsMax: number;
   refreshIntervalMs: number;
   outboxIntervalMs: number;
+  requestTimeoutMs: number;
+  shutdownTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: ProviderLimits = {
@@ -134,6 +144,8 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
   outboxIntervalMs: 30_000, // ms: within the protocol's largest back-off (retryDelayMsMax)
+  requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: PROTOCOL.md §9
+  shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, // ms: PROTOCOL.md §9
 };
 
 export interface OperatorSettings {
@@ -269,6 +281,8 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     roundSettleMsMax: limitsIn.roundSettleMsMax ?? DEFAULT_LIMITS.roundSettleMsMax,
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
     outboxIntervalMs: (limitsIn.outboxIntervalSeconds ?? DEFAULT_LIMITS.outboxIntervalMs / 1000) * 1000,
+    requestTimeoutMs: limitsIn.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs,
+    shutdownTimeoutMs: limitsIn.shutdownTimeoutMs ?? DEFAULT_LIMITS.shutdownTimeoutMs,
   };
   if (limits.retryDelayMsMin > limits.retryDelayMsMax) fail('limits.retryDelayMsMin', 'must not exceed limits.retryDelayMsMax');
 

@@ -2,7 +2,9 @@
  * `wagerlink provider serve --config provider.json`: reads and checks the
  * config, opens the provider's database, listens, logs one line when ready,
  * and shuts down gracefully on SIGTERM or SIGINT (in-flight requests
- * finish, new ones get 503, then the database closes).
+ * finish, new ones get 503, then the database closes); past
+ * limits.shutdownTimeoutMs, or on a second signal, open connections are
+ * closed at once.
  */
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -37,5 +39,5 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     `wagerlink provider ready on ${address}`,
   );
 
-  stopOnSignals(logger, app, () => store.close());
+  stopOnSignals(logger, app, () => store.close(), { shutdownTimeoutMs: config.limits.shutdownTimeoutMs });
 }
