@@ -166,7 +166,11 @@ export interface WalletStore {
   listRounds(page: PageRequest): Promise<PageOf<RoundView> | Refusal>;
   /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
   listTransfers(page: PageRequest): Promise<PageOf<TransferView> | Refusal>;
-  /** Proves that every transfer balances and every kept balance equals the sum of its postings. */
+  /**
+   * Proves that every transfer balances and every kept balance equals the
+   * sum of its postings, with sums exact at any size. Rejects with an
+   * UnavailableError naming why when the proof cannot be finished.
+   */
   verify(): Promise<VerifyReport>;
   /** Resolves when the database answers; rejects with UnavailableError otherwise. */
   ping(): Promise<void>;

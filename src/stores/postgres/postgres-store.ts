@@ -238,7 +238,8 @@ export class PostgresStore implements WalletStore {
    * Reads the whole ledger, which on a grown one takes longer than any call
    * may: so it has no call deadline, and it runs on a connection of its own,
    * opened for it, so that the pool goes on serving and no batch waits
-   * behind it (nor looks stalled for it).
+   * behind it (nor looks stalled for it). A proof that cannot be finished
+   * rejects with an UnavailableError that names why (503, ask again).
    */
   verify(): Promise<VerifyReport> {
     return this.run(async () => {
@@ -246,6 +247,9 @@ export class PostgresStore implements WalletStore {
       this.verifiers.add(client);
       try {
         return await this.ledger.verify(client);
+      } catch (error) {
+        // Whatever stopped the proof (the connection, a query), its reason reaches the caller, as on SQLite.
+        throw new UnavailableError(`verify could not finish: ${(error as Error).message}`, { cause: error });
       } finally {
         this.verifiers.delete(client);
         await client.end({ timeout: CLOSE_TIMEOUT_S });

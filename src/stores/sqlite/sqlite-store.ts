@@ -29,7 +29,7 @@ import type {
   WalletStore,
 } from '../store.js';
 import type { WorkerInit } from './group-commit-worker.js';
-import type { VerifyWorkerInit } from './verify-worker.js';
+import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
 import { GroupCommitter, type Call, type Op, type Reply } from './group-committer.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Durability } from './open-database.js';
@@ -81,6 +81,16 @@ interface Writer {
   handoffCalls: number;
   send(calls: Call[]): void;
   close(): Promise<void>;
+}
+
+/**
+ * A verify that could not finish reading (the file could not be read, a
+ * query failed) is an error, not a report, and its reason reaches the
+ * caller: /admin/verify answers it in a 503's detail and the CLI prints it.
+ * Nothing was changed, and asking again is safe.
+ */
+function verifyFailed(reason: string, cause?: unknown): UnavailableError {
+  return new UnavailableError(`verify could not finish: ${reason}`, cause === undefined ? undefined : { cause });
 }
 
 export class SqliteStore implements WalletStore {
@@ -304,8 +314,12 @@ export class SqliteStore implements WalletStore {
         workerData: { path: this.path } satisfies VerifyWorkerInit,
       });
       this.verifyWorker = worker;
-      worker.once('message', (report: VerifyReport) => resolve(report));
-      worker.once('error', (error) => reject(new UnavailableError(`verify failed: ${error.message}`, { cause: error })));
+      worker.once('message', (answer: VerifyWorkerAnswer) => {
+        if ('report' in answer) resolve(answer.report);
+        else reject(verifyFailed(answer.code === undefined ? answer.failed : `${answer.failed} (${answer.code})`));
+      });
+      // The thread itself failed (it could not start): its error may come without a message, but with a code.
+      worker.once('error', (error: Error & { code?: unknown }) => reject(verifyFailed(error.message || String(error.code ?? error), error)));
       worker.once('exit', () => {
         this.verifyWorker = undefined;
         // After a report or an error this changes nothing; otherwise the store was closed under it.
