@@ -32,6 +32,7 @@ import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
 import { CallDeadlines, type CallSignal } from './call-deadlines.js';
 import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
+import { probeWrite, refusesWrites, writeFailureOf } from './write-probe.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -95,6 +96,12 @@ export class PostgresStore implements WalletStore {
   private inflight = 0;
   private closed = false;
   private failure: Error | undefined;
+  /**
+   * Why the last call that failed for a reason that stops writes failed (a
+   * full disk, a standby: write-probe.ts), until a write probe commits:
+   * /health answers 503 meanwhile (ping).
+   */
+  private writeFailure: string | undefined;
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private onIdle: (() => void) | undefined;
   /** The one-connection clients of the verifies in progress: close() ends them. */
@@ -195,6 +202,7 @@ export class PostgresStore implements WalletStore {
           await sleep(Math.random() * CONFLICT_RETRY_DELAY_MS_MAX);
           continue;
         }
+        if (refusesWrites(error)) this.writeFailure = writeFailureOf(error);
         if (isUnavailable(error)) {
           const spent = isRetryable(error) ? ` (after ${retries} retries)` : '';
           throw new UnavailableError(`storage unavailable${spent}: ${(error as Error).message}; resend the same request`, { cause: error });
@@ -256,8 +264,23 @@ export class PostgresStore implements WalletStore {
       }
     }, false);
   }
+  /**
+   * While the last write failed for a reason that stops writes, a write
+   * probe of its own (write-probe.ts) says whether writing works again;
+   * otherwise a read, which costs /health, polled every few seconds, next
+   * to nothing.
+   */
   ping(): Promise<void> {
-    return this.run(() => this.ledger.ping());
+    if (this.writeFailure === undefined) return this.run(() => this.ledger.ping());
+    return this.run(async () => {
+      try {
+        await probeWrite(this.sql);
+      } catch (error) {
+        if (refusesWrites(error)) this.writeFailure = writeFailureOf(error);
+        throw new UnavailableError(`writes are failing: ${writeFailureOf(error)}`, { cause: error });
+      }
+      this.writeFailure = undefined;
+    });
   }
 
   /** How this node's hot-path batches were planned so far (postgres-ledger.ts, BatchCounts). */
