@@ -35,7 +35,13 @@ export interface AccountTotal {
   currency: string;
   /** The kept balance (player wallets only), minor units. */
   balance: bigint | null;
-  /** Credits minus debits over every transfer, minor units. */
+  /**
+   * Credits minus debits over every transfer, minor units, exact at any
+   * size: an operator's account is bounded by nothing but the ledger, and
+   * may pass the 64-bit range that every single amount and balance keeps
+   * to, so a store sums without overflow and hands over a bigint; the
+   * totals per currency below are bigints too.
+   */
   derived: bigint;
 }
 

@@ -176,6 +176,8 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   // ----------------------------------------------------------- operations
 
+  // 503 SERVICE_UNAVAILABLE, naming why, while the database cannot be reached or refuses writes
+  // (store.ping: an UnavailableError, mapped in json-api.ts), so a load balancer sends bets elsewhere.
   app.get('/health', async (_request, reply) => {
     await service.store.ping();
     return sendJson(reply, 200, '{"status":"ok","database":"ok"}');

@@ -4,7 +4,7 @@
  * same way; only `serve` needs the secrets and tokens.
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
+import { cryptoDecimalsProblem, CRYPTO_DECIMALS_MAX, DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
 import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../stores/postgres/open-database.js';
@@ -66,7 +66,7 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_SHUTDOWN_TIMEOUT_MS: `serve: on SIGTERM/SIGINT, ms to finish answering before open connections are closed (default ${SHUTDOWN_TIMEOUT_MS})`,
   WAGERLINK_SQLITE_WRITER: 'SQLite writer placement: thread (default) or inline',
   WAGERLINK_SQLITE_DURABILITY: 'SQLite commit durability: full (default; COMMIT syncs the WAL) or flusher (WAL synced off-thread)',
-  WAGERLINK_CRYPTO_DECIMALS: 'crypto currencies and decimals, e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)',
+  WAGERLINK_CRYPTO_DECIMALS: `crypto currencies and decimals (0..${CRYPTO_DECIMALS_MAX}), e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)`,
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -111,7 +111,11 @@ function cryptoDecimals(text: string | undefined): Record<string, number> {
   for (const part of text.split(',')) {
     const match = /^\s*([A-Z0-9]{2,10})=(\d{1,2})\s*$/.exec(part);
     if (!match) throw new ConfigError(`WAGERLINK_CRYPTO_DECIMALS: "${part}" is not CODE=DECIMALS`);
-    table[match[1]!] = Number(match[2]);
+    const [code, decimals] = [match[1]!, Number(match[2])];
+    // The rule is the one the stores apply (money.ts); checked here so that start-up stops with this message.
+    const problem = cryptoDecimalsProblem(code, decimals);
+    if (problem !== undefined) throw new ConfigError(`WAGERLINK_CRYPTO_DECIMALS: ${problem}`);
+    table[code] = decimals;
   }
   return table;
 }

@@ -32,6 +32,33 @@ export const BALANCE_MINOR_MAX = 2n ** 63n - 1n;
  */
 export const SIGNIFICANT_DIGITS_MAX = 15;
 
+/**
+ * A crypto currency may be configured with at most this many decimals.
+ * Balances are kept in signed 64-bit minor units, so at d decimals a
+ * balance can reach (2^63 - 1) / 10^d major units: 92 billion at 8, 9.2
+ * million at 12, but only 9.2 at 18 (ETH's wei), where a player could not
+ * hold ten coins and a few wins would be refused. 12 is the most decimals
+ * for which a balance of a million major units still fits, the least we
+ * call a useful range; a currency of finer units (ETH, 18) is configured
+ * with fewer decimals, and its amounts are refused past that precision.
+ * (The operator's own accounts, derived by summing transfers, may pass
+ * 2^63 whatever this limit: verify sums them exactly.)
+ */
+export const CRYPTO_DECIMALS_MAX = 12;
+
+/** Why a crypto code or its decimals cannot be configured, or undefined when they can. */
+export function cryptoDecimalsProblem(code: string, decimals: number): string | undefined {
+  if (!/^[A-Z0-9]{2,10}$/.test(code)) return `crypto currency "${code}": a code is 2 to 10 capital letters or digits`;
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > CRYPTO_DECIMALS_MAX) {
+    return (
+      `crypto currency ${code}: decimals must be a whole number 0..${CRYPTO_DECIMALS_MAX}, got ${decimals} ` +
+      `(balances are signed 64-bit minor units: at ${CRYPTO_DECIMALS_MAX} decimals a balance holds at most ` +
+      `${BALANCE_MINOR_MAX / 10n ** BigInt(CRYPTO_DECIMALS_MAX)} major units)`
+    );
+  }
+  return undefined;
+}
+
 /** Crypto codes are not in ISO 4217; their decimals are configured (PROTOCOL.md §4). */
 export const DEFAULT_CRYPTO_DECIMALS: Readonly<Record<string, number>> = {
   BTC: 8,
@@ -59,9 +86,8 @@ export function createCurrencies(crypto: Readonly<Record<string, number>> = DEFA
     if (entry && !NON_WALLET_CODES.has(code)) table.set(code, entry.digits);
   }
   for (const [code, digits] of Object.entries(crypto)) {
-    if (!/^[A-Z0-9]{2,10}$/.test(code) || !Number.isInteger(digits) || digits < 0 || digits > 18) {
-      throw new Error(`crypto currency ${code}: decimals must be an integer 0..18, got ${digits}`);
-    }
+    const problem = cryptoDecimalsProblem(code, digits);
+    if (problem !== undefined) throw new Error(problem);
     table.set(code, digits);
   }
   return { decimals: (code) => table.get(code) };

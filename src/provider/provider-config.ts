@@ -13,6 +13,7 @@ import { VOLATILITIES, RTP_BP_MAX, RTP_BP_MIN, RTP_BP_SCALE, type DiceRules, typ
 import {
   amountMinorMax,
   createCurrencies,
+  CRYPTO_DECIMALS_MAX,
   decimalFromNumber,
   decimalFromString,
   DEFAULT_CRYPTO_DECIMALS,
@@ -109,7 +110,7 @@ export const ProviderConfigSchema = Type.Object({
   launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
   adminToken: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
   limits: Type.Optional(ProviderLimitsSchema),
-  cryptoDecimals: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,10}$' }), Type.Integer({ minimum: 0, maximum: 18 }))),
+  cryptoDecimals: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,10}$' }), Type.Integer({ minimum: 0, maximum: CRYPTO_DECIMALS_MAX }))),
   fun: Type.Optional(Type.Object({ currency: CurrencyCode, balance: DecimalText })),
   exchangeRates: Type.Optional(Type.Object({ base: CurrencyCode, rates: Type.Record(Type.String(), DecimalText) })),
   operators: Type.Array(OperatorSchema, { minItems: 1, maxItems: 1000 }),

@@ -168,9 +168,20 @@ export interface WalletStore {
   listRounds(page: PageRequest): Promise<PageOf<RoundView> | Refusal>;
   /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
   listTransfers(page: PageRequest): Promise<PageOf<TransferView> | Refusal>;
-  /** Proves that every transfer balances and every kept balance equals the sum of its postings. */
+  /**
+   * Proves that every transfer balances and every kept balance equals the
+   * sum of its postings, with sums exact at any size. Rejects with an
+   * UnavailableError naming why when the proof cannot be finished.
+   */
   verify(): Promise<VerifyReport>;
-  /** Resolves when the database answers; rejects with UnavailableError otherwise. */
+  /**
+   * Resolves when the database answers and takes writes; rejects with an
+   * UnavailableError naming why otherwise (/health's 503). It only reads,
+   * unless the last call failed for a reason that stops writes (a full
+   * disk, an I/O error, a read-only standby): then it tries a small write
+   * of its own, which leaves nothing behind, and resolves once one commits,
+   * so that health comes back without other traffic.
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
   /**

@@ -2,7 +2,8 @@
  * Proves that `wagerlink operator verify` catches books that do not balance:
  * it passes on a ledger written by the wallet, and fails (exit 1, naming the
  * problem) once a balance or a transfer is tampered with behind its back,
- * or a link of a player's history chain.
+ * or a link of a player's history chain; and it passes on honest books
+ * whose operator accounts have moved more than a 64-bit sum can hold.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -120,6 +121,43 @@ test('verify fails when an id is held twice, or the id index misses or misnames 
         UPDATE transfers SET uuid = (SELECT uuid FROM transfers WHERE id = 1) WHERE id = 3;`),
       /1 transfer or round ids are repeated or wrong/,
     );
+  } finally {
+    cleanup();
+  }
+});
+
+test("verify passes when the operator's accounts hold more than a 64-bit sum can", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const path = join(dir, 'operator.db');
+    const store = await SqliteStore.open({ path });
+    const now = Date.now();
+    // Ten players each win 10^10 BTC (10^18 satoshis, the most one transaction may carry): the game account pays 10^19 in all.
+    for (let i = 0; i < 10; i++) {
+      const playerId = `whale-${i}`;
+      assert.ok((await store.createPlayer({ playerId, currency: 'BTC', balance: 1, depositId: randomUUID(), now })).ok);
+      const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now });
+      assert.ok(key.ok);
+      const session = await store.authenticate({ key: key.key, game: 'dice', now, newSessionId: randomUUID() });
+      assert.ok(session.ok);
+      const win = await store.transact({
+        request: {
+          sessionId: session.sessionId,
+          playerId,
+          game: 'dice',
+          transactions: [{ id: randomUUID(), type: 'win', amount: 1e10 }],
+          round: { id: randomUUID(), finished: true },
+        },
+        now,
+      });
+      assert.ok(win.ok, JSON.stringify(win));
+    }
+    await store.close();
+
+    const result = verify(path);
+    assert.equal(result.status, 0);
+    assert.deepEqual(result.report.problems, []);
+    assert.equal(result.report.ok, true);
   } finally {
     cleanup();
   }

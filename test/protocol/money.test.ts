@@ -31,6 +31,9 @@ test('currency decimals come from ISO 4217, crypto from configuration', () => {
   assert.equal(createCurrencies({ DOGE: 8 }).decimals('DOGE'), 8);
   assert.equal(createCurrencies({ DOGE: 8 }).decimals('BTC'), undefined, 'configured crypto replaces the defaults');
   assert.throws(() => createCurrencies({ BAD: 40 }));
+  // Balances are signed 64-bit minor units: at most 12 decimals (CRYPTO_DECIMALS_MAX), not ETH's 18.
+  assert.equal(createCurrencies({ ETH: 12 }).decimals('ETH'), 12);
+  assert.throws(() => createCurrencies({ ETH: 13 }), /0\.\.12/);
 });
 
 test('wire numbers convert exactly to minor units', () => {

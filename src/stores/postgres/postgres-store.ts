@@ -32,6 +32,7 @@ import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
 import { CallDeadlines, type CallSignal } from './call-deadlines.js';
 import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
+import { probeWrite, refusesWrites, writeFailureOf } from './write-probe.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -95,6 +96,12 @@ export class PostgresStore implements WalletStore {
   private inflight = 0;
   private closed = false;
   private failure: Error | undefined;
+  /**
+   * Why the last call that failed for a reason that stops writes failed (a
+   * full disk, a standby: write-probe.ts), until a write probe commits:
+   * /health answers 503 meanwhile (ping).
+   */
+  private writeFailure: string | undefined;
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private onIdle: (() => void) | undefined;
   /** The one-connection clients of the verifies in progress: close() ends them. */
@@ -195,6 +202,7 @@ export class PostgresStore implements WalletStore {
           await sleep(Math.random() * CONFLICT_RETRY_DELAY_MS_MAX);
           continue;
         }
+        if (refusesWrites(error)) this.writeFailure = writeFailureOf(error);
         if (isUnavailable(error)) {
           const spent = isRetryable(error) ? ` (after ${retries} retries)` : '';
           throw new UnavailableError(`storage unavailable${spent}: ${(error as Error).message}; resend the same request`, { cause: error });
@@ -238,7 +246,8 @@ export class PostgresStore implements WalletStore {
    * Reads the whole ledger, which on a grown one takes longer than any call
    * may: so it has no call deadline, and it runs on a connection of its own,
    * opened for it, so that the pool goes on serving and no batch waits
-   * behind it (nor looks stalled for it).
+   * behind it (nor looks stalled for it). A proof that cannot be finished
+   * rejects with an UnavailableError that names why (503, ask again).
    */
   verify(): Promise<VerifyReport> {
     return this.run(async () => {
@@ -246,14 +255,32 @@ export class PostgresStore implements WalletStore {
       this.verifiers.add(client);
       try {
         return await this.ledger.verify(client);
+      } catch (error) {
+        // Whatever stopped the proof (the connection, a query), its reason reaches the caller, as on SQLite.
+        throw new UnavailableError(`verify could not finish: ${(error as Error).message}`, { cause: error });
       } finally {
         this.verifiers.delete(client);
         await client.end({ timeout: CLOSE_TIMEOUT_S });
       }
     }, false);
   }
+  /**
+   * While the last write failed for a reason that stops writes, a write
+   * probe of its own (write-probe.ts) says whether writing works again;
+   * otherwise a read, which costs /health, polled every few seconds, next
+   * to nothing.
+   */
   ping(): Promise<void> {
-    return this.run(() => this.ledger.ping());
+    if (this.writeFailure === undefined) return this.run(() => this.ledger.ping());
+    return this.run(async () => {
+      try {
+        await probeWrite(this.sql);
+      } catch (error) {
+        if (refusesWrites(error)) this.writeFailure = writeFailureOf(error);
+        throw new UnavailableError(`writes are failing: ${writeFailureOf(error)}`, { cause: error });
+      }
+      this.writeFailure = undefined;
+    });
   }
 
   /** How this node's hot-path batches were planned so far (postgres-ledger.ts, BatchCounts). */

@@ -17,11 +17,14 @@
  *
  * Correctness does not depend on this thread: a checkpoint from another
  * connection is an ordinary SQLite operation, as crash-safe as the
- * writer's, and if the thread fails the writer checkpoints everything
- * itself, as without it.
+ * writer's, and while its passes fail the writer checkpoints everything
+ * itself, as without it. A pass that fails (a full disk) is retried with a
+ * back-off until one succeeds, so that the passes come back without a
+ * restart once the cause is gone; each streak of failures is said once on
+ * stderr, and its end once.
  */
 import { Worker } from 'node:worker_threads';
-import type { CheckpointFailure, CheckpointWorkerInit } from './checkpoint-worker.js';
+import type { CheckpointReport, CheckpointWorkerInit } from './checkpoint-worker.js';
 import type { Durability } from './open-database.js';
 
 /**
@@ -32,32 +35,91 @@ import type { Durability } from './open-database.js';
  * which a longer interval would have copied once.
  */
 export const CHECKPOINT_PASS_MS = 50;
+/**
+ * The wait after a pass that failed, before the first retry (ms); each
+ * further failure in a row doubles it. A momentary failure is retried about
+ * when the next pass would have run, and a lasting one (a full disk) is not
+ * retried twenty times a second.
+ */
+export const CHECKPOINT_RETRY_DELAY_MS_FIRST = 100;
+/**
+ * The longest wait between two retries (ms). While the passes fail the
+ * writer checkpoints alone and its commits wait for whole checkpoints
+ * again, so the passes should be back within seconds of the cause going;
+ * one failed attempt every 10 s costs nothing that can be measured.
+ */
+export const CHECKPOINT_RETRY_DELAY_MS_MAX = 10_000;
+
+/** The wait before the next attempt after `failed` attempts in a row failed (ms): doubling from `first`, capped at `max`. */
+export function checkpointRetryDelayMs(failed: number, first: number, max: number): number {
+  return Math.min(max, first * 2 ** Math.min(Math.max(failed - 1, 0), 30));
+}
+
+/** Warnings go out under this code, so that a log filter (or a test) can pick them out. */
+export const CHECKPOINTER_WARNING_CODE = 'WAGERLINK_SQLITE_CHECKPOINTER';
+
+export interface CheckpointerOptions {
+  /** Default CHECKPOINT_PASS_MS. */
+  passMs?: number;
+  /** Default CHECKPOINT_RETRY_DELAY_MS_FIRST. */
+  retryDelayMsFirst?: number;
+  /** Default CHECKPOINT_RETRY_DELAY_MS_MAX. */
+  retryDelayMsMax?: number;
+  /** Tests only: a shared switch that makes passes fail while it is on (CheckpointWorkerInit.faults). */
+  faults?: Int32Array;
+}
 
 export class BackgroundCheckpointer {
   private readonly worker: Worker;
   private readonly exited: Promise<void>;
   private failure: string | undefined;
+  private dead = false;
 
-  constructor(path: string, durability: Durability, passMs = CHECKPOINT_PASS_MS) {
-    this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
-      workerData: { path, durability, passMs } satisfies CheckpointWorkerInit,
+  constructor(path: string, durability: Durability, options: CheckpointerOptions = {}) {
+    const init: CheckpointWorkerInit = {
+      path,
+      durability,
+      passMs: options.passMs ?? CHECKPOINT_PASS_MS,
+      retryDelayMsFirst: options.retryDelayMsFirst ?? CHECKPOINT_RETRY_DELAY_MS_FIRST,
+      retryDelayMsMax: options.retryDelayMsMax ?? CHECKPOINT_RETRY_DELAY_MS_MAX,
+      faults: options.faults,
+    };
+    this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: init });
+    this.worker.on('message', (message: CheckpointReport) => {
+      if ('failed' in message) this.streakStarted(message.failed);
+      else this.streakEnded(message.recovered);
     });
-    this.worker.on('message', (message: CheckpointFailure) => this.stop(message.failed));
     this.exited = new Promise((resolve) => {
       this.worker.once('exit', () => resolve());
-      this.worker.once('error', (error) => this.stop(String((error as Error | undefined)?.message ?? error)));
+      this.worker.once('error', (error) => this.died(String((error as Error | undefined)?.message ?? error)));
     });
   }
 
-  /** Nothing is lost, but commits wait for whole checkpoints again: said once, on stderr. */
-  private stop(reason: string): void {
-    if (this.failure !== undefined) return;
+  /** Nothing is lost, but commits wait for whole checkpoints again until a retry succeeds: said once per streak, on stderr. */
+  private streakStarted(reason: string): void {
+    if (this.dead) return;
     this.failure = reason;
-    process.emitWarning(`the SQLite checkpointer thread stopped (${reason}); the writer checkpoints alone`);
+    process.emitWarning(`the SQLite checkpointer's passes are failing (${reason}); the writer checkpoints alone, and the passes are retried with a back-off`, {
+      code: CHECKPOINTER_WARNING_CODE,
+    });
   }
 
-  /** Why the background passes stopped, if they did; the writer then checkpoints alone. */
-  get stopped(): string | undefined {
+  private streakEnded(attempts: number): void {
+    if (this.dead) return;
+    this.failure = undefined;
+    process.emitWarning(`the SQLite checkpointer's passes work again, after ${attempts} failed attempts`, { code: CHECKPOINTER_WARNING_CODE });
+  }
+
+  /** The thread itself failed: no retry brings it back, and the writer checkpoints alone until a restart. */
+  private died(reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.failure = reason;
+    process.emitWarning(`the SQLite checkpointer thread stopped (${reason}); the writer checkpoints alone`, { code: CHECKPOINTER_WARNING_CODE });
+  }
+
+  /** Why the background passes are failing now, if they are (the writer then checkpoints alone); undefined while they work. */
+  get failing(): string | undefined {
     return this.failure;
   }
 

@@ -19,6 +19,7 @@ import { openDatabase, type Durability } from './open-database.js';
 import { WalFlusher } from './wal-flusher.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import { SqliteLedger } from './sqlite-ledger.js';
+import { probeWrite } from './write-probe.js';
 
 export interface Call {
   id: number;
@@ -33,9 +34,11 @@ export interface Reply {
 
 export type ReadOp = 'getPlayer' | 'listRounds' | 'listTransfers' | 'verify' | 'ping';
 export type WriteOp = 'transact' | 'payout' | 'authenticate' | 'createPlayer' | 'createLaunchKey' | 'adjust' | 'setBlocked';
-export type Op = ReadOp | WriteOp;
+/** /health's write probe (write-probe.ts): a database transaction of its own, so it runs with the reads, outside the batch's. */
+export type ProbeOp = 'probeWrite';
+export type Op = ReadOp | WriteOp | ProbeOp;
 
-const READ_OPS = new Set<Op>(['getPlayer', 'listRounds', 'listTransfers', 'verify', 'ping']);
+export const READ_OPS: ReadonlySet<Op> = new Set<Op>(['getPlayer', 'listRounds', 'listTransfers', 'verify', 'ping', 'probeWrite']);
 
 export interface CommitterOptions {
   path: string;
@@ -43,6 +46,8 @@ export interface CommitterOptions {
   cryptoDecimals: Record<string, number>;
   /** Default 'full': COMMIT syncs the WAL (open-database.ts). */
   durability?: Durability;
+  /** SqliteStoreOptions.databasePagesMax. */
+  databasePagesMax?: number | undefined;
 }
 
 function unavailable(error: unknown): Refusal {
@@ -60,6 +65,7 @@ export class GroupCommitter {
   constructor(options: CommitterOptions, onFatal: (error: Error) => void) {
     const durability = options.durability ?? 'full';
     this.db = openDatabase(options.path, durability);
+    if (options.databasePagesMax !== undefined) this.db.pragma(`max_page_count = ${options.databasePagesMax}`);
     this.flusher = durability === 'flusher' && options.path !== ':memory:' ? new WalFlusher(`${options.path}-wal`, onFatal) : undefined;
     migrate(this.db);
     this.ledger = new SqliteLedger(this.db, createCurrencies(options.cryptoDecimals), options.rules);
@@ -108,6 +114,7 @@ export class GroupCommitter {
   }
 
   private call(op: Op, args: unknown): unknown {
+    if (op === 'probeWrite') return probeWrite(this.db);
     const method = this.ledger[op] as (args: unknown) => unknown;
     return method.call(this.ledger, args);
   }

@@ -29,8 +29,8 @@ import type {
   WalletStore,
 } from '../store.js';
 import type { WorkerInit } from './group-commit-worker.js';
-import type { VerifyWorkerInit } from './verify-worker.js';
-import { GroupCommitter, type Call, type Op, type Reply } from './group-committer.js';
+import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
+import { GroupCommitter, READ_OPS, type Call, type Op, type Reply } from './group-committer.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Durability } from './open-database.js';
 
@@ -49,6 +49,14 @@ export interface SqliteStoreOptions {
   placement?: WriterPlacement;
   /** How a commit is made durable before it is answered; default 'full' (see open-database.ts). */
   durability?: Durability;
+  /**
+   * The database file holds at most this many pages (SQLite's
+   * max_page_count, 4 KiB each): a write that needs more fails as on a full
+   * disk (503, nothing applied) until rows are deleted. Unset by default:
+   * the disk is the limit. It gives tests a full disk without mounting one,
+   * and an operator a way to keep room for other files on a shared disk.
+   */
+  databasePagesMax?: number;
 }
 
 export const INFLIGHT_CALLS_MAX = 20_000;
@@ -63,6 +71,7 @@ export const HANDOFF_CALLS = 16;
 export const GROUP_COMMIT_CALLS_MAX = 1_000;
 
 interface Pending {
+  op: Op;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
@@ -83,6 +92,16 @@ interface Writer {
   close(): Promise<void>;
 }
 
+/**
+ * A verify that could not finish reading (the file could not be read, a
+ * query failed) is an error, not a report, and its reason reaches the
+ * caller: /admin/verify answers it in a 503's detail and the CLI prints it.
+ * Nothing was changed, and asking again is safe.
+ */
+function verifyFailed(reason: string, cause?: unknown): UnavailableError {
+  return new UnavailableError(`verify could not finish: ${reason}`, cause === undefined ? undefined : { cause });
+}
+
 export class SqliteStore implements WalletStore {
   readonly backend = 'sqlite';
   private readonly pending = new Map<number, Pending>();
@@ -90,6 +109,12 @@ export class SqliteStore implements WalletStore {
   private flushScheduled = false;
   private nextId = 1;
   private failure: Error | undefined;
+  /**
+   * Why the last call the writer answered failed for want of storage (a
+   * full disk, an I/O error, a lock it could not get), until a write
+   * commits again: /health answers 503 meanwhile (ping).
+   */
+  private writeFailure: string | undefined;
   private closed = false;
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private readonly commitListeners: ((seconds: number) => void)[] = [];
@@ -111,6 +136,7 @@ export class SqliteStore implements WalletStore {
       durability: options.durability ?? 'full',
       rules: options.rules ?? DEFAULT_RULES,
       cryptoDecimals: options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS },
+      databasePagesMax: options.databasePagesMax,
     };
     const groupCommitCallsMax = options.groupCommitCallsMax ?? GROUP_COMMIT_CALLS_MAX;
     store.writer =
@@ -192,9 +218,22 @@ export class SqliteStore implements WalletStore {
       const waiting = this.pending.get(reply.id);
       if (!waiting) continue;
       this.pending.delete(reply.id);
+      this.noteWrite(waiting.op, reply.result);
       waiting.resolve(reply.result);
     }
     if (this.pending.size === 0) this.onIdle?.();
+  }
+
+  /**
+   * Keeps writeFailure, in the order the writer answered: a call that the
+   * writer could not carry out for want of storage answers
+   * SERVICE_UNAVAILABLE (group-committer.ts), and a write or a write probe
+   * that answers anything else was committed.
+   */
+  private noteWrite(op: Op, result: unknown): void {
+    const refusal = result as Partial<Refusal> | undefined;
+    if (refusal?.ok === false && refusal.code === 'SERVICE_UNAVAILABLE') this.writeFailure = refusal.detail;
+    else if (this.writeFailure !== undefined && (op === 'probeWrite' || !READ_OPS.has(op))) this.writeFailure = undefined;
   }
 
   /** Called once if the writer dies (a broken invariant or a crash). */
@@ -219,7 +258,7 @@ export class SqliteStore implements WalletStore {
     }
     const id = this.nextId++;
     const promise = new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.pending.set(id, { op, resolve: resolve as (value: unknown) => void, reject });
     });
     this.queue.push({ id, op, args });
     if (this.queue.length >= this.writer.handoffCalls) {
@@ -304,8 +343,12 @@ export class SqliteStore implements WalletStore {
         workerData: { path: this.path } satisfies VerifyWorkerInit,
       });
       this.verifyWorker = worker;
-      worker.once('message', (report: VerifyReport) => resolve(report));
-      worker.once('error', (error) => reject(new UnavailableError(`verify failed: ${error.message}`, { cause: error })));
+      worker.once('message', (answer: VerifyWorkerAnswer) => {
+        if ('report' in answer) resolve(answer.report);
+        else reject(verifyFailed(answer.code === undefined ? answer.failed : `${answer.failed} (${answer.code})`));
+      });
+      // The thread itself failed (it could not start): its error may come without a message, but with a code.
+      worker.once('error', (error: Error & { code?: unknown }) => reject(verifyFailed(error.message || String(error.code ?? error), error)));
       worker.once('exit', () => {
         this.verifyWorker = undefined;
         // After a report or an error this changes nothing; otherwise the store was closed under it.
@@ -313,8 +356,18 @@ export class SqliteStore implements WalletStore {
       });
     });
   }
+  /**
+   * While the last write failed for want of storage, a write probe of its
+   * own (write-probe.ts) says whether writing works again; otherwise a
+   * read, which costs /health, polled every few seconds, next to nothing.
+   */
   async ping(): Promise<void> {
-    await this.callOrThrow<void>('ping');
+    if (this.writeFailure === undefined) {
+      await this.callOrThrow<void>('ping');
+      return;
+    }
+    const probe = await this.call<{ ok: true } | Refusal>('probeWrite', undefined);
+    if (!probe.ok) throw new UnavailableError(probe.detail);
   }
 
   /** Lets calls in flight finish, then closes the database. */

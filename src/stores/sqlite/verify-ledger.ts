@@ -16,6 +16,47 @@ import type Database from 'better-sqlite3';
 import { checkBooks, type AccountTotal } from '../../ledger/books.js';
 import type { VerifyReport } from '../store.js';
 
+/**
+ * SQLite's SUM of integers fails with "integer overflow" past 2^63 - 1,
+ * and an operator's account (a game's, the cash account) keeps no balance
+ * of its own: it is the sum of every transfer it took part in, which passes
+ * 2^63 once enough players have won or deposited enough, whatever bounds
+ * each player's balance (ten players winning 10^10 BTC, at 8 decimals). So
+ * each amount is cut into three parts of PART_BITS bits, the top one signed
+ * (SQLite's >> keeps the sign) and the two below it not, each part is
+ * summed on its own, and the three sums are joined as a bigint in
+ * JavaScript, where nothing overflows. A part is at most 2^21 in magnitude,
+ * so the sum over an account's n transfers is at most n * 2^21 and could
+ * only overflow past 2^42 transfers: at 64 bytes or more each, more than
+ * the 2^48 bytes a SQLite file can hold. (Two halves of 32 bits would overflow past 2^31
+ * rows into one account: a busy game account's bets of a few months.)
+ * A negative amount, which only a damaged file could hold and which verify
+ * reports, is summed exactly too.
+ */
+const PART_BITS = 21;
+const PART_MASK = (1 << PART_BITS) - 1;
+
+interface Parts {
+  high: bigint;
+  middle: bigint;
+  low: bigint;
+}
+
+/**
+ * The three part sums of the transfers' amounts as the columns high, middle
+ * and low, negated for `sign` -1 (a sum of parts, unlike an amount, is far
+ * from the ends of the 64-bit range, so negating it is exact).
+ */
+function sumParts(sign: 1 | -1): string {
+  const minus = sign < 0 ? '-' : '';
+  return `${minus}SUM(amount >> ${2 * PART_BITS}) AS high, ${minus}SUM((amount >> ${PART_BITS}) & ${PART_MASK}) AS middle,
+    ${minus}SUM(amount & ${PART_MASK}) AS low`;
+}
+
+function joinParts({ high, middle, low }: Parts): bigint {
+  return (BigInt(high) << BigInt(2 * PART_BITS)) + (BigInt(middle) << BigInt(PART_BITS)) + BigInt(low);
+}
+
 export function verifyLedger(db: Database.Database): VerifyReport {
   const count = (sql: string) => Number((db.prepare(sql).get() as { n: bigint }).n);
   /** Rows of a chain whose link is not the player's previous row. */
@@ -74,15 +115,20 @@ export function verifyLedger(db: Database.Database): VerifyReport {
         WHERE a.last_transfer_id IS NOT t.id OR a.last_round_id IS NOT r.id`),
     badIds: badIds('transfers', 'transfer_ids') + badIds('rounds', 'round_ids'),
   };
-  const accounts = db
+  // Each amount is summed in three parts (sumParts), so that no SUM overflows at any size.
+  const credit = sumParts(1);
+  const debit = sumParts(-1);
+  const rows = db
     .prepare(
       `WITH flows AS (
-         SELECT credit_account_id AS account_id, SUM(amount) AS amount FROM transfers GROUP BY credit_account_id
+         SELECT credit_account_id AS account_id, ${credit} FROM transfers GROUP BY credit_account_id
          UNION ALL
-         SELECT debit_account_id, -SUM(amount) FROM transfers GROUP BY debit_account_id)
-       SELECT a.kind, a.ref, a.currency, a.balance, COALESCE((SELECT SUM(f.amount) FROM flows f WHERE f.account_id = a.id), 0) AS derived
-       FROM accounts a`,
+         SELECT debit_account_id, ${debit} FROM transfers GROUP BY debit_account_id),
+       derived AS (SELECT account_id, SUM(high) AS high, SUM(middle) AS middle, SUM(low) AS low FROM flows GROUP BY account_id)
+       SELECT a.kind, a.ref, a.currency, a.balance, COALESCE(d.high, 0) AS high, COALESCE(d.middle, 0) AS middle, COALESCE(d.low, 0) AS low
+       FROM accounts a LEFT JOIN derived d ON d.account_id = a.id`,
     )
-    .all() as AccountTotal[];
+    .all() as (Omit<AccountTotal, 'derived'> & Parts)[];
+  const accounts = rows.map(({ high, middle, low, ...account }): AccountTotal => ({ ...account, derived: joinParts({ high, middle, low }) }));
   return checkBooks(counts, accounts);
 }
