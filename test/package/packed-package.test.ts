@@ -1,0 +1,243 @@
+/**
+ * SLOW (10 to 30 s, by the machine's load; it runs npm): proves the
+ * package works the way a user gets it. `npm pack` makes the tarball and
+ * `npm install <tarball>` puts it into a fresh project in a temp dir
+ * (install scripts off, so better-sqlite3 is not compiled; npm's cache
+ * first, the registry only for what the cache lacks). From there:
+ * - the tarball holds the compiled sources with their declarations, the
+ *   command, the OpenAPI document, the game page and the examples, and no
+ *   tests, benchmarks or TypeScript sources;
+ * - the README's "Use the clients" snippet, run as it stands (only its
+ *   endpoint pointed at a tiny node:http operator), imports from
+ *   'wagerlink', signs its calls and prints the exact balance;
+ * - an ESM script reaches the provider client, signing and money helpers
+ *   through the root, reads 'wagerlink/package.json', and is refused a deep
+ *   import;
+ * - a TypeScript file importing the types from 'wagerlink' type-checks
+ *   with this project's TypeScript, its wrong uses rejected (@ts-expect-error);
+ * - the installed `wagerlink` command runs.
+ *
+ * The tarball is packed from this checkout's dist/src, compiled by the same
+ * build as this test, with scripts off: running `prepare` here would
+ * rewrite dist/src under the other test files running beside this one.
+ */
+import { execFile } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+const run = promisify(execFile);
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** npm's own time-outs are long; a stuck install must still end the test (ms). */
+const npmMsMax = 120_000;
+
+// The README snippet's literal settings: those of examples/operator.env.
+const README_ENDPOINT = 'http://127.0.0.1:8080';
+const SECRET = 'local-demo-secret-change-me';
+const ACCESS_TOKEN = 'local-demo-access-token';
+const LAUNCH_KEY = 'launch-key-of-the-test';
+const SESSION_ID = randomUUID();
+
+/** npm's variables of an `npm test` run (its prefix among them) must not steer the npm we start. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
+}
+
+/** The first ```js block of the README's "Use the clients" section. */
+function readmeSnippet(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.split('\n## Use the clients\n')[1]?.split('\n## ')[0];
+  assert.ok(section !== undefined, 'the README has a "Use the clients" section');
+  const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(code !== undefined, 'the section has a js snippet');
+  return code;
+}
+
+interface Seen {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+function problem(response: ServerResponse, status: number, code: string, detail: string): void {
+  response.writeHead(status, { 'content-type': 'application/problem+json' });
+  response.end(JSON.stringify({ type: `urn:wagerlink:error:${code.toLowerCase().replaceAll('_', '-')}`, title: code, status, code, detail }));
+}
+
+/**
+ * An operator and a provider in a few lines: checks the signature (with
+ * node:crypto, not the package's code), the bearer token of operator
+ * calls and the one expected body, and answers as the protocol does.
+ */
+function tinyServer(seen: Seen[]): Server {
+  return createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const path = request.url ?? '';
+      seen.push({ path, headers: request.headers, body });
+      const expected = createHmac('sha256', SECRET).update(body).digest('hex');
+      if (request.headers['x-server-authorization'] !== expected) return problem(response, 401, 'INVALID_SIGNATURE', 'bad signature');
+      if (path !== '/game-bets' && request.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) return problem(response, 401, 'INVALID_TOKEN', 'bad token');
+      const json = JSON.parse(body) as Record<string, unknown>;
+      response.setHeader('content-type', 'application/json');
+      if (path === '/authenticate' && json.key === LAUNCH_KEY && json.game === 'dice') {
+        return response.end(`{"sessionId":"${SESSION_ID}","playerId":"alice","currency":"EUR","balance":100,"country":"DE"}`);
+      }
+      if (path === '/transaction' && json.sessionId === SESSION_ID && json.playerId === 'alice') return response.end('{"balance":101.5}');
+      if (path === '/game-bets') return problem(response, 422, 'UNSUPPORTED_CURRENCY', 'no bet ladder for XYZ');
+      return problem(response, 400, 'INVALID_REQUEST', `unexpected call ${path}`);
+    });
+  });
+}
+
+const SURFACE_SCRIPT = `
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { CURRENCIES, NO_RETRY, createProviderClient, decimalFromString, formatMinor, sign, toMinor, verifySignature } from 'wagerlink';
+
+const [endpoint, secret] = process.argv.slice(2);
+assert.equal(createRequire(import.meta.url)('wagerlink/package.json').name, 'wagerlink');
+await assert.rejects(import('wagerlink/dist/src/stores/open-store.js'), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+const body = '{"amount":0.1}';
+assert.ok(verifySignature([secret], sign(secret, body), body));
+assert.equal(formatMinor(toMinor(decimalFromString('0.1'), CURRENCIES.decimals('EUR')) + toMinor(decimalFromString('0.2'), 2), 2), '0.3');
+const provider = createProviderClient({ endpoint, secret });
+const bets = await provider.gameBets({ walletId: 'w', operatorId: 'o', games: ['dice'], currencies: ['XYZ'] }, NO_RETRY);
+await provider.close();
+assert.equal(bets.ok, false);
+assert.equal(bets.kind, 'refused');
+assert.equal(bets.code, 'UNSUPPORTED_CURRENCY');
+console.log('surface ok');
+`;
+
+const TYPES_FILE = `
+import { ERRORS, createOperatorClient, type BalanceAnswer, type CallOutcome, type ErrorCode, type GameBets, type ProblemResponse, type RetryPolicy, type TransactionRequest, type WalletTransaction } from 'wagerlink';
+// @ts-expect-error only the root is exported
+import type { WalletStore } from 'wagerlink/dist/src/stores/store.js';
+
+const bet: WalletTransaction = { id: '6f1c1a4e-3f43-4a43-9a59-4f3f6f7b0a01', type: 'bet', amount: 1.5 };
+const request: TransactionRequest = { sessionId: 's', playerId: 'alice', game: 'dice', transactions: [bet], round: { id: 'r', finished: true } };
+// @ts-expect-error an amount is a JSON number, never text
+const textAmount: WalletTransaction = { ...bet, amount: '1.5' };
+// @ts-expect-error a code not in the registry
+const unknownCode: ErrorCode = 'NO_SUCH_CODE';
+const status: 402 = ERRORS.INSUFFICIENT_FUNDS.status;
+const answer: ProblemResponse = { type: 't', title: 'x', status, code: 'INSUFFICIENT_FUNDS', detail: 'd', balance: 10 };
+const policy: RetryPolicy = { retryStatuses: [503], retryDelayMsMin: 1, retryDelayMsMax: 2, attemptsMax: 2, elapsedMsMax: 10 };
+const client = createOperatorClient({ endpoint: 'http://127.0.0.1:1', secret: 's', accessToken: 't', retry: policy });
+export async function book(): Promise<string | undefined> {
+  const outcome: CallOutcome<BalanceAnswer> = await client.transaction(request);
+  if (outcome.ok) return outcome.value.balance;
+  // @ts-expect-error only a refusal carries a code
+  return outcome.code;
+}
+export const unused: [unknown, unknown, unknown, GameBets | undefined, WalletStore | undefined] = [textAmount, unknownCode, answer, undefined, undefined];
+`;
+
+describe('the packed package, installed in a fresh project', { timeout: 4 * npmMsMax }, () => {
+  let dir: string;
+  let app: string;
+  let files: string[];
+  let server: Server;
+  let origin: string;
+  const seen: Seen[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wagerlink-package-'));
+    const packed = await run('npm', ['pack', '--pack-destination', dir, '--ignore-scripts', '--json'], { cwd: ROOT, env: cleanEnv(), timeout: npmMsMax });
+    const [tarball] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+    assert.ok(tarball);
+    files = tarball.files.map((file) => file.path);
+    app = join(dir, 'app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await run('npm', ['install', join(dir, tarball.filename), '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: app,
+      env: cleanEnv(),
+      timeout: npmMsMax,
+    });
+    server = tinyServer(seen);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the tarball holds what a user needs and no tests, benchmarks or sources', () => {
+    for (const needed of ['package.json', 'README.md', 'bin/wagerlink.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'openapi/operator.json', 'web/index.html', 'examples/operator.env']) {
+      assert.ok(files.includes(needed), `${needed} is missing`);
+    }
+    const allowed = /^(?:package\.json|README\.md|LICENSE|bin\/.+|dist\/src\/.+\.(?:js|d\.ts|js\.map)|openapi\/.+|web\/.+|examples\/.+)$/;
+    assert.deepEqual(files.filter((path) => !allowed.test(path)), []);
+  });
+
+  test("the README's snippet books a round through the installed package", async () => {
+    const snippet = readmeSnippet();
+    assert.ok(snippet.includes(`'${README_ENDPOINT}'`), `the snippet calls ${README_ENDPOINT}`);
+    writeFileSync(join(app, 'book.mjs'), snippet.replace(`'${README_ENDPOINT}'`, `'${origin}'`));
+    seen.length = 0;
+    const { stdout } = await run(process.execPath, ['book.mjs', LAUNCH_KEY], { cwd: app });
+    assert.equal(stdout.trim(), '101.5');
+    assert.deepEqual(
+      seen.map((call) => [call.path, call.headers['content-type']]),
+      [
+        ['/authenticate', 'application/json'],
+        ['/transaction', 'application/json'],
+      ],
+    );
+    const booked = JSON.parse(seen[1]?.body ?? '{}') as { transactions: { type: string; amount: number }[] };
+    assert.deepEqual(booked.transactions.map(({ type, amount }) => [type, amount]), [
+      ['bet', 1.5],
+      ['win', 3],
+    ]);
+  });
+
+  test('the root exports the provider client, signing and money; deep imports are refused', async () => {
+    writeFileSync(join(app, 'surface.mjs'), SURFACE_SCRIPT);
+    const { stdout } = await run(process.execPath, ['surface.mjs', origin, SECRET], { cwd: app });
+    assert.equal(stdout.trim(), 'surface ok');
+  });
+
+  test("a TypeScript user's file type-checks against the shipped declarations", async () => {
+    writeFileSync(join(app, 'check.ts'), TYPES_FILE);
+    // A user of a Node library has @types/node; this project's copy stands in for it.
+    const tsconfig = {
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      },
+      files: ['check.ts'],
+    };
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
+    try {
+      await run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: app });
+    } catch (error) {
+      assert.fail(`tsc found errors:\n${(error as { stdout?: string }).stdout ?? String(error)}`);
+    }
+  });
+
+  test('the installed wagerlink command runs', async () => {
+    const { stdout } = await run(join(app, 'node_modules', '.bin', 'wagerlink'), ['openapi', 'operator'], { cwd: app });
+    const shipped = readFileSync(join(app, 'node_modules', 'wagerlink', 'openapi', 'operator.json'), 'utf8');
+    assert.deepEqual(JSON.parse(stdout), JSON.parse(shipped));
+  });
+});
