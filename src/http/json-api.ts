@@ -113,12 +113,14 @@ export function bodyBytes(request: FastifyRequest, reply: FastifyReply): Buffer 
 }
 
 /**
- * Reads a body: JSON, schema, exact money. Answers the refusal and returns
- * undefined when it fails. The checked value stays wrapped until here, so a
- * body's own members (even `ok` or `code`) never steer what happens.
+ * Reads a body: UTF-8, JSON, I-JSON, schema, exact money. Answers the
+ * refusal and returns undefined when it fails. The reader gets the bytes, not
+ * a decoded text: bytes that are not UTF-8 are refused there, never decoded
+ * with U+FFFD in their place. The checked value stays wrapped until here,
+ * so a body's own members (even `ok` or `code`) never steer what happens.
  */
 export function readBody<T extends TSchema>(reply: FastifyReply, bytes: Buffer, body: BodyReader<T>): Static<T> | undefined {
-  const checked = body.read(bytes.toString('utf8'));
+  const checked = body.read(bytes);
   if (!checked.ok) {
     sendRefusal(reply, checked);
     return undefined;

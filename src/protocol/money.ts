@@ -99,10 +99,12 @@ export const CURRENCIES = createCurrencies();
  * The exact decimal a JSON number stands for. JavaScript's shortest
  * round-trip form of a double is the decimal that was sent whenever it had at
  * most SIGNIFICANT_DIGITS_MAX digits, which `hasOnlyExactNumbers` checks on
- * the raw body. Undefined for negatives and non-finite values.
+ * the raw body. Undefined for negatives, -0 among them (a sender that wrote
+ * "-0" meant a negative amount or made a mistake; neither is booked as 0),
+ * and for non-finite values.
  */
 export function decimalFromNumber(value: number): Decimal | undefined {
-  if (!Number.isFinite(value) || value < 0) return undefined;
+  if (!Number.isFinite(value) || value < 0 || Object.is(value, -0)) return undefined;
   // Cut by index rather than split: this runs for every amount of every bet.
   const text = String(value);
   const e = text.indexOf('e');
@@ -193,9 +195,34 @@ export function decimalFromString(text: string): Decimal | undefined {
 const LONG_MANTISSA = new RegExp(`[0-9.]{${SIGNIFICANT_DIGITS_MAX + 1},}`);
 
 /**
+ * The significant digits of a number's mantissa, json[start, end): its
+ * digits from the first that is not 0, with the zeros after the last that is
+ * not 0 left out (they carry no precision: 1000 and 0.50 hold one digit).
+ */
+export function significantDigits(json: string, start: number, end: number): number {
+  let significant = 0;
+  let pendingZeros = 0;
+  let started = false;
+  for (let i = start; i < end; i++) {
+    const d = json.charCodeAt(i);
+    if (d === 0x2e) continue; // '.'
+    if (d === 0x30) {
+      if (started) pendingZeros++;
+      continue;
+    }
+    started = true;
+    significant += pendingZeros + 1;
+    pendingZeros = 0;
+  }
+  return significant;
+}
+
+/**
  * The values of the number tokens (outside strings) of a JSON text that have
  * more than SIGNIFICANT_DIGITS_MAX significant digits: the numbers JSON.parse
  * may have rounded. Almost always empty. One pass over the characters.
+ * (Request bodies get the same answer from the I-JSON scan, i-json.ts, which
+ * reads their numbers anyway; this one serves answers, files and arguments.)
  */
 export function inexactNumbers(json: string): number[] {
   const found: number[] = [];
@@ -215,21 +242,12 @@ export function inexactNumbers(json: string): number[] {
     if (c < 0x30 || c > 0x39) continue;
     // A number token starts here; its sign does not change its digits.
     const start = json.charCodeAt(i - 1) === 0x2d ? i - 1 : i;
-    let significant = 0;
-    let pendingZeros = 0;
-    let started = false;
+    const mantissaStart = i;
     for (; i < json.length; i++) {
       const d = json.charCodeAt(i);
-      if (d === 0x2e) continue; // '.'
-      if (d < 0x30 || d > 0x39) break;
-      if (d === 0x30) {
-        if (started) pendingZeros++;
-        continue;
-      }
-      started = true;
-      significant += pendingZeros + 1;
-      pendingZeros = 0;
+      if (d !== 0x2e && (d < 0x30 || d > 0x39)) break;
     }
+    const significant = significantDigits(json, mantissaStart, i);
     let end = i;
     // Take the exponent into the token's value; its digits are few.
     if (json.charCodeAt(end) === 0x65 || json.charCodeAt(end) === 0x45) {

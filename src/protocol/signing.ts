@@ -3,10 +3,11 @@
  * HMAC-SHA256(secret, rawBody), over the exact bytes sent on the wire.
  * Pure computation: crypto here is arithmetic, not I/O.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-server-authorization';
-const SIGNATURE_HEX_LENGTH = 64;
+/** PROTOCOL.md §2: 64 lowercase hex digits, and nothing else, so that one HMAC has one spelling. */
+const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
 
 export function sign(secret: string, rawBody: string | Uint8Array): string {
   return createHmac('sha256', secret).update(rawBody).digest('hex');
@@ -33,9 +34,7 @@ export function verifySignature(
   header: string | string[] | undefined,
   rawBody: string | Uint8Array,
 ): boolean {
-  if (typeof header !== 'string' || header.length !== SIGNATURE_HEX_LENGTH || !/^[0-9a-fA-F]+$/.test(header)) {
-    return false;
-  }
+  if (typeof header !== 'string' || !SIGNATURE_PATTERN.test(header)) return false;
   const given = Buffer.from(header, 'hex');
   let matched = false;
   for (const secret of secrets) {
@@ -45,19 +44,41 @@ export function verifySignature(
   return matched;
 }
 
-/** Bearer tokens compared in constant time against the accepted set. */
+/** The token of an `Authorization: Bearer` header, or undefined if there is none. */
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const match = /^Bearer +(\S+) *$/i.exec(header);
   return match?.[1];
 }
 
+/**
+ * The SHA-256 digests of the accepted tokens, made once per token: they are
+ * the same Buffers for the life of an app, and this runs on every call.
+ */
+const acceptedDigests = new WeakMap<Buffer, Buffer>();
+
+/** One-shot `hash` rather than `createHash`: half the cost (0.6 against 1 µs), paid on every wallet call. */
+function digestOf(token: string | Buffer): Buffer {
+  return hash('sha256', token, 'buffer');
+}
+
+/**
+ * True if the token is one of the accepted ones. Digests of equal length are
+ * compared, every accepted token is tried, and none is skipped for a length
+ * that differs: the time taken tells neither which token matched nor how
+ * long any of them is.
+ */
 export function tokenAccepted(accepted: readonly Buffer[], token: string | undefined): boolean {
   if (token === undefined) return false;
-  const given = Buffer.from(token);
+  const given = digestOf(token);
   let matched = false;
   for (const candidate of accepted) {
-    if (candidate.length === given.length && timingSafeEqual(candidate, given)) matched = true;
+    let expected = acceptedDigests.get(candidate);
+    if (expected === undefined) {
+      expected = digestOf(candidate);
+      acceptedDigests.set(candidate, expected);
+    }
+    if (timingSafeEqual(expected, given)) matched = true;
   }
   return matched;
 }

@@ -5,7 +5,8 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { refuse, type Refusal } from './errors.js';
-import { inexactNumbers, SIGNIFICANT_DIGITS_MAX } from './money.js';
+import { scanIJson, utf8Text, type JsonNumbers } from './i-json.js';
+import { SIGNIFICANT_DIGITS_MAX } from './money.js';
 
 export type Checked<T> = { ok: true; value: T } | Refusal;
 
@@ -37,41 +38,52 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
   };
 }
 
-export interface ParsedBody {
+export interface ParsedBody extends JsonNumbers {
   ok: true;
   value: Record<string, unknown>;
-  /** Numbers of the body that a double may not hold exactly (see money.ts). */
-  inexact: readonly number[];
 }
 
-/** Parses a JSON body. The top level must be an object. */
-export function parseJsonObject(raw: string): ParsedBody | Refusal {
+/**
+ * Parses a JSON body: UTF-8 (when given bytes), JSON, an object at the top,
+ * and I-JSON (i-json.ts: no member name twice, no unpaired surrogate, no
+ * U+0000, no number out of a double's range).
+ */
+export function parseJsonObject(raw: string | Uint8Array): ParsedBody | Refusal {
+  const text = typeof raw === 'string' ? raw : utf8Text(raw);
+  if (typeof text !== 'string') return text;
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    value = JSON.parse(text);
   } catch (error) {
     return refuse('INVALID_REQUEST', `body is not valid JSON: ${(error as Error).message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return refuse('INVALID_REQUEST', 'body must be a JSON object');
   }
-  return { ok: true, value: value as Record<string, unknown>, inexact: inexactNumbers(raw) };
+  // After JSON.parse: the scan relies on the text being JSON.
+  const scanned = scanIJson(text);
+  if (!scanned.ok) return scanned;
+  return { ok: true, value: value as Record<string, unknown>, inexact: scanned.inexact, negativeZero: scanned.negativeZero };
 }
 
 /**
- * Refuses a money member whose number had more significant digits than a
- * double keeps: it may have been rounded in parsing, and an amount nobody
- * sent is never booked. Numbers elsewhere (members we do not know) are left
- * alone, as PROTOCOL.md §1 asks.
+ * Refuses a money member that is -0 (an amount is never negative, PROTOCOL.md
+ * §4, and -0 >= 0 passes a schema's minimum), or whose number had more
+ * significant digits than a double keeps: it may have been rounded in
+ * parsing, and an amount nobody sent is never booked. Numbers elsewhere
+ * (members we do not know) are left alone, as PROTOCOL.md §1 asks.
  */
-export function checkMoneyExact(
+export function checkMoney(
   money: () => readonly [field: string, value: number | undefined][],
-  inexact: readonly number[],
+  numbers: JsonNumbers,
 ): Refusal | undefined {
-  // The money members are listed only when some number may have been rounded: almost never.
-  if (inexact.length === 0) return undefined;
+  const { inexact, negativeZero } = numbers;
+  // The money members are listed only when some number may have been rounded or is -0: almost never.
+  if (inexact.length === 0 && !negativeZero) return undefined;
   for (const [field, value] of money()) {
-    if (value !== undefined && inexact.includes(value)) {
+    if (value === undefined) continue;
+    if (Object.is(value, -0)) return refuse('INVALID_REQUEST', `${field}: is -0; an amount must not be negative`);
+    if (inexact.includes(value)) {
       return refuse('INVALID_REQUEST', `${field}: has more than ${SIGNIFICANT_DIGITS_MAX} significant digits and cannot be booked exactly`);
     }
   }
@@ -79,8 +91,8 @@ export function checkMoneyExact(
 }
 
 export interface BodyReader<T extends TSchema> {
-  /** JSON text -> checked value: parse, schema, then exact money. */
-  read(raw: string): Checked<Static<T>>;
+  /** Body bytes (or their text) -> checked value: UTF-8, JSON, I-JSON, schema, then exact money. */
+  read(raw: string | Uint8Array): Checked<Static<T>>;
 }
 
 /** A request body: its schema, and where its money members are. */
@@ -95,7 +107,7 @@ export function compileBody<T extends TSchema>(
       if (!parsed.ok) return parsed;
       const checked = validator.check(parsed.value);
       if (!checked.ok) return checked;
-      return checkMoneyExact(() => money(checked.value), parsed.inexact) ?? checked;
+      return checkMoney(() => money(checked.value), parsed) ?? checked;
     },
   };
 }

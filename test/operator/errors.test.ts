@@ -633,12 +633,12 @@ describe('bad input is refused with a problem, never a 500', () => {
     baseline = await snapshot(op.app, p.playerId);
   });
 
-  test('an upper-case hex signature is the same HMAC and is accepted', async () => {
+  test('an upper-case hex signature is refused: PROTOCOL §2 says lowercase hex, so one HMAC has one spelling', async () => {
     const text = bodyWith({ transactions: JSON.stringify([tx('win', 1)]) });
-    const answer = await signedCall(op.app, '/transaction', text, { 'x-server-authorization': sign('test-secret', text).toUpperCase() });
-    assert.equal(answer.status, 200, answer.raw);
-    assert.equal(answer.body.balance, baseline.balance + 1);
-    baseline = await snapshot(op.app, p.playerId);
+    const upper = sign('test-secret', text).toUpperCase();
+    await bad(await signedCall(op.app, '/transaction', text, { 'x-server-authorization': upper }), 'INVALID_SIGNATURE');
+    const mixed = sign('test-secret', text).replace(/[a-f]/, (digit) => digit.toUpperCase());
+    await bad(await signedCall(op.app, '/transaction', text, { 'x-server-authorization': mixed }), 'INVALID_SIGNATURE');
   });
 
   test('bad input on the back office is refused the same way', async () => {

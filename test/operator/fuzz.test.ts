@@ -2,12 +2,16 @@
  * Proves, with fast-check, that no validly signed body can break the wallet:
  * thousands of /transaction and /payout requests, valid ones and randomly
  * mutated ones (missing members, wrong types, hostile numbers, duplicated
- * ids, nested junk, `__proto__` keys, oversized arrays and bodies), never
+ * ids, nested junk, `__proto__` keys, oversized arrays and bodies, and what
+ * I-JSON refuses: a member name twice, unpaired surrogates, U+0000, numbers
+ * out of a double's range), never
  * answer 500 or an unknown status, every refusal is problem+json with a
  * registered code, and a simple model of the wallet agrees with the server
  * after every request: a balance moves only on 200, by exactly the new
  * transactions' amounts, and a seen id is only ever accepted with the content
- * it was first booked with. The books verify at the end.
+ * it was first booked with. A body that breaks I-JSON is never booked,
+ * whatever JSON.parse would make of it, and -0 is never an amount. The books
+ * verify at the end.
  *
  * Runs are stateful (they share one database), so shrinking is off: a failure
  * reports the first failing request and the seed. FUZZ_SEED and FUZZ_RUNS
@@ -74,8 +78,9 @@ function acceptedMinor(value: unknown, decimals: number, field: string): bigint 
   assert.equal(typeof value, 'number', `${field} was accepted but is not a number`);
   const amount = value as number;
   assert.ok(Number.isFinite(amount) && amount >= 0 && amount <= 1e12, `${field} ${amount} was accepted but is out of range`);
+  // -0 >= 0 holds, but an amount is never negative (PROTOCOL.md §4): -0 is refused, not booked as 0.
+  assert.ok(!Object.is(amount, -0), `${field} -0 was accepted`);
   const fixed = amount.toFixed(decimals);
-  // `===`, not Object.is: -0 is the amount 0.
   assert.ok(Number(fixed) === amount, `${field} ${amount} was accepted with more than ${decimals} decimals`);
   return BigInt(fixed.replace('.', ''));
 }
@@ -136,18 +141,36 @@ type Mutation =
   | { kind: 'add'; pick: number; key: string; value: Json }
   | { kind: 'rawNumber'; pick: number; token: string }
   | { kind: 'duplicateTransaction'; pick: number }
-  | { kind: 'manyTransactions'; count: number; template: Json };
+  | { kind: 'manyTransactions'; count: number; template: Json }
+  | { kind: 'iJsonValue'; pick: number; token: string }
+  | { kind: 'iJsonName'; pick: number; token: string; value: Json }
+  | { kind: 'duplicateName'; pick: number; value: Json };
+
+/** Mutations that break I-JSON (PROTOCOL.md §1): applied after the others, so that none of those undoes them. */
+const I_JSON_KINDS: ReadonlySet<Mutation['kind']> = new Set(['iJsonValue', 'iJsonName', 'duplicateName']);
 
 /** Numbers in the body text as the server receives them, beyond what JSON.stringify writes. */
 const RAW_NUMBER_TOKENS = [
-  '1e400', '-1e400', '1E-400', '-0', '-0.0', '0.0', '1e2', '1.5e1', '1.10', '0.30000000000000004',
+  '-0', '-0.0', '-0e2', '0e-400', '0.0', '1e2', '1.5e1', '1.10', '0.30000000000000004',
   '9007199254740993', '123456789012345678', '1e12', '1000000000000', '1000000000000.01', '999999999999.99',
   '0.001', '0.005', '-1', '-0.01', '100.000000000000000000001', '1e-7', '5e-324', '1.7976931348623157e308',
 ] as const;
 
+/** Values that break I-JSON, as body text: JSON.parse reads the numbers as Infinity or 0, the strings as text no store keeps. */
+const I_JSON_VALUE_TOKENS = [
+  '1e400', '-1e400', '1E-400', '1e-400', '-1e-400', '2e-324', '"\\ud800"', '"a\\udfff"', '"\\udc00\\ud800"', '"\\u0000"', '"x\\u0000y"',
+] as const;
+/** Member names that break I-JSON, as body text. */
+const I_JSON_NAME_TOKENS = ['"\\ud800"', '"amount\\udbff"', '"\\u0000"', '"type\\u0000"'] as const;
+
 const SPECIAL_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'ok', 'code', 'balance', 'then'] as const;
 
-function applyMutation(body: Record<string, Json>, mutation: Mutation, markers: Map<string, string>): void {
+/**
+ * Applies a mutation. Tokens that JSON.stringify cannot write go in as
+ * marker strings, swapped for their text in bodyText; the markers of
+ * I-JSON breaches are also listed in `breaches`.
+ */
+function applyMutation(body: Record<string, Json>, mutation: Mutation, markers: Map<string, string>, breaches: Set<string>): void {
   switch (mutation.kind) {
     case 'drop': {
       const members = membersOf(body);
@@ -190,14 +213,50 @@ function applyMutation(body: Record<string, Json>, mutation: Mutation, markers: 
     case 'manyTransactions':
       body.transactions = Array.from({ length: mutation.count }, () => JSON.parse(JSON.stringify(mutation.template)));
       return;
+    case 'iJsonValue': {
+      const members = membersOf(body);
+      if (members.length === 0) return;
+      const [container, key] = members[mutation.pick % members.length]!;
+      const marker = `@i-json-value-${markers.size}@`;
+      markers.set(marker, mutation.token);
+      breaches.add(marker);
+      put(container, key, marker);
+      return;
+    }
+    case 'iJsonName': {
+      const objects = containersOf(body).filter((container) => !Array.isArray(container));
+      const container = objects[mutation.pick % objects.length]!;
+      const marker = `@i-json-name-${markers.size}@`;
+      markers.set(marker, mutation.token);
+      breaches.add(marker);
+      put(container, marker, mutation.value);
+      return;
+    }
+    case 'duplicateName': {
+      // A second member under a name the object has: JSON.parse would keep only the last.
+      const objects = containersOf(body).filter((container) => !Array.isArray(container) && Object.keys(container).length > 0);
+      if (objects.length === 0) return;
+      const container = objects[mutation.pick % objects.length]!;
+      const names = Object.keys(container);
+      const marker = `@duplicate-name-${markers.size}@`;
+      markers.set(marker, JSON.stringify(names[mutation.pick % names.length]));
+      breaches.add(marker);
+      put(container, marker, mutation.value);
+      return;
+    }
   }
 }
 
-/** The body text sent: the mutated object, with raw number tokens swapped in. */
-function bodyText(body: Record<string, Json>, markers: Map<string, string>): string {
+/** The body text sent: the mutated object, with raw tokens swapped in; `breached` when an I-JSON breach is in it. */
+function bodyText(body: Record<string, Json>, markers: Map<string, string>, breaches: ReadonlySet<string>): { text: string; breached: boolean } {
   let text = JSON.stringify(body);
-  for (const [marker, token] of markers) text = text.replaceAll(JSON.stringify(marker), token);
-  return text;
+  let breached = false;
+  for (const [marker, token] of markers) {
+    const quoted = JSON.stringify(marker);
+    if (breaches.has(marker) && text.includes(quoted)) breached = true;
+    text = text.replaceAll(quoted, token);
+  }
+  return { text, breached };
 }
 
 /** Exchanges shown with a failure, and how much of each body. */
@@ -225,7 +284,7 @@ test(`${RUNS} random, validly signed /transaction and /payout bodies never break
     ];
     const bySession = new Map(players.map((p) => [p.sessionId.toLowerCase(), p]));
     const booked = new Map<string, Booking>();
-    const stats = { ok: 0, okUnmutated: 0, unmutated: 0, replays: 0, codes: new Map<string, number>() };
+    const stats = { ok: 0, okUnmutated: 0, unmutated: 0, replays: 0, breaches: 0, codes: new Map<string, number>() };
 
     // Small pools make ids, rounds and campaigns collide often: replays, conflicts, closed rounds.
     const idPool = Array.from({ length: 12 }, () => randomUUID());
@@ -349,6 +408,23 @@ test(`${RUNS} random, validly signed /transaction and /payout bodies never break
         arbitrary: fc.record({ kind: fc.constant('rawNumber' as const), pick: fc.nat(), token: fc.constantFrom(...RAW_NUMBER_TOKENS) }),
       },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('duplicateTransaction' as const), pick: fc.nat() }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({ kind: fc.constant('iJsonValue' as const), pick: fc.nat(), token: fc.constantFrom(...I_JSON_VALUE_TOKENS) }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constant('iJsonName' as const), pick: fc.nat(), token: fc.constantFrom(...I_JSON_NAME_TOKENS), value: junkArb }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('duplicateName' as const),
+          pick: fc.nat(),
+          // Mostly a value the schema takes, so that only the duplicate stands between the body and a booking.
+          value: fc.oneof({ weight: 3, arbitrary: unitsArb.map((units) => units / 100) }, { weight: 1, arbitrary: junkArb }),
+        }),
+      },
       {
         weight: 1,
         arbitrary: fc.record({
@@ -512,6 +588,7 @@ test(`${RUNS} random, validly signed /transaction and /payout bodies never break
       let path: string = request.path;
       let text: string;
       let unmutated = false;
+      let breached = false;
       if (replay !== undefined && history.length > 0) {
         ({ path, text } = history[replay.pick % history.length]!);
         text = tweaked(text, replay.tweak);
@@ -520,8 +597,11 @@ test(`${RUNS} random, validly signed /transaction and /payout bodies never break
         const body = JSON.parse(JSON.stringify(request.body)) as Record<string, Json>;
         if (allIn !== undefined && path === '/transaction') stakeAll(body, allIn);
         const markers = new Map<string, string>();
-        for (const mutation of mutations) applyMutation(body, mutation, markers);
-        text = bodyText(body, markers);
+        const breaches = new Set<string>();
+        const ordered = [...mutations.filter((m) => !I_JSON_KINDS.has(m.kind)), ...mutations.filter((m) => I_JSON_KINDS.has(m.kind))];
+        for (const mutation of ordered) applyMutation(body, mutation, markers, breaches);
+        ({ text, breached } = bodyText(body, markers, breaches));
+        if (breached) stats.breaches++;
         unmutated = mutations.length === 0;
         if (unmutated) stats.unmutated++;
       }
@@ -550,6 +630,7 @@ test(`${RUNS} random, validly signed /transaction and /payout bodies never break
         const match = /^\{"balance":([^,}]+)\}$/.exec(response.body);
         assert.ok(match, `a 200 body is not {"balance":n}: ${context}`);
         assert.ok(sent && sessionPlayer, `a 200 for no known session: ${context}`);
+        assert.ok(!breached, `a body that breaks I-JSON was booked: ${context}`);
         let effect: ReturnType<typeof expectedEffect>;
         try {
           effect = expectedEffect(path, sent, sessionPlayer);
@@ -606,6 +687,7 @@ test(`${RUNS} random, validly signed /transaction and /payout bodies never break
     // The run reached past validation: valid requests were booked and the deeper rules answered.
     const summary = JSON.stringify({ ...stats, runs, codes: Object.fromEntries(stats.codes) });
     assert.ok(stats.okUnmutated >= stats.unmutated / 10, `too few valid requests were accepted: ${summary}`);
+    assert.ok(stats.breaches > 0, `no body broke I-JSON: ${summary}`);
     for (const code of ['INVALID_REQUEST', 'INSUFFICIENT_FUNDS', 'DUPLICATE_CONFLICT', 'ROUND_CLOSED', 'ROUND_MISMATCH'] as const) {
       assert.ok((stats.codes.get(code) ?? 0) > 0, `no request reached ${code}: ${summary}`);
     }

@@ -48,6 +48,7 @@ test('wire numbers convert exactly to minor units', () => {
   assert.equal(minor(0.001, 2), undefined);
   assert.equal(minor(0.001, 3), 1n, 'KWD has three');
   assert.equal(decimalFromNumber(-1), undefined);
+  assert.equal(decimalFromNumber(-0), undefined, '-0 is not an amount of 0');
   assert.equal(decimalFromNumber(Number.NaN), undefined);
   assert.equal(decimalFromNumber(Number.POSITIVE_INFINITY), undefined);
 });

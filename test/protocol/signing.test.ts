@@ -1,11 +1,13 @@
 /**
  * Proves X-Server-Authorization signing: the HMAC is over the exact bytes,
  * any change to body or secret fails, both secrets of a rotation pass, and
- * malformed headers never pass. Also bearer token parsing.
+ * malformed headers never pass, upper-case hex included. Also bearer token
+ * parsing, and that a token is compared in constant time whatever its length.
  */
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import crypto, { createHmac } from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import fc from 'fast-check';
 import { bearerToken, sign, signingSecrets, tokenAccepted, verifySignature } from '../../src/protocol/signing.js';
 
@@ -43,7 +45,20 @@ test('malformed headers never verify', () => {
   for (const header of [undefined, '', good.slice(1), `${good}0`, `sha256=${good}`, good.replace(/[0-9a-f]/, 'g'), [good, good]]) {
     assert.ok(!verifySignature(['s'], header as string | undefined, body), String(header));
   }
-  assert.ok(verifySignature(['s'], good.toUpperCase(), body), 'hex is case-insensitive');
+});
+
+test('upper-case hex is refused: PROTOCOL.md §2 says lowercase, so one HMAC has one spelling', () => {
+  const body = '{}';
+  const good = sign('s', body);
+  assert.ok(verifySignature(['s'], good, body));
+  assert.ok(!verifySignature(['s'], good.toUpperCase(), body));
+  fc.assert(
+    fc.property(fc.string(), fc.nat(63), (text, at) => {
+      const signature = sign('s', text);
+      const changed = signature.slice(0, at) + signature.charAt(at).toUpperCase() + signature.slice(at + 1);
+      assert.equal(verifySignature(['s'], changed, text), changed === signature);
+    }),
+  );
 });
 
 test('bearer tokens', () => {
@@ -57,4 +72,32 @@ test('bearer tokens', () => {
   assert.ok(!tokenAccepted(accepted, 'three'));
   assert.ok(!tokenAccepted(accepted, 'tw'));
   assert.ok(!tokenAccepted(accepted, undefined));
+  assert.ok(!tokenAccepted(accepted, ''));
+  assert.ok(!tokenAccepted(accepted, 'two '));
+});
+
+test('bearer tokens: every accepted token is compared in full, whatever the length of the one given', () => {
+  // A comparison skipped for a length that differs would tell by its timing how long a token is.
+  // timingSafeEqual is watched through the module object; syncBuiltinESMExports carries the watch to named imports.
+  const compared: [number, number][] = [];
+  const original = crypto.timingSafeEqual;
+  const watch = mock.method(crypto, 'timingSafeEqual', (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+    compared.push([a.byteLength, b.byteLength]);
+    return original(a, b);
+  });
+  syncBuiltinESMExports();
+  try {
+    const accepted = [Buffer.from('short'), Buffer.from('a-much-longer-accepted-token')];
+    for (const token of ['x', 'short', 'a-much-longer-accepted-token', 'z'.repeat(300)]) {
+      compared.length = 0;
+      const expected = accepted.some((candidate) => candidate.toString() === token);
+      assert.equal(tokenAccepted(accepted, token), expected, token);
+      assert.equal(compared.length, accepted.length, `${token}: every accepted token is tried`);
+      for (const [a, b] of compared) assert.equal(a, b, `${token}: equal lengths are compared`);
+      assert.equal(new Set(compared.map(([a]) => a)).size, 1, `${token}: the same length for every token`);
+    }
+  } finally {
+    watch.mock.restore();
+    syncBuiltinESMExports();
+  }
 });
