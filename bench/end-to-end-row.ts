@@ -7,8 +7,8 @@
  * player's browser does. For each round the provider writes the round to
  * its round log, pending, with the exact /transaction body, before it calls
  * the operator, and logs the answer after: the durable record that has a
- * round delivered exactly once, whatever fails in between (README, "The
- * round log and retries"). This row measures the path a player's round
+ * round delivered exactly once, whatever fails in between (docs/provider.md,
+ * "The round log and retries"). This row measures the path a player's round
  * takes; the provider's outbox resends only rounds that path left pending,
  * and a run leaves none.
  *

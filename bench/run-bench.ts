@@ -65,8 +65,9 @@ const SMOKE_SYNC_PROBE_MS = 500;
  * starts, the ceiling's included, on a host of SMALL_HOST_CORES or fewer:
  * there, Node's default of four wake onto the two cores that the server's
  * threads and wrk already share, and every wait for a core lands in some
- * request's latency. README, "Node's options on a small machine", gives the
- * same setting for production and what it was measured to change.
+ * request's latency. docs/sqlite-store.md, "Node's options on a small
+ * machine", gives the same setting for production and what it was
+ * measured to change.
  */
 const SMALL_HOST_CORES = 2;
 const SMALL_HOST_V8_POOL_SIZE = 1;
