@@ -1,7 +1,7 @@
 /**
  * The one registry of error codes (PROTOCOL.md §3). Every non-200 answer of
  * every Wagerlink server is built from an entry here, and a test keeps this
- * table, the README and the problem+json mapping in sync.
+ * table, docs/errors.md (generated from it) and the problem+json mapping in sync.
  */
 
 export const ERRORS = {
