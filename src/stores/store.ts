@@ -3,18 +3,22 @@
  * in test/stores runs against each of them. Each write method is one atomic
  * database transaction (or one savepoint inside a group commit).
  *
+ * The operations, each with its outcomes, are listed once, in
+ * operations.ts; this file holds the types they take and answer.
+ *
  * Outcomes are values: every method resolves with a success or a Refusal
  * carrying a stable code. It rejects only for operational failures, with an
- * UnavailableError (storage down, overloaded), which the HTTP layer answers
- * with 503 and which callers may retry.
+ * UnavailableError (storage down, full or failing, overloaded), which the
+ * HTTP layer answers with 503 and which callers may retry. Every backend
+ * reports a failure of storage so, never as a refusal.
  *
  * Commands carry `now` (epoch ms) and any ids to create, so that a store is
  * deterministic: the clock and the id source are injected by its caller.
  */
-import type { Refusal } from '../protocol/errors.js';
 import type { AdjustmentRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
 import type { TransferKind } from '../ledger/accounts.js';
 import type { BooksReport } from '../ledger/books.js';
+import type { StoreMethods } from './operations.js';
 
 export interface TransactionCommand {
   request: TransactionRequest;
@@ -143,46 +147,12 @@ export interface PageOf<T> {
 
 export type VerifyReport = BooksReport;
 
-export interface WalletStore {
+/**
+ * A wallet store: one method per operation of the table in operations.ts,
+ * which lists each one's argument, outcomes and how it runs.
+ */
+export interface WalletStore extends StoreMethods {
   readonly backend: string;
-  /** Outcomes: balance | SESSION_NOT_FOUND | SESSION_MISMATCH | INVALID_REQUEST (amounts) | DUPLICATE_CONFLICT
-   *  | ROUND_MISMATCH | ROUND_CLOSED | SESSION_EXPIRED | PLAYER_BLOCKED | CAMPAIGN_FINISHED | INSUFFICIENT_FUNDS.
-   *  A refusal of FINAL_REFUSAL_CODES (rules.ts) is kept in the same database transaction, with the request's
-   *  new ids: those ids answer it again ever after (PROTOCOL.md §6.4). */
-  transact(command: TransactionCommand): Promise<BalanceOutcome | Refusal>;
-  /** Outcomes: balance | SESSION_NOT_FOUND | INVALID_REQUEST | DUPLICATE_CONFLICT */
-  payout(command: PayoutCommand): Promise<BalanceOutcome | Refusal>;
-  /** Outcomes: session | INVALID_LAUNCH_KEY | SESSION_MISMATCH | PLAYER_BLOCKED */
-  authenticate(command: AuthenticateCommand): Promise<SessionOutcome | Refusal>;
-  /** Outcomes: player | PLAYER_EXISTS | UNSUPPORTED_CURRENCY | INVALID_REQUEST */
-  createPlayer(command: CreatePlayerCommand): Promise<PlayerView | Refusal>;
-  /** Outcomes: player | PLAYER_NOT_FOUND */
-  getPlayer(playerId: string): Promise<PlayerView | Refusal>;
-  /** Outcomes: key | PLAYER_NOT_FOUND */
-  createLaunchKey(command: LaunchKeyCommand): Promise<LaunchKeyView | Refusal>;
-  /** Outcomes: balance | PLAYER_NOT_FOUND | INVALID_REQUEST | DUPLICATE_CONFLICT | INSUFFICIENT_FUNDS */
-  adjust(command: AdjustCommand): Promise<BalanceOutcome | Refusal>;
-  /** Outcomes: player | PLAYER_NOT_FOUND */
-  setBlocked(command: BlockCommand): Promise<PlayerView | Refusal>;
-  /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
-  listRounds(page: PageRequest): Promise<PageOf<RoundView> | Refusal>;
-  /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
-  listTransfers(page: PageRequest): Promise<PageOf<TransferView> | Refusal>;
-  /**
-   * Proves that every transfer balances and every kept balance equals the
-   * sum of its postings, with sums exact at any size. Rejects with an
-   * UnavailableError naming why when the proof cannot be finished.
-   */
-  verify(): Promise<VerifyReport>;
-  /**
-   * Resolves when the database answers and takes writes; rejects with an
-   * UnavailableError naming why otherwise (/health's 503). It only reads,
-   * unless the last call failed for a reason that stops writes (a full
-   * disk, an I/O error, a read-only standby): then it tries a small write
-   * of its own, which leaves nothing behind, and resolves once one commits,
-   * so that health comes back without other traffic.
-   */
-  ping(): Promise<void>;
   close(): Promise<void>;
   /**
    * Called after each batch that committed, with the seconds from its

@@ -5,17 +5,27 @@
  * when it is not.
  */
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { RulesConfig } from '../../src/ledger/rules.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import type { WalletStore } from '../../src/stores/store.js';
 import { tempDir } from '../helpers.js';
-import { openPostgresStore, POSTGRES_UNAVAILABLE } from './postgres-fixtures.js';
+import { fillPostgresDisk, openPostgresStore, POSTGRES_UNAVAILABLE } from './postgres-fixtures.js';
 
 export interface Backend {
   name: string;
   /** Why the backend cannot run here, or undefined when it can. */
   unavailable?: string;
   open(rules?: RulesConfig): Promise<{ store: WalletStore; cleanup: () => Promise<void> }>;
+  /**
+   * A store on a disk that is full once `prepare` has run on it: writes that
+   * need room fail as storage fails, reads still work. SQLite: the file may
+   * not grow past the pages it has then (SqliteStoreOptions.databasePagesMax),
+   * so writes fail once the room left inside those pages is used up.
+   * PostgreSQL: every table raises disk_full (SQLSTATE 53100) on any write,
+   * which is what PostgreSQL raises when it cannot extend a file.
+   */
+  openFull<T>(prepare: (store: WalletStore) => Promise<T>): Promise<{ store: WalletStore; prepared: T; cleanup: () => Promise<void> }>;
 }
 
 const ALL: Backend[] = [
@@ -41,6 +51,31 @@ const ALL: Backend[] = [
           },
         };
       },
+      async openFull(prepare) {
+        const { dir, cleanup } = tempDir();
+        const path = join(dir, 'wallet.db');
+        try {
+          const roomy = await SqliteStore.open({ path, placement, durability });
+          const prepared = await prepare(roomy).finally(() => roomy.close());
+          // Compacted, so that little room is left inside the pages the file keeps.
+          const db = new Database(path);
+          db.exec('VACUUM');
+          const pages = Number(db.pragma('page_count', { simple: true }));
+          db.close();
+          const store = await SqliteStore.open({ path, placement, durability, databasePagesMax: pages });
+          return {
+            store,
+            prepared,
+            cleanup: async () => {
+              await store.close();
+              cleanup();
+            },
+          };
+        } catch (error) {
+          cleanup();
+          throw error;
+        }
+      },
     }),
   ),
   {
@@ -50,6 +85,17 @@ const ALL: Backend[] = [
     async open(rules) {
       const { store, cleanup } = await openPostgresStore('contract', rules ? { rules } : {});
       return { store, cleanup };
+    },
+    async openFull(prepare) {
+      const { store, schema, cleanup } = await openPostgresStore('full');
+      try {
+        const prepared = await prepare(store);
+        await fillPostgresDisk(schema);
+        return { store, prepared, cleanup };
+      } catch (error) {
+        await cleanup();
+        throw error;
+      }
     },
   },
 ];

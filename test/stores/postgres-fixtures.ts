@@ -92,6 +92,23 @@ export async function openPostgresStore(
   }
 }
 
+/**
+ * Makes every write to the schema's tables fail as on a full disk: a trigger
+ * on each raises what PostgreSQL raises when it cannot extend a file,
+ * SQLSTATE 53100 disk_full. Reads still work. Dropping the schema ends it.
+ */
+export async function fillPostgresDisk(schema: Schema): Promise<void> {
+  await schema.admin.unsafe(`CREATE FUNCTION ${schema.name}.disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      RAISE EXCEPTION 'could not extend file "base/1/2": No space left on device' USING ERRCODE = 'disk_full';
+    END $$`);
+  const tables = await schema.admin<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = ${schema.name}`;
+  for (const { name } of tables) {
+    await schema.admin.unsafe(`CREATE TRIGGER disk_full BEFORE INSERT OR UPDATE OR DELETE ON ${schema.name}.${name}
+      FOR EACH STATEMENT EXECUTE FUNCTION ${schema.name}.disk_full()`);
+  }
+}
+
 /** Two PostgresStores on one fresh schema, as two nodes of one database; cleanup closes both and drops the schema. */
 export async function openTwoPostgresStores(label: string): Promise<{ first: PostgresStore; second: PostgresStore; cleanup: () => Promise<void> }> {
   const opened = await openPostgresStore(label);

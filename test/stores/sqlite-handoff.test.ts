@@ -1,15 +1,20 @@
 /**
  * Calls and replies cross to the SQLite writer thread as JSON text when JSON
- * carries them exactly, and as objects otherwise (handoff.ts). Money must
- * arrive as the very double that was parsed from the request, and bigints
- * (page cursors) must never be sent as JSON.
+ * carries them exactly, and as objects otherwise (handoff.ts), each as its
+ * operation declares (sqlite-operations.ts): transaction calls and balance
+ * answers as flat arrays (packed-codecs.ts), everything else as objects.
+ * Money must arrive as the very double that was parsed from the request,
+ * bigints (page cursors) must never be sent as JSON, and a failure of
+ * storage crosses as such.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Call, Reply } from '../../src/stores/sqlite/group-committer.js';
-import { crossesAsJson, decodeCalls, decodeReplies, encodeCalls, encodeReplies, PACKED_MEMBERS } from '../../src/stores/sqlite/handoff.js';
+import type { Call, Reply } from '../../src/stores/sqlite/sqlite-operations.js';
+import { crossesAsJson, decodeCalls, decodeReplies, encodeCalls, encodeReplies } from '../../src/stores/sqlite/handoff.js';
+import { PACKED_MEMBERS } from '../../src/stores/sqlite/packed-codecs.js';
+import type { TransactionCommand } from '../../src/stores/store.js';
 import { Round, TransactionRequest, WalletTransaction } from '../../src/protocol/schemas.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
@@ -52,7 +57,7 @@ describe('sqlite hand-off', () => {
 
   test('transaction calls cross as flat arrays and arrive equal, optional members absent where they were', () => {
     const base = transactCall(1, 1.5);
-    const request = (base.args as { request: Record<string, unknown> }).request;
+    const { request } = base.args as TransactionCommand;
     const { regulatory: _regulatory, ...withoutRegulatory } = request;
     const calls: Call[] = [
       base,
@@ -127,24 +132,27 @@ describe('sqlite hand-off', () => {
 
   test('replies cross as JSON only when their batch did', () => {
     const replies: Reply[] = [
-      { id: 1, result: { ok: true, balance: '98.49', currency: 'EUR', booked: [{ kind: 'bet', amount: '1.5' }] } },
-      { id: 2, result: { ok: false, code: 'INSUFFICIENT_FUNDS', detail: 'balance 1 is less than 2', balance: '1' } },
-      { id: 3, result: { ok: true, balance: '98.49', currency: 'EUR', booked: [] } },
+      { id: 1, op: 'transact', result: { ok: true, balance: '98.49', currency: 'EUR', booked: [{ kind: 'bet', amount: '1.5' }] } },
+      { id: 2, op: 'transact', result: { ok: false, code: 'INSUFFICIENT_FUNDS', detail: 'balance 1 is less than 2', balance: '1' } },
+      { id: 3, op: 'payout', result: { ok: true, balance: '98.49', currency: 'EUR', booked: [] } },
       {
         id: 4,
+        op: 'transact',
         result: { ok: true, balance: '0.00000001', currency: 'BTC', booked: [{ kind: 'bet', amount: '1' }, { kind: 'win', amount: '2.5' }] },
       },
-      { id: 5, result: { ok: true, playerId: 'p-1', currency: 'EUR', balance: '1', blocked: false, country: null } },
+      { id: 5, op: 'getPlayer', result: { ok: true, playerId: 'p-1', currency: 'EUR', balance: '1', blocked: false, country: null } },
+      { id: 6, op: 'transact', failed: 'database or disk is full (SQLITE_FULL)' },
+      { id: 7, op: 'adjust', result: { ok: true, balance: '3', currency: 'EUR', booked: [{ kind: 'deposit', amount: '2' }] } },
     ];
     const asJson = encodeReplies(replies, true);
     assert.equal(typeof asJson, 'string');
     assert.deepEqual(
       (JSON.parse(asJson as string) as unknown[]).map((item) => Array.isArray(item)),
-      [true, false, true, true, false],
-      'balances packed, anything else as objects',
+      [true, false, true, true, false, false, true],
+      'balances packed, anything else (a refusal, a failure) as objects',
     );
     assert.deepEqual(decodeReplies(asJson), replies);
-    const withBigint: Reply[] = [{ id: 3, result: { ok: true, items: [], next: 12n } }];
+    const withBigint: Reply[] = [{ id: 3, op: 'listRounds', result: { ok: true, items: [], next: 12n } }];
     assert.equal(encodeReplies(withBigint, false), withBigint);
   });
 

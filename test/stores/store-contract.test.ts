@@ -2,7 +2,10 @@
  * The store contract: every backend answers the same commands with the same
  * outcomes, byte for byte, and keeps books that verify. A seeded random
  * workload runs each backend against a small in-memory model of the wallet
- * rules, written independently of src/ledger.
+ * rules, written independently of src/ledger. And every backend reports a
+ * storage failure the same way (store.ts): the call rejects with an
+ * UnavailableError, which the HTTP layer answers 503, and applies nothing;
+ * it never resolves as a refusal.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,9 +13,13 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_RULES } from '../../src/ledger/rules.js';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import type { PageOf, WalletStore } from '../../src/stores/store.js';
-import type { Refusal } from '../../src/protocol/errors.js';
+import { UnavailableError, type Refusal } from '../../src/protocol/errors.js';
+import { OPERATION_NAMES, OPERATIONS, type StoreOperationName } from '../../src/stores/operations.js';
 import { BACKENDS } from './backends.js';
-import { NOW, openSession } from './store-fixtures.js';
+import { NOW, openSession, singleBet } from './store-fixtures.js';
+
+/** Writes tried at most while waiting for a full disk to refuse one: many pages' worth. */
+const FILL_ATTEMPTS_MAX = 5_000;
 
 
 /** A small deterministic PRNG (mulberry32): the workload is the same on every run. */
@@ -370,6 +377,74 @@ for (const backend of BACKENDS) {
       }
       const report = await store.verify();
       assert.ok(report.ok, report.problems.join('\n'));
+    });
+  });
+}
+
+/**
+ * Runs `write` until it rejects, and returns that rejection; each time it
+ * resolves, the outcome must be a success: a storage failure answered as a
+ * refusal is what this suite exists to catch.
+ */
+async function writeUntilRejected(label: string, write: (attempt: number) => Promise<{ ok: boolean }>): Promise<{ error: unknown; landed: number }> {
+  for (let attempt = 0; attempt < FILL_ATTEMPTS_MAX; attempt++) {
+    let outcome: { ok: boolean };
+    try {
+      outcome = await write(attempt);
+    } catch (error) {
+      return { error, landed: attempt };
+    }
+    assert.ok(outcome.ok, `${label} ${attempt} resolved ${JSON.stringify(outcome)}: a failure of storage must reject`);
+  }
+  assert.fail(`${label}: the disk never filled in ${FILL_ATTEMPTS_MAX} writes`);
+}
+
+function assertUnavailable(error: unknown): void {
+  assert.ok(error instanceof UnavailableError, `rejected with ${String(error)}, not an UnavailableError`);
+  assert.equal(error.code, 'SERVICE_UNAVAILABLE');
+}
+
+for (const backend of BACKENDS) {
+  describe(`store contract, storage failure: ${backend.name}`, { skip: backend.unavailable }, () => {
+    test('a write that storage cannot take rejects with UnavailableError and applies nothing; reads go on', async () => {
+      const { store, prepared: session, cleanup } = await backend.openFull((roomy) => openSession(roomy, 'f-ann', 1_000));
+      try {
+        const bets = await writeUntilRejected('bet', () => store.transact({ now: NOW, request: singleBet(session, 1) }));
+        assertUnavailable(bets.error);
+        // The bets that landed, and nothing of the one that failed.
+        const player = await store.getPlayer('f-ann');
+        assert.ok(player.ok);
+        assert.equal(player.balance, String(1_000 - bets.landed));
+
+        const players = await writeUntilRejected('new player', (attempt) =>
+          store.createPlayer({ playerId: `f-new-${attempt}`, currency: 'EUR', balance: 5, depositId: randomUUID(), now: NOW }),
+        );
+        assertUnavailable(players.error);
+        const missing = await store.getPlayer(`f-new-${players.landed}`);
+        assert.ok(!missing.ok && missing.code === 'PLAYER_NOT_FOUND', 'the player whose write failed was not created');
+
+        // /health's question: writes fail, so the store is not well, though it reads.
+        await assert.rejects(store.ping(), (error) => {
+          assertUnavailable(error);
+          return true;
+        });
+      } finally {
+        await cleanup();
+      }
+    });
+
+    test('every operation of a closed store rejects with UnavailableError', async () => {
+      const { store, cleanup } = await backend.open();
+      await cleanup();
+      const methods = OPERATION_NAMES.filter((name): name is StoreOperationName => OPERATIONS[name].method !== 'none');
+      assert.ok(methods.includes('transact') && methods.includes('ping'));
+      for (const name of methods) {
+        // A closed store looks at no argument.
+        await assert.rejects(store[name](undefined as never), (error) => {
+          assertUnavailable(error);
+          return true;
+        }, name);
+      }
     });
   });
 }

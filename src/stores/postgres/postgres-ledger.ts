@@ -73,6 +73,7 @@ import type {
   TransferView,
   VerifyReport,
 } from '../store.js';
+import type { HotOperationName, OperationArgs } from '../operations.js';
 import { ABANDONED, DEFER } from './group-committer.js';
 import { ClaimLostError } from './postgres-errors.js';
 import { RememberedWallets, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './remembered-wallets.js';
@@ -116,8 +117,8 @@ interface RefusedRow {
   detail: string;
 }
 
-/** A hot-path call, as the group committer queues it. */
-export type HotCall = { kind: 'transact'; command: TransactionCommand } | { kind: 'payout'; command: PayoutCommand };
+/** A call of a hot operation (operations.ts: hot), as the group committer queues it. */
+export type HotCall = { [K in HotOperationName]: { kind: K; command: OperationArgs[K] } }[HotOperationName];
 export type HotResult = BalanceOutcome | Refusal;
 
 /** A transfer to insert; its accounts are named by their natural key and resolved by the insert. */

@@ -14,24 +14,15 @@ import type postgres from 'postgres';
 import { UnavailableError } from '../../protocol/errors.js';
 import { createCurrencies, DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
 import { DEFAULT_RULES, type RulesConfig } from '../../ledger/rules.js';
-import type {
-  AdjustCommand,
-  AuthenticateCommand,
-  BlockCommand,
-  CreatePlayerCommand,
-  LaunchKeyCommand,
-  PageRequest,
-  PayoutCommand,
-  TransactionCommand,
-  VerifyReport,
-  WalletStore,
-} from '../store.js';
+import { StoreOperations, type DerivedOperationName, type OperationArgs, type OperationOutcome } from '../operations.js';
+import type { VerifyReport, WalletStore } from '../store.js';
 import { migrate } from './migrations.js';
 import { DEFAULT_POSTGRES_SETTINGS, openDatabase, redactUrl, type PostgresSettings } from './open-database.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
 import { CallDeadlines, type CallSignal } from './call-deadlines.js';
 import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
+import { POSTGRES_OPERATIONS, type PostgresHandlerContext } from './postgres-operations.js';
 import { probeWrite, refusesWrites, writeFailureOf } from './write-probe.js';
 
 export interface PostgresStoreOptions {
@@ -91,7 +82,7 @@ export const CLOSE_TIMEOUT_S = 5;
 /** The signal of a call that has no deadline (verify): it never aborts. */
 const NO_DEADLINE: CallSignal = { aborted: false, reason: undefined, addEventListener: () => {} };
 
-export class PostgresStore implements WalletStore {
+export class PostgresStore extends StoreOperations implements WalletStore {
   readonly backend = 'postgres';
   private inflight = 0;
   private closed = false;
@@ -106,16 +97,20 @@ export class PostgresStore implements WalletStore {
   private onIdle: (() => void) | undefined;
   /** The one-connection clients of the verifies in progress: close() ends them. */
   private readonly verifiers = new Set<postgres.Sql>();
+  /** What the operations' handlers run on (postgres-operations.ts). */
+  private readonly handlerContext: PostgresHandlerContext;
 
   private constructor(
     private readonly sql: postgres.Sql,
     private readonly ledger: PostgresLedger,
-    private readonly committer: GroupCommitter<HotCall, HotResult>,
+    committer: GroupCommitter<HotCall, HotResult>,
     private readonly inflightCallsMax: number,
     private readonly deadlines: CallDeadlines,
     /** What a verify opens its own connection with. */
     private readonly connection: { url: string; settings: PostgresSettings },
   ) {
+    super();
+    this.handlerContext = { ledger, committer };
     committer.onStall((error) => this.fail(error));
   }
 
@@ -212,35 +207,10 @@ export class PostgresStore implements WalletStore {
     }
   }
 
-  transact(command: TransactionCommand) {
-    return this.run((signal) => this.committer.submit({ kind: 'transact', command }, signal));
-  }
-  payout(command: PayoutCommand) {
-    return this.run((signal) => this.committer.submit({ kind: 'payout', command }, signal));
-  }
-  authenticate(command: AuthenticateCommand) {
-    return this.run(() => this.ledger.authenticate(command));
-  }
-  createPlayer(command: CreatePlayerCommand) {
-    return this.run(() => this.ledger.createPlayer(command));
-  }
-  getPlayer(playerId: string) {
-    return this.run(() => this.ledger.getPlayer(playerId));
-  }
-  createLaunchKey(command: LaunchKeyCommand) {
-    return this.run(() => this.ledger.createLaunchKey(command));
-  }
-  adjust(command: AdjustCommand) {
-    return this.run(() => this.ledger.adjust(command));
-  }
-  setBlocked(command: BlockCommand) {
-    return this.run(() => this.ledger.setBlocked(command));
-  }
-  listRounds(page: PageRequest) {
-    return this.run(() => this.ledger.listRounds(page));
-  }
-  listTransfers(page: PageRequest) {
-    return this.run(() => this.ledger.listTransfers(page));
+  /** Runs one call of an operation that StoreOperations' methods hand on, through its handler (postgres-operations.ts). */
+  protected dispatch<K extends DerivedOperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]> {
+    const handler = POSTGRES_OPERATIONS[op];
+    return this.run((signal) => handler(this.handlerContext, args, signal));
   }
   /**
    * Reads the whole ledger, which on a grown one takes longer than any call

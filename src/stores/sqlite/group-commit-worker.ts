@@ -5,8 +5,9 @@
  * on the HTTP thread.
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { GroupCommitter, type Call, type CommitterOptions } from './group-committer.js';
+import { GroupCommitter, type CommitterOptions } from './group-committer.js';
 import { crossesAsJson, decodeCalls, encodeReplies, type Answered, type Crossing } from './handoff.js';
+import type { Call } from './sqlite-operations.js';
 
 export interface WorkerInit extends CommitterOptions {
   port: MessagePort;

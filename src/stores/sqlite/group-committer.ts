@@ -11,34 +11,16 @@
  */
 import { AssertionError } from 'node:assert';
 import type Database from 'better-sqlite3';
-import { refuse, type Refusal } from '../../protocol/errors.js';
+import { refuse } from '../../protocol/errors.js';
 import { createCurrencies } from '../../protocol/money.js';
 import type { RulesConfig } from '../../ledger/rules.js';
+import { OPERATIONS } from '../operations.js';
 import { migrate } from './migrations.js';
 import { openDatabase, type Durability } from './open-database.js';
 import { WalFlusher } from './wal-flusher.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import { SqliteLedger } from './sqlite-ledger.js';
-import { probeWrite } from './write-probe.js';
-
-export interface Call {
-  id: number;
-  op: Op;
-  args: unknown;
-}
-
-export interface Reply {
-  id: number;
-  result: unknown;
-}
-
-export type ReadOp = 'getPlayer' | 'listRounds' | 'listTransfers' | 'verify' | 'ping';
-export type WriteOp = 'transact' | 'payout' | 'authenticate' | 'createPlayer' | 'createLaunchKey' | 'adjust' | 'setBlocked';
-/** /health's write probe (write-probe.ts): a database transaction of its own, so it runs with the reads, outside the batch's. */
-export type ProbeOp = 'probeWrite';
-export type Op = ReadOp | WriteOp | ProbeOp;
-
-export const READ_OPS: ReadonlySet<Op> = new Set<Op>(['getPlayer', 'listRounds', 'listTransfers', 'verify', 'ping', 'probeWrite']);
+import { runCall, type Call, type Reply, type WriterConnection } from './sqlite-operations.js';
 
 export interface CommitterOptions {
   path: string;
@@ -50,13 +32,17 @@ export interface CommitterOptions {
   databasePagesMax?: number | undefined;
 }
 
-function unavailable(error: unknown): Refusal {
-  return refuse('SERVICE_UNAVAILABLE', `storage failed, nothing was applied: ${(error as Error).message}`);
+/** The reply to a call that storage failed: nothing of it was applied, and the store rejects it (UnavailableError). */
+function failed(call: Call, error: unknown): Reply {
+  const { message, code } = error as { message?: string; code?: unknown };
+  return { id: call.id, op: call.op, failed: `${message ?? String(error)}${typeof code === 'string' ? ` (${code})` : ''}` };
 }
 
 export class GroupCommitter {
   private readonly db: Database.Database;
   private readonly ledger: SqliteLedger;
+  /** What the operations' handlers run on (sqlite-operations.ts). */
+  private readonly writer: WriterConnection;
   private readonly sql;
   private readonly flusher: WalFlusher | undefined;
   private readonly checkpointer: BackgroundCheckpointer | undefined;
@@ -70,6 +56,7 @@ export class GroupCommitter {
     migrate(this.db);
     this.ledger = new SqliteLedger(this.db, createCurrencies(options.cryptoDecimals), options.rules);
     this.ledger.warm();
+    this.writer = { db: this.db, ledger: this.ledger };
     // After the migrations: the checkpointer's connection needs the database in WAL mode.
     this.checkpointer = options.path !== ':memory:' ? new BackgroundCheckpointer(options.path, durability) : undefined;
     this.sql = {
@@ -88,12 +75,17 @@ export class GroupCommitter {
    * batch waits, reads too: a read may show what an earlier batch committed.
    * `commitSeconds` is the time from COMMIT until the batch was durable
    * (undefined if nothing was committed): the disk's share of every answer.
-   * An AssertionError (a broken invariant) is thrown, never answered.
+   * A call that storage failed is answered with why (Reply.failed); an
+   * AssertionError (a broken invariant) is thrown, never answered.
+   *
+   * Calls whose operation may share a database transaction (dbTx 'shared',
+   * operations.ts) are the batch's writes; the others run first, each on
+   * its own: reads, and what needs a database transaction of its own.
    */
   run(calls: readonly Call[], answer: (replies: Reply[], commitSeconds: number | undefined) => void): void {
     const reads: Call[] = [];
     const writes: Call[] = [];
-    for (const c of calls) (READ_OPS.has(c.op) ? reads : writes).push(c);
+    for (const c of calls) (OPERATIONS[c.op].dbTx === 'shared' ? writes : reads).push(c);
     const replies: Reply[] = [];
     this.runReads(reads, replies);
     const committing = writes.length > 0 ? this.runWrites(writes, replies) : undefined;
@@ -113,29 +105,23 @@ export class GroupCommitter {
     this.flusher?.close();
   }
 
-  private call(op: Op, args: unknown): unknown {
-    if (op === 'probeWrite') return probeWrite(this.db);
-    const method = this.ledger[op] as (args: unknown) => unknown;
-    return method.call(this.ledger, args);
-  }
-
   private runReads(calls: Call[], replies: Reply[]): void {
     for (const c of calls) {
       try {
-        // verify reads many tables: one read transaction gives it one snapshot.
-        if (c.op === 'verify') {
+        // A read of many tables ('snapshot': verify) sees them as of one moment, in one read transaction.
+        if (OPERATIONS[c.op].dbTx === 'snapshot') {
           this.db.exec('BEGIN');
           try {
-            replies.push({ id: c.id, result: this.call(c.op, c.args) });
+            replies.push({ id: c.id, op: c.op, result: runCall(this.writer, c) });
           } finally {
             this.db.exec('COMMIT');
           }
         } else {
-          replies.push({ id: c.id, result: this.call(c.op, c.args) });
+          replies.push({ id: c.id, op: c.op, result: runCall(this.writer, c) });
         }
       } catch (error) {
         if (error instanceof AssertionError) throw error;
-        replies.push({ id: c.id, result: unavailable(error) });
+        replies.push(failed(c, error));
       }
     }
   }
@@ -143,22 +129,23 @@ export class GroupCommitter {
   /** Returns when COMMIT began (performance.now()), or undefined if the batch did not commit. */
   private runWrites(calls: Call[], replies: Reply[]): number | undefined {
     const { sql, db } = this;
-    const results: unknown[] = [];
+    // Answered only once the batch committed.
+    const answers: Reply[] = [];
     try {
       sql.begin.run();
       this.ledger.startWriting();
     } catch (error) {
       if (db.inTransaction) sql.rollback.run();
-      for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
+      for (const c of calls) replies.push(failed(c, error));
       return undefined;
     }
     for (const c of calls) {
       sql.savepoint.run();
       try {
-        const result = this.call(c.op, c.args) as { ok: boolean };
+        const result = runCall(this.writer, c);
         // A refusal writes nothing but what makes it final (PROTOCOL.md §6.4): it is kept like a booking.
         sql.release.run();
-        results.push(result);
+        answers.push({ id: c.id, op: c.op, result });
       } catch (error) {
         this.ledger.forgetCache();
         if (error instanceof AssertionError) {
@@ -168,12 +155,12 @@ export class GroupCommitter {
         }
         if (!db.inTransaction) {
           // SQLite rolled the whole transaction back (I/O error, disk full).
-          for (const each of calls) replies.push({ id: each.id, result: unavailable(error) });
+          for (const each of calls) replies.push(failed(each, error));
           return undefined;
         }
         sql.rollbackTo.run();
         sql.release.run();
-        results.push(refuse('INTERNAL_ERROR', `nothing was applied: ${(error as Error).message}`));
+        answers.push({ id: c.id, op: c.op, result: refuse('INTERNAL_ERROR', `nothing was applied: ${(error as Error).message}`) });
       }
     }
     let committing: number;
@@ -186,10 +173,10 @@ export class GroupCommitter {
       // A merge that found an id held twice: crash, as for any broken invariant.
       if (error instanceof AssertionError) throw error;
       this.ledger.forgetCache();
-      for (const c of calls) replies.push({ id: c.id, result: unavailable(error) });
+      for (const c of calls) replies.push(failed(c, error));
       return undefined;
     }
-    calls.forEach((c, index) => replies.push({ id: c.id, result: results[index] }));
+    for (const answer of answers) replies.push(answer);
     return committing;
   }
 }

@@ -6,32 +6,16 @@
  * takes the queue at the end of each turn only.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { UnavailableError, type Refusal } from '../../protocol/errors.js';
+import { UnavailableError } from '../../protocol/errors.js';
 import { DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
 import { DEFAULT_RULES, type RulesConfig } from '../../ledger/rules.js';
-import type {
-  AdjustCommand,
-  AuthenticateCommand,
-  BalanceOutcome,
-  BlockCommand,
-  CreatePlayerCommand,
-  LaunchKeyCommand,
-  LaunchKeyView,
-  PageOf,
-  PageRequest,
-  PayoutCommand,
-  PlayerView,
-  RoundView,
-  SessionOutcome,
-  TransactionCommand,
-  TransferView,
-  VerifyReport,
-  WalletStore,
-} from '../store.js';
+import { OPERATIONS, StoreOperations, type OperationArgs, type OperationName, type OperationOutcome } from '../operations.js';
+import type { VerifyReport, WalletStore } from '../store.js';
 import type { WorkerInit } from './group-commit-worker.js';
 import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
-import { GroupCommitter, READ_OPS, type Call, type Op, type Reply } from './group-committer.js';
+import { GroupCommitter } from './group-committer.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
+import type { Call, Reply } from './sqlite-operations.js';
 import type { Durability } from './open-database.js';
 
 export interface SqliteStoreOptions {
@@ -71,9 +55,19 @@ export const HANDOFF_CALLS = 16;
 export const GROUP_COMMIT_CALLS_MAX = 1_000;
 
 interface Pending {
-  op: Op;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+}
+
+/**
+ * A call the writer could not carry out for want of storage (a full disk,
+ * an I/O error, a lock it could not get): nothing of it was applied, and
+ * the caller may resend it. `reason` is the storage's own words.
+ */
+class StorageFailedError extends UnavailableError {
+  constructor(readonly reason: string) {
+    super(`storage failed, nothing was applied: ${reason}`);
+  }
 }
 
 /**
@@ -102,7 +96,7 @@ function verifyFailed(reason: string, cause?: unknown): UnavailableError {
   return new UnavailableError(`verify could not finish: ${reason}`, cause === undefined ? undefined : { cause });
 }
 
-export class SqliteStore implements WalletStore {
+export class SqliteStore extends StoreOperations implements WalletStore {
   readonly backend = 'sqlite';
   private readonly pending = new Map<number, Pending>();
   private queue: Call[] = [];
@@ -127,7 +121,9 @@ export class SqliteStore implements WalletStore {
   private constructor(
     private readonly path: string,
     private readonly inflightCallsMax: number,
-  ) {}
+  ) {
+    super();
+  }
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
     const store = new SqliteStore(options.path, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
@@ -213,27 +209,25 @@ export class SqliteStore implements WalletStore {
     this.commitListeners.push(listener);
   }
 
+  /**
+   * Settles each call in the order the writer answered, and keeps
+   * writeFailure: a call that storage failed rejects, and names why until
+   * a write, or a write probe, commits again (access 'write', operations.ts).
+   */
   private settle(replies: readonly Reply[]): void {
     for (const reply of replies) {
       const waiting = this.pending.get(reply.id);
       if (!waiting) continue;
       this.pending.delete(reply.id);
-      this.noteWrite(waiting.op, reply.result);
+      if ('failed' in reply) {
+        this.writeFailure = reply.failed;
+        waiting.reject(new StorageFailedError(reply.failed));
+        continue;
+      }
+      if (this.writeFailure !== undefined && OPERATIONS[reply.op].access === 'write') this.writeFailure = undefined;
       waiting.resolve(reply.result);
     }
     if (this.pending.size === 0) this.onIdle?.();
-  }
-
-  /**
-   * Keeps writeFailure, in the order the writer answered: a call that the
-   * writer could not carry out for want of storage answers
-   * SERVICE_UNAVAILABLE (group-committer.ts), and a write or a write probe
-   * that answers anything else was committed.
-   */
-  private noteWrite(op: Op, result: unknown): void {
-    const refusal = result as Partial<Refusal> | undefined;
-    if (refusal?.ok === false && refusal.code === 'SERVICE_UNAVAILABLE') this.writeFailure = refusal.detail;
-    else if (this.writeFailure !== undefined && (op === 'probeWrite' || !READ_OPS.has(op))) this.writeFailure = undefined;
   }
 
   /** Called once if the writer dies (a broken invariant or a crash). */
@@ -251,16 +245,17 @@ export class SqliteStore implements WalletStore {
     for (const listener of this.fatalListeners) listener(error);
   }
 
-  private call<T>(op: Op, args: unknown): Promise<T> {
+  /** Queues one call for the writer: every operation's one path (StoreOperations' methods, verify, ping). */
+  protected dispatch<K extends OperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]> {
     if (this.failure || this.closed) return Promise.reject(new UnavailableError('the store is closed'));
     if (this.pending.size >= this.inflightCallsMax) {
       return Promise.reject(new UnavailableError(`over ${this.inflightCallsMax} calls in flight`));
     }
     const id = this.nextId++;
-    const promise = new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { op, resolve: resolve as (value: unknown) => void, reject });
+    const promise = new Promise<OperationOutcome[K]>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
     });
-    this.queue.push({ id, op, args });
+    this.queue.push({ id, op, args } as Call);
     if (this.queue.length >= this.writer.handoffCalls) {
       this.flush();
     } else if (!this.flushScheduled) {
@@ -282,46 +277,6 @@ export class SqliteStore implements WalletStore {
     if (calls.length > 0) this.writer.send(calls);
   }
 
-  transact(command: TransactionCommand) {
-    return this.call<BalanceOutcome | Refusal>('transact', command);
-  }
-  payout(command: PayoutCommand) {
-    return this.call<BalanceOutcome | Refusal>('payout', command);
-  }
-  authenticate(command: AuthenticateCommand) {
-    return this.call<SessionOutcome | Refusal>('authenticate', command);
-  }
-  createPlayer(command: CreatePlayerCommand) {
-    return this.call<PlayerView | Refusal>('createPlayer', command);
-  }
-  getPlayer(playerId: string) {
-    return this.call<PlayerView | Refusal>('getPlayer', playerId);
-  }
-  createLaunchKey(command: LaunchKeyCommand) {
-    return this.call<LaunchKeyView | Refusal>('createLaunchKey', command);
-  }
-  adjust(command: AdjustCommand) {
-    return this.call<BalanceOutcome | Refusal>('adjust', command);
-  }
-  setBlocked(command: BlockCommand) {
-    return this.call<PlayerView | Refusal>('setBlocked', command);
-  }
-  listRounds(page: PageRequest) {
-    return this.call<PageOf<RoundView> | Refusal>('listRounds', page);
-  }
-  listTransfers(page: PageRequest) {
-    return this.call<PageOf<TransferView> | Refusal>('listTransfers', page);
-  }
-  /** verify and ping have no refusals: a storage failure inside them is an error, not an answer. */
-  private async callOrThrow<T>(op: Op): Promise<T> {
-    const result = await this.call<T | Refusal>(op, undefined);
-    // A report of unbalanced books has ok: false too; a refusal is known by its code.
-    if (typeof result === 'object' && result !== null && (result as Refusal).ok === false && 'code' in result) {
-      throw new UnavailableError((result as Refusal).detail);
-    }
-    return result as T;
-  }
-
   /**
    * A file's books are proved by a reader of their own (verify-worker.ts),
    * so that bets keep being booked meanwhile; an in-memory database has no
@@ -329,7 +284,11 @@ export class SqliteStore implements WalletStore {
    * way the proof sees everything answered before it was asked for.
    */
   verify(): Promise<VerifyReport> {
-    if (this.path === ':memory:') return this.callOrThrow<VerifyReport>('verify');
+    if (this.path === ':memory:') {
+      return this.dispatch('verify', undefined).catch((error: unknown) => {
+        throw error instanceof StorageFailedError ? verifyFailed(error.reason, error) : error;
+      });
+    }
     // One at a time: each reads every row, and two at once would only slow both.
     const next = this.verifying.then(() => this.verifyBeside());
     this.verifying = next.catch(() => undefined);
@@ -362,12 +321,12 @@ export class SqliteStore implements WalletStore {
    * read, which costs /health, polled every few seconds, next to nothing.
    */
   async ping(): Promise<void> {
-    if (this.writeFailure === undefined) {
-      await this.callOrThrow<void>('ping');
-      return;
+    if (this.writeFailure === undefined) return this.dispatch('ping', undefined);
+    try {
+      await this.dispatch('probeWrite', undefined);
+    } catch (error) {
+      throw error instanceof StorageFailedError ? new UnavailableError(`writes are failing: ${error.reason}`, { cause: error }) : error;
     }
-    const probe = await this.call<{ ok: true } | Refusal>('probeWrite', undefined);
-    if (!probe.ok) throw new UnavailableError(probe.detail);
   }
 
   /** Lets calls in flight finish, then closes the database. */

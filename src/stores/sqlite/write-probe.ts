@@ -13,7 +13,6 @@
  * row it writes is deleted again before its COMMIT.
  */
 import type Database from 'better-sqlite3';
-import { refuse, type Refusal } from '../../protocol/errors.js';
 
 /**
  * Bytes the probe writes. More than a page, so that it needs pages of its own: a write that only
@@ -25,25 +24,20 @@ export const WRITE_PROBE_BYTES = 16 * 1024;
 /** The probe's row in the migrations' bookkeeping table: real migrations are numbered from 1. */
 const PROBE_VERSION = -1;
 
-export function probeWrite(db: Database.Database): { ok: true } | Refusal {
+/** Returns once the probe committed; throws SQLite's error when writing fails, as any write's failure is thrown. */
+export function probeWrite(db: Database.Database): void {
+  db.exec('BEGIN IMMEDIATE');
   try {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)').run(PROBE_VERSION, 'x'.repeat(WRITE_PROBE_BYTES));
-      db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(PROBE_VERSION);
-      db.exec('COMMIT');
-    } catch (error) {
-      // SQLite may have rolled it back itself (a full disk, an I/O error); the first failure is the one to tell.
-      try {
-        if (db.inTransaction) db.exec('ROLLBACK');
-      } catch {
-        // The connection is no worse off than the failure above left it.
-      }
-      throw error;
-    }
-    return { ok: true };
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)').run(PROBE_VERSION, 'x'.repeat(WRITE_PROBE_BYTES));
+    db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(PROBE_VERSION);
+    db.exec('COMMIT');
   } catch (error) {
-    const { message, code } = error as { message?: string; code?: string };
-    return refuse('SERVICE_UNAVAILABLE', `writes are failing: ${message ?? String(error)}${code ? ` (${code})` : ''}`);
+    // SQLite may have rolled it back itself (a full disk, an I/O error); the first failure is the one to tell.
+    try {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    } catch {
+      // The connection is no worse off than the failure above left it.
+    }
+    throw error;
   }
 }

@@ -1,0 +1,179 @@
+/**
+ * The one table of the wallet store's operations. Each entry names an
+ * operation, its argument and outcome types, and how it runs; from it derive
+ * the WalletStore interface (store.ts), the methods both stores expose
+ * (StoreOperations below), the SQLite writer's read/write split and its
+ * typed handlers (sqlite/sqlite-operations.ts), and PostgreSQL's hot path
+ * (postgres-ledger.ts, HotCall). Adding an operation takes an entry here and
+ * the ledger function of each backend; the compiler asks for whatever else
+ * must name it (each backend's line in its typed handler table).
+ *
+ * Outcomes are values: an operation resolves with its success or a Refusal
+ * of the codes its entry lists. A failure of storage is never an outcome:
+ * every backend rejects with an UnavailableError (store.ts).
+ */
+import type { Refusal } from '../protocol/errors.js';
+import type {
+  AdjustCommand,
+  AuthenticateCommand,
+  BalanceOutcome,
+  BlockCommand,
+  CreatePlayerCommand,
+  LaunchKeyCommand,
+  LaunchKeyView,
+  PageOf,
+  PageRequest,
+  PayoutCommand,
+  PlayerView,
+  RoundView,
+  SessionOutcome,
+  TransactionCommand,
+  TransferView,
+  VerifyReport,
+} from './store.js';
+
+/** How an operation runs: data that each backend reads, instead of asking which operation it holds. */
+export interface OperationSpec {
+  /**
+   * 'write' may change stored state, and one that commits shows that
+   * writing works again (the stores' /health tracking, ping); 'read'
+   * changes nothing.
+   */
+  access: 'read' | 'write';
+  /**
+   * The database transaction it needs. 'shared': it may run inside one
+   * that other calls share, behind a savepoint of its own, so that a group
+   * commit pays one commit for many (every wallet write). 'own': it begins
+   * and ends one itself, so it runs outside any other (the write probe).
+   * 'snapshot': it reads many tables and must see them as of one moment, so
+   * it runs in a read transaction of its own (verify). 'none': reads that
+   * need no transaction. A group committer runs everything but 'shared'
+   * before its batch's database transaction.
+   */
+  dbTx: 'shared' | 'own' | 'snapshot' | 'none';
+  /**
+   * How a store offers it. 'derived': WalletStore has a method of its name
+   * that hands the call to the backend as it is (StoreOperations makes it).
+   * 'own': WalletStore has a method of its name that each backend writes,
+   * because how it runs differs by backend (verify reads beside the writer,
+   * ping probes writes while they fail). 'none': not part of WalletStore; a
+   * backend's own methods use it.
+   */
+  method: 'derived' | 'own' | 'none';
+  /**
+   * Called for nearly every request (/transaction, /payout): PostgreSQL
+   * group-commits these (its GroupCommitter and PostgresLedger.applyBatch).
+   */
+  hot: boolean;
+}
+
+/** An entry of the table: its spec, and its types, which exist for the compiler only. */
+export type Operation<Args, Outcome, Spec extends OperationSpec = OperationSpec> = Spec & {
+  /** Never set: carries the argument and outcome types from the entry to everything derived from it. */
+  readonly types?: { args: Args; outcome: Outcome };
+};
+
+/** `operation<Args, Outcome>()({ ...spec })`: curried so that the spec's literal types are kept. */
+function operation<Args, Outcome>() {
+  return <const Spec extends OperationSpec>(spec: Spec): Operation<Args, Outcome, Spec> => spec;
+}
+
+export const OPERATIONS = {
+  /**
+   * Outcomes: balance | SESSION_NOT_FOUND | SESSION_MISMATCH | INVALID_REQUEST (amounts) | DUPLICATE_CONFLICT
+   * | ROUND_MISMATCH | ROUND_CLOSED | SESSION_EXPIRED | PLAYER_BLOCKED | CAMPAIGN_FINISHED | INSUFFICIENT_FUNDS.
+   * A refusal of FINAL_REFUSAL_CODES (rules.ts) is kept in the same database transaction, with the request's
+   * new ids: those ids answer it again ever after (PROTOCOL.md §6.4).
+   */
+  transact: operation<TransactionCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: true }),
+  /** Outcomes: balance | SESSION_NOT_FOUND | INVALID_REQUEST | DUPLICATE_CONFLICT */
+  payout: operation<PayoutCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: true }),
+  /** Outcomes: session | INVALID_LAUNCH_KEY | SESSION_MISMATCH | PLAYER_BLOCKED */
+  authenticate: operation<AuthenticateCommand, SessionOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  /** Outcomes: player | PLAYER_EXISTS | UNSUPPORTED_CURRENCY | INVALID_REQUEST */
+  createPlayer: operation<CreatePlayerCommand, PlayerView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  /** Outcomes: player | PLAYER_NOT_FOUND */
+  getPlayer: operation<string, PlayerView | Refusal>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  /** Outcomes: key | PLAYER_NOT_FOUND */
+  createLaunchKey: operation<LaunchKeyCommand, LaunchKeyView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  /** Outcomes: balance | PLAYER_NOT_FOUND | INVALID_REQUEST | DUPLICATE_CONFLICT | INSUFFICIENT_FUNDS */
+  adjust: operation<AdjustCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  /** Outcomes: player | PLAYER_NOT_FOUND */
+  setBlocked: operation<BlockCommand, PlayerView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
+  listRounds: operation<PageRequest, PageOf<RoundView> | Refusal>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
+  listTransfers: operation<PageRequest, PageOf<TransferView> | Refusal>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  /**
+   * Proves that every transfer balances and every kept balance equals the
+   * sum of its postings, with sums exact at any size. No refusals: a proof
+   * that cannot be finished rejects with an UnavailableError naming why.
+   * It reads the whole ledger, so each backend runs it beside its other
+   * calls where it can (SQLite: on a thread and connection of its own;
+   * PostgreSQL: on a connection of its own, with no call deadline).
+   */
+  verify: operation<void, VerifyReport>()({ access: 'read', dbTx: 'snapshot', method: 'own', hot: false }),
+  /**
+   * Resolves when the database answers and takes writes; rejects with an
+   * UnavailableError naming why otherwise (/health's 503). It only reads,
+   * unless the last call failed for a reason that stops writes (a full
+   * disk, an I/O error, a read-only standby): then it tries a write probe
+   * (probeWrite), and resolves once one commits, so that health comes back
+   * without other traffic.
+   */
+  ping: operation<void, void>()({ access: 'read', dbTx: 'none', method: 'own', hot: false }),
+  /**
+   * A small write of the store's own that leaves nothing behind (each
+   * backend's write-probe.ts), for ping. No refusals: it resolves once it
+   * committed and rejects when writing fails.
+   */
+  probeWrite: operation<void, void>()({ access: 'write', dbTx: 'own', method: 'none', hot: false }),
+};
+
+type Table = typeof OPERATIONS;
+export type OperationName = keyof Table;
+
+/** Each operation's argument type: the correlated map that typed handler tables index. */
+export type OperationArgs = { [K in OperationName]: NonNullable<Table[K]['types']>['args'] };
+/** Each operation's outcome type: its success, or a Refusal where it lists any. */
+export type OperationOutcome = { [K in OperationName]: NonNullable<Table[K]['types']>['outcome'] };
+
+/** The operations WalletStore has a method for. */
+export type StoreOperationName = { [K in OperationName]: Table[K]['method'] extends 'none' ? never : K }[OperationName];
+/** The operations whose store method hands the call on as it is. */
+export type DerivedOperationName = { [K in OperationName]: Table[K]['method'] extends 'derived' ? K : never }[OperationName];
+/** The operations PostgreSQL group-commits. */
+export type HotOperationName = { [K in OperationName]: Table[K]['hot'] extends true ? K : never }[OperationName];
+
+/** WalletStore's methods, one per operation it offers (mapped over the table's own keys, so each keeps its entry's comment). */
+export type StoreMethods = {
+  [K in keyof Table as Table[K]['method'] extends 'none' ? never : K]: (args: OperationArgs[K]) => Promise<OperationOutcome[K]>;
+};
+
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+
+const DERIVED_NAMES = OPERATION_NAMES.filter((name): name is DerivedOperationName => OPERATIONS[name].method === 'derived');
+
+/**
+ * The base class of the stores: one method per derived operation, each
+ * handing its argument to the store's dispatch(). The methods sit on the
+ * prototype, made once when this module loads, so a call costs what a
+ * hand-written wrapper cost: one more call, and no allocation.
+ */
+abstract class StoreOperationsBase {
+  /** Runs one call of a derived operation: the store's one path for them. */
+  protected abstract dispatch<K extends DerivedOperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]>;
+}
+for (const name of DERIVED_NAMES) {
+  Object.defineProperty(StoreOperationsBase.prototype, name, {
+    value: function (this: StoreOperationsBase, args: OperationArgs[typeof name]) {
+      return (this as unknown as { dispatch: StoreOperationsBase['dispatch'] }).dispatch(name, args);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+export const StoreOperations = StoreOperationsBase as abstract new () => StoreOperationsBase & {
+  [K in keyof Table as Table[K]['method'] extends 'derived' ? K : never]: (args: OperationArgs[K]) => Promise<OperationOutcome[K]>;
+};
