@@ -31,7 +31,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     app = await buildProviderApp({ config, store, logger });
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
   logger.info(

@@ -201,7 +201,7 @@ test('a config campaign whose id the database holds with other content stops the
   try {
     await assert.rejects(buildProviderApp({ config: resolveProviderConfig(file), store }), /campaigns\[0\]\.id: campaign .* exists in the database with other content/);
   } finally {
-    store.close();
+    await store.close();
     await first.close();
   }
 });

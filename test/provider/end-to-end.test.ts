@@ -61,7 +61,7 @@ before(async () => {
 after(async () => {
   await providerClient.close();
   await providerApp.close();
-  store.close();
+  await store.close();
   await op.close();
   temp.cleanup();
 });

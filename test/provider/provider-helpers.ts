@@ -110,7 +110,7 @@ export async function makeProvider(
   try {
     app = await buildProviderApp({ config, store, world, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
   } catch (error) {
-    store.close();
+    await store.close();
     cleanup();
     throw error;
   }
@@ -122,7 +122,7 @@ export async function makeProvider(
     world,
     close: async () => {
       await app.close();
-      store.close();
+      await store.close();
       cleanup();
     },
   };

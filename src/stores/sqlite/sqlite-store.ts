@@ -32,7 +32,7 @@ import type { WorkerInit } from './group-commit-worker.js';
 import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
 import { GroupCommitter, READ_OPS, type Call, type Op, type Reply } from './group-committer.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
-import type { Durability } from './open-database.js';
+import type { Durability } from '../../platform/sqlite/open-database.js';
 
 export interface SqliteStoreOptions {
   path: string;
