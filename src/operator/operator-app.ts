@@ -9,6 +9,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson, sendProblem, sendRefusal } from '../http/json-api.js';
+import { BODY_BYTES_MAX } from '../http/limits.js';
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
@@ -33,9 +34,6 @@ import { operatorOpenApi } from './operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from './operator-views.js';
 import { OperatorMetrics } from './metrics.js';
 import { OperatorService, REAL_WORLD, type World } from './operator-service.js';
-
-/** PROTOCOL.md §9: request bodies over this are refused with 413. Default 256 KiB. */
-export const BODY_BYTES_MAX = 256 * 1024;
 
 /** Page cursors are row keys, which are signed 64-bit integers in every store. */
 const CURSOR_MAX = 2n ** 63n - 1n;

@@ -27,7 +27,8 @@ import type {
   WalletStore,
 } from '../store.js';
 import { migrate } from './migrations.js';
-import { DEFAULT_POSTGRES_SETTINGS, openDatabase, redactUrl, type PostgresSettings } from './open-database.js';
+import { openDatabase, redactUrl } from './open-database.js';
+import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../settings.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
 import { CallDeadlines, type CallSignal } from './call-deadlines.js';
