@@ -20,7 +20,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sign } from '../src/protocol/signing.js';
-import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { DEFAULT_RULES } from '../src/ledger/rules.js';
+import { DEFAULT_CRYPTO_DECIMALS } from '../src/protocol/money.js';
+import { openStore } from '../src/stores/open-store.js';
 import { SYNC_WRITE_BYTES, syncLatency, wakeRoundTripUs, type SyncLatency } from './host-probe.js';
 import { judgeTargets, verdictLines } from './targets.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
@@ -299,7 +301,7 @@ function mixedRequests(rich: BenchSession[], poor: BenchSession[]): (i: number) 
 
 /** Stores `rounds` single-bet rounds straight through the store, in big batches, before the server starts. */
 async function growLedger(path: string, rounds: number): Promise<void> {
-  const store = await SqliteStore.open({ path, placement: 'inline' });
+  const store = await openStore(path, { rules: DEFAULT_RULES, cryptoDecimals: { ...DEFAULT_CRYPTO_DECIMALS }, sqliteWriter: 'inline' });
   try {
     const now = Date.now();
     const sessions: BenchSession[] = [];

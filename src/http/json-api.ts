@@ -28,6 +28,7 @@ import Fastify, {
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ERRORS, problemJson, UnavailableError, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import type { BodyReader } from '../protocol/validate.js';
+import { REQUEST_TIMEOUT_MS } from './limits.js';
 
 export const JSON_TYPE = 'application/json';
 export const PROBLEM_TYPE = 'application/problem+json';
@@ -38,15 +39,6 @@ declare module 'fastify' {
     problemCode?: string;
   }
 }
-
-/**
- * PROTOCOL.md §9: a request's headers and body must arrive within this (ms),
- * else 408 and the connection is closed. A caller's largest body (256 KiB)
- * takes well under a second on any working link, while every socket that
- * stalls, authenticated or not, holds a file descriptor: 10 s bounds how
- * long it can.
- */
-export const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * Node checks its request time-outs on a timer, not per socket, so one fires

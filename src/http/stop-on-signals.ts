@@ -8,19 +8,10 @@
  * repair: exit STORAGE_FAILURE_EXIT_CODE.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { SHUTDOWN_TIMEOUT_MS } from './limits.js';
 
 /** EX_SOFTWARE (sysexits.h): the process stopped itself on an internal failure; a supervisor restarts it. */
 export const STORAGE_FAILURE_EXIT_CODE = 70;
-
-/**
- * PROTOCOL.md §9: a graceful stop has this long (ms) to finish answering,
- * then open connections are closed. Requests arrive whole within the request
- * time-out (10 s) and a handler's calls are bounded by their own deadlines
- * (a wallet call by the database's, 4 s by default), so a stop that needs
- * longer is waiting for a client, not for work; and supervisors give a
- * process little more (Kubernetes 30 s before SIGKILL, systemd 90 s).
- */
-export const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
  * A handler for a storage failure nobody can vouch for the state after (a

@@ -1,7 +1,9 @@
 /**
  * The operator's HTTP server (SPEC.md §4.1, §4.2; PROTOCOL.md §1–§7, §11).
  * `buildOperatorApp` returns the app without listening: tests call
- * `app.inject()`, `serve` listens.
+ * `app.inject()`, `serve` listens. Building starts no work: no timer, and
+ * no sampling of the process (serve-operator.ts hands in metrics that
+ * sample it).
  *
  * Order of checks on a wallet call: bearer token, content type and size,
  * signature over the raw bytes, JSON, schema, then the wallet rules in the
@@ -9,6 +11,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson, sendProblem, sendRefusal } from '../http/json-api.js';
+import { BODY_BYTES_MAX } from '../http/limits.js';
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
@@ -34,9 +37,6 @@ import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } 
 import { OperatorMetrics } from './metrics.js';
 import { OperatorService, REAL_WORLD, type World } from './operator-service.js';
 
-/** PROTOCOL.md §9: request bodies over this are refused with 413. Default 256 KiB. */
-export const BODY_BYTES_MAX = 256 * 1024;
-
 /** Page cursors are row keys, which are signed 64-bit integers in every store. */
 const CURSOR_MAX = 2n ** 63n - 1n;
 
@@ -54,6 +54,11 @@ export interface OperatorAppOptions {
   requestTimeoutMs?: number;
   world?: World;
   logger?: FastifyBaseLogger | boolean;
+  /**
+   * Default: the app's own series, without the process metrics, whose
+   * collection starts an event-loop monitor that nothing stops; the server
+   * passes metrics with them.
+   */
   metrics?: OperatorMetrics;
 }
 
@@ -86,13 +91,14 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   const accessTokens = options.accessTokens.map((token) => Buffer.from(token));
   const adminTokens = [Buffer.from(options.adminToken)];
   const service = new OperatorService(options.store, options.world ?? REAL_WORLD);
-  const metrics = options.metrics ?? new OperatorMetrics();
+  const metrics = options.metrics ?? new OperatorMetrics({ processMetrics: false });
   if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) throw new Error('an HMAC secret is required');
   if (accessTokens.length === 0) throw new Error('at least one access token is required');
   if (options.adminToken.length === 0) throw new Error('an admin token is required');
 
   const app = createJsonApi({ bodyBytesMax, requestTimeoutMs: options.requestTimeoutMs, logger: options.logger });
 
+  // Wiring, not work: the store calls it as it commits, and nothing runs meanwhile.
   options.store.onCommit?.((seconds) => metrics.observeCommit(seconds));
 
   // A callback hook for the same reason as walletToken: it runs on every request.

@@ -7,10 +7,8 @@ import { availableParallelism } from 'node:os';
 import { cryptoDecimalsProblem, CRYPTO_DECIMALS_MAX, DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
-import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../stores/postgres/open-database.js';
-import { REQUEST_TIMEOUT_MS } from '../http/json-api.js';
-import { SHUTDOWN_TIMEOUT_MS } from '../http/stop-on-signals.js';
-import { BODY_BYTES_MAX } from './operator-app.js';
+import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../stores/settings.js';
+import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 
 export interface OperatorConfig {
   host: string;
@@ -36,7 +34,7 @@ export interface OperatorConfig {
   cryptoDecimals: Record<string, number>;
   /** SQLite: the group committer on a writer thread of its own, or inline in the HTTP thread. */
   sqliteWriter: 'thread' | 'inline';
-  /** SQLite: how a commit becomes durable before it is answered (see wal-flusher.ts). */
+  /** SQLite: how a commit becomes durable before it is answered (see platform/sqlite/wal-flusher.ts). */
   sqliteDurability: 'flusher' | 'full';
 }
 

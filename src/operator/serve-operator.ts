@@ -22,6 +22,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { backendOf, openStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
+import { OperatorMetrics } from './metrics.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
 import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
 
@@ -89,6 +90,8 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
       transactionsPerRequestMax: config.transactionsPerRequestMax,
       requestTimeoutMs: config.requestTimeoutMs,
       logger,
+      // The process's own series too (CPU, memory, event-loop lag): sampling them starts here, with the server.
+      metrics: new OperatorMetrics(),
     });
     // A dead writer thread or a broken invariant means a state nobody can
     // vouch for: stop answering rather than serve from it.

@@ -8,9 +8,15 @@
  * process). A real round is logged pending with its exact request before the
  * first attempt and resent with the same body while the player's request
  * lasts (limits.roundSettleMsMax); a round still pending then is resent
- * before the launch's next round, and by the outbox (`resendLeftPending`,
- * every limits.outboxIntervalMs) without waiting for its player, so an
- * answer lost to a time-out or a restart is settled, never played twice.
+ * before the launch's next round, and by the outbox (outbox.ts, which calls
+ * `resendLeftPending` every limits.outboxIntervalMs) without waiting for its
+ * player, so an answer lost to a time-out or a restart is settled, never
+ * played twice.
+ *
+ * One service per process: the app's routes and the outbox share it, so
+ * that its per-launch queues hold for both. `createGameService` builds it
+ * from the config; the server (serve-provider.ts) owns it and closes it
+ * after the app.
  */
 import { randomBytes } from 'node:crypto';
 import { chanceRange, isOfferedChance, quote, settle, type DiceRules } from '../game/dice.js';
@@ -18,10 +24,11 @@ import { commitment, rollOf, SERVER_SEED_BYTES } from '../game/fairness.js';
 import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
 import { decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
+import type { Dispatcher } from 'undici';
 import { NO_RETRY, PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type ClientWorld, type RetryPolicy } from '../clients/http-call.js';
-import type { OperatorClient } from '../clients/operator-client.js';
-import type { Catalog } from './catalog.js';
-import type { LaunchClaims, LaunchTokens } from './launch-token.js';
+import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
+import { Catalog } from './catalog.js';
+import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-token.js';
 import type { OperatorSettings, ProviderConfig } from './provider-config.js';
 import type { PlayRequest } from './provider-schemas.js';
 import type { CampaignRow, GameSessionRow, NewRound, ProviderStore, RoundRow } from './provider-store.js';
@@ -114,6 +121,42 @@ export interface GameServiceOptions {
   world: ProviderWorld;
 }
 
+export interface GameServiceSetup {
+  config: ProviderConfig;
+  store: ProviderStore;
+  /** Default REAL_PROVIDER_WORLD. */
+  world?: ProviderWorld;
+  /** The dispatcher of every operator client (a mock in tests); by default each client has its own. */
+  dispatcher?: Dispatcher;
+}
+
+/** The game service of a config: its catalog, its launch tokens, and one operator client per operator, which close() closes. */
+export function createGameService(setup: GameServiceSetup): GameService {
+  const { config, store } = setup;
+  const world = setup.world ?? REAL_PROVIDER_WORLD;
+  const clients = new Map<string, OperatorClient>(
+    config.operators.map((op) => [
+      op.operatorId,
+      createOperatorClient({
+        endpoint: op.endpoint,
+        secret: op.secrets[0]!,
+        accessToken: op.accessToken,
+        answerMsMax: config.limits.operatorAnswerMsMax,
+        world,
+        ...(setup.dispatcher === undefined ? {} : { dispatcher: setup.dispatcher }),
+      }),
+    ]),
+  );
+  return new GameService({
+    config,
+    catalog: new Catalog(config),
+    store,
+    tokens: launchTokens(config.launchTokenSecrets, world.randomBytes),
+    clients,
+    world,
+  });
+}
+
 function rtpText(rules: DiceRules): string {
   return formatMinor(BigInt(rules.rtpBp), 4);
 }
@@ -135,6 +178,16 @@ export class GameService {
       retryDelayMsMax: limits.retryDelayMsMax,
       elapsedMsMax: limits.roundSettleMsMax,
     };
+  }
+
+  /** The games, ladders and currencies offered: the app's routes read the same catalog. */
+  get catalog(): Catalog {
+    return this.options.catalog;
+  }
+
+  /** Closes the operator clients, once the calls they are making have ended. Nothing may be played after. */
+  async close(): Promise<void> {
+    await Promise.all([...this.options.clients.values()].map((client) => client.close()));
   }
 
   /** Seals the claims of a new launch into the token of its URL. */

@@ -2,7 +2,10 @@
  * The provider's HTTP server (SPEC.md §4.3, §4.4; PROTOCOL.md §2, §8), the
  * game page and its JSON API, and a small back office for free-bet
  * campaigns. `buildProviderApp` returns the app without listening: tests
- * call `app.inject()`, `serve` listens.
+ * call `app.inject()`, `serve` listens. Building has no side effects: it
+ * writes nothing to the store and starts no timer. The server
+ * (serve-provider.ts) writes the config's campaigns (config-campaigns.ts)
+ * and runs the outbox (outbox.ts).
  *
  * A caller that cannot prove it holds an operator's secret learns nothing,
  * not even which operator ids exist (PROTOCOL.md §2): the signature is
@@ -29,28 +32,30 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson as sendJsonAnswer, sendProblem, sendRefusal } from '../http/json-api.js';
-import type { Dispatcher } from 'undici';
-import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
 import { raw, stringify } from '../protocol/json.js';
 import { formatMinor, toMinor, decimalFromNumber } from '../protocol/money.js';
 import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
 import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody } from '../protocol/validate.js';
-import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
-import { GameService, REAL_PROVIDER_WORLD, type ProviderWorld } from './game-service.js';
+import { noLadderDetail, offLadderDetail } from './catalog.js';
+import { REAL_PROVIDER_WORLD, type GameService, type ProviderWorld } from './game-service.js';
 import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
-import { launchTokens } from './launch-token.js';
-import { ProviderConfigError, type OperatorSettings, type ProviderConfig } from './provider-config.js';
+import type { OperatorSettings, ProviderConfig } from './provider-config.js';
 import { CampaignRequest, OpenGameRequest, PlayRequest } from './provider-schemas.js';
 import type { ProviderStore, RoundRow } from './provider-store.js';
 
 export interface ProviderAppOptions {
   config: ProviderConfig;
   store: ProviderStore;
+  /**
+   * The use-cases behind the game page (createGameService). The outbox
+   * shares it, so that a launch's rounds run one at a time whoever plays
+   * them; whoever created it closes it, after the app.
+   */
+  games: GameService;
+  /** The clock of campaigns created through the back office; default REAL_PROVIDER_WORLD. */
   world?: ProviderWorld;
-  /** The dispatcher of every operator client (a mock in tests); by default each client has its own. */
-  dispatcher?: Dispatcher;
   logger?: FastifyBaseLogger | boolean;
   /** Where the game page's files are; by default the project's web/ folder. */
   webDir?: string;
@@ -162,18 +167,9 @@ function roundItem(round: RoundRow, decimals: number) {
 }
 
 export async function buildProviderApp(options: ProviderAppOptions): Promise<FastifyInstance> {
-  const { config, store } = options;
+  const { config, store, games } = options;
   const world = options.world ?? REAL_PROVIDER_WORLD;
-  const catalog = new Catalog(config);
-  const tokens = launchTokens(config.launchTokenSecrets, world.randomBytes);
-  // Campaigns of the config join those created through the back office; the same id must mean the same campaign.
-  config.campaigns.forEach((campaign, index) => {
-    const { players, ...row } = campaign;
-    if (store.putCampaign({ ...row, createdAt: world.clock() }, players) === 'conflict') {
-      throw new ProviderConfigError(`campaigns[${index}].id: campaign ${campaign.campaignId} exists in the database with other content`);
-    }
-  });
-  await store.durable();
+  const catalog = games.catalog;
   const operators: OperatorEntry[] = config.operators.map((settings) => ({
     settings,
     secrets: signingSecrets(settings.secrets),
@@ -181,20 +177,6 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     trustedProxies: addressSet(settings.trustedProxies),
   }));
   const operatorsById = new Map(operators.map((entry) => [entry.settings.operatorId, entry]));
-  const clients = new Map<string, OperatorClient>(
-    config.operators.map((op) => [
-      op.operatorId,
-      createOperatorClient({
-        endpoint: op.endpoint,
-        secret: op.secrets[0]!,
-        accessToken: op.accessToken,
-        answerMsMax: config.limits.operatorAnswerMsMax,
-        world,
-        ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
-      }),
-    ]),
-  );
-  const games = new GameService({ config, catalog, store, tokens, clients, world });
   const adminTokens = config.adminToken === undefined ? [] : [Buffer.from(config.adminToken)];
 
   const webDir = options.webDir ?? fileURLToPath(new URL('../../../web/', import.meta.url));
@@ -202,27 +184,6 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
   const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, requestTimeoutMs: config.limits.requestTimeoutMs, logger: options.logger });
-  // The outbox: rounds left pending reach the operator without waiting for their player; one pass at a time.
-  let outboxPass: Promise<void> | undefined;
-  const outbox = setInterval(() => {
-    outboxPass ??= games
-      .resendLeftPending()
-      .then(
-        (pass) => {
-          if (pass.sessions > 0) app.log.info({ outbox: pass }, `outbox: ${pass.finished} rounds left pending were answered, ${pass.stillPending} still pending`);
-        },
-        (error: unknown) => app.log.error({ err: error }, 'outbox pass failed; the next pass tries again'),
-      )
-      .finally(() => {
-        outboxPass = undefined;
-      });
-  }, config.limits.outboxIntervalMs);
-  outbox.unref();
-  app.addHook('onClose', async () => {
-    clearInterval(outbox);
-    await outboxPass;
-    await Promise.all([...clients.values()].map((client) => client.close()));
-  });
 
   const signature = (request: FastifyRequest) => request.headers[SIGNATURE_HEADER];
   /**

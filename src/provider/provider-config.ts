@@ -24,8 +24,7 @@ import {
   type Decimal,
 } from '../protocol/money.js';
 import { CurrencyCode, GameSlug, PlayerId, Uuid } from '../protocol/schemas.js';
-import { REQUEST_TIMEOUT_MS } from '../http/json-api.js';
-import { SHUTDOWN_TIMEOUT_MS } from '../http/stop-on-signals.js';
+import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 import { compile } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
@@ -136,7 +135,7 @@ export interface ProviderLimits {
 }
 
 export const DEFAULT_LIMITS: ProviderLimits = {
-  bodyBytesMax: 256 * 1024, // bytes: PROTOCOL.md §9
+  bodyBytesMax: BODY_BYTES_MAX, // bytes: PROTOCOL.md §9
   launchTokenTtlMs: 10 * 60_000, // ms: a launch key lives 10 minutes until first use
   sessionIdleMs: 30 * 60_000, // ms: the operator's session idle expiry
   operatorAnswerMsMax: 5_000, // ms: PROTOCOL.md §9

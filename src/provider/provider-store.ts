@@ -23,14 +23,27 @@
  * meanwhile, and the thread goes on playing rounds while the disk works.
  * Reads on this connection see the open turn's writes; nothing acts on them
  * outside the process before they are durable.
+ *
+ * The SQLite plumbing is the wallet store's (src/platform/sqlite): the same
+ * pragmas, the same migration runner, and the background checkpointer. The
+ * provider's writer is its HTTP thread, which writes on every round; without
+ * the checkpointer, the commit that takes the WAL past WAL_CHECKPOINT_PAGES
+ * would copy the whole WAL into the database file on that thread, while
+ * every player's request waits.
  */
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import { openDatabase } from '../stores/sqlite/open-database.js';
-import { WalFlusher } from '../stores/sqlite/wal-flusher.js';
+import { BackgroundCheckpointer } from '../platform/sqlite/checkpointer.js';
+import { migrate, recordApplied, type Migration } from '../platform/sqlite/migrate.js';
+import { openDatabase } from '../platform/sqlite/open-database.js';
+import { WalFlusher } from '../platform/sqlite/wal-flusher.js';
 
-const MIGRATIONS: readonly string[] = [
-  `
+/** The provider's own versions, numbered apart from the wallet's. */
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'round-log',
+    sql: `
 CREATE TABLE game_sessions (
   id                  INTEGER PRIMARY KEY,
   session_id          TEXT NOT NULL UNIQUE,
@@ -109,7 +122,27 @@ CREATE TABLE campaign_players (
 ) WITHOUT ROWID;
 CREATE INDEX campaign_players_by_player ON campaign_players (player_id);
 `,
+  },
 ];
+
+/**
+ * Before it used the shared runner, this store counted its migrations in
+ * PRAGMA user_version. A file written then has those versions recorded as
+ * applied, under the write lock, and user_version set back to 0, so that
+ * schema_migrations is the one record. Once done, it costs one read per
+ * open.
+ */
+function adoptUserVersion(db: Database.Database): void {
+  const counted = () => Number(db.pragma('user_version', { simple: true }) as bigint);
+  if (counted() === 0) return;
+  db.transaction(() => {
+    const versions = counted();
+    assert.ok(versions <= MIGRATIONS.length, `the database's user_version ${versions} is a version this code knows`);
+    // When they were applied is not known.
+    recordApplied(db, MIGRATIONS.slice(0, versions), 0);
+    db.pragma('user_version = 0');
+  }).immediate();
+}
 
 export type Mode = 'real' | 'fun';
 export type RoundStatus = 'pending' | 'settled' | 'refused';
@@ -273,14 +306,17 @@ interface Waiter {
 export class ProviderStore {
   private readonly db: Database.Database;
   private readonly flusher: WalFlusher | undefined;
+  private readonly checkpointer: BackgroundCheckpointer | undefined;
   /** Waiting for the open turn's commit (and the sync after it). */
   private waiters: Waiter[] = [];
+  private closing: Promise<void> | undefined;
   private readonly turn;
   private readonly statements;
 
-  private constructor(db: Database.Database, flusher: WalFlusher | undefined) {
+  private constructor(db: Database.Database, flusher: WalFlusher | undefined, checkpointer: BackgroundCheckpointer | undefined) {
     this.db = db;
     this.flusher = flusher;
+    this.checkpointer = checkpointer;
     this.turn = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
     this.statements = {
       sessionByLaunch: db.prepare('SELECT * FROM game_sessions WHERE launch_id = ?'),
@@ -333,12 +369,11 @@ export class ProviderStore {
     const db = openDatabase(path, 'flusher');
     // The provider's tables keep their references checked (the wallet's verify checks its own instead).
     db.pragma('foreign_keys = ON');
-    const version = Number(db.pragma('user_version', { simple: true }) as bigint);
-    db.transaction(() => {
-      for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${MIGRATIONS.length}`);
-    }).immediate();
-    return new ProviderStore(db, path === ':memory:' ? undefined : new WalFlusher(`${path}-wal`, onFatal));
+    adoptUserVersion(db);
+    migrate(db, MIGRATIONS);
+    if (path === ':memory:') return new ProviderStore(db, undefined, undefined);
+    // After the migrations: the checkpointer's connection needs the database in WAL mode.
+    return new ProviderStore(db, new WalFlusher(`${path}-wal`, onFatal), new BackgroundCheckpointer(path, 'flusher'));
   }
 
   /**
@@ -353,11 +388,20 @@ export class ProviderStore {
     });
   }
 
-  /** Commits the open turn and closes the database; a sync in progress completes first. */
-  close(): void {
-    this.commitTurn();
-    this.db.close();
-    this.flusher?.close();
+  /**
+   * Commits the open turn and closes the database; a sync in progress
+   * completes first. The checkpointer's connection closes before the
+   * writer's, so that the writer's is the last and SQLite checkpoints and
+   * removes the WAL. Closing again waits for the first close.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.checkpointer?.close();
+      this.commitTurn();
+      this.db.close();
+      this.flusher?.close();
+    })();
+    return this.closing;
   }
 
   /** Opens the turn's transaction, if none is open, for a write to join. */

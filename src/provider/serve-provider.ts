@@ -1,13 +1,20 @@
 /**
  * `wagerlink provider serve --config provider.json`: reads and checks the
- * config, opens the provider's database, listens, logs one line when ready,
- * and shuts down gracefully on SIGTERM or SIGINT (in-flight requests
- * finish, new ones get 503, then the database closes); past
- * limits.shutdownTimeoutMs, or on a second signal, open connections are
- * closed at once.
+ * config, opens the provider's database, writes the config's campaigns,
+ * listens, starts the outbox, logs one line when ready, and shuts down
+ * gracefully on SIGTERM or SIGINT (in-flight requests finish, new ones get
+ * 503, then the outbox stops, the operator clients close and the database
+ * closes); past limits.shutdownTimeoutMs, or on a second signal, open
+ * connections are closed at once.
+ *
+ * This is where the provider's work starts: the app it builds has none of
+ * its own (provider-app.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { importConfigCampaigns } from './config-campaigns.js';
+import { createGameService, REAL_PROVIDER_WORLD } from './game-service.js';
+import { startOutbox } from './outbox.js';
 import { buildProviderApp } from './provider-app.js';
 import { readProviderConfig } from './provider-config.js';
 import { ProviderStore } from './provider-store.js';
@@ -25,19 +32,34 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-provider' } });
   // The WAL could not be synced (wal-flusher.ts): nothing more is answered; pending rounds are resent after the restart.
   const store = ProviderStore.open(config.database, exitOnStorageFailure(logger));
+  const games = createGameService({ config, store });
   let app: FastifyInstance;
   let address: string;
   try {
-    app = await buildProviderApp({ config, store, logger });
+    // Before listening: the first request may already be a free round of one of them.
+    await importConfigCampaigns(config, store, REAL_PROVIDER_WORLD.clock());
+    app = await buildProviderApp({ config, store, games, logger });
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
-    store.close();
+    await games.close();
+    await store.close();
     throw error;
   }
+  const outbox = startOutbox({ games, intervalMs: config.limits.outboxIntervalMs, log: app.log });
   logger.info(
     { address, database: config.database, publicBaseUrl: config.publicBaseUrl, operators: config.operators.length, games: config.games.length },
     `wagerlink provider ready on ${address}`,
   );
 
-  stopOnSignals(logger, app, () => store.close(), { shutdownTimeoutMs: config.limits.shutdownTimeoutMs });
+  stopOnSignals(
+    logger,
+    app,
+    async () => {
+      // The pass in progress ends first: it may be recording an answer the operator gave.
+      await outbox.stop();
+      await games.close();
+      await store.close();
+    },
+    { shutdownTimeoutMs: config.limits.shutdownTimeoutMs },
+  );
 }

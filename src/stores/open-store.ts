@@ -6,14 +6,14 @@
  * which one it is.
  */
 import type { RulesConfig } from '../ledger/rules.js';
+import { openDatabase as openSqlite, type Durability } from '../platform/sqlite/open-database.js';
 import { migrate as migrateSqlite } from './sqlite/migrations.js';
-import { openDatabase as openSqlite } from './sqlite/open-database.js';
 import { SqliteStore, type WriterPlacement } from './sqlite/sqlite-store.js';
 import { migrate as migratePostgres } from './postgres/migrations.js';
-import { DEFAULT_POSTGRES_SETTINGS, isPostgresUrl, openDatabase as openPostgres, redactUrl, type PostgresSettings } from './postgres/open-database.js';
+import { isPostgresUrl, openDatabase as openPostgres, redactUrl } from './postgres/open-database.js';
 import { PostgresStore } from './postgres/postgres-store.js';
+import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from './settings.js';
 import type { WalletStore } from './store.js';
-import type { Durability } from './sqlite/open-database.js';
 
 export interface OpenStoreOptions {
   rules: RulesConfig;

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, parseWorkers, readOperatorConfig, WORKERS_MAX } from '../../src/operator/operator-config.js';
-import { DEFAULT_POSTGRES_SETTINGS } from '../../src/stores/postgres/open-database.js';
+import { DEFAULT_POSTGRES_SETTINGS } from '../../src/stores/settings.js';
 import { callTimeoutMs } from '../../src/stores/postgres/postgres-store.js';
 import { backendOf } from '../../src/stores/open-store.js';
 

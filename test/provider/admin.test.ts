@@ -9,10 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { ProviderStore } from '../../src/provider/provider-store.js';
-import { adminCall, assertProblem, launchOf, makeProvider, operatorCall, pageCall, testConfigFile, type Provider } from './provider-helpers.js';
+import { adminCall, assertProblem, launchOf, makeProvider, operatorCall, pageCall, startProvider, testConfigFile, type Provider } from './provider-helpers.js';
 
 let provider: Provider;
 before(async () => {
@@ -199,9 +198,9 @@ test('a config campaign whose id the database holds with other content stops the
   file.campaigns = [{ ...row, betAmount: '2' }];
   const store = ProviderStore.open(first.config.database);
   try {
-    await assert.rejects(buildProviderApp({ config: resolveProviderConfig(file), store }), /campaigns\[0\]\.id: campaign .* exists in the database with other content/);
+    await assert.rejects(startProvider({ config: resolveProviderConfig(file), store }), /campaigns\[0\]\.id: campaign .* exists in the database with other content/);
   } finally {
-    store.close();
+    await store.close();
     await first.close();
   }
 });

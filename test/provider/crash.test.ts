@@ -78,12 +78,12 @@ async function post(origin: string, path: string, body: unknown, dispatcher?: Ag
 }
 
 /** The provider's round log as the file holds it. */
-function roundLog(): RoundRow[] {
+async function roundLog(): Promise<RoundRow[]> {
   const store = ProviderStore.open(databasePath);
   try {
     return store.listRounds(100_000);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -147,7 +147,7 @@ test('kill -9 under load: every round the operator booked or a player was answer
   assert.ok(answered.length >= ANSWERED_BEFORE_KILL, `only ${answered.length} rounds were answered before the kill`);
 
   // What the file holds after the kill.
-  const log = new Map(roundLog().map((row) => [row.roundId, row]));
+  const log = new Map((await roundLog()).map((row) => [row.roundId, row]));
   for (const roundId of answered) assert.equal(log.get(roundId)?.status, 'settled', `answered round ${roundId} is settled in the log`);
   const booked = await operatorBooked();
   for (const [txId, item] of booked) {
@@ -167,7 +167,7 @@ test('kill -9 under load: every round the operator booked or a player was answer
   second.child.kill('SIGTERM');
   await stopped;
 
-  const settled = roundLog();
+  const settled = await roundLog();
   assert.deepEqual(settled.filter((row) => row.status !== 'settled'), [], 'every round is settled');
   const fromLog = new Map<string, string>();
   for (const row of settled) {

@@ -14,11 +14,10 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { createProviderClient, type ProviderClient } from '../../src/clients/provider-client.js';
 import { verifyRound } from '../../src/game/fairness.js';
-import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
 import { ProviderStore } from '../../src/provider/provider-store.js';
 import { adminOverHttp, ledgerOf, makeOperator, tempDir, type Operator } from '../helpers.js';
-import { exampleConfigFile, launchOf, OPERATOR_ID, WALLET_ID } from './provider-helpers.js';
+import { exampleConfigFile, launchOf, OPERATOR_ID, startProvider, WALLET_ID, type StartedProvider } from './provider-helpers.js';
 import type { FastifyInstance } from 'fastify';
 
 /** The credentials of examples/operator.env, which examples/provider.json pairs with. */
@@ -31,6 +30,7 @@ const EXAMPLE_CAMPAIGN = '5b0c7a52-2d1e-4c55-9c1a-7f0e3c2b9a10';
 
 let op: Operator;
 let operatorOrigin: string;
+let provider: StartedProvider;
 let providerApp: FastifyInstance;
 let providerOrigin: string;
 let store: ProviderStore;
@@ -51,7 +51,8 @@ before(async () => {
   file.operators[0]!.endpoint = operatorOrigin;
   config = resolveProviderConfig(file);
   store = ProviderStore.open(config.database);
-  providerApp = await buildProviderApp({ config, store });
+  provider = await startProvider({ config, store });
+  providerApp = provider.app;
   providerOrigin = await providerApp.listen({ host: '127.0.0.1', port: 0 });
   // The example's public URL names port 8090; here the provider listens on a free port.
   config.publicBaseUrl = providerOrigin;
@@ -60,8 +61,8 @@ before(async () => {
 
 after(async () => {
   await providerClient.close();
-  await providerApp.close();
-  store.close();
+  await provider.stop();
+  await store.close();
   await op.close();
   temp.cleanup();
 });

@@ -1,8 +1,9 @@
 /**
  * Fixtures of the provider tests: a provider app on a fresh SQLite file,
- * configured from examples/provider.json with test secrets, a world whose
- * clock and sleeps are the test's, and signed calls as an operator makes
- * them.
+ * configured from examples/provider.json with test secrets, started as
+ * `provider serve` starts it (by the same functions, without listening), a
+ * world whose clock and sleeps are the test's, and signed calls as an
+ * operator makes them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -11,7 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
-import type { ProviderWorld } from '../../src/provider/game-service.js';
+import { importConfigCampaigns } from '../../src/provider/config-campaigns.js';
+import { createGameService, REAL_PROVIDER_WORLD, type ProviderWorld } from '../../src/provider/game-service.js';
+import { startOutbox } from '../../src/provider/outbox.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
 import { ProviderStore } from '../../src/provider/provider-store.js';
@@ -87,12 +90,53 @@ export function testWorld(clock: TestClock): TestWorld {
   };
 }
 
+export interface StartedProvider {
+  app: FastifyInstance;
+  /** Stops what was started, the outbox and the operator clients with the app; the store stays open. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts a provider on an open store as serve-provider.ts does, in its
+ * order and by its functions, but without listening: the config's
+ * campaigns, the game service, the app, then the outbox.
+ */
+export async function startProvider(options: {
+  config: ProviderConfig;
+  store: ProviderStore;
+  world?: ProviderWorld;
+  dispatcher?: Dispatcher;
+}): Promise<StartedProvider> {
+  const { config, store } = options;
+  const world = options.world ?? REAL_PROVIDER_WORLD;
+  const games = createGameService({ config, store, world, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
+  let app: FastifyInstance;
+  try {
+    await importConfigCampaigns(config, store, world.clock());
+    app = await buildProviderApp({ config, store, games, world });
+  } catch (error) {
+    await games.close();
+    throw error;
+  }
+  const outbox = startOutbox({ games, intervalMs: config.limits.outboxIntervalMs, log: app.log });
+  return {
+    app,
+    stop: async () => {
+      await app.close();
+      await outbox.stop();
+      await games.close();
+    },
+  };
+}
+
 export interface Provider {
   app: FastifyInstance;
   store: ProviderStore;
   config: ProviderConfig;
   clock: TestClock;
   world: TestWorld;
+  /** Stops the app and its work and starts them again on the same store, as a restarted process would; `app` is the new one. */
+  restart: () => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -106,26 +150,33 @@ export async function makeProvider(
   const store = ProviderStore.open(config.database);
   const clock = new TestClock();
   const world = testWorld(clock);
-  let app: FastifyInstance;
+  const start = () => startProvider({ config, store, world, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
+  let started: StartedProvider;
   try {
-    app = await buildProviderApp({ config, store, world, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
+    started = await start();
   } catch (error) {
-    store.close();
+    await store.close();
     cleanup();
     throw error;
   }
-  return {
-    app,
+  const provider: Provider = {
+    app: started.app,
     store,
     config,
     clock,
     world,
+    restart: async () => {
+      await started.stop();
+      started = await start();
+      provider.app = started.app;
+    },
     close: async () => {
-      await app.close();
-      store.close();
+      await started.stop();
+      await store.close();
       cleanup();
     },
   };
+  return provider;
 }
 
 export interface Answer {

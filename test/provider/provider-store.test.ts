@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ProviderStore, type GameSessionRow, type NewRound } from '../../src/provider/provider-store.js';
 import { tempDir } from '../helpers.js';
+import { until, walState } from '../platform/sqlite/wal-state.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const SEED = 'ab'.repeat(32);
@@ -29,9 +30,9 @@ beforeEach(() => {
   other = new Database(path, { readonly: true });
 });
 
-afterEach(() => {
+afterEach(async () => {
   other.close();
-  store.close();
+  await store.close();
   temp.cleanup();
 });
 
@@ -126,11 +127,54 @@ test('a turn whose commit fails keeps nothing, and durable() rejects', async () 
   assert.equal(Number((other.prepare('SELECT last_active_at AS t FROM game_sessions').get() as { t: number }).t), NOW + 2_000);
 });
 
-test('closing commits the open turn', () => {
+test('closing commits the open turn', async () => {
   const session = openSession();
   store.beginRealRound(roundOf(session, 0), SEED);
-  store.close();
+  await store.close();
   assert.equal(committedRounds(), 1);
   store = ProviderStore.open(path);
   assert.equal(store.listRounds(10)[0]?.status, 'pending');
+});
+
+test('its migrations are recorded in schema_migrations, as the wallet store records its own', () => {
+  assert.deepEqual(other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number), [1]);
+  assert.equal(Number(other.pragma('user_version', { simple: true })), 0);
+});
+
+test('a database that counted its migrations in user_version is adopted: nothing is applied again, and its rows stay', async () => {
+  const session = openSession();
+  await store.durable();
+  await store.close();
+  // The file as the store left it before the shared migration runner: version 1 counted in PRAGMA user_version only.
+  const legacy = new Database(path);
+  legacy.exec('DROP TABLE IF EXISTS schema_migrations');
+  legacy.pragma('user_version = 1');
+  legacy.close();
+
+  store = ProviderStore.open(path);
+  assert.equal(store.session(session.pk).sessionId, session.sessionId);
+  assert.deepEqual(other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number), [1]);
+  assert.equal(Number(other.pragma('user_version', { simple: true })), 0);
+  // Opened again, it finds everything applied.
+  await store.close();
+  store = ProviderStore.open(path);
+  assert.equal(store.session(session.pk).sessionId, session.sessionId);
+});
+
+test('what a turn committed is copied into the database file in the background, without the writer checkpointing', async () => {
+  const session = openSession();
+  for (let nonce = 0; nonce < 20; nonce++) {
+    store.beginRealRound(roundOf(session, nonce), SEED);
+    await store.durable();
+  }
+  const observer = new Database(path);
+  try {
+    // Far fewer pages than the writer's own checkpoint interval: only the background passes copy them.
+    await until(() => {
+      const state = walState(observer);
+      return state.log > 0 && state.checkpointed === state.log;
+    }, 'the background passes copied the rounds');
+  } finally {
+    observer.close();
+  }
 });

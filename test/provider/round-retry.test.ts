@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MockAgent, type MockPool } from 'undici';
-import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET } from '../helpers.js';
 import { assertProblem, launchOf, makeProvider, operatorCall, pageCall, realLaunchBody, type Provider } from './provider-helpers.js';
@@ -200,10 +199,9 @@ describe('a round left pending', () => {
 
   test('survives a restart of the provider and is settled when the game is opened again', async () => {
     const { launch, pk, body: firstBody } = await leftPending();
-    await provider.app.close();
 
     // A new app on the same database: the round log is all it knows.
-    provider.app = await buildProviderApp({ config: provider.config, store: provider.store, world: provider.world, dispatcher: agent });
+    await provider.restart();
     sent = [];
     answerTransactions({ status: 200, body: '{"balance":98.06}' });
     const reopened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });

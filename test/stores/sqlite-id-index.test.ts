@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { bucketOf, ID_BUCKETS, IdIndex, MERGE_IDS, MergedIdFilter } from '../../src/stores/sqlite/id-index.js';
 import { migrate } from '../../src/stores/sqlite/migrations.js';
-import { openDatabase } from '../../src/stores/sqlite/open-database.js';
+import { openDatabase } from '../../src/platform/sqlite/open-database.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { uuidToBytes } from '../../src/stores/uuid-bytes.js';
 import { tempDir } from '../helpers.js';

@@ -16,9 +16,9 @@ import { createCurrencies } from '../../protocol/money.js';
 import type { RulesConfig } from '../../ledger/rules.js';
 import { OPERATIONS } from '../operations.js';
 import { migrate } from './migrations.js';
-import { openDatabase, type Durability } from './open-database.js';
-import { WalFlusher } from './wal-flusher.js';
-import { BackgroundCheckpointer } from './checkpointer.js';
+import { openDatabase, type Durability } from '../../platform/sqlite/open-database.js';
+import { WalFlusher } from '../../platform/sqlite/wal-flusher.js';
+import { BackgroundCheckpointer } from '../../platform/sqlite/checkpointer.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 import { runCall, type Call, type Reply, type WriterConnection } from './sqlite-operations.js';
 

@@ -1,5 +1,6 @@
 /**
- * Versioned schema migrations, applied in order at start. A version, once
+ * The wallet's versioned schema migrations, applied in order at start by
+ * the shared runner (platform/sqlite/migrate.ts). A version, once
  * released, never changes: a new change is a new version. The PostgreSQL
  * store keeps the same numbers for the same changes.
  *
@@ -21,12 +22,7 @@
  * store numbers its own migrations.
  */
 import type Database from 'better-sqlite3';
-
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import { migrate as applyMigrations, type Migration } from '../../platform/sqlite/migrate.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -223,34 +219,7 @@ CREATE TABLE refused_transactions (
   },
 ];
 
-/** Applies the migrations not yet applied, each in its own transaction. Returns the versions applied. */
+/** Applies the wallet's migrations not yet applied (platform/sqlite/migrate.ts). Returns the versions applied. */
 export function migrate(db: Database.Database): number[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
-  const applied = new Set(
-    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number | bigint }[]).map((row) => Number(row.version)),
-  );
-  const done: number[] = [];
-  for (const migration of MIGRATIONS) {
-    if (applied.has(migration.version)) continue;
-    // IMMEDIATE takes the write lock first, so two processes starting together apply a version once.
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
-      if (!again) {
-        db.exec(migration.sql);
-        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-          migration.version,
-          migration.name,
-          Date.now(),
-        );
-        done.push(migration.version);
-      }
-      db.exec('COMMIT');
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
-    }
-  }
-  return done;
+  return applyMigrations(db, MIGRATIONS);
 }

@@ -16,7 +16,7 @@ import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
 import { GroupCommitter } from './group-committer.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Call, Reply } from './sqlite-operations.js';
-import type { Durability } from './open-database.js';
+import type { Durability } from '../../platform/sqlite/open-database.js';
 
 export interface SqliteStoreOptions {
   path: string;

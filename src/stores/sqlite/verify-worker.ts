@@ -5,7 +5,7 @@
  * reader sees one snapshot while the writer goes on committing.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openReader } from './open-database.js';
+import { openReader } from '../../platform/sqlite/open-database.js';
 import { verifyLedger } from './verify-ledger.js';
 import type { VerifyReport } from '../store.js';
 

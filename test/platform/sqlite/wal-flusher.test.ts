@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/stores/sqlite/open-database.js';
-import { WalFlusher } from '../../src/stores/sqlite/wal-flusher.js';
-import { tempDir } from '../helpers.js';
+import { openDatabase } from '../../../src/platform/sqlite/open-database.js';
+import { WalFlusher } from '../../../src/platform/sqlite/wal-flusher.js';
+import { tempDir } from '../../helpers.js';
 
 /** Descriptors this process holds open on `path` (Linux). */
 function openDescriptors(path: string): number {

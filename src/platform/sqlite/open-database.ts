@@ -1,6 +1,8 @@
 /**
- * Opens a SQLite database the way the wallet needs it: durable, and fast
- * within that.
+ * Opens a SQLite database the way Wagerlink's stores need it: durable, and
+ * fast within that. The wallet's store (src/stores/sqlite) and the
+ * provider's round log (src/provider/provider-store.ts) both open theirs
+ * here, so that both get the same pragmas and the same durability rule.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -62,8 +64,9 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma(`cache_size = -${CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
-  // Foreign keys stay off: every row is written by this code in one place,
-  // and `verify` checks the references instead of every insert paying for it.
+  // Foreign keys stay off: the wallet writes every row in one place, and its
+  // `verify` checks the references instead of every insert paying for it. A
+  // store that wants them checked (the provider's) turns them on.
   db.pragma('foreign_keys = OFF');
   db.defaultSafeIntegers(true);
   return db;

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, openReader, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES } from '../../src/stores/sqlite/open-database.js';
-import { tempDir } from '../helpers.js';
-import { PAGE_BYTES, pagesTable } from './sqlite-pages.js';
+import { openDatabase, openReader, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES } from '../../../src/platform/sqlite/open-database.js';
+import { tempDir } from '../../helpers.js';
+import { PAGE_BYTES, pagesTable } from '../../stores/sqlite-pages.js';
 
 /** SQLite's own checkpoint interval (pages): what the tests write past. */
 const SQLITE_DEFAULT_CHECKPOINT_PAGES = 1_000;
@@ -92,7 +92,7 @@ describe('sqlite connections', () => {
     const { dir, cleanup } = tempDir();
     try {
       const path = join(dir, 'wallet.db');
-      const module = new URL('../../src/stores/sqlite/open-database.js', import.meta.url).href;
+      const module = new URL('../../../src/platform/sqlite/open-database.js', import.meta.url).href;
       const child = spawnSync(process.execPath, ['--input-type=module', '-e', WRITER, module, path], { encoding: 'utf8' });
       assert.equal(child.signal, 'SIGKILL', child.stderr);
       // No checkpoint ran: the rows are in the WAL only, not yet in the database file.

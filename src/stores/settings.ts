@@ -1,0 +1,41 @@
+/**
+ * The stores' settings that callers outside src/stores may name: a config
+ * reads them from the environment, and src/stores/open-store.ts hands them
+ * to the backend. Only types and defaults live here, so that reading a
+ * config loads no database driver.
+ */
+
+/** PostgreSQL: the pool and its time-outs (postgres/open-database.ts opens the pool with them). */
+export interface PostgresSettings {
+  /**
+   * Connections per process; the group committer keeps at most this many
+   * batches in flight. Default 4: on 2 cores, two batches per core keep both
+   * busy while others wait for their commit's WAL flush, and fewer, larger
+   * batches share more of the per-statement work (8 measured slower here).
+   * Every node and every worker has its own pool: keep their sum under the
+   * server's max_connections.
+   */
+  poolSize: number;
+  /**
+   * A statement (including its wait for a player's row lock) that runs longer
+   * is cancelled and the request answers 503. Default 2,000 ms: well inside
+   * the provider's 5 s wait (PROTOCOL.md §9), so it gets an answer and resends.
+   */
+  statementTimeoutMs: number;
+  /** An idle connection is closed after this long (s). Default 60 s: a quiet node holds no connections. */
+  idleTimeoutS: number;
+  /**
+   * A connection attempt that has not completed in this long fails (s).
+   * Default 2 s: with the statement time-out it makes the call deadline
+   * (postgres/postgres-store.ts), 4 s, so that while the database is unreachable a
+   * request answers 503 inside the provider's 5 s wait.
+   */
+  connectTimeoutS: number;
+}
+
+export const DEFAULT_POSTGRES_SETTINGS: PostgresSettings = {
+  poolSize: 4, // connections
+  statementTimeoutMs: 2_000, // ms
+  idleTimeoutS: 60, // s
+  connectTimeoutS: 2, // s
+};

@@ -1,0 +1,103 @@
+/**
+ * Proves that building the operator's app starts no work of its own, on
+ * every backend: no timer, and no sampling of the process (prom-client's
+ * default metrics start an event-loop monitor), so a built app's /metrics
+ * holds the app's own series only. `operator serve` hands the app the
+ * process metrics (serve-operator.ts). Registering the store's commit
+ * listener is wiring, not work: the commit times still reach /metrics.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { ACCESS_TOKEN, ADMIN_TOKEN, makeOperator, OPERATOR_BACKENDS, playerWithSession, SECRET, tempDir, transactionBody, tx, wallet } from '../helpers.js';
+import { cleanEnv, CLI, ROOT } from '../provider/provider-helpers.js';
+
+/** A start that does not log its ready line within this long failed (ms); generous for a loaded machine. */
+const READY_TIMEOUT_MS = 30_000;
+
+/** Counts the intervals started while `work` runs. */
+async function intervalsStartedBy<T>(work: () => Promise<T>): Promise<{ value: T; started: number }> {
+  const original = globalThis.setInterval;
+  let started = 0;
+  globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
+    started++;
+    return original(...args);
+  }) as typeof setInterval;
+  try {
+    return { value: await work(), started };
+  } finally {
+    globalThis.setInterval = original;
+  }
+}
+
+for (const backend of OPERATOR_BACKENDS) {
+  describe(`building the operator app (${backend.name})`, { skip: backend.unavailable }, () => {
+    test('starts no timer and samples nothing of the process; its own series are all /metrics holds', async () => {
+      const { value: op, started } = await intervalsStartedBy(() => makeOperator({ backend: backend.name }));
+      try {
+        assert.equal(started, 0, 'building started an interval');
+        const p = await playerWithSession(op.app, { balance: 10 });
+        assert.equal((await wallet(op.app, '/transaction', transactionBody(p, [tx('bet', 1)]))).status, 200);
+        const metrics = await op.app.inject({ method: 'GET', url: '/metrics' });
+        assert.equal(metrics.statusCode, 200);
+        assert.doesNotMatch(metrics.body, /^wagerlink_(?:process|nodejs)_/m);
+        assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="bet",currency="EUR"\} 1$/m);
+        assert.match(metrics.body, /^wagerlink_store_commit_seconds_count \d+$/m);
+      } finally {
+        await op.close();
+      }
+    });
+  });
+}
+
+// The wiring is the server's, whatever the backend: one run on SQLite shows it.
+test('`operator serve` hands its app the process metrics', async () => {
+  const temp = tempDir('wagerlink-operator-app-');
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as { port: number };
+  probe.close();
+  await once(probe, 'close');
+  const child = spawn(process.execPath, [CLI, 'operator', 'serve'], {
+    cwd: ROOT,
+    env: cleanEnv({
+      WAGERLINK_HOST: '127.0.0.1',
+      WAGERLINK_PORT: String(port),
+      WAGERLINK_DATABASE: join(temp.dir, 'operator.db'),
+      WAGERLINK_SECRET: SECRET,
+      WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN,
+      WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ready line:\n${output}`)), READY_TIMEOUT_MS);
+      child.stdout!.on('data', () => {
+        if (!/ready on/.test(output)) return;
+        clearTimeout(timer);
+        resolve();
+      });
+      child.once('exit', () => reject(new Error(`exited before ready:\n${output}`)));
+    });
+    const metrics = await request(`http://127.0.0.1:${port}/metrics`);
+    assert.equal(metrics.statusCode, 200);
+    const text = await metrics.body.text();
+    assert.match(text, /^wagerlink_process_cpu_user_seconds_total /m);
+    assert.match(text, /^# TYPE wagerlink_http_request_duration_seconds histogram$/m);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    }
+    temp.cleanup();
+  }
+});
