@@ -14,7 +14,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { openCheckpointConnection, type Durability } from './open-database.js';
-import { checkpointRetryDelayMs } from './checkpointer.js';
+import { checkpointRetryDelayMs } from './checkpoint-retry.js';
 
 export interface CheckpointWorkerInit {
   path: string;

@@ -26,6 +26,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CheckpointReport, CheckpointWorkerInit } from './checkpoint-worker.js';
 import type { Durability } from './open-database.js';
+import { CHECKPOINT_RETRY_DELAY_MS_FIRST, CHECKPOINT_RETRY_DELAY_MS_MAX } from './checkpoint-retry.js';
 
 /**
  * Between two background passes (ms). The writer's checkpoint copies what
@@ -35,26 +36,6 @@ import type { Durability } from './open-database.js';
  * which a longer interval would have copied once.
  */
 export const CHECKPOINT_PASS_MS = 50;
-/**
- * The wait after a pass that failed, before the first retry (ms); each
- * further failure in a row doubles it. A momentary failure is retried about
- * when the next pass would have run, and a lasting one (a full disk) is not
- * retried twenty times a second.
- */
-export const CHECKPOINT_RETRY_DELAY_MS_FIRST = 100;
-/**
- * The longest wait between two retries (ms). While the passes fail the
- * writer checkpoints alone and its commits wait for whole checkpoints
- * again, so the passes should be back within seconds of the cause going;
- * one failed attempt every 10 s costs nothing that can be measured.
- */
-export const CHECKPOINT_RETRY_DELAY_MS_MAX = 10_000;
-
-/** The wait before the next attempt after `failed` attempts in a row failed (ms): doubling from `first`, capped at `max`. */
-export function checkpointRetryDelayMs(failed: number, first: number, max: number): number {
-  return Math.min(max, first * 2 ** Math.min(Math.max(failed - 1, 0), 30));
-}
-
 /** Warnings go out under this code, so that a log filter (or a test) can pick them out. */
 export const CHECKPOINTER_WARNING_CODE = 'WAGERLINK_SQLITE_CHECKPOINTER';
 

@@ -11,13 +11,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  BackgroundCheckpointer,
-  CHECKPOINT_RETRY_DELAY_MS_FIRST,
-  CHECKPOINT_RETRY_DELAY_MS_MAX,
-  CHECKPOINTER_WARNING_CODE,
-  checkpointRetryDelayMs,
-} from '../../../src/platform/sqlite/checkpointer.js';
+import { BackgroundCheckpointer, CHECKPOINTER_WARNING_CODE } from '../../../src/platform/sqlite/checkpointer.js';
+import { CHECKPOINT_RETRY_DELAY_MS_FIRST, CHECKPOINT_RETRY_DELAY_MS_MAX, checkpointRetryDelayMs } from '../../../src/platform/sqlite/checkpoint-retry.js';
 import { openDatabase, WAL_CHECKPOINT_PAGES } from '../../../src/platform/sqlite/open-database.js';
 import { tempDir } from '../../helpers.js';
 import { pagesTable } from '../../stores/sqlite-pages.js';
