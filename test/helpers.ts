@@ -13,7 +13,8 @@ import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import type { WalletStore } from '../src/stores/store.js';
 import type { RulesConfig } from '../src/ledger/rules.js';
-import { openPostgresStore, POSTGRES_UNAVAILABLE } from './stores/postgres-fixtures.js';
+import { PostgresStore } from '../src/stores/postgres/postgres-store.js';
+import { openPostgresStore, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE } from './stores/postgres-fixtures.js';
 
 export const SECRET = 'test-secret';
 export const NEXT_SECRET = 'test-secret-next';
@@ -57,6 +58,13 @@ export interface Operator {
   clock: TestClock;
   /** The SQLite file (SQLite only). */
   dbPath: string;
+  /**
+   * A second app on a store of its own over the same database (the SQLite
+   * file, or the PostgreSQL schema), with the same settings: what a test
+   * reads once the first store is closed. The caller closes it; the
+   * database outlives it until close().
+   */
+  reopen: () => Promise<{ app: FastifyInstance; store: WalletStore; close: () => Promise<void> }>;
   close: () => Promise<void>;
 }
 
@@ -72,25 +80,25 @@ export async function makeOperator(
   const backend = options.backend ?? 'sqlite';
   const { dir, cleanup: removeDir } = tempDir();
   const dbPath = join(dir, 'operator.db');
+  const settings = {
+    ...(options.rules ? { rules: options.rules } : {}),
+    ...(options.cryptoDecimals ? { cryptoDecimals: options.cryptoDecimals } : {}),
+  };
   let store: WalletStore;
+  let openAgain: () => Promise<WalletStore>;
   let cleanup: () => Promise<void> | void;
   if (backend === 'postgres') {
-    const opened = await openPostgresStore('operator', {
-      ...(options.rules ? { rules: options.rules } : {}),
-      ...(options.cryptoDecimals ? { cryptoDecimals: options.cryptoDecimals } : {}),
-    });
+    const opened = await openPostgresStore('operator', settings);
     store = opened.store;
+    openAgain = () => PostgresStore.open({ url: opened.schema.url(), ...settings, settings: { poolSize: TEST_POOL_SIZE } });
     // The fixture's cleanup closes the store and drops its schema.
     cleanup = async () => {
       await opened.cleanup();
       removeDir();
     };
   } else {
-    store = await SqliteStore.open({
-      path: dbPath,
-      ...(options.rules ? { rules: options.rules } : {}),
-      ...(options.cryptoDecimals ? { cryptoDecimals: options.cryptoDecimals } : {}),
-    });
+    store = await SqliteStore.open({ path: dbPath, ...settings });
+    openAgain = () => SqliteStore.open({ path: dbPath, ...settings });
     cleanup = async () => {
       await store.close();
       removeDir();
@@ -99,20 +107,40 @@ export async function makeOperator(
   const clock = new TestClock();
   let keys = 0;
   const world: World = { clock: () => clock.now, newId: () => randomUUID(), newLaunchKey: () => `key-${++keys}-${randomUUID()}` };
-  const app = await buildOperatorApp({
-    store,
-    secrets: [SECRET, NEXT_SECRET],
-    accessTokens: [ACCESS_TOKEN],
-    adminToken: ADMIN_TOKEN,
-    world,
-    ...options.app,
-  });
+  const appOn = (on: WalletStore) =>
+    buildOperatorApp({
+      store: on,
+      secrets: [SECRET, NEXT_SECRET],
+      accessTokens: [ACCESS_TOKEN],
+      adminToken: ADMIN_TOKEN,
+      world,
+      ...options.app,
+    });
+  const app = await appOn(store);
   return {
     app,
     store,
     backend,
     clock,
     dbPath,
+    reopen: async () => {
+      const again = await openAgain();
+      let second: FastifyInstance;
+      try {
+        second = await appOn(again);
+      } catch (error) {
+        await again.close();
+        throw error;
+      }
+      return {
+        app: second,
+        store: again,
+        close: async () => {
+          await second.close();
+          await again.close();
+        },
+      };
+    },
     close: async () => {
       await app.close();
       await cleanup();

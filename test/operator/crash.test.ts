@@ -6,26 +6,19 @@
  * is in the ledger, every bet the client sent but never saw answered can be
  * resent and is applied at most once, and the books verify, through the API
  * and through `wagerlink operator verify` once the server has stopped.
+ *
+ * It runs on SQLite, where the server process itself makes each commit
+ * durable before answering; on PostgreSQL the database does, and
+ * multi-node.test.ts cuts the database connections mid-load instead.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'undici';
+import { cleanEnv, freePort, runWagerlink, startWagerlink, type Child, type TestScope } from '../harness/child-process.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, SECRET, adminOverHttp, ledgerOf, postSigned, tempDir } from '../helpers.js';
 
-// From dist/test/operator/ back to the project root.
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CLI = join(ROOT, 'bin', 'wagerlink.js');
-
-/** A start that does not log "ready on" within this long failed (ms); generous for a loaded machine. */
-const READY_TIMEOUT_MS = 30_000;
-/** A stopped child that has not exited within this long is killed (ms). */
-const EXIT_TIMEOUT_MS = 15_000;
 /** Starts tried before giving up when the chosen port was taken meanwhile. */
 const START_ATTEMPTS_MAX = 3;
 /** Bets the client keeps in flight at once. */
@@ -36,33 +29,21 @@ const ACKED_BEFORE_KILL = 120;
 const BETS_PER_LIFE_MAX = 5_000;
 /** Lives of the server that end in SIGKILL. */
 const CRASHES = 2;
-/** Child output kept for the failure message (characters). */
-const OUTPUT_KEPT_MAX = 20_000;
 
 const INITIAL_BALANCE = 1_000_000; // EUR
 const BET = 10; // EUR
 const GAME = 'dice';
 
-const children = new Set<ChildProcess>();
 const { dir, cleanup } = tempDir('wagerlink-crash-');
 const dbPath = join(dir, 'operator.db');
 
-after(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  }
+after(() => {
   cleanup();
 });
 
 /** The child's environment; `port` is left out for commands that do not listen. */
 function serverEnv(port?: number): NodeJS.ProcessEnv {
-  // The parent's own WAGERLINK_* settings must not leak into the child.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WAGERLINK_')));
-  return {
-    ...env,
+  return cleanEnv({
     WAGERLINK_HOST: '127.0.0.1',
     ...(port === undefined ? {} : { WAGERLINK_PORT: String(port) }),
     WAGERLINK_DATABASE: dbPath,
@@ -70,92 +51,28 @@ function serverEnv(port?: number): NodeJS.ProcessEnv {
     WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN,
     WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
     WAGERLINK_LOG_LEVEL: 'info',
-  };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  assert.ok(address !== null && typeof address === 'object');
-  server.close();
-  await once(server, 'close');
-  return address.port;
+  });
 }
 
 interface Server {
-  child: ChildProcess;
+  child: Child;
   origin: string;
   agent: Agent;
-  output: () => string;
 }
 
-function keep(text: string): string {
-  return text.length > OUTPUT_KEPT_MAX ? text.slice(-OUTPUT_KEPT_MAX) : text;
-}
-
-/** Starts `wagerlink operator serve` on the test database and waits for its ready line. */
-async function startServer(): Promise<Server> {
+/** Starts `wagerlink operator serve` on the test database and waits for its ready line; the test's end kills it. */
+async function startServer(t: TestScope): Promise<Server> {
   let lastFailure = '';
   for (let attempt = 1; attempt <= START_ATTEMPTS_MAX; attempt++) {
     const port = await freePort();
-    const child = spawn(process.execPath, [CLI, 'operator', 'serve'], { cwd: ROOT, env: serverEnv(port), stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    let output = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output = keep(output + chunk)));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output = keep(output + chunk)));
-    const ready = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-      const onData = () => {
-        if (output.includes('ready on')) finish(true);
-      };
-      const onExit = () => finish(false);
-      const finish = (value: boolean) => {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.off('exit', onExit);
-        resolve(value);
-      };
-      child.stdout!.on('data', onData);
-      child.once('exit', onExit);
-      onData();
-    });
-    if (ready) {
-      return { child, origin: `http://127.0.0.1:${port}`, agent: new Agent({ connections: BETS_IN_FLIGHT * 2 }), output: () => output };
+    try {
+      const { child } = await startWagerlink(['operator', 'serve'], { env: serverEnv(port), until: t });
+      return { child, origin: `http://127.0.0.1:${port}`, agent: new Agent({ connections: BETS_IN_FLIGHT * 2 }) };
+    } catch (error) {
+      lastFailure = `attempt ${attempt}: ${(error as Error).message}`;
     }
-    lastFailure = `attempt ${attempt}: exit ${child.exitCode ?? child.signalCode ?? 'none (timed out)'}\n${output}`;
-    await stopChild(child, 'SIGKILL');
   }
   throw new Error(`the server did not start:\n${lastFailure}`);
-}
-
-/** Sends a signal and waits for the exit; a child that outlives the time-out is killed. */
-async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit');
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
-  }
-  children.delete(child);
-  return { code: child.exitCode, signal: child.signalCode };
-}
-
-/** Runs the CLI to completion and returns its exit code and output. */
-async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: serverEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout = keep(stdout + chunk)));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = keep(stderr + chunk)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearTimeout(timer);
-  children.delete(child);
-  return { code, stdout, stderr };
 }
 
 interface Fixture {
@@ -215,7 +132,7 @@ async function streamUntilKilled(server: Server, fixture: Fixture, client: Clien
       // the client's side of the sockets would all count as acknowledged.
       if (ackedThisLife >= ACKED_BEFORE_KILL && !killed) {
         killed = true;
-        server.child.kill('SIGKILL');
+        server.child.signal('SIGKILL');
       }
       try {
         const answer = await answered;
@@ -231,8 +148,8 @@ async function streamUntilKilled(server: Server, fixture: Fixture, client: Clien
     }
   };
   await Promise.all(Array.from({ length: BETS_IN_FLIGHT }, worker));
-  assert.ok(killed, `the server was not killed within ${BETS_PER_LIFE_MAX} bets:\n${server.output()}`);
-  const stopped = await stopChild(server.child, 'SIGKILL');
+  assert.ok(killed, `the server was not killed within ${BETS_PER_LIFE_MAX} bets:\n${server.child.output()}`);
+  const stopped = await server.child.stop('SIGKILL');
   assert.equal(stopped.signal, 'SIGKILL');
   await server.agent.destroy();
 }
@@ -264,14 +181,14 @@ async function assertAckedAreBooked(server: Server, fixture: Fixture, client: Cl
   return booked;
 }
 
-test('acknowledged bets survive kill -9, and resent unacknowledged bets are applied at most once', { timeout: 180_000 }, async () => {
+test('acknowledged bets survive kill -9, and resent unacknowledged bets are applied at most once', { timeout: 180_000 }, async (t) => {
   const client: Client = { sent: new Map(), acked: new Set(), unexpected: [] };
-  let server = await startServer();
+  let server = await startServer(t);
   const fixture = await createFixture(server);
 
   for (let crash = 1; crash <= CRASHES; crash++) {
     await streamUntilKilled(server, fixture, client);
-    server = await startServer();
+    server = await startServer(t);
     await assertAckedAreBooked(server, fixture, client);
   }
   assert.deepEqual(client.unexpected, [], 'bets were refused while the server was up');
@@ -305,9 +222,9 @@ test('acknowledged bets survive kill -9, and resent unacknowledged bets are appl
 
   // A graceful stop, then the CLI checks the same file with the server gone.
   await server.agent.close();
-  const stopped = await stopChild(server.child, 'SIGTERM');
-  assert.equal(stopped.code, 0, server.output());
-  const cli = await runCli(['operator', 'verify']);
+  const stopped = await server.child.stop('SIGTERM');
+  assert.equal(stopped.code, 0, server.child.output());
+  const cli = await runWagerlink(['operator', 'verify'], { env: serverEnv() });
   assert.equal(cli.code, 0, `${cli.stdout}\n${cli.stderr}`);
   assert.equal((JSON.parse(cli.stdout) as { ok: boolean }).ok, true, cli.stdout);
 

@@ -7,15 +7,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, readOperatorConfig } from '../../src/operator/operator-config.js';
 import { BALANCE_MINOR_MAX, createCurrencies, CRYPTO_DECIMALS_MAX } from '../../src/protocol/money.js';
+import { cleanEnv, runWagerlink } from '../harness/child-process.js';
 import { tempDir } from '../helpers.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/wagerlink.js', import.meta.url));
 /** The least balance range, in major units, that a configurable currency must hold. */
 const USEFUL_BALANCE_MAJOR = 10n ** 6n;
 
@@ -43,15 +41,12 @@ test('decimals up to the bound are accepted, more are refused naming the variabl
   }
 });
 
-test('a command refuses to start with too many decimals and says why, without touching the database', () => {
+test('a command refuses to start with too many decimals and says why, without touching the database', async () => {
   const { dir, cleanup } = tempDir();
   try {
     const path = join(dir, 'operator.db');
-    const result = spawnSync(process.execPath, [BIN, 'operator', 'verify', '--database', path], {
-      encoding: 'utf8',
-      env: { ...process.env, WAGERLINK_CRYPTO_DECIMALS: 'ETH=18' },
-    });
-    assert.equal(result.status, 1, result.stderr);
+    const result = await runWagerlink(['operator', 'verify', '--database', path], { env: cleanEnv({ WAGERLINK_CRYPTO_DECIMALS: 'ETH=18' }) });
+    assert.equal(result.code, 1, result.stderr);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, /^wagerlink: WAGERLINK_CRYPTO_DECIMALS: crypto currency ETH: decimals must be a whole number 0\.\.12, got 18/);
     assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');

@@ -13,17 +13,25 @@
  * whatever JSON.parse would make of it, and -0 is never an amount. The books
  * verify at the end.
  *
+ * It runs on every backend (SQLite, and PostgreSQL with DATABASE_URL), each
+ * on a database of its own.
+ *
  * Runs are stateful (they share one database), so shrinking is off: a failure
  * reports the first failing request and the seed. FUZZ_SEED and FUZZ_RUNS
  * replay or widen a run.
  */
 import { randomUUID } from 'node:crypto';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ERRORS, type ErrorCode } from '../../src/protocol/errors.js';
-import { admin, makeOperator, playerWithSession, walletHeaders, type Operator } from '../helpers.js';
+import { admin, makeOperator, OPERATOR_BACKENDS, playerWithSession, walletHeaders, type Operator, type OperatorBackendName } from '../helpers.js';
 
+/**
+ * Requests per backend. PostgreSQL gets the same default as SQLite: 4,000
+ * runs took 9.8 s there against 6.3 s on SQLite (2-core machine), not enough
+ * of a difference to prove less on it.
+ */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 4_000);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 /** The books are also verified every this many requests, not only at the end. */
@@ -273,8 +281,8 @@ type Tweak = (typeof TWEAKS)[number];
 
 // -------------------------------------------------------------------- test
 
-test(`${RUNS} random, validly signed /transaction and /payout bodies never break the wallet`, { timeout: 300_000 }, async () => {
-  const op: Operator = await makeOperator();
+async function fuzzTheWallet(backend: OperatorBackendName, numRuns: number): Promise<void> {
+  const op: Operator = await makeOperator({ backend });
   try {
     const eur = await playerWithSession(op.app, { playerId: 'fuzz-eur', currency: 'EUR', balance: 1_000, game: 'dice' });
     const jpy = await playerWithSession(op.app, { playerId: 'fuzz-jpy', currency: 'JPY', balance: 50_000, game: 'slots' });
@@ -676,7 +684,7 @@ test(`${RUNS} random, validly signed /transaction and /payout bodies never break
       }
     });
 
-    await fc.assert(property, { numRuns: RUNS, endOnFailure: true, includeErrorInReport: true, ...(SEED === undefined ? {} : { seed: SEED }) });
+    await fc.assert(property, { numRuns, endOnFailure: true, includeErrorInReport: true, ...(SEED === undefined ? {} : { seed: SEED }) });
 
     const report = await op.store.verify();
     assert.ok(report.ok, report.problems.join('; '));
@@ -695,4 +703,10 @@ test(`${RUNS} random, validly signed /transaction and /payout bodies never break
   } finally {
     await op.close();
   }
-});
+}
+
+for (const backend of OPERATOR_BACKENDS) {
+  describe(`body fuzz (${backend.name})`, { skip: backend.unavailable }, () => {
+    test(`${RUNS} random, validly signed /transaction and /payout bodies never break the wallet`, { timeout: 300_000 }, () => fuzzTheWallet(backend.name, RUNS));
+  });
+}

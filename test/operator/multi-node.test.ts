@@ -10,54 +10,27 @@
  * passes after each run, and `serve --workers 2` runs two processes on one
  * port (SQLite refuses it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'undici';
+import { cleanEnv, freePort, runWagerlink, startWagerlink, type Child } from '../harness/child-process.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, SECRET, adminOverHttp, ledgerOf, postSigned, tempDir, type HttpAnswer } from '../helpers.js';
 import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../stores/postgres-fixtures.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js';
 
-// From dist/test/operator/ back to the project root.
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CLI = join(ROOT, 'bin', 'wagerlink.js');
-
-/** A start that does not log "ready on" within this long failed (ms); generous for a loaded machine. */
-const READY_TIMEOUT_MS = 30_000;
-/** A stopped child that has not exited within this long is killed (ms). */
-const EXIT_TIMEOUT_MS = 15_000;
 /** Nodes sharing the database. */
 const NODES = 3;
 /** Connections per node: three nodes and the test stay well inside max_connections. */
 const NODE_POOL_SIZE = '3';
 /** A call answered 503 is resent at most this many times (PROTOCOL.md §3: 503 is retried). */
 const RESENDS_MAX = 10;
-/** Child output kept for the failure message (characters). */
-const OUTPUT_KEPT_MAX = 20_000;
 const GAME = 'dice';
-
-const children = new Set<ChildProcess>();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** The child's environment; the parent's own WAGERLINK_* settings do not leak in. */
 function childEnv(database: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WAGERLINK_')));
-  return {
-    ...env,
+  return cleanEnv({
     WAGERLINK_HOST: '127.0.0.1',
     WAGERLINK_DATABASE: database,
     WAGERLINK_SECRET: SECRET,
@@ -66,90 +39,30 @@ function childEnv(database: string, extra: Record<string, string> = {}): NodeJS.
     WAGERLINK_LOG_LEVEL: 'info',
     WAGERLINK_PG_POOL_SIZE: NODE_POOL_SIZE,
     ...extra,
-  };
+  });
 }
 
 interface Node {
-  child: ChildProcess;
+  child: Child;
   origin: string;
   agent: Agent;
-  output: () => string;
 }
 
-/** Starts `wagerlink operator serve` and waits for its ready line. */
+/**
+ * Starts `wagerlink operator serve` and waits for its ready line. Nodes live
+ * through several tests of a suite, which stops them; the harness kills any
+ * left when the file ends.
+ */
 async function startNode(database: string, args: string[] = [], extra: Record<string, string> = {}): Promise<Node> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'operator', 'serve', ...args], {
-    cwd: ROOT,
-    env: childEnv(database, { WAGERLINK_PORT: String(port), ...extra }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let output = '';
-  const keep = (chunk: string) => {
-    output = (output + chunk).slice(-OUTPUT_KEPT_MAX);
-  };
-  child.stdout!.setEncoding('utf8').on('data', keep);
-  child.stderr!.setEncoding('utf8').on('data', keep);
-  const ready = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => finish(false), READY_TIMEOUT_MS);
-    const onData = () => {
-      if (output.includes('ready on')) finish(true);
-    };
-    const onExit = () => finish(false);
-    function finish(value: boolean) {
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.off('exit', onExit);
-      resolve(value);
-    }
-    child.stdout!.on('data', onData);
-    child.once('exit', onExit);
-    onData();
-  });
-  if (!ready) {
-    await stopChild(child, 'SIGKILL');
-    throw new Error(`the node did not start:\n${output}`);
-  }
-  return { child, origin: `http://127.0.0.1:${port}`, agent: new Agent({ connections: 32 }), output: () => output };
-}
-
-/** Sends a signal and waits for the exit; a child that outlives the time-out is killed. */
-async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit');
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
-  }
-  children.delete(child);
-  return { code: child.exitCode, signal: child.signalCode };
+  const { child } = await startWagerlink(['operator', 'serve', ...args], { env: childEnv(database, { WAGERLINK_PORT: String(port), ...extra }) });
+  return { child, origin: `http://127.0.0.1:${port}`, agent: new Agent({ connections: 32 }) };
 }
 
 /** Runs the CLI to completion. */
-async function runCli(database: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnv(database), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearTimeout(timer);
-  children.delete(child);
-  return { code, stdout, stderr };
+function runCli(database: string, args: string[]) {
+  return runWagerlink(args, { env: childEnv(database) });
 }
-
-after(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  }
-});
 
 interface Fixture {
   playerId: string;
@@ -224,7 +137,7 @@ describe('several nodes on one PostgreSQL database', { skip: POSTGRES_UNAVAILABL
   after(async () => {
     for (const node of nodes) {
       await node.agent.close();
-      await stopChild(node.child, 'SIGTERM');
+      await node.child.stop('SIGTERM');
     }
     await schema?.drop();
   });
@@ -282,7 +195,7 @@ describe('several nodes on one PostgreSQL database', { skip: POSTGRES_UNAVAILABL
       // Handled from the start: an answer may fail while the cut below is awaited.
       const answering = Promise.all(batch.map(({ node, bet }) => postSigned(node.origin, '/transaction', bet.text, node.agent))).catch(
         (error: unknown) => {
-          throw new Error(`a node stopped answering: ${String(error)}\n${nodes.map((node) => node.output()).join('\n---\n')}`);
+          throw new Error(`a node stopped answering: ${String(error)}\n${nodes.map((node) => node.child.output()).join('\n---\n')}`);
         },
       );
       answering.catch(() => undefined);
@@ -303,7 +216,7 @@ describe('several nodes on one PostgreSQL database', { skip: POSTGRES_UNAVAILABL
     }
     assert.ok(cuts > 0, 'no connection was terminated: the test proved nothing');
     // The nodes recovered by themselves (same processes): every unanswered bet, resent, is answered 200.
-    for (const node of nodes) assert.equal(node.child.exitCode, null, node.output());
+    for (const node of nodes) assert.equal(node.child.running, true, node.child.output());
     // A connection killed while idle fails its next call: resend on 503, as every client does.
     for (const [index, id] of unanswered.entries()) {
       const node = nodes[index % NODES]!;
@@ -333,15 +246,15 @@ describe('several nodes on one PostgreSQL database', { skip: POSTGRES_UNAVAILABL
   test('serve --workers 2 runs two processes on one port, and stops on SIGTERM', async () => {
     const cluster = await startNode(database, ['--workers', '2']);
     try {
-      assert.match(cluster.output(), /ready on http:\/\/127\.0\.0\.1:\d+ \(2 workers\)/);
+      assert.match(cluster.child.output(), /ready on http:\/\/127\.0\.0\.1:\d+ \(2 workers\)/);
       const f = await fixture([cluster], 50);
       const answers = await Promise.all(Array.from({ length: 10 }, () => postSigned(cluster.origin, '/transaction', betBody(f, 1).text, cluster.agent)));
       for (const answer of answers) assert.equal(answer.status, 200, answer.text);
       assert.equal(await balanceOver(cluster, f.playerId), 40);
     } finally {
       await cluster.agent.close();
-      const stopped = await stopChild(cluster.child, 'SIGTERM');
-      assert.equal(stopped.code, 0, cluster.output());
+      const stopped = await cluster.child.stop('SIGTERM');
+      assert.equal(stopped.code, 0, cluster.child.output());
     }
   });
 });
@@ -351,20 +264,11 @@ describe('--workers on SQLite', () => {
     const { dir, cleanup } = tempDir();
     try {
       const port = await freePort();
-      const child = spawn(process.execPath, [CLI, 'operator', 'serve', '--workers', '2'], {
-        cwd: ROOT,
+      const refused = await runWagerlink(['operator', 'serve', '--workers', '2'], {
         env: childEnv(join(dir, 'operator.db'), { WAGERLINK_PORT: String(port) }),
-        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      children.add(child);
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const timer = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
-      const [code] = (await once(child, 'exit')) as [number | null];
-      clearTimeout(timer);
-      children.delete(child);
-      assert.equal(code, 1, stderr);
-      assert.match(stderr, /--workers 2 needs a database that several processes can write at once/);
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.match(refused.stderr, /--workers 2 needs a database that several processes can write at once/);
     } finally {
       cleanup();
     }

@@ -8,16 +8,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ACCESS_TOKEN, ADMIN_TOKEN, makeOperator, OPERATOR_BACKENDS, playerWithSession, SECRET, tempDir, transactionBody, tx, wallet } from '../helpers.js';
-import { cleanEnv, CLI, ROOT } from '../provider/provider-helpers.js';
-
-/** A start that does not log its ready line within this long failed (ms); generous for a loaded machine. */
-const READY_TIMEOUT_MS = 30_000;
+import { cleanEnv, freePort, startWagerlink } from '../harness/child-process.js';
 
 /** Counts the intervals started while `work` runs. */
 async function intervalsStartedBy<T>(work: () => Promise<T>): Promise<{ value: T; started: number }> {
@@ -55,49 +49,28 @@ for (const backend of OPERATOR_BACKENDS) {
 }
 
 // The wiring is the server's, whatever the backend: one run on SQLite shows it.
-test('`operator serve` hands its app the process metrics', async () => {
+test('`operator serve` hands its app the process metrics', async (t) => {
   const temp = tempDir('wagerlink-operator-app-');
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, 'close');
-  const child = spawn(process.execPath, [CLI, 'operator', 'serve'], {
-    cwd: ROOT,
-    env: cleanEnv({
-      WAGERLINK_HOST: '127.0.0.1',
-      WAGERLINK_PORT: String(port),
-      WAGERLINK_DATABASE: join(temp.dir, 'operator.db'),
-      WAGERLINK_SECRET: SECRET,
-      WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN,
-      WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
-    }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const port = await freePort();
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ready line:\n${output}`)), READY_TIMEOUT_MS);
-      child.stdout!.on('data', () => {
-        if (!/ready on/.test(output)) return;
-        clearTimeout(timer);
-        resolve();
-      });
-      child.once('exit', () => reject(new Error(`exited before ready:\n${output}`)));
+    const { child } = await startWagerlink(['operator', 'serve'], {
+      env: cleanEnv({
+        WAGERLINK_HOST: '127.0.0.1',
+        WAGERLINK_PORT: String(port),
+        WAGERLINK_DATABASE: join(temp.dir, 'operator.db'),
+        WAGERLINK_SECRET: SECRET,
+        WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN,
+        WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
+      }),
+      until: t,
     });
     const metrics = await request(`http://127.0.0.1:${port}/metrics`);
     assert.equal(metrics.statusCode, 200);
     const text = await metrics.body.text();
     assert.match(text, /^wagerlink_process_cpu_user_seconds_total /m);
     assert.match(text, /^# TYPE wagerlink_http_request_duration_seconds histogram$/m);
+    await child.stop('SIGTERM');
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    }
     temp.cleanup();
   }
 });

@@ -9,8 +9,6 @@
  * answered, settled; after a restart, opening the games settles whatever was
  * left pending, and the operator's ledger and the round log agree exactly.
  */
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -18,6 +16,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'undici';
 import { createProviderClient } from '../../src/clients/provider-client.js';
 import { ProviderStore, type RoundRow } from '../../src/provider/provider-store.js';
+import type { TestScope } from '../harness/child-process.js';
 import { adminOverHttp, ledgerOf, makeOperator, tempDir, type Operator } from '../helpers.js';
 import { exampleConfigFile, launchOf, OPERATOR_ID, serveProviderChild, WALLET_ID } from './provider-helpers.js';
 
@@ -34,7 +33,6 @@ const ANSWERED_BEFORE_KILL = 150;
 const ROUNDS_PER_LAUNCH_MAX = 2_000;
 
 const temp = tempDir('wagerlink-provider-crash-');
-const children = new Set<ChildProcess>();
 let op: Operator;
 let operatorOrigin: string;
 let configPath: string;
@@ -54,18 +52,13 @@ before(async () => {
 });
 
 after(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  }
+  // The harness kills any provider still running when the file ends.
   await op.close();
   temp.cleanup();
 });
 
-/** Starts `provider serve` on the test's config. */
-const startProvider = () => serveProviderChild(configPath, children, READY_TIMEOUT_MS);
+/** Starts `provider serve` on the test's config; the test's end kills it if it still runs. */
+const startProvider = (t: TestScope) => serveProviderChild(configPath, { timeoutMs: READY_TIMEOUT_MS, until: t });
 
 async function post(origin: string, path: string, body: unknown, dispatcher?: Agent): Promise<{ status: number; body: Record<string, any> }> {
   const response = await request(new URL(path, origin), {
@@ -103,8 +96,8 @@ async function operatorBooked(): Promise<Map<string, { kind: string; roundId: st
   return booked;
 }
 
-test('kill -9 under load: every round the operator booked or a player was answered is in the round log, and a restart settles the rest', async () => {
-  const first = await startProvider();
+test('kill -9 under load: every round the operator booked or a player was answered is in the round log, and a restart settles the rest', async (t) => {
+  const first = await startProvider(t);
   const launches: { path: string; token: string }[] = [];
   const client = createProviderClient({ endpoint: first.origin, secret: DEMO_SECRET });
   try {
@@ -127,7 +120,6 @@ test('kill -9 under load: every round the operator booked or a player was answer
   // Every launch plays in a loop until the provider dies; the answered rounds are noted.
   const answered: string[] = [];
   const agent = new Agent({ connections: LAUNCHES });
-  const exited = once(first.child, 'exit');
   const players = launches.map(async (launch, i) => {
     for (let n = 0; n < ROUNDS_PER_LAUNCH_MAX; n++) {
       let answer;
@@ -138,11 +130,11 @@ test('kill -9 under load: every round the operator booked or a player was answer
       }
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       answered.push(answer.body.round.roundId as string);
-      if (answered.length === ANSWERED_BEFORE_KILL) first.child.kill('SIGKILL');
+      if (answered.length === ANSWERED_BEFORE_KILL) first.child.signal('SIGKILL');
     }
   });
   await Promise.all(players);
-  await exited;
+  await first.child.exit;
   await agent.close();
   assert.ok(answered.length >= ANSWERED_BEFORE_KILL, `only ${answered.length} rounds were answered before the kill`);
 
@@ -158,14 +150,12 @@ test('kill -9 under load: every round the operator booked or a player was answer
   const pendingAfterKill = [...log.values()].filter((row) => row.status === 'pending').length;
 
   // A restart, and each game opened again: what was left pending is resent and settled.
-  const second = await startProvider();
+  const second = await startProvider(t);
   for (const launch of launches) {
     const opened = await post(second.origin, `${launch.path}/api/open`, { token: launch.token });
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
   }
-  const stopped = once(second.child, 'exit');
-  second.child.kill('SIGTERM');
-  await stopped;
+  await second.child.stop('SIGTERM');
 
   const settled = await roundLog();
   assert.deepEqual(settled.filter((row) => row.status !== 'settled'), [], 'every round is settled');

@@ -5,11 +5,9 @@
  * world whose clock and sleeps are the test's, and signed calls as an
  * operator makes them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { importConfigCampaigns } from '../../src/provider/config-campaigns.js';
@@ -20,11 +18,9 @@ import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/p
 import { ProviderStore } from '../../src/provider/provider-store.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET, TestClock, tempDir } from '../helpers.js';
+import { startWagerlink, type Child, type TestScope } from '../harness/child-process.js';
 
 export const EXAMPLE_CONFIG_URL = new URL('../../../examples/provider.json', import.meta.url);
-/** The project's root and its command, from dist/test/provider/. */
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const CLI = join(ROOT, 'bin', 'wagerlink.js');
 export const OPERATOR_ID = 'local-demo-operator';
 export const WALLET_ID = 'local-demo-wallet';
 /** A second operator, reachable only from 10.0.0.0/8 or through a trusted proxy. */
@@ -269,40 +265,22 @@ export function assertProblem(answer: Answer, code: ErrorCode, balance?: number)
   if (balance !== undefined) assert.equal(answer.body.balance, balance, answer.raw);
 }
 
-/** The environment of a child command: the parent's own WAGERLINK_* settings must not leak into it. */
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WAGERLINK_')));
-  return { ...env, ...extra };
-}
-
 export interface ServedProvider {
-  child: ChildProcess;
+  child: Child;
   origin: string;
-  /** Everything the child has written so far, stdout and stderr. */
-  output: () => string;
 }
 
 /**
- * Starts `wagerlink provider serve --config FILE` as a child process (added
- * to `children`, for the caller to kill) and answers once it has logged its
- * ready line, or fails after `timeoutMs` or if it exits first.
+ * Starts `wagerlink provider serve --config FILE` as a child process and
+ * answers once it has logged its ready line, or fails after `timeoutMs` or
+ * if it exits first. `until` (the test's `t`) kills it when that test ends;
+ * the harness kills it at the end of the file in any case.
  */
-export async function serveProviderChild(configPath: string, children: Set<ChildProcess>, timeoutMs: number): Promise<ServedProvider> {
-  const child = spawn(process.execPath, [CLI, 'provider', 'serve', '--config', configPath], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line:\n${output}`)), timeoutMs);
-    child.stdout!.on('data', () => {
-      const match = /ready on (http:\/\/[^"\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', () => reject(new Error(`exited before ready:\n${output}`)));
+export async function serveProviderChild(configPath: string, options: { timeoutMs?: number; until?: TestScope } = {}): Promise<ServedProvider> {
+  const { child, ready } = await startWagerlink(['provider', 'serve', '--config', configPath], {
+    ready: /ready on (http:\/\/[^"\s]+)/,
+    ...(options.timeoutMs === undefined ? {} : { readyTimeoutMs: options.timeoutMs }),
+    ...(options.until === undefined ? {} : { until: options.until }),
   });
-  return { child, origin, output: () => output };
+  return { child, origin: ready[1]! };
 }

@@ -7,50 +7,27 @@
  * provider with the operator's database and settings (examples/operator.env's
  * variables).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
+import { cleanEnv, runWagerlink } from '../harness/child-process.js';
 import { tempDir } from '../helpers.js';
-import { cleanEnv, CLI, exampleConfigFile, ROOT, serveProviderChild } from './provider-helpers.js';
+import { exampleConfigFile, serveProviderChild } from './provider-helpers.js';
 
 /** A start or a command that takes longer than this failed (ms); generous for a loaded machine. */
 const COMMAND_TIMEOUT_MS = 30_000;
 
 const temp = tempDir('wagerlink-serve-');
-const children = new Set<ChildProcess>();
 
-after(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  }
+after(() => {
   temp.cleanup();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs a command to its end (bounded by COMMAND_TIMEOUT_MS). */
-async function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearTimeout(timer);
-  return { code, stdout, stderr };
+function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
+  return runWagerlink(args, { env, timeoutMs: COMMAND_TIMEOUT_MS });
 }
 
 function writeConfig(name: string, edit: (file: ReturnType<typeof exampleConfigFile>) => void): string {
@@ -63,9 +40,9 @@ function writeConfig(name: string, edit: (file: ReturnType<typeof exampleConfigF
   return path;
 }
 
-test('provider serve: ready line, answers, SIGTERM exits 0; the operator commands reach it', async () => {
+test('provider serve: ready line, answers, SIGTERM exits 0; the operator commands reach it', async (t) => {
   const config = writeConfig('good', () => {});
-  const { child, origin, output } = await serveProviderChild(config, children, COMMAND_TIMEOUT_MS);
+  const { child, origin } = await serveProviderChild(config, { timeoutMs: COMMAND_TIMEOUT_MS, until: t });
   const health = await request(`${origin}/health`);
   assert.equal(health.statusCode, 200);
   assert.deepEqual(await health.body.json(), { status: 'ok' });
@@ -98,10 +75,8 @@ test('provider serve: ready line, answers, SIGTERM exits 0; the operator command
   assert.equal(unset.code, 1);
   assert.match(unset.stderr, /WAGERLINK_PROVIDER_URL/);
 
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const [code] = (await exited) as [number | null];
-  assert.equal(code, 0, output());
+  const { code } = await child.stop('SIGTERM');
+  assert.equal(code, 0, child.output());
 });
 
 test('provider serve refuses a bad config, naming the member, and needs --config', async () => {

@@ -7,10 +7,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, openReader, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT_BYTES } from '../../../src/platform/sqlite/open-database.js';
+import { runNode } from '../../harness/child-process.js';
 import { tempDir } from '../../helpers.js';
 import { PAGE_BYTES, pagesTable } from '../../stores/sqlite-pages.js';
 
@@ -88,12 +88,12 @@ describe('sqlite connections', () => {
     }
   });
 
-  test('what was committed to the WAL and never checkpointed survives SIGKILL', () => {
+  test('what was committed to the WAL and never checkpointed survives SIGKILL', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const path = join(dir, 'wallet.db');
       const module = new URL('../../../src/platform/sqlite/open-database.js', import.meta.url).href;
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', WRITER, module, path], { encoding: 'utf8' });
+      const child = await runNode(['--input-type=module', '-e', WRITER, module, path]);
       assert.equal(child.signal, 'SIGKILL', child.stderr);
       // No checkpoint ran: the rows are in the WAL only, not yet in the database file.
       assert.ok(statSync(`${path}-wal`).size > PAGE_ROWS * PAGE_BYTES, 'the WAL holds every page written');
