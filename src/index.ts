@@ -2,7 +2,7 @@
  * The public API of the `wagerlink` package: what an integrator imports to
  * talk to the other side of the interface. The operator client (a provider
  * calling an operator's wallet), the provider client (an operator calling a
- * provider), the signature of PROTOCOL.md §2 for whoever serves an endpoint
+ * provider), the signature of docs/protocol.md §2 for whoever serves an endpoint
  * of their own, exact money conversion, the wire schemas with their types,
  * and the error registry of §3.
  *
@@ -38,13 +38,13 @@ export {
   type RetryPolicy,
 } from './clients/http-call.js';
 
-// --- Signing (PROTOCOL.md §2) ---
+// --- Signing (docs/protocol.md §2) ---
 
 // The bearer helpers of signing.ts stay internal: they are how our servers
 // keep their token sets, not part of what the protocol asks of a caller.
 export { SIGNATURE_HEADER, sign, signingSecrets, verifySignature, type SigningSecret } from './protocol/signing.js';
 
-// --- Money (PROTOCOL.md §4) ---
+// --- Money (docs/protocol.md §4) ---
 
 // Conversion between the wire's decimal numbers and bigint minor units, the
 // currency table, and the limits an amount must keep. The ledger's own
@@ -68,13 +68,13 @@ export {
 // are exact number text of any length, which a JavaScript number is not.
 export { raw, stringify, type RawJsonNumber } from './protocol/json.js';
 
-// --- Errors (PROTOCOL.md §3) ---
+// --- Errors (docs/protocol.md §3) ---
 
 export { ERRORS, ERROR_CODES, errorType, isRetryableStatus, type ErrorCode } from './protocol/errors.js';
 
-// --- Wire schemas (SPEC.md §4, PROTOCOL.md §5): TypeBox values and their types ---
+// --- Wire schemas (docs/protocol.md §5–§8): TypeBox values and their types ---
 
-// The back office's schemas (PROTOCOL.md §11) belong to our operator server,
+// The back office's schemas (docs/protocol.md §11) belong to our operator server,
 // not to the interface between the two sides; openapi/operator.json has them.
 export {
   AuthenticateRequest,

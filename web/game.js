@@ -501,7 +501,7 @@ function wire() {
 function startRefresh() {
   const { refreshIntervalMs, urls } = state.session;
   if (!refreshIntervalMs || !urls.refresh) return;
-  // The call's form is the casino's (SPEC.md leaves it open): a credentialed POST without a body.
+  // The call's form is the casino's (the interface leaves it open: docs/protocol.md §8.1): a credentialed POST without a body.
   setInterval(() => {
     fetch(urls.refresh, { method: 'POST', mode: 'no-cors', credentials: 'include', keepalive: true }).catch(() => {});
   }, refreshIntervalMs);

@@ -1,5 +1,5 @@
 /**
- * One signed JSON call over undici, and the retry rule of PROTOCOL.md §3
+ * One signed JSON call over undici, and the retry rule of docs/protocol.md §3
  * around it. Shared by the operator client and the provider client.
  *
  * A retry policy is data (which statuses, back-off bounds, an attempt limit,
@@ -20,7 +20,7 @@ import { SIGNATURE_HEADER, sign } from '../protocol/signing.js';
 export interface RetryPolicy {
   /**
    * Answers with these statuses are resent with the same body; network errors
-   * and time-outs always are. Only statuses of PROTOCOL.md §3's retry rule take
+   * and time-outs always are. Only statuses of docs/protocol.md §3's retry rule take
    * effect: any other answer is final, whatever a policy lists.
    */
   retryStatuses: readonly number[];
@@ -34,11 +34,11 @@ export interface RetryPolicy {
   elapsedMsMax: number;
 }
 
-/** The statuses PROTOCOL.md §3 resends, with 408: a request that did not arrive in time (§9) applied nothing. */
+/** The statuses docs/protocol.md §3 resends, with 408: a request that did not arrive in time (§9) applied nothing. */
 export const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
 
 /**
- * PROTOCOL.md §9: 0.5 s doubling to 60 s with full jitter, until a final
+ * docs/protocol.md §9: 0.5 s doubling to 60 s with full jitter, until a final
  * answer. "Until" is bounded all the same: 1000 attempts at up to a minute
  * apart is more than half a day, after which a durable outbox takes over.
  */
@@ -53,7 +53,7 @@ export const PROTOCOL_RETRY: RetryPolicy = {
 /** One attempt, no retry: for callers that retry on their own terms (a CLI, a test). */
 export const NO_RETRY: RetryPolicy = { ...PROTOCOL_RETRY, attemptsMax: 1 };
 
-/** PROTOCOL.md §9: the wait for one answer (ms). */
+/** docs/protocol.md §9: the wait for one answer (ms). */
 export const ANSWER_MS_MAX = 5_000;
 /** Answers are a few hundred bytes; anything far larger is not the protocol (bytes). */
 export const ANSWER_BYTES_MAX = 1024 * 1024;

@@ -1,6 +1,6 @@
 /**
- * The provider's client of an operator endpoint: /authenticate (PROTOCOL.md
- * §5), /transaction (SPEC.md §4.1) and /payout (§4.2). Each call carries the
+ * The provider's client of an operator endpoint: /authenticate (docs/protocol.md
+ * §5), /transaction (docs/protocol.md §6) and /payout (§7). Each call carries the
  * HMAC of its exact body and the bearer token, waits at most `answerMsMax`
  * for one answer, and is resent with the same body under the retry policy.
  *
@@ -79,7 +79,7 @@ const readSession: Interpret<SessionAnswer> = (text) => {
   const parsed = parseAnswer(text);
   if (!parsed.ok) return parsed;
   const checked = sessionCheck.check(parsed.value);
-  if (!checked.ok) return { ok: false, detail: `the session answer is not PROTOCOL.md §5: ${checked.detail}` };
+  if (!checked.ok) return { ok: false, detail: `the session answer is not docs/protocol.md §5: ${checked.detail}` };
   const balance = exactNumberText(checked.value.balance, parsed.inexact);
   if (balance === undefined) return { ok: false, detail: 'the answer has no exact, non-negative balance' };
   const { sessionId, playerId, currency, country } = checked.value;

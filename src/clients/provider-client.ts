@@ -1,7 +1,7 @@
 /**
  * The operator's client of a provider endpoint: /generate-launch-url
- * (SPEC.md §4.3) and /game-bets (§4.4). Each call carries the HMAC of its
- * exact body (no bearer token: PROTOCOL.md §2), waits at most `answerMsMax`
+ * (docs/protocol.md §8.1) and /game-bets (§8.2). Each call carries the HMAC of its
+ * exact body (no bearer token: docs/protocol.md §2), waits at most `answerMsMax`
  * for one answer, and is resent with the same body under the retry policy.
  *
  * Bet amounts come back as exact decimal text, in the order received.
@@ -54,7 +54,7 @@ const readUrl: Interpret<{ url: string }> = (text) => {
   const parsed = parseAnswer(text);
   if (!parsed.ok) return parsed;
   const checked = urlCheck.check(parsed.value);
-  if (!checked.ok) return { ok: false, detail: `the answer is not SPEC.md §4.3: ${checked.detail}` };
+  if (!checked.ok) return { ok: false, detail: `the answer is not what docs/protocol.md §8.1 says: ${checked.detail}` };
   return { ok: true, value: { url: checked.value.url } };
 };
 
@@ -62,7 +62,7 @@ const readBets: Interpret<GameBets> = (text) => {
   const parsed = parseAnswer(text);
   if (!parsed.ok) return parsed;
   const checked = betsCheck.check(parsed.value);
-  if (!checked.ok) return { ok: false, detail: `the answer is not SPEC.md §4.4: ${checked.detail}` };
+  if (!checked.ok) return { ok: false, detail: `the answer is not what docs/protocol.md §8.2 says: ${checked.detail}` };
   const bets: GameBets = {};
   for (const [game, byCurrency] of Object.entries(checked.value)) {
     const out: Record<string, string[]> = {};

@@ -1,9 +1,9 @@
 /**
  * What every Wagerlink HTTP server shares: JSON bodies kept as raw bytes
- * until their signature is checked (PROTOCOL.md §2), one mapping of every
- * failure to a problem+json answer (PROTOCOL.md §3), so no stack trace and no
+ * until their signature is checked (docs/protocol.md §2), one mapping of every
+ * failure to a problem+json answer (docs/protocol.md §3), so no stack trace and no
  * framework error shape ever reaches a caller, and the time-outs of
- * PROTOCOL.md §9.
+ * docs/protocol.md §9.
  *
  * Failures come from three layers, and each is mapped here:
  * - Node's HTTP parser and its time-outs (malformed framing, oversized
@@ -16,6 +16,7 @@
  *   arrive while the server drains.
  */
 import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
+import { MIMEType } from 'node:util';
 import type { Socket } from 'node:net';
 import Fastify, {
   LogController,
@@ -57,7 +58,7 @@ const TIMEOUT_CHECK_INTERVAL_MS_MAX = 1_000;
  */
 const CLIENT_ERROR_LINGER_MS = 2_000;
 
-/** PROTOCOL.md §9: identifiers that travel in a path (playerId, game slug) have at most this many UTF-16 units. */
+/** docs/protocol.md §9: identifiers that travel in a path (playerId, game slug) have at most this many UTF-16 units. */
 const PATH_IDENTIFIER_UNITS_MAX = 128;
 /**
  * A UTF-16 unit of the Basic Multilingual Plane is up to 3 bytes of UTF-8,
@@ -97,11 +98,34 @@ export function sendJson(reply: FastifyReply, status: number, body: string): Fas
   return reply.code(status).header('content-type', JSON_TYPE).send(body);
 }
 
-/** The raw bytes of a JSON body, or undefined after answering 415 (no JSON body came). */
+/**
+ * The charset a Content-Type of JSON declares, lower case, or undefined when
+ * it declares none. Bodies are UTF-8 (docs/protocol.md §1): a body declared
+ * in another charset would be read as bytes it does not mean. The header
+ * most callers send, bare `application/json`, is not parsed at all.
+ */
+export function declaredCharset(contentType: string | undefined): string | undefined {
+  if (contentType === undefined || contentType === JSON_TYPE) return undefined;
+  try {
+    return new MIMEType(contentType).params.get('charset')?.toLowerCase();
+  } catch {
+    // Fastify matched the media type already; a header MIMEType cannot read declares no charset it could honour.
+    return 'unreadable';
+  }
+}
+
+/** The raw bytes of a JSON body, or undefined after answering 415 (no JSON body came, or not in UTF-8). */
 export function bodyBytes(request: FastifyRequest, reply: FastifyReply): Buffer | undefined {
-  if (Buffer.isBuffer(request.body)) return request.body;
-  sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
-  return undefined;
+  if (!Buffer.isBuffer(request.body)) {
+    sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
+    return undefined;
+  }
+  const charset = declaredCharset(request.headers['content-type']);
+  if (charset !== undefined && charset !== 'utf-8') {
+    sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type: the body must be UTF-8 (charset=utf-8 or none), not ${charset}`);
+    return undefined;
+  }
+  return request.body;
 }
 
 /**
@@ -281,7 +305,7 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
     // One log line per request would cost more than the request itself; metrics count them.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger, bindings, childOptions) => new LazyChildLogger(logger, bindings, childOptions) as unknown as FastifyBaseLogger,
-    // PROTOCOL.md §9: headers and body within requestTimeoutMs, counted from a request's first byte (from
+    // docs/protocol.md §9: headers and body within requestTimeoutMs, counted from a request's first byte (from
     // the connection's opening for its first request), then 408. Node checks on a timer: see its interval.
     requestTimeout: requestTimeoutMs,
     // An idle keep-alive connection holds a descriptor as surely as a stalled request, so it gets the same

@@ -1,5 +1,5 @@
 /**
- * The limits every Wagerlink HTTP server applies by default (PROTOCOL.md
+ * The limits every Wagerlink HTTP server applies by default (docs/protocol.md
  * §9), in a module of their own so that the configs, the apps and the
  * servers all read the same numbers without importing one another. Each is
  * configurable: the operator from its environment, the provider from its
@@ -7,7 +7,7 @@
  */
 
 /**
- * PROTOCOL.md §1, §9: request bodies over this are refused with 413
+ * docs/protocol.md §1, §9: request bodies over this are refused with 413
  * (bytes; 256 KiB). It holds the largest request the schemas describe (100
  * transactions with a 16,384-character `regulatory`) with room to spare,
  * and bounds the bytes a caller can make a server read and check a
@@ -16,7 +16,7 @@
 export const BODY_BYTES_MAX = 256 * 1024;
 
 /**
- * PROTOCOL.md §9: a request's headers and body must arrive within this (ms),
+ * docs/protocol.md §9: a request's headers and body must arrive within this (ms),
  * else 408 and the connection is closed. A caller's largest body (256 KiB)
  * takes well under a second on any working link, while every socket that
  * stalls, authenticated or not, holds a file descriptor: 10 s bounds how
@@ -25,7 +25,7 @@ export const BODY_BYTES_MAX = 256 * 1024;
 export const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
- * PROTOCOL.md §9: a graceful stop has this long (ms) to finish answering,
+ * docs/protocol.md §9: a graceful stop has this long (ms) to finish answering,
  * then open connections are closed. Requests arrive whole within the request
  * time-out (10 s) and a handler's calls are bounded by their own deadlines
  * (a wallet call by the database's, 4 s by default), so a stop that needs

@@ -2,7 +2,7 @@
  * How a server process stops. Gracefully on SIGTERM or SIGINT: in-flight
  * requests finish (new ones get 503), then its storage closes, then the
  * process exits 0; a failure on the way exits 1. The graceful part has
- * `shutdownTimeoutMs` (PROTOCOL.md §9): past it, or on a second signal, the
+ * `shutdownTimeoutMs` (docs/protocol.md §9): past it, or on a second signal, the
  * connections still open are closed at once, then the storage closes and the
  * process exits. At once, without answering, when its storage fails beyond
  * repair: exit STORAGE_FAILURE_EXIT_CODE.
@@ -46,7 +46,7 @@ export interface Stopper {
  * Stops the process on SIGTERM and SIGINT: the first signal gracefully, a
  * second one at once. Storage closes last either way, and the stores let the
  * calls in flight finish first: a request cut off after its money moved is
- * committed whole, and its caller's resend answers it (PROTOCOL.md §6.4).
+ * committed whole, and its caller's resend answers it (docs/protocol.md §6.4).
  */
 export function stopOnSignals(
   logger: FastifyBaseLogger,

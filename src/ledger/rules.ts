@@ -1,5 +1,5 @@
 /**
- * The wallet rules of PROTOCOL.md §5–§7, as pure functions: each plans one
+ * The wallet rules of docs/protocol.md §5–§7, as pure functions: each plans one
  * request against a snapshot that a store read inside its database
  * transaction, and returns either a refusal or the exact writes to make.
  * Nothing here does I/O or reads a clock; stores and tests call them alike.
@@ -11,9 +11,9 @@ import type { TransactionRequest, PayoutRequest } from '../protocol/schemas.js';
 import { legsOf, type TransferKind, type TransferLegs } from './accounts.js';
 
 export interface RulesConfig {
-  /** A session with no activity for this long refuses bets (PROTOCOL.md §5). Default 30 min. */
+  /** A session with no activity for this long refuses bets (docs/protocol.md §5). Default 30 min. */
   sessionIdleMs: number;
-  /** A launch key not used within this long is dead (PROTOCOL.md §5). Default 10 min. */
+  /** A launch key not used within this long is dead (docs/protocol.md §5). Default 10 min. */
   launchKeyTtlMs: number;
 }
 
@@ -52,7 +52,7 @@ export interface SeenTransfer {
 }
 
 /**
- * The refusals that are final (PROTOCOL.md §6.4): the wallet judged the
+ * The refusals that are final (docs/protocol.md §6.4): the wallet judged the
  * request against its state and said no. Such a request is remembered with
  * its transaction ids, and the same ids are answered the same refusal ever
  * after, even once the balance or the player's state would allow them: the
@@ -177,7 +177,7 @@ export function precheckTransaction(request: TransactionRequest, transactionsMax
     }
   }
   // A free bet is booked to its campaign's account and a campaign is closed by its id: without one, the
-  // bet would land on an unnamed campaign and `finished` would close nothing (PROTOCOL.md §6.6).
+  // bet would land on an unnamed campaign and `finished` would close nothing (docs/protocol.md §6.6).
   const campaign = request.campaign;
   if (campaign?.id === undefined) {
     if (campaign?.type === 'freeBets') return refuse('INVALID_REQUEST', 'campaign.id: is required for a freeBets campaign');

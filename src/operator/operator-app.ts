@@ -1,5 +1,5 @@
 /**
- * The operator's HTTP server (SPEC.md §4.1, §4.2; PROTOCOL.md §1–§7, §11).
+ * The operator's HTTP server (docs/protocol.md §1–§7, §11).
  * `buildOperatorApp` returns the app without listening: tests call
  * `app.inject()`, `serve` listens. Building starts no work: no timer, and
  * no sampling of the process (serve-operator.ts hands in metrics that
@@ -50,7 +50,7 @@ export interface OperatorAppOptions {
   adminToken: string;
   bodyBytesMax?: number;
   transactionsPerRequestMax?: number;
-  /** A request's headers and body must arrive within this (ms); default REQUEST_TIMEOUT_MS (PROTOCOL.md §9). */
+  /** A request's headers and body must arrive within this (ms); default REQUEST_TIMEOUT_MS (docs/protocol.md §9). */
   requestTimeoutMs?: number;
   world?: World;
   logger?: FastifyBaseLogger | boolean;

@@ -27,9 +27,9 @@ export interface OperatorConfig {
   rules: RulesConfig;
   bodyBytesMax: number;
   transactionsPerRequestMax: number;
-  /** A request's headers and body must arrive within this (ms), else 408 (PROTOCOL.md §9). */
+  /** A request's headers and body must arrive within this (ms), else 408 (docs/protocol.md §9). */
   requestTimeoutMs: number;
-  /** A graceful stop closes the connections still open after this (ms) (PROTOCOL.md §9). */
+  /** A graceful stop closes the connections still open after this (ms) (docs/protocol.md §9). */
   shutdownTimeoutMs: number;
   cryptoDecimals: Record<string, number>;
   /** SQLite: the group committer on a writer thread of its own, or inline in the HTTP thread. */

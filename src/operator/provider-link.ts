@@ -1,8 +1,8 @@
 /**
- * The operator's side of the provider endpoints (SPEC.md §4.3, §4.4): where
+ * The operator's side of the provider endpoints (docs/protocol.md §8): where
  * the provider is and who this operator is to it, from the environment or
  * flags, and the calls made through the provider client. The operator signs
- * with the same secret it verifies the provider's calls with (PROTOCOL.md
+ * with the same secret it verifies the provider's calls with (docs/protocol.md
  * §2: one secret per integration, both directions).
  */
 import { NO_RETRY, type CallOutcome } from '../clients/http-call.js';

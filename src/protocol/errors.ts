@@ -1,5 +1,5 @@
 /**
- * The one registry of error codes (PROTOCOL.md §3). Every non-200 answer of
+ * The one registry of error codes (docs/protocol.md §3). Every non-200 answer of
  * every Wagerlink server is built from an entry here, and a test keeps this
  * table, docs/errors.md (generated from it) and the problem+json mapping in sync.
  */
@@ -40,12 +40,12 @@ export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 /**
- * Codes that Wagerlink adds beyond PROTOCOL.md §3's table: back office,
- * routing, and the answers of the HTTP layer itself (PROTOCOL.md §1, §9).
+ * Codes that Wagerlink adds beyond docs/protocol.md §3's table: back office,
+ * routing, and the answers of the HTTP layer itself (docs/protocol.md §1, §9).
  */
 export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'PLAYER_EXISTS', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE'];
 
-/** RFC 9457 body with PROTOCOL.md's extra `code` member. */
+/** RFC 9457 body with docs/protocol.md's extra `code` member. */
 export interface Problem {
   type: string;
   title: string;
@@ -74,8 +74,8 @@ export function errorType(code: ErrorCode): string {
 }
 
 export function isRetryableStatus(status: number): boolean {
-  // PROTOCOL.md §3 retry rule: these, and network errors and time-outs, are resent with the same body.
-  // 408 is the receiver's side of a time-out (PROTOCOL.md §9): the request never arrived whole, so
+  // docs/protocol.md §3 retry rule: these, and network errors and time-outs, are resent with the same body.
+  // 408 is the receiver's side of a time-out (docs/protocol.md §9): the request never arrived whole, so
   // nothing was applied, and treating it as final would drop a win or payout for good.
   return status === 408 || status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
 }

@@ -1,5 +1,5 @@
 /**
- * Request bodies are I-JSON (RFC 7493; PROTOCOL.md §1). JSON.parse takes
+ * Request bodies are I-JSON (RFC 7493; docs/protocol.md §1). JSON.parse takes
  * texts that I-JSON refuses, and each kind hurts a wallet:
  *
  * - A member name twice (`"amount":1,"amount":2`): JSON.parse keeps the last,
@@ -90,7 +90,7 @@ const NO_NUMBERS: readonly number[] = Object.freeze([]);
 const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed;
 
 /**
- * The text of a body's bytes, or a refusal if they are not UTF-8 (PROTOCOL.md
+ * The text of a body's bytes, or a refusal if they are not UTF-8 (docs/protocol.md
  * §1). Overlong forms and encoded surrogates are not UTF-8 either.
  */
 export function utf8Text(bytes: Uint8Array): string | Refusal {

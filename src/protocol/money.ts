@@ -1,5 +1,5 @@
 /**
- * Money at the edge (PROTOCOL.md §4). On the wire an amount is a JSON number
+ * Money at the edge (docs/protocol.md §4). On the wire an amount is a JSON number
  * in major units; inside it is a bigint of minor units. Conversion happens
  * once, exactly, with the currency's decimals checked; no float arithmetic
  * ever touches an amount.
@@ -13,7 +13,7 @@ export interface Decimal {
 }
 
 /**
- * PROTOCOL.md §4: an amount above 10^12 major units is refused. Whatever the
+ * docs/protocol.md §4: an amount above 10^12 major units is refused. Whatever the
  * currency, an amount is also kept at or below 10^18 minor units, so that it
  * and the sums of a few of them stay inside the ledger's signed 64-bit
  * columns. For a currency with at most 6 decimals the first limit is the
@@ -59,7 +59,7 @@ export function cryptoDecimalsProblem(code: string, decimals: number): string | 
   return undefined;
 }
 
-/** Crypto codes are not in ISO 4217; their decimals are configured (PROTOCOL.md §4). */
+/** Crypto codes are not in ISO 4217; their decimals are configured (docs/protocol.md §4). */
 export const DEFAULT_CRYPTO_DECIMALS: Readonly<Record<string, number>> = {
   BTC: 8,
   ETH: 8,

@@ -1,7 +1,7 @@
 /** Country and language checks, from maintained data rather than hand lists. */
 import countries from 'i18n-iso-countries';
 
-/** An assigned ISO 3166-1 alpha-2 code in upper case (PROTOCOL.md §8). */
+/** An assigned ISO 3166-1 alpha-2 code in upper case (docs/protocol.md §8). */
 export function isCountryCode(code: string): boolean {
   return /^[A-Z]{2}$/.test(code) && countries.isValid(code);
 }

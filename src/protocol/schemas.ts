@@ -1,9 +1,9 @@
 /**
- * Wire schemas of every request and response of SPEC.md §4 and PROTOCOL.md
+ * Wire schemas of every request and response of docs/protocol.md §5–§8 and
  * §5 and §11. One TypeBox definition gives the runtime validator, the
  * TypeScript type and the published OpenAPI document.
  *
- * Unknown members are allowed everywhere (PROTOCOL.md §1: receivers ignore
+ * Unknown members are allowed everywhere (docs/protocol.md §1: receivers ignore
  * them), so no object here sets `additionalProperties: false`.
  */
 import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
@@ -31,7 +31,7 @@ export const Uuid = Type.String({
   description: 'A UUID in its canonical 8-4-4-4-12 hexadecimal form.',
 });
 
-/** Amounts are JSON numbers in major units of the player's currency (PROTOCOL.md §4). */
+/** Amounts are JSON numbers in major units of the player's currency (docs/protocol.md §4). */
 export const Money = Type.Number({
   minimum: 0,
   description:
@@ -56,7 +56,7 @@ export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'IS
 /** Regulatory metadata is stored verbatim; the body limit bounds it, this keeps one row sane. */
 export const REGULATORY_LENGTH_MAX = 16_384;
 
-// --- /transaction (SPEC.md §4.1, PROTOCOL.md §6) ---
+// --- /transaction (docs/protocol.md §6) ---
 
 export const WalletTransaction = Type.Object({
   id: Uuid,
@@ -76,7 +76,7 @@ export const TransactionCampaign = Type.Object({
   finished: Type.Optional(Type.Boolean()),
 });
 
-/** Default of PROTOCOL.md §9; the server may be configured lower or higher. */
+/** Default of docs/protocol.md §9; the server may be configured lower or higher. */
 export const TRANSACTIONS_PER_REQUEST_MAX = 100;
 
 export const TransactionRequest = Type.Object({
@@ -93,7 +93,7 @@ export type TransactionRequest = Static<typeof TransactionRequest>;
 export const BalanceResponse = Type.Object({ balance: BalanceNumber });
 export type BalanceResponse = Static<typeof BalanceResponse>;
 
-// --- /payout (SPEC.md §4.2, PROTOCOL.md §7) ---
+// --- /payout (docs/protocol.md §7) ---
 
 export const PayoutRequest = Type.Object({
   sessionId: Uuid,
@@ -103,7 +103,7 @@ export const PayoutRequest = Type.Object({
 });
 export type PayoutRequest = Static<typeof PayoutRequest>;
 
-// --- /authenticate (PROTOCOL.md §5) ---
+// --- /authenticate (docs/protocol.md §5) ---
 
 export const AuthenticateRequest = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 256 }),
@@ -120,7 +120,7 @@ export const AuthenticateResponse = Type.Object({
 });
 export type AuthenticateResponse = Static<typeof AuthenticateResponse>;
 
-// --- /generate-launch-url (SPEC.md §4.3, PROTOCOL.md §8) ---
+// --- /generate-launch-url (docs/protocol.md §8.1) ---
 
 export const LaunchUrls = Type.Object({
   lobby: Type.Optional(Type.String({ maxLength: 2048 })),
@@ -142,7 +142,7 @@ export type GenerateLaunchUrlRequest = Static<typeof GenerateLaunchUrlRequest>;
 
 export const GenerateLaunchUrlResponse = Type.Object({ url: Type.String() });
 
-// --- /game-bets (SPEC.md §4.4, PROTOCOL.md §8) ---
+// --- /game-bets (docs/protocol.md §8.2) ---
 
 export const GameBetsRequest = Type.Object({
   walletId: Type.String({ minLength: 1, maxLength: 128 }),
@@ -157,7 +157,7 @@ export const GameBetsResponse = Type.Record(
   Type.Record(Type.String({ description: 'Currency code.' }), Type.Array(Type.Number())),
 );
 
-// --- Errors (PROTOCOL.md §3) ---
+// --- Errors (docs/protocol.md §3) ---
 
 export const ProblemResponse = Type.Object({
   type: Type.String(),
@@ -168,7 +168,7 @@ export const ProblemResponse = Type.Object({
   balance: Type.Optional(BalanceNumber),
 });
 
-// --- Back office (PROTOCOL.md §11) ---
+// --- Back office (docs/protocol.md §11) ---
 
 export const CreatePlayerRequest = Type.Object({
   playerId: PlayerId,

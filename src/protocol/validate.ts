@@ -1,6 +1,6 @@
 /**
  * Turns raw request bytes into a checked value, or a refusal that names the
- * field (PROTOCOL.md §3, 400 INVALID_REQUEST). Pure: no I/O.
+ * field (docs/protocol.md §3, 400 INVALID_REQUEST). Pure: no I/O.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
@@ -67,11 +67,11 @@ export function parseJsonObject(raw: string | Uint8Array): ParsedBody | Refusal 
 }
 
 /**
- * Refuses a money member that is -0 (an amount is never negative, PROTOCOL.md
+ * Refuses a money member that is -0 (an amount is never negative, docs/protocol.md
  * §4, and -0 >= 0 passes a schema's minimum), or whose number had more
  * significant digits than a double keeps: it may have been rounded in
  * parsing, and an amount nobody sent is never booked. Numbers elsewhere
- * (members we do not know) are left alone, as PROTOCOL.md §1 asks.
+ * (members we do not know) are left alone, as docs/protocol.md §1 asks.
  */
 export function checkMoney(
   money: () => readonly [field: string, value: number | undefined][],

@@ -48,7 +48,7 @@ export class Catalog {
 
   /**
    * The ladder an operator's players bet on for a game in a currency: none
-   * if the operator does not offer the currency (PROTOCOL.md §8), as
+   * if the operator does not offer the currency (docs/protocol.md §8), as
    * /game-bets answers it and as a free-bet campaign must be played.
    */
   offeredLadder(slug: string, currency: string, operator: Pick<OperatorSettings, 'currencies'>): readonly bigint[] | undefined {

@@ -166,7 +166,7 @@ export class GameService {
   /** The outbox leaves an operator alone until this time (its clock): the operator's Retry-After. */
   private readonly outboxPausedUntil = new Map<string, number>();
   private readonly operators: Map<string, OperatorSettings>;
-  /** The retry rule within one player request: PROTOCOL.md §3/§9, bounded by the player's wait. */
+  /** The retry rule within one player request: docs/protocol.md §3/§9, bounded by the player's wait. */
   private readonly settleRetry: RetryPolicy;
 
   constructor(private readonly options: GameServiceOptions) {
@@ -291,7 +291,7 @@ export class GameService {
     return { ok: true, session };
   }
 
-  /** Authenticates the launch key with the operator: a reload answers the same session (PROTOCOL.md §5). */
+  /** Authenticates the launch key with the operator: a reload answers the same session (docs/protocol.md §5). */
   private async openReal(
     claims: LaunchClaims,
     operator: OperatorSettings,
@@ -411,7 +411,7 @@ export class GameService {
     const decimals = this.decimalsOf(session);
     const round = plan.round;
     const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
-    // SPEC.md §4.1: bet and win of a one-step game in one request that finishes the round.
+    // docs/protocol.md §6: bet and win of a one-step game in one request that finishes the round.
     const body = stringify({
       sessionId: session.operatorSessionId,
       playerId: session.playerId,

@@ -1,5 +1,5 @@
 /**
- * IP whitelists and the caller's address (PROTOCOL.md §2).
+ * IP whitelists and the caller's address (docs/protocol.md §2).
  *
  * Entries are IPv4 or IPv6 addresses or CIDR ranges. An IPv4-mapped IPv6
  * address (::ffff:1.2.3.4) is the IPv4 address it carries, on both sides of

@@ -1,6 +1,6 @@
 /**
  * Bet ladders: the amounts a player can bet, per game and currency, as
- * strictly ascending minor units (PROTOCOL.md §8).
+ * strictly ascending minor units (docs/protocol.md §8).
  *
  * A game either lists a ladder for a currency, or names one of its ladders
  * as the base, and the ladder of another currency is derived from it with

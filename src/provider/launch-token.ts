@@ -1,5 +1,5 @@
 /**
- * Launch tokens: what a launch URL carries (PROTOCOL.md §8).
+ * Launch tokens: what a launch URL carries (docs/protocol.md §8).
  *
  * A token is sealed with AES-256-GCM under a key derived from the
  * provider's own launch-token secret (never an operator's secret): it is

@@ -1,5 +1,5 @@
 /**
- * The provider's HTTP server (SPEC.md §4.3, §4.4; PROTOCOL.md §2, §8), the
+ * The provider's HTTP server (docs/protocol.md §8.1, §8.2, §2), the
  * game page and its JSON API, and a small back office for free-bet
  * campaigns. `buildProviderApp` returns the app without listening: tests
  * call `app.inject()`, `serve` listens. Building has no side effects: it
@@ -8,7 +8,7 @@
  * and runs the outbox (outbox.ts).
  *
  * A caller that cannot prove it holds an operator's secret learns nothing,
- * not even which operator ids exist (PROTOCOL.md §2): the signature is
+ * not even which operator ids exist (docs/protocol.md §2): the signature is
  * judged before the body is parsed, and a body naming an operator whose
  * secret did not sign it gets the very answer an unsigned call gets (401
  * INVALID_SIGNATURE, one detail). Only then can an answer speak of wallets.
@@ -82,7 +82,7 @@ const WEB_FILES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The page may be framed by any casino (SPEC.md §4.3: an iframe src), loads
+ * The page may be framed by any casino (docs/protocol.md §8.1: an iframe src), loads
  * only its own files, and may call urls.refresh, which is on the casino's
  * origin, so connect-src is open to http(s).
  */
@@ -118,7 +118,7 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-/** The field-level rules of SPEC.md §4.3 and PROTOCOL.md §8 that a schema cannot say. */
+/** The field-level rules of docs/protocol.md §8.1 that a schema cannot say. */
 function launchProblem(input: GenerateLaunchUrlRequest): string | undefined {
   if (input.mode === 'real') {
     for (const field of ['walletId', 'operatorId', 'key', 'country'] as const) {
@@ -213,7 +213,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     if (signers.length === 0) return sendProblem(reply, 'INVALID_SIGNATURE', SIGNATURE_DETAIL);
     const input = readBody(reply, bytes, bodies.launch);
     if (!input) return reply;
-    // A fun launch without an operatorId belongs to whoever signed (PROTOCOL.md §2). An operator named
+    // A fun launch without an operatorId belongs to whoever signed (docs/protocol.md §2). An operator named
     // that did not sign, or does not admit the address, is answered like a stranger: nothing tells
     // whether it exists.
     const operator = input.operatorId === undefined ? signers[0] : namedSigner(signers, input.operatorId);

@@ -46,10 +46,10 @@ const Count = (description: string, maximum = 1_000_000) => Type.Integer({ minim
 
 export const ProviderLimitsSchema = Type.Object(
   {
-    bodyBytesMax: Type.Optional(Count('Request body limit, bytes. Default 262144 (PROTOCOL.md §9).', 16 * 1024 * 1024)),
+    bodyBytesMax: Type.Optional(Count('Request body limit, bytes. Default 262144 (docs/protocol.md §9).', 16 * 1024 * 1024)),
     launchTokenTtlMinutes: Type.Optional(Count('How long a launch URL can open a new game session, minutes. Default 10, the life of a launch key.', 24 * 60)),
     sessionIdleMinutes: Type.Optional(Count('A game session left idle this long cannot be reopened from its URL, minutes. Default 30.', 7 * 24 * 60)),
-    operatorAnswerMsMax: Type.Optional(Count("The wait for one operator answer before it counts as failed, ms. Default 5000 (PROTOCOL.md §9).", 600_000)),
+    operatorAnswerMsMax: Type.Optional(Count("The wait for one operator answer before it counts as failed, ms. Default 5000 (docs/protocol.md §9).", 600_000)),
     retryDelayMsMin: Type.Optional(Count('First retry back-off, ms. Default 500.', 600_000)),
     retryDelayMsMax: Type.Optional(Count('Largest retry back-off, ms. Default 60000.', 3_600_000)),
     roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
@@ -58,10 +58,10 @@ export const ProviderLimitsSchema = Type.Object(
       Count('How often rounds left pending are resent to the operator without waiting for their player, seconds. Default 30.', 3600),
     ),
     requestTimeoutMs: Type.Optional(
-      Count("A request's headers and body must arrive within this, else 408; also the keep-alive idle time-out, ms. Default 10000 (PROTOCOL.md §9).", 600_000),
+      Count("A request's headers and body must arrive within this, else 408; also the keep-alive idle time-out, ms. Default 10000 (docs/protocol.md §9).", 600_000),
     ),
     shutdownTimeoutMs: Type.Optional(
-      Count('On SIGTERM or SIGINT, the time to finish answering before open connections are closed, ms. Default 10000 (PROTOCOL.md §9).', 600_000),
+      Count('On SIGTERM or SIGINT, the time to finish answering before open connections are closed, ms. Default 10000 (docs/protocol.md §9).', 600_000),
     ),
   },
   { description: 'Limits and time-outs; each has a default.' },
@@ -135,17 +135,17 @@ export interface ProviderLimits {
 }
 
 export const DEFAULT_LIMITS: ProviderLimits = {
-  bodyBytesMax: BODY_BYTES_MAX, // bytes: PROTOCOL.md §9
+  bodyBytesMax: BODY_BYTES_MAX, // bytes: docs/protocol.md §9
   launchTokenTtlMs: 10 * 60_000, // ms: a launch key lives 10 minutes until first use
   sessionIdleMs: 30 * 60_000, // ms: the operator's session idle expiry
-  operatorAnswerMsMax: 5_000, // ms: PROTOCOL.md §9
-  retryDelayMsMin: 500, // ms: PROTOCOL.md §9
-  retryDelayMsMax: 60_000, // ms: PROTOCOL.md §9
+  operatorAnswerMsMax: 5_000, // ms: docs/protocol.md §9
+  retryDelayMsMin: 500, // ms: docs/protocol.md §9
+  retryDelayMsMax: 60_000, // ms: docs/protocol.md §9
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
   outboxIntervalMs: 30_000, // ms: within the protocol's largest back-off (retryDelayMsMax)
-  requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: PROTOCOL.md §9
-  shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, // ms: PROTOCOL.md §9
+  requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: docs/protocol.md §9
+  shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, // ms: docs/protocol.md §9
 };
 
 export interface OperatorSettings {

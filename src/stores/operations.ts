@@ -83,7 +83,7 @@ export const OPERATIONS = {
    * Outcomes: balance | SESSION_NOT_FOUND | SESSION_MISMATCH | INVALID_REQUEST (amounts) | DUPLICATE_CONFLICT
    * | ROUND_MISMATCH | ROUND_CLOSED | SESSION_EXPIRED | PLAYER_BLOCKED | CAMPAIGN_FINISHED | INSUFFICIENT_FUNDS.
    * A refusal of FINAL_REFUSAL_CODES (rules.ts) is kept in the same database transaction, with the request's
-   * new ids: those ids answer it again ever after (PROTOCOL.md §6.4).
+   * new ids: those ids answer it again ever after (docs/protocol.md §6.4).
    */
   transact: operation<TransactionCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: true }),
   /** Outcomes: balance | SESSION_NOT_FOUND | INVALID_REQUEST | DUPLICATE_CONFLICT */

@@ -19,7 +19,7 @@ export interface PostgresSettings {
   /**
    * A statement (including its wait for a player's row lock) that runs longer
    * is cancelled and the request answers 503. Default 2,000 ms: well inside
-   * the provider's 5 s wait (PROTOCOL.md §9), so it gets an answer and resends.
+   * the provider's 5 s wait (docs/protocol.md §9), so it gets an answer and resends.
    */
   statementTimeoutMs: number;
   /** An idle connection is closed after this long (s). Default 60 s: a quiet node holds no connections. */

@@ -1,5 +1,5 @@
 /**
- * Proves PROTOCOL.md §1, §3 and §9 for the answers the HTTP layer makes
+ * Proves docs/protocol.md §1, §3 and §9 for the answers the HTTP layer makes
  * itself, over real sockets (app.inject() bypasses Node's parser): malformed
  * framing (a bad chunk size, chunked with Content-Length, a bad or duplicate
  * Content-Length, a garbage request line, bare LF), oversized headers, a

@@ -1,5 +1,5 @@
 /**
- * Proves the shutdown rule of PROTOCOL.md §9 on the real commands, each run
+ * Proves the shutdown rule of docs/protocol.md §9 on the real commands, each run
  * as a child process: a server holding a connection whose body never comes
  * stops on SIGTERM within its shutdown time-out (closing that connection)
  * and exits 0 with its storage closed; a second signal during a graceful

@@ -1,5 +1,5 @@
 /**
- * Proves that both servers read the two time-outs of PROTOCOL.md §9 like
+ * Proves that both servers read the two time-outs of docs/protocol.md §9 like
  * their other limits: the operator from WAGERLINK_REQUEST_TIMEOUT_MS and
  * WAGERLINK_SHUTDOWN_TIMEOUT_MS, the provider from limits.requestTimeoutMs
  * and limits.shutdownTimeoutMs; both default to 10 s, and a value that is
@@ -13,7 +13,7 @@ import { ConfigError, CONFIG_VARIABLES, HTTP_TIMEOUT_MS_MAX, readOperatorConfig 
 import { ProviderConfigError, resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { exampleConfigFile } from '../provider/provider-helpers.js';
 
-test('the defaults are PROTOCOL.md §9’s 10 s', () => {
+test('the defaults are docs/protocol.md §9’s 10 s', () => {
   assert.equal(REQUEST_TIMEOUT_MS, 10_000);
   assert.equal(SHUTDOWN_TIMEOUT_MS, 10_000);
   const operator = readOperatorConfig({});

@@ -1,6 +1,6 @@
 /**
  * Proves that concurrent wallet calls over a real socket are applied exactly
- * once and never overdraw (PROTOCOL.md §6.2–§6.4, §7): identical requests
+ * once and never overdraw (docs/protocol.md §6.2–§6.4, §7): identical requests
  * racing each other move the balance once and leave one ledger entry, bets
  * racing for the same balance stop exactly at zero, a request mixing seen and
  * new ids applies only the new ones, and the books verify after each. On

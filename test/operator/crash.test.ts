@@ -1,5 +1,5 @@
 /**
- * Proves that an acknowledged wallet call survives kill -9 (PROTOCOL.md §3,
+ * Proves that an acknowledged wallet call survives kill -9 (docs/protocol.md §3,
  * §6.2, §6.4): the real server runs as a child process (`wagerlink operator
  * serve`), a stream of bets is cut by SIGKILL while several are in flight,
  * and after a restart on the same database every bet that was answered 200

@@ -1,5 +1,5 @@
 /**
- * Proves the error contract of PROTOCOL.md §3 on the operator: every code the
+ * Proves the error contract of docs/protocol.md §3 on the operator: every code the
  * operator can answer comes with its status, `application/problem+json`, an
  * RFC 9457 body (type urn:wagerlink:error:<kebab-code>, title, status, code,
  * detail) and `balance` wherever the player is known, and a refused call
@@ -31,7 +31,7 @@ import {
 
 const MINUTE_MS = 60_000;
 
-/** PROTOCOL.md §3, written out here so that a change to the registry shows up as a failure. */
+/** docs/protocol.md §3, written out here so that a change to the registry shows up as a failure. */
 const TABLE = {
   INVALID_REQUEST: [400, 'Invalid request'],
   INVALID_SIGNATURE: [401, 'Invalid signature'],

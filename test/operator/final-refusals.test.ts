@@ -1,5 +1,5 @@
 /**
- * Proves PROTOCOL.md §6.4's finality of refusals through the operator's HTTP
+ * Proves docs/protocol.md §6.4's finality of refusals through the operator's HTTP
  * API, on every backend: a /transaction request that the wallet rules refused
  * (402, 403 SESSION_EXPIRED / PLAYER_BLOCKED / SESSION_MISMATCH, 409
  * ROUND_CLOSED / ROUND_MISMATCH / CAMPAIGN_FINISHED) is remembered with its

@@ -1,6 +1,6 @@
 /**
  * Proves, with fast-check, that no bytes on the wire can break the framing
- * layer or the wallet behind it (PROTOCOL.md §1, §3, §9): a validly signed
+ * layer or the wallet behind it (docs/protocol.md §1, §3, §9): a validly signed
  * POST /transaction bet is mutated at the byte level (header lines dropped,
  * duplicated or garbled, Content-Length off by some, the body re-sent in
  * chunked encoding, whole or broken, random bytes spliced in, the message

@@ -86,7 +86,7 @@ function acceptedMinor(value: unknown, decimals: number, field: string): bigint 
   assert.equal(typeof value, 'number', `${field} was accepted but is not a number`);
   const amount = value as number;
   assert.ok(Number.isFinite(amount) && amount >= 0 && amount <= 1e12, `${field} ${amount} was accepted but is out of range`);
-  // -0 >= 0 holds, but an amount is never negative (PROTOCOL.md §4): -0 is refused, not booked as 0.
+  // -0 >= 0 holds, but an amount is never negative (docs/protocol.md §4): -0 is refused, not booked as 0.
   assert.ok(!Object.is(amount, -0), `${field} -0 was accepted`);
   const fixed = amount.toFixed(decimals);
   assert.ok(Number(fixed) === amount, `${field} ${amount} was accepted with more than ${decimals} decimals`);
@@ -154,7 +154,7 @@ type Mutation =
   | { kind: 'iJsonName'; pick: number; token: string; value: Json }
   | { kind: 'duplicateName'; pick: number; value: Json };
 
-/** Mutations that break I-JSON (PROTOCOL.md §1): applied after the others, so that none of those undoes them. */
+/** Mutations that break I-JSON (docs/protocol.md §1): applied after the others, so that none of those undoes them. */
 const I_JSON_KINDS: ReadonlySet<Mutation['kind']> = new Set(['iJsonValue', 'iJsonName', 'duplicateName']);
 
 /** Numbers in the body text as the server receives them, beyond what JSON.stringify writes. */

@@ -1,9 +1,10 @@
 /**
- * Proves PROTOCOL.md §1's I-JSON rule on the operator, on every backend:
+ * Proves docs/protocol.md §1's I-JSON rule on the operator, on every backend:
  * a body with an unpaired surrogate, U+0000 in a string, a number outside a
  * double's range, a member name twice, or bytes that are not UTF-8 is
  * refused with 400 INVALID_REQUEST (never a 500, never a crash), changes
- * nothing, and gets the same answer from SQLite and PostgreSQL. Also that
+ * nothing, and gets the same answer from SQLite and PostgreSQL; a body
+ * declared in another charset than UTF-8 is 415. Also that
  * -0 is never an amount (§4: an amount is not negative), while it stays
  * valid I-JSON elsewhere.
  */
@@ -179,6 +180,20 @@ for (const backend of OPERATOR_BACKENDS) {
       assert.equal(once.body.balance, BALANCE - 1);
       const refund = await admin(op.app, 'POST', `/admin/players/${encodeURIComponent(p.playerId)}/adjustments`, { id: randomUUID(), type: 'deposit', amount: 1 });
       assert.equal(refund.status, 200, refund.raw);
+    });
+
+    test('a body declared in a charset other than UTF-8: 415, balance unchanged; charset=utf-8 in any case is read', async () => {
+      const before = await snapshot();
+      for (const contentType of ['application/json; charset=utf-16', 'application/json;charset=ISO-8859-1', 'application/json; charset="utf-16le"']) {
+        const text = betText();
+        const answer = await send(op, '/transaction', text, { ...walletHeaders(text), 'content-type': contentType });
+        assert.equal(answer.status, 415, `${contentType}: ${answer.raw}`);
+        assert.equal(answer.body.code, 'UNSUPPORTED_MEDIA_TYPE');
+      }
+      assert.deepEqual(await snapshot(), before);
+      const text = betText();
+      const answer = await send(op, '/transaction', text, { ...walletHeaders(text), 'content-type': 'application/json; charset=UTF-8' });
+      assert.equal(answer.status, 200, answer.raw);
     });
 
     test('bytes that are not UTF-8: 400, balance unchanged', async () => {

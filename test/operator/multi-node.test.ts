@@ -24,7 +24,7 @@ import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/stores/postgres/mig
 const NODES = 3;
 /** Connections per node: three nodes and the test stay well inside max_connections. */
 const NODE_POOL_SIZE = '3';
-/** A call answered 503 is resent at most this many times (PROTOCOL.md §3: 503 is retried). */
+/** A call answered 503 is resent at most this many times (docs/protocol.md §3: 503 is retried). */
 const RESENDS_MAX = 10;
 const GAME = 'dice';
 

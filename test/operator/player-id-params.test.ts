@@ -1,6 +1,6 @@
 /**
  * Proves that the back office reaches every player id it accepts, and only
- * those (PROTOCOL.md §9: a playerId is 1 to 128 characters without control
+ * those (docs/protocol.md §9: a playerId is 1 to 128 characters without control
  * characters), on every backend: ids of 101 to 128 characters, ASCII or
  * percent-encoded to 9 characters each, are created and then read, adjusted,
  * blocked and listed through their :playerId; a control character (U+0000

@@ -33,7 +33,7 @@ test('pool and time-outs: defaults, overrides, and refusals', () => {
   const defaults = readOperatorConfig({});
   assert.deepEqual(defaults.postgres, DEFAULT_POSTGRES_SETTINGS);
   assert.equal(defaults.workers, 1);
-  // The call deadline with the defaults answers inside the provider's 5 s wait (PROTOCOL.md §9).
+  // The call deadline with the defaults answers inside the provider's 5 s wait (docs/protocol.md §9).
   assert.ok(callTimeoutMs(DEFAULT_POSTGRES_SETTINGS) < 5_000);
   const set = readOperatorConfig({
     WAGERLINK_PG_POOL_SIZE: '12',

@@ -1,5 +1,5 @@
 /**
- * Proves the wallet rules of PROTOCOL.md §4 (money), §5 (/authenticate and
+ * Proves the wallet rules of docs/protocol.md §4 (money), §5 (/authenticate and
  * session expiry), §6 (/transaction) and §7 (/payout) through the operator's
  * HTTP API, as a provider would see them: each rule has a test that fails if
  * the rule breaks, and every refusal is checked to have applied nothing.
@@ -965,7 +965,7 @@ for (const backend of OPERATOR_BACKENDS) {
         assert.equal(longPayout.status, 400, longPayout.raw);
         assert.match(longPayout.body.detail as string, /^amount: /);
         assert.equal(await balanceOf(op.app, p.playerId), 0);
-        // A long number in a member we do not know is ignored, as unknown members are (PROTOCOL.md §1).
+        // A long number in a member we do not know is ignored, as unknown members are (docs/protocol.md §1).
         const unknownMember = await rawCall('/payout', `{"sessionId":"${p.sessionId}","payoutId":"${randomUUID()}","amount":1,"campaign":{"id":"${randomUUID()}","type":"tournament"},"extra":12345678901234567}`);
         assert.equal(unknownMember.status, 200, unknownMember.raw);
         assert.equal(await balanceOf(op.app, p.playerId), 1);

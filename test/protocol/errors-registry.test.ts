@@ -6,7 +6,7 @@
  * keeps a copy of the table by hand (docs/protocol.md's normative table is
  * checked by protocol-doc.test.ts); and every problem body is RFC 9457
  * shaped. Also which statuses callers resend: 408 (a request that did not
- * arrive in time applied nothing) with PROTOCOL.md §3's list, and never the
+ * arrive in time applied nothing) with docs/protocol.md §3's list, and never the
  * other codes the HTTP layer adds.
  */
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Proves, with fast-check, the I-JSON rule of request bodies (PROTOCOL.md §1;
+ * Proves, with fast-check, the I-JSON rule of request bodies (docs/protocol.md §1;
  * src/protocol/i-json.ts) through the body reader both servers use: any JSON
  * text of unique member names and well-formed strings, in any layout, is
  * accepted and parses to the value it was written from; one duplicate member

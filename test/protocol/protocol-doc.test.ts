@@ -4,7 +4,7 @@
  * and every example matches the schema of the endpoint it illustrates, with
  * no member the schema lacks; its error table agrees with the error
  * registry, and every "status `CODE`" it writes agrees with that table; and
- * every section that the code, the tests and the docs cite ("PROTOCOL.md §6.4",
+ * every section that the code, the tests and the docs cite ("docs/protocol.md §6.4",
  * "protocol.md §3"), or that the document cites itself, exists and keeps its
  * subject.
  */
@@ -303,9 +303,17 @@ function repositoryFiles(): { path: string; text: string }[] {
   return files;
 }
 
+test('the repository cites its own interface document, never one outside it', () => {
+  // The interface lives in docs/protocol.md; a citation of a file the repository does not hold points nowhere.
+  const outside = new RegExp(`\\b(?:${['SPEC', 'PROTOCOL'].join('|')})\\.md\\b`);
+  for (const { path, text } of [...repositoryFiles(), { path: 'web/game.js', text: readFileSync(new URL('web/game.js', ROOT), 'utf8') }]) {
+    assert.doesNotMatch(text, outside, path);
+  }
+});
+
 test('every section cited in the repository exists', () => {
-  // "PROTOCOL.md §6.4", "`PROTOCOL.md` §5–§7", "PROTOCOL.md §6.2–§6.4, §7", "docs/protocol.md §3".
-  const citation = /(?:PROTOCOL|protocol)\.md`?(?:'s)? (§\d+(?:\.\d+)*(?:(?:, ?| and | or |–|-)§\d+(?:\.\d+)*)*)/g;
+  // "docs/protocol.md §6.4", "`docs/protocol.md` §5–§7", "docs/protocol.md §6.2–§6.4, §7", "protocol.md §3".
+  const citation = /protocol\.md`?(?:'s)? (§\d+(?:\.\d+)*(?:(?:, ?| and | or |–|-)§\d+(?:\.\d+)*)*)/g;
   let cited = 0;
   for (const { path, text } of repositoryFiles()) {
     for (const match of text.matchAll(citation)) {

@@ -1,5 +1,5 @@
 /**
- * Proves POST /game-bets (SPEC.md §4.4; PROTOCOL.md §8) through
+ * Proves POST /game-bets (docs/protocol.md §8.2) through
  * app.inject(): the ladders come back exact in each currency's decimals and
  * strictly ascending, for written and derived ladders alike; and each rule
  * has its refusal: signature, wallet pair, unknown games, currencies without

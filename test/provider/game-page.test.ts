@@ -1,6 +1,6 @@
 /**
- * Proves the game page and its API (the provider's side of SPEC.md §4.3
- * and PROTOCOL.md §5, §8) against a real operator on a real socket: opening
+ * Proves the game page and its API (the provider's side of docs/protocol.md §8.1
+ * and docs/protocol.md §5, §8) against a real operator on a real socket: opening
  * a real launch authenticates the launch key and is reload-safe; each play
  * is one /transaction of bet and win that finishes the round, and the
  * balance shown is the operator's answer; rounds verify; free rounds carry

@@ -1,10 +1,11 @@
 /**
- * Proves PROTOCOL.md §1's I-JSON rule on the provider, which reads its bodies
+ * Proves docs/protocol.md §1's I-JSON rule on the provider, which reads its bodies
  * through the same reader as the operator: correctly signed calls to
  * /game-bets and /generate-launch-url whose body holds a member name twice,
  * an unpaired surrogate, U+0000, a number outside a double's range, or bytes
  * that are not UTF-8 are refused with 400 INVALID_REQUEST, in known members
- * and in members nobody reads alike.
+ * and in members nobody reads alike; a body declared in another charset
+ * than UTF-8 is 415.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -72,6 +73,14 @@ describe('I-JSON bodies on the provider', () => {
     const answer = { status: response.statusCode, headers: response.headers, raw: response.body, body: response.json() as Record<string, unknown> };
     assertProblem(answer, 'INVALID_REQUEST');
     assert.equal(answer.body.detail, `body is not valid UTF-8 (byte ${Buffer.byteLength(head)})`);
+  });
+
+  test('/game-bets: a body declared in a charset other than UTF-8 is 415; charset=utf-8 is read', async () => {
+    const text = betsText();
+    const utf16 = await operatorCall(provider.app, '/game-bets', text, { headers: { 'content-type': 'application/json; charset=utf-16' } });
+    assertProblem(utf16, 'UNSUPPORTED_MEDIA_TYPE');
+    const utf8 = await operatorCall(provider.app, '/game-bets', text, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    assert.equal(utf8.status, 200, utf8.raw);
   });
 
   test('/generate-launch-url: a duplicate key or mode, or U+0000 in a URL, is 400', async () => {

@@ -1,5 +1,5 @@
 /**
- * Proves the address rules of PROTOCOL.md §2 in isolation: IPv4 and IPv6
+ * Proves the address rules of docs/protocol.md §2 in isolation: IPv4 and IPv6
  * addresses and CIDR ranges, IPv4-mapped IPv6 on either side, strict
  * parsing, and X-Forwarded-For honoured through trusted proxies only.
  */

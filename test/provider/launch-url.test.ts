@@ -1,5 +1,5 @@
 /**
- * Proves POST /generate-launch-url (SPEC.md §4.3; PROTOCOL.md §2, §8)
+ * Proves POST /generate-launch-url (docs/protocol.md §8.1, §2)
  * through app.inject(): every validation, the signature, the IP whitelist
  * (IPv4, IPv6, IPv4-mapped, CIDR, X-Forwarded-For through trusted proxies
  * only) and the order of these checks, each with a refusal; that a caller

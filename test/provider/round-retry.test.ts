@@ -1,5 +1,5 @@
 /**
- * Proves the provider's retry rule for a round (PROTOCOL.md §3, §9) with
+ * Proves the provider's retry rule for a round (docs/protocol.md §3, §9) with
  * the network mocked (undici MockAgent) and the clock injected: network
  * errors, time-outs, 429 and 5xx are resent with the same body, signature
  * and ids after a full-jitter back-off doubling from 0.5 s; other answers

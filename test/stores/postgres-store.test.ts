@@ -55,7 +55,7 @@ async function bookedBets(store: WalletStore, playerId: string): Promise<string[
   throw new Error('listing did not end');
 }
 
-/** Resends a call answered UnavailableError, as every caller does (PROTOCOL.md §3), a bounded number of times. */
+/** Resends a call answered UnavailableError, as every caller does (docs/protocol.md §3), a bounded number of times. */
 const RESENDS_MAX = 10;
 async function resendingOn503<T>(call: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -287,7 +287,7 @@ for (const backend of BACKENDS) {
       const balance = new Map(players.map((p) => [p.playerId, 5000]));
       const history: { request: TransactionRequest; refusal?: string }[] = [];
       const seenIds = new Map<string, { type: string; cents: number; round: string; player: string }>();
-      // Ids of requests refused by the wallet rules, with the refusal: final (PROTOCOL.md §6.4).
+      // Ids of requests refused by the wallet rules, with the refusal: final (docs/protocol.md §6.4).
       const refusedIds = new Map<string, { type: string; cents: number; round: string; player: string; code: string }>();
       const FINAL = new Set(['INSUFFICIENT_FUNDS', 'ROUND_CLOSED', 'ROUND_MISMATCH']);
       const rounds = new Map<string, { player: string; finished: boolean }>();

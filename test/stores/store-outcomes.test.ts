@@ -1,7 +1,7 @@
 /**
  * Proves that every backend answers alike, byte for byte: one scripted
  * scenario with fixed ids and clocks visits every outcome of every store
- * method (each refusal code of PROTOCOL.md §3 a store can give, with its
+ * method (each refusal code of docs/protocol.md §3 a store can give, with its
  * detail text and balance), and its transcript must be identical on every
  * backend; a few lines of it are also checked against literal answers.
  * Then, for each backend, calls racing each other: identical requests apply

@@ -123,7 +123,7 @@ ALTER TABLE accounts ADD COLUMN version bigint NOT NULL DEFAULT 0;
     version: 3,
     name: 'refused transactions',
     sql: `
--- PROTOCOL.md §6.4: the transaction ids of a request the wallet rules refused, with what the request
+-- docs/protocol.md §6.4: the transaction ids of a request the wallet rules refused, with what the request
 -- said of each (compared on a repeat) and the refusal it was answered.
 CREATE TABLE refused_transactions (
   uuid        uuid PRIMARY KEY,

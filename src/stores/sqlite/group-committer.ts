@@ -2,7 +2,7 @@
  * Applies calls to the SQLite ledger in batches: reads first, then every
  * write of the batch in one database transaction, each behind its own
  * savepoint so that a failed call rolls back alone (a refused one keeps
- * what makes it final, PROTOCOL.md §6.4, and nothing else). Replies are
+ * what makes it final, docs/protocol.md §6.4, and nothing else). Replies are
  * returned only after COMMIT has returned, so an answer is never sent for
  * something that could still be lost.
  *
@@ -143,7 +143,7 @@ export class GroupCommitter {
       sql.savepoint.run();
       try {
         const result = runCall(this.writer, c);
-        // A refusal writes nothing but what makes it final (PROTOCOL.md §6.4): it is kept like a booking.
+        // A refusal writes nothing but what makes it final (docs/protocol.md §6.4): it is kept like a booking.
         sql.release.run();
         answers.push({ id: c.id, op: c.op, result });
       } catch (error) {

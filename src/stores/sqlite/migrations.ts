@@ -199,7 +199,7 @@ INSERT INTO id_marks (tbl, bucket, merged_upto)
   {
     version: 4,
     name: 'refused-transactions',
-    // PROTOCOL.md §6.4: the transaction ids of a request the wallet rules refused, with what the
+    // docs/protocol.md §6.4: the transaction ids of a request the wallet rules refused, with what the
     // request said of each (compared on a repeat) and the refusal it was answered. Refusals are rare
     // and looked up by id only, so a plain unique key does here what id-index.ts does for bookings.
     sql: `
