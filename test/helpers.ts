@@ -219,6 +219,21 @@ export async function balanceOf(app: FastifyInstance, playerId: string): Promise
   return player.body.balance as number;
 }
 
+/** Counts the intervals started while `work` runs. */
+export async function intervalsStartedBy<T>(work: () => Promise<T>): Promise<{ value: T; started: number }> {
+  const original = globalThis.setInterval;
+  let started = 0;
+  globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
+    started++;
+    return original(...args);
+  }) as typeof setInterval;
+  try {
+    return { value: await work(), started };
+  } finally {
+    globalThis.setInterval = original;
+  }
+}
+
 // ------------------------------------------------------------- real sockets
 
 // (Import declarations are hoisted; this one sits with the helpers that use it.)

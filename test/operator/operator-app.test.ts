@@ -10,23 +10,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ACCESS_TOKEN, ADMIN_TOKEN, makeOperator, OPERATOR_BACKENDS, playerWithSession, SECRET, tempDir, transactionBody, tx, wallet } from '../helpers.js';
+import { ACCESS_TOKEN, ADMIN_TOKEN, intervalsStartedBy, makeOperator, OPERATOR_BACKENDS, playerWithSession, SECRET, tempDir, transactionBody, tx, wallet } from '../helpers.js';
 import { cleanEnv, freePort, startWagerlink } from '../harness/child-process.js';
 
-/** Counts the intervals started while `work` runs. */
-async function intervalsStartedBy<T>(work: () => Promise<T>): Promise<{ value: T; started: number }> {
-  const original = globalThis.setInterval;
-  let started = 0;
-  globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
-    started++;
-    return original(...args);
-  }) as typeof setInterval;
-  try {
-    return { value: await work(), started };
-  } finally {
-    globalThis.setInterval = original;
-  }
-}
 
 for (const backend of OPERATOR_BACKENDS) {
   describe(`building the operator app (${backend.name})`, { skip: backend.unavailable }, () => {

@@ -17,7 +17,7 @@ import { startOutbox } from '../../src/provider/outbox.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { ProviderStore } from '../../src/provider/provider-store.js';
-import { TestClock, tempDir } from '../helpers.js';
+import { intervalsStartedBy, TestClock, tempDir } from '../helpers.js';
 import { testConfigFile, testWorld } from './provider-helpers.js';
 
 const CAMPAIGN_ID = '7d1c3a52-2d1e-4c55-9c1a-7f0e3c2b9a10';
@@ -26,20 +26,6 @@ const TEST_INTERVAL_MS = 5;
 /** How long a test waits for a pass to come (ms): many intervals, on a loaded machine. */
 const PASS_WAIT_MS = 5_000;
 
-/** Counts the intervals started while `work` runs. */
-async function intervalsStartedBy<T>(work: () => Promise<T>): Promise<{ value: T; started: number }> {
-  const original = globalThis.setInterval;
-  let started = 0;
-  globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
-    started++;
-    return original(...args);
-  }) as typeof setInterval;
-  try {
-    return { value: await work(), started };
-  } finally {
-    globalThis.setInterval = original;
-  }
-}
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + PASS_WAIT_MS;
