@@ -15,10 +15,11 @@
  *
  * /generate-launch-url checks, in order: content type and size; the
  * caller's address against the whitelists (403 IP_NOT_ALLOWED, for an
- * address no operator admits); the signature under the secrets of the
- * operators that admit that address (401); JSON and schema (400); that the
- * operatorId named, if any, is one of those that signed (401, as above; a
- * fun launch without one belongs to the operator that signed); the fields'
+ * address no operator admits); the signature under the secrets of every
+ * operator (401); JSON and schema (400); that the operatorId named, if any,
+ * is one of those that signed (401, as above; a fun launch without one
+ * belongs to the operator that signed); that this operator admits the
+ * address (403: it has shown its secret, so it may be told); the fields'
  * meaning (400); the game (404 GAME_NOT_FOUND); and a walletId not
  * registered to that operator (404 WALLET_NOT_FOUND).
  *
@@ -209,15 +210,20 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     if (admitting.length === 0) {
       return sendProblem(reply, 'IP_NOT_ALLOWED', `caller ${request.socket.remoteAddress ?? 'unknown'} is not whitelisted`);
     }
-    const signers = signersOf(admitting, request, bytes);
+    // Every operator's secrets are tried, as on /game-bets: an operator that signed is known, and is told
+    // when its own whitelist does not admit the address it calls from (403), which says nothing of others.
+    const signers = signersOf(operators, request, bytes);
     if (signers.length === 0) return sendProblem(reply, 'INVALID_SIGNATURE', SIGNATURE_DETAIL);
     const input = readBody(reply, bytes, bodies.launch);
     if (!input) return reply;
-    // A fun launch without an operatorId belongs to whoever signed (docs/protocol.md §2). An operator named
-    // that did not sign, or does not admit the address, is answered like a stranger: nothing tells
-    // whether it exists.
-    const operator = input.operatorId === undefined ? signers[0] : namedSigner(signers, input.operatorId);
+    // A fun launch without an operatorId belongs to whoever signed from an address it admits (docs/protocol.md
+    // §2). An operator named that did not sign is answered like a stranger: nothing tells whether it exists.
+    const operator =
+      input.operatorId === undefined ? (signers.find((entry) => admitting.includes(entry)) ?? signers[0]) : namedSigner(signers, input.operatorId);
     if (!operator) return sendProblem(reply, 'INVALID_SIGNATURE', SIGNATURE_DETAIL);
+    if (!admitting.includes(operator)) {
+      return sendProblem(reply, 'IP_NOT_ALLOWED', `caller is not whitelisted for operator ${operator.settings.operatorId}`);
+    }
     const problem = launchProblem(input);
     if (problem) return sendProblem(reply, 'INVALID_REQUEST', problem);
     if (!catalog.game(input.game)) {

@@ -201,8 +201,18 @@ describe('the signature', () => {
     assertProblem(answer, 'INVALID_SIGNATURE');
   });
 
-  test('401 INVALID_SIGNATURE: the secret of an operator that does not admit the caller', async () => {
+  test('401 INVALID_SIGNATURE: the secret of an operator that does not admit the caller, naming another', async () => {
     assertProblem(await launch(realLaunchBody(), { secret: OTHER_SECRET, remoteAddress: '127.0.0.1' }), 'INVALID_SIGNATURE');
+  });
+
+  test('403 IP_NOT_ALLOWED: an operator that signs, naming itself, from an address its own whitelist does not admit', async () => {
+    // 127.0.0.1 is admitted by the demo operator only; the other operator is known by its signature.
+    const body = realLaunchBody({ operatorId: OTHER_OPERATOR_ID, walletId: OTHER_WALLET_ID });
+    const answer = await launch(body, { secret: OTHER_SECRET, remoteAddress: '127.0.0.1' });
+    assertProblem(answer, 'IP_NOT_ALLOWED');
+    assert.match(answer.body.detail as string, new RegExp(`operator ${OTHER_OPERATOR_ID}`));
+    // The same from an address it admits is a launch.
+    assert.equal((await launch(body, { secret: OTHER_SECRET, remoteAddress: '10.1.1.1' })).status, 200);
   });
 
   test('the signature is checked before the body is parsed', async () => {
