@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson as sendJsonAnswer, sendProblem, sendRefusal } from '../http/json-api.js';
 import { raw, stringify } from '../protocol/json.js';
-import { formatMinor, toMinor, decimalFromNumber } from '../protocol/money.js';
+import { decimalFromNumber, decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
 import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
 import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
@@ -71,7 +71,7 @@ const bodies = {
   bets: compileBody(GameBetsRequest),
   open: compileBody(OpenGameRequest),
   play: compileBody(PlayRequest),
-  campaign: compileBody(CampaignRequest, (value) => [['betAmount', value.betAmount]]),
+  campaign: compileBody(CampaignRequest, (value) => [['betAmount', typeof value.betAmount === 'number' ? value.betAmount : undefined]]),
 };
 const pageQuery = compile(PageQuery);
 
@@ -362,7 +362,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           const ladder = catalog.offeredLadder(input.game, input.currency, operator.settings);
           if (!ladder) return sendProblem(reply, 'UNSUPPORTED_CURRENCY', noLadderDetail(input.game, input.currency, input.operatorId));
           const decimals = catalog.decimals(input.currency)!;
-          const decimal = decimalFromNumber(input.betAmount);
+          const decimal = typeof input.betAmount === 'string' ? decimalFromString(input.betAmount) : decimalFromNumber(input.betAmount);
           const betMinor = decimal === undefined ? undefined : toMinor(decimal, decimals);
           if (betMinor === undefined || betMinor === 0n) {
             return sendProblem(reply, 'INVALID_REQUEST', `betAmount: must be greater than 0 with at most ${decimals} decimals`);

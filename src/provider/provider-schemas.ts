@@ -40,7 +40,8 @@ export const CampaignRequest = Type.Object({
   operatorId: Type.String({ minLength: 1, maxLength: 128 }),
   game: GameSlug,
   currency: CurrencyCode,
-  betAmount: Money,
+  /** A JSON number, or decimal text ("0.50") as the config file takes it: text is never rounded on the way. */
+  betAmount: Type.Union([Type.String({ pattern: '^\\d{1,20}(\\.\\d{1,18})?$', description: 'Decimal text, e.g. "0.50".' }), Money]),
   rounds: Type.Integer({ minimum: 1, maximum: 10_000 }),
   players: Type.Array(PlayerId, { minItems: 1, maxItems: 10_000 }),
   expiresAt: Type.Optional(CampaignExpiresAt),

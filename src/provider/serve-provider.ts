@@ -25,11 +25,34 @@ export interface ServeProviderFlags {
   port?: number;
 }
 
+/**
+ * The public base URL once `--port` moves the server. Launch URLs are built
+ * on publicBaseUrl: one that names the config's own port reaches this
+ * server directly, so it moves with it; any other (a proxy, a public name)
+ * stays, and the server says so rather than hand out URLs that may lead
+ * nowhere.
+ */
+export function movedPublicBaseUrl(publicBaseUrl: string, configPort: number, port: number): { url: string; warning?: string } {
+  if (port === configPort) return { url: publicBaseUrl };
+  const url = new URL(publicBaseUrl);
+  const named = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (named === configPort) {
+    url.port = String(port);
+    return { url: url.toString().replace(/\/$/, '') };
+  }
+  return { url: publicBaseUrl, warning: `--port ${port}: launch URLs still use publicBaseUrl ${publicBaseUrl}; set publicBaseUrl in the config if it should change` };
+}
+
 export async function serveProvider(configPath: string, flags: ServeProviderFlags = {}): Promise<void> {
   const config = readProviderConfig(configPath);
-  if (flags.host !== undefined) config.host = flags.host;
-  if (flags.port !== undefined) config.port = flags.port;
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-provider' } });
+  if (flags.host !== undefined) config.host = flags.host;
+  if (flags.port !== undefined) {
+    const moved = movedPublicBaseUrl(config.publicBaseUrl, config.port, flags.port);
+    if (moved.warning) logger.warn(moved.warning);
+    config.publicBaseUrl = moved.url;
+    config.port = flags.port;
+  }
   // The WAL could not be synced (wal-flusher.ts): nothing more is answered; pending rounds are resent after the restart.
   const store = ProviderStore.open(config.database, exitOnStorageFailure(logger));
   const games = createGameService({ config, store });

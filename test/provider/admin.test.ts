@@ -64,6 +64,18 @@ test('a campaign is created once; the same content again answers 200 and may add
   assert.equal(read.body.id, body.id);
 });
 
+test('a betAmount as decimal text, as the config file writes it, is the same campaign as the number', async () => {
+  const id = randomUUID();
+  const asText = await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ id, betAmount: '0.50' }));
+  assert.equal(asText.status, 201, asText.raw);
+  assert.equal(asText.body.betAmount, 0.5);
+  const asNumber = await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ id, betAmount: 0.5 }));
+  assert.equal(asNumber.status, 200, asNumber.raw);
+  for (const bad of ['0.505', ' 0.50', '1e-1', '-0.50', '']) {
+    assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ betAmount: bad })), 'INVALID_REQUEST');
+  }
+});
+
 test('campaign refusals: unknown operator, game or currency, inexact amount, bad shape, unknown id', async () => {
   assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ operatorId: 'nobody' })), 'WALLET_NOT_FOUND');
   assertProblem(await adminCall(provider.app, 'POST', '/admin/campaigns', campaign({ game: 'poker' })), 'GAME_NOT_FOUND');

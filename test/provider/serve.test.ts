@@ -5,7 +5,7 @@
  * stops it at once with a message naming the member; and the operator's
  * side, `wagerlink operator launch-url` and `game-bets`, reach the running
  * provider with the operator's database and settings (examples/operator.env's
- * variables).
+ * variables). And where launch URLs point once `--port` moves the server.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { cleanEnv, runWagerlink } from '../harness/child-process.js';
 import { tempDir } from '../helpers.js';
+import { movedPublicBaseUrl } from '../../src/provider/serve-provider.js';
 import { exampleConfigFile, serveProviderChild } from './provider-helpers.js';
 
 /** A start or a command that takes longer than this failed (ms); generous for a loaded machine. */
@@ -97,4 +98,13 @@ test('provider serve refuses a bad config, naming the member, and needs --config
   const missing = await run(['provider', 'serve']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--config/);
+});
+
+test('--port moves a publicBaseUrl that names the config\'s own port, and warns about any other', () => {
+  assert.deepEqual(movedPublicBaseUrl('http://127.0.0.1:8090', 8090, 9000), { url: 'http://127.0.0.1:9000' });
+  assert.deepEqual(movedPublicBaseUrl('http://localhost:8090/casino', 8090, 9000), { url: 'http://localhost:9000/casino' });
+  assert.deepEqual(movedPublicBaseUrl('http://127.0.0.1:8090', 8090, 8090), { url: 'http://127.0.0.1:8090' });
+  const proxied = movedPublicBaseUrl('https://games.example.com', 8090, 9000);
+  assert.equal(proxied.url, 'https://games.example.com');
+  assert.match(proxied.warning ?? '', /--port 9000: launch URLs still use publicBaseUrl https:\/\/games\.example\.com/);
 });
