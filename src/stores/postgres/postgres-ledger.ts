@@ -10,7 +10,7 @@
  * the lock, plans it with planTransaction, planPayout, ... and writes the plan.
  *
  * The hot path (/transaction and /payout) is group-committed
- * (group-committer.ts): a batch of calls is one database transaction in
+ * (hot-batcher.ts): a batch of calls is one database transaction in
  * three round trips whatever its size: BEGIN; the locks and every read of
  * the batch, pipelined; every write of the batch as one set-based
  * statement, pipelined with COMMIT. One WAL flush and a handful of
@@ -74,7 +74,7 @@ import type {
   VerifyReport,
 } from '../store.js';
 import type { HotOperationName, OperationArgs } from '../operations.js';
-import { ABANDONED, DEFER } from './group-committer.js';
+import { ABANDONED, DEFER } from './hot-batcher.js';
 import { ClaimLostError } from './postgres-errors.js';
 import { RememberedWallets, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './remembered-wallets.js';
 
@@ -117,7 +117,7 @@ interface RefusedRow {
   detail: string;
 }
 
-/** A call of a hot operation (operations.ts: hot), as the group committer queues it. */
+/** A call of a hot operation (operations.ts: hot), as the hot batcher queues it. */
 export type HotCall = { [K in HotOperationName]: { kind: K; command: OperationArgs[K] } }[HotOperationName];
 export type HotResult = BalanceOutcome | Refusal;
 
@@ -218,7 +218,7 @@ export class PostgresLedger {
    * Runs one batch of /transaction and /payout calls and answers each, in
    * order; DEFER for a call that reads what an earlier call of the batch
    * writes (it runs in the next batch); ABANDONED for one whose caller gave
-   * up before its writes were made (see GroupCommitter): it is not written.
+   * up before its writes were made (see HotBatcher): it is not written.
    * A batch planned from memory is one statement; one that must read, or
    * the part of one whose players memory had wrong, is one transaction that
    * reads under the locks (readAndApply).

@@ -7,10 +7,10 @@
  * It is a copy of committed rows, never a source of truth, and it is right
  * only while this connection is the database's only writer:
  * - the ledger changes a cached row only after every write of its call went
- *   in, and the committer forgets everything when a call or a commit fails;
+ *   in, and the batch writer forgets everything when a call or a commit fails;
  * - the ledger forgets a player or a session when a back-office call changes
  *   it by another path (an adjustment, a block, a reload);
- * - the committer forgets everything when `PRAGMA data_version` shows that
+ * - the batch writer forgets everything when `PRAGMA data_version` shows that
  *   another connection committed (another process, or the CLI beside the server).
  */
 

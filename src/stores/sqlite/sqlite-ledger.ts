@@ -1,7 +1,7 @@
 /**
  * The SQLite ledger: each operation reads a snapshot, asks the pure rules in
  * src/ledger for a plan, and writes it. Every method is synchronous and runs
- * inside a database transaction opened by its caller (the group committer),
+ * inside a database transaction opened by its caller (the batch writer),
  * so no other request can interleave between the read and the write. A
  * bet's snapshot comes from the writer's memory where it can (hot-state.ts),
  * and its ids are looked up in the id indexes (id-index.ts), which mostly

@@ -8,7 +8,7 @@
  *
  * When each call runs (before the batch's database transaction, or inside
  * it behind a savepoint) is not decided here but by the entry's dbTx
- * (group-committer.ts).
+ * (batch-writer.ts).
  */
 import type Database from 'better-sqlite3';
 import type { OperationArgs, OperationName, OperationOutcome } from '../operations.js';
@@ -41,7 +41,7 @@ export interface WriterConnection {
 }
 
 export interface SqliteOperation<K extends OperationName> {
-  /** Carries the call out; throws when storage fails (the group committer answers that for it). */
+  /** Carries the call out; throws when storage fails (the batch writer answers that for it). */
   run: (writer: WriterConnection, args: OperationArgs[K]) => OperationOutcome[K];
   handoff: HandoffCodec<OperationArgs[K], OperationOutcome[K]>;
 }
