@@ -15,7 +15,7 @@
  * the batch, pipelined; every write of the batch as one set-based
  * statement, pipelined with COMMIT. One WAL flush and a handful of
  * statements serve the whole batch. A batch whose players the node
- * remembers (remembered-wallets.ts) skips the first two: its write goes
+ * remembers (wallet-memory.ts) skips the first two: its write goes
  * alone, in one round trip, and writes only for wallet rows still at the
  * version remembered; the rest is read and planned again.
  *
@@ -76,7 +76,7 @@ import type {
 import type { HotOperationName, OperationArgs } from '../operations.js';
 import { ABANDONED, DEFER } from './hot-batcher.js';
 import { ClaimLostError } from './postgres-errors.js';
-import { RememberedWallets, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './remembered-wallets.js';
+import { WalletMemory, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './wallet-memory.js';
 
 /**
  * Operator accounts (game, campaign, tournament, cash) a node remembers to
@@ -150,7 +150,7 @@ class BatchWrites {
   /**
    * One per player written, even when its balance stays: the write adds one
    * to the wallet row's version, and is made only if the row still holds
-   * `version` (remembered-wallets.ts).
+   * `version` (wallet-memory.ts).
    */
   readonly balances: { accountId: Int8; playerPk: Int8; version: Int8; before: bigint; after: bigint }[] = [];
   readonly closures: { campaign: string; playerPk: Int8; accountId: Int8; now: number }[] = [];
@@ -202,7 +202,7 @@ export interface BatchCounts {
 
 export class PostgresLedger {
   private readonly knownAccounts = new Set<string>();
-  private readonly memory = new RememberedWallets();
+  private readonly memory = new WalletMemory();
   /** Hot-path batches by how they were planned, and the calls found stale: for tests, and to see how often memory serves. */
   readonly counts: BatchCounts = { fromMemory: 0, read: 0, staleCalls: 0 };
 
@@ -259,7 +259,7 @@ export class PostgresLedger {
   }
 
   /**
-   * Plans a batch from memory (remembered-wallets.ts) when every call's
+   * Plans a batch from memory (wallet-memory.ts) when every call's
    * player is remembered and free, and every call would be booked: a
    * refusal is given only from what the database says under the lock, and a
    * free bet's campaign or an operator account not yet known is read too.
@@ -713,7 +713,7 @@ export class PostgresLedger {
         // A reload counts as activity; the condition keeps the rule (never back in time) against a concurrent touch.
         assert.ok(row.session_pk !== null);
         if (plan.touch) await dbTx`UPDATE sessions SET last_active_at = ${command.now} WHERE id = ${row.session_pk} AND last_active_at < ${command.now}`;
-        // The session's activity is part of what a node remembers of the player (remembered-wallets.ts).
+        // The session's activity is part of what a node remembers of the player (wallet-memory.ts).
         await dbTx`UPDATE accounts SET version = version + 1 WHERE id = ${row.account_id}`;
         this.memory.forget(row.player_pk);
         sessionId = plan.session.sessionId;
