@@ -51,7 +51,6 @@ import {
   type SeenTransfer,
   type SessionState,
 } from '../../ledger/rules.js';
-import { checkBooks } from '../../ledger/books.js';
 import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
 import { formatMinor, type Currencies } from '../../protocol/money.js';
 import type {
@@ -76,14 +75,16 @@ import type {
 import type { HotOperationName, OperationArgs } from '../operations.js';
 import { ABANDONED, DEFER } from './hot-batcher.js';
 import { ClaimLostError } from './postgres-errors.js';
+import { verifyLedger } from './verify-ledger.js';
 import { WalletMemory, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './wallet-memory.js';
 
 /**
  * Operator accounts (game, campaign, tournament, cash) a node remembers to
  * exist, so that a batch need not ask to create them. Accounts are never
  * deleted, so the fact never goes stale; 100,000 entries are a few MB.
+ * (SQLite's ledger has a limit of the same name for its account ids.)
  */
-export const KNOWN_ACCOUNTS_MAX = 100_000;
+export const REMEMBERED_OPERATOR_ACCOUNTS_MAX = 100_000;
 
 /** Row keys are signed 64-bit integers: the first page starts below the largest. */
 const CURSOR_START = 2n ** 63n - 1n;
@@ -879,45 +880,12 @@ export class PostgresLedger {
   }
 
   /**
-   * Proves the books, with the checks of the SQLite store, on one snapshot
-   * (REPEATABLE READ) while the wallet keeps running. `sql`: the client to
-   * read through; the store gives a verify a connection of its own.
+   * Proves the books on one snapshot while the wallet keeps running
+   * (verify-ledger.ts). `sql`: the client to read through; the store gives a
+   * verify a connection of its own.
    */
   async verify(sql: postgres.Sql = this.sql): Promise<VerifyReport> {
-    return sql.begin('isolation level repeatable read read only', async (dbTx) => {
-      // Summing a large ledger takes longer than any request may, and reads every row.
-      await dbTx`SET LOCAL statement_timeout = 0`;
-      await dbTx`SET LOCAL enable_seqscan = on`;
-      const count = async (query: string) => Number((await dbTx.unsafe<{ n: Int8 }[]>(query))[0]!.n);
-      const counts = {
-        transfers: await count('SELECT COUNT(*) AS n FROM transfers'),
-        malformed: await count(
-          'SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id',
-        ),
-        crossCurrency: await count(`SELECT COUNT(*) AS n FROM transfers t
-          JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`),
-        dangling: await count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)
-          OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`),
-      };
-      const accounts = await dbTx<{ kind: string; ref: string; currency: string; balance: Int8 | null; derived: string }[]>`
-        WITH flows AS (
-          SELECT credit_account_id AS account_id, SUM(amount) AS amount FROM transfers GROUP BY credit_account_id
-          UNION ALL
-          SELECT debit_account_id, -SUM(amount) FROM transfers GROUP BY debit_account_id),
-        derived AS (SELECT account_id, SUM(amount) AS amount FROM flows GROUP BY account_id)
-        SELECT a.kind, a.ref, a.currency, a.balance, COALESCE(d.amount, 0)::text AS derived
-        FROM accounts a LEFT JOIN derived d ON d.account_id = a.id`;
-      return checkBooks(
-        counts,
-        accounts.map((account) => ({
-          kind: account.kind,
-          ref: account.ref,
-          currency: account.currency,
-          balance: account.balance === null ? null : BigInt(account.balance),
-          derived: BigInt(account.derived),
-        })),
-      );
-    });
+    return verifyLedger(sql);
   }
 
   async ping(): Promise<void> {
@@ -987,7 +955,7 @@ export class PostgresLedger {
   }
 
   private rememberAccount(ref: AccountRef): void {
-    if (ref.kind === 'player' || this.knownAccounts.size >= KNOWN_ACCOUNTS_MAX) return;
+    if (ref.kind === 'player' || this.knownAccounts.size >= REMEMBERED_OPERATOR_ACCOUNTS_MAX) return;
     this.knownAccounts.add(accountKey(ref));
   }
 

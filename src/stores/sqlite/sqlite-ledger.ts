@@ -119,8 +119,12 @@ function roundOf(v: unknown[]): RoundRow {
   return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] === 1n };
 }
 
-/** Operator account ids kept in memory (game, campaign, tournament, cash accounts); a bound, not a tuning knob. */
-const ACCOUNT_IDS_CACHED_MAX = 10_000;
+/**
+ * Operator account ids kept in memory (game, campaign, tournament, cash
+ * accounts); a bound, not a tuning knob. (PostgreSQL's ledger has a limit of
+ * the same name for the operator accounts it knows to exist.)
+ */
+export const REMEMBERED_OPERATOR_ACCOUNTS_MAX = 10_000;
 
 export class SqliteLedger {
   private readonly statements;
@@ -607,7 +611,7 @@ export class SqliteLedger {
     } else {
       id = BigInt(this.statements.insertAccount.run(ref.kind, ref.ref, ref.currency, null, now).lastInsertRowid);
     }
-    if (this.accountIds.size >= ACCOUNT_IDS_CACHED_MAX) this.accountIds.clear();
+    if (this.accountIds.size >= REMEMBERED_OPERATOR_ACCOUNTS_MAX) this.accountIds.clear();
     this.accountIds.set(key, id);
     return id;
   }
