@@ -24,7 +24,7 @@ import { openDatabase, type Durability } from '../../platform/sqlite/open-databa
 import { WalFlusher } from '../../platform/sqlite/wal-flusher.js';
 import { BackgroundCheckpointer } from '../../platform/sqlite/checkpointer.js';
 import { SqliteLedger } from './sqlite-ledger.js';
-import { runCall, type Call, type Reply, type WriterConnection } from './sqlite-operations.js';
+import { runCall, type Call, type Reply, type SqliteHandlerContext } from './sqlite-operations.js';
 
 export interface BatchWriterOptions {
   path: string;
@@ -46,7 +46,7 @@ export class BatchWriter {
   private readonly db: Database.Database;
   private readonly ledger: SqliteLedger;
   /** What the operations' handlers run on (sqlite-operations.ts). */
-  private readonly writer: WriterConnection;
+  private readonly writer: SqliteHandlerContext;
   private readonly sql;
   private readonly flusher: WalFlusher | undefined;
   private readonly checkpointer: BackgroundCheckpointer | undefined;
