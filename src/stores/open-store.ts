@@ -18,7 +18,7 @@ import type { WalletStore } from './store.js';
 export interface OpenStoreOptions {
   rules: RulesConfig;
   cryptoDecimals: Record<string, number>;
-  /** SQLite: where the group committer runs (default 'thread'). */
+  /** SQLite: where the batch writer runs (default 'thread'). */
   sqliteWriter?: WriterPlacement;
   /** SQLite: how a commit becomes durable (default 'full'). */
   sqliteDurability?: Durability;

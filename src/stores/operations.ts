@@ -47,7 +47,7 @@ export interface OperationSpec {
    * and ends one itself, so it runs outside any other (the write probe).
    * 'snapshot': it reads many tables and must see them as of one moment, so
    * it runs in a read transaction of its own (verify). 'none': reads that
-   * need no transaction. A group committer runs everything but 'shared'
+   * need no transaction. SQLite's batch writer runs everything but 'shared'
    * before its batch's database transaction.
    */
   dbTx: 'shared' | 'own' | 'snapshot' | 'none';
@@ -62,7 +62,7 @@ export interface OperationSpec {
   method: 'derived' | 'own' | 'none';
   /**
    * Called for nearly every request (/transaction, /payout): PostgreSQL
-   * group-commits these (its GroupCommitter and PostgresLedger.applyBatch).
+   * group-commits these (its HotBatcher and PostgresLedger.applyBatch).
    */
   hot: boolean;
 }

@@ -8,7 +8,7 @@
 /** PostgreSQL: the pool and its time-outs (postgres/open-database.ts opens the pool with them). */
 export interface PostgresSettings {
   /**
-   * Connections per process; the group committer keeps at most this many
+   * Connections per process; the hot batcher keeps at most this many
    * batches in flight. Default 4: on 2 cores, two batches per core keep both
    * busy while others wait for their commit's WAL flush, and fewer, larger
    * batches share more of the per-statement work (8 measured slower here).

@@ -29,7 +29,7 @@ export interface Backend {
 }
 
 const ALL: Backend[] = [
-  // The same SQLite store in each of its configurations: the group committer on
+  // The same SQLite store in each of its configurations: the batch writer on
   // a writer thread or inline, commits made durable by a WAL flusher or by COMMIT.
   ...(
     [

@@ -6,8 +6,8 @@
  * measurable share of the hot path's CPU at thousands of calls a second).
  *
  * A CallDeadline has the part of AbortSignal's shape that the group
- * committer reads (`aborted`, `reason`, an 'abort' listener), so the
- * committer takes either.
+ * batcher reads (`aborted`, `reason`, an 'abort' listener), so the
+ * batcher takes either.
  */
 
 /** What a call's deadline offers its consumers; an AbortSignal has this shape too. */

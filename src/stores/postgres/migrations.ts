@@ -1,9 +1,14 @@
 /**
  * Versioned schema migrations for PostgreSQL, applied in order at start. A
  * version, once released, never changes: a new change is a new version.
- * Version 1 is the ledger of both stores; later versions are each store's
- * own, as their cost models differ (SQLite's version 2 trades its by-player
- * indexes for per-player chains, which PostgreSQL does not need).
+ *
+ * Each store numbers its own migrations: a number names a change to this
+ * store's schema, not to SQLite's. Both begin with the ledger as version 1;
+ * after that they part, because their cost models differ (SQLite's version
+ * 2 trades its by-player indexes for per-player chains, which PostgreSQL
+ * does not need). Here: 1 ledger, 2 wallet versions, 3 refused
+ * transactions. SQLite (sqlite/migrations.ts): 1 ledger, 2 per-player
+ * chains, 3 id indexes, 4 refused transactions.
  *
  * Layout: the same tables as SQLite. Every table has a bigint identity key,
  * each random UUID lives in exactly one unique index (native `uuid`, 16

@@ -10,12 +10,12 @@
  * the lock, plans it with planTransaction, planPayout, ... and writes the plan.
  *
  * The hot path (/transaction and /payout) is group-committed
- * (group-committer.ts): a batch of calls is one database transaction in
+ * (hot-batcher.ts): a batch of calls is one database transaction in
  * three round trips whatever its size: BEGIN; the locks and every read of
  * the batch, pipelined; every write of the batch as one set-based
  * statement, pipelined with COMMIT. One WAL flush and a handful of
  * statements serve the whole batch. A batch whose players the node
- * remembers (remembered-wallets.ts) skips the first two: its write goes
+ * remembers (wallet-memory.ts) skips the first two: its write goes
  * alone, in one round trip, and writes only for wallet rows still at the
  * version remembered; the rest is read and planned again.
  *
@@ -51,7 +51,6 @@ import {
   type SeenTransfer,
   type SessionState,
 } from '../../ledger/rules.js';
-import { checkBooks } from '../../ledger/books.js';
 import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
 import { formatMinor, type Currencies } from '../../protocol/money.js';
 import type {
@@ -74,16 +73,18 @@ import type {
   VerifyReport,
 } from '../store.js';
 import type { HotOperationName, OperationArgs } from '../operations.js';
-import { ABANDONED, DEFER } from './group-committer.js';
+import { ABANDONED, DEFER } from './hot-batcher.js';
 import { ClaimLostError } from './postgres-errors.js';
-import { RememberedWallets, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './remembered-wallets.js';
+import { verifyLedger } from './verify-ledger.js';
+import { WalletMemory, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './wallet-memory.js';
 
 /**
  * Operator accounts (game, campaign, tournament, cash) a node remembers to
  * exist, so that a batch need not ask to create them. Accounts are never
  * deleted, so the fact never goes stale; 100,000 entries are a few MB.
+ * (SQLite's ledger has a limit of the same name for its account ids.)
  */
-export const KNOWN_ACCOUNTS_MAX = 100_000;
+export const REMEMBERED_OPERATOR_ACCOUNTS_MAX = 100_000;
 
 /** Row keys are signed 64-bit integers: the first page starts below the largest. */
 const CURSOR_START = 2n ** 63n - 1n;
@@ -117,7 +118,7 @@ interface RefusedRow {
   detail: string;
 }
 
-/** A call of a hot operation (operations.ts: hot), as the group committer queues it. */
+/** A call of a hot operation (operations.ts: hot), as the hot batcher queues it. */
 export type HotCall = { [K in HotOperationName]: { kind: K; command: OperationArgs[K] } }[HotOperationName];
 export type HotResult = BalanceOutcome | Refusal;
 
@@ -150,7 +151,7 @@ class BatchWrites {
   /**
    * One per player written, even when its balance stays: the write adds one
    * to the wallet row's version, and is made only if the row still holds
-   * `version` (remembered-wallets.ts).
+   * `version` (wallet-memory.ts).
    */
   readonly balances: { accountId: Int8; playerPk: Int8; version: Int8; before: bigint; after: bigint }[] = [];
   readonly closures: { campaign: string; playerPk: Int8; accountId: Int8; now: number }[] = [];
@@ -202,7 +203,7 @@ export interface BatchCounts {
 
 export class PostgresLedger {
   private readonly knownAccounts = new Set<string>();
-  private readonly memory = new RememberedWallets();
+  private readonly memory = new WalletMemory();
   /** Hot-path batches by how they were planned, and the calls found stale: for tests, and to see how often memory serves. */
   readonly counts: BatchCounts = { fromMemory: 0, read: 0, staleCalls: 0 };
 
@@ -218,7 +219,7 @@ export class PostgresLedger {
    * Runs one batch of /transaction and /payout calls and answers each, in
    * order; DEFER for a call that reads what an earlier call of the batch
    * writes (it runs in the next batch); ABANDONED for one whose caller gave
-   * up before its writes were made (see GroupCommitter): it is not written.
+   * up before its writes were made (see HotBatcher): it is not written.
    * A batch planned from memory is one statement; one that must read, or
    * the part of one whose players memory had wrong, is one transaction that
    * reads under the locks (readAndApply).
@@ -259,7 +260,7 @@ export class PostgresLedger {
   }
 
   /**
-   * Plans a batch from memory (remembered-wallets.ts) when every call's
+   * Plans a batch from memory (wallet-memory.ts) when every call's
    * player is remembered and free, and every call would be booked: a
    * refusal is given only from what the database says under the lock, and a
    * free bet's campaign or an operator account not yet known is read too.
@@ -713,7 +714,7 @@ export class PostgresLedger {
         // A reload counts as activity; the condition keeps the rule (never back in time) against a concurrent touch.
         assert.ok(row.session_pk !== null);
         if (plan.touch) await dbTx`UPDATE sessions SET last_active_at = ${command.now} WHERE id = ${row.session_pk} AND last_active_at < ${command.now}`;
-        // The session's activity is part of what a node remembers of the player (remembered-wallets.ts).
+        // The session's activity is part of what a node remembers of the player (wallet-memory.ts).
         await dbTx`UPDATE accounts SET version = version + 1 WHERE id = ${row.account_id}`;
         this.memory.forget(row.player_pk);
         sessionId = plan.session.sessionId;
@@ -879,45 +880,12 @@ export class PostgresLedger {
   }
 
   /**
-   * Proves the books, with the checks of the SQLite store, on one snapshot
-   * (REPEATABLE READ) while the wallet keeps running. `sql`: the client to
-   * read through; the store gives a verify a connection of its own.
+   * Proves the books on one snapshot while the wallet keeps running
+   * (verify-ledger.ts). `sql`: the client to read through; the store gives a
+   * verify a connection of its own.
    */
   async verify(sql: postgres.Sql = this.sql): Promise<VerifyReport> {
-    return sql.begin('isolation level repeatable read read only', async (dbTx) => {
-      // Summing a large ledger takes longer than any request may, and reads every row.
-      await dbTx`SET LOCAL statement_timeout = 0`;
-      await dbTx`SET LOCAL enable_seqscan = on`;
-      const count = async (query: string) => Number((await dbTx.unsafe<{ n: Int8 }[]>(query))[0]!.n);
-      const counts = {
-        transfers: await count('SELECT COUNT(*) AS n FROM transfers'),
-        malformed: await count(
-          'SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id',
-        ),
-        crossCurrency: await count(`SELECT COUNT(*) AS n FROM transfers t
-          JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`),
-        dangling: await count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)
-          OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.credit_account_id)`),
-      };
-      const accounts = await dbTx<{ kind: string; ref: string; currency: string; balance: Int8 | null; derived: string }[]>`
-        WITH flows AS (
-          SELECT credit_account_id AS account_id, SUM(amount) AS amount FROM transfers GROUP BY credit_account_id
-          UNION ALL
-          SELECT debit_account_id, -SUM(amount) FROM transfers GROUP BY debit_account_id),
-        derived AS (SELECT account_id, SUM(amount) AS amount FROM flows GROUP BY account_id)
-        SELECT a.kind, a.ref, a.currency, a.balance, COALESCE(d.amount, 0)::text AS derived
-        FROM accounts a LEFT JOIN derived d ON d.account_id = a.id`;
-      return checkBooks(
-        counts,
-        accounts.map((account) => ({
-          kind: account.kind,
-          ref: account.ref,
-          currency: account.currency,
-          balance: account.balance === null ? null : BigInt(account.balance),
-          derived: BigInt(account.derived),
-        })),
-      );
-    });
+    return verifyLedger(sql);
   }
 
   async ping(): Promise<void> {
@@ -987,7 +955,7 @@ export class PostgresLedger {
   }
 
   private rememberAccount(ref: AccountRef): void {
-    if (ref.kind === 'player' || this.knownAccounts.size >= KNOWN_ACCOUNTS_MAX) return;
+    if (ref.kind === 'player' || this.knownAccounts.size >= REMEMBERED_OPERATOR_ACCOUNTS_MAX) return;
     this.knownAccounts.add(accountKey(ref));
   }
 

@@ -2,7 +2,7 @@
  * How the PostgreSQL store carries out each operation of the table in
  * operations.ts that its methods hand on as they are: a typed handler per
  * operation. The hot ones (operations.ts: hot) queue for the group
- * committer (group-committer.ts), which runs them in batches through
+ * batcher (hot-batcher.ts), which runs them in batches through
  * PostgresLedger.applyBatch; the others are one database transaction of the
  * ledger's own. verify and ping are the store's own methods
  * (postgres-store.ts), and the write probe is ping's (write-probe.ts). The
@@ -12,18 +12,18 @@
  */
 import type { DerivedOperationName, OperationArgs, OperationOutcome } from '../operations.js';
 import type { CallSignal } from './call-deadlines.js';
-import type { GroupCommitter } from './group-committer.js';
+import type { HotBatcher } from './hot-batcher.js';
 import type { HotCall, HotResult, PostgresLedger } from './postgres-ledger.js';
 
 /** What a handler runs on. */
 export interface PostgresHandlerContext {
   readonly ledger: PostgresLedger;
-  readonly committer: GroupCommitter<HotCall, HotResult>;
+  readonly batcher: HotBatcher<HotCall, HotResult>;
 }
 
 /**
  * Carries one call out. `signal` aborts when the caller stops waiting: a
- * hot call still queued is then dropped (GroupCommitter.submit).
+ * hot call still queued is then dropped (HotBatcher.submit).
  */
 export type PostgresHandler<K extends DerivedOperationName> = (
   context: PostgresHandlerContext,
@@ -32,8 +32,8 @@ export type PostgresHandler<K extends DerivedOperationName> = (
 ) => Promise<OperationOutcome[K]>;
 
 export const POSTGRES_OPERATIONS: { [K in DerivedOperationName]: PostgresHandler<K> } = {
-  transact: ({ committer }, command, signal) => committer.submit({ kind: 'transact', command }, signal),
-  payout: ({ committer }, command, signal) => committer.submit({ kind: 'payout', command }, signal),
+  transact: ({ batcher }, command, signal) => batcher.submit({ kind: 'transact', command }, signal),
+  payout: ({ batcher }, command, signal) => batcher.submit({ kind: 'payout', command }, signal),
   authenticate: ({ ledger }, command) => ledger.authenticate(command),
   createPlayer: ({ ledger }, command) => ledger.createPlayer(command),
   getPlayer: ({ ledger }, playerId) => ledger.getPlayer(playerId),

@@ -20,7 +20,7 @@ import { migrate } from './migrations.js';
 import { openDatabase, redactUrl } from './open-database.js';
 import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../settings.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
-import { BATCH_CALLS_MAX, GroupCommitter } from './group-committer.js';
+import { BATCH_CALLS_MAX, HotBatcher } from './hot-batcher.js';
 import { CallDeadlines, type CallSignal } from './call-deadlines.js';
 import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
 import { POSTGRES_OPERATIONS, type PostgresHandlerContext } from './postgres-operations.js';
@@ -70,7 +70,7 @@ export function callTimeoutMs(settings: PostgresSettings): number {
 /**
  * A group-committed batch that has settled neither way after this many call
  * deadlines has a connection that will not answer, and the store stops
- * (group-committer.ts): 8 x 4 s = 32 s with the defaults. A batch's wait for
+ * (hot-batcher.ts): 8 x 4 s = 32 s with the defaults. A batch's wait for
  * a free connection and each of its statements are bounded by time-outs far
  * inside that. (A verify holds one connection for as long as it reads, but
  * the pool's other connections keep turning.)
@@ -104,15 +104,15 @@ export class PostgresStore extends StoreOperations implements WalletStore {
   private constructor(
     private readonly sql: postgres.Sql,
     private readonly ledger: PostgresLedger,
-    committer: GroupCommitter<HotCall, HotResult>,
+    batcher: HotBatcher<HotCall, HotResult>,
     private readonly inflightCallsMax: number,
     private readonly deadlines: CallDeadlines,
     /** What a verify opens its own connection with. */
     private readonly connection: { url: string; settings: PostgresSettings },
   ) {
     super();
-    this.handlerContext = { ledger, committer };
-    committer.onStall((error) => this.fail(error));
+    this.handlerContext = { ledger, batcher };
+    batcher.onStall((error) => this.fail(error));
   }
 
   /** Connects, applies pending migrations (safe with several nodes starting at once) and returns the store. */
@@ -130,7 +130,7 @@ export class PostgresStore extends StoreOperations implements WalletStore {
     }
     const ledger = new PostgresLedger(sql, createCurrencies(options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS }), options.rules ?? DEFAULT_RULES);
     const timeoutMs = callTimeoutMs(settings);
-    const committer = new GroupCommitter<HotCall, HotResult>((calls, abandoned) => ledger.applyBatch(calls, abandoned), {
+    const batcher = new HotBatcher<HotCall, HotResult>((calls, abandoned) => ledger.applyBatch(calls, abandoned), {
       batchesInFlightMax: settings.poolSize,
       batchCallsMax: options.batchCallsMax ?? BATCH_CALLS_MAX,
       batchStallMs: options.batchStallMs ?? BATCH_STALL_CALL_DEADLINES * timeoutMs,
@@ -139,7 +139,7 @@ export class PostgresStore extends StoreOperations implements WalletStore {
       timeoutMs,
       () => new UnavailableError(`no answer from the database within ${timeoutMs} ms; resend the same request`),
     );
-    return new PostgresStore(sql, ledger, committer, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, deadlines, { url: options.url, settings });
+    return new PostgresStore(sql, ledger, batcher, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, deadlines, { url: options.url, settings });
   }
 
   /**

@@ -84,7 +84,7 @@ function unpackReply(item: Reply | Packed): Reply {
   return { id: item[1] as number, op, result: SQLITE_OPERATIONS[op].handoff.outcome!.unpack(item) } as Reply;
 }
 
-/** What the writer sends back for a batch: its replies, and how long its commit took (group-committer.ts). */
+/** What the writer sends back for a batch: its replies, and how long its commit took (batch-writer.ts). */
 export interface Answered {
   replies: Crossing<Reply>;
   commitSeconds: number | undefined;

@@ -1,8 +1,14 @@
 /**
  * The wallet's versioned schema migrations, applied in order at start by
  * the shared runner (platform/sqlite/migrate.ts). A version, once
- * released, never changes: a new change is a new version. The PostgreSQL
- * store keeps the same numbers for the same changes.
+ * released, never changes: a new change is a new version.
+ *
+ * Each store numbers its own migrations: a number names a change to this
+ * store's schema, not to PostgreSQL's. Both begin with the ledger as
+ * version 1; after that they part, because their cost models differ. Here:
+ * 1 ledger, 2 per-player chains, 3 id indexes, 4 refused transactions.
+ * PostgreSQL (postgres/migrations.ts): 1 ledger, 2 wallet versions,
+ * 3 refused transactions.
  *
  * Layout choices for the hot path: every table has an integer primary key,
  * so inserts append. Version 1 kept each random UUID in a unique index (as
@@ -17,9 +23,6 @@
  * previous one, and the player's wallet account row, which a bet rewrites
  * anyway for its balance, points to the latest. A player's history is read
  * by walking the chain from there.
- *
- * These numbers are SQLite's own: PostgreSQL's cost model differs, and its
- * store numbers its own migrations.
  */
 import type Database from 'better-sqlite3';
 import { migrate as applyMigrations, type Migration } from '../../platform/sqlite/migrate.js';

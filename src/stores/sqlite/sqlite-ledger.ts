@@ -1,9 +1,9 @@
 /**
  * The SQLite ledger: each operation reads a snapshot, asks the pure rules in
  * src/ledger for a plan, and writes it. Every method is synchronous and runs
- * inside a database transaction opened by its caller (the group committer),
+ * inside a database transaction opened by its caller (the batch writer),
  * so no other request can interleave between the read and the write. A
- * bet's snapshot comes from the writer's memory where it can (hot-state.ts),
+ * bet's snapshot comes from the writer's memory where it can (wallet-memory.ts),
  * and its ids are looked up in the id indexes (id-index.ts), which mostly
  * answer from memory too.
  */
@@ -48,7 +48,7 @@ import type {
   VerifyReport,
 } from '../store.js';
 import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
-import { HotState, type PlayerRow, type SessionAt } from './hot-state.js';
+import { WalletMemory, type PlayerRow, type SessionAt } from './wallet-memory.js';
 import { IdIndex } from './id-index.js';
 import { verifyLedger } from './verify-ledger.js';
 
@@ -119,13 +119,17 @@ function roundOf(v: unknown[]): RoundRow {
   return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] === 1n };
 }
 
-/** Operator account ids kept in memory (game, campaign, tournament, cash accounts); a bound, not a tuning knob. */
-const ACCOUNT_IDS_CACHED_MAX = 10_000;
+/**
+ * Operator account ids kept in memory (game, campaign, tournament, cash
+ * accounts); a bound, not a tuning knob. (PostgreSQL's ledger has a limit of
+ * the same name for the operator accounts it knows to exist.)
+ */
+export const REMEMBERED_OPERATOR_ACCOUNTS_MAX = 10_000;
 
 export class SqliteLedger {
   private readonly statements;
   private readonly accountIds = new Map<string, bigint>();
-  private readonly hot = new HotState();
+  private readonly memory = new WalletMemory();
   private readonly transferIds: IdIndex;
   private readonly roundIds: IdIndex;
   /** `PRAGMA data_version` when this connection last began writing. */
@@ -198,7 +202,7 @@ export class SqliteLedger {
         const found = this.seen(key) ?? this.refused(key);
         if (found) seen.set(key, found);
       }
-      const open = this.hot.openRound(roundKey);
+      const open = this.memory.openRound(roundKey);
       round = open ? { ...open, finished: false } : this.roundRow(roundKey, roundBytes);
     }
     return this.bookTransaction(command, at, seen, round, roundKey, roundBytes);
@@ -294,8 +298,8 @@ export class SqliteLedger {
         this.statements.touchSession.run(now, at.session.session_pk);
         at.session.last_active_at = BigInt(now);
       }
-      if (plan.closeRound) this.hot.forgetRound(roundKey);
-      else this.hot.keepOpenRound(roundKey, { id: roundPk, player_id: row.player_id, game: request.game });
+      if (plan.closeRound) this.memory.forgetRound(roundKey);
+      else this.memory.keepOpenRound(roundKey, { id: roundPk, player_id: row.player_id, game: request.game });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
   }
@@ -355,7 +359,7 @@ export class SqliteLedger {
       assert.ok(row.session_pk !== null);
       if (plan.touch) this.statements.touchSession.run(command.now, row.session_pk);
       sessionId = plan.session.sessionId;
-      this.hot.forgetSession(sessionId);
+      this.memory.forgetSession(sessionId);
     } else {
       sessionId = canonicalUuid(command.newSessionId);
       const sessionPk = this.statements.insertSession.run(uuidToBytes(sessionId), row.player_pk, command.game, command.now, command.now)
@@ -420,7 +424,7 @@ export class SqliteLedger {
       this.bookAlone(row, canonicalUuid(command.id), command.type, legs, plan.amount, delta, plan.balanceAfter, command.now, {
         note: command.reason ?? null,
       });
-      this.hot.forgetPlayer(row.player_pk);
+      this.memory.forgetPlayer(row.player_pk);
       booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
     }
     return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
@@ -431,7 +435,7 @@ export class SqliteLedger {
       | bigint
       | undefined;
     if (playerPk === undefined) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
-    this.hot.forgetPlayer(playerPk);
+    this.memory.forgetPlayer(playerPk);
     return this.getPlayer(command.playerId);
   }
 
@@ -566,13 +570,13 @@ export class SqliteLedger {
     };
   }
 
-  /** The session and its player, from memory when kept there (hot-state.ts). */
+  /** The session and its player, from memory when kept there (wallet-memory.ts). */
   private sessionAt(sessionId: string): SessionAt | undefined {
     const key = canonicalUuid(sessionId);
-    const kept = this.hot.session(key);
+    const kept = this.memory.session(key);
     if (kept) return kept;
     const values = this.statements.sessionWithPlayer.get(uuidToBytes(key)) as unknown[] | undefined;
-    return values && this.hot.keepSession(key, sessionOf(values));
+    return values && this.memory.keepSession(key, sessionOf(values));
   }
 
   private roundRow(roundKey: string, roundBytes: Buffer): RoundRow | undefined {
@@ -607,7 +611,7 @@ export class SqliteLedger {
     } else {
       id = BigInt(this.statements.insertAccount.run(ref.kind, ref.ref, ref.currency, null, now).lastInsertRowid);
     }
-    if (this.accountIds.size >= ACCOUNT_IDS_CACHED_MAX) this.accountIds.clear();
+    if (this.accountIds.size >= REMEMBERED_OPERATOR_ACCOUNTS_MAX) this.accountIds.clear();
     this.accountIds.set(key, id);
     return id;
   }
@@ -624,7 +628,7 @@ export class SqliteLedger {
 
   /** The rows kept in memory, and the recent ids, may no longer match the database. */
   private forgetRows(): void {
-    this.hot.forgetAll();
+    this.memory.forgetAll();
     this.transferIds.forget();
     this.roundIds.forget();
   }

@@ -8,7 +8,7 @@
  *
  * When each call runs (before the batch's database transaction, or inside
  * it behind a savepoint) is not decided here but by the entry's dbTx
- * (group-committer.ts).
+ * (batch-writer.ts).
  */
 import type Database from 'better-sqlite3';
 import type { OperationArgs, OperationName, OperationOutcome } from '../operations.js';
@@ -34,15 +34,15 @@ export type ReplyOf<K extends OperationName> = { id: number; op: K; result: Oper
 /** Any reply; the store reads its outcome as the answer to the call of the same id. */
 export type Reply = ReplyOf<OperationName>;
 
-/** What a handler runs on: the writer's connection and its ledger. */
-export interface WriterConnection {
+/** What a handler runs on: the writer's connection and its ledger (PostgreSQL's PostgresHandlerContext is the same for its store). */
+export interface SqliteHandlerContext {
   readonly db: Database.Database;
   readonly ledger: SqliteLedger;
 }
 
 export interface SqliteOperation<K extends OperationName> {
-  /** Carries the call out; throws when storage fails (the group committer answers that for it). */
-  run: (writer: WriterConnection, args: OperationArgs[K]) => OperationOutcome[K];
+  /** Carries the call out; throws when storage fails (the batch writer answers that for it). */
+  run: (writer: SqliteHandlerContext, args: OperationArgs[K]) => OperationOutcome[K];
   handoff: HandoffCodec<OperationArgs[K], OperationOutcome[K]>;
 }
 
@@ -72,6 +72,6 @@ export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
 };
 
 /** Runs one call through its handler. */
-export function runCall<K extends OperationName>(writer: WriterConnection, call: CallOf<K>): OperationOutcome[K] {
+export function runCall<K extends OperationName>(writer: SqliteHandlerContext, call: CallOf<K>): OperationOutcome[K] {
   return SQLITE_OPERATIONS[call.op].run(writer, call.args);
 }

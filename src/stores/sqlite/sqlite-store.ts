@@ -2,7 +2,7 @@
  * The SQLite WalletStore as seen from the HTTP thread: every call is queued,
  * the queue is handed to the writer thread at the end of each event-loop
  * turn or every HANDOFF_CALLS calls, whichever comes first, and the writer
- * answers after its group commit (group-commit-worker.ts). An inline writer
+ * answers after its group commit (batch-writer-worker.ts). An inline writer
  * takes the queue at the end of each turn only.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
@@ -11,9 +11,9 @@ import { DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
 import { DEFAULT_RULES, type RulesConfig } from '../../ledger/rules.js';
 import { OPERATIONS, StoreOperations, type OperationArgs, type OperationName, type OperationOutcome } from '../operations.js';
 import type { VerifyReport, WalletStore } from '../store.js';
-import type { WorkerInit } from './group-commit-worker.js';
+import type { WorkerInit } from './batch-writer-worker.js';
 import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
-import { GroupCommitter } from './group-committer.js';
+import { BatchWriter } from './batch-writer.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Call, Reply } from './sqlite-operations.js';
 import type { Durability } from '../../platform/sqlite/open-database.js';
@@ -28,7 +28,7 @@ export interface SqliteStoreOptions {
    */
   inflightCallsMax?: number;
   /** Calls that share one commit (and one fsync). Default 1,000 calls. */
-  groupCommitCallsMax?: number;
+  batchCallsMax?: number;
   /** Default 'thread'. */
   placement?: WriterPlacement;
   /** How a commit is made durable before it is answered; default 'full' (see open-database.ts). */
@@ -52,7 +52,8 @@ export const INFLIGHT_CALLS_MAX = 20_000;
  * writer runs on this thread, so nothing could overlap: it takes whole turns.)
  */
 export const HANDOFF_CALLS = 16;
-export const GROUP_COMMIT_CALLS_MAX = 1_000;
+/** batchCallsMax's default: a bound on what one batch does, and so on how long its first reply waits for the commit. */
+export const BATCH_CALLS_MAX = 1_000;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -71,7 +72,7 @@ class StorageFailedError extends UnavailableError {
 }
 
 /**
- * Where the group committer runs. `thread`: a writer thread of its own, so
+ * Where the batch writer runs. `thread`: a writer thread of its own, so
  * the HTTP thread never waits for SQLite or its fsync. `inline`: in the
  * calling thread, once per event-loop turn, with no hand-off between
  * threads; requests that arrive during a commit wait in the socket buffers
@@ -127,44 +128,44 @@ export class SqliteStore extends StoreOperations implements WalletStore {
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
     const store = new SqliteStore(options.path, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
-    const committerOptions = {
+    const writerOptions = {
       path: options.path,
       durability: options.durability ?? 'full',
       rules: options.rules ?? DEFAULT_RULES,
       cryptoDecimals: options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS },
       databasePagesMax: options.databasePagesMax,
     };
-    const groupCommitCallsMax = options.groupCommitCallsMax ?? GROUP_COMMIT_CALLS_MAX;
+    const batchCallsMax = options.batchCallsMax ?? BATCH_CALLS_MAX;
     store.writer =
       (options.placement ?? 'thread') === 'inline'
-        ? store.inlineWriter(new GroupCommitter(committerOptions, (error) => store.fail(error)), groupCommitCallsMax)
-        : await store.threadWriter({ ...committerOptions, groupCommitCallsMax });
+        ? store.inlineWriter(new BatchWriter(writerOptions, (error) => store.fail(error)), batchCallsMax)
+        : await store.threadWriter({ ...writerOptions, batchCallsMax });
     return store;
   }
 
-  private inlineWriter(committer: GroupCommitter, groupCommitCallsMax: number): Writer {
+  private inlineWriter(batchWriter: BatchWriter, batchCallsMax: number): Writer {
     return {
       handoffCalls: Number.POSITIVE_INFINITY,
       send: (calls) => {
         try {
-          for (let start = 0; start < calls.length; start += groupCommitCallsMax) {
-            committer.run(calls.slice(start, start + groupCommitCallsMax), (replies, commitSeconds) => this.answered(replies, commitSeconds));
+          for (let start = 0; start < calls.length; start += batchCallsMax) {
+            batchWriter.run(calls.slice(start, start + batchCallsMax), (replies, commitSeconds) => this.answered(replies, commitSeconds));
           }
         } catch (error) {
           // A broken invariant: the batch was rolled back; stop serving from this state.
-          void committer.close();
+          void batchWriter.close();
           this.fail(error as Error);
         }
       },
       close: async () => {
-        if (!this.failure) await committer.close();
+        if (!this.failure) await batchWriter.close();
       },
     };
   }
 
   private async threadWriter(init: Omit<WorkerInit, 'port'>): Promise<Writer> {
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(new URL('./group-commit-worker.js', import.meta.url), {
+    const worker = new Worker(new URL('./batch-writer-worker.js', import.meta.url), {
       workerData: { ...init, port: port2 } satisfies WorkerInit,
       transferList: [port2],
     });

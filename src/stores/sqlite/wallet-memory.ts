@@ -7,11 +7,17 @@
  * It is a copy of committed rows, never a source of truth, and it is right
  * only while this connection is the database's only writer:
  * - the ledger changes a cached row only after every write of its call went
- *   in, and the committer forgets everything when a call or a commit fails;
+ *   in, and the batch writer forgets everything when a call or a commit fails;
  * - the ledger forgets a player or a session when a back-office call changes
  *   it by another path (an adjustment, a block, a reload);
- * - the committer forgets everything when `PRAGMA data_version` shows that
+ * - the batch writer forgets everything when `PRAGMA data_version` shows that
  *   another connection committed (another process, or the CLI beside the server).
+ *
+ * PostgreSQL's store has a file of the same name for the same job
+ * (postgres/wallet-memory.ts), built differently because there this
+ * connection is not the only writer: each player it keeps carries its
+ * wallet row's version, and a write from memory goes through only where the
+ * row still holds it. Here nothing is versioned: one writer needs no check.
  */
 
 /** The player row a bet needs, as the ledger reads it (sqlite-ledger.ts). */
@@ -47,12 +53,12 @@ export interface OpenRound {
   game: string;
 }
 
-/** Sessions (and players) kept; past this the cache starts again empty. A bound on memory (under 1 KiB each), not a tuning knob. */
-export const HOT_SESSIONS_MAX = 100_000;
+/** Sessions (and players) remembered at most; past this memory starts again empty. A bound on memory (under 1 KiB each), not a tuning knob. */
+export const REMEMBERED_SESSIONS_MAX = 100_000;
 /** Open rounds kept; past this the cache starts again empty. Rounds not kept are read from the database. */
 export const OPEN_ROUNDS_MAX = 100_000;
 
-export class HotState {
+export class WalletMemory {
   private readonly sessions = new Map<string, { session: SessionRow; playerPk: bigint }>();
   private readonly players = new Map<bigint, PlayerRow>();
   private readonly rounds = new Map<string, OpenRound>();
@@ -65,7 +71,7 @@ export class HotState {
   }
 
   keepSession(sessionKey: string, at: SessionAt): SessionAt {
-    if (this.sessions.size >= HOT_SESSIONS_MAX || this.players.size >= HOT_SESSIONS_MAX) this.forgetAll();
+    if (this.sessions.size >= REMEMBERED_SESSIONS_MAX || this.players.size >= REMEMBERED_SESSIONS_MAX) this.forgetAll();
     this.sessions.set(sessionKey, { session: at.session, playerPk: at.player.player_pk });
     this.players.set(at.player.player_pk, at.player);
     return at;

@@ -1,5 +1,5 @@
 /**
- * Proves that a PostgreSQL node's memory of its players (remembered-wallets.ts)
+ * Proves that a PostgreSQL node's memory of its players (wallet-memory.ts)
  * saves reads but never decides an answer: on its own, memory is used only
  * while it is at the version it was read at, and forgotten otherwise; through
  * two stores on one database, a player changed by the other node (a bet, a
@@ -9,7 +9,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { CONTENDED_MS, RememberedWallets, type SessionRow } from '../../src/stores/postgres/remembered-wallets.js';
+import { CONTENDED_MS, WalletMemory, type SessionRow } from '../../src/stores/postgres/wallet-memory.js';
 import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import type { BalanceOutcome } from '../../src/stores/store.js';
 import type { Refusal } from '../../src/protocol/errors.js';
@@ -38,7 +38,7 @@ const openRound = { uuid: 'r-1', id: '500', player_id: 'p-7', game: 'dice', fini
 
 describe('remembered wallets (memory alone)', () => {
   test('a session is recalled only once it and its player were read', () => {
-    const memory = new RememberedWallets();
+    const memory = new WalletMemory();
     assert.equal(memory.recall('s-1', NOW), undefined);
     memory.learn(sessionRow(), [openRound]);
     const recalled = memory.recall('s-1', NOW);
@@ -49,7 +49,7 @@ describe('remembered wallets (memory alone)', () => {
   });
 
   test('a player held by a batch in flight is not recalled until every batch holding it is done', () => {
-    const memory = new RememberedWallets();
+    const memory = new WalletMemory();
     memory.learn(sessionRow(), []);
     memory.hold(['7']);
     memory.hold(['7']);
@@ -61,7 +61,7 @@ describe('remembered wallets (memory alone)', () => {
   });
 
   test('a committed change moves the entry to the next version; a change from another version drops it', () => {
-    const memory = new RememberedWallets();
+    const memory = new WalletMemory();
     memory.learn(sessionRow(), [openRound]);
     memory.changed('7', { version: '3', balance: '900', touched: [{ session: 's-1', at: NOW + 5_000 }], opened: [], closed: ['r-1'] });
     const recalled = memory.recall('s-1', NOW + 5_000)!;
@@ -72,7 +72,7 @@ describe('remembered wallets (memory alone)', () => {
   });
 
   test('a read at the same version adds to the entry, a newer read replaces it, an older one is ignored', () => {
-    const memory = new RememberedWallets();
+    const memory = new WalletMemory();
     memory.learn(sessionRow(), [openRound]);
     memory.learn(sessionRow({ uuid: 's-2', session_pk: '12' }), []);
     assert.equal(memory.recall('s-1', NOW)?.openRounds.size, 1);
@@ -86,13 +86,13 @@ describe('remembered wallets (memory alone)', () => {
   });
 
   test('a finished round is not kept as open', () => {
-    const memory = new RememberedWallets();
+    const memory = new WalletMemory();
     memory.learn(sessionRow(), [{ ...openRound, finished: true }]);
     assert.equal(memory.recall('s-1', NOW)?.openRounds.size, 0);
   });
 
   test('a contended player is read again for CONTENDED_MS, then recalled once more', () => {
-    const memory = new RememberedWallets();
+    const memory = new WalletMemory();
     memory.learn(sessionRow(), []);
     memory.contended('7', NOW);
     memory.learn(sessionRow({ version: '5' }), []);

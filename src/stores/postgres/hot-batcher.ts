@@ -1,5 +1,9 @@
 /**
- * PostgreSQL group commit. A commit is durable only once its WAL is flushed,
+ * PostgreSQL group commit of the hot calls: the queue that gathers them
+ * into batches. (It only queues and sends; the ledger runs a batch,
+ * PostgresLedger.applyBatch. SQLite's batch writer, sqlite/batch-writer.ts,
+ * does the other job: it runs a batch of calls of every kind in one
+ * database transaction.) A commit is durable only once its WAL is flushed,
  * and on a small database that flush and the per-statement work, not the
  * rows, bound the rate of commits. So the hot-path calls (/transaction,
  * /payout) that arrive while every batch slot is busy queue here, and the
@@ -26,14 +30,14 @@ export const DEFER = Symbol('defer');
 /** A batch runner's answer for a call it dropped because its caller gave up (see abandoned()). */
 export const ABANDONED = Symbol('abandoned');
 
-export interface GroupCommitterOptions {
+export interface HotBatcherOptions {
   /** Batches in flight at once; each holds one connection. The pool size. */
   batchesInFlightMax: number;
   /** Calls in one batch; see BATCH_CALLS_MAX. */
   batchCallsMax: number;
   /**
    * A batch still unsettled after this long (ms) means its connection is
-   * lost in a way nothing reported, and the committer calls its stall
+   * lost in a way nothing reported, and the batcher calls its stall
    * listener (see onStall). Every wait a batch can meet is bounded well
    * inside it: a connection attempt by the connect time-out, each statement
    * (its lock waits included) by the statement time-out.
@@ -59,7 +63,7 @@ interface Pending<C, R> {
   alone: boolean;
 }
 
-export class GroupCommitter<C, R> {
+export class HotBatcher<C, R> {
   private queue: Pending<C, R>[] = [];
   private inFlight = 0;
   private scheduled = false;
@@ -69,7 +73,7 @@ export class GroupCommitter<C, R> {
   constructor(
     /** Runs a batch; abandoned(i) says that call i's caller gave up, and it must not be written. */
     private readonly run: (calls: C[], abandoned: (index: number) => boolean) => Promise<(R | typeof DEFER | typeof ABANDONED)[]>,
-    private readonly options: GroupCommitterOptions,
+    private readonly options: HotBatcherOptions,
   ) {
     assert.ok(options.batchesInFlightMax >= 1 && options.batchCallsMax >= 1);
   }

@@ -1,21 +1,21 @@
 /**
  * The SQLite writer thread: it owns the process's connection and runs the
- * group committer on whatever queued up while the previous batch was being
+ * batch writer on whatever queued up while the previous batch was being
  * committed, so the commit's fsync is paid once for many requests and never
  * on the HTTP thread.
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { GroupCommitter, type CommitterOptions } from './group-committer.js';
+import { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
 import { crossesAsJson, decodeCalls, encodeReplies, type Answered, type Crossing } from './handoff.js';
 import type { Call } from './sqlite-operations.js';
 
-export interface WorkerInit extends CommitterOptions {
+export interface WorkerInit extends BatchWriterOptions {
   port: MessagePort;
-  groupCommitCallsMax: number;
+  batchCallsMax: number;
 }
 
 const init = workerData as WorkerInit;
-const committer = new GroupCommitter(init, (error) => {
+const batchWriter = new BatchWriter(init, (error) => {
   // The WAL could not be synced: die without answering (see wal-flusher.ts).
   throw error;
 });
@@ -23,7 +23,7 @@ const port = init.port;
 
 /** The port closes once the database has: the thread ends, and the store sees it exit. */
 function shutDown(): void {
-  void committer.close().then(() => port.close());
+  void batchWriter.close().then(() => port.close());
 }
 
 port.on('message', (first: Crossing<Call> | 'close') => {
@@ -36,9 +36,9 @@ port.on('message', (first: Crossing<Call> | 'close') => {
   const calls = decodeCalls(first);
   let closing = false;
   for (
-    let next = calls.length < init.groupCommitCallsMax ? receiveMessageOnPort(port) : undefined;
+    let next = calls.length < init.batchCallsMax ? receiveMessageOnPort(port) : undefined;
     next !== undefined;
-    next = calls.length < init.groupCommitCallsMax ? receiveMessageOnPort(port) : undefined
+    next = calls.length < init.batchCallsMax ? receiveMessageOnPort(port) : undefined
   ) {
     if (next.message === 'close') {
       closing = true;
@@ -47,7 +47,7 @@ port.on('message', (first: Crossing<Call> | 'close') => {
     calls.push(...decodeCalls(next.message as Crossing<Call>));
   }
   const asJson = crossesAsJson(calls);
-  committer.run(calls, (replies, commitSeconds) => port.postMessage({ replies: encodeReplies(replies, asJson), commitSeconds } satisfies Answered));
+  batchWriter.run(calls, (replies, commitSeconds) => port.postMessage({ replies: encodeReplies(replies, asJson), commitSeconds } satisfies Answered));
   if (closing) shutDown();
 });
 port.postMessage('ready');

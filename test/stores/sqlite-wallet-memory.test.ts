@@ -1,6 +1,6 @@
 /**
  * The SQLite writer keeps each session's player in memory between bets
- * (hot-state.ts). It must never answer from a stale copy: when another
+ * (wallet-memory.ts). It must never answer from a stale copy: when another
  * connection writes the same file (another process, or the CLI beside the
  * server), the next bet sees it.
  */

@@ -7,7 +7,11 @@
  * something that could still be lost.
  *
  * It runs where the store puts it: on a writer thread of its own
- * (group-commit-worker.ts), or in the HTTP thread itself.
+ * (batch-writer-worker.ts), or in the HTTP thread itself. The batch is
+ * whatever the store queued meanwhile (sqlite-store.ts), of every
+ * operation. (PostgreSQL's counterpart of the queue is its hot batcher,
+ * postgres/hot-batcher.ts, which batches only the hot calls and leaves
+ * running them to its ledger: a different job, hence a different name.)
  */
 import { AssertionError } from 'node:assert';
 import type Database from 'better-sqlite3';
@@ -20,9 +24,9 @@ import { openDatabase, type Durability } from '../../platform/sqlite/open-databa
 import { WalFlusher } from '../../platform/sqlite/wal-flusher.js';
 import { BackgroundCheckpointer } from '../../platform/sqlite/checkpointer.js';
 import { SqliteLedger } from './sqlite-ledger.js';
-import { runCall, type Call, type Reply, type WriterConnection } from './sqlite-operations.js';
+import { runCall, type Call, type Reply, type SqliteHandlerContext } from './sqlite-operations.js';
 
-export interface CommitterOptions {
+export interface BatchWriterOptions {
   path: string;
   rules: RulesConfig;
   cryptoDecimals: Record<string, number>;
@@ -38,17 +42,17 @@ function failed(call: Call, error: unknown): Reply {
   return { id: call.id, op: call.op, failed: `${message ?? String(error)}${typeof code === 'string' ? ` (${code})` : ''}` };
 }
 
-export class GroupCommitter {
+export class BatchWriter {
   private readonly db: Database.Database;
   private readonly ledger: SqliteLedger;
   /** What the operations' handlers run on (sqlite-operations.ts). */
-  private readonly writer: WriterConnection;
+  private readonly writer: SqliteHandlerContext;
   private readonly sql;
   private readonly flusher: WalFlusher | undefined;
   private readonly checkpointer: BackgroundCheckpointer | undefined;
 
   /** `onFatal`: the WAL could not be synced; nothing more may be answered. */
-  constructor(options: CommitterOptions, onFatal: (error: Error) => void) {
+  constructor(options: BatchWriterOptions, onFatal: (error: Error) => void) {
     const durability = options.durability ?? 'full';
     this.db = openDatabase(options.path, durability);
     if (options.databasePagesMax !== undefined) this.db.pragma(`max_page_count = ${options.databasePagesMax}`);

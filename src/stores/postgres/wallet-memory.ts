@@ -17,6 +17,11 @@
  *
  * What each entry holds is true at its version; what it lacks is unknown:
  * an open round or a session that is not listed must be read. Pure: no I/O.
+ *
+ * SQLite's store has a file of the same name for the same job
+ * (sqlite/wallet-memory.ts), without versions: there the writer's
+ * connection is the database's only writer, so it forgets everything when
+ * another connection commits instead of checking each row as it writes.
  */
 
 /** int8 columns arrive as decimal text (postgres.js keeps them exact). */
@@ -85,7 +90,7 @@ export const OPEN_ROUNDS_PER_PLAYER_MAX = 1_000;
  */
 export const CONTENDED_MS = 10_000;
 
-export class RememberedWallets {
+export class WalletMemory {
   private readonly players = new Map<Int8, RememberedPlayer>();
   /** Session uuid to its player: a session never changes player. */
   private readonly sessionPlayers = new Map<string, Int8>();
