@@ -32,7 +32,7 @@ export interface OperatorConfig {
   /** A graceful stop closes the connections still open after this (ms) (docs/protocol.md §9). */
   shutdownTimeoutMs: number;
   cryptoDecimals: Record<string, number>;
-  /** SQLite: the group committer on a writer thread of its own, or inline in the HTTP thread. */
+  /** SQLite: the batch writer on a writer thread of its own, or inline in the HTTP thread. */
   sqliteWriter: 'thread' | 'inline';
   /** SQLite: how a commit becomes durable before it is answered (see platform/sqlite/wal-flusher.ts). */
   sqliteDurability: 'flusher' | 'full';
