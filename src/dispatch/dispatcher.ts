@@ -1,0 +1,283 @@
+/**
+ * The loop that delivers an outbox: it claims due items, sends each through
+ * an injected `send`, and applies what the retry schedule decides about the
+ * answer (retry-schedule.ts). It knows requests, not games.
+ *
+ * Its owner starts and stops it; building it starts nothing. Sends run side
+ * by side and are never awaited one after another: the loop claims again as
+ * soon as a send ends or the idle wait is over, so a slow operator holds
+ * only its own items (at most `operatorInFlightMax` across all nodes, a
+ * limit the claim keeps) while the others go on. A node holds at most
+ * `inFlightMax` sends at once.
+ *
+ * The clock, the sleep and the jitter's randomness are injected.
+ */
+import assert from 'node:assert/strict';
+import type { Dispatcher as UndiciDispatcher } from 'undici';
+import {
+  ANSWER_MS_MAX,
+  defaultDispatcher,
+  NO_RETRY,
+  parseAnswer,
+  REAL_CLIENT_WORLD,
+  signedCall,
+  type ClientWorld,
+  type Transport,
+} from '../clients/http-call.js';
+import { CLAIM_BATCH_MAX, LEASE_MS, OPERATOR_IN_FLIGHT_MAX, type Answer, type Outbox, type OutboxItem } from './outbox.js';
+import { decide, DISPATCH_SCHEDULE, type Decision, type DispatchSchedule, type SendAttempt } from './retry-schedule.js';
+
+/** Sends one item once; never retries (the schedule is the outbox's). A rejection counts as a failed attempt. */
+export type Send = (item: OutboxItem) => Promise<SendAttempt>;
+
+export interface DispatcherLimits {
+  /** Items one claim asks for (see CLAIM_BATCH_MAX). */
+  batchSizeMax: number;
+  /**
+   * Sends of this node at once. 64 keeps a node's sockets and memory
+   * small while several operators are served side by side.
+   */
+  inFlightMax: number;
+  /** See OPERATOR_IN_FLIGHT_MAX. */
+  operatorInFlightMax: number;
+  /** See LEASE_MS; longer than the send's wait for an answer. */
+  leaseMs: number;
+  /**
+   * The wait before claiming again when nothing was due (ms). 250 ms adds
+   * little to a retry's own back-off, which starts at 0.5 s, and costs one
+   * small query four times a second.
+   */
+  idleMs: number;
+}
+
+export const DISPATCHER_LIMITS: DispatcherLimits = {
+  batchSizeMax: CLAIM_BATCH_MAX,
+  inFlightMax: 64,
+  operatorInFlightMax: OPERATOR_IN_FLIGHT_MAX,
+  leaseMs: LEASE_MS,
+  idleMs: 250,
+};
+
+export interface DispatcherLog {
+  error(details: object, message: string): void;
+}
+
+export interface DispatcherOptions {
+  outbox: Outbox;
+  /** This node's name in leases: unique among the nodes sharing the outbox. */
+  node: string;
+  send: Send;
+  schedule?: DispatchSchedule;
+  limits?: Partial<DispatcherLimits>;
+  world?: ClientWorld;
+  log?: DispatcherLog;
+}
+
+/** What was decided about an item after one attempt, for an owner that watches (tests, metrics). */
+export interface Delivery {
+  item: OutboxItem;
+  attempt: SendAttempt;
+  decision: Decision;
+  /** False when the outcome did not apply: another node's final answer came first, or the lease was lost. */
+  applied: boolean;
+}
+
+function answerOf(attempt: SendAttempt): Answer {
+  switch (attempt.kind) {
+    case 'answered':
+      return {
+        status: attempt.status,
+        ...(attempt.code === undefined ? {} : { code: attempt.code }),
+        detail: attempt.detail ?? `HTTP ${attempt.status}`,
+      };
+    case 'invalid-answer':
+      return { status: attempt.status, detail: `invalid answer: ${attempt.detail}` };
+    case 'failed':
+      return { detail: attempt.detail };
+  }
+}
+
+export class Dispatcher {
+  private readonly limits: DispatcherLimits;
+  private readonly schedule: DispatchSchedule;
+  private readonly world: ClientWorld;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private loopDone: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  /** A send ended while the loop was claiming: the next idle wait is skipped, since that end may have made an item due. */
+  private woken = false;
+  private readonly watchers = new Set<(delivery: Delivery) => void>();
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.limits = { ...DISPATCHER_LIMITS, ...options.limits };
+    this.schedule = options.schedule ?? DISPATCH_SCHEDULE;
+    this.world = options.world ?? REAL_CLIENT_WORLD;
+    const { batchSizeMax, inFlightMax, operatorInFlightMax, leaseMs, idleMs } = this.limits;
+    assert.ok(batchSizeMax >= 1 && inFlightMax >= 1 && operatorInFlightMax >= 1 && leaseMs >= 1 && idleMs >= 1, 'dispatcher limits are positive');
+  }
+
+  /** Calls `watch` after each attempt's outcome is applied; answers a function that stops it. */
+  onDelivery(watch: (delivery: Delivery) => void): () => void {
+    this.watchers.add(watch);
+    return () => this.watchers.delete(watch);
+  }
+
+  start(): void {
+    assert.ok(!this.running && this.loopDone === undefined, 'a dispatcher is started once at a time');
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Claims nothing more and resolves once the sends in flight have ended and their outcomes are applied. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.wake === undefined) this.woken = true;
+    else this.wake();
+    await this.loopDone;
+    this.loopDone = undefined;
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  private async loop(): Promise<void> {
+    const { outbox, node, log } = this.options;
+    while (this.running) {
+      const room = this.limits.inFlightMax - this.inFlight.size;
+      let claimed: OutboxItem[] = [];
+      if (room > 0) {
+        try {
+          claimed = await outbox.claim(this.world.clock(), node, {
+            batchSizeMax: Math.min(this.limits.batchSizeMax, room),
+            operatorInFlightMax: this.limits.operatorInFlightMax,
+            leaseMs: this.limits.leaseMs,
+          });
+        } catch (error) {
+          // Storage may come back: the loop waits and claims again. A broken invariant (an AssertionError) stops the process.
+          if (error instanceof assert.AssertionError) throw error;
+          log?.error({ err: error }, 'dispatch: claiming failed; trying again after the idle wait');
+        }
+      }
+      for (const item of claimed) this.launch(item);
+      // A full batch may leave more due items: claim again at once. Otherwise wait for the idle time or a send's end.
+      if (claimed.length === 0 || claimed.length < Math.min(this.limits.batchSizeMax, room)) await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      void this.world.sleep(this.limits.idleMs).then(resolve);
+    }).finally(() => {
+      this.wake = undefined;
+    });
+  }
+
+  private launch(item: OutboxItem): void {
+    const run = this.deliver(item)
+      .catch((error: unknown) => {
+        if (error instanceof assert.AssertionError) throw error;
+        // The outcome was not stored: the lease runs out and the item is sent again, which is safe (§3.3).
+        this.options.log?.error({ err: error, item: item.id }, 'dispatch: applying an outcome failed; the item is sent again after its lease');
+      })
+      .finally(() => {
+        this.inFlight.delete(run);
+        if (this.wake === undefined) this.woken = true;
+        else this.wake();
+      });
+    this.inFlight.add(run);
+  }
+
+  private async deliver(item: OutboxItem): Promise<void> {
+    const { outbox, node } = this.options;
+    let attempt: SendAttempt;
+    try {
+      attempt = await this.options.send(item);
+    } catch (error) {
+      attempt = { kind: 'failed', detail: `send failed: ${(error as Error).message}` };
+    }
+    const now = this.world.clock();
+    const decision = decide(this.schedule, item, attempt, now, this.world.random);
+    const answer = answerOf(attempt);
+    let applied: boolean;
+    switch (decision.kind) {
+      case 'sent':
+        applied = await outbox.sent(item.id, node, answer, now);
+        break;
+      case 'refused':
+        applied = (await outbox.refused(item.id, node, answer, now)).applied;
+        break;
+      case 'retry':
+        applied = await outbox.retryLater(item.id, node, decision.at, answer);
+        break;
+      case 'parked':
+        applied = await outbox.park(item.id, node, answer, now);
+        break;
+    }
+    for (const watch of this.watchers) watch({ item, attempt, decision, applied });
+  }
+}
+
+/** Where an operator's endpoint is and how to call it. */
+export interface OperatorEndpoint {
+  /** Base URL, e.g. https://wallet.example.com/api. */
+  url: string;
+  secret: string;
+  accessToken: string;
+}
+
+export interface HttpSendOptions {
+  /** The operator's endpoint by its id; undefined for an operator no longer configured (the attempt fails and is retried). */
+  endpoint: (operatorId: string) => OperatorEndpoint | undefined;
+  /** The wait for one answer (ms); default ANSWER_MS_MAX (docs/protocol.md §9). */
+  answerMsMax?: number;
+  /** A dispatcher of the caller's (a mock in tests); the caller closes it. */
+  dispatcher?: UndiciDispatcher;
+}
+
+/**
+ * The real `send`: one signed call (src/clients/http-call.ts) with NO_RETRY,
+ * so that the schedule is the outbox's and not the client's, sending the
+ * item's stored bytes. Answers `close` for the dispatcher it made.
+ */
+export function httpSend(options: HttpSendOptions): { send: Send; close: () => Promise<void> } {
+  const answerMsMax = options.answerMsMax ?? ANSWER_MS_MAX;
+  const dispatcher = options.dispatcher ?? defaultDispatcher(answerMsMax);
+  const transport: Transport = { dispatcher, answerMsMax, world: REAL_CLIENT_WORLD, retry: NO_RETRY };
+  const send: Send = async (item) => {
+    const endpoint = options.endpoint(item.operatorId);
+    if (endpoint === undefined) return { kind: 'failed', detail: `operator ${item.operatorId} has no endpoint configured` };
+    const outcome = await signedCall(
+      transport,
+      `${endpoint.url.replace(/\/+$/, '')}${item.path}`,
+      item.body.toString('utf8'),
+      endpoint.secret,
+      { authorization: `Bearer ${endpoint.accessToken}` },
+      (text) => {
+        const parsed = parseAnswer(text);
+        return parsed.ok ? { ok: true, value: text } : parsed;
+      },
+      NO_RETRY,
+    );
+    if (outcome.ok) return { kind: 'answered', status: 200 };
+    switch (outcome.kind) {
+      case 'refused':
+        return { kind: 'answered', status: outcome.status, ...(outcome.code === undefined ? {} : { code: outcome.code }), detail: outcome.detail };
+      case 'unavailable':
+        if (outcome.status === undefined) return { kind: 'failed', detail: outcome.detail };
+        return {
+          kind: 'answered',
+          status: outcome.status,
+          ...(outcome.code === undefined ? {} : { code: outcome.code }),
+          detail: outcome.detail,
+          ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+        };
+      case 'invalid-answer':
+        return { kind: 'invalid-answer', status: outcome.status, detail: outcome.detail };
+    }
+  };
+  return { send, close: async () => (options.dispatcher === undefined ? dispatcher.close() : undefined) };
+}

@@ -1,0 +1,162 @@
+/**
+ * The durable outbox's contract: requests to operators (a round's bet and
+ * win, a prize payout) written in the same database transaction as the
+ * caller's own state, and delivered after it commits, by any number of
+ * nodes, each at least until a final answer and in order within its key.
+ *
+ * Items are grouped by an ordering key (a round id, a payout id) and
+ * numbered within it. An item is claimable only when every earlier item of
+ * its key is done (sent, refused, skipped or resolved): a win never
+ * overtakes its bet, and a key has at most one item in flight. A claim is a
+ * lease: a node that dies mid-send leaves its items to others once the
+ * lease expires. Each operator has at most a named number of items in
+ * flight across all nodes, so one slow operator neither floods nor stalls.
+ *
+ * The backend-neutral part is here; enqueueing takes the backend's own
+ * handle of the caller's database transaction (sqlite-outbox.ts).
+ */
+import type { ItemKind } from './retry-schedule.js';
+
+/**
+ * - `pending`: waiting for its time, or in flight while a lease is held.
+ * - `sent`: the operator answered 200.
+ * - `refused`: a final refusal (docs/protocol.md §3.3, §6.4).
+ * - `skipped`: never sent, because an earlier item of its key was refused
+ *   and that item asked for the rest of its key to be skipped.
+ * - `parked`: past its horizon without a final answer; waits for a person.
+ * - `resolved`: a person settled it by hand, with the operator's reference.
+ */
+export type ItemStatus = 'pending' | 'sent' | 'refused' | 'skipped' | 'parked' | 'resolved';
+export const ITEM_STATUSES: readonly ItemStatus[] = ['pending', 'sent', 'refused', 'skipped', 'parked', 'resolved'];
+
+/**
+ * What a final refusal of an item means for the items after it in its key,
+ * decided by whoever enqueues (the game): `skip-rest` (a refused bet ends
+ * its round, so its win is never sent) or `continue` (the next items go as
+ * if it had been sent).
+ */
+export type AfterRefusal = 'skip-rest' | 'continue';
+
+export interface NewItem {
+  /** The operator's key: limits and listings are per operator. */
+  operatorId: string;
+  /** A round id or a payout id: items of one key are delivered in the order enqueued. */
+  orderingKey: string;
+  kind: ItemKind;
+  /** The endpoint's path, e.g. /transaction. */
+  path: string;
+  /** The exact body, UTF-8 JSON, fixed now: every attempt sends these bytes. */
+  body: string | Uint8Array;
+  /** Default: `skip-rest`. */
+  afterRefusal?: AfterRefusal;
+}
+
+/** The last answer an item got, or why it got none. */
+export interface Answer {
+  /** The HTTP status; absent after a network error or time-out. */
+  status?: number;
+  /** The problem's registry code, when the answer was one. */
+  code?: string;
+  detail: string;
+}
+
+export interface OutboxItem {
+  id: number;
+  operatorId: string;
+  orderingKey: string;
+  /** 1 for a key's first item, then each the one before plus 1. */
+  sequence: number;
+  kind: ItemKind;
+  path: string;
+  body: Buffer;
+  afterRefusal: AfterRefusal;
+  status: ItemStatus;
+  /** Attempts claimed so far; a claim counts as one, sent or not. */
+  attempts: number;
+  /** Epoch ms. */
+  nextAttemptAt: number;
+  lastAnswer: Answer | undefined;
+  leaseOwner: string | undefined;
+  /** Epoch ms. */
+  leaseExpiresAt: number | undefined;
+  /** The operator's reference given when resolved by hand. */
+  resolution: string | undefined;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms: when it became sent, refused, skipped, parked or resolved. */
+  finishedAt: number | undefined;
+}
+
+/**
+ * How long a claim holds an item (ms). Longer than docs/protocol.md §9's
+ * 5 s wait for one answer, with room for a busy event loop, so that a live
+ * node keeps its claim through a slow send; short enough that a dead node's
+ * items are resent within half a minute.
+ */
+export const LEASE_MS = 30_000;
+/**
+ * Items of one operator in flight across all nodes. Enough to keep a
+ * healthy wallet busy from a few nodes; few enough that an operator coming
+ * back from an outage is not hit by the whole backlog at once.
+ */
+export const OPERATOR_IN_FLIGHT_MAX = 16;
+/** Items one claim returns at most: bounds one database transaction's work. */
+export const CLAIM_BATCH_MAX = 100;
+
+export interface ClaimLimits {
+  /** See CLAIM_BATCH_MAX. */
+  batchSizeMax: number;
+  /** See OPERATOR_IN_FLIGHT_MAX. */
+  operatorInFlightMax: number;
+  /** See LEASE_MS. */
+  leaseMs: number;
+}
+
+export const CLAIM_LIMITS: ClaimLimits = {
+  batchSizeMax: CLAIM_BATCH_MAX,
+  operatorInFlightMax: OPERATOR_IN_FLIGHT_MAX,
+  leaseMs: LEASE_MS,
+};
+
+export interface ListFilter {
+  status: ItemStatus;
+  operatorId?: string;
+  /** Items after this id (paging). */
+  afterId?: number;
+  /** At most this many; default and cap LIST_MAX. */
+  limit?: number;
+}
+
+/** Items one listing returns at most. */
+export const LIST_MAX = 1_000;
+
+/**
+ * Outcomes are applied by the node that claimed the item. `sent` and
+ * `refused` are final answers about the item's bytes and apply while the
+ * item is pending, whoever holds the lease (a node whose lease ran out may
+ * still have got the answer); `retryLater` and `park` apply only under the
+ * node's own lease. Each answers whether it applied.
+ */
+export interface Outbox {
+  /** Due items leased to `node`, within the limits; each claim counts an attempt. */
+  claim(now: number, node: string, limits: ClaimLimits): Promise<OutboxItem[]>;
+  sent(id: number, node: string, answer: Answer, now: number): Promise<boolean>;
+  /** Final; with `skip-rest` the key's later items become `skipped`. Answers how many were. */
+  refused(id: number, node: string, answer: Answer, now: number): Promise<{ applied: boolean; skipped: number }>;
+  retryLater(id: number, node: string, at: number, answer: Answer): Promise<boolean>;
+  park(id: number, node: string, answer: Answer, now: number): Promise<boolean>;
+  item(id: number): Promise<OutboxItem | undefined>;
+  /** The operator's view: pending, parked, refused, ... items, oldest first. */
+  list(filter: ListFilter): Promise<OutboxItem[]>;
+  /**
+   * A parked item, or a pending one not in flight, is due at `now`. A parked
+   * item past its horizon gets one more attempt, and is parked again if that
+   * attempt gets no final answer.
+   */
+  retryNow(id: number, now: number): Promise<boolean>;
+  /**
+   * A parked item, or a pending one not in flight, settled by hand with the
+   * operator's reference; its key's later items go on.
+   */
+  resolve(id: number, reference: string, now: number): Promise<boolean>;
+}

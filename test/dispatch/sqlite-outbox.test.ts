@@ -1,0 +1,229 @@
+/**
+ * Proves the SQLite outbox (src/dispatch/sqlite-outbox.ts), with two
+ * connections on one file standing for two nodes:
+ * - an item enqueued in a database transaction that rolls back leaves
+ *   nothing, an item is enqueued only inside one, and a claim never runs
+ *   inside one (it would see rows that may still roll back);
+ * - within a key, items are claimed one at a time and in order, whatever
+ *   the interleaving of two nodes' claims: a win never overtakes its bet;
+ * - an operator has at most its limit in flight, counted across nodes;
+ * - a claim is a lease: another node gets the item only once it expires,
+ *   and the first node's late retry no longer applies, while its final
+ *   answer still does;
+ * - a refusal ends its key or not, as the item says; a parked item blocks
+ *   its key until retried or resolved; listings by status and operator.
+ */
+import { after, afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { CLAIM_LIMITS, type ClaimLimits, type NewItem } from '../../src/dispatch/outbox.js';
+import { openOutboxDatabase, SqliteOutbox } from '../../src/dispatch/sqlite-outbox.js';
+import { tempDir } from '../helpers.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+const LIMITS: ClaimLimits = { ...CLAIM_LIMITS, leaseMs: 30_000 };
+const OK = { status: 200, detail: 'booked' };
+
+const temp = tempDir('wagerlink-outbox-');
+after(() => temp.cleanup());
+
+let file = 0;
+let dbA: Database.Database;
+let dbB: Database.Database;
+let nodeA: SqliteOutbox;
+let nodeB: SqliteOutbox;
+
+beforeEach(() => {
+  const path = join(temp.dir, `outbox-${++file}.db`);
+  dbA = openOutboxDatabase(path);
+  dbB = openOutboxDatabase(path);
+  nodeA = new SqliteOutbox(dbA);
+  nodeB = new SqliteOutbox(dbB);
+});
+
+afterEach(() => {
+  dbA.close();
+  dbB.close();
+});
+
+function item(orderingKey: string, kind: NewItem['kind'], extra: Partial<NewItem> = {}): NewItem {
+  return { operatorId: 'op-1', orderingKey, kind, path: '/transaction', body: JSON.stringify({ key: orderingKey, kind }), ...extra };
+}
+
+/** Enqueues in one committed database transaction, as a caller writing its own state would. */
+function enqueue(db: Database.Database, ...items: NewItem[]): number[] {
+  return db.transaction(() => items.map((one) => SqliteOutbox.enqueue(db, one, NOW).id))();
+}
+
+describe('enqueue', () => {
+  test('inside a database transaction that rolls back, it leaves nothing', async () => {
+    dbA.prepare('CREATE TABLE game_state (round TEXT)').run();
+    const play = dbA.transaction(() => {
+      dbA.prepare('INSERT INTO game_state VALUES (?)').run('r-1');
+      SqliteOutbox.enqueue(dbA, item('r-1', 'bet'), NOW);
+      throw new Error('the round failed after its outbox row was written');
+    });
+    assert.throws(play, /the round failed/);
+    assert.deepEqual(await nodeB.claim(NOW, 'b', LIMITS), []);
+    assert.deepEqual(await nodeA.list({ status: 'pending' }), []);
+    assert.equal(dbA.prepare('SELECT COUNT(*) FROM game_state').pluck().get(), 0n);
+  });
+
+  test('only inside a database transaction; a claim never inside one', async () => {
+    assert.throws(() => SqliteOutbox.enqueue(dbA, item('r-1', 'bet'), NOW), /inside the database transaction/);
+    dbA.exec('BEGIN');
+    SqliteOutbox.enqueue(dbA, item('r-1', 'bet'), NOW);
+    // Another node does not see it before the commit (a claim there would wait for the write lock); this connection may not claim it.
+    assert.deepEqual(await nodeB.list({ status: 'pending' }), []);
+    await assert.rejects(nodeA.claim(NOW, 'a', LIMITS), /outside any open database transaction/);
+    dbA.exec('COMMIT');
+    assert.equal((await nodeB.claim(NOW, 'b', LIMITS)).length, 1);
+  });
+
+  test('numbers items within their key and keeps the exact body bytes', async () => {
+    const body = '{"amount":1.10,"note":"é\\u00e9"}';
+    const [bet, win, other] = enqueue(dbA, item('r-1', 'bet', { body }), item('r-1', 'win'), item('r-2', 'bet'));
+    assert.equal((await nodeA.item(bet!))?.sequence, 1);
+    assert.equal((await nodeA.item(win!))?.sequence, 2);
+    assert.equal((await nodeA.item(other!))?.sequence, 1);
+    assert.deepEqual((await nodeA.item(bet!))?.body, Buffer.from(body, 'utf8'));
+    assert.throws(() => enqueue(dbA, item('r-3', 'bet', { body: Uint8Array.of(0x7b, 0xff, 0x7d) })), TypeError);
+  });
+});
+
+describe('order within a key', () => {
+  test('a key has one item in flight, and its next only once the earlier is sent or refused', async () => {
+    enqueue(dbA, item('r-1', 'bet'), item('r-1', 'win'));
+    const [bet] = await nodeA.claim(NOW, 'a', LIMITS);
+    assert.equal(bet?.kind, 'bet');
+    assert.deepEqual(await nodeB.claim(NOW, 'b', LIMITS), [], 'the win waits behind its bet in flight');
+    assert.ok(await nodeA.retryLater(bet!.id, 'a', NOW + 1_000, { status: 503, detail: 'busy' }));
+    assert.deepEqual(await nodeB.claim(NOW + 999, 'b', LIMITS), [], 'the win waits behind its bet waiting to be resent');
+    const [again] = await nodeB.claim(NOW + 1_000, 'b', LIMITS);
+    assert.equal(again?.id, bet!.id);
+    assert.equal(again?.attempts, 2);
+    assert.deepEqual(again?.lastAnswer, { status: 503, detail: 'busy' });
+    assert.ok(await nodeB.sent(bet!.id, 'b', OK, NOW + 1_001));
+    const [win] = await nodeA.claim(NOW + 1_001, 'a', LIMITS);
+    assert.equal(win?.kind, 'win');
+  });
+
+  test('holds under any interleaving of two nodes claiming and answering', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ node: fc.boolean(), answer: fc.constantFrom('sent', 'retry', 'none'), batch: fc.integer({ min: 1, max: 5 }) }), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        async (steps) => {
+          dbA.exec('DELETE FROM dispatch_items');
+          const keys = ['r-1', 'r-2', 'r-3', 'r-4'];
+          enqueue(dbA, ...keys.flatMap((key) => [item(key, 'bet'), item(key, 'win', { path: '/transaction?win' }), item(key, 'win')]));
+          const delivered = new Map<string, number[]>();
+          let now = NOW;
+          for (const step of steps) {
+            now += 1;
+            const [outbox, node] = step.node ? [nodeA, 'a'] : [nodeB, 'b'];
+            const claimed = await outbox.claim(now, node, { ...LIMITS, batchSizeMax: step.batch, leaseMs: 5 });
+            const claimedKeys = claimed.map((one) => one.orderingKey);
+            assert.equal(new Set(claimedKeys).size, claimedKeys.length, 'one item per key in a claim');
+            for (const one of claimed) {
+              const done = delivered.get(one.orderingKey) ?? [];
+              assert.equal(one.sequence, done.length + 1, `${one.orderingKey}: item ${one.sequence} claimed after ${done.length} delivered`);
+              if (step.answer === 'sent') {
+                assert.ok(await outbox.sent(one.id, node, OK, now));
+                delivered.set(one.orderingKey, [...done, one.sequence]);
+              } else if (step.answer === 'retry') {
+                assert.ok(await outbox.retryLater(one.id, node, now + 2, { detail: 'ECONNRESET' }));
+              }
+              // 'none': the node died mid-send; its lease runs out.
+            }
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('limits and leases', () => {
+  test('an operator has at most its limit in flight across nodes; others are not held up by it', async () => {
+    enqueue(dbA, ...Array.from({ length: 10 }, (_, i) => item(`slow-${i}`, 'bet', { operatorId: 'slow' })));
+    enqueue(dbA, item('fast-1', 'bet', { operatorId: 'fast' }), item('fast-2', 'bet', { operatorId: 'fast' }));
+    const limits = { ...LIMITS, operatorInFlightMax: 3 };
+    const first = await nodeA.claim(NOW, 'a', limits);
+    assert.deepEqual(first.map((one) => one.operatorId).sort(), ['fast', 'fast', 'slow', 'slow', 'slow']);
+    assert.deepEqual(await nodeB.claim(NOW, 'b', limits), [], 'the other node counts the leases held');
+    const fastOne = first.find((one) => one.operatorId === 'fast')!;
+    const slowOne = first.find((one) => one.operatorId === 'slow')!;
+    assert.ok(await nodeA.sent(fastOne.id, 'a', OK, NOW));
+    assert.deepEqual(await nodeB.claim(NOW, 'b', limits), []);
+    assert.ok(await nodeA.sent(slowOne.id, 'a', OK, NOW));
+    const next = await nodeB.claim(NOW, 'b', limits);
+    assert.deepEqual(next.map((one) => one.operatorId), ['slow']);
+    assert.equal((await nodeB.claim(NOW, 'b', { ...limits, batchSizeMax: 1, operatorInFlightMax: 10 })).length, 1, 'the batch size bounds a claim');
+  });
+
+  test('a dead node’s claim passes to another once its lease expires; its late retry no longer applies, its final answer does', async () => {
+    const [id] = enqueue(dbA, item('r-1', 'win'));
+    const [claimed] = await nodeA.claim(NOW, 'a', LIMITS);
+    assert.equal(claimed?.leaseOwner, 'a');
+    assert.equal(claimed?.leaseExpiresAt, NOW + LIMITS.leaseMs);
+    assert.deepEqual(await nodeB.claim(NOW + LIMITS.leaseMs - 1, 'b', LIMITS), []);
+    const [taken] = await nodeB.claim(NOW + LIMITS.leaseMs, 'b', LIMITS);
+    assert.equal(taken?.id, id);
+    assert.equal(taken?.leaseOwner, 'b');
+    assert.equal(taken?.attempts, 2);
+    assert.equal(await nodeA.retryLater(id!, 'a', NOW + 60_000, { detail: 'ETIMEDOUT' }), false);
+    assert.equal(await nodeA.park(id!, 'a', { detail: 'ETIMEDOUT' }, NOW + 60_000), false);
+    assert.equal(await nodeA.sent(id!, 'a', OK, NOW + LIMITS.leaseMs + 1), true, 'a final answer is the truth about those bytes');
+    assert.equal(await nodeB.sent(id!, 'b', OK, NOW + LIMITS.leaseMs + 2), false, 'applied once');
+    assert.equal((await nodeB.item(id!))?.status, 'sent');
+  });
+});
+
+describe('refusals, parking and the operator’s hand', () => {
+  test('a refused bet with skip-rest ends its key; with continue the next item goes', async () => {
+    enqueue(dbA, item('r-1', 'bet'), item('r-1', 'win'), item('r-2', 'bet', { afterRefusal: 'continue' }), item('r-2', 'win'));
+    const bets = await nodeA.claim(NOW, 'a', LIMITS);
+    const refusal = { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'bet 10.00 exceeds balance 1.00' };
+    for (const bet of bets) await nodeA.refused(bet.id, 'a', refusal, NOW);
+    const next = await nodeB.claim(NOW, 'b', LIMITS);
+    assert.deepEqual(next.map((one) => `${one.orderingKey}:${one.kind}`), ['r-2:win']);
+    const skipped = await nodeB.list({ status: 'skipped' });
+    assert.deepEqual(skipped.map((one) => `${one.orderingKey}:${one.kind}`), ['r-1:win']);
+    assert.match(skipped[0]!.lastAnswer!.detail, /refused \(INSUFFICIENT_FUNDS\)/);
+    const refused = await nodeB.list({ status: 'refused' });
+    assert.equal(refused.length, 2);
+    assert.deepEqual(refused[0]!.lastAnswer, refusal);
+    assert.equal((await nodeB.refused(refused[0]!.id, 'b', refusal, NOW)).applied, false, 'final once');
+  });
+
+  test('a parked item blocks its key until retried now or resolved with the operator’s reference', async () => {
+    const [bet, win] = enqueue(dbA, item('r-1', 'bet'), item('r-1', 'win'), item('p-1', 'payout', { operatorId: 'op-2', path: '/payout' }));
+    const claimed = await nodeA.claim(NOW, 'a', LIMITS);
+    for (const one of claimed) assert.ok(await nodeA.park(one.id, 'a', { status: 503, detail: 'past the horizon' }, NOW));
+    assert.deepEqual(await nodeB.claim(NOW + 1, 'b', LIMITS), [], 'the win waits behind its parked bet');
+    assert.deepEqual((await nodeB.list({ status: 'parked' })).map((one) => one.kind), ['bet', 'payout']);
+    assert.deepEqual((await nodeB.list({ status: 'parked', operatorId: 'op-2' })).map((one) => one.kind), ['payout']);
+    assert.deepEqual((await nodeB.list({ status: 'pending' })).map((one) => one.id), [win]);
+
+    assert.ok(await nodeB.retryNow(bet!, NOW + 10));
+    const [retried] = await nodeB.claim(NOW + 10, 'b', LIMITS);
+    assert.equal(retried?.id, bet);
+    assert.equal(await nodeA.retryNow(bet!, NOW + 11), false, 'not while in flight');
+    assert.equal(await nodeA.resolve(bet!, 'WAL-123', NOW + 11), false, 'not while in flight');
+    assert.ok(await nodeB.park(bet!, 'b', { detail: 'ECONNREFUSED' }, NOW + 12));
+
+    await assert.rejects(nodeB.resolve(bet!, ' ', NOW + 13), /reference/);
+    assert.ok(await nodeB.resolve(bet!, 'WAL-123', NOW + 13));
+    const resolved = await nodeB.item(bet!);
+    assert.equal(resolved?.status, 'resolved');
+    assert.equal(resolved?.resolution, 'WAL-123');
+    assert.equal(await nodeB.resolve(bet!, 'WAL-124', NOW + 14), false, 'resolved once');
+    const [next] = await nodeA.claim(NOW + 14, 'a', LIMITS);
+    assert.equal(next?.id, win, 'the win goes once its bet is resolved');
+  });
+});
