@@ -301,7 +301,7 @@ function mixedRequests(rich: BenchSession[], poor: BenchSession[]): (i: number) 
 
 /** Stores `rounds` single-bet rounds straight through the store, in big batches, before the server starts. */
 async function growLedger(path: string, rounds: number): Promise<void> {
-  const store = await openStore(path, { rules: DEFAULT_RULES, cryptoDecimals: { ...DEFAULT_CRYPTO_DECIMALS }, sqliteWriter: 'inline' });
+  const store = await openStore(path, { rules: DEFAULT_RULES, cryptoDecimals: { ...DEFAULT_CRYPTO_DECIMALS } });
   try {
     const now = Date.now();
     const sessions: BenchSession[] = [];
@@ -332,8 +332,6 @@ async function growLedger(path: string, rounds: number): Promise<void> {
 }
 
 interface WalletRow {
-  /** Extra server environment. */
-  env?: Record<string, string>;
   /** Prepares the database before the server starts. */
   prepare?: (dbPath: string) => Promise<void>;
   /** Builds the requests of one run from the sessions opened for it. */
@@ -346,7 +344,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
   if (row.prepare) await row.prepare(dbPath);
   const server = await startProcess(
     ['bin/wagerlink.js', 'operator', 'serve'],
-    { ...SERVER_ENV, WAGERLINK_PORT: String(port), WAGERLINK_DATABASE: dbPath, WAGERLINK_LOG_LEVEL: 'info', ...row.env },
+    { ...SERVER_ENV, WAGERLINK_PORT: String(port), WAGERLINK_DATABASE: dbPath, WAGERLINK_LOG_LEVEL: 'info' },
     /ready on/,
   );
   try {
@@ -414,8 +412,6 @@ async function main(): Promise<void> {
       ['wallet, single bet', { requests: spread }],
       // Next to the row its target compares it with, so that the host's drift over the bench falls between them as little as it can.
       ['wallet, grown ledger', { prepare: (dbPath) => growLedger(dbPath, GROWN_ROUNDS), requests: spread }],
-      ['wallet, single bet, writer inline', { env: { WAGERLINK_SQLITE_WRITER: 'inline' }, requests: spread }],
-      ['wallet, single bet, WAL flusher', { env: { WAGERLINK_SQLITE_DURABILITY: 'flusher' }, requests: spread }],
       [
         'wallet, realistic mix',
         {

@@ -112,8 +112,6 @@ async function withService<T>(config: OperatorConfig, work: (service: OperatorSe
   const store = await openStore(config.database, {
     rules: config.rules,
     cryptoDecimals: config.cryptoDecimals,
-    sqliteWriter: config.sqliteWriter,
-    sqliteDurability: config.sqliteDurability,
     postgres: config.postgres,
   });
   try {

@@ -32,10 +32,6 @@ export interface OperatorConfig {
   /** A graceful stop closes the connections still open after this (ms) (docs/protocol.md §9). */
   shutdownTimeoutMs: number;
   cryptoDecimals: Record<string, number>;
-  /** SQLite: the batch writer on a writer thread of its own, or inline in the HTTP thread. */
-  sqliteWriter: 'thread' | 'inline';
-  /** SQLite: how a commit becomes durable before it is answered (see platform/sqlite/wal-flusher.ts). */
-  sqliteDurability: 'flusher' | 'full';
 }
 
 export class ConfigError extends Error {
@@ -62,8 +58,6 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_TRANSACTIONS_MAX: 'transactions per /transaction request (default 100)',
   WAGERLINK_REQUEST_TIMEOUT_MS: `a request's headers and body must arrive within this many ms, else 408; also the keep-alive idle time-out (default ${REQUEST_TIMEOUT_MS})`,
   WAGERLINK_SHUTDOWN_TIMEOUT_MS: `serve: on SIGTERM/SIGINT, ms to finish answering before open connections are closed (default ${SHUTDOWN_TIMEOUT_MS})`,
-  WAGERLINK_SQLITE_WRITER: 'SQLite writer placement: thread (default) or inline',
-  WAGERLINK_SQLITE_DURABILITY: 'SQLite commit durability: full (default; COMMIT syncs the WAL) or flusher (WAL synced off-thread)',
   WAGERLINK_CRYPTO_DECIMALS: `crypto currencies and decimals (0..${CRYPTO_DECIMALS_MAX}), e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)`,
 } as const;
 
@@ -118,18 +112,6 @@ function cryptoDecimals(text: string | undefined): Record<string, number> {
   return table;
 }
 
-function sqliteDurability(text: string | undefined): 'flusher' | 'full' {
-  if (text === undefined || text === '' || text === 'full') return 'full';
-  if (text === 'flusher') return 'flusher';
-  throw new ConfigError(`WAGERLINK_SQLITE_DURABILITY must be full or flusher, got "${text}"`);
-}
-
-function sqliteWriter(text: string | undefined): 'thread' | 'inline' {
-  if (text === undefined || text === '' || text === 'thread') return 'thread';
-  if (text === 'inline') return 'inline';
-  throw new ConfigError(`WAGERLINK_SQLITE_WRITER must be thread or inline, got "${text}"`);
-}
-
 export function readOperatorConfig(
   env: Env = process.env,
   flags: Partial<Pick<OperatorConfig, 'host' | 'port' | 'database' | 'workers'>> = {},
@@ -166,8 +148,6 @@ export function readOperatorConfig(
     requestTimeoutMs: positiveInteger(env, 'WAGERLINK_REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
     shutdownTimeoutMs: positiveInteger(env, 'WAGERLINK_SHUTDOWN_TIMEOUT_MS', SHUTDOWN_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
     cryptoDecimals: cryptoDecimals(env.WAGERLINK_CRYPTO_DECIMALS),
-    sqliteWriter: sqliteWriter(env.WAGERLINK_SQLITE_WRITER),
-    sqliteDurability: sqliteDurability(env.WAGERLINK_SQLITE_DURABILITY),
   };
 }
 

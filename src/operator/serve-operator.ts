@@ -76,8 +76,6 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
   const store = await openStore(config.database, {
     rules: config.rules,
     cryptoDecimals: config.cryptoDecimals,
-    sqliteWriter: config.sqliteWriter,
-    sqliteDurability: config.sqliteDurability,
     postgres: config.postgres,
   });
   let app: FastifyInstance;

@@ -6,9 +6,9 @@
  * which one it is.
  */
 import type { RulesConfig } from '../ledger/rules.js';
-import { openDatabase as openSqlite, type Durability } from '../platform/sqlite/open-database.js';
+import { openDatabase as openSqlite } from '../platform/sqlite/open-database.js';
 import { migrate as migrateSqlite } from './sqlite/migrations.js';
-import { SqliteStore, type WriterPlacement } from './sqlite/sqlite-store.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
 import { migrate as migratePostgres } from './postgres/migrations.js';
 import { isPostgresUrl, openDatabase as openPostgres, redactUrl } from './postgres/open-database.js';
 import { PostgresStore } from './postgres/postgres-store.js';
@@ -18,10 +18,6 @@ import type { WalletStore } from './store.js';
 export interface OpenStoreOptions {
   rules: RulesConfig;
   cryptoDecimals: Record<string, number>;
-  /** SQLite: where the batch writer runs (default 'thread'). */
-  sqliteWriter?: WriterPlacement;
-  /** SQLite: how a commit becomes durable (default 'full'). */
-  sqliteDurability?: Durability;
   /** PostgreSQL: pool and time-outs (default DEFAULT_POSTGRES_SETTINGS). */
   postgres?: PostgresSettings;
 }
@@ -62,8 +58,6 @@ export async function openStore(database: string, options: OpenStoreOptions): Pr
     path: database,
     rules: options.rules,
     cryptoDecimals: options.cryptoDecimals,
-    ...(options.sqliteWriter ? { placement: options.sqliteWriter } : {}),
-    ...(options.sqliteDurability ? { durability: options.sqliteDurability } : {}),
   });
 }
 

@@ -3,11 +3,12 @@
  * the backend by its form and declares what it can do, the pool and
  * time-out variables have their defaults and refuse nonsense, --workers
  * takes a count or "auto", and a database password never reaches a log line
- * or the CLI's output. Also the SQLite settings' defaults.
+ * or the CLI's output. Also that the SQLite wallet's writer placement and
+ * commit durability are no longer settings.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, parseWorkers, readOperatorConfig, WORKERS_MAX } from '../../src/operator/operator-config.js';
+import { ConfigError, CONFIG_VARIABLES, parseWorkers, readOperatorConfig, WORKERS_MAX } from '../../src/operator/operator-config.js';
 import { DEFAULT_POSTGRES_SETTINGS } from '../../src/stores/settings.js';
 import { callTimeoutMs } from '../../src/stores/postgres/postgres-store.js';
 import { backendOf } from '../../src/stores/open-store.js';
@@ -67,11 +68,10 @@ test('--workers takes a count up to the limit, or auto for one per core', () => 
   assert.equal(readOperatorConfig({ WAGERLINK_WORKERS: 'auto' }, {}, 6).workers, 6);
 });
 
-test('SQLite durability and writer: FULL and a writer thread by default; other values are refused', () => {
-  const defaults = readOperatorConfig({});
-  assert.equal(defaults.sqliteDurability, 'full');
-  assert.equal(defaults.sqliteWriter, 'thread');
-  assert.equal(readOperatorConfig({ WAGERLINK_SQLITE_DURABILITY: 'flusher' }).sqliteDurability, 'flusher');
-  assert.throws(() => readOperatorConfig({ WAGERLINK_SQLITE_DURABILITY: 'off' }), ConfigError);
-  assert.throws(() => readOperatorConfig({ WAGERLINK_SQLITE_DURABILITY: 'normal' }), ConfigError);
+test('the SQLite writer and durability settings are gone: not offered, and a value left set changes nothing', () => {
+  assert.ok(!('WAGERLINK_SQLITE_WRITER' in CONFIG_VARIABLES));
+  assert.ok(!('WAGERLINK_SQLITE_DURABILITY' in CONFIG_VARIABLES));
+  const leftOver = readOperatorConfig({ WAGERLINK_SQLITE_WRITER: 'inline', WAGERLINK_SQLITE_DURABILITY: 'flusher' });
+  assert.deepEqual(leftOver, readOperatorConfig({}));
+  assert.ok(!('sqliteWriter' in leftOver) && !('sqliteDurability' in leftOver));
 });

@@ -1,6 +1,6 @@
 /**
  * The backends the store contract suite runs against. `STORES=sqlite`
- * narrows the list (comma-separated names: sqlite, sqlite-inline, postgres);
+ * narrows the list (comma-separated names: sqlite, postgres);
  * postgres runs when DATABASE_URL is set and is skipped, with the reason,
  * when it is not.
  */
@@ -29,55 +29,45 @@ export interface Backend {
 }
 
 const ALL: Backend[] = [
-  // The same SQLite store in each of its configurations: the batch writer on
-  // a writer thread or inline, commits made durable by a WAL flusher or by COMMIT.
-  ...(
-    [
-      ['sqlite', 'thread', 'full'],
-      ['sqlite-inline', 'inline', 'full'],
-      ['sqlite-flusher', 'thread', 'flusher'],
-    ] as const
-  ).map(
-    ([name, placement, durability]): Backend => ({
-      name,
-      async open(rules) {
-        const { dir, cleanup } = tempDir();
-        const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), placement, durability, ...(rules ? { rules } : {}) });
+  {
+    name: 'sqlite',
+    async open(rules) {
+      const { dir, cleanup } = tempDir();
+      const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), ...(rules ? { rules } : {}) });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          cleanup();
+        },
+      };
+    },
+    async openFull(prepare) {
+      const { dir, cleanup } = tempDir();
+      const path = join(dir, 'wallet.db');
+      try {
+        const roomy = await SqliteStore.open({ path });
+        const prepared = await prepare(roomy).finally(() => roomy.close());
+        // Compacted, so that little room is left inside the pages the file keeps.
+        const db = new Database(path);
+        db.exec('VACUUM');
+        const pages = Number(db.pragma('page_count', { simple: true }));
+        db.close();
+        const store = await SqliteStore.open({ path, databasePagesMax: pages });
         return {
           store,
+          prepared,
           cleanup: async () => {
             await store.close();
             cleanup();
           },
         };
-      },
-      async openFull(prepare) {
-        const { dir, cleanup } = tempDir();
-        const path = join(dir, 'wallet.db');
-        try {
-          const roomy = await SqliteStore.open({ path, placement, durability });
-          const prepared = await prepare(roomy).finally(() => roomy.close());
-          // Compacted, so that little room is left inside the pages the file keeps.
-          const db = new Database(path);
-          db.exec('VACUUM');
-          const pages = Number(db.pragma('page_count', { simple: true }));
-          db.close();
-          const store = await SqliteStore.open({ path, placement, durability, databasePagesMax: pages });
-          return {
-            store,
-            prepared,
-            cleanup: async () => {
-              await store.close();
-              cleanup();
-            },
-          };
-        } catch (error) {
-          cleanup();
-          throw error;
-        }
-      },
-    }),
-  ),
+      } catch (error) {
+        cleanup();
+        throw error;
+      }
+    },
+  },
   {
     // A schema of its own in DATABASE_URL's database, dropped afterwards.
     name: 'postgres',

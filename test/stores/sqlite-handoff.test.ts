@@ -158,7 +158,7 @@ describe('sqlite hand-off', () => {
 
   test('through the writer thread: bets and a cursor page in one turn', async () => {
     const { dir, cleanup } = tempDir();
-    const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), placement: 'thread' });
+    const store = await SqliteStore.open({ path: join(dir, 'wallet.db') });
     try {
       const session = await openSession(store, 'x-ann', 100);
       const bet = (amount: number) => store.transact({ now: NOW, request: singleBet(session, amount) });
@@ -183,27 +183,25 @@ describe('sqlite hand-off', () => {
       cleanup();
     }
   });
-  for (const placement of ['thread', 'inline'] as const) {
-    test(`${placement} writer: each batch that commits reports its commit time, a batch of reads none`, async () => {
-      const { dir, cleanup } = tempDir();
-      const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), placement });
-      const commits: number[] = [];
-      store.onCommit((seconds) => commits.push(seconds));
-      try {
-        const session = await openSession(store, 'x-bob', 100);
-        const opened = commits.length;
-        assert.ok(opened >= 1, 'opening a session committed');
-        const outcome = await store.transact({ now: NOW, request: singleBet(session, 1) });
-        assert.ok(outcome.ok);
-        assert.equal(commits.length, opened + 1);
-        // A commit that synced a file takes some time, and far under a minute.
-        assert.ok(commits.every((seconds) => seconds > 0 && seconds < 60), commits.join(', '));
-        assert.ok((await store.getPlayer('x-bob')).ok);
-        assert.equal(commits.length, opened + 1, 'a read commits nothing');
-      } finally {
-        await store.close();
-        cleanup();
-      }
-    });
-  }
+  test('the writer: each batch that commits reports its commit time, a batch of reads none', async () => {
+    const { dir, cleanup } = tempDir();
+    const store = await SqliteStore.open({ path: join(dir, 'wallet.db') });
+    const commits: number[] = [];
+    store.onCommit((seconds) => commits.push(seconds));
+    try {
+      const session = await openSession(store, 'x-bob', 100);
+      const opened = commits.length;
+      assert.ok(opened >= 1, 'opening a session committed');
+      const outcome = await store.transact({ now: NOW, request: singleBet(session, 1) });
+      assert.ok(outcome.ok);
+      assert.equal(commits.length, opened + 1);
+      // A commit that synced a file takes some time, and far under a minute.
+      assert.ok(commits.every((seconds) => seconds > 0 && seconds < 60), commits.join(', '));
+      assert.ok((await store.getPlayer('x-bob')).ok);
+      assert.equal(commits.length, opened + 1, 'a read commits nothing');
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  });
 });

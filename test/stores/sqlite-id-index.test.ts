@@ -208,7 +208,7 @@ describe('sqlite id index through the store', () => {
     const { dir, cleanup } = tempDir();
     const path = join(dir, 'wallet.db');
     try {
-      let store = await SqliteStore.open({ path, placement: 'inline' });
+      let store = await SqliteStore.open({ path });
       const session = await openSession(store, 'merged');
       // Every id in bucket 0, so that bucket merges after MERGE_IDS bets.
       const requests = Array.from({ length: MERGE_IDS + 100 }, () => singleBet(session, 1, { tx: idIn('00'), round: idIn('00') }));
@@ -236,7 +236,7 @@ describe('sqlite id index through the store', () => {
       };
       await check();
       await store.close();
-      store = await SqliteStore.open({ path, placement: 'inline' });
+      store = await SqliteStore.open({ path });
       await check();
       await store.close();
     } finally {
@@ -248,8 +248,8 @@ describe('sqlite id index through the store', () => {
     const { dir, cleanup } = tempDir();
     const path = join(dir, 'wallet.db');
     try {
-      const first = await SqliteStore.open({ path, placement: 'inline' });
-      const second = await SqliteStore.open({ path, placement: 'inline' });
+      const first = await SqliteStore.open({ path });
+      const second = await SqliteStore.open({ path });
       try {
         const session = await openSession(first, 'shared');
         // Both connections have their ids in memory before either books.

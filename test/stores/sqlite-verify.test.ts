@@ -28,7 +28,7 @@ describe('sqlite verify beside the writer', () => {
   test('bets are booked while a verify reads a grown ledger, and it sees every bet answered before it', async () => {
     const { dir, cleanup } = tempDir();
     const path = join(dir, 'wallet.db');
-    const grower = await SqliteStore.open({ path, placement: 'inline' });
+    const grower = await SqliteStore.open({ path });
     const growBet = await openPlayer(grower, 'v-grown');
     for (let done = 0; done < LEDGER_ROUNDS; done += GROW_BATCH) {
       const outcomes = await Promise.all(Array.from({ length: GROW_BATCH }, () => growBet(0.01)));

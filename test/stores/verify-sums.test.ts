@@ -62,7 +62,7 @@ for (const backend of BACKENDS) {
 
 describe('verify sums without overflow: sqlite in memory (proved by the writer itself)', () => {
   test('a game account that paid out more than 2^63 - 1 minor units verifies ok', async () => {
-    const store = await SqliteStore.open({ path: ':memory:', placement: 'inline' });
+    const store = await SqliteStore.open({ path: ':memory:' });
     try {
       await bookHugeWins(store);
       const report = await store.verify();

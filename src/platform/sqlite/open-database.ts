@@ -45,12 +45,14 @@ export const WAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
  * as FULL, argued in wal-flusher.ts). Never a setting that answers before
  * the data is on stable storage.
  *
- * `full` is the default: while COMMIT waits for the disk, the requests that
- * arrive queue up and form the next, larger batch, so fewer commits write
- * and sync fewer WAL pages in all. With the flusher the writer commits again
- * at once, in smaller batches; on this project's bench machine that measured
- * 2% to 21% fewer bets per second (docs/performance.md). A disk whose syncs
- * are much slower than its CPU's work per batch may favour the flusher.
+ * `full` is the default and the wallet's store always uses it: while
+ * COMMIT waits for the disk, the requests that arrive queue up and form the
+ * next, larger batch, so fewer commits write and sync fewer WAL pages in
+ * all. With the flusher the wallet's writer committed again at once, in
+ * smaller batches, and measured fewer bets per second in every round
+ * (docs/decisions/0002-sqlite-commit-durability.md), so the wallet no
+ * longer offers it. The provider's round log (provider-store.ts) commits on
+ * the HTTP thread and uses the flusher to keep the fsync off that thread.
  */
 export type Durability = 'full' | 'flusher';
 

@@ -15,10 +15,7 @@ export interface WorkerInit extends BatchWriterOptions {
 }
 
 const init = workerData as WorkerInit;
-const batchWriter = new BatchWriter(init, (error) => {
-  // The WAL could not be synced: die without answering (see wal-flusher.ts).
-  throw error;
-});
+const batchWriter = new BatchWriter(init);
 const port = init.port;
 
 /** The port closes once the database has: the thread ends, and the store sees it exit. */

@@ -6,9 +6,8 @@
  * returned only after COMMIT has returned, so an answer is never sent for
  * something that could still be lost.
  *
- * It runs where the store puts it: on a writer thread of its own
- * (batch-writer-worker.ts), or in the HTTP thread itself. The batch is
- * whatever the store queued meanwhile (sqlite-store.ts), of every
+ * It runs on a writer thread of its own (batch-writer-worker.ts). The
+ * batch is whatever the store queued meanwhile (sqlite-store.ts), of every
  * operation. (PostgreSQL's counterpart of the queue is its hot batcher,
  * postgres/hot-batcher.ts, which batches only the hot calls and leaves
  * running them to its ledger: a different job, hence a different name.)
@@ -20,8 +19,7 @@ import { createCurrencies } from '../../protocol/money.js';
 import type { RulesConfig } from '../../ledger/rules.js';
 import { OPERATIONS } from '../operations.js';
 import { migrate } from './migrations.js';
-import { openDatabase, type Durability } from '../../platform/sqlite/open-database.js';
-import { WalFlusher } from '../../platform/sqlite/wal-flusher.js';
+import { openDatabase } from '../../platform/sqlite/open-database.js';
 import { BackgroundCheckpointer } from '../../platform/sqlite/checkpointer.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 import { runCall, type Call, type Reply, type SqliteHandlerContext } from './sqlite-operations.js';
@@ -30,8 +28,6 @@ export interface BatchWriterOptions {
   path: string;
   rules: RulesConfig;
   cryptoDecimals: Record<string, number>;
-  /** Default 'full': COMMIT syncs the WAL (open-database.ts). */
-  durability?: Durability;
   /** SqliteStoreOptions.databasePagesMax. */
   databasePagesMax?: number | undefined;
 }
@@ -48,21 +44,18 @@ export class BatchWriter {
   /** What the operations' handlers run on (sqlite-operations.ts). */
   private readonly writer: SqliteHandlerContext;
   private readonly sql;
-  private readonly flusher: WalFlusher | undefined;
   private readonly checkpointer: BackgroundCheckpointer | undefined;
 
-  /** `onFatal`: the WAL could not be synced; nothing more may be answered. */
-  constructor(options: BatchWriterOptions, onFatal: (error: Error) => void) {
-    const durability = options.durability ?? 'full';
-    this.db = openDatabase(options.path, durability);
+  /** The database is opened with synchronous=FULL: COMMIT returns once the WAL is synced (open-database.ts). */
+  constructor(options: BatchWriterOptions) {
+    this.db = openDatabase(options.path, 'full');
     if (options.databasePagesMax !== undefined) this.db.pragma(`max_page_count = ${options.databasePagesMax}`);
-    this.flusher = durability === 'flusher' && options.path !== ':memory:' ? new WalFlusher(`${options.path}-wal`, onFatal) : undefined;
     migrate(this.db);
     this.ledger = new SqliteLedger(this.db, createCurrencies(options.cryptoDecimals), options.rules);
     this.ledger.warm();
     this.writer = { db: this.db, ledger: this.ledger };
     // After the migrations: the checkpointer's connection needs the database in WAL mode.
-    this.checkpointer = options.path !== ':memory:' ? new BackgroundCheckpointer(options.path, durability) : undefined;
+    this.checkpointer = options.path !== ':memory:' ? new BackgroundCheckpointer(options.path, 'full') : undefined;
     this.sql = {
       begin: this.db.prepare('BEGIN IMMEDIATE'),
       commit: this.db.prepare('COMMIT'),
@@ -75,9 +68,9 @@ export class BatchWriter {
 
   /**
    * Runs one batch and hands its replies to `answer` once what it committed
-   * is on stable storage (at once with durability 'full'). Every reply of a
-   * batch waits, reads too: a read may show what an earlier batch committed.
-   * `commitSeconds` is the time from COMMIT until the batch was durable
+   * is on stable storage, which COMMIT's return means (synchronous=FULL).
+   * Every reply of a batch waits, reads too: a read may show what an
+   * earlier batch committed. `commitSeconds` is the time COMMIT took
    * (undefined if nothing was committed): the disk's share of every answer.
    * A call that storage failed is answered with why (Reply.failed); an
    * AssertionError (a broken invariant) is thrown, never answered.
@@ -94,8 +87,7 @@ export class BatchWriter {
     this.runReads(reads, replies);
     const committing = writes.length > 0 ? this.runWrites(writes, replies) : undefined;
     const since = (started: number | undefined) => (started === undefined ? undefined : (performance.now() - started) / 1_000);
-    if (this.flusher) this.flusher.afterSync(() => answer(replies, since(committing)));
-    else answer(replies, since(committing));
+    answer(replies, since(committing));
   }
 
   /**
@@ -106,7 +98,6 @@ export class BatchWriter {
   async close(): Promise<void> {
     await this.checkpointer?.close();
     this.db.close();
-    this.flusher?.close();
   }
 
   private runReads(calls: Call[], replies: Reply[]): void {

@@ -2,8 +2,7 @@
  * The SQLite WalletStore as seen from the HTTP thread: every call is queued,
  * the queue is handed to the writer thread at the end of each event-loop
  * turn or every HANDOFF_CALLS calls, whichever comes first, and the writer
- * answers after its group commit (batch-writer-worker.ts). An inline writer
- * takes the queue at the end of each turn only.
+ * answers after its group commit (batch-writer-worker.ts).
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { UnavailableError } from '../../protocol/errors.js';
@@ -13,10 +12,8 @@ import { OPERATIONS, StoreOperations, type OperationArgs, type OperationName, ty
 import type { VerifyReport, WalletStore } from '../store.js';
 import type { WorkerInit } from './batch-writer-worker.js';
 import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
-import { BatchWriter } from './batch-writer.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Call, Reply } from './sqlite-operations.js';
-import type { Durability } from '../../platform/sqlite/open-database.js';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -29,10 +26,6 @@ export interface SqliteStoreOptions {
   inflightCallsMax?: number;
   /** Calls that share one commit (and one fsync). Default 1,000 calls. */
   batchCallsMax?: number;
-  /** Default 'thread'. */
-  placement?: WriterPlacement;
-  /** How a commit is made durable before it is answered; default 'full' (see open-database.ts). */
-  durability?: Durability;
   /**
    * The database file holds at most this many pages (SQLite's
    * max_page_count, 4 KiB each): a write that needs more fails as on a full
@@ -48,8 +41,7 @@ export const INFLIGHT_CALLS_MAX = 20_000;
  * Calls handed to the writer thread together at most, even within one
  * event-loop turn: the writer starts on the first ones while this thread
  * still parses the rest, instead of the two threads taking turns. Calls that
- * queue up while the writer is busy still share its next commit. (An inline
- * writer runs on this thread, so nothing could overlap: it takes whole turns.)
+ * queue up while the writer is busy still share its next commit.
  */
 export const HANDOFF_CALLS = 16;
 /** batchCallsMax's default: a bound on what one batch does, and so on how long its first reply waits for the commit. */
@@ -72,17 +64,10 @@ class StorageFailedError extends UnavailableError {
 }
 
 /**
- * Where the batch writer runs. `thread`: a writer thread of its own, so
- * the HTTP thread never waits for SQLite or its fsync. `inline`: in the
- * calling thread, once per event-loop turn, with no hand-off between
- * threads; requests that arrive during a commit wait in the socket buffers
- * and form the next batch.
+ * The batch writer runs on a writer thread of its own, so the HTTP thread
+ * never waits for SQLite or its fsync.
  */
-export type WriterPlacement = 'thread' | 'inline';
-
 interface Writer {
-  /** Queued calls that are handed over without waiting for the end of the turn. */
-  handoffCalls: number;
   send(calls: Call[]): void;
   close(): Promise<void>;
 }
@@ -128,39 +113,14 @@ export class SqliteStore extends StoreOperations implements WalletStore {
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
     const store = new SqliteStore(options.path, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
-    const writerOptions = {
+    store.writer = await store.threadWriter({
       path: options.path,
-      durability: options.durability ?? 'full',
       rules: options.rules ?? DEFAULT_RULES,
       cryptoDecimals: options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS },
       databasePagesMax: options.databasePagesMax,
-    };
-    const batchCallsMax = options.batchCallsMax ?? BATCH_CALLS_MAX;
-    store.writer =
-      (options.placement ?? 'thread') === 'inline'
-        ? store.inlineWriter(new BatchWriter(writerOptions, (error) => store.fail(error)), batchCallsMax)
-        : await store.threadWriter({ ...writerOptions, batchCallsMax });
+      batchCallsMax: options.batchCallsMax ?? BATCH_CALLS_MAX,
+    });
     return store;
-  }
-
-  private inlineWriter(batchWriter: BatchWriter, batchCallsMax: number): Writer {
-    return {
-      handoffCalls: Number.POSITIVE_INFINITY,
-      send: (calls) => {
-        try {
-          for (let start = 0; start < calls.length; start += batchCallsMax) {
-            batchWriter.run(calls.slice(start, start + batchCallsMax), (replies, commitSeconds) => this.answered(replies, commitSeconds));
-          }
-        } catch (error) {
-          // A broken invariant: the batch was rolled back; stop serving from this state.
-          void batchWriter.close();
-          this.fail(error as Error);
-        }
-      },
-      close: async () => {
-        if (!this.failure) await batchWriter.close();
-      },
-    };
   }
 
   private async threadWriter(init: Omit<WorkerInit, 'port'>): Promise<Writer> {
@@ -186,7 +146,6 @@ export class SqliteStore extends StoreOperations implements WalletStore {
       if (!this.closed) this.fail(new Error(`the SQLite writer thread exited with code ${code}`));
     });
     return {
-      handoffCalls: HANDOFF_CALLS,
       send: (calls) => port1.postMessage(encodeCalls(calls)),
       close: async () => {
         if (this.failure) {
@@ -257,7 +216,7 @@ export class SqliteStore extends StoreOperations implements WalletStore {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
     });
     this.queue.push({ id, op, args } as Call);
-    if (this.queue.length >= this.writer.handoffCalls) {
+    if (this.queue.length >= HANDOFF_CALLS) {
       this.flush();
     } else if (!this.flushScheduled) {
       this.flushScheduled = true;
