@@ -32,7 +32,15 @@ export interface OperatorConfig {
   /** A graceful stop closes the connections still open after this (ms) (docs/protocol.md §9). */
   shutdownTimeoutMs: number;
   cryptoDecimals: Record<string, number>;
+  /** Settings that were given but mean nothing any more, each with what replaced it: `serve` logs each as a warning. */
+  warnings: string[];
 }
+
+/** Variables earlier versions read and this one does not, and why: one left set is named at start, not silently dropped. */
+export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  WAGERLINK_SQLITE_WRITER: 'the SQLite batch writer always runs on a thread of its own (docs/decisions/0001-sqlite-writer-placement.md)',
+  WAGERLINK_SQLITE_DURABILITY: 'SQLite commits are always made durable by synchronous=FULL (docs/decisions/0002-sqlite-commit-durability.md)',
+};
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -148,6 +156,9 @@ export function readOperatorConfig(
     requestTimeoutMs: positiveInteger(env, 'WAGERLINK_REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
     shutdownTimeoutMs: positiveInteger(env, 'WAGERLINK_SHUTDOWN_TIMEOUT_MS', SHUTDOWN_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
     cryptoDecimals: cryptoDecimals(env.WAGERLINK_CRYPTO_DECIMALS),
+    warnings: Object.entries(RETIRED_VARIABLES)
+      .filter(([name]) => env[name] !== undefined && env[name] !== '')
+      .map(([name, why]) => `${name} is no longer read: ${why}`),
   };
 }
 

@@ -58,6 +58,7 @@ export async function serveOperator(config: OperatorConfig): Promise<void> {
 async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof requireServeSecrets>): Promise<void> {
   const worker = cluster.isWorker ? cluster.worker?.id : undefined;
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-operator', ...(worker === undefined ? {} : { worker }) } });
+  for (const warning of config.warnings) logger.warn(warning);
   const display = backendOf(config.database).display;
   // A stop from the primary can come while this worker still starts: it is kept, and made once it serves.
   let stopper: Stopper | undefined;

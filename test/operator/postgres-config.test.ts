@@ -72,6 +72,13 @@ test('the SQLite writer and durability settings are gone: not offered, and a val
   assert.ok(!('WAGERLINK_SQLITE_WRITER' in CONFIG_VARIABLES));
   assert.ok(!('WAGERLINK_SQLITE_DURABILITY' in CONFIG_VARIABLES));
   const leftOver = readOperatorConfig({ WAGERLINK_SQLITE_WRITER: 'inline', WAGERLINK_SQLITE_DURABILITY: 'flusher' });
-  assert.deepEqual(leftOver, readOperatorConfig({}));
+  // Left set, they change nothing, and are named: `serve` logs each warning.
+  assert.deepEqual({ ...leftOver, warnings: [] }, readOperatorConfig({}));
+  assert.deepEqual(readOperatorConfig({}).warnings, []);
+  assert.deepEqual(
+    leftOver.warnings.map((warning) => warning.split(' ')[0]),
+    ['WAGERLINK_SQLITE_WRITER', 'WAGERLINK_SQLITE_DURABILITY'],
+  );
+  assert.match(leftOver.warnings[0]!, /is no longer read: the SQLite batch writer always runs on a thread of its own/);
   assert.ok(!('sqliteWriter' in leftOver) && !('sqliteDurability' in leftOver));
 });
