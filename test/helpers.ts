@@ -11,7 +11,7 @@ import { buildOperatorApp, type OperatorAppOptions } from '../src/operator/opera
 import type { World } from '../src/operator/operator-service.js';
 import { sign } from '../src/protocol/signing.js';
 import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
-import type { WalletStore } from '../src/stores/store.js';
+import type { WalletStore } from '../src/stores/operations.js';
 import type { RulesConfig } from '../src/ledger/rules.js';
 import { PostgresStore } from '../src/stores/postgres/postgres-store.js';
 import { openPostgresStore, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE } from './stores/postgres-fixtures.js';

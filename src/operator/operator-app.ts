@@ -31,7 +31,8 @@ import {
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
 import { precheckTransaction } from '../ledger/rules.js';
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type BalanceOutcome, type PlayerView, type WalletStore } from '../stores/store.js';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type BalanceOutcome, type PlayerView } from '../stores/store.js';
+import type { WalletStore } from '../stores/operations.js';
 import { operatorOpenApi } from './operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from './operator-views.js';
 import { OperatorMetrics } from './metrics.js';

@@ -6,7 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Refusal } from '../protocol/errors.js';
 import type { AdjustmentRequest, CreatePlayerRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
-import { PAGE_LIMIT_DEFAULT, type WalletStore } from '../stores/store.js';
+import { PAGE_LIMIT_DEFAULT } from '../stores/store.js';
+import type { WalletStore } from '../stores/operations.js';
 
 export interface World {
   /** Epoch ms. */

@@ -5,22 +5,42 @@
  * bounded by the config and the known currencies.
  */
 import { formatMinor, type Currencies } from '../protocol/money.js';
-import { deriveLadder } from './ladders.js';
-import type { GameSettings, OperatorSettings, ProviderConfig } from './provider-config.js';
+import { deriveLadder, type Rational } from './ladders.js';
 
-export class Catalog {
-  private readonly games: Map<string, GameSettings>;
+/**
+ * What the catalog reads of a game. The config's game settings
+ * (provider-config.ts) are one; the config builds a catalog to check its own
+ * campaigns, so the catalog names only what it needs and imports nothing of
+ * the config.
+ */
+export interface CatalogGame {
+  slug: string;
+  /** Ladders written in the config, minor units. */
+  ladders: Map<string, bigint[]>;
+  /** The currency whose ladder derives the others, if any. */
+  baseLadder: string | undefined;
+}
+
+/** What the catalog is built from: the games, the known currencies, and the rates that derive ladders. */
+export interface CatalogSource<G extends CatalogGame> {
+  games: readonly G[];
+  currencies: Currencies;
+  exchangeRates: { base: string; rates: Map<string, Rational> } | undefined;
+}
+
+export class Catalog<G extends CatalogGame = CatalogGame> {
+  private readonly games: Map<string, G>;
   private readonly derived = new Map<string, bigint[] | null>();
   private readonly currencies: Currencies;
-  private readonly rates: ProviderConfig['exchangeRates'];
+  private readonly rates: CatalogSource<G>['exchangeRates'];
 
-  constructor(config: Pick<ProviderConfig, 'games' | 'currencies' | 'exchangeRates'>) {
+  constructor(config: CatalogSource<G>) {
     this.games = new Map(config.games.map((game) => [game.slug, game]));
     this.currencies = config.currencies;
     this.rates = config.exchangeRates;
   }
 
-  game(slug: string): GameSettings | undefined {
+  game(slug: string): G | undefined {
     return this.games.get(slug);
   }
 
@@ -51,12 +71,12 @@ export class Catalog {
    * if the operator does not offer the currency (docs/protocol.md §8), as
    * /game-bets answers it and as a free-bet campaign must be played.
    */
-  offeredLadder(slug: string, currency: string, operator: Pick<OperatorSettings, 'currencies'>): readonly bigint[] | undefined {
+  offeredLadder(slug: string, currency: string, operator: { currencies: readonly string[] }): readonly bigint[] | undefined {
     if (!operator.currencies.includes(currency) || this.currencies.decimals(currency) === undefined) return undefined;
     return this.ladder(slug, currency);
   }
 
-  private derive(game: GameSettings, currency: string): bigint[] | undefined {
+  private derive(game: G, currency: string): bigint[] | undefined {
     if (game.baseLadder === undefined || !this.rates) return undefined;
     const targetDecimals = this.currencies.decimals(currency);
     const target = this.rates.rates.get(currency);

@@ -29,7 +29,7 @@ import { NO_RETRY, PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type Cli
 import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
 import { Catalog } from './catalog.js';
 import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-token.js';
-import type { OperatorSettings, ProviderConfig } from './provider-config.js';
+import type { GameSettings, OperatorSettings, ProviderConfig } from './provider-config.js';
 import type { PlayRequest } from './provider-schemas.js';
 import type { CampaignRow, GameSessionRow, NewRound, ProviderStore, RoundRow } from './provider-store.js';
 import { timeOrderedUuid } from './time-ordered-id.js';
@@ -113,7 +113,7 @@ export interface PlayView {
 
 export interface GameServiceOptions {
   config: ProviderConfig;
-  catalog: Catalog;
+  catalog: Catalog<GameSettings>;
   store: ProviderStore;
   tokens: LaunchTokens;
   /** One client per operator, by operatorId. */
@@ -181,7 +181,7 @@ export class GameService {
   }
 
   /** The games, ladders and currencies offered: the app's routes read the same catalog. */
-  get catalog(): Catalog {
+  get catalog(): Catalog<GameSettings> {
     return this.options.catalog;
   }
 

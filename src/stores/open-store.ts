@@ -13,7 +13,7 @@ import { migrate as migratePostgres } from './postgres/migrations.js';
 import { isPostgresUrl, openDatabase as openPostgres, redactUrl } from './postgres/open-database.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from './settings.js';
-import type { WalletStore } from './store.js';
+import type { WalletStore } from './operations.js';
 
 export interface OpenStoreOptions {
   rules: RulesConfig;

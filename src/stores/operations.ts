@@ -1,7 +1,7 @@
 /**
  * The one table of the wallet store's operations. Each entry names an
  * operation, its argument and outcome types, and how it runs; from it derive
- * the WalletStore interface (store.ts), the methods both stores expose
+ * the WalletStore interface (below), the methods both stores expose
  * (StoreOperations below), the SQLite writer's read/write split and its
  * typed handlers (sqlite/sqlite-operations.ts), and PostgreSQL's hot path
  * (postgres-ledger.ts, HotCall). Adding an operation takes an entry here and
@@ -149,6 +149,22 @@ export type HotOperationName = { [K in OperationName]: Table[K]['hot'] extends t
 export type StoreMethods = {
   [K in keyof Table as Table[K]['method'] extends 'none' ? never : K]: (args: OperationArgs[K]) => Promise<OperationOutcome[K]>;
 };
+
+/**
+ * A wallet store: one method per operation of the table in operations.ts,
+ * which lists each one's argument, outcomes and how it runs.
+ */
+export interface WalletStore extends StoreMethods {
+  readonly backend: string;
+  close(): Promise<void>;
+  /**
+   * Called after each batch that committed, with the seconds from its
+   * COMMIT until it was durable: the disk's share of every answer in it, and
+   * the first place to look when the tail latency rises. Stores that do not
+   * time their commits leave it out.
+   */
+  onCommit?(listener: (seconds: number) => void): void;
+}
 
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 

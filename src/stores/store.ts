@@ -4,7 +4,8 @@
  * database transaction (or one savepoint inside a group commit).
  *
  * The operations, each with its outcomes, are listed once, in
- * operations.ts; this file holds the types they take and answer.
+ * operations.ts, with the WalletStore interface derived from them; this
+ * file holds the types they take and answer.
  *
  * Outcomes are values: every method resolves with a success or a Refusal
  * carrying a stable code. It rejects only for operational failures, with an
@@ -18,7 +19,6 @@
 import type { AdjustmentRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
 import type { TransferKind } from '../ledger/accounts.js';
 import type { BooksReport } from '../ledger/books.js';
-import type { StoreMethods } from './operations.js';
 
 export interface TransactionCommand {
   request: TransactionRequest;
@@ -147,21 +147,6 @@ export interface PageOf<T> {
 
 export type VerifyReport = BooksReport;
 
-/**
- * A wallet store: one method per operation of the table in operations.ts,
- * which lists each one's argument, outcomes and how it runs.
- */
-export interface WalletStore extends StoreMethods {
-  readonly backend: string;
-  close(): Promise<void>;
-  /**
-   * Called after each batch that committed, with the seconds from its
-   * COMMIT until it was durable: the disk's share of every answer in it, and
-   * the first place to look when the tail latency rises. Stores that do not
-   * time their commits leave it out.
-   */
-  onCommit?(listener: (seconds: number) => void): void;
-}
 
 /** Pages hold at most this many items: bounds one admin query's work. */
 export const PAGE_LIMIT_MAX = 500;

@@ -13,7 +13,7 @@ import { buildOperatorApp } from '../../src/operator/operator-app.js';
 import type { World } from '../../src/operator/operator-service.js';
 import { DEFAULT_RULES } from '../../src/ledger/rules.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
-import type { WalletStore } from '../../src/stores/store.js';
+import type { WalletStore } from '../../src/stores/operations.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, SECRET, TestClock, tempDir, walletHeaders } from '../helpers.js';
 import { openPostgresStore, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
 

@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { buildOperatorApp } from '../../src/operator/operator-app.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
-import type { WalletStore } from '../../src/stores/store.js';
+import type { WalletStore } from '../../src/stores/operations.js';
 import { openPostgresStore } from '../stores/postgres-fixtures.js';
 import { pagesTable } from '../stores/sqlite-pages.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, admin, OPERATOR_BACKENDS, SECRET, tempDir, type OperatorBackendName } from '../helpers.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RulesConfig } from '../../src/ledger/rules.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
-import type { WalletStore } from '../../src/stores/store.js';
+import type { WalletStore } from '../../src/stores/operations.js';
 import { tempDir } from '../helpers.js';
 import { fillPostgresDisk, openPostgresStore, POSTGRES_UNAVAILABLE } from './postgres-fixtures.js';
 

@@ -19,7 +19,7 @@ import { pgArray } from '../../src/stores/postgres/postgres-ledger.js';
 import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { migrateDatabase } from '../../src/stores/open-store.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
-import type { WalletStore } from '../../src/stores/store.js';
+import type { WalletStore } from '../../src/stores/operations.js';
 import { DATABASE_URL, freshSchema, openPostgresStore, openTwoPostgresStores, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE, type Schema } from './postgres-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
-import type { WalletStore } from '../../src/stores/store.js';
+import type { WalletStore } from '../../src/stores/operations.js';
 
 export const NOW = Date.parse('2026-01-01T00:00:00Z');
 

@@ -12,7 +12,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_RULES } from '../../src/ledger/rules.js';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
-import type { WalletStore } from '../../src/stores/store.js';
+import type { WalletStore } from '../../src/stores/operations.js';
 import { BACKENDS } from './backends.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');

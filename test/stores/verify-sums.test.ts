@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { UnavailableError } from '../../src/protocol/errors.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
-import type { WalletStore } from '../../src/stores/store.js';
+import type { WalletStore } from '../../src/stores/operations.js';
 import { tempDir } from '../helpers.js';
 import { BACKENDS } from './backends.js';
 import { openPostgresStore, POSTGRES_UNAVAILABLE } from './postgres-fixtures.js';

@@ -10,37 +10,14 @@
  * (sqlite-operations.ts): whether JSON carries it exactly (a page cursor is
  * a bigint, which JSON cannot carry: a batch holding such a call crosses as
  * objects), and optionally a packed codec for its arguments or its outcome,
- * which writes them as a flat array within the JSON (packed-codecs.ts).
+ * which writes them as a flat array within the JSON (packed-codecs.ts; the
+ * codecs' contract is handoff-codec.ts).
  * Everything else crosses as its object. This file knows no operation and
  * no member of one. Pure: no I/O.
  */
 import { OPERATION_NAMES, type OperationName } from '../operations.js';
+import type { Packed } from './handoff-codec.js';
 import { SQLITE_OPERATIONS, type Call, type CallOf, type Reply, type ReplyOf } from './sqlite-operations.js';
-
-/** A packed item: [operation index, call id, ...the codec's fields]. */
-export type Packed = (string | number | boolean | null)[];
-
-/**
- * Writes values of one type as a flat array, for the values it `packs`;
- * the others cross as their objects. Items 0 and 1 of the array are the
- * hand-off's (the operation's index and the call id), the rest the codec's.
- */
-export interface PackedCodec<T, P extends T = T> {
-  /** True if the packed form carries `value` whole (it holds no member the codec does not list). */
-  packs(value: T): value is P;
-  /** [op, id, ...the fields of `value`]. */
-  pack(value: P, op: number, id: number): Packed;
-  /** The value whose fields follow the hand-off's two items in `packed`. */
-  unpack(packed: Packed): P;
-}
-
-/** How one operation's calls and answers cross. */
-export interface HandoffCodec<Args, Outcome> {
-  /** JSON carries its arguments and outcome exactly; a batch holding a call that it does not is cloned. */
-  json: boolean;
-  args?: PackedCodec<Args>;
-  outcome?: PackedCodec<Outcome>;
-}
 
 /** Each operation's place in the table, which names it in a packed item. */
 const OPERATION_INDEX = Object.fromEntries(OPERATION_NAMES.map((name, index) => [name, index])) as Record<OperationName, number>;

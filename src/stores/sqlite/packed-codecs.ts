@@ -17,7 +17,7 @@
 import type { Refusal } from '../../protocol/errors.js';
 import type { TransactionRequest } from '../../protocol/schemas.js';
 import type { BalanceOutcome, Booked, TransactionCommand } from '../store.js';
-import type { Packed, PackedCodec } from './handoff.js';
+import type { Packed, PackedCodec } from './handoff-codec.js';
 
 /** The members a packed transaction call and a packed balance carry, each in its place below; tests hold these to the schemas. */
 export const PACKED_MEMBERS = {

@@ -12,7 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { OperationArgs, OperationName, OperationOutcome } from '../operations.js';
-import type { HandoffCodec } from './handoff.js';
+import type { HandoffCodec } from './handoff-codec.js';
 import { PACKED_BALANCE, PACKED_TRANSACTION_COMMAND } from './packed-codecs.js';
 import type { SqliteLedger } from './sqlite-ledger.js';
 import { probeWrite } from './write-probe.js';
