@@ -19,6 +19,11 @@ export interface AccountRef {
   currency: string;
 }
 
+/** One text per account, for the maps that remember accounts by what names them (no part holds U+0000: ids are refused with it). */
+export function accountKey(ref: AccountRef): string {
+  return `${ref.kind}\u0000${ref.ref}\u0000${ref.currency}`;
+}
+
 export type TransferKind = 'bet' | 'win' | 'payout' | 'deposit' | 'withdrawal';
 
 export const TRANSFER_KINDS: readonly TransferKind[] = ['bet', 'win', 'payout', 'deposit', 'withdrawal'];

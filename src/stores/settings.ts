@@ -5,6 +5,23 @@
  * config loads no database driver.
  */
 
+import type { RulesConfig } from '../ledger/rules.js';
+
+/** What a store of either backend takes besides where its database is; each backend names its own defaults. */
+export interface StoreOptions {
+  rules?: RulesConfig;
+  /** Decimals of the crypto currencies the wallet holds (protocol/money.ts). */
+  cryptoDecimals?: Record<string, number>;
+  /**
+   * Calls in flight at once in this process; past this the store answers 503
+   * at once instead of queueing without bound (INFLIGHT_CALLS_MAX of each
+   * backend: a few seconds of its work).
+   */
+  inflightCallsMax?: number;
+  /** /transaction and /payout calls that share one commit (group commit); BATCH_CALLS_MAX of each backend. */
+  batchCallsMax?: number;
+}
+
 /** PostgreSQL: the pool and its time-outs (postgres/open-database.ts opens the pool with them). */
 export interface PostgresSettings {
   /**

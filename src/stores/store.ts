@@ -17,7 +17,6 @@
  * deterministic: the clock and the id source are injected by its caller.
  */
 import type { AdjustmentRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
-import type { TransferKind } from '../ledger/accounts.js';
 import type { BooksReport } from '../ledger/books.js';
 
 export interface TransactionCommand {
@@ -78,71 +77,13 @@ export interface PageRequest {
   before?: bigint | undefined;
 }
 
-/** Money leaves a store as exact JSON number text, ready for the wire. */
-export interface BalanceOutcome {
-  ok: true;
-  balance: string;
-  currency: string;
-  /** What this call booked (empty for an idempotent replay), for metrics. */
-  booked: Booked[];
-}
-
-export interface Booked {
-  kind: TransferKind;
-  /** Major units, exact JSON number text. */
-  amount: string;
-}
-
-export interface SessionOutcome {
-  ok: true;
-  sessionId: string;
-  playerId: string;
-  currency: string;
-  balance: string;
-  country: string;
-}
-
-export interface PlayerView {
-  ok: true;
-  playerId: string;
-  currency: string;
-  balance: string;
-  blocked: boolean;
-  country: string | null;
-}
+/** What a call answers: money as exact JSON number text, ready for the wire. The ledger shapes each (views.ts). */
+export type { BalanceOutcome, Booked, PageOf, PlayerView, RoundView, SessionOutcome, TransferView } from '../ledger/views.js';
 
 export interface LaunchKeyView {
   ok: true;
   key: string;
   expiresAt: number;
-}
-
-export interface RoundView {
-  roundId: string;
-  game: string;
-  finished: boolean;
-  createdAt: number;
-  finishedAt: number | null;
-}
-
-export interface TransferView {
-  id: string;
-  kind: TransferKind;
-  amount: string;
-  jpAmount: string;
-  freeBet: boolean;
-  roundId: string | null;
-  game: string | null;
-  campaignId: string | null;
-  regulatory: string | null;
-  createdAt: number;
-}
-
-export interface PageOf<T> {
-  ok: true;
-  items: T[];
-  /** Pass as `before` for the next page; null on the last page. */
-  next: bigint | null;
 }
 
 export type VerifyReport = BooksReport;

@@ -34,9 +34,8 @@
  */
 import assert, { AssertionError } from 'node:assert/strict';
 import type postgres from 'postgres';
-import { legsOf, type AccountRef, type TransferKind } from '../../ledger/accounts.js';
+import { accountKey, legsOf, type AccountRef, type TransferKind } from '../../ledger/accounts.js';
 import {
-  balanceText,
   canonicalUuid,
   planAdjustment,
   planAuthenticate,
@@ -51,8 +50,21 @@ import {
   type SeenTransfer,
   type SessionState,
 } from '../../ledger/rules.js';
-import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
-import { formatMinor, type Currencies } from '../../protocol/money.js';
+import {
+  balanceOutcome,
+  bookedOf,
+  pageOf,
+  sessionOutcome,
+  playerExists,
+  playerNotFound,
+  playerStateOf,
+  playerView,
+  storedDecimals,
+  transferView,
+  type StoredPlayer,
+} from '../../ledger/views.js';
+import type { ErrorCode, Refusal } from '../../protocol/errors.js';
+import type { Currencies } from '../../protocol/money.js';
 import type {
   AdjustCommand,
   AuthenticateCommand,
@@ -491,7 +503,7 @@ export class PostgresLedger {
           note: null,
           now,
         });
-        booked.push({ kind: transfer.kind, amount: formatMinor(transfer.amount, player.decimals) });
+        booked.push(bookedOf(transfer.kind, transfer.amount, player));
       }
       writes.balances.push({ accountId: row.account_id, playerPk: row.player_pk, version: row.version, before: plan.balanceBefore, after: plan.balanceAfter });
       if (plan.closeCampaign) writes.closures.push({ campaign: plan.closeCampaign, playerPk: row.player_pk, accountId: row.account_id, now });
@@ -499,7 +511,7 @@ export class PostgresLedger {
         writes.touches.push({ sessionPk: row.session_pk, session: row.uuid, accountId: row.account_id, now });
       }
     }
-    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+    return balanceOutcome(player, plan.balanceAfter, booked);
   }
 
   private planPayout(command: PayoutCommand, row: SessionRow | undefined, snapshot: BatchSnapshot, writes: BatchWrites): HotResult {
@@ -533,9 +545,9 @@ export class PostgresLedger {
         now,
       });
       writes.balances.push({ accountId: row.account_id, playerPk: row.player_pk, version: row.version, before: player.balance, after: plan.balanceAfter });
-      booked.push({ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) });
+      booked.push(bookedOf('payout', plan.amount, player));
     }
-    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+    return balanceOutcome(player, plan.balanceAfter, booked);
   }
 
   /**
@@ -725,21 +737,14 @@ export class PostgresLedger {
         const bound = await dbTx`UPDATE launch_keys SET session_pk = ${session!.id} WHERE id = ${row.key_pk} AND session_pk IS NULL`;
         assert.equal(bound.count, 1, 'a launch key opens one session');
       }
-      return {
-        ok: true as const,
-        sessionId,
-        playerId: player.playerId,
-        currency: player.currency,
-        balance: balanceText(player),
-        country: row.country ?? '',
-      };
+      return sessionOutcome(sessionId, player, row.country);
     });
   }
 
   async createPlayer(command: CreatePlayerCommand): Promise<PlayerView | Refusal> {
     const opening = planOpeningBalance(command.currency, command.balance, this.currencies);
     if (typeof opening !== 'bigint') return opening;
-    const exists = refuse('PLAYER_EXISTS', `player ${command.playerId} exists`);
+    const exists = playerExists(command.playerId);
     try {
       return await this.sql.begin(async (dbTx) => {
         const [found] = await dbTx`SELECT 1 FROM players WHERE player_id = ${command.playerId}`;
@@ -767,14 +772,14 @@ export class PostgresLedger {
 
   async getPlayer(playerId: string): Promise<PlayerView | Refusal> {
     const row = await this.playerRow(this.sql, playerId);
-    return row ? this.view(row) : refuse('PLAYER_NOT_FOUND', `player ${playerId} is not known`);
+    return row ? this.view(row) : playerNotFound(playerId);
   }
 
   async createLaunchKey(command: LaunchKeyCommand): Promise<LaunchKeyView | Refusal> {
     const expiresAt = launchKeyExpiresAt(command.now, this.rules);
     const inserted = await this.sql`INSERT INTO launch_keys (key, player_pk, game, created_at, expires_at)
       SELECT ${command.key}, id, ${command.game}, ${command.now}, ${expiresAt} FROM players WHERE player_id = ${command.playerId}`;
-    if (inserted.count === 0) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    if (inserted.count === 0) return playerNotFound(command.playerId);
     return { ok: true, key: command.key, expiresAt };
   }
 
@@ -794,9 +799,9 @@ export class PostgresLedger {
         const legs = legsOf({ kind: command.type, playerId: player.playerId, currency: player.currency });
         await this.writeSingle(dbTx, row, canonicalUuid(command.id), command.type, legs, plan.amount, player.balance,
           plan.balanceAfter, command.now, command.reason ?? null);
-        booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
+        booked.push(bookedOf(command.type, plan.amount, player));
       }
-      return { ok: true as const, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+      return balanceOutcome(player, plan.balanceAfter, booked);
     });
   }
 
@@ -807,28 +812,27 @@ export class PostgresLedger {
         WHERE player_id = ${command.playerId} RETURNING *),
       a AS (UPDATE accounts SET version = version + 1 WHERE id = (SELECT account_id FROM p) RETURNING balance, version)
       SELECT ${this.sql.unsafe(PLAYER_COLUMNS)} FROM p, a`;
-    if (!row) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    if (!row) return playerNotFound(command.playerId);
     this.memory.forget(row.player_pk);
     return this.view(row);
   }
 
   async listRounds(page: PageRequest): Promise<PageOf<RoundView> | Refusal> {
     const player = await this.playerRow(this.sql, page.playerId);
-    if (!player) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
+    if (!player) return playerNotFound(page.playerId);
     const refused = await this.checkCursor('rounds', player, page);
     if (refused) return refused;
     const rows = await this.sql<
       { id: Int8; uuid: string; game: string; finished: boolean; created_at: Int8; finished_at: Int8 | null }[]
     >`SELECT id, uuid, game, finished, created_at, finished_at FROM rounds
       WHERE player_pk = ${player.player_pk} AND id < ${String(page.before ?? CURSOR_START)} ORDER BY id DESC LIMIT ${page.limit + 1}`;
-    const items = rows.slice(0, page.limit).map((r) => ({
+    return pageOf(rows, page.limit, (r) => ({
       roundId: r.uuid,
       game: r.game,
       finished: r.finished,
       createdAt: Number(r.created_at),
       finishedAt: r.finished_at === null ? null : Number(r.finished_at),
     }));
-    return { ok: true, items, next: rows.length > page.limit ? BigInt(rows[page.limit - 1]!.id) : null };
   }
 
   /** The facts of a page's cursor, judged by the rule (rules.ts, checkCursor). */
@@ -843,10 +847,10 @@ export class PostgresLedger {
 
   async listTransfers(page: PageRequest): Promise<PageOf<TransferView> | Refusal> {
     const player = await this.playerRow(this.sql, page.playerId);
-    if (!player) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
+    if (!player) return playerNotFound(page.playerId);
     const refused = await this.checkCursor('transfers', player, page);
     if (refused) return refused;
-    const decimals = this.decimalsOf(player.currency);
+    const decimals = storedDecimals(this.currencies, player.currency);
     const rows = await this.sql<
       {
         id: Int8;
@@ -864,19 +868,23 @@ export class PostgresLedger {
     >`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game,
         t.campaign_uuid, t.regulatory, t.created_at FROM transfers t LEFT JOIN rounds r ON r.id = t.round_pk
       WHERE t.player_pk = ${player.player_pk} AND t.id < ${String(page.before ?? CURSOR_START)} ORDER BY t.id DESC LIMIT ${page.limit + 1}`;
-    const items = rows.slice(0, page.limit).map((r) => ({
-      id: r.uuid,
-      kind: r.kind,
-      amount: formatMinor(BigInt(r.amount), decimals),
-      jpAmount: formatMinor(BigInt(r.jp_amount), decimals),
-      freeBet: r.free_bet,
-      roundId: r.round_uuid,
-      game: r.game,
-      campaignId: r.campaign_uuid,
-      regulatory: r.regulatory,
-      createdAt: Number(r.created_at),
-    }));
-    return { ok: true, items, next: rows.length > page.limit ? BigInt(rows[page.limit - 1]!.id) : null };
+    return pageOf(rows, page.limit, (r) =>
+      transferView(
+        {
+          id: r.uuid,
+          kind: r.kind,
+          amount: BigInt(r.amount),
+          jpAmount: BigInt(r.jp_amount),
+          freeBet: r.free_bet,
+          roundId: r.round_uuid,
+          game: r.game,
+          campaignId: r.campaign_uuid,
+          regulatory: r.regulatory,
+          createdAt: Number(r.created_at),
+        },
+        decimals,
+      ),
+    );
   }
 
   /**
@@ -959,14 +967,8 @@ export class PostgresLedger {
     this.knownAccounts.add(accountKey(ref));
   }
 
-  private decimalsOf(currency: string): number {
-    const decimals = this.currencies.decimals(currency);
-    assert.ok(decimals !== undefined, `currency ${currency} of a stored player must stay configured`);
-    return decimals;
-  }
-
   private playerState(row: PlayerRow): PlayerState {
-    return { playerId: row.player_id, currency: row.currency, decimals: this.decimalsOf(row.currency), balance: BigInt(row.balance), blocked: row.blocked };
+    return playerStateOf(storedPlayer(row), this.currencies);
   }
 
   private sessionState(row: SessionRow): SessionState {
@@ -974,14 +976,7 @@ export class PostgresLedger {
   }
 
   private view(row: PlayerRow): PlayerView {
-    return {
-      ok: true,
-      playerId: row.player_id,
-      currency: row.currency,
-      balance: formatMinor(BigInt(row.balance), this.decimalsOf(row.currency)),
-      blocked: row.blocked,
-      country: row.country,
-    };
+    return playerView(storedPlayer(row), this.currencies);
   }
 
   private async playerRow(sql: Sql, playerId: string, options: { lock?: boolean } = {}): Promise<PlayerRow | undefined> {
@@ -1070,6 +1065,7 @@ function refusedTransaction(row: RefusedRow): SeenTransfer {
   };
 }
 
-function accountKey(ref: AccountRef): string {
-  return `${ref.kind}\u0000${ref.ref}\u0000${ref.currency}`;
+function storedPlayer(row: PlayerRow): StoredPlayer {
+  return { playerId: row.player_id, currency: row.currency, balance: BigInt(row.balance), blocked: row.blocked, country: row.country };
 }
+

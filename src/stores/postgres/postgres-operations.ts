@@ -22,24 +22,23 @@ export interface PostgresHandlerContext {
 }
 
 /**
- * Carries one call out. `signal` aborts when the caller stops waiting: a
- * hot call still queued is then dropped (HotBatcher.submit).
+ * How one operation runs (the SQLite writer's table has the same shape,
+ * sqlite-operations.ts, plus how each call crosses to its thread).
  */
-export type PostgresHandler<K extends DerivedOperationName> = (
-  context: PostgresHandlerContext,
-  args: OperationArgs[K],
-  signal: CallSignal,
-) => Promise<OperationOutcome[K]>;
+export interface PostgresOperation<K extends DerivedOperationName> {
+  /** Carries one call out. `signal` aborts when the caller stops waiting: a hot call still queued is then dropped (HotBatcher.submit). */
+  run: (context: PostgresHandlerContext, args: OperationArgs[K], signal: CallSignal) => Promise<OperationOutcome[K]>;
+}
 
-export const POSTGRES_OPERATIONS: { [K in DerivedOperationName]: PostgresHandler<K> } = {
-  transact: ({ batcher }, command, signal) => batcher.submit({ kind: 'transact', command }, signal),
-  payout: ({ batcher }, command, signal) => batcher.submit({ kind: 'payout', command }, signal),
-  authenticate: ({ ledger }, command) => ledger.authenticate(command),
-  createPlayer: ({ ledger }, command) => ledger.createPlayer(command),
-  getPlayer: ({ ledger }, playerId) => ledger.getPlayer(playerId),
-  createLaunchKey: ({ ledger }, command) => ledger.createLaunchKey(command),
-  adjust: ({ ledger }, command) => ledger.adjust(command),
-  setBlocked: ({ ledger }, command) => ledger.setBlocked(command),
-  listRounds: ({ ledger }, page) => ledger.listRounds(page),
-  listTransfers: ({ ledger }, page) => ledger.listTransfers(page),
+export const POSTGRES_OPERATIONS: { [K in DerivedOperationName]: PostgresOperation<K> } = {
+  transact: { run: ({ batcher }, command, signal) => batcher.submit({ kind: 'transact', command }, signal) },
+  payout: { run: ({ batcher }, command, signal) => batcher.submit({ kind: 'payout', command }, signal) },
+  authenticate: { run: ({ ledger }, command) => ledger.authenticate(command) },
+  createPlayer: { run: ({ ledger }, command) => ledger.createPlayer(command) },
+  getPlayer: { run: ({ ledger }, playerId) => ledger.getPlayer(playerId) },
+  createLaunchKey: { run: ({ ledger }, command) => ledger.createLaunchKey(command) },
+  adjust: { run: ({ ledger }, command) => ledger.adjust(command) },
+  setBlocked: { run: ({ ledger }, command) => ledger.setBlocked(command) },
+  listRounds: { run: ({ ledger }, page) => ledger.listRounds(page) },
+  listTransfers: { run: ({ ledger }, page) => ledger.listTransfers(page) },
 };

@@ -13,13 +13,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type postgres from 'postgres';
 import { UnavailableError } from '../../protocol/errors.js';
 import { createCurrencies, DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
-import { DEFAULT_RULES, type RulesConfig } from '../../ledger/rules.js';
+import { DEFAULT_RULES } from '../../ledger/rules.js';
 import { StoreOperations, type DerivedOperationName, type OperationArgs, type OperationOutcome } from '../operations.js';
 import type { VerifyReport } from '../store.js';
 import type { WalletStore } from '../operations.js';
 import { migrate } from './migrations.js';
 import { openDatabase, redactUrl } from './open-database.js';
-import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../settings.js';
+import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings, type StoreOptions } from '../settings.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, HotBatcher } from './hot-batcher.js';
 import { CallDeadlines, type CallSignal } from './call-deadlines.js';
@@ -27,23 +27,14 @@ import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from '
 import { POSTGRES_OPERATIONS, type PostgresHandlerContext } from './postgres-operations.js';
 import { probeWrite, refusesWrites, writeFailureOf } from './write-probe.js';
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends StoreOptions {
   url: string;
-  rules?: RulesConfig;
-  cryptoDecimals?: Record<string, number>;
   settings?: Partial<PostgresSettings>;
-  /**
-   * Calls in flight at once in this process; past this the store answers 503
-   * at once instead of queueing without bound. Default 2,000 calls: about a
-   * second of work for a small database, well inside the provider's wait.
-   */
-  inflightCallsMax?: number;
-  /** /transaction and /payout calls that share one commit (group commit). Default BATCH_CALLS_MAX. */
-  batchCallsMax?: number;
   /** A batch unsettled this long stops the store (ms). Default BATCH_STALL_CALL_DEADLINES call deadlines. */
   batchStallMs?: number;
 }
 
+/** inflightCallsMax's default (calls): about a second of work for a small database, well inside the provider's wait. */
 export const INFLIGHT_CALLS_MAX = 2_000;
 
 /**
@@ -211,8 +202,8 @@ export class PostgresStore extends StoreOperations implements WalletStore {
 
   /** Runs one call of an operation that StoreOperations' methods hand on, through its handler (postgres-operations.ts). */
   protected dispatch<K extends DerivedOperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]> {
-    const handler = POSTGRES_OPERATIONS[op];
-    return this.run((signal) => handler(this.handlerContext, args, signal));
+    const operation = POSTGRES_OPERATIONS[op];
+    return this.run((signal) => operation.run(this.handlerContext, args, signal));
   }
   /**
    * Reads the whole ledger, which on a grown one takes longer than any call

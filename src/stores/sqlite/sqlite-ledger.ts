@@ -9,9 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import { legsOf, type AccountRef, type TransferKind } from '../../ledger/accounts.js';
+import { accountKey, legsOf, type AccountRef, type TransferKind } from '../../ledger/accounts.js';
 import {
-  balanceText,
   canonicalUuid,
   planAdjustment,
   planAuthenticate,
@@ -26,8 +25,21 @@ import {
   type SeenTransfer,
   type SessionState,
 } from '../../ledger/rules.js';
-import { refuse, type ErrorCode, type Refusal } from '../../protocol/errors.js';
-import { formatMinor, type Currencies } from '../../protocol/money.js';
+import {
+  balanceOutcome,
+  bookedOf,
+  pageOf,
+  sessionOutcome,
+  playerExists,
+  playerNotFound,
+  playerStateOf,
+  playerView,
+  storedDecimals,
+  transferView,
+  type StoredPlayer,
+} from '../../ledger/views.js';
+import type { ErrorCode, Refusal } from '../../protocol/errors.js';
+import type { Currencies } from '../../protocol/money.js';
 import type {
   AdjustCommand,
   AuthenticateCommand,
@@ -48,7 +60,7 @@ import type {
   VerifyReport,
 } from '../store.js';
 import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
-import { WalletMemory, type PlayerRow, type SessionAt } from './wallet-memory.js';
+import { WalletMemory, type PlayerRow, type RoundRow, type SessionAt } from './wallet-memory.js';
 import { IdIndex } from './id-index.js';
 import { verifyLedger } from './verify-ledger.js';
 
@@ -74,6 +86,10 @@ function playerOf(v: unknown[], at: number): PlayerRow {
     last_transfer_id: v[at + 7] as bigint | null,
     last_round_id: v[at + 8] as bigint | null,
   };
+}
+
+function storedPlayer(row: PlayerRow): StoredPlayer {
+  return { playerId: row.player_id, currency: row.currency, balance: row.balance, blocked: row.blocked === 1n, country: row.country };
 }
 
 const SESSION_WITH_PLAYER = `SELECT s.id, s.game, s.last_active_at, ${PLAYER_COLUMNS}
@@ -108,12 +124,6 @@ function refusedOf(v: unknown[]): SeenTransfer {
   };
 }
 
-interface RoundRow {
-  id: bigint;
-  player_id: string;
-  game: string;
-  finished: boolean;
-}
 const ROUND = `SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.id = ?`;
 function roundOf(v: unknown[]): RoundRow {
   return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] === 1n };
@@ -202,8 +212,7 @@ export class SqliteLedger {
         const found = this.seen(key) ?? this.refused(key);
         if (found) seen.set(key, found);
       }
-      const open = this.memory.openRound(roundKey);
-      round = open ? { ...open, finished: false } : this.roundRow(roundKey, roundBytes);
+      round = this.memory.openRound(roundKey) ?? this.roundRow(roundKey, roundBytes);
     }
     return this.bookTransaction(command, at, seen, round, roundKey, roundBytes);
   }
@@ -289,7 +298,7 @@ export class SqliteLedger {
           campaign: campaignBytes,
           regulatory: request.regulatory ?? null,
         });
-        booked.push({ kind: transfer.kind, amount: formatMinor(transfer.amount, player.decimals) });
+        booked.push(bookedOf(transfer.kind, transfer.amount, player));
       }
       assert.ok(lastTransferId !== null);
       this.moveWallet(row, plan.balanceAfter - plan.balanceBefore, plan.balanceAfter, lastTransferId, lastRoundId);
@@ -299,9 +308,9 @@ export class SqliteLedger {
         at.session.last_active_at = BigInt(now);
       }
       if (plan.closeRound) this.memory.forgetRound(roundKey);
-      else this.memory.keepOpenRound(roundKey, { id: roundPk, player_id: row.player_id, game: request.game });
+      else this.memory.keepOpenRound(roundKey, { id: roundPk, player_id: row.player_id, game: request.game, finished: false });
     }
-    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+    return balanceOutcome(player, plan.balanceAfter, booked);
   }
 
   payout(command: PayoutCommand): BalanceOutcome | Refusal {
@@ -322,9 +331,9 @@ export class SqliteLedger {
       this.bookAlone(at.player, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, plan.amount, plan.balanceAfter, now, {
         campaign: uuidToBytes(campaignId),
       });
-      booked.push({ kind: 'payout', amount: formatMinor(plan.amount, player.decimals) });
+      booked.push(bookedOf('payout', plan.amount, player));
     }
-    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+    return balanceOutcome(player, plan.balanceAfter, booked);
   }
 
   authenticate(command: AuthenticateCommand): SessionOutcome | Refusal {
@@ -367,14 +376,7 @@ export class SqliteLedger {
       const bound = this.statements.bindKey.run(sessionPk, row.key_pk);
       assert.equal(bound.changes, 1, 'a launch key opens one session');
     }
-    return {
-      ok: true,
-      sessionId,
-      playerId: player.playerId,
-      currency: player.currency,
-      balance: balanceText(player),
-      country: row.country ?? '',
-    };
+    return sessionOutcome(sessionId, player, row.country);
   }
 
   // ------------------------------------------------------------- back office
@@ -382,7 +384,7 @@ export class SqliteLedger {
   createPlayer(command: CreatePlayerCommand): PlayerView | Refusal {
     const opening = planOpeningBalance(command.currency, command.balance, this.currencies);
     if (typeof opening !== 'bigint') return opening;
-    if (this.statements.playerById.get(command.playerId)) return refuse('PLAYER_EXISTS', `player ${command.playerId} exists`);
+    if (this.statements.playerById.get(command.playerId)) return playerExists(command.playerId);
     const accountId = BigInt(
       this.statements.insertAccount.run('player', command.playerId, command.currency, 0, command.now).lastInsertRowid,
     );
@@ -400,12 +402,12 @@ export class SqliteLedger {
 
   getPlayer(playerId: string): PlayerView | Refusal {
     const row = this.statements.playerById.get(playerId) as PlayerRow | undefined;
-    return row ? this.view(row) : refuse('PLAYER_NOT_FOUND', `player ${playerId} is not known`);
+    return row ? this.view(row) : playerNotFound(playerId);
   }
 
   createLaunchKey(command: LaunchKeyCommand): LaunchKeyView | Refusal {
     const row = this.statements.playerById.get(command.playerId) as PlayerRow | undefined;
-    if (!row) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    if (!row) return playerNotFound(command.playerId);
     const expiresAt = launchKeyExpiresAt(command.now, this.rules);
     this.statements.insertLaunchKey.run(command.key, row.player_pk, command.game, command.now, expiresAt);
     return { ok: true, key: command.key, expiresAt };
@@ -425,23 +427,23 @@ export class SqliteLedger {
         note: command.reason ?? null,
       });
       this.memory.forgetPlayer(row.player_pk);
-      booked.push({ kind: command.type, amount: formatMinor(plan.amount, player.decimals) });
+      booked.push(bookedOf(command.type, plan.amount, player));
     }
-    return { ok: true, balance: formatMinor(plan.balanceAfter, player.decimals), currency: player.currency, booked };
+    return balanceOutcome(player, plan.balanceAfter, booked);
   }
 
   setBlocked(command: BlockCommand): PlayerView | Refusal {
     const playerPk = this.statements.setBlocked.get(command.blocked ? 1 : 0, command.blocked ? (command.reason ?? null) : null, command.playerId) as
       | bigint
       | undefined;
-    if (playerPk === undefined) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
+    if (playerPk === undefined) return playerNotFound(command.playerId);
     this.memory.forgetPlayer(playerPk);
     return this.getPlayer(command.playerId);
   }
 
   listRounds(page: PageRequest): PageOf<RoundView> | Refusal {
     const row = this.statements.playerById.get(page.playerId) as PlayerRow | undefined;
-    if (!row) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
+    if (!row) return playerNotFound(page.playerId);
     const rows = this.chainPage<{
       id: bigint;
       player_pk: bigint;
@@ -453,20 +455,19 @@ export class SqliteLedger {
       finished_at: bigint | null;
     }>(this.statements.roundAt, row, row.last_round_id, page);
     if (!Array.isArray(rows)) return rows;
-    const items = rows.slice(0, page.limit).map((r) => ({
+    return pageOf(rows, page.limit, (r) => ({
       roundId: bytesToUuid(r.uuid),
       game: r.game,
       finished: r.finished === 1n,
       createdAt: Number(r.created_at),
       finishedAt: r.finished_at === null ? null : Number(r.finished_at),
     }));
-    return { ok: true, items, next: rows.length > page.limit ? rows[page.limit - 1]!.id : null };
   }
 
   listTransfers(page: PageRequest): PageOf<TransferView> | Refusal {
     const row = this.statements.playerById.get(page.playerId) as PlayerRow | undefined;
-    if (!row) return refuse('PLAYER_NOT_FOUND', `player ${page.playerId} is not known`);
-    const decimals = this.decimalsOf(row.currency);
+    if (!row) return playerNotFound(page.playerId);
+    const decimals = storedDecimals(this.currencies, row.currency);
     const rows = this.chainPage<{
       id: bigint;
       player_pk: bigint;
@@ -483,19 +484,23 @@ export class SqliteLedger {
       created_at: bigint;
     }>(this.statements.transferAt, row, row.last_transfer_id, page);
     if (!Array.isArray(rows)) return rows;
-    const items = rows.slice(0, page.limit).map((r) => ({
-      id: bytesToUuid(r.uuid),
-      kind: r.kind,
-      amount: formatMinor(r.amount, decimals),
-      jpAmount: formatMinor(r.jp_amount, decimals),
-      freeBet: r.free_bet === 1n,
-      roundId: r.round_uuid && bytesToUuid(r.round_uuid),
-      game: r.game,
-      campaignId: r.campaign_uuid && bytesToUuid(r.campaign_uuid),
-      regulatory: r.regulatory,
-      createdAt: Number(r.created_at),
-    }));
-    return { ok: true, items, next: rows.length > page.limit ? rows[page.limit - 1]!.id : null };
+    return pageOf(rows, page.limit, (r) =>
+      transferView(
+        {
+          id: bytesToUuid(r.uuid),
+          kind: r.kind,
+          amount: r.amount,
+          jpAmount: r.jp_amount,
+          freeBet: r.free_bet === 1n,
+          roundId: r.round_uuid && bytesToUuid(r.round_uuid),
+          game: r.game,
+          campaignId: r.campaign_uuid && bytesToUuid(r.campaign_uuid),
+          regulatory: r.regulatory,
+          createdAt: Number(r.created_at),
+        },
+        decimals,
+      ),
+    );
   }
 
   /**
@@ -539,20 +544,8 @@ export class SqliteLedger {
 
   // ---------------------------------------------------------------- helpers
 
-  private decimalsOf(currency: string): number {
-    const decimals = this.currencies.decimals(currency);
-    assert.ok(decimals !== undefined, `currency ${currency} of a stored player must stay configured`);
-    return decimals;
-  }
-
   private playerState(row: PlayerRow): PlayerState {
-    return {
-      playerId: row.player_id,
-      currency: row.currency,
-      decimals: this.decimalsOf(row.currency),
-      balance: row.balance,
-      blocked: row.blocked === 1n,
-    };
+    return playerStateOf(storedPlayer(row), this.currencies);
   }
 
   private sessionState(at: SessionAt, sessionId: string): SessionState {
@@ -560,14 +553,7 @@ export class SqliteLedger {
   }
 
   private view(row: PlayerRow): PlayerView {
-    return {
-      ok: true,
-      playerId: row.player_id,
-      currency: row.currency,
-      balance: formatMinor(row.balance, this.decimalsOf(row.currency)),
-      blocked: row.blocked === 1n,
-      country: row.country,
-    };
+    return playerView(storedPlayer(row), this.currencies);
   }
 
   /** The session and its player, from memory when kept there (wallet-memory.ts). */
@@ -601,7 +587,7 @@ export class SqliteLedger {
       assert.equal(ref.ref, player.player_id);
       return player.account_id;
     }
-    const key = `${ref.kind}\u0000${ref.ref}\u0000${ref.currency}`;
+    const key = accountKey(ref);
     const cached = this.accountIds.get(key);
     if (cached !== undefined) return cached;
     const found = this.statements.accountId.get(ref.kind, ref.ref, ref.currency) as { id: bigint } | undefined;

@@ -7,7 +7,8 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { UnavailableError } from '../../protocol/errors.js';
 import { DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
-import { DEFAULT_RULES, type RulesConfig } from '../../ledger/rules.js';
+import { DEFAULT_RULES } from '../../ledger/rules.js';
+import type { StoreOptions } from '../settings.js';
 import { OPERATIONS, StoreOperations, type OperationArgs, type OperationName, type OperationOutcome } from '../operations.js';
 import type { VerifyReport } from '../store.js';
 import type { WalletStore } from '../operations.js';
@@ -16,17 +17,8 @@ import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Call, Reply } from './sqlite-operations.js';
 
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends StoreOptions {
   path: string;
-  rules?: RulesConfig;
-  cryptoDecimals?: Record<string, number>;
-  /**
-   * Calls in flight at once; past this the store answers 503 at once instead
-   * of queueing without bound. Default 20,000 calls: a few seconds of work.
-   */
-  inflightCallsMax?: number;
-  /** Calls that share one commit (and one fsync). Default 1,000 calls. */
-  batchCallsMax?: number;
   /**
    * The database file holds at most this many pages (SQLite's
    * max_page_count, 4 KiB each): a write that needs more fails as on a full
@@ -37,6 +29,7 @@ export interface SqliteStoreOptions {
   databasePagesMax?: number;
 }
 
+/** inflightCallsMax's default (calls): a few seconds of work. */
 export const INFLIGHT_CALLS_MAX = 20_000;
 /**
  * Calls handed to the writer thread together at most, even within one

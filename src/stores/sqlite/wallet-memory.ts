@@ -46,11 +46,12 @@ export interface SessionAt {
   player: PlayerRow;
 }
 
-/** A round that is not finished: only such a round can take more transactions. */
-export interface OpenRound {
+/** A round as the ledger reads it; memory keeps only open ones (finished false), the only rounds that take more transactions. */
+export interface RoundRow {
   id: bigint;
   player_id: string;
   game: string;
+  finished: boolean;
 }
 
 /** Sessions (and players) remembered at most; past this memory starts again empty. A bound on memory (under 1 KiB each), not a tuning knob. */
@@ -61,7 +62,7 @@ export const OPEN_ROUNDS_MAX = 100_000;
 export class WalletMemory {
   private readonly sessions = new Map<string, { session: SessionRow; playerPk: bigint }>();
   private readonly players = new Map<bigint, PlayerRow>();
-  private readonly rounds = new Map<string, OpenRound>();
+  private readonly rounds = new Map<string, RoundRow>();
 
   /** `sessionKey`, `roundKey`: canonical UUID text. */
   session(sessionKey: string): SessionAt | undefined {
@@ -85,11 +86,11 @@ export class WalletMemory {
     this.players.delete(playerPk);
   }
 
-  openRound(roundKey: string): OpenRound | undefined {
+  openRound(roundKey: string): RoundRow | undefined {
     return this.rounds.get(roundKey);
   }
 
-  keepOpenRound(roundKey: string, round: OpenRound): void {
+  keepOpenRound(roundKey: string, round: RoundRow): void {
     if (this.rounds.size >= OPEN_ROUNDS_MAX) this.rounds.clear();
     this.rounds.set(roundKey, round);
   }
