@@ -82,19 +82,8 @@ export interface StoredPlayer {
   country: string | null;
 }
 
-/** A transfer as a store reads it for a page, in plain values (UUIDs as canonical text, money in minor units). */
-export interface StoredTransfer {
-  id: string;
-  kind: TransferKind;
-  amount: bigint;
-  jpAmount: bigint;
-  freeBet: boolean;
-  roundId: string | null;
-  game: string | null;
-  campaignId: string | null;
-  regulatory: string | null;
-  createdAt: number;
-}
+/** A transfer as a store reads it for a page: the view's facts, with its money in minor units. */
+export type StoredTransfer = Omit<TransferView, 'amount' | 'jpAmount'> & { amount: bigint; jpAmount: bigint };
 
 export function playerNotFound(playerId: string): Refusal {
   return refuse('PLAYER_NOT_FOUND', `player ${playerId} is not known`);
