@@ -61,14 +61,25 @@ export const DISPATCH_SCHEDULE: DispatchSchedule = {
 
 /**
  * What one attempt got back. `answered`: an HTTP answer, with the problem's
- * registry code when it was one, and its `Retry-After` as the header's text
- * or already in ms. `invalid-answer`: a 200 whose body is not the protocol
- * (it is resent: the call is idempotent, and the operator's answer to the
- * same bytes will be read again). `failed`: a network error or no answer
- * within the wait for one (docs/protocol.md §9).
+ * registry code and `balance` (exact decimal text) when it was one, its
+ * `Retry-After` as the header's text or already in ms, and for a 200 the
+ * answer's text (`body`), which is what the enqueuer reads its result from.
+ * `invalid-answer`: a 200 whose body is not the protocol (it is resent: the
+ * call is idempotent, and the operator's answer to the same bytes will be
+ * read again). `failed`: a network error or no answer within the wait for
+ * one (docs/protocol.md §9).
  */
 export type SendAttempt =
-  | { kind: 'answered'; status: number; code?: string; detail?: string; retryAfter?: string; retryAfterMs?: number }
+  | {
+      kind: 'answered';
+      status: number;
+      code?: string;
+      detail?: string;
+      balance?: string;
+      body?: string;
+      retryAfter?: string;
+      retryAfterMs?: number;
+    }
   | { kind: 'invalid-answer'; status: number; detail: string }
   | { kind: 'failed'; detail: string };
 
