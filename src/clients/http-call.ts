@@ -144,10 +144,26 @@ async function readText(body: Dispatcher.ResponseData['body'], bytesMax: number)
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function retryAfterMs(header: string | string[] | undefined): number | undefined {
-  const text = Array.isArray(header) ? header[0] : header;
-  if (text === undefined || !/^\d{1,9}$/.test(text.trim())) return undefined;
-  return Number(text.trim()) * 1000;
+/**
+ * A `Retry-After` value (RFC 9110 §10.2.3) as a wait from `now` (ms):
+ * delay-seconds, or an HTTP date (an IMF-fixdate, or one of the obsolete
+ * forms recipients still read; a date already past is no wait). Undefined
+ * when the header is absent or is neither. How long a wait is honoured is
+ * the caller's bound (a policy's retryDelayMsMax, the outbox's
+ * RETRY_AFTER_MS_MAX).
+ */
+export function retryAfterMs(header: string | undefined, now: number): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its weekday or month in letters; a bare number of another shape is not one.
+  if (!/[A-Za-z]/.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 async function attemptOnce(transport: Transport, url: string, headers: Record<string, string>, bodyText: string): Promise<Attempt> {
@@ -179,7 +195,8 @@ async function attemptOnce(transport: Transport, url: string, headers: Record<st
     status: response.statusCode,
     contentType: String(response.headers['content-type'] ?? ''),
     text,
-    retryAfterMs: retryAfterMs(response.headers['retry-after']),
+    // A date is relative to the client world's clock, as every wait of the call is.
+    retryAfterMs: retryAfterMs(firstHeader(response.headers['retry-after']), transport.world.clock()),
   };
 }
 

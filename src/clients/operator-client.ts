@@ -67,7 +67,8 @@ export interface OperatorClient {
 
 const sessionCheck = compile(AuthenticateResponse);
 
-const readBalance: Interpret<BalanceAnswer> = (text) => {
+/** A /transaction or /payout answer's balance, exact; also how the provider reads an answer its outbox delivered. */
+export const readBalance: Interpret<BalanceAnswer> = (text) => {
   const parsed = parseAnswer(text);
   if (!parsed.ok) return parsed;
   const balance = exactNumberText(parsed.value.balance, parsed.inexact);

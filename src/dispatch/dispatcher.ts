@@ -89,6 +89,8 @@ function answerOf(attempt: SendAttempt): Answer {
         status: attempt.status,
         ...(attempt.code === undefined ? {} : { code: attempt.code }),
         detail: attempt.detail ?? `HTTP ${attempt.status}`,
+        ...(attempt.balance === undefined ? {} : { balance: attempt.balance }),
+        ...(attempt.body === undefined ? {} : { body: attempt.body }),
       };
     case 'invalid-answer':
       return { status: attempt.status, detail: `invalid answer: ${attempt.detail}` };
@@ -105,7 +107,7 @@ export class Dispatcher {
   private running = false;
   private loopDone: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  /** A send ended while the loop was claiming: the next idle wait is skipped, since that end may have made an item due. */
+  /** A send ended, or the owner poked, while the loop was claiming: the next idle wait is skipped, since an item may have become due. */
   private woken = false;
   private readonly watchers = new Set<(delivery: Delivery) => void>();
 
@@ -129,11 +131,20 @@ export class Dispatcher {
     this.loopDone = this.loop();
   }
 
+  /**
+   * Claims again at once instead of after the idle wait: the owner has just
+   * made an item due (a round enqueued and durable). A poke while the loop
+   * is claiming makes it skip its next idle wait.
+   */
+  poke(): void {
+    if (this.wake === undefined) this.woken = true;
+    else this.wake();
+  }
+
   /** Claims nothing more and resolves once the sends in flight have ended and their outcomes are applied. */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.wake === undefined) this.woken = true;
-    else this.wake();
+    this.poke();
     await this.loopDone;
     this.loopDone = undefined;
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
@@ -185,8 +196,7 @@ export class Dispatcher {
       })
       .finally(() => {
         this.inFlight.delete(run);
-        if (this.wake === undefined) this.woken = true;
-        else this.wake();
+        this.poke();
       });
     this.inFlight.add(run);
   }
@@ -236,17 +246,20 @@ export interface HttpSendOptions {
   answerMsMax?: number;
   /** A dispatcher of the caller's (a mock in tests); the caller closes it. */
   dispatcher?: UndiciDispatcher;
+  /** The clock an HTTP date in `Retry-After` is read against; default REAL_CLIENT_WORLD. No attempt sleeps. */
+  world?: ClientWorld;
 }
 
 /**
  * The real `send`: one signed call (src/clients/http-call.ts) with NO_RETRY,
  * so that the schedule is the outbox's and not the client's, sending the
- * item's stored bytes. Answers `close` for the dispatcher it made.
+ * item's stored bytes. A 200's text is passed on for the enqueuer to read
+ * (a round's balance). Answers `close` for the dispatcher it made.
  */
 export function httpSend(options: HttpSendOptions): { send: Send; close: () => Promise<void> } {
   const answerMsMax = options.answerMsMax ?? ANSWER_MS_MAX;
   const dispatcher = options.dispatcher ?? defaultDispatcher(answerMsMax);
-  const transport: Transport = { dispatcher, answerMsMax, world: REAL_CLIENT_WORLD, retry: NO_RETRY };
+  const transport: Transport = { dispatcher, answerMsMax, world: options.world ?? REAL_CLIENT_WORLD, retry: NO_RETRY };
   const send: Send = async (item) => {
     const endpoint = options.endpoint(item.operatorId);
     if (endpoint === undefined) return { kind: 'failed', detail: `operator ${item.operatorId} has no endpoint configured` };
@@ -262,22 +275,19 @@ export function httpSend(options: HttpSendOptions): { send: Send; close: () => P
       },
       NO_RETRY,
     );
-    if (outcome.ok) return { kind: 'answered', status: 200 };
-    switch (outcome.kind) {
-      case 'refused':
-        return { kind: 'answered', status: outcome.status, ...(outcome.code === undefined ? {} : { code: outcome.code }), detail: outcome.detail };
-      case 'unavailable':
-        if (outcome.status === undefined) return { kind: 'failed', detail: outcome.detail };
-        return {
-          kind: 'answered',
-          status: outcome.status,
-          ...(outcome.code === undefined ? {} : { code: outcome.code }),
-          detail: outcome.detail,
-          ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
-        };
-      case 'invalid-answer':
-        return { kind: 'invalid-answer', status: outcome.status, detail: outcome.detail };
-    }
+    if (outcome.ok) return { kind: 'answered', status: 200, body: outcome.value };
+    if (outcome.kind === 'invalid-answer') return { kind: 'invalid-answer', status: outcome.status, detail: outcome.detail };
+    const status = outcome.status;
+    if (status === undefined) return { kind: 'failed', detail: outcome.detail };
+    // An answer that is not 200: final (refused, with the balance a problem carried) or to be resent (with its Retry-After).
+    return {
+      kind: 'answered',
+      status,
+      ...(outcome.code === undefined ? {} : { code: outcome.code }),
+      detail: outcome.detail,
+      ...(outcome.kind === 'refused' && outcome.balance !== undefined ? { balance: outcome.balance } : {}),
+      ...(outcome.kind === 'unavailable' && outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+    };
   };
   return { send, close: async () => (options.dispatcher === undefined ? dispatcher.close() : undefined) };
 }

@@ -51,14 +51,45 @@ export interface NewItem {
   afterRefusal?: AfterRefusal;
 }
 
-/** The last answer an item got, or why it got none. */
+/**
+ * The last answer an item got, or why it got none. The table keeps the
+ * status, code and detail; `balance` and `body` reach only the final
+ * outcome's hook (`FinalHook`), in the database transaction that applies it.
+ */
 export interface Answer {
   /** The HTTP status; absent after a network error or time-out. */
   status?: number;
   /** The problem's registry code, when the answer was one. */
   code?: string;
   detail: string;
+  /** The player's balance a problem answer carried, exact decimal text. */
+  balance?: string;
+  /** A 200's text: what the enqueuer reads its result from (a balance, a reference). */
+  body?: string;
 }
+
+/** The outcomes after which an item is never sent again. */
+export type FinalOutcome = 'sent' | 'refused' | 'skipped' | 'resolved';
+
+export interface FinalEvent {
+  /** The item as the outcome left it (its status, last answer, resolution, finishedAt). */
+  item: OutboxItem;
+  outcome: FinalOutcome;
+  /**
+   * `sent`, `refused`: the operator's answer. `skipped`: why it was never
+   * sent. `resolved`: the operator's reference, in the detail.
+   */
+  answer: Answer;
+}
+
+/**
+ * Called inside the database transaction that applies a final outcome, so
+ * that the enqueuer's own state (a round's settlement) commits with it or
+ * not at all. A hook that throws rolls the outcome back: the item stays as
+ * it was, and is sent again after its lease. It runs synchronously and must
+ * not wait for anything.
+ */
+export type FinalHook = (event: FinalEvent) => void;
 
 export interface OutboxItem {
   id: number;

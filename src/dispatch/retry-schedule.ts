@@ -18,7 +18,7 @@
  * operator refuses a bet on an expired session (403 SESSION_EXPIRED, a final
  * refusal, docs/protocol.md §5.2, §6.4), and that refusal refuses the round.
  */
-import { backoffMs, PROTOCOL_RETRY, type RetryPolicy } from '../clients/http-call.js';
+import { backoffMs, PROTOCOL_RETRY, retryAfterMs, type RetryPolicy } from '../clients/http-call.js';
 import { isRetryableStatus } from '../protocol/errors.js';
 
 /** What an item books: a round's bet or win (/transaction), or a prize (/payout). */
@@ -61,14 +61,25 @@ export const DISPATCH_SCHEDULE: DispatchSchedule = {
 
 /**
  * What one attempt got back. `answered`: an HTTP answer, with the problem's
- * registry code when it was one, and its `Retry-After` as the header's text
- * or already in ms. `invalid-answer`: a 200 whose body is not the protocol
- * (it is resent: the call is idempotent, and the operator's answer to the
- * same bytes will be read again). `failed`: a network error or no answer
- * within the wait for one (docs/protocol.md §9).
+ * registry code and `balance` (exact decimal text) when it was one, its
+ * `Retry-After` as the header's text or already in ms, and for a 200 the
+ * answer's text (`body`), which is what the enqueuer reads its result from.
+ * `invalid-answer`: a 200 whose body is not the protocol (it is resent: the
+ * call is idempotent, and the operator's answer to the same bytes will be
+ * read again). `failed`: a network error or no answer within the wait for
+ * one (docs/protocol.md §9).
  */
 export type SendAttempt =
-  | { kind: 'answered'; status: number; code?: string; detail?: string; retryAfter?: string; retryAfterMs?: number }
+  | {
+      kind: 'answered';
+      status: number;
+      code?: string;
+      detail?: string;
+      balance?: string;
+      body?: string;
+      retryAfter?: string;
+      retryAfterMs?: number;
+    }
   | { kind: 'invalid-answer'; status: number; detail: string }
   | { kind: 'failed'; detail: string };
 
@@ -80,21 +91,6 @@ export interface ScheduledItem {
   attempts: number;
   /** Epoch ms. */
   createdAt: number;
-}
-
-/**
- * A `Retry-After` value (RFC 9110 §10.2.3) as a wait from `now` (ms):
- * delay-seconds, or an HTTP date (a date already past is no wait). Undefined
- * when the header is absent or is neither.
- */
-export function retryAfterMs(header: string | undefined, now: number): number | undefined {
-  if (header === undefined) return undefined;
-  const text = header.trim();
-  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names its weekday or month in letters; a bare number of other shape is not one.
-  if (!/[A-Za-z]/.test(text)) return undefined;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** Whether an answered status is resent: the policy's statuses, within docs/protocol.md §3.3's rule. */

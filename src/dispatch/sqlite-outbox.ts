@@ -6,6 +6,11 @@
  * before the commit but that same connection, where `claim` refuses to run
  * inside an open transaction.
  *
+ * The other way round, a final outcome (sent, refused, skipped, resolved)
+ * is applied in one database transaction with the caller's hook (`onFinal`),
+ * so that what the caller records of it (a round settled or refused) and
+ * the item's status commit together or not at all.
+ *
  * Nodes are connections on one file: a claim takes the write lock first
  * (BEGIN IMMEDIATE), so two nodes never lease the same item. better-sqlite3
  * is synchronous, so a claim has no await inside its transaction.
@@ -23,6 +28,7 @@ import {
   type AfterRefusal,
   type Answer,
   type ClaimLimits,
+  type FinalHook,
   type ItemStatus,
   type ListFilter,
   type NewItem,
@@ -142,13 +148,14 @@ SELECT :operatorId, :orderingKey, COALESCE(MAX(sequence), 0) + 1, :kind, :path, 
 FROM dispatch_items WHERE operator_id = :operatorId AND ordering_key = :orderingKey`;
 
 /** Statements of the caller's connection for `enqueue`, prepared once per connection. */
-const insertsOf = new WeakMap<Database.Database, Database.Statement>();
+const insertsOf = new WeakMap<Database.Database, { insert: Database.Statement; sequence: Database.Statement }>();
 
 /**
  * Due items within the limits: the first undone item of each key (no
  * earlier item of its key pending or parked), not leased or whose lease ran
- * out, at most `operatorMax` in flight per operator counting the leases
- * already held, oldest due first.
+ * out, with an id up to `idMax` (see SqliteOutboxOptions), at most
+ * `operatorMax` in flight per operator counting the leases already held,
+ * oldest due first.
  */
 const CLAIMABLE = `
 WITH busy AS (
@@ -160,7 +167,7 @@ due AS (
   SELECT i.id, i.operator_id, i.next_attempt_at,
          ROW_NUMBER() OVER (PARTITION BY i.operator_id ORDER BY i.next_attempt_at, i.id) AS place
   FROM dispatch_items i
-  WHERE i.status = 'pending' AND i.next_attempt_at <= :now
+  WHERE i.status = 'pending' AND i.next_attempt_at <= :now AND i.id <= :idMax
     AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= :now)
     AND NOT EXISTS (
       SELECT 1 FROM dispatch_items e
@@ -172,13 +179,33 @@ WHERE due.place + COALESCE(busy.n, 0) <= :operatorMax
 ORDER BY due.next_attempt_at, due.id
 LIMIT :batch`;
 
+export interface SqliteOutboxOptions {
+  /** Called in the database transaction that applies each final outcome (see FinalHook). */
+  onFinal?: FinalHook;
+  /**
+   * The largest item id a claim may take; by default every committed item.
+   * For a caller whose commits reach the disk later (a group commit that
+   * syncs after it commits), so that nothing is sent that a power cut could
+   * still take back: it answers the largest id it knows durable.
+   */
+  claimableIdMax?: () => number;
+}
+
 export class SqliteOutbox implements Outbox {
   private readonly statements;
   private readonly claimAll: (now: number, node: string, limits: ClaimLimits) => OutboxItem[];
   private readonly refuse: (id: number, answer: Answer, now: number) => { applied: boolean; skipped: number };
+  private readonly finish: (id: number, outcome: 'sent' | 'refused', answer: Answer, now: number) => boolean;
+  private readonly resolveTx: (id: number, reference: string, now: number) => boolean;
+  private readonly onFinal: FinalHook;
 
   /** `db`: this node's connection, its schema migrated (OUTBOX_MIGRATION). */
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    options: SqliteOutboxOptions = {},
+  ) {
+    this.onFinal = options.onFinal ?? (() => {});
+    const claimableIdMax = options.claimableIdMax ?? (() => Number.MAX_SAFE_INTEGER);
     // Ids and epoch milliseconds are well within 2^53: plain numbers, whatever the connection's default.
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(false);
     this.statements = {
@@ -190,7 +217,8 @@ export class SqliteOutbox implements Outbox {
           lease_owner = NULL, lease_expires_at = NULL, finished_at = :now
         WHERE id = :id AND status = 'pending'`),
       skipRest: prepare(`UPDATE dispatch_items SET status = 'skipped', last_status = NULL, last_code = NULL, last_detail = :detail, finished_at = :now
-        WHERE operator_id = :operatorId AND ordering_key = :orderingKey AND sequence > :sequence AND status IN ('pending', 'parked')`),
+        WHERE operator_id = :operatorId AND ordering_key = :orderingKey AND sequence > :sequence AND status IN ('pending', 'parked')
+        RETURNING *`),
       retryLater: prepare(`UPDATE dispatch_items SET next_attempt_at = :at, last_status = :status, last_code = :code, last_detail = :detail,
           lease_owner = NULL, lease_expires_at = NULL
         WHERE id = :id AND status = 'pending' AND lease_owner = :node`),
@@ -207,7 +235,7 @@ export class SqliteOutbox implements Outbox {
     };
     const { claimable, lease, item } = this.statements;
     const claimTx = db.transaction((now: number, node: string, limits: ClaimLimits): OutboxItem[] => {
-        const ids = claimable.all({ now, operatorMax: limits.operatorInFlightMax, batch: limits.batchSizeMax }) as number[];
+        const ids = claimable.all({ now, operatorMax: limits.operatorInFlightMax, batch: limits.batchSizeMax, idMax: claimableIdMax() }) as number[];
         return ids.map((id) => {
           const changed = lease.run({ id, node, now, until: now + limits.leaseMs }).changes;
           // Under the write lock nothing changed the row between the choice and the lease.
@@ -219,19 +247,28 @@ export class SqliteOutbox implements Outbox {
     });
     // IMMEDIATE: the write lock is taken before the choice, so two nodes never choose the same item.
     this.claimAll = (now, node, limits) => claimTx.immediate(now, node, limits);
+    // Each final outcome and its hook in one database transaction (a savepoint inside the caller's open one).
+    this.finish = db.transaction((id: number, outcome: 'sent' | 'refused', answer: Answer, now: number) => {
+      const applied = this.statements.finish.run({ id, status: outcome, now, ...this.answerOf(answer) }).changes === 1;
+      if (applied) this.onFinal({ item: itemOf(item.get(id) as Row), outcome, answer });
+      return applied;
+    });
     this.refuse = db.transaction((id: number, answer: Answer, now: number) => {
-      const applied = this.statements.finish.run({ id, status: 'refused', now, ...this.answerOf(answer) }).changes === 1;
+      const applied = this.finish(id, 'refused', answer, now);
       if (!applied) return { applied, skipped: 0 };
       const refused = itemOf(item.get(id) as Row);
       if (refused.afterRefusal !== 'skip-rest') return { applied, skipped: 0 };
-      const skipped = this.statements.skipRest.run({
-        operatorId: refused.operatorId,
-        orderingKey: refused.orderingKey,
-        sequence: refused.sequence,
-        detail: `skipped: item ${id} of this key was refused (${answer.code ?? answer.status ?? 'no code'})`,
-        now,
-      }).changes;
-      return { applied, skipped };
+      const detail = `skipped: item ${id} of this key was refused (${answer.code ?? answer.status ?? 'no code'})`;
+      const skipped = (
+        this.statements.skipRest.all({ operatorId: refused.operatorId, orderingKey: refused.orderingKey, sequence: refused.sequence, detail, now }) as Row[]
+      ).map(itemOf);
+      for (const one of skipped) this.onFinal({ item: one, outcome: 'skipped', answer: { detail } });
+      return { applied, skipped: skipped.length };
+    });
+    this.resolveTx = db.transaction((id: number, reference: string, now: number) => {
+      const applied = this.statements.resolve.run({ id, reference, now }).changes === 1;
+      if (applied) this.onFinal({ item: itemOf(item.get(id) as Row), outcome: 'resolved', answer: { detail: `resolved by hand: ${reference}` } });
+      return applied;
     });
   }
 
@@ -242,12 +279,15 @@ export class SqliteOutbox implements Outbox {
    */
   static enqueue(dbTx: Database.Database, item: NewItem, now: number): { id: number; sequence: number } {
     assert.ok(dbTx.inTransaction, 'an item is enqueued inside the database transaction that writes its cause');
-    let insert = insertsOf.get(dbTx);
-    if (insert === undefined) {
-      insert = dbTx.prepare(INSERT).safeIntegers(false);
-      insertsOf.set(dbTx, insert);
+    let statements = insertsOf.get(dbTx);
+    if (statements === undefined) {
+      statements = {
+        insert: dbTx.prepare(INSERT).safeIntegers(false),
+        sequence: dbTx.prepare('SELECT sequence FROM dispatch_items WHERE id = ?').safeIntegers(false).pluck(),
+      };
+      insertsOf.set(dbTx, statements);
     }
-    const result = insert.run({
+    const result = statements.insert.run({
       operatorId: item.operatorId,
       orderingKey: item.orderingKey,
       kind: item.kind,
@@ -257,7 +297,7 @@ export class SqliteOutbox implements Outbox {
       now,
     });
     const id = Number(result.lastInsertRowid);
-    const sequence = dbTx.prepare('SELECT sequence FROM dispatch_items WHERE id = ?').safeIntegers(false).pluck().get(id) as number;
+    const sequence = statements.sequence.get(id) as number;
     return { id, sequence };
   }
 
@@ -274,7 +314,7 @@ export class SqliteOutbox implements Outbox {
   }
 
   async sent(id: number, _node: string, answer: Answer, now: number): Promise<boolean> {
-    return this.statements.finish.run({ id, status: 'sent', now, ...this.answerOf(answer) }).changes === 1;
+    return this.finish(id, 'sent', answer, now);
   }
 
   async refused(id: number, _node: string, answer: Answer, now: number): Promise<{ applied: boolean; skipped: number }> {
@@ -310,6 +350,6 @@ export class SqliteOutbox implements Outbox {
 
   async resolve(id: number, reference: string, now: number): Promise<boolean> {
     assert.ok(reference.trim().length > 0, "an item is resolved with the operator's reference");
-    return this.statements.resolve.run({ id, reference, now }).changes === 1;
+    return this.resolveTx(id, reference, now);
   }
 }

@@ -5,27 +5,28 @@
  * store and no call reaches an operator.
  *
  * Rounds of one launch run one at a time (a per-launch queue in this
- * process). A real round is logged pending with its exact request before the
- * first attempt and resent with the same body while the player's request
- * lasts (limits.roundSettleMsMax); a round still pending then is resent
- * before the launch's next round, and by the outbox (outbox.ts, which calls
- * `resendLeftPending` every limits.outboxIntervalMs) without waiting for its
- * player, so an answer lost to a time-out or a restart is settled, never
- * played twice.
+ * process). A real round is logged pending with its exact request, which
+ * the same database transaction enqueues in the durable outbox
+ * (provider-store.ts, src/dispatch); once that is durable the dispatcher is
+ * woken to send it, and the player waits for its final answer up to
+ * limits.roundSettleMsMax. The dispatcher goes on without the player: a
+ * round still pending then is delivered on the protocol's back-off until
+ * the operator answers, across restarts, never played twice, and the
+ * launch's next round waits until it is settled or refused.
  *
- * One service per process: the app's routes and the outbox share it, so
- * that its per-launch queues hold for both. `createGameService` builds it
+ * One service per process: the app's routes share it, so that its
+ * per-launch queues hold for every request. `createGameService` builds it
  * from the config; the server (serve-provider.ts) owns it and closes it
  * after the app.
  */
 import { randomBytes } from 'node:crypto';
 import { chanceRange, isOfferedChance, quote, settle, type DiceRules } from '../game/dice.js';
 import { commitment, rollOf, SERVER_SEED_BYTES } from '../game/fairness.js';
-import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
+import { ERRORS, refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
 import { decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
 import type { Dispatcher } from 'undici';
-import { NO_RETRY, PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type ClientWorld, type RetryPolicy } from '../clients/http-call.js';
+import { PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type ClientWorld, type RetryPolicy } from '../clients/http-call.js';
 import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
 import { Catalog } from './catalog.js';
 import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-token.js';
@@ -47,17 +48,11 @@ export const REAL_PROVIDER_WORLD: ProviderWorld = {
 
 /** Rounds shown on the game page. */
 export const ROUNDS_SHOWN_MAX = 20;
-/** Sessions the outbox reads at a time. */
-const OUTBOX_PAGE_SESSIONS = 100;
 
-/** What one pass of the outbox did. */
-export interface OutboxPass {
-  /** Launches that held rounds left pending. */
-  sessions: number;
-  /** Rounds the operator answered, settled or refused. */
-  finished: number;
-  /** Rounds still pending after the pass: the next pass resends them. */
-  stillPending: number;
+/** What the game service needs of the outbox's dispatcher (src/dispatch/dispatcher.ts). */
+export interface RoundDelivery {
+  /** Claims at once: a round was just enqueued and is durable. */
+  poke(): void;
 }
 
 // ------------------------------------------------------------------ views
@@ -116,9 +111,11 @@ export interface GameServiceOptions {
   catalog: Catalog<GameSettings>;
   store: ProviderStore;
   tokens: LaunchTokens;
-  /** One client per operator, by operatorId. */
+  /** One client per operator, by operatorId: /authenticate. */
   clients: ReadonlyMap<string, OperatorClient>;
   world: ProviderWorld;
+  /** Woken for each new round; without one, rounds wait for the dispatcher's next claim. */
+  delivery?: RoundDelivery;
 }
 
 export interface GameServiceSetup {
@@ -126,8 +123,10 @@ export interface GameServiceSetup {
   store: ProviderStore;
   /** Default REAL_PROVIDER_WORLD. */
   world?: ProviderWorld;
-  /** The dispatcher of every operator client (a mock in tests); by default each client has its own. */
+  /** The undici dispatcher of every operator client (a mock in tests); by default each client has its own. */
   dispatcher?: Dispatcher;
+  /** The outbox's dispatcher, woken for each new round (round-delivery.ts). */
+  delivery?: RoundDelivery;
 }
 
 /** The game service of a config: its catalog, its launch tokens, and one operator client per operator, which close() closes. */
@@ -154,6 +153,7 @@ export function createGameService(setup: GameServiceSetup): GameService {
     tokens: launchTokens(config.launchTokenSecrets, world.randomBytes),
     clients,
     world,
+    ...(setup.delivery === undefined ? {} : { delivery: setup.delivery }),
   });
 }
 
@@ -163,11 +163,12 @@ function rtpText(rules: DiceRules): string {
 
 export class GameService {
   private readonly queues = new Map<string, Promise<void>>();
-  /** The outbox leaves an operator alone until this time (its clock): the operator's Retry-After. */
-  private readonly outboxPausedUntil = new Map<string, number>();
   private readonly operators: Map<string, OperatorSettings>;
-  /** The retry rule within one player request: docs/protocol.md §3/§9, bounded by the player's wait. */
+  /** The retry rule of /authenticate within one player request: docs/protocol.md §3/§9, bounded by the player's wait. */
   private readonly settleRetry: RetryPolicy;
+  /** Players waiting for a pending round's final answer, by the round's pk. */
+  private readonly finishWaiters = new Map<number, Set<() => void>>();
+  private readonly stopWatching: () => void;
 
   constructor(private readonly options: GameServiceOptions) {
     this.operators = new Map(options.config.operators.map((op) => [op.operatorId, op]));
@@ -178,6 +179,10 @@ export class GameService {
       retryDelayMsMax: limits.retryDelayMsMax,
       elapsedMsMax: limits.roundSettleMsMax,
     };
+    // Whichever delivery in this process finishes a round, its player's wait ends then.
+    this.stopWatching = options.store.onRoundFinished((round) => {
+      for (const wake of [...(this.finishWaiters.get(round.pk) ?? [])]) wake();
+    });
   }
 
   /** The games, ladders and currencies offered: the app's routes read the same catalog. */
@@ -185,8 +190,14 @@ export class GameService {
     return this.options.catalog;
   }
 
-  /** Closes the operator clients, once the calls they are making have ended. Nothing may be played after. */
+  /**
+   * Ends the players' waits (their rounds stay in the outbox) and closes the
+   * operator clients, once the calls they are making have ended. Nothing may
+   * be played after.
+   */
   async close(): Promise<void> {
+    this.stopWatching();
+    for (const waiters of [...this.finishWaiters.values()]) for (const wake of [...waiters]) wake();
     await Promise.all([...this.options.clients.values()].map((client) => client.close()));
   }
 
@@ -211,7 +222,6 @@ export class GameService {
     return this.exclusive(claims.launchId, async () => {
       const opened = claims.mode === 'fun' ? this.openFun(claims, existing) : await this.openReal(claims, operator, existing);
       if (!opened.ok) return opened;
-      await this.settlePending(opened.session);
       return this.sessionView(this.options.store.session(opened.session.pk), claims);
     });
   }
@@ -220,7 +230,7 @@ export class GameService {
   async play(token: string, slug: string, input: PlayRequest): Promise<PlayView | Refusal> {
     const launch = this.launchOf(token, slug);
     if (!launch.ok) return launch;
-    const { claims, operator } = launch;
+    const { claims } = launch;
     const { store, world, config } = this.options;
     const found = store.sessionByLaunch(claims.launchId);
     if (!found) return refuse('SESSION_NOT_FOUND', 'the game session is not open: open the game first');
@@ -232,7 +242,8 @@ export class GameService {
         return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', formatMinor(session.balanceMinor, this.decimalsOf(session)));
       }
       if (session.mode === 'real') {
-        const { left } = await this.settlePending(session);
+        // In order: a launch's next round is played only once the one before it has a final answer.
+        const left = await this.pendingAfterWait(session.pk);
         session = store.session(found.pk);
         if (left > 0) {
           return refuse('SERVICE_UNAVAILABLE', 'the previous round is still being settled with the casino: try again in a moment');
@@ -240,7 +251,7 @@ export class GameService {
       }
       const plan = this.planRound(session, input);
       if (!plan.ok) return plan;
-      return session.mode === 'fun' ? this.playFun(session, plan) : this.playReal(session, operator, plan);
+      return session.mode === 'fun' ? this.playFun(session, plan) : this.playReal(session, plan);
     });
   }
 
@@ -406,8 +417,8 @@ export class GameService {
     return this.playView(store.session(session.pk), logged);
   }
 
-  private async playReal(session: GameSessionRow, operator: OperatorSettings, plan: { round: NewRound }): Promise<PlayView | Refusal> {
-    const { store } = this.options;
+  private async playReal(session: GameSessionRow, plan: { round: NewRound }): Promise<PlayView | Refusal> {
+    const { store, config } = this.options;
     const decimals = this.decimalsOf(session);
     const round = plan.round;
     const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
@@ -424,84 +435,65 @@ export class GameService {
       ...(round.campaignId === null ? {} : { campaign: { id: round.campaignId, type: 'freeBets', finished: round.campaignFinished === true } }),
     });
     const pending = store.beginRealRound({ ...round, requestBody: body }, this.newSeed());
-    // Never send a round the provider could still lose: a crash would forget a bet the operator booked.
+    // Never send a round the provider could still lose (a crash would forget a bet the operator booked): the outbox claims only durable items.
     await store.durable();
-    const finished = await this.send(pending, operator);
-    if (!finished.ok) return finished;
-    return this.playView(store.session(session.pk), finished.round);
-  }
-
-  /** Sends a pending round (again) and records the operator's final answer, if one comes. */
-  private async send(round: RoundRow, operator: OperatorSettings, retry: RetryPolicy = this.settleRetry): Promise<{ ok: true; round: RoundRow } | Refusal> {
-    const { store, world } = this.options;
-    const client = this.options.clients.get(operator.operatorId);
-    if (!client || round.requestBody === null) return refuse('SERVICE_UNAVAILABLE', 'the round cannot be sent');
-    const answer = await client.transaction(round.requestBody, retry);
-    const now = world.clock();
-    if (answer.ok) {
-      const minor = this.minorOf(answer.value.balance, this.options.catalog.decimals(round.currency) ?? 0);
-      return { ok: true, round: store.finishRound(round.pk, { status: 'settled', balanceAfterMinor: minor ?? null }, answer.attempts, now) };
+    this.options.delivery?.poke();
+    const finished = await this.finished(pending.pk, config.limits.roundSettleMsMax);
+    if (finished.status === 'pending') {
+      return refuse('SERVICE_UNAVAILABLE', 'the casino did not answer in time: the round is kept and will be settled before the next one');
     }
-    if (answer.kind === 'refused') {
-      store.finishRound(round.pk, { status: 'refused', code: answer.code ?? `HTTP_${answer.status}`, detail: answer.detail }, answer.attempts, now);
-      return this.operatorFailure(answer);
-    }
-    if (answer.kind === 'invalid-answer') {
-      // The operator answered 200, so it applied the round; only its balance is unreadable.
-      store.finishRound(round.pk, { status: 'settled', balanceAfterMinor: null }, answer.attempts, now);
-      return refuse('SERVICE_UNAVAILABLE', `the round was booked but the casino's answer was unreadable: ${answer.detail}`);
-    }
-    store.countAttempts(round.pk, answer.attempts);
-    if (answer.retryAfterMs !== undefined) this.outboxPausedUntil.set(operator.operatorId, now + answer.retryAfterMs);
-    return refuse('SERVICE_UNAVAILABLE', 'the casino did not answer in time: the round is kept and will be settled before the next one');
+    if (finished.status === 'refused') return this.refusalOf(finished, decimals);
+    // The operator answered 200, so it booked the round; only its balance is unknown (unreadable, or a round settled by hand).
+    if (finished.balanceAfterMinor === null) return refuse('SERVICE_UNAVAILABLE', "the round was booked but the casino's answer gave no balance that can be read exactly");
+    return this.playView(store.session(session.pk), finished);
   }
 
   /**
-   * The outbox: resends, once each, the rounds whose player's request left
-   * them pending (created limits.roundSettleMsMax ago or earlier), in order
-   * per launch and behind any request of that launch in progress. A round
-   * still pending waits for the next pass, so attempts stay at least a pass
-   * apart, as the protocol's back-off asks once it has grown. An operator
-   * that gave no final answer is left alone for the rest of the pass, and
-   * for as long as its Retry-After asked.
+   * Waits for the session's pending rounds to get a final answer, in order,
+   * up to limits.roundSettleMsMax in all; answers how many are still pending.
    */
-  async resendLeftPending(): Promise<OutboxPass> {
-    const { store, world, config } = this.options;
-    const createdBefore = world.clock() - config.limits.roundSettleMsMax;
-    const pass: OutboxPass = { sessions: 0, finished: 0, stillPending: 0 };
-    const unanswered = new Set<string>();
-    for (let afterPk = 0; ; ) {
-      const sessions = store.sessionsLeftPending(createdBefore, afterPk, OUTBOX_PAGE_SESSIONS);
-      for (const found of sessions) {
-        pass.sessions += 1;
-        if (unanswered.has(found.operatorId) || world.clock() < (this.outboxPausedUntil.get(found.operatorId) ?? 0)) {
-          pass.stillPending += store.pendingRounds(found.pk).length;
-          continue;
-        }
-        await this.exclusive(found.launchId, async () => {
-          const { finished, left } = await this.settlePending(store.session(found.pk), NO_RETRY);
-          pass.finished += finished;
-          pass.stillPending += left;
-          if (left > 0) unanswered.add(found.operatorId);
-        });
-      }
-      if (sessions.length < OUTBOX_PAGE_SESSIONS) return pass;
-      afterPk = sessions[sessions.length - 1]!.pk;
+  private async pendingAfterWait(sessionPk: number): Promise<number> {
+    const { store, config } = this.options;
+    const pending = store.pendingRounds(sessionPk);
+    // A person waits: real time, whatever the world's clock says.
+    const deadline = Date.now() + config.limits.roundSettleMsMax;
+    for (const [index, round] of pending.entries()) {
+      if ((await this.finished(round.pk, deadline - Date.now())).status === 'pending') return pending.length - index;
     }
+    return 0;
   }
 
-  /** Resends the launch's pending rounds in order; answers how many got a final answer and how many are still pending. */
-  private async settlePending(session: GameSessionRow, retry: RetryPolicy = this.settleRetry): Promise<{ finished: number; left: number }> {
-    if (session.mode !== 'real') return { finished: 0, left: 0 };
-    const operator = this.operators.get(session.operatorId);
-    const pending = this.options.store.pendingRounds(session.pk);
-    if (!operator) return { finished: 0, left: pending.length };
-    for (const [index, round] of pending.entries()) {
-      await this.send(round, operator, retry);
-      // Settled or refused, the round is done; still pending, the rest wait behind it, in order.
-      if (this.options.store.round(round.pk).status === 'pending') return { finished: index, left: pending.length - index };
-    }
-    return { finished: pending.length, left: 0 };
+  /**
+   * The round once it has a final answer, or as it is after `msMax` (real
+   * time: a player is waiting). Woken by the store when this process's
+   * dispatcher finishes it; read again at the end, since another process
+   * (or a person resolving it) may have finished it meanwhile.
+   */
+  private async finished(pk: number, msMax: number): Promise<RoundRow> {
+    const { store } = this.options;
+    if (store.round(pk).status !== 'pending' || msMax <= 0) return store.round(pk);
+    await new Promise<void>((resolve) => {
+      let waiters = this.finishWaiters.get(pk);
+      if (waiters === undefined) this.finishWaiters.set(pk, (waiters = new Set()));
+      const own = waiters;
+      const done = () => {
+        clearTimeout(timer);
+        own.delete(done);
+        if (own.size === 0 && this.finishWaiters.get(pk) === own) this.finishWaiters.delete(pk);
+        resolve();
+      };
+      const timer = setTimeout(done, msMax);
+      own.add(done);
+    });
+    return store.round(pk);
+  }
+
+  /** A refused round as the page gets it: the operator's code when it is one of the registry, with the balance its problem carried. */
+  private refusalOf(round: RoundRow, decimals: number): Refusal {
+    const code = round.refusalCode ?? '';
+    const known = Object.hasOwn(ERRORS, code) ? (code as ErrorCode) : 'SERVICE_UNAVAILABLE';
+    const balance = round.balanceAfterMinor === null ? undefined : formatMinor(round.balanceAfterMinor, decimals);
+    return refuse(known, `the casino refused: ${round.refusalDetail ?? code}`, balance);
   }
 
   // -------------------------------------------------------------- helpers

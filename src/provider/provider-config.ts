@@ -44,6 +44,16 @@ const Secret = Type.String({ minLength: 1, maxLength: 1024 });
 const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'An absolute http(s) URL.' });
 const Count = (description: string, maximum = 1_000_000) => Type.Integer({ minimum: 1, maximum, description });
 
+/**
+ * Members of `limits` earlier versions read and this one does not, and
+ * what replaced each: a config that still sets one is accepted, and the
+ * server names it in a warning at start instead of dropping it silently.
+ */
+export const RETIRED_LIMITS: Readonly<Record<string, string>> = {
+  outboxIntervalSeconds:
+    'rounds are delivered by the durable outbox, which sends each one as soon as it is written and resends it on the back-off of retryDelayMsMin and retryDelayMsMax until the operator answers (docs/provider.md)',
+};
+
 export const ProviderLimitsSchema = Type.Object(
   {
     bodyBytesMax: Type.Optional(Count('Request body limit, bytes. Default 262144 (docs/protocol.md §9).', 16 * 1024 * 1024)),
@@ -54,9 +64,6 @@ export const ProviderLimitsSchema = Type.Object(
     retryDelayMsMax: Type.Optional(Count('Largest retry back-off, ms. Default 60000.', 3_600_000)),
     roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
     refreshIntervalSeconds: Type.Optional(Count('How often the game page calls urls.refresh, seconds. Default 300.', 24 * 3600)),
-    outboxIntervalSeconds: Type.Optional(
-      Count('How often rounds left pending are resent to the operator without waiting for their player, seconds. Default 30.', 3600),
-    ),
     requestTimeoutMs: Type.Optional(
       Count("A request's headers and body must arrive within this, else 408; also the keep-alive idle time-out, ms. Default 10000 (docs/protocol.md §9).", 600_000),
     ),
@@ -129,7 +136,6 @@ export interface ProviderLimits {
   retryDelayMsMax: number;
   roundSettleMsMax: number;
   refreshIntervalMs: number;
-  outboxIntervalMs: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
 }
@@ -143,7 +149,6 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   retryDelayMsMax: 60_000, // ms: docs/protocol.md §9
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
-  outboxIntervalMs: 30_000, // ms: within the protocol's largest back-off (retryDelayMsMax)
   requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: docs/protocol.md §9
   shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, // ms: docs/protocol.md §9
 };
@@ -198,6 +203,8 @@ export interface ProviderConfig {
   operators: OperatorSettings[];
   games: GameSettings[];
   campaigns: CampaignSettings[];
+  /** Settings that were given but mean nothing any more, each with what replaced it: `serve` logs each as a warning. */
+  warnings: string[];
 }
 
 // --------------------------------------------------------------- resolving
@@ -280,7 +287,6 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     retryDelayMsMax: limitsIn.retryDelayMsMax ?? DEFAULT_LIMITS.retryDelayMsMax,
     roundSettleMsMax: limitsIn.roundSettleMsMax ?? DEFAULT_LIMITS.roundSettleMsMax,
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
-    outboxIntervalMs: (limitsIn.outboxIntervalSeconds ?? DEFAULT_LIMITS.outboxIntervalMs / 1000) * 1000,
     requestTimeoutMs: limitsIn.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs,
     shutdownTimeoutMs: limitsIn.shutdownTimeoutMs ?? DEFAULT_LIMITS.shutdownTimeoutMs,
   };
@@ -405,6 +411,9 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     operators,
     games,
     campaigns,
+    warnings: Object.entries(RETIRED_LIMITS)
+      .filter(([name]) => Object.hasOwn(limitsIn, name))
+      .map(([name, why]) => `limits.${name} is no longer read: ${why}`),
   };
 }
 

@@ -4,11 +4,16 @@
  * truth for real money, the round log is the provider's record of what it
  * sent and what the operator answered.
  *
- * A real round is written `pending`, with the exact /transaction body,
- * before its first attempt (the client creates the ids, persists, then
- * sends), and only then settled or refused with the operator's answer. Fun
- * money moves in one database transaction with a conditional update, never
- * read-then-write across an await (better-sqlite3 is synchronous).
+ * A real round is written `pending`, with the exact /transaction body, and
+ * that body is enqueued in the durable outbox (src/dispatch, its table in
+ * this file) in the same database transaction, before any attempt (the
+ * client creates the ids, persists, then sends). The dispatcher delivers it
+ * through `outbox`, this connection's view of the outbox; the database
+ * transaction that records the operator's final answer on the item also
+ * settles or refuses the round (`finishFromOutbox`), so the two never
+ * disagree, whatever stops the process in between. Fun money moves in one
+ * database transaction with a conditional update, never read-then-write
+ * across an await (better-sqlite3 is synchronous).
  *
  * Group commit: every write of one event-loop turn joins one database
  * transaction, opened by the turn's first write and committed when the turn
@@ -18,11 +23,13 @@
  * thread: they run with synchronous=NORMAL, and `durable()` resolves once
  * the turn's commit is done and a WalFlusher has fdatasync'ed the WAL on
  * libuv's thread pool (as durable as FULL, argued in wal-flusher.ts). The
- * game service waits for it before a pending round is sent and before
- * anything is answered, so one commit and one sync serve every round written
- * meanwhile, and the thread goes on playing rounds while the disk works.
- * Reads on this connection see the open turn's writes; nothing acts on them
- * outside the process before they are durable.
+ * game service waits for it before anything is answered, and the outbox's
+ * claims take only items whose commit has been synced, so one commit and
+ * one sync serve every round written meanwhile, and the thread goes on
+ * playing rounds while the disk works. Reads on this connection see the
+ * open turn's writes; nothing acts on them outside the process before they
+ * are durable. A claim takes the write lock with a transaction of its own,
+ * so it runs between turns, never inside one.
  *
  * The SQLite plumbing is the wallet store's (src/platform/sqlite): the same
  * pragmas, the same migration runner, and the background checkpointer. The
@@ -33,13 +40,17 @@
  */
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
+import { readBalance } from '../clients/operator-client.js';
+import type { FinalEvent, Outbox } from '../dispatch/outbox.js';
+import { OUTBOX_MIGRATION, SqliteOutbox } from '../dispatch/sqlite-outbox.js';
 import { BackgroundCheckpointer } from '../platform/sqlite/checkpointer.js';
 import { migrate, recordApplied, type Migration } from '../platform/sqlite/migrate.js';
 import { openDatabase } from '../platform/sqlite/open-database.js';
 import { WalFlusher } from '../platform/sqlite/wal-flusher.js';
+import { CURRENCIES, decimalFromString, toMinor, type Currencies } from '../protocol/money.js';
 
 /** The provider's own versions, numbered apart from the wallet's. */
-const MIGRATIONS: readonly Migration[] = [
+export const PROVIDER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'round-log',
@@ -123,6 +134,23 @@ CREATE TABLE campaign_players (
 CREATE INDEX campaign_players_by_player ON campaign_players (player_id);
 `,
   },
+  {
+    version: 2,
+    name: OUTBOX_MIGRATION.name,
+    sql: `${OUTBOX_MIGRATION.sql}
+-- A real round's request in the outbox: its final outcome settles or refuses the round.
+ALTER TABLE rounds ADD COLUMN dispatch_item_id INTEGER REFERENCES dispatch_items (id);
+CREATE UNIQUE INDEX rounds_by_dispatch_item ON rounds (dispatch_item_id) WHERE dispatch_item_id IS NOT NULL;
+
+-- Rounds an earlier version left pending are delivered as new ones are: due now, each its own key.
+INSERT INTO dispatch_items (operator_id, ordering_key, sequence, kind, path, body, after_refusal, status, next_attempt_at, created_at)
+  SELECT operator_id, round_id, 1, 'bet', '/transaction', CAST(request_body AS BLOB), 'skip-rest', 'pending', created_at, created_at
+  FROM rounds WHERE mode = 'real' AND status = 'pending' AND request_body IS NOT NULL ORDER BY id;
+UPDATE rounds SET dispatch_item_id = (
+    SELECT d.id FROM dispatch_items d WHERE d.operator_id = rounds.operator_id AND d.ordering_key = rounds.round_id AND d.sequence = 1)
+  WHERE mode = 'real' AND status = 'pending' AND request_body IS NOT NULL;
+`,
+  },
 ];
 
 /**
@@ -137,9 +165,9 @@ function adoptUserVersion(db: Database.Database): void {
   if (counted() === 0) return;
   db.transaction(() => {
     const versions = counted();
-    assert.ok(versions <= MIGRATIONS.length, `the database's user_version ${versions} is a version this code knows`);
+    assert.ok(versions <= PROVIDER_MIGRATIONS.length, `the database's user_version ${versions} is a version this code knows`);
     // When they were applied is not known.
-    recordApplied(db, MIGRATIONS.slice(0, versions), 0);
+    recordApplied(db, PROVIDER_MIGRATIONS.slice(0, versions), 0);
     db.pragma('user_version = 0');
   }).immediate();
 }
@@ -193,13 +221,22 @@ export interface RoundRow {
   status: RoundStatus;
   refusalCode: string | null;
   refusalDetail: string | null;
+  /** Settled: the balance the operator answered. Refused: the balance its problem carried, if any. */
   balanceAfterMinor: bigint | null;
+  /** Times the request was claimed for sending (its outbox item's attempts). */
   attempts: number;
+  /** The round's request in the outbox (real rounds). */
+  dispatchItemId: number | null;
   createdAt: number;
   settledAt: number | null;
 }
 
-export type NewRound = Omit<RoundRow, 'pk' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'settledAt'>;
+export type NewRound = Omit<RoundRow, 'pk' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'dispatchItemId' | 'settledAt'>;
+
+/** How a real round ended, as its outbox item's final outcome says. */
+export type RoundOutcome =
+  | { status: 'settled'; balanceAfterMinor: bigint | null }
+  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
 
 export interface CampaignRow {
   campaignId: string;
@@ -270,7 +307,9 @@ function roundOf(row: Row): RoundRow {
     refusalCode: row.refusal_code as string | null,
     refusalDetail: row.refusal_detail as string | null,
     balanceAfterMinor: row.balance_after as bigint | null,
-    attempts: num(row.attempts),
+    // The outbox item counts the attempts while the round is pending; a finished round keeps the count.
+    attempts: num(row.item_attempts ?? row.attempts),
+    dispatchItemId: numOrNull(row.dispatch_item_id),
     createdAt: num(row.created_at),
     settledAt: numOrNull(row.settled_at),
   };
@@ -298,6 +337,16 @@ const crash: OnFatal = (error) => {
   throw error;
 };
 
+export interface ProviderStoreOptions {
+  /** Called if the WAL cannot be synced; nothing more may be answered. By default the process crashes. */
+  onFatal?: OnFatal;
+  /** The currencies whose decimals read an operator's balances (the config's); default ISO 4217 and the default crypto codes. */
+  currencies?: Currencies;
+}
+
+/** The request of a real round, as it is enqueued. */
+export const ROUND_REQUEST = { kind: 'bet', path: '/transaction' } as const;
+
 interface Waiter {
   resolve: () => void;
   reject: (error: Error) => void;
@@ -307,17 +356,43 @@ export class ProviderStore {
   private readonly db: Database.Database;
   private readonly flusher: WalFlusher | undefined;
   private readonly checkpointer: BackgroundCheckpointer | undefined;
+  private readonly currencies: Currencies;
   /** Waiting for the open turn's commit (and the sync after it). */
   private waiters: Waiter[] = [];
+  /** Waiting for the open turn to end, committed or not. */
+  private turnEnds: (() => void)[] = [];
   private closing: Promise<void> | undefined;
   private readonly turn;
   private readonly statements;
+  /** The largest outbox item id enqueued in the open turn, 0 for none. */
+  private turnItemMax = 0;
+  /** The largest outbox item id committed, and the largest whose commit has been synced: claims take no item above it. */
+  private committedItemMax: number;
+  private durableItemMax = 0;
+  private readonly roundListeners = new Set<(round: RoundRow) => void>();
+  private readonly dispatchItems: SqliteOutbox;
+  /**
+   * The outbox on this connection, for the dispatcher. A claim takes only
+   * durable items, and runs between turns (it takes the write lock on its
+   * own); an outcome joins the open turn, as every write does, and commits
+   * with the round it settles.
+   */
+  readonly outbox: Outbox;
 
-  private constructor(db: Database.Database, flusher: WalFlusher | undefined, checkpointer: BackgroundCheckpointer | undefined) {
+  private constructor(
+    db: Database.Database,
+    flusher: WalFlusher | undefined,
+    checkpointer: BackgroundCheckpointer | undefined,
+    currencies: Currencies,
+  ) {
     this.db = db;
     this.flusher = flusher;
     this.checkpointer = checkpointer;
+    this.currencies = currencies;
     this.turn = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
+    // A round as read: its outbox item's attempts while it is pending.
+    const roundsWhere = (where: string) =>
+      db.prepare(`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id ${where}`);
     this.statements = {
       sessionByLaunch: db.prepare('SELECT * FROM game_sessions WHERE launch_id = ?'),
       sessionByPk: db.prepare('SELECT * FROM game_sessions WHERE id = ?'),
@@ -334,20 +409,18 @@ export class ProviderStore {
       ),
       insertRound: db.prepare(`INSERT INTO rounds
         (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-         chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, created_at, settled_at)
+         chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id, created_at, settled_at)
         VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
-         @chancePct, @threshold, @roll, @serverSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @createdAt, @settledAt)`),
-      settleRound: db.prepare(
-        "UPDATE rounds SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, attempts = attempts + ?, settled_at = ? WHERE id = ? AND status = 'pending' RETURNING *",
+         @chancePct, @threshold, @roll, @serverSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @dispatchItemId, @createdAt, @settledAt)`),
+      finishRound: db.prepare(
+        "UPDATE rounds SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, attempts = ?, settled_at = ? WHERE id = ? AND status = 'pending' RETURNING *",
       ),
-      addAttempts: db.prepare("UPDATE rounds SET attempts = attempts + ? WHERE id = ? AND status = 'pending'"),
-      roundByPk: db.prepare('SELECT * FROM rounds WHERE id = ?'),
-      pendingOfSession: db.prepare("SELECT * FROM rounds WHERE session_pk = ? AND status = 'pending' ORDER BY id"),
-      sessionsLeftPending: db.prepare(`SELECT s.* FROM game_sessions s
-        WHERE s.id IN (SELECT session_pk FROM rounds WHERE status = 'pending' AND created_at <= ?) AND s.id > ?
-        ORDER BY s.id LIMIT ?`),
-      recentOfSession: db.prepare("SELECT * FROM rounds WHERE session_pk = ? AND status <> 'refused' ORDER BY id DESC LIMIT ?"),
-      listRounds: db.prepare('SELECT * FROM rounds WHERE id < ? ORDER BY id DESC LIMIT ?'),
+      roundByPk: roundsWhere('WHERE r.id = ?'),
+      roundOfItem: roundsWhere('WHERE r.dispatch_item_id = ?'),
+      pendingOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status = 'pending' ORDER BY r.id"),
+      recentOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ?"),
+      listRounds: roundsWhere('WHERE r.id < ? ORDER BY r.id DESC LIMIT ?'),
+      lastItemId: db.prepare('SELECT COALESCE(MAX(id), 0) FROM dispatch_items').pluck().safeIntegers(false),
       insertCampaign: db.prepare(`INSERT INTO campaigns (campaign_id, operator_id, game, currency, bet, rounds, expires_at, created_at)
         VALUES (@campaignId, @operatorId, @game, @currency, @betMinor, @rounds, @expiresAt, @createdAt)`),
       campaignById: db.prepare('SELECT * FROM campaigns WHERE campaign_id = ?'),
@@ -360,20 +433,25 @@ export class ProviderStore {
         "SELECT count(*) AS used FROM rounds WHERE campaign_id = ? AND operator_id = ? AND player_id = ? AND status <> 'refused'",
       ),
     };
+    // What the file already holds was committed by an earlier process; the first claim waits for one sync of it.
+    this.committedItemMax = this.statements.lastItemId.get() as number;
+    this.dispatchItems = new SqliteOutbox(db, { onFinal: this.finishFromOutbox, claimableIdMax: () => this.durableItemMax });
+    this.outbox = this.outboxView(this.dispatchItems);
   }
 
-  /** `onFatal` is called if the WAL cannot be synced; nothing more may be answered. By default the process crashes. */
-  static open(path: string, onFatal: OnFatal = crash): ProviderStore {
+  static open(path: string, options: ProviderStoreOptions = {}): ProviderStore {
+    const currencies = options.currencies ?? CURRENCIES;
     // A pending round is written before its first attempt: it must survive
     // power loss. COMMIT does not sync; durable() waits for the flusher's.
     const db = openDatabase(path, 'flusher');
     // The provider's tables keep their references checked (the wallet's verify checks its own instead).
     db.pragma('foreign_keys = ON');
     adoptUserVersion(db);
-    migrate(db, MIGRATIONS);
-    if (path === ':memory:') return new ProviderStore(db, undefined, undefined);
+    migrate(db, PROVIDER_MIGRATIONS);
+    if (path === ':memory:') return new ProviderStore(db, undefined, undefined, currencies);
     // After the migrations: the checkpointer's connection needs the database in WAL mode.
-    return new ProviderStore(db, new WalFlusher(`${path}-wal`, onFatal), new BackgroundCheckpointer(path, 'flusher'));
+    const flusher = new WalFlusher(`${path}-wal`, options.onFatal ?? crash);
+    return new ProviderStore(db, flusher, new BackgroundCheckpointer(path, 'flusher'), currencies);
   }
 
   /**
@@ -384,7 +462,7 @@ export class ProviderStore {
   durable(): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.db.inTransaction) this.waiters.push({ resolve, reject });
-      else this.afterSync([{ resolve, reject }]);
+      else this.afterSync([{ resolve, reject }], this.committedItemMax);
     });
   }
 
@@ -412,9 +490,21 @@ export class ProviderStore {
   }
 
   private readonly commitTurn = (): void => {
+    const ended = this.turnEnds;
+    this.turnEnds = [];
+    try {
+      this.endTurn();
+    } finally {
+      for (const resume of ended) resume();
+    }
+  };
+
+  private endTurn(): void {
     if (!this.db.open || !this.db.inTransaction) return;
     const waiters = this.waiters;
     this.waiters = [];
+    const items = this.turnItemMax;
+    this.turnItemMax = 0;
     try {
       this.turn.commit.run();
     } catch (error) {
@@ -422,15 +512,61 @@ export class ProviderStore {
       for (const waiter of waiters) waiter.reject(error as Error);
       return;
     }
-    this.afterSync(waiters);
-  };
+    this.committedItemMax = Math.max(this.committedItemMax, items);
+    this.afterSync(waiters, this.committedItemMax);
+  }
 
-  private afterSync(waiters: Waiter[]): void {
+  /** Releases `waiters` after the next sync; by then the items up to `items` are durable. */
+  private afterSync(waiters: Waiter[], items: number): void {
     const release = () => {
+      this.durableItemMax = Math.max(this.durableItemMax, items);
       for (const waiter of waiters) waiter.resolve();
     };
     if (this.flusher) this.flusher.afterSync(release);
     else release();
+  }
+
+  /** Resolves once no turn is open: at once if none is, else when the open one has committed or rolled back. */
+  private async betweenTurns(): Promise<void> {
+    while (this.db.inTransaction) await new Promise<void>((resolve) => this.turnEnds.push(resolve));
+  }
+
+  private outboxView(items: SqliteOutbox): Outbox {
+    // An outcome joins the open turn (or opens one), as every write of the store does.
+    const inTurn =
+      <A extends unknown[], R>(apply: (...args: A) => Promise<R>) =>
+      (...args: A): Promise<R> => {
+        this.write();
+        return apply(...args);
+      };
+    // A read answers what is committed, as another node would see it.
+    const betweenTurns =
+      <A extends unknown[], R>(read: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        await this.betweenTurns();
+        return read(...args);
+      };
+    return {
+      claim: async (now, node, limits) => {
+        // A claim takes the write lock with a transaction of its own (BEGIN IMMEDIATE): between turns.
+        await this.betweenTurns();
+        if (this.durableItemMax < this.committedItemMax) {
+          // Items committed but not yet synced: one sync, no more (under load another commit is always on its way),
+          // then the claim takes the items that sync made durable.
+          await this.durable();
+          await this.betweenTurns();
+        }
+        return items.claim(now, node, limits);
+      },
+      sent: inTurn(items.sent.bind(items)),
+      refused: inTurn(items.refused.bind(items)),
+      retryLater: inTurn(items.retryLater.bind(items)),
+      park: inTurn(items.park.bind(items)),
+      retryNow: inTurn(items.retryNow.bind(items)),
+      resolve: inTurn(items.resolve.bind(items)),
+      item: betweenTurns(items.item.bind(items)),
+      list: betweenTurns(items.list.bind(items)),
+    };
   }
 
   // -------------------------------------------------------- game sessions
@@ -470,24 +606,46 @@ export class ProviderStore {
   // --------------------------------------------------------------- rounds
 
   /**
-   * Writes a real round as pending and commits the session's next seed, in
-   * one database transaction; `nonce` guards against a concurrent round.
+   * Writes a real round as pending, enqueues its request (the exact body,
+   * to the round's operator, the round id its ordering key) and commits the
+   * session's next seed, in one database transaction; `nonce` guards
+   * against a concurrent round.
    */
-  beginRealRound(round: NewRound, nextSeed: string): RoundRow {
+  beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): RoundRow {
     this.write();
-    return this.db.transaction(() => {
+    const begun = this.db.transaction(() => {
       const moved = this.statements.advanceSeed.run(nextSeed, round.createdAt, round.sessionPk, round.nonce);
       assert.equal(moved.changes, 1, 'rounds of one session are played one at a time');
+      const item = SqliteOutbox.enqueue(
+        this.db,
+        { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody },
+        round.createdAt,
+      );
       const inserted = this.statements.insertRound.run({
         ...round,
         campaignFinished: round.campaignFinished === null ? null : round.campaignFinished ? 1 : 0,
         status: 'pending',
         balanceAfterMinor: null,
+        dispatchItemId: item.id,
         settledAt: null,
       });
       // The row as inserted, without reading it back.
-      return { ...round, pk: Number(inserted.lastInsertRowid), status: 'pending' as const, refusalCode: null, refusalDetail: null, balanceAfterMinor: null, attempts: 0, settledAt: null };
+      const row: RoundRow = {
+        ...round,
+        pk: Number(inserted.lastInsertRowid),
+        status: 'pending',
+        refusalCode: null,
+        refusalDetail: null,
+        balanceAfterMinor: null,
+        attempts: 0,
+        dispatchItemId: item.id,
+        settledAt: null,
+      };
+      return row;
     })();
+    // Only once its savepoint is released: a round that failed enqueued nothing.
+    this.turnItemMax = Math.max(this.turnItemMax, begun.dispatchItemId!);
+    return begun;
   }
 
   /**
@@ -509,6 +667,7 @@ export class ProviderStore {
         campaignFinished: null,
         status: 'settled',
         balanceAfterMinor,
+        dispatchItemId: null,
         settledAt: round.createdAt,
       });
       const logged = this.round(Number(inserted.lastInsertRowid));
@@ -517,32 +676,77 @@ export class ProviderStore {
     })();
   }
 
-  /** Records the operator's final answer on a pending round; a settled round also sets the session's balance. */
-  finishRound(
-    pk: number,
-    outcome: { status: 'settled'; balanceAfterMinor: bigint | null } | { status: 'refused'; code: string; detail: string },
-    attempts: number,
-    now: number,
-  ): RoundRow {
-    this.write();
-    return this.db.transaction(() => {
-      const settled = outcome.status === 'settled';
-      const row = (
-        settled
-          ? this.statements.settleRound.get('settled', null, null, outcome.balanceAfterMinor, attempts, now, pk)
-          : this.statements.settleRound.get('refused', outcome.code, outcome.detail, null, attempts, now, pk)
-      ) as Row | undefined;
-      assert.ok(row, 'only a pending round is finished');
-      const round = roundOf(row);
-      if (settled && round.balanceAfterMinor !== null) this.statements.setBalance.run(round.balanceAfterMinor, round.sessionPk);
-      return round;
-    })();
+  /**
+   * Calls `listener` with each real round the outbox finishes, inside the
+   * database transaction that finishes it (before its commit: an answer
+   * built from it waits for durable()). It must not throw: that would roll
+   * the outcome back.
+   */
+  onRoundFinished(listener: (round: RoundRow) => void): () => void {
+    this.roundListeners.add(listener);
+    return () => this.roundListeners.delete(listener);
   }
 
-  /** A round left pending after its attempts: they are counted, the next try resends it. */
-  countAttempts(pk: number, attempts: number): void {
-    this.write();
-    this.statements.addAttempts.run(attempts, pk);
+  /**
+   * The outbox's hook: a final outcome of a round's request finishes the
+   * round, in the same database transaction. `sent`: settled, with the
+   * balance of the operator's 200 (null if it cannot be read exactly: the
+   * round was booked all the same), which the session takes. `refused`:
+   * refused with the operator's code (HTTP_<status> when the answer was no
+   * problem+json) and detail. `resolved` (settled by hand): settled, balance
+   * unknown. `skipped`: refused, never sent (a round has one item, so this
+   * comes only from an earlier item of its key).
+   */
+  private readonly finishFromOutbox = ({ item, outcome, answer }: FinalEvent): void => {
+    const found = this.statements.roundOfItem.get(item.id) as Row | undefined;
+    if (found === undefined) return;
+    const round = roundOf(found);
+    if (round.status !== 'pending') return;
+    const decimals = this.currencies.decimals(round.currency);
+    // An amount the round's currency cannot hold exactly is not believed: null, as if none was given.
+    const minor = (text: string | undefined): bigint | null => {
+      if (text === undefined || decimals === undefined) return null;
+      const decimal = decimalFromString(text);
+      return decimal === undefined ? null : (toMinor(decimal, decimals) ?? null);
+    };
+    let finished: RoundOutcome;
+    switch (outcome) {
+      case 'sent': {
+        const read = answer.body === undefined ? undefined : readBalance(answer.body);
+        finished = { status: 'settled', balanceAfterMinor: read?.ok ? minor(read.value.balance) : null };
+        break;
+      }
+      case 'resolved':
+        finished = { status: 'settled', balanceAfterMinor: null };
+        break;
+      case 'refused':
+        finished = {
+          status: 'refused',
+          code: answer.code ?? (answer.status === undefined ? 'REFUSED' : `HTTP_${answer.status}`),
+          detail: answer.detail,
+          balanceAfterMinor: minor(answer.balance),
+        };
+        break;
+      case 'skipped':
+        finished = { status: 'refused', code: 'SKIPPED', detail: answer.detail, balanceAfterMinor: null };
+        break;
+    }
+    const row = this.finishRound(round.pk, finished, item.attempts, item.finishedAt ?? item.createdAt);
+    for (const listener of this.roundListeners) listener(row);
+  };
+
+  /** Records how a pending round ended; a settled round with a known balance sets the session's. Runs in the caller's database transaction. */
+  private finishRound(pk: number, outcome: RoundOutcome, attempts: number, now: number): RoundRow {
+    const settled = outcome.status === 'settled';
+    const row = (
+      settled
+        ? this.statements.finishRound.get('settled', null, null, outcome.balanceAfterMinor, attempts, now, pk)
+        : this.statements.finishRound.get('refused', outcome.code, outcome.detail, outcome.balanceAfterMinor, attempts, now, pk)
+    ) as Row | undefined;
+    assert.ok(row, 'only a pending round is finished');
+    const round = roundOf(row);
+    if (settled && round.balanceAfterMinor !== null) this.statements.setBalance.run(round.balanceAfterMinor, round.sessionPk);
+    return round;
   }
 
   round(pk: number): RoundRow {
@@ -553,11 +757,6 @@ export class ProviderStore {
 
   pendingRounds(sessionPk: number): RoundRow[] {
     return (this.statements.pendingOfSession.all(sessionPk) as Row[]).map(roundOf);
-  }
-
-  /** Sessions holding a round pending since `createdBefore` or earlier, by pk after `afterPk`, a page at a time. */
-  sessionsLeftPending(createdBefore: number, afterPk: number, limit: number): GameSessionRow[] {
-    return (this.statements.sessionsLeftPending.all(createdBefore, afterPk, limit) as Row[]).map(sessionOf);
   }
 
   /** The session's latest rounds that were not refused, newest first. */

@@ -1,9 +1,11 @@
 /**
  * `wagerlink provider serve --config provider.json`: reads and checks the
- * config, opens the provider's database, writes the config's campaigns,
- * listens, starts the outbox, logs one line when ready, and shuts down
- * gracefully on SIGTERM or SIGINT (in-flight requests finish, new ones get
- * 503, then the outbox stops, the operator clients close and the database
+ * config (naming in a warning each retired setting it still sets), opens the
+ * provider's database, writes the config's campaigns, listens, starts the
+ * delivery of rounds (round-delivery.ts), logs one line when ready, and
+ * shuts down gracefully on SIGTERM or SIGINT (in-flight requests finish, new
+ * ones get 503, then the delivery stops once its sends in flight have been
+ * answered and recorded, the operator clients close and the database
  * closes); past limits.shutdownTimeoutMs, or on a second signal, open
  * connections are closed at once.
  *
@@ -14,10 +16,10 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { importConfigCampaigns } from './config-campaigns.js';
 import { createGameService, REAL_PROVIDER_WORLD } from './game-service.js';
-import { startOutbox } from './outbox.js';
 import { buildProviderApp } from './provider-app.js';
 import { readProviderConfig } from './provider-config.js';
 import { ProviderStore } from './provider-store.js';
+import { createRoundDelivery } from './round-delivery.js';
 import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
 
 export interface ServeProviderFlags {
@@ -46,6 +48,7 @@ export function movedPublicBaseUrl(publicBaseUrl: string, configPort: number, po
 export async function serveProvider(configPath: string, flags: ServeProviderFlags = {}): Promise<void> {
   const config = readProviderConfig(configPath);
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-provider' } });
+  for (const warning of config.warnings) logger.warn(warning);
   if (flags.host !== undefined) config.host = flags.host;
   if (flags.port !== undefined) {
     const moved = movedPublicBaseUrl(config.publicBaseUrl, config.port, flags.port);
@@ -53,9 +56,10 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     config.publicBaseUrl = moved.url;
     config.port = flags.port;
   }
-  // The WAL could not be synced (wal-flusher.ts): nothing more is answered; pending rounds are resent after the restart.
-  const store = ProviderStore.open(config.database, exitOnStorageFailure(logger));
-  const games = createGameService({ config, store });
+  // The WAL could not be synced (wal-flusher.ts): nothing more is answered; the outbox delivers pending rounds after the restart.
+  const store = ProviderStore.open(config.database, { onFatal: exitOnStorageFailure(logger), currencies: config.currencies });
+  const delivery = createRoundDelivery({ config, store, log: logger });
+  const games = createGameService({ config, store, delivery });
   let app: FastifyInstance;
   let address: string;
   try {
@@ -64,11 +68,12 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     app = await buildProviderApp({ config, store, games, logger });
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
+    await delivery.stop();
     await games.close();
     await store.close();
     throw error;
   }
-  const outbox = startOutbox({ games, intervalMs: config.limits.outboxIntervalMs, log: app.log });
+  delivery.start();
   logger.info(
     { address, database: config.database, publicBaseUrl: config.publicBaseUrl, operators: config.operators.length, games: config.games.length },
     `wagerlink provider ready on ${address}`,
@@ -78,8 +83,8 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     logger,
     app,
     async () => {
-      // The pass in progress ends first: it may be recording an answer the operator gave.
-      await outbox.stop();
+      // The sends in flight end first: their answers are recorded before the database closes.
+      await delivery.stop();
       await games.close();
       await store.close();
     },

@@ -175,6 +175,30 @@ describe('the retry policy, with the network mocked', () => {
     assert.deepEqual(new Set(signatures), new Set([sign(SECRET, bodies[0]!)]));
   });
 
+  test("Retry-After is waited for at least, in seconds or as an HTTP date read against the client's clock, up to the largest back-off", async () => {
+    const world = fakeWorld();
+    world.now = Date.parse('2026-01-01T00:00:00Z');
+    const asking = (status: number, retryAfter: () => string) => () => {
+      const answer = problem(status, status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE');
+      return { ...answer, responseOptions: { headers: { ...answer.responseOptions.headers, 'retry-after': retryAfter() } } };
+    };
+    const transaction = () => agent.get(ORIGIN).intercept({ path: '/transaction', method: 'POST' });
+    transaction().reply(asking(503, () => '3'));
+    // An IMF-fixdate 7 s after the clock, which the first wait moved to 00:00:03.
+    transaction().reply(asking(429, () => 'Thu, 01 Jan 2026 00:00:10 GMT'));
+    // A date already past asks for no wait: the back-off alone (0.999 × 2 s).
+    transaction().reply(asking(503, () => 'Wed, 31 Dec 2025 23:59:00 GMT'));
+    // Neither form: the back-off alone (0.999 × 4 s).
+    transaction().reply(asking(503, () => 'soon'));
+    // An hour away: bounded by the policy's largest back-off.
+    transaction().reply(asking(503, () => new Date(world.now + 3_600_000).toUTCString()));
+    transaction().reply(() => balance('{"balance":3}'));
+    const { client } = clientWith(PROTOCOL_RETRY, world);
+    const answer = await client.transaction('{}');
+    assert.deepEqual(answer, { ok: true, value: { balance: '3' }, attempts: 6 });
+    assert.deepEqual(world.sleeps, [3_000, 7_000, 1_998, 3_996, 60_000]);
+  });
+
   test('the attempt limit ends the retries with an unavailable outcome naming the last failure', async () => {
     for (let i = 0; i < 3; i++) agent.get(ORIGIN).intercept({ path: '/transaction', method: 'POST' }).reply(() => problem(503, 'SERVICE_UNAVAILABLE'));
     const { client, world } = clientWith({ ...PROTOCOL_RETRY, attemptsMax: 3 });

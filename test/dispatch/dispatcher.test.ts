@@ -5,9 +5,11 @@
  * before and after booking, answers late, answers 503 with and without
  * Retry-After, then 200. Every item is booked exactly once and in key order,
  * resent with the same signed bytes; Retry-After is waited for; a 4xx is
- * final, never resent, and skips the rest of its key. With the send
- * injected: one slow operator does not stall another, an item past its
- * horizon is parked, and building a dispatcher starts nothing.
+ * final, never resent, and skips the rest of its key; a 200's text reaches
+ * whoever watches the outcome. With the send injected: one slow operator
+ * does not stall another, an item past its horizon is parked, building a
+ * dispatcher starts nothing, and a poke claims at once instead of after the
+ * idle wait.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { PROTOCOL_RETRY } from '../../src/clients/http-call.js';
+import { PROTOCOL_RETRY, REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
 import { Dispatcher, httpSend, type Send } from '../../src/dispatch/dispatcher.js';
 import type { NewItem, Outbox, OutboxItem } from '../../src/dispatch/outbox.js';
 import { DISPATCH_SCHEDULE, type DispatchSchedule, type SendAttempt } from '../../src/dispatch/retry-schedule.js';
@@ -160,7 +162,13 @@ describe('two nodes against a real HTTP operator', () => {
       new Dispatcher({ outbox: new SqliteOutbox(dbB), node: 'b', send: senders[1]!.send, schedule: FAST, limits }),
     ];
     const reader = new SqliteOutbox(dbA);
-    for (const node of nodes) node.start();
+    const answered: (string | undefined)[] = [];
+    for (const node of nodes) {
+      node.onDelivery(({ attempt, decision }) => {
+        if (decision.kind === 'sent' && attempt.kind === 'answered') answered.push(attempt.body);
+      });
+      node.start();
+    }
     try {
       await until('no item is pending', async () => (await reader.list({ status: 'pending' })).length === 0);
     } finally {
@@ -186,6 +194,7 @@ describe('two nodes against a real HTTP operator', () => {
       assert.ok(second!.at - first!.at >= 290, `${id}: resent ${second!.at - first!.at} ms after a Retry-After`);
     }
 
+    assert.ok(answered.length >= expectedBooked.length && answered.every((body) => body === '{"balance":1}'), JSON.stringify(answered));
     const sent = await reader.list({ status: 'sent' });
     assert.deepEqual(sent.map((one) => `${one.orderingKey}-${one.sequence}`).sort(), expectedBooked);
     const [refused] = await reader.list({ status: 'refused' });
@@ -257,6 +266,27 @@ describe('with the send injected', () => {
     assert.equal(parked?.leaseOwner, undefined, 'stop waited for the last send and applied it');
     assert.deepEqual((await outbox.list({ status: 'pending' })).map((one) => one.kind), ['win'], 'the win waits behind its parked bet');
     db.close();
+  });
+
+  test('a poke claims at once instead of after the idle wait', async () => {
+    const { db, outbox } = setUp([]);
+    const seen: OutboxItem[] = [];
+    // An idle wait far longer than the test waits: only the poke can bring the item out in time.
+    const idleMs = 60_000;
+    const world = { ...REAL_CLIENT_WORLD, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()) };
+    const send: Send = async (item) => (seen.push(item), { kind: 'answered', status: 200 });
+    const dispatcher = new Dispatcher({ outbox, node: 'a', send, world, limits: { idleMs } });
+    dispatcher.start();
+    try {
+      // The loop found nothing and is in its idle wait.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      enqueueAll(db, [bet('op-1', 'r-1')]);
+      dispatcher.poke();
+      await until('the item is sent', async () => seen.length === 1, idleMs / 4);
+    } finally {
+      await dispatcher.stop();
+      db.close();
+    }
   });
 
   test('building a dispatcher sends nothing until it is started', async () => {

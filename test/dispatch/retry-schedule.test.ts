@@ -16,10 +16,10 @@ import {
   DISPATCH_SCHEDULE,
   ITEM_KINDS,
   RETRY_AFTER_MS_MAX,
-  retryAfterMs,
   retryDelayMs,
   type SendAttempt,
 } from '../../src/dispatch/retry-schedule.js';
+import { retryAfterMs } from '../../src/clients/http-call.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const fresh = { kind: 'win' as const, attempts: 1, createdAt: NOW };

@@ -11,14 +11,18 @@
  *   and the first node's late retry no longer applies, while its final
  *   answer still does;
  * - a refusal ends its key or not, as the item says; a parked item blocks
- *   its key until retried or resolved; listings by status and operator.
+ *   its key until retried or resolved; listings by status and operator;
+ * - the hook of final outcomes runs in the database transaction that
+ *   applies each (sent, refused, skipped, resolved) with the answer, a 200's
+ *   text included, and a hook that throws rolls its outcome back;
+ * - a claim takes no item above the id its caller knows durable.
  */
 import { after, afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { CLAIM_LIMITS, type ClaimLimits, type NewItem } from '../../src/dispatch/outbox.js';
+import { CLAIM_LIMITS, type ClaimLimits, type FinalEvent, type NewItem } from '../../src/dispatch/outbox.js';
 import { openOutboxDatabase, SqliteOutbox } from '../../src/dispatch/sqlite-outbox.js';
 import { tempDir } from '../helpers.js';
 
@@ -225,5 +229,76 @@ describe('refusals, parking and the operator’s hand', () => {
     assert.equal(await nodeB.resolve(bet!, 'WAL-124', NOW + 14), false, 'resolved once');
     const [next] = await nodeA.claim(NOW + 14, 'a', LIMITS);
     assert.equal(next?.id, win, 'the win goes once its bet is resolved');
+  });
+});
+
+describe('the hook of final outcomes', () => {
+  test('runs in the database transaction of each final outcome, with the item as it left it, the outcome and the answer', async () => {
+    const events: FinalEvent[] = [];
+    const inTransaction: boolean[] = [];
+    const hooked = new SqliteOutbox(dbA, {
+      onFinal: (event) => {
+        events.push(event);
+        inTransaction.push(dbA.inTransaction);
+      },
+    });
+    const [sent, refused, skipped, resolved] = enqueue(dbA, item('r-1', 'bet'), item('r-2', 'bet'), item('r-2', 'win'), item('r-3', 'bet'));
+    assert.equal((await hooked.claim(NOW, 'a', LIMITS)).length, 3);
+    const ok = { status: 200, detail: 'HTTP 200', body: '{"balance":1.50}' };
+    const refusal = { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'bet 1 exceeds balance 0.5', balance: '0.5' };
+    assert.ok(await hooked.sent(sent!, 'a', ok, NOW + 1));
+    assert.deepEqual(await hooked.refused(refused!, 'a', refusal, NOW + 2), { applied: true, skipped: 1 });
+    // Not final: no hook.
+    assert.ok(await hooked.park(resolved!, 'a', { detail: 'ECONNREFUSED' }, NOW + 3));
+    assert.ok(await hooked.resolve(resolved!, 'WAL-1', NOW + 4));
+    assert.deepEqual(
+      events.map((event) => [event.item.id, event.outcome, event.item.status]),
+      [
+        [sent, 'sent', 'sent'],
+        [refused, 'refused', 'refused'],
+        [skipped, 'skipped', 'skipped'],
+        [resolved, 'resolved', 'resolved'],
+      ],
+    );
+    assert.deepEqual(events[0]!.answer, ok, "a 200's text reaches the hook");
+    assert.deepEqual(events[1]!.answer, refusal);
+    assert.match(events[2]!.answer.detail, /refused \(INSUFFICIENT_FUNDS\)/);
+    assert.equal(events[3]!.item.resolution, 'WAL-1');
+    assert.match(events[3]!.answer.detail, /WAL-1/);
+    assert.deepEqual(inTransaction, [true, true, true, true]);
+    // Final once: a second answer applies nothing and calls nothing.
+    assert.equal(await hooked.sent(sent!, 'a', ok, NOW + 5), false);
+    assert.equal(events.length, 4);
+  });
+
+  test('a hook that throws rolls its outcome back: the item stays pending and is sent again after its lease', async () => {
+    let fail = true;
+    const hooked = new SqliteOutbox(dbA, {
+      onFinal: () => {
+        if (fail) throw new Error('the caller could not record it');
+      },
+    });
+    const [bet] = enqueue(dbA, item('r-1', 'bet'), item('r-1', 'win'));
+    await hooked.claim(NOW, 'a', LIMITS);
+    await assert.rejects(hooked.sent(bet!, 'a', OK, NOW), /could not record it/);
+    await assert.rejects(hooked.refused(bet!, 'a', { status: 409, detail: 'no' }, NOW), /could not record it/);
+    assert.equal((await nodeB.item(bet!))?.status, 'pending');
+    assert.deepEqual(await nodeB.list({ status: 'skipped' }), [], 'the refusal skipped nothing');
+    assert.deepEqual(await nodeB.claim(NOW + LIMITS.leaseMs - 1, 'b', LIMITS), []);
+    const [again] = await nodeB.claim(NOW + LIMITS.leaseMs, 'b', LIMITS);
+    assert.equal(again?.id, bet);
+    fail = false;
+    assert.ok(await hooked.sent(bet!, 'b', OK, NOW + LIMITS.leaseMs + 1));
+  });
+
+  test('a claim takes no item above the id its caller knows durable', async () => {
+    let durable = 0;
+    const gated = new SqliteOutbox(dbA, { claimableIdMax: () => durable });
+    const [first, second] = enqueue(dbA, item('r-1', 'bet'), item('r-2', 'bet'));
+    assert.deepEqual(await gated.claim(NOW, 'a', LIMITS), []);
+    durable = first!;
+    assert.deepEqual((await gated.claim(NOW, 'a', LIMITS)).map((one) => one.id), [first]);
+    durable = second!;
+    assert.deepEqual((await gated.claim(NOW, 'a', LIMITS)).map((one) => one.id), [second]);
   });
 });

@@ -6,19 +6,37 @@
  * several launches play rounds at once, and the provider is killed with
  * SIGKILL while rounds are in flight. Its round log, read after the kill,
  * holds every round the operator booked and every round a player was
- * answered, settled; after a restart, opening the games settles whatever was
- * left pending, and the operator's ledger and the round log agree exactly.
+ * answered, settled; after a restart, the outbox delivers whatever was left
+ * pending without any player, and the operator's ledger and the round log
+ * agree exactly.
+ *
+ * And a round whose request was committed (durable) but never sent when the
+ * process stopped is delivered after the restart, and booked once.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { createProviderClient } from '../../src/clients/provider-client.js';
+import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { ProviderStore, type RoundRow } from '../../src/provider/provider-store.js';
 import type { TestScope } from '../harness/child-process.js';
 import { adminOverHttp, ledgerOf, makeOperator, tempDir, type Operator } from '../helpers.js';
-import { exampleConfigFile, launchOf, OPERATOR_ID, serveProviderChild, WALLET_ID } from './provider-helpers.js';
+import {
+  assertProblem,
+  exampleConfigFile,
+  launchOf,
+  OPERATOR_ID,
+  operatorCall,
+  pageCall,
+  realLaunchBody,
+  serveProviderChild,
+  startProvider as startInProcess,
+  WALLET_ID,
+} from './provider-helpers.js';
 
 /** The credentials of examples/operator.env, which examples/provider.json pairs with. */
 const DEMO_SECRET = 'local-demo-secret-change-me';
@@ -31,6 +49,8 @@ const LAUNCHES = 6;
 const ANSWERED_BEFORE_KILL = 150;
 /** Rounds one launch plays at most, should the kill somehow not happen. */
 const ROUNDS_PER_LAUNCH_MAX = 2_000;
+/** How long the restarted provider has to deliver what the kill left pending (ms); generous for a loaded machine. */
+const DELIVERY_WAIT_MS = 30_000;
 
 const temp = tempDir('wagerlink-provider-crash-');
 let op: Operator;
@@ -149,11 +169,17 @@ test('kill -9 under load: every round the operator booked or a player was answer
   }
   const pendingAfterKill = [...log.values()].filter((row) => row.status === 'pending').length;
 
-  // A restart, and each game opened again: what was left pending is resent and settled.
+  // A restart: what was left pending is delivered by the outbox, no player asking.
   const second = await startProvider(t);
-  for (const launch of launches) {
-    const opened = await post(second.origin, `${launch.path}/api/open`, { token: launch.token });
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+  const reader = new Database(databasePath, { readonly: true });
+  try {
+    const deadline = Date.now() + DELIVERY_WAIT_MS;
+    while (Number(reader.prepare("SELECT count(*) FROM rounds WHERE status = 'pending'").pluck().get()) > 0) {
+      assert.ok(Date.now() < deadline, 'the restarted provider delivered the rounds left pending');
+      await sleep(50);
+    }
+  } finally {
+    reader.close();
   }
   await second.child.stop('SIGTERM');
 
@@ -171,4 +197,65 @@ test('kill -9 under load: every round the operator booked or a player was answer
   assert.equal(verified.body.ok, true, verified.text);
   // Reported so that a run shows the kill landed mid-round at least sometimes.
   console.log(`# provider crash: ${answered.length} rounds answered before the kill, ${settled.length} logged, ${pendingAfterKill} left pending by it`);
+});
+
+test('a round committed but never sent when the process stopped is delivered after the restart, and booked once', async () => {
+  const file = exampleConfigFile();
+  file.database = join(temp.dir, 'unsent.db');
+  file.campaigns = [];
+  file.operators[0]!.endpoint = operatorOrigin;
+  // The player stops waiting at once: there is nothing to wait for, the delivery does not run.
+  file.limits = { ...(file.limits as object), roundSettleMsMax: 50 };
+  const config = resolveProviderConfig(file);
+  const playerId = 'unsent-player';
+  const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', { playerId, currency: 'EUR', balance: 100, country: 'DE' });
+  assert.equal(created.status, 201, created.text);
+  const key = await adminOverHttp(operatorOrigin, 'POST', '/admin/launch-keys', { playerId, game: 'dice' });
+  assert.equal(key.status, 201, key.text);
+
+  // The first process: the round is written and its request enqueued, durably, but the delivery never runs.
+  let store = ProviderStore.open(config.database, { currencies: config.currencies });
+  let started = await startInProcess({ config, store, deliver: false });
+  let pk: number;
+  try {
+    const launched = await operatorCall(started.app, '/generate-launch-url', realLaunchBody({ key: key.body.key }), { secret: DEMO_SECRET });
+    assert.equal(launched.status, 200, launched.raw);
+    const launch = launchOf(launched.body.url as string);
+    const opened = await pageCall(started.app, `${launch.path}/api/open`, { token: launch.token });
+    assert.equal(opened.status, 200, opened.raw);
+    const played = await pageCall(started.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: 'unsent' });
+    assertProblem(played, 'SERVICE_UNAVAILABLE');
+    const [round] = store.listRounds(1);
+    assert.equal(round?.status, 'pending');
+    assert.equal(round?.attempts, 0, 'never claimed');
+    pk = round!.pk;
+  } finally {
+    await started.stop();
+    await store.close();
+  }
+  assert.deepEqual((await ledgerOf(getOperator, playerId)).filter((item) => item.kind !== 'deposit'), [], 'nothing reached the operator');
+
+  // The next process, on the same file: its delivery finds the round's request and sends it.
+  store = ProviderStore.open(config.database, { currencies: config.currencies });
+  started = await startInProcess({ config, store });
+  try {
+    const deadline = Date.now() + DELIVERY_WAIT_MS;
+    while (store.round(pk).status === 'pending') {
+      assert.ok(Date.now() < deadline, 'the restarted provider delivered the round');
+      await sleep(20);
+    }
+    const round = store.round(pk);
+    assert.equal(round.status, 'settled');
+    assert.equal(round.attempts, 1);
+    assert.equal((await store.outbox.item(round.dispatchItemId!))?.status, 'sent');
+    const booked = (await ledgerOf(getOperator, playerId)).filter((item) => item.kind !== 'deposit');
+    assert.deepEqual(booked.map((item) => [item.kind, item.id, item.roundId]).sort(), [
+      ['bet', round.betTxId, round.roundId],
+      ['win', round.winTxId, round.roundId],
+    ]);
+    assert.equal(store.session(round.sessionPk).balanceMinor, round.balanceAfterMinor);
+  } finally {
+    await started.stop();
+    await store.close();
+  }
 });

@@ -2,36 +2,43 @@
  * Proves that building the provider's app has no side effects: it writes
  * nothing to the store (not even the config's campaigns) and starts no
  * timer. The server's start-up does that work, through
- * importConfigCampaigns (which writes the campaigns durably) and
- * startOutbox; the outbox runs one pass at a time, and once stopped it
- * has finished the pass in progress and starts no other.
+ * importConfigCampaigns (which writes the campaigns durably) and the
+ * delivery of rounds: built, it sends nothing; started, it delivers a round
+ * enqueued before; stopped, it has recorded the answer of the send in
+ * flight and sends no more.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { MockAgent } from 'undici';
+import { REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
 import { importConfigCampaigns } from '../../src/provider/config-campaigns.js';
-import { createGameService, type OutboxPass } from '../../src/provider/game-service.js';
-import { startOutbox } from '../../src/provider/outbox.js';
+import { createGameService } from '../../src/provider/game-service.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
-import { ProviderStore } from '../../src/provider/provider-store.js';
+import { ProviderStore, type RoundRow } from '../../src/provider/provider-store.js';
+import { createRoundDelivery } from '../../src/provider/round-delivery.js';
 import { intervalsStartedBy, TestClock, tempDir } from '../helpers.js';
 import { testConfigFile, testWorld } from './provider-helpers.js';
+import { realRound, realSession, SEED } from './store-fixtures.js';
 
 const CAMPAIGN_ID = '7d1c3a52-2d1e-4c55-9c1a-7f0e3c2b9a10';
-/** The outbox's interval in the test (ms): short, so that passes come within milliseconds. */
-const TEST_INTERVAL_MS = 5;
-/** How long a test waits for a pass to come (ms): many intervals, on a loaded machine. */
-const PASS_WAIT_MS = 5_000;
-
+/** The delivery's wait between claims in the test (ms): short, so that claims come within milliseconds. */
+const IDLE_MS = 5;
+/** How long the test looks for a send that must not come (ms): many idle waits. */
+const QUIET_MS = 200;
+/** How long the test waits for a send that must come (ms), on a loaded machine. */
+const STATE_WAIT_MS = 5_000;
+/** How long the operator takes to answer (ms): the stop comes while the send is in flight. */
+const ANSWER_DELAY_MS = 300;
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + PASS_WAIT_MS;
+  const deadline = Date.now() + STATE_WAIT_MS;
   while (!condition()) {
     assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
-    await sleep(TEST_INTERVAL_MS);
+    await sleep(IDLE_MS);
   }
 }
 
@@ -69,38 +76,50 @@ test("building the app writes nothing, not even the config's campaigns, and star
   }
 });
 
-test('the outbox runs one pass at a time; stopped, it waits for the pass in progress and starts no other', async () => {
-  let passes = 0;
-  let running = 0;
-  let release: (() => void) | undefined;
-  const games = {
-    resendLeftPending: async (): Promise<OutboxPass> => {
-      passes++;
-      running++;
-      assert.equal(running, 1, 'one pass at a time');
-      await new Promise<void>((resolve) => (release = resolve));
-      running--;
-      return { sessions: 0, finished: 0, stillPending: 0 };
-    },
-  };
-  const logged: string[] = [];
-  const log = { info: () => logged.push('info'), error: () => logged.push('error') };
-  const outbox = startOutbox({ games, intervalMs: TEST_INTERVAL_MS, log });
-  await until(() => passes === 1, 'the first pass began');
-  // Many intervals go by while the pass runs: none starts another.
-  await sleep(TEST_INTERVAL_MS * 10);
-  assert.equal(passes, 1);
-  release!();
-  await until(() => passes === 2, 'the next pass began after the first ended');
+test('the delivery of rounds: built, it sends nothing; started, it sends; stopped, it has recorded the send in flight and sends no more', async () => {
+  const { dir, cleanup } = tempDir('wagerlink-provider-app-');
+  const origin = 'http://operator.test';
+  const config = resolveProviderConfig(testConfigFile({ database: join(dir, 'provider.db'), endpoint: origin }));
+  const store = ProviderStore.open(config.database, { currencies: config.currencies });
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const sent: string[] = [];
+  agent
+    .get(origin)
+    .intercept({ path: '/transaction', method: 'POST' })
+    .reply(() => {
+      sent.push('sent');
+      return { statusCode: 200, data: '{"balance":5}', responseOptions: { headers: { 'content-type': 'application/json' } } };
+    })
+    .delay(ANSWER_DELAY_MS)
+    .persist();
+  const session = realSession(store, { operatorId: config.operators[0]!.operatorId, now: Date.now() });
+  const round = (nonce: number): RoundRow => store.beginRealRound(realRound(session, nonce, Date.now()), SEED);
+  const delivery = createRoundDelivery({ config, store, dispatcher: agent, world: REAL_CLIENT_WORLD, limits: { idleMs: IDLE_MS } });
+  try {
+    const first = round(0);
+    await store.durable();
+    delivery.poke();
+    await sleep(QUIET_MS);
+    assert.deepEqual(sent, [], 'built, not started: nothing is sent');
 
-  let stopped = false;
-  const stopping = outbox.stop().then(() => (stopped = true));
-  await sleep(TEST_INTERVAL_MS * 4);
-  assert.equal(stopped, false, 'stop waits for the pass in progress');
-  release!();
-  await stopping;
-  await sleep(TEST_INTERVAL_MS * 10);
-  assert.equal(passes, 2, 'no pass after stop');
-  // Passes that found nothing pending say nothing.
-  assert.deepEqual(logged, []);
+    delivery.start();
+    await until(() => sent.length === 1, 'the round is sent');
+    // Stopped while the operator has not answered yet: the stop waits for the answer and records it.
+    await delivery.stop();
+    assert.equal(store.round(first.pk).status, 'settled');
+    assert.equal(store.round(first.pk).balanceAfterMinor, 500n);
+
+    const second = round(1);
+    await store.durable();
+    delivery.poke();
+    await sleep(QUIET_MS);
+    assert.equal(sent.length, 1, 'stopped: nothing more is sent');
+    assert.equal(store.round(second.pk).status, 'pending');
+  } finally {
+    await delivery.stop();
+    await store.close();
+    await agent.close();
+    cleanup();
+  }
 });

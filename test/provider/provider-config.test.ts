@@ -53,6 +53,16 @@ test('left-out members take their defaults', () => {
   assert.deepEqual(config.fun, { currency: 'EUR', balanceMinor: 100_000n });
 });
 
+test('a retired limit is accepted, read as nothing, and named in a warning with what replaced it', () => {
+  const file = exampleConfigFile();
+  file.limits = { ...(file.limits as object), outboxIntervalSeconds: 30 };
+  const config = resolveProviderConfig(file);
+  assert.equal(config.warnings.length, 1);
+  assert.match(config.warnings[0]!, /^limits\.outboxIntervalSeconds is no longer read: rounds are delivered by the durable outbox/);
+  assert.deepEqual(config.limits, resolveProviderConfig(exampleConfigFile()).limits);
+  assert.deepEqual(resolveProviderConfig(exampleConfigFile()).warnings, []);
+});
+
 const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
   ['a missing member', (f) => delete f.publicBaseUrl, /^publicBaseUrl: is required/],
   ['a missing operator secret', (f) => delete f.operators[0]!.secret, /^operators\[0\]\.secret: is required/],

@@ -1,9 +1,10 @@
 /**
  * Fixtures of the provider tests: a provider app on a fresh SQLite file,
  * configured from examples/provider.json with test secrets, started as
- * `provider serve` starts it (by the same functions, without listening), a
- * world whose clock and sleeps are the test's, and signed calls as an
- * operator makes them.
+ * `provider serve` starts it (by the same functions, without listening:
+ * the game service, the app, then the delivery of rounds), a world whose
+ * clock and sleeps are the test's, and signed calls as an operator makes
+ * them.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,11 +12,13 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { importConfigCampaigns } from '../../src/provider/config-campaigns.js';
+import { REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
+import type { DispatcherLimits } from '../../src/dispatch/dispatcher.js';
 import { createGameService, REAL_PROVIDER_WORLD, type ProviderWorld } from '../../src/provider/game-service.js';
-import { startOutbox } from '../../src/provider/outbox.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
 import { ProviderStore } from '../../src/provider/provider-store.js';
+import { createRoundDelivery, type RoundDispatch } from '../../src/provider/round-delivery.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET, TestClock, tempDir } from '../helpers.js';
 import { startWagerlink, type Child, type TestScope } from '../harness/child-process.js';
@@ -70,6 +73,18 @@ export interface TestWorld extends ProviderWorld {
   sleeps: number[];
 }
 
+/** Real time, where a test needs it (an outage measured in seconds); a test cannot advance it. */
+export function realClock(): TestClock {
+  return {
+    get now() {
+      return Date.now();
+    },
+    advance: () => {
+      throw new Error('the real clock is not advanced by a test');
+    },
+  };
+}
+
 /** A world on the test's clock: sleeping advances it at once, so retry budgets run without waiting. */
 export function testWorld(clock: TestClock): TestWorld {
   const sleeps: number[] = [];
@@ -88,38 +103,56 @@ export function testWorld(clock: TestClock): TestWorld {
 
 export interface StartedProvider {
   app: FastifyInstance;
-  /** Stops what was started, the outbox and the operator clients with the app; the store stays open. */
+  /** The delivery of rounds: started unless the test asked otherwise. */
+  delivery: RoundDispatch;
+  /** Stops what was started, the delivery and the operator clients with the app; the store stays open. */
   stop: () => Promise<void>;
+}
+
+export interface StartOptions {
+  /** The undici dispatcher of every call to an operator (a MockAgent). */
+  dispatcher?: Dispatcher;
+  /** False: the delivery is built but not started, as in a process that stopped before it sent anything. Default true. */
+  deliver?: boolean;
+  /** The delivery's own limits (a short idle wait). */
+  deliveryLimits?: Partial<DispatcherLimits>;
 }
 
 /**
  * Starts a provider on an open store as serve-provider.ts does, in its
  * order and by its functions, but without listening: the config's
- * campaigns, the game service, the app, then the outbox.
+ * campaigns, the game service, the app, then the delivery of rounds. The
+ * delivery runs on the world's clock and randomness, so that a test moves
+ * its back-offs on by advancing the clock; it waits between claims in real
+ * time, as a clock that jumps at each sleep would have it claim without end.
  */
-export async function startProvider(options: {
-  config: ProviderConfig;
-  store: ProviderStore;
-  world?: ProviderWorld;
-  dispatcher?: Dispatcher;
-}): Promise<StartedProvider> {
+export async function startProvider(options: { config: ProviderConfig; store: ProviderStore; world?: ProviderWorld } & StartOptions): Promise<StartedProvider> {
   const { config, store } = options;
   const world = options.world ?? REAL_PROVIDER_WORLD;
-  const games = createGameService({ config, store, world, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
+  const delivery = createRoundDelivery({
+    config,
+    store,
+    world: { clock: world.clock, random: world.random, sleep: REAL_CLIENT_WORLD.sleep },
+    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+    ...(options.deliveryLimits === undefined ? {} : { limits: options.deliveryLimits }),
+  });
+  const games = createGameService({ config, store, world, delivery, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
   let app: FastifyInstance;
   try {
     await importConfigCampaigns(config, store, world.clock());
     app = await buildProviderApp({ config, store, games, world });
   } catch (error) {
+    await delivery.stop();
     await games.close();
     throw error;
   }
-  const outbox = startOutbox({ games, intervalMs: config.limits.outboxIntervalMs, log: app.log });
+  if (options.deliver !== false) delivery.start();
   return {
     app,
+    delivery,
     stop: async () => {
       await app.close();
-      await outbox.stop();
+      await delivery.stop();
       await games.close();
     },
   };
@@ -131,22 +164,25 @@ export interface Provider {
   config: ProviderConfig;
   clock: TestClock;
   world: TestWorld;
+  /** The running delivery of rounds; a restart builds a new one. */
+  delivery: RoundDispatch;
   /** Stops the app and its work and starts them again on the same store, as a restarted process would; `app` is the new one. */
-  restart: () => Promise<void>;
+  restart: (options?: StartOptions) => Promise<void>;
   close: () => Promise<void>;
 }
 
 export async function makeProvider(
-  options: { endpoint?: string; edit?: (file: ConfigFile) => void; dispatcher?: Dispatcher } = {},
+  options: { endpoint?: string; edit?: (file: ConfigFile) => void; clock?: TestClock } & StartOptions = {},
 ): Promise<Provider> {
   const { dir, cleanup } = tempDir('wagerlink-provider-');
   const file = testConfigFile({ ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), database: join(dir, 'provider.db') });
   options.edit?.(file);
   const config = resolveProviderConfig(file);
-  const store = ProviderStore.open(config.database);
-  const clock = new TestClock();
+  const store = ProviderStore.open(config.database, { currencies: config.currencies });
+  const clock = options.clock ?? new TestClock();
   const world = testWorld(clock);
-  const start = () => startProvider({ config, store, world, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
+  const { endpoint: _endpoint, edit: _edit, clock: _clock, ...startOptions } = options;
+  const start = (again: StartOptions = startOptions) => startProvider({ config, store, world, ...again });
   let started: StartedProvider;
   try {
     started = await start();
@@ -161,10 +197,12 @@ export async function makeProvider(
     config,
     clock,
     world,
-    restart: async () => {
+    delivery: started.delivery,
+    restart: async (again) => {
       await started.stop();
-      started = await start();
+      started = await start(again === undefined ? startOptions : { ...startOptions, ...again });
       provider.app = started.app;
+      provider.delivery = started.delivery;
     },
     close: async () => {
       await started.stop();

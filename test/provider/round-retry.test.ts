@@ -1,24 +1,36 @@
 /**
- * Proves the provider's retry rule for a round (docs/protocol.md §3, §9) with
- * the network mocked (undici MockAgent) and the clock injected: network
- * errors, time-outs, 429 and 5xx are resent with the same body, signature
- * and ids after a full-jitter back-off doubling from 0.5 s; other answers
- * are final and never resent; a round whose answer did not come within the
- * player's request stays pending in the round log, survives a restart, and
- * is resent, byte for byte, before the launch's next round, and by the
- * outbox without its player once that request has given up. A round is sent
- * only once its pending record is durable, and answered only once the
- * operator's answer is.
+ * Proves how a real round reaches the operator (docs/protocol.md §3, §9),
+ * through the durable outbox, with the network mocked (undici MockAgent) and
+ * the clock injected: the round is enqueued with its pending record and sent
+ * only once that is durable; network errors, time-outs, 429 and 5xx are
+ * resent with the same body, signature and ids after a full-jitter back-off
+ * doubling from 0.5 s, and at least as long as Retry-After asks (seconds or
+ * an HTTP date); other answers are final and never resent. A round whose
+ * player stopped waiting stays in the outbox, survives a restart, and is
+ * delivered without its player, byte for byte; the launch's next round
+ * waits until it is settled or refused. With real time, a round left
+ * pending by an outage is settled by the next attempt after the operator's
+ * return, with no player request. A round is answered only once the
+ * operator's answer is durable.
  */
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MockAgent, type MockPool } from 'undici';
+import type { OutboxItem } from '../../src/dispatch/outbox.js';
 import { sign } from '../../src/protocol/signing.js';
-import { ACCESS_TOKEN, SECRET } from '../helpers.js';
-import { assertProblem, launchOf, makeProvider, operatorCall, pageCall, realLaunchBody, type Provider } from './provider-helpers.js';
+import { ACCESS_TOKEN, SECRET, type TestClock } from '../helpers.js';
+import { assertProblem, launchOf, makeProvider, operatorCall, pageCall, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
 
 const ORIGIN = 'http://operator.test';
+/** The delivery's wait between claims in these tests (ms): a due round is claimed within it. */
+const IDLE_MS = 10;
+/** How long a test waits for the delivery to reach a state (ms), on a loaded machine. */
+const STATE_WAIT_MS = 10_000;
+/** The player's wait in the tests where it must end (ms): the round is then left to the outbox. */
+const SHORT_WAIT_MS = 300;
+
 let agent: MockAgent;
 let pool: MockPool;
 let provider: Provider;
@@ -31,17 +43,20 @@ let sent: Sent[] = [];
 /** Called as each /transaction is answered, after it is recorded in `sent`. */
 let onSent: (() => void) | undefined;
 
-before(async () => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  pool = agent.get(ORIGIN);
-  pool
-    .intercept({ path: '/authenticate', method: 'POST' })
+function authenticates(on: ReturnType<MockAgent['get']>): void {
+  on.intercept({ path: '/authenticate', method: 'POST' })
     .reply(200, JSON.stringify({ sessionId: randomUUID(), playerId: 'p-1', currency: 'EUR', balance: 100, country: 'DE' }), {
       headers: { 'content-type': 'application/json' },
     })
     .persist();
-  provider = await makeProvider({ endpoint: ORIGIN, dispatcher: agent });
+}
+
+before(async () => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  pool = agent.get(ORIGIN);
+  authenticates(pool);
+  provider = await makeProvider({ endpoint: ORIGIN, dispatcher: agent, deliveryLimits: { idleMs: IDLE_MS } });
 });
 
 after(async () => {
@@ -51,10 +66,9 @@ after(async () => {
 
 beforeEach(() => {
   sent = [];
-  provider.world.sleeps.length = 0;
 });
 
-type Reply = { status: number; body?: string; type?: string } | 'network-error';
+type Reply = { status: number; body?: string; type?: string; headers?: () => Record<string, string> } | 'network-error';
 
 /** Queues answers for the next /transaction calls, in order, recording what each call sent. */
 function answerTransactions(...replies: Reply[]): void {
@@ -70,7 +84,9 @@ function answerTransactions(...replies: Reply[]): void {
       return {
         statusCode: reply.status,
         data: reply.body ?? (reply.status === 200 ? '{"balance":99}' : problem(reply.status)),
-        responseOptions: { headers: { 'content-type': reply.type ?? (reply.status === 200 ? 'application/json' : 'application/problem+json') } },
+        responseOptions: {
+          headers: { 'content-type': reply.type ?? (reply.status === 200 ? 'application/json' : 'application/problem+json'), ...reply.headers?.() },
+        },
       };
     });
   }
@@ -93,25 +109,58 @@ async function openLaunch() {
 const play = (launch: { path: string; token: string }) =>
   pageCall(provider.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: 'retry' });
 
-/** A new launch whose round its player's request left pending (seven 503s): the launch, the round's pk and the body it sent. */
-async function leftPending(): Promise<{ launch: { path: string; token: string }; pk: number; body: string }> {
-  const launch = await openLaunch();
-  sent = [];
-  answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
-  assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
-  const [pending] = provider.store.listRounds(1);
-  return { launch, pk: pending!.pk, body: sent[0]!.body };
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + STATE_WAIT_MS;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
+    await sleep(IDLE_MS);
+  }
 }
+
+/** The one pending item once the outcome of its `attempts`-th attempt has been applied (its lease given back). */
+const pendingAfter = (attempts: number) =>
+  until(`the pending item's attempt ${attempts} was answered`, async () => {
+    const pending = await provider.store.outbox.list({ status: 'pending' });
+    assert.ok(pending.length <= 1, 'one round pending at a time in these tests');
+    const [item] = pending;
+    return item !== undefined && item.attempts === attempts && item.leaseOwner === undefined ? item : undefined;
+  });
+
+/** Moves the test's clock to the item's next attempt and answers the back-off it had waited. */
+function advanceTo(item: OutboxItem): number {
+  const wait = item.nextAttemptAt - provider.clock.now;
+  provider.clock.advance(wait);
+  return wait;
+}
+
+/** A provider whose players wait SHORT_WAIT_MS for a round, on the test's clock unless given another. */
+const shortWaitProvider = (endpoint: string, dispatcher: MockAgent, clock?: TestClock) =>
+  makeProvider({
+    endpoint,
+    dispatcher,
+    deliveryLimits: { idleMs: IDLE_MS },
+    ...(clock === undefined ? {} : { clock }),
+    edit: (file) => {
+      file.limits = { ...(file.limits as object), roundSettleMsMax: SHORT_WAIT_MS };
+    },
+  });
+
+const finished = (pk: number) => until(`round ${pk} is finished`, () => (provider.store.round(pk).status === 'pending' ? undefined : provider.store.round(pk)));
 
 describe('resent with the same body', () => {
   test('503, 500 and a network error are retried after 0.5 s and 1 s doubling with full jitter, then 200 settles', async () => {
     const launch = await openLaunch();
     answerTransactions({ status: 503 }, { status: 500 }, 'network-error', { status: 200 });
-    const answer = await play(launch);
+    const playing = play(launch);
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) waits.push(advanceTo(await pendingAfter(attempt)));
+    const answer = await playing;
     assert.equal(answer.status, 200, answer.raw);
     assert.equal(answer.body.balance, '99');
     // Jitter is uniform in [0, ceiling]; the test's random() is 0.5.
-    assert.deepEqual(provider.world.sleeps, [250, 500, 1000]);
+    assert.deepEqual(waits, [250, 500, 1000]);
     assert.equal(sent.length, 3); // the network error never reached a reply
     for (const each of sent) {
       assert.equal(each.body, sent[0]!.body);
@@ -122,17 +171,39 @@ describe('resent with the same body', () => {
     assert.equal(round?.status, 'settled');
     assert.equal(round?.attempts, 4);
     assert.equal(round?.requestBody, sent[0]!.body);
+    const item = await provider.store.outbox.item(round!.dispatchItemId!);
+    assert.equal(item?.status, 'sent');
+    assert.equal(item?.body.toString('utf8'), sent[0]!.body);
   });
 
-  test('429 honours Retry-After as the least wait', async () => {
+  test('429 honours Retry-After in seconds as the least wait', async () => {
     const launch = await openLaunch();
-    pool
-      .intercept({ path: '/transaction', method: 'POST' })
-      .reply(429, problem(429), { headers: { 'content-type': 'application/problem+json', 'retry-after': '3' } });
-    answerTransactions({ status: 200 });
-    const answer = await play(launch);
-    assert.equal(answer.status, 200, answer.raw);
-    assert.deepEqual(provider.world.sleeps, [3000]);
+    answerTransactions({ status: 429, headers: () => ({ 'retry-after': '3' }) }, { status: 200 });
+    const playing = play(launch);
+    assert.equal(advanceTo(await pendingAfter(1)), 3_000);
+    assert.equal((await playing).status, 200);
+  });
+
+  test('503 honours Retry-After as an HTTP date, read against the clock', async () => {
+    const launch = await openLaunch();
+    let asked = 0;
+    answerTransactions(
+      {
+        status: 503,
+        headers: () => {
+          // An IMF-fixdate names whole seconds: 7 s ahead of the clock, and the part of a second it has run into.
+          const at = Math.floor(provider.clock.now / 1000) * 1000 + 7_000;
+          asked = at - provider.clock.now;
+          return { 'retry-after': new Date(at).toUTCString() };
+        },
+      },
+      { status: 200 },
+    );
+    const playing = play(launch);
+    const waited = advanceTo(await pendingAfter(1));
+    assert.ok(asked > 6_000 && asked <= 7_000, String(asked));
+    assert.equal(waited, asked);
+    assert.equal((await playing).status, 200);
   });
 
   test('409 is final: never resent, the round is refused and the page gets the code', async () => {
@@ -141,12 +212,16 @@ describe('resent with the same body', () => {
     const answer = await play(launch);
     assertProblem(answer, 'DUPLICATE_CONFLICT', 99);
     assert.equal(sent.length, 1);
-    assert.deepEqual(provider.world.sleeps, []);
-    assert.equal(provider.store.listRounds(1)[0]?.status, 'refused');
-    // Nothing is pending: the next round is sent as usual.
+    const [round] = provider.store.listRounds(1);
+    assert.equal(round?.status, 'refused');
+    assert.equal((await provider.store.outbox.item(round!.dispatchItemId!))?.status, 'refused');
+    // Nothing is pending: the next round is sent as usual, and the refused one never again.
+    provider.clock.advance(60_000);
     answerTransactions({ status: 200 });
     const next = await play(launch);
     assert.equal(next.status, 200, next.raw);
+    assert.equal(sent.length, 2);
+    assert.notEqual(sent[1]!.body, sent[0]!.body);
   });
 
   test('a final answer that is not problem+json is refused as unavailable, never resent', async () => {
@@ -167,145 +242,161 @@ describe('resent with the same body', () => {
   });
 });
 
-describe('a round left pending', () => {
-  test('is kept when the answer does not come within the player request, and resent first next time', async () => {
-    const launch = await openLaunch();
-    // 0.25 + 0.5 + 1 + 2 + 4 + 8 = 15.75 s of back-off; the next (16 s) would end past the 20 s budget.
-    answerTransactions(...Array.from({ length: 7 }, () => ({ status: 503 })));
-    const answer = await play(launch);
-    assertProblem(answer, 'SERVICE_UNAVAILABLE');
-    assert.match(answer.body.detail as string, /kept and will be settled/);
-    assert.deepEqual(provider.world.sleeps, [250, 500, 1000, 2000, 4000, 8000]);
-    const [pending] = provider.store.listRounds(1);
-    assert.equal(pending?.status, 'pending');
-    assert.equal(pending?.attempts, 7);
-    const firstBody = sent[0]!.body;
-
-    // The next play resends the pending round as it was, then plays a new one.
-    sent = [];
-    answerTransactions({ status: 200, body: '{"balance":98}' }, { status: 200, body: '{"balance":97}' });
-    const next = await play(launch);
-    assert.equal(next.status, 200, next.raw);
-    assert.equal(sent.length, 2);
-    assert.equal(sent[0]!.body, firstBody);
-    assert.notEqual(sent[1]!.body, firstBody);
-    assert.equal(next.body.balance, '97');
-    const [newer, older] = provider.store.listRounds(2);
-    assert.equal(older?.roundId, pending?.roundId);
-    assert.equal(older?.status, 'settled');
-    assert.equal(older?.attempts, 8);
-    assert.equal(newer?.status, 'settled');
-  });
-
-  test('survives a restart of the provider and is settled when the game is opened again', async () => {
-    const { launch, pk, body: firstBody } = await leftPending();
-
-    // A new app on the same database: the round log is all it knows.
-    await provider.restart();
-    sent = [];
-    answerTransactions({ status: 200, body: '{"balance":98.06}' });
-    const reopened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
-    assert.equal(reopened.status, 200, reopened.raw);
-    assert.deepEqual(sent.map((each) => each.body), [firstBody]);
-    assert.equal(provider.store.round(pk).status, 'settled');
-    assert.equal(reopened.body.balance, '98.06');
-    assert.equal((reopened.body.rounds as { status: string }[])[0]?.status, 'settled');
-  });
-});
-
-describe('the outbox', () => {
+describe('a round its player stopped waiting for', () => {
   /** The suite's provider, put back after these tests. */
   let shared: Provider;
   before(async () => {
     shared = provider;
-    provider = await makeProvider({
-      endpoint: ORIGIN,
-      dispatcher: agent,
-      edit: (file) => {
-        file.limits = { ...(file.limits as object), outboxIntervalSeconds: 1 };
-      },
-    });
+    provider = await shortWaitProvider(ORIGIN, agent);
   });
   after(async () => {
     await provider.close();
     provider = shared;
   });
 
-  /** Waits, in real time, for a round to leave `pending` (the outbox runs every second). */
-  async function finishedWithin(pk: number, ms: number): Promise<boolean> {
-    for (const started = Date.now(); Date.now() - started < ms; await new Promise((resolve) => setTimeout(resolve, 50))) {
-      if (provider.store.round(pk).status !== 'pending') return true;
-    }
-    return false;
+  /** A new launch whose round its player's wait left pending (one 503; the clock stands still): the launch, the round's pk and the body it sent. */
+  async function leftPending(): Promise<{ launch: { path: string; token: string }; pk: number; body: string }> {
+    const launch = await openLaunch();
+    sent = [];
+    answerTransactions({ status: 503 });
+    const answer = await play(launch);
+    assertProblem(answer, 'SERVICE_UNAVAILABLE');
+    assert.match(answer.body.detail as string, /kept and will be settled/);
+    const [pending] = provider.store.listRounds(1);
+    assert.equal(pending?.status, 'pending');
+    await pendingAfter(1);
+    return { launch, pk: pending!.pk, body: sent[0]!.body };
   }
 
-  test('resends a round left pending without its player, byte for byte, once its player request has given up on it', async () => {
+  test('stays in the outbox; the launch plays no round meanwhile; it is delivered without its player, byte for byte', async () => {
     const { launch, pk, body: firstBody } = await leftPending();
+    const rounds = provider.store.listRounds(100).length;
 
-    // Left pending for less than roundSettleMsMax (the sleeps took 15.75 s of it): not the outbox's yet.
-    sent = [];
+    // The next play waits for it, bounded, and is refused: nothing new is sent or played.
+    const blocked = await play(launch);
+    assertProblem(blocked, 'SERVICE_UNAVAILABLE');
+    assert.match(blocked.body.detail as string, /previous round is still being settled/);
+    assert.equal(sent.length, 1);
+    assert.equal(provider.store.listRounds(100).length, rounds);
+
+    // Its back-off passes and the operator answers: settled, with no player request.
     answerTransactions({ status: 200, body: '{"balance":98}' });
-    assert.equal(await finishedWithin(pk, 1_500), false);
-    assert.equal(sent.length, 0, "nothing was resent");
-
-    provider.clock.advance(provider.config.limits.roundSettleMsMax);
-    assert.equal(await finishedWithin(pk, 5_000), true, 'the outbox settled the round');
-    assert.deepEqual(sent.map((each) => each.body), [firstBody]);
-    const settled = provider.store.round(pk);
+    advanceTo(await pendingAfter(1));
+    const settled = await finished(pk);
     assert.equal(settled.status, 'settled');
-    assert.equal(settled.attempts, 8);
+    assert.equal(settled.attempts, 2);
     assert.equal(settled.balanceAfterMinor, 9_800n);
-    // The launch plays on as usual; nothing is resent again.
+    assert.equal(provider.store.session(settled.sessionPk).balanceMinor, 9_800n);
+    assert.deepEqual(sent.map((each) => each.body), [firstBody, firstBody]);
+
+    // The launch plays on; nothing is resent again.
     sent = [];
     answerTransactions({ status: 200, body: '{"balance":97}' });
     const next = await play(launch);
     assert.equal(next.status, 200, next.raw);
+    assert.equal(next.body.balance, '97');
     assert.equal(sent.length, 1);
     assert.notEqual(sent[0]!.body, firstBody);
   });
 
-  test('tries each round once a pass, and a final answer ends it', async () => {
-    const { pk } = await leftPending();
-    provider.clock.advance(provider.config.limits.roundSettleMsMax);
-    sent = [];
-    // One pass: one attempt, no back-off within it; the next pass gets a final 409.
-    answerTransactions({ status: 503 }, { status: 409 });
-    assert.equal(await finishedWithin(pk, 5_000), true);
-    assert.equal(sent.length, 2);
-    assert.equal(sent[0]!.body, sent[1]!.body);
-    const refused = provider.store.round(pk);
+  test("the launch's next play goes ahead once the previous round is settled within its wait", async () => {
+    const { launch, pk } = await leftPending();
+    answerTransactions({ status: 200, body: '{"balance":98}' }, { status: 200, body: '{"balance":97}' });
+    const next = play(launch);
+    // While the next play waits, the pending round's back-off passes.
+    advanceTo(await pendingAfter(1));
+    const answer = await next;
+    assert.equal(answer.status, 200, answer.raw);
+    assert.equal(answer.body.balance, '97');
+    assert.equal(provider.store.round(pk).status, 'settled');
+    assert.equal(sent.length, 3);
+  });
+
+  test('a refusal delivered without its player is final: the round is refused and the launch plays on', async () => {
+    const { launch, pk } = await leftPending();
+    answerTransactions({ status: 409 });
+    advanceTo(await pendingAfter(1));
+    const refused = await finished(pk);
     assert.equal(refused.status, 'refused');
     assert.equal(refused.refusalCode, 'DUPLICATE_CONFLICT');
-    assert.equal(refused.attempts, 9);
-  });
-
-  test('an operator that gives no final answer is left alone for the rest of the pass', async () => {
-    const first = await leftPending();
-    const second = await leftPending();
-    provider.clock.advance(provider.config.limits.roundSettleMsMax);
-    sent = [];
-    // The first launch's resend gets a 503: the second is not tried in that pass, and both go in the next.
-    answerTransactions({ status: 503 }, { status: 200 }, { status: 200 });
-    assert.equal(await finishedWithin(second.pk, 5_000), true);
-    assert.equal(await finishedWithin(first.pk, 5_000), true);
-    assert.deepEqual(sent.map((each) => each.body), [first.body, first.body, second.body]);
-  });
-
-  test("an operator's Retry-After holds the outbox back that long", async () => {
-    const round = await leftPending();
-    provider.clock.advance(provider.config.limits.roundSettleMsMax);
-    sent = [];
-    pool
-      .intercept({ path: '/transaction', method: 'POST' })
-      .reply(429, problem(429), { headers: { 'content-type': 'application/problem+json', 'retry-after': '60' } });
-    answerTransactions({ status: 200 });
-    // The 429 comes on the first pass; the passes after it, a second apart, leave the operator alone.
-    assert.equal(await finishedWithin(round.pk, 2_500), false);
-    assert.equal(sent.length, 0, 'nothing but the 429 was sent');
+    assert.equal(refused.balanceAfterMinor, 9_900n, "the balance the operator's problem carried");
+    const opened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
+    assert.ok(!(opened.body.rounds as { roundId: string }[]).some((round) => round.roundId === refused.roundId), 'a refused round is not shown as played');
     provider.clock.advance(60_000);
-    assert.equal(await finishedWithin(round.pk, 5_000), true);
-    assert.deepEqual(sent.map((each) => each.body), [round.body]);
-    assert.equal(provider.store.round(round.pk).attempts, 9);
+    answerTransactions({ status: 200 });
+    assert.equal((await play(launch)).status, 200);
+    assert.equal(sent.length, 3, 'the refused round was never resent');
+  });
+
+  test('survives a restart of the provider and is delivered after it, byte for byte', async () => {
+    const { launch, pk, body: firstBody } = await leftPending();
+
+    // A new app and delivery on the same database: the outbox is all they know.
+    await provider.restart();
+    sent = [];
+    answerTransactions({ status: 200, body: '{"balance":98.06}' });
+    advanceTo(await pendingAfter(1));
+    const settled = await finished(pk);
+    assert.equal(settled.status, 'settled');
+    assert.deepEqual(sent.map((each) => each.body), [firstBody]);
+    const reopened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
+    assert.equal(reopened.status, 200, reopened.raw);
+    assert.equal((reopened.body.rounds as { roundId: string; status: string }[])[0]?.roundId, settled.roundId);
+    assert.equal((reopened.body.rounds as { status: string }[])[0]?.status, 'settled');
+  });
+});
+
+describe('an operator down longer than the player waits, in real time', () => {
+  const OUTAGE_ORIGIN = 'http://outage.test';
+  /** The test's jitter is fixed at half the ceiling: retries 0.25 s, 0.5 s, 1 s apart. */
+  const THIRD_BACK_OFF_MS = 1_000;
+  /** Room for a loaded machine on top of the back-off the round was waiting out. */
+  const SLACK_MS = 1_000;
+  let outageAgent: MockAgent;
+  let shared: Provider;
+  let down = true;
+  const attempts: number[] = [];
+
+  before(async () => {
+    outageAgent = new MockAgent();
+    outageAgent.disableNetConnect();
+    const operator = outageAgent.get(OUTAGE_ORIGIN);
+    authenticates(operator);
+    operator
+      .intercept({ path: '/transaction', method: 'POST' })
+      .reply(() => {
+        attempts.push(Date.now());
+        return down
+          ? { statusCode: 503, data: problem(503), responseOptions: { headers: { 'content-type': 'application/problem+json' } } }
+          : { statusCode: 200, data: '{"balance":99}', responseOptions: { headers: { 'content-type': 'application/json' } } };
+      })
+      .persist();
+    shared = provider;
+    provider = await shortWaitProvider(OUTAGE_ORIGIN, outageAgent, realClock());
+  });
+  after(async () => {
+    await provider.close();
+    provider = shared;
+    await outageAgent.close();
+  });
+
+  test('the round is settled by the first attempt after the return, with no player request', async () => {
+    const launch = await openLaunch();
+    const answer = await play(launch);
+    assertProblem(answer, 'SERVICE_UNAVAILABLE');
+    const [round] = provider.store.listRounds(1);
+    // Down through the third attempt, well past the player's wait; back right after it.
+    const third = await pendingAfter(3);
+    down = false;
+    const returned = Date.now();
+    const settled = await finished(round!.pk);
+    const after = settled.settledAt! - returned;
+    assert.equal(settled.status, 'settled');
+    assert.equal(settled.attempts, 4, 'the attempt that followed the return');
+    assert.equal(attempts.length, 4);
+    assert.ok(settled.settledAt! >= third.nextAttemptAt, 'not before its back-off');
+    assert.ok(after <= THIRD_BACK_OFF_MS + SLACK_MS, `settled ${after} ms after the return`);
+    console.log(`# outage: settled ${after} ms after the operator's return (back-off step ${THIRD_BACK_OFF_MS} ms), no player request`);
   });
 });
 
@@ -329,7 +420,12 @@ describe('durability', () => {
       onSent = undefined;
     });
     assert.equal(answer.status, 200, answer.raw);
-    assert.deepEqual(events, ['wait: pending', 'synced', 'sent', 'wait: settled', 'synced']);
+    // Before the send, only waits for the pending round's sync (the player's, and the claim's if it came first) and their syncs.
+    const sentAt = events.indexOf('sent');
+    const before = events.slice(0, sentAt);
+    assert.equal(before[0], 'wait: pending', events.join(', '));
+    assert.ok(before.includes('synced') && before.every((event) => event === 'wait: pending' || event === 'synced'), events.join(', '));
+    assert.deepEqual(events.slice(sentAt), ['sent', 'wait: settled', 'synced']);
   });
 
   test('on a file, durable() waits for a sync off the thread', async () => {

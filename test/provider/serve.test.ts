@@ -1,7 +1,8 @@
 /**
  * Proves the commands as a person runs them: `wagerlink provider serve
- * --config FILE` starts (logging its ready line), answers, and stops with
- * exit 0 on SIGTERM; a bad config (a free-bet campaign off its ladder too)
+ * --config FILE` starts (logging its ready line, and a warning naming a
+ * retired setting the config still sets), answers, and stops with exit 0 on
+ * SIGTERM; a bad config (a free-bet campaign off its ladder too)
  * stops it at once with a message naming the member; and the operator's
  * side, `wagerlink operator launch-url` and `game-bets`, reach the running
  * provider with the operator's database and settings (examples/operator.env's
@@ -42,8 +43,12 @@ function writeConfig(name: string, edit: (file: ReturnType<typeof exampleConfigF
 }
 
 test('provider serve: ready line, answers, SIGTERM exits 0; the operator commands reach it', async (t) => {
-  const config = writeConfig('good', () => {});
+  // A setting of an earlier version is accepted and named in a warning.
+  const config = writeConfig('good', (file) => {
+    file.limits = { ...(file.limits as object), outboxIntervalSeconds: 30 };
+  });
   const { child, origin } = await serveProviderChild(config, { timeoutMs: COMMAND_TIMEOUT_MS, until: t });
+  assert.match(child.output(), /limits\.outboxIntervalSeconds is no longer read/);
   const health = await request(`${origin}/health`);
   assert.equal(health.statusCode, 200);
   assert.deepEqual(await health.body.json(), { status: 'ok' });

@@ -1,0 +1,100 @@
+/**
+ * How real rounds reach their operators: the outbox's dispatcher
+ * (src/dispatch) over the provider store's outbox, sending each round's
+ * stored /transaction body, signed with its operator's secret and carrying
+ * its access token, on the protocol's back-off (limits.retryDelayMsMin to
+ * limits.retryDelayMsMax) until the operator gives a final answer. The
+ * store's hook settles or refuses the round with that answer.
+ *
+ * Building it starts nothing, so that the app builders stay free of side
+ * effects: the server (serve-provider.ts) starts it once it listens, and
+ * stops it on shutdown before the store closes; the game service pokes it
+ * for each new round.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Dispatcher as UndiciDispatcher } from 'undici';
+import { REAL_CLIENT_WORLD, type ClientWorld } from '../clients/http-call.js';
+import { Dispatcher, httpSend, type DispatcherLimits, type DispatcherLog } from '../dispatch/dispatcher.js';
+import { DISPATCH_SCHEDULE, type DispatchSchedule } from '../dispatch/retry-schedule.js';
+import type { RoundDelivery } from './game-service.js';
+import type { ProviderConfig } from './provider-config.js';
+import type { ProviderStore } from './provider-store.js';
+
+export interface RoundDeliverySetup {
+  config: ProviderConfig;
+  store: ProviderStore;
+  /**
+   * The clock of the schedule and the leases, the jitter's randomness, and
+   * the idle wait between claims; default REAL_CLIENT_WORLD. Its clock must
+   * be the one rounds are written with (their enqueue time).
+   */
+  world?: ClientWorld;
+  /** The undici dispatcher of the sends (a mock in tests); by default one of its own, which stop() closes. */
+  dispatcher?: UndiciDispatcher;
+  limits?: Partial<DispatcherLimits>;
+  log?: DispatcherLog;
+}
+
+export interface RoundDispatch extends RoundDelivery {
+  /** This process's name in the outbox's leases. */
+  readonly node: string;
+  start(): void;
+  /** Claims nothing more, waits for the sends in flight and records their answers, then closes its connections. */
+  stop(): Promise<void>;
+  /** The dispatcher itself: its onDelivery watches each attempt's outcome (tests, measurements). */
+  readonly dispatcher: Dispatcher;
+}
+
+/** Unique among the processes that may share an outbox: the host, the process, and random bits for a pid reused after a restart. */
+export function nodeName(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/** The protocol's schedule with the config's back-off bounds (limits.retryDelayMsMin, limits.retryDelayMsMax). */
+export function roundSchedule(config: ProviderConfig): DispatchSchedule {
+  const { retryDelayMsMin, retryDelayMsMax } = config.limits;
+  return { ...DISPATCH_SCHEDULE, retry: { ...DISPATCH_SCHEDULE.retry, retryDelayMsMin, retryDelayMsMax } };
+}
+
+export function createRoundDelivery(setup: RoundDeliverySetup): RoundDispatch {
+  const { config, store } = setup;
+  const world = setup.world ?? REAL_CLIENT_WORLD;
+  const operators = new Map(config.operators.map((op) => [op.operatorId, op]));
+  const sender = httpSend({
+    endpoint: (operatorId) => {
+      const op = operators.get(operatorId);
+      return op && { url: op.endpoint, secret: op.secrets[0]!, accessToken: op.accessToken };
+    },
+    answerMsMax: config.limits.operatorAnswerMsMax,
+    world,
+    ...(setup.dispatcher === undefined ? {} : { dispatcher: setup.dispatcher }),
+  });
+  const node = nodeName();
+  const dispatcher = new Dispatcher({
+    outbox: store.outbox,
+    node,
+    send: sender.send,
+    schedule: roundSchedule(config),
+    world,
+    ...(setup.limits === undefined ? {} : { limits: setup.limits }),
+    ...(setup.log === undefined ? {} : { log: setup.log }),
+  });
+  let started = false;
+  let stopping: Promise<void> | undefined;
+  return {
+    node,
+    dispatcher,
+    poke: () => dispatcher.poke(),
+    start: () => {
+      started = true;
+      dispatcher.start();
+    },
+    // Stopping again waits for the first stop.
+    stop: () =>
+      (stopping ??= (async () => {
+        if (started) await dispatcher.stop();
+        await sender.close();
+      })()),
+  };
+}
