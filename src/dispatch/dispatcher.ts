@@ -48,7 +48,22 @@ export interface DispatcherLimits {
    * small query four times a second.
    */
   idleMs: number;
+  /** See OPERATOR_PROBE_MS. */
+  probeMs: number;
 }
+
+/**
+ * While an operator is failing (its last answer on this node was none, or
+ * one to resend), one of its waiting items is sent at least this often
+ * (ms), whatever that item's own back-off, and the first final answer
+ * makes the operator's other waiting items due at once (Outbox.hasten).
+ * The back-off alone would leave a round of a long outage waiting up to
+ * 60 s after the operator is back; the probe notices the return within
+ * about a second, at the price of one request a second from each node to
+ * an operator that is down. A Retry-After is still honoured: an item it
+ * holds back is neither probed nor hastened.
+ */
+export const OPERATOR_PROBE_MS = 1_000;
 
 export const DISPATCHER_LIMITS: DispatcherLimits = {
   batchSizeMax: CLAIM_BATCH_MAX,
@@ -56,6 +71,7 @@ export const DISPATCHER_LIMITS: DispatcherLimits = {
   operatorInFlightMax: OPERATOR_IN_FLIGHT_MAX,
   leaseMs: LEASE_MS,
   idleMs: 250,
+  probeMs: OPERATOR_PROBE_MS,
 };
 
 export interface DispatcherLog {
@@ -110,13 +126,18 @@ export class Dispatcher {
   /** A send ended, or the owner poked, while the loop was claiming: the next idle wait is skipped, since an item may have become due. */
   private woken = false;
   private readonly watchers = new Set<(delivery: Delivery) => void>();
+  /** Operators whose last answer on this node was none or one to resend, with when each was last probed (OPERATOR_PROBE_MS). */
+  private readonly failing = new Map<string, number>();
 
   constructor(private readonly options: DispatcherOptions) {
     this.limits = { ...DISPATCHER_LIMITS, ...options.limits };
     this.schedule = options.schedule ?? DISPATCH_SCHEDULE;
     this.world = options.world ?? REAL_CLIENT_WORLD;
-    const { batchSizeMax, inFlightMax, operatorInFlightMax, leaseMs, idleMs } = this.limits;
-    assert.ok(batchSizeMax >= 1 && inFlightMax >= 1 && operatorInFlightMax >= 1 && leaseMs >= 1 && idleMs >= 1, 'dispatcher limits are positive');
+    const { batchSizeMax, inFlightMax, operatorInFlightMax, leaseMs, idleMs, probeMs } = this.limits;
+    assert.ok(
+      batchSizeMax >= 1 && inFlightMax >= 1 && operatorInFlightMax >= 1 && leaseMs >= 1 && idleMs >= 1 && probeMs >= 1,
+      'dispatcher limits are positive',
+    );
   }
 
   /** Calls `watch` after each attempt's outcome is applied; answers a function that stops it. */
@@ -153,6 +174,7 @@ export class Dispatcher {
   private async loop(): Promise<void> {
     const { outbox, node, log } = this.options;
     while (this.running) {
+      await this.probeFailing();
       const room = this.limits.inFlightMax - this.inFlight.size;
       let claimed: OutboxItem[] = [];
       if (room > 0) {
@@ -171,6 +193,21 @@ export class Dispatcher {
       for (const item of claimed) this.launch(item);
       // A full batch may leave more due items: claim again at once. Otherwise wait for the idle time or a send's end.
       if (claimed.length === 0 || claimed.length < Math.min(this.limits.batchSizeMax, room)) await this.idle();
+    }
+  }
+
+  /** Makes one waiting item due for each failing operator not probed within probeMs (OPERATOR_PROBE_MS). */
+  private async probeFailing(): Promise<void> {
+    const now = this.world.clock();
+    for (const [operatorId, probedAt] of this.failing) {
+      if (now - probedAt < this.limits.probeMs) continue;
+      this.failing.set(operatorId, now);
+      try {
+        await this.options.outbox.hasten(operatorId, now, 1);
+      } catch (error) {
+        if (error instanceof assert.AssertionError) throw error;
+        this.options.log?.error({ err: error, operatorId }, 'dispatch: probing a failing operator failed; its items keep their back-off');
+      }
     }
   }
 
@@ -221,11 +258,20 @@ export class Dispatcher {
         applied = (await outbox.refused(item.id, node, answer, now)).applied;
         break;
       case 'retry':
-        applied = await outbox.retryLater(item.id, node, decision.at, answer);
+        applied = await outbox.retryLater(item.id, node, decision.at, answer, decision.notBefore);
         break;
       case 'parked':
         applied = await outbox.park(item.id, node, answer, now);
         break;
+    }
+    if (decision.kind === 'sent' || decision.kind === 'refused') {
+      // A final answer: the operator is up. What waited on its back-off goes now (within the operator's in-flight limit).
+      if (this.failing.delete(item.operatorId)) {
+        await outbox.hasten(item.operatorId, now);
+        this.poke();
+      }
+    } else if (!this.failing.has(item.operatorId)) {
+      this.failing.set(item.operatorId, now);
     }
     for (const watch of this.watchers) watch({ item, attempt, decision, applied });
   }

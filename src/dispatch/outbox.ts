@@ -106,6 +106,8 @@ export interface OutboxItem {
   attempts: number;
   /** Epoch ms. */
   nextAttemptAt: number;
+  /** Epoch ms: the earliest next attempt an answer's Retry-After allows, if one asked. */
+  notBefore: number | undefined;
   lastAnswer: Answer | undefined;
   leaseOwner: string | undefined;
   /** Epoch ms. */
@@ -174,7 +176,8 @@ export interface Outbox {
   sent(id: number, node: string, answer: Answer, now: number): Promise<boolean>;
   /** Final; with `skip-rest` the key's later items become `skipped`. Answers how many were. */
   refused(id: number, node: string, answer: Answer, now: number): Promise<{ applied: boolean; skipped: number }>;
-  retryLater(id: number, node: string, at: number, answer: Answer): Promise<boolean>;
+  /** Due again at `at`; `notBefore`: the earliest an answer's Retry-After allows, which `hasten` keeps. */
+  retryLater(id: number, node: string, at: number, answer: Answer, notBefore?: number): Promise<boolean>;
   park(id: number, node: string, answer: Answer, now: number): Promise<boolean>;
   item(id: number): Promise<OutboxItem | undefined>;
   /** The operator's view: pending, parked, refused, ... items, oldest first. */
@@ -190,4 +193,12 @@ export interface Outbox {
    * operator's reference; its key's later items go on.
    */
   resolve(id: number, reference: string, now: number): Promise<boolean>;
+  /**
+   * The operator is answering again: up to `limit` of its pending items that
+   * wait for a retry, earliest due first, are due at `now` (none that is in
+   * flight, none that an answer's Retry-After still holds back). Answers how
+   * many. The dispatcher calls it with a limit of 1 to probe an operator
+   * that is failing, and without one once the operator answers again.
+   */
+  hasten(operatorId: string, now: number, limit?: number): Promise<number>;
 }

@@ -83,7 +83,12 @@ export type SendAttempt =
   | { kind: 'invalid-answer'; status: number; detail: string }
   | { kind: 'failed'; detail: string };
 
-export type Decision = { kind: 'sent' } | { kind: 'refused' } | { kind: 'retry'; at: number } | { kind: 'parked' };
+/**
+ * `retry`: at `at`; `notBefore`, when the answer's Retry-After asked for a
+ * wait, is the earliest time that allows, which nothing may bring forward
+ * (not even the operator's return, Outbox.hasten).
+ */
+export type Decision = { kind: 'sent' } | { kind: 'refused' } | { kind: 'retry'; at: number; notBefore?: number } | { kind: 'parked' };
 
 /** The item as the schedule needs it: `attempts` counts the attempt just made. */
 export interface ScheduledItem {
@@ -119,5 +124,5 @@ export function decide(schedule: DispatchSchedule, item: ScheduledItem, attempt:
   const at = now + retryDelayMs(schedule, item.attempts, asked, random);
   // The next attempt would come after the horizon: a person decides instead.
   if (at > item.createdAt + schedule.horizonMs[item.kind]) return { kind: 'parked' };
-  return { kind: 'retry', at };
+  return asked === undefined ? { kind: 'retry', at } : { kind: 'retry', at, notBefore: now + Math.min(asked, schedule.retryAfterMsMax) };
 }

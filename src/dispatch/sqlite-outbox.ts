@@ -59,6 +59,8 @@ CREATE TABLE dispatch_items (
   -- In flight while status is pending and lease_expires_at is in the future.
   lease_owner      TEXT,
   lease_expires_at INTEGER,
+  -- The earliest next attempt an answer's Retry-After allows: the operator's return (hasten) does not bring it forward.
+  not_before       INTEGER,
   resolution       TEXT,
   created_at       INTEGER NOT NULL,
   finished_at      INTEGER,
@@ -93,6 +95,7 @@ interface Row {
   last_detail: string | null;
   lease_owner: string | null;
   lease_expires_at: number | null;
+  not_before: number | null;
   resolution: string | null;
   created_at: number;
   finished_at: number | null;
@@ -119,6 +122,7 @@ function itemOf(row: Row): OutboxItem {
     status: row.status,
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,
+    notBefore: row.not_before ?? undefined,
     lastAnswer,
     leaseOwner: row.lease_owner ?? undefined,
     leaseExpiresAt: row.lease_expires_at ?? undefined,
@@ -219,13 +223,18 @@ export class SqliteOutbox implements Outbox {
       skipRest: prepare(`UPDATE dispatch_items SET status = 'skipped', last_status = NULL, last_code = NULL, last_detail = :detail, finished_at = :now
         WHERE operator_id = :operatorId AND ordering_key = :orderingKey AND sequence > :sequence AND status IN ('pending', 'parked')
         RETURNING *`),
-      retryLater: prepare(`UPDATE dispatch_items SET next_attempt_at = :at, last_status = :status, last_code = :code, last_detail = :detail,
-          lease_owner = NULL, lease_expires_at = NULL
+      retryLater: prepare(`UPDATE dispatch_items SET next_attempt_at = :at, not_before = :notBefore, last_status = :status, last_code = :code,
+          last_detail = :detail, lease_owner = NULL, lease_expires_at = NULL
         WHERE id = :id AND status = 'pending' AND lease_owner = :node`),
+      hasten: prepare(`UPDATE dispatch_items SET next_attempt_at = :now
+        WHERE id IN (SELECT id FROM dispatch_items
+          WHERE status = 'pending' AND operator_id = :operatorId AND next_attempt_at > :now
+            AND (not_before IS NULL OR not_before <= :now) AND (lease_expires_at IS NULL OR lease_expires_at <= :now)
+          ORDER BY next_attempt_at, id LIMIT :limit)`),
       park: prepare(`UPDATE dispatch_items SET status = 'parked', last_status = :status, last_code = :code, last_detail = :detail,
           lease_owner = NULL, lease_expires_at = NULL, finished_at = :now
         WHERE id = :id AND status = 'pending' AND lease_owner = :node`),
-      retryNow: prepare(`UPDATE dispatch_items SET status = 'pending', next_attempt_at = :now, finished_at = NULL
+      retryNow: prepare(`UPDATE dispatch_items SET status = 'pending', next_attempt_at = :now, not_before = NULL, finished_at = NULL
         WHERE id = :id AND (status = 'parked' OR (status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= :now)))`),
       resolve: prepare(`UPDATE dispatch_items SET status = 'resolved', resolution = :reference, lease_owner = NULL, lease_expires_at = NULL, finished_at = :now
         WHERE id = :id AND (status = 'parked' OR (status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= :now)))`),
@@ -321,8 +330,13 @@ export class SqliteOutbox implements Outbox {
     return this.refuse(id, answer, now);
   }
 
-  async retryLater(id: number, node: string, at: number, answer: Answer): Promise<boolean> {
-    return this.statements.retryLater.run({ id, node, at, ...answerParams(answer) }).changes === 1;
+  async retryLater(id: number, node: string, at: number, answer: Answer, notBefore?: number): Promise<boolean> {
+    return this.statements.retryLater.run({ id, node, at, notBefore: notBefore ?? null, ...answerParams(answer) }).changes === 1;
+  }
+
+  async hasten(operatorId: string, now: number, limit?: number): Promise<number> {
+    // SQLite reads a negative LIMIT as none.
+    return this.statements.hasten.run({ operatorId, now, limit: limit ?? -1 }).changes;
   }
 
   async park(id: number, node: string, answer: Answer, now: number): Promise<boolean> {

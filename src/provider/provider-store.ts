@@ -564,6 +564,7 @@ export class ProviderStore {
       park: inTurn(items.park.bind(items)),
       retryNow: inTurn(items.retryNow.bind(items)),
       resolve: inTurn(items.resolve.bind(items)),
+      hasten: inTurn(items.hasten.bind(items)),
       item: betweenTurns(items.item.bind(items)),
       list: betweenTurns(items.list.bind(items)),
     };

@@ -289,6 +289,41 @@ describe('with the send injected', () => {
     }
   });
 
+  test("a failing operator is probed about once per probeMs, and its return sends what waited on the back-off at once", async () => {
+    const keys = Array.from({ length: 8 }, (_, i) => `r-${i}`);
+    const { db, outbox } = setUp(keys.map((key) => bet('op-1', key)));
+    // A back-off far longer than the test waits (the jitter at its top): only the probe and the return can bring items out.
+    const schedule: DispatchSchedule = { ...FAST, retry: { ...FAST.retry, retryDelayMsMin: 60_000, retryDelayMsMax: 60_000 } };
+    const world = { ...REAL_CLIENT_WORLD, random: () => 0.999 };
+    let up = false;
+    const attemptsWhileDown: number[] = [];
+    const send: Send = async () => {
+      if (up) return { kind: 'answered', status: 200 };
+      attemptsWhileDown.push(Date.now());
+      return { kind: 'failed', detail: 'ECONNREFUSED' };
+    };
+    const probeMs = 100;
+    const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule, world, limits: { idleMs: 10, probeMs } });
+    dispatcher.start();
+    try {
+      await until('every item was tried once', async () => attemptsWhileDown.length >= keys.length);
+      const firstRound = attemptsWhileDown.length;
+      const downFor = 1_000;
+      await new Promise((resolve) => setTimeout(resolve, downFor));
+      const probes = attemptsWhileDown.length - firstRound;
+      // One item per probeMs while down (give or take the loop's turns), never the whole backlog.
+      assert.ok(probes >= downFor / probeMs / 2 && probes <= downFor / probeMs + 2, `${probes} probes in ${downFor} ms`);
+      up = true;
+      const back = Date.now();
+      await until('every item is sent', async () => (await outbox.list({ status: 'sent' })).length === keys.length, 5_000);
+      const settledIn = Date.now() - back;
+      assert.ok(settledIn < 5_000, `settled ${settledIn} ms after the operator's return, not after the 60 s back-off`);
+    } finally {
+      await dispatcher.stop();
+      db.close();
+    }
+  });
+
   test('building a dispatcher sends nothing until it is started', async () => {
     const { db, outbox } = setUp([bet('op-1', 'r-1')]);
     const seen: OutboxItem[] = [];

@@ -66,22 +66,31 @@ describe('Retry-After', () => {
   test('is waited for at least, seconds or date, and never longer than the named maximum', () => {
     const least = () => 0;
     const asked = (retryAfter: string): SendAttempt => ({ kind: 'answered', status: 503, retryAfter });
-    assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, asked('30'), NOW, least), { kind: 'retry', at: NOW + 30_000 });
+    assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, asked('30'), NOW, least), { kind: 'retry', at: NOW + 30_000, notBefore: NOW + 30_000 });
     assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, asked(new Date(NOW + 45_000).toUTCString()), NOW, least), {
       kind: 'retry',
       at: NOW + 45_000,
+      notBefore: NOW + 45_000,
     });
     assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, { kind: 'answered', status: 429, retryAfterMs: 12_000 }, NOW, least), {
       kind: 'retry',
       at: NOW + 12_000,
+      notBefore: NOW + 12_000,
     });
     // A year's wait asked for: the maximum instead.
     assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, asked(String(365 * 86_400)), NOW, least), {
       kind: 'retry',
       at: NOW + RETRY_AFTER_MS_MAX,
+      notBefore: NOW + RETRY_AFTER_MS_MAX,
     });
-    // A back-off longer than the wait asked for wins.
-    assert.deepEqual(decide(DISPATCH_SCHEDULE, { ...fresh, attempts: 10 }, asked('1'), NOW, () => 0.5), { kind: 'retry', at: NOW + 30_000 });
+    // A back-off longer than the wait asked for wins; what was asked stays the bound the operator's return cannot bring forward.
+    assert.deepEqual(decide(DISPATCH_SCHEDULE, { ...fresh, attempts: 10 }, asked('1'), NOW, () => 0.5), {
+      kind: 'retry',
+      at: NOW + 30_000,
+      notBefore: NOW + 1_000,
+    });
+    // No Retry-After: no bound.
+    assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, { kind: 'failed', detail: 'ECONNRESET' }, NOW, least), { kind: 'retry', at: NOW });
   });
 });
 

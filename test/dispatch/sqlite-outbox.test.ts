@@ -188,6 +188,32 @@ describe('limits and leases', () => {
   });
 });
 
+describe('an operator answering again (hasten)', () => {
+  test('its waiting items are due at once, earliest first, but none in flight, none held by a Retry-After, none of another operator', async () => {
+    const [early, late, held, inFlight] = enqueue(dbA, item('r-1', 'bet'), item('r-2', 'bet'), item('r-3', 'bet'), item('r-4', 'bet'));
+    const [other] = enqueue(dbA, item('o-1', 'bet', { operatorId: 'op-2' }));
+    const claimed = await nodeA.claim(NOW, 'a', LIMITS);
+    assert.equal(claimed.length, 5);
+    const down = { detail: 'ECONNREFUSED' };
+    assert.ok(await nodeA.retryLater(early!, 'a', NOW + 8_000, down));
+    assert.ok(await nodeA.retryLater(late!, 'a', NOW + 30_000, down));
+    assert.ok(await nodeA.retryLater(held!, 'a', NOW + 9_000, { status: 503, detail: 'busy' }, NOW + 9_000));
+    assert.ok(await nodeA.retryLater(other!, 'a', NOW + 8_000, down));
+    // r-4 stays in flight under node a's lease.
+
+    assert.equal(await nodeB.hasten('op-1', NOW + 100, 1), 1, 'a probe makes one item due');
+    assert.deepEqual((await nodeB.claim(NOW + 100, 'b', LIMITS)).map((one) => one.id), [early], 'the earliest due');
+    assert.equal(await nodeB.hasten('op-1', NOW + 200), 1, 'the rest of those waiting on their back-off');
+    assert.deepEqual((await nodeB.claim(NOW + 200, 'b', LIMITS)).map((one) => one.id), [late]);
+    assert.equal((await nodeB.item(held!))?.nextAttemptAt, NOW + 9_000, 'a Retry-After is still honoured');
+    assert.equal((await nodeB.item(held!))?.notBefore, NOW + 9_000);
+    assert.equal((await nodeB.item(inFlight!))?.leaseOwner, 'a', 'an item in flight is left to its node');
+    assert.equal((await nodeB.item(other!))?.nextAttemptAt, NOW + 8_000, "another operator's items keep their back-off");
+    assert.equal(await nodeB.hasten('op-1', NOW + 9_000), 0, 'nothing left waiting past its time');
+    assert.deepEqual((await nodeB.claim(NOW + 9_000, 'b', LIMITS)).map((one) => one.id).sort(), [held, other].sort(), 'each at its own time');
+  });
+});
+
 describe('refusals, parking and the operator’s hand', () => {
   test('a refused bet with skip-rest ends its key; with continue the next item goes', async () => {
     enqueue(dbA, item('r-1', 'bet'), item('r-1', 'win'), item('r-2', 'bet', { afterRefusal: 'continue' }), item('r-2', 'win'));
