@@ -76,6 +76,8 @@ export const DISPATCHER_LIMITS: DispatcherLimits = {
 
 export interface DispatcherLog {
   error(details: object, message: string): void;
+  /** One line per item parked or refused: each asks a person to look (parked) or is a round the player lost nothing on (refused). */
+  warn(details: object, message: string): void;
 }
 
 export interface DispatcherOptions {
@@ -272,6 +274,15 @@ export class Dispatcher {
       }
     } else if (!this.failing.has(item.operatorId)) {
       this.failing.set(item.operatorId, now);
+    }
+    if (applied && (decision.kind === 'parked' || decision.kind === 'refused')) {
+      const { id, operatorId, orderingKey, kind, attempts } = item;
+      this.options.log?.warn(
+        { item: id, operatorId, orderingKey, kind, attempts, answer },
+        decision.kind === 'parked'
+          ? `dispatch: item ${id} (${kind} ${orderingKey}) parked after ${attempts} attempts without a final answer from ${operatorId}: resolve it by hand`
+          : `dispatch: item ${id} (${kind} ${orderingKey}) refused by ${operatorId}: ${answer.code ?? answer.status ?? ''} ${answer.detail}`,
+      );
     }
     for (const watch of this.watchers) watch({ item, attempt, decision, applied });
   }

@@ -201,4 +201,15 @@ export interface Outbox {
    * that is failing, and without one once the operator answers again.
    */
   hasten(operatorId: string, now: number, limit?: number): Promise<number>;
+  /** How many items each operator has waiting (pending or parked), and since when the oldest of each, for metrics. */
+  backlog(): Promise<BacklogEntry[]>;
+}
+
+/** One operator's items of one waiting status (`pending` or `parked`). */
+export interface BacklogEntry {
+  operatorId: string;
+  status: 'pending' | 'parked';
+  count: number;
+  /** Epoch ms: when the oldest of them was enqueued. */
+  oldestCreatedAt: number;
 }

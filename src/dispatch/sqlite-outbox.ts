@@ -27,6 +27,7 @@ import {
   LIST_MAX,
   type AfterRefusal,
   type Answer,
+  type BacklogEntry,
   type ClaimLimits,
   type FinalHook,
   type ItemStatus,
@@ -240,6 +241,8 @@ export class SqliteOutbox implements Outbox {
         WHERE id = :id AND (status = 'parked' OR (status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= :now)))`),
       list: prepare(`SELECT * FROM dispatch_items WHERE status = :status AND (:operatorId IS NULL OR operator_id = :operatorId) AND id > :afterId
         ORDER BY status, operator_id, id LIMIT :limit`),
+      backlog: prepare(`SELECT operator_id AS operatorId, status, COUNT(*) AS count, MIN(created_at) AS oldestCreatedAt
+        FROM dispatch_items WHERE status IN ('pending', 'parked') GROUP BY status, operator_id`),
       listAll: prepare(`SELECT * FROM dispatch_items WHERE status = :status AND id > :afterId ORDER BY status, id LIMIT :limit`),
     };
     const { claimable, lease, item } = this.statements;
@@ -332,6 +335,10 @@ export class SqliteOutbox implements Outbox {
 
   async retryLater(id: number, node: string, at: number, answer: Answer, notBefore?: number): Promise<boolean> {
     return this.statements.retryLater.run({ id, node, at, notBefore: notBefore ?? null, ...answerParams(answer) }).changes === 1;
+  }
+
+  async backlog(): Promise<BacklogEntry[]> {
+    return this.statements.backlog.all() as BacklogEntry[];
   }
 
   async hasten(operatorId: string, now: number, limit?: number): Promise<number> {

@@ -3,41 +3,25 @@
  * several apps in one process (tests, a sandbox) do not share counters.
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { childFor, RequestMetrics } from '../http/request-metrics.js';
 import type { Booked } from '../stores/store.js';
 
-/** Latency buckets (seconds): sub-millisecond to the provider's 5 s time-out. */
-const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** The store's commit times; the bench reads it too (bench/commit-times.ts). */
 export const COMMIT_METRIC = 'wagerlink_store_commit_seconds';
 /** Commit buckets (seconds): a healthy disk syncs in under a millisecond; a stalled one, for hundreds. */
 export const COMMIT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-/** The child kept under `key`, made on first use. */
-function childFor<C>(children: Map<string, C>, key: string, make: () => C): C {
-  let child = children.get(key);
-  if (child === undefined) {
-    child = make();
-    children.set(key, child);
-  }
-  return child;
-}
-
 export class OperatorMetrics {
   readonly registry = new Registry();
-  private readonly latency: Histogram<'route' | 'method' | 'status' | 'code'>;
+  /** HTTP requests by route, status and problem code (src/http/request-metrics.ts). */
+  readonly requests: RequestMetrics;
   private readonly transfers: Counter<'kind' | 'currency'>;
   private readonly amounts: Counter<'kind' | 'currency'>;
   private readonly commits: Histogram;
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'wagerlink_' });
-    this.latency = new Histogram({
-      name: 'wagerlink_http_request_duration_seconds',
-      help: 'HTTP requests by route, status and problem code (OK for 2xx); the _count series counts them.',
-      labelNames: ['route', 'method', 'status', 'code'],
-      buckets: LATENCY_BUCKETS_S,
-      registers: [this.registry],
-    });
+    this.requests = new RequestMetrics(this.registry);
     this.transfers = new Counter({
       name: 'wagerlink_ledger_transfers_total',
       help: 'Transfers booked by this process, by kind and currency (replays are not counted).',
@@ -59,14 +43,7 @@ export class OperatorMetrics {
   }
 
   /** Labelled children by label values: prom-client hashes a label object on every call otherwise. */
-  private readonly latencyChildren = new Map<string, { observe: (value: number) => void }>();
   private readonly bookedChildren = new Map<string, { transfers: { inc: () => void }; amounts: { inc: (value: number) => void } }>();
-
-  observeRequest(route: string, method: string, status: number, code: string, seconds: number): void {
-    childFor(this.latencyChildren, `${route} ${method} ${status} ${code}`, () =>
-      this.latency.labels({ route, method, status: String(status), code }),
-    ).observe(seconds);
-  }
 
   observeCommit(seconds: number): void {
     this.commits.observe(seconds);

@@ -36,6 +36,7 @@ import type { WalletStore } from '../stores/operations.js';
 import { operatorOpenApi } from './operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from './operator-views.js';
 import { OperatorMetrics } from './metrics.js';
+import { exposeMetrics } from '../http/request-metrics.js';
 import { OperatorService, REAL_WORLD, type World } from './operator-service.js';
 
 /** Page cursors are row keys, which are signed 64-bit integers in every store. */
@@ -102,13 +103,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   // Wiring, not work: the store calls it as it commits, and nothing runs meanwhile.
   options.store.onCommit?.((seconds) => metrics.observeCommit(seconds));
 
-  // A callback hook for the same reason as walletToken: it runs on every request.
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const code = reply.problemCode ?? (reply.statusCode < 400 ? 'OK' : 'OTHER');
-    metrics.observeRequest(route, request.method, reply.statusCode, code, reply.elapsedTime / 1000);
-    done();
-  });
+  exposeMetrics(app, metrics.requests, metrics.registry);
 
   /**
    * A wallet call as the provider makes it (its bearer token was checked on
@@ -188,11 +183,6 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   app.get('/health', async (_request, reply) => {
     await service.store.ping();
     return sendJson(reply, 200, '{"status":"ok","database":"ok"}');
-  });
-
-  app.get('/metrics', async (_request, reply) => {
-    const text = await metrics.registry.metrics();
-    return reply.code(200).header('content-type', metrics.registry.contentType).send(text);
   });
 
   const openApiText = JSON.stringify(operatorOpenApi(), null, 2);

@@ -45,6 +45,8 @@ import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
 import type { OperatorSettings, ProviderConfig } from './provider-config.js';
 import { CampaignRequest, OpenGameRequest, PlayRequest } from './provider-schemas.js';
 import type { ProviderStore, RoundRow } from './provider-store.js';
+import { exposeMetrics } from '../http/request-metrics.js';
+import { ProviderMetrics } from './metrics.js';
 
 export interface ProviderAppOptions {
   config: ProviderConfig;
@@ -60,6 +62,13 @@ export interface ProviderAppOptions {
   logger?: FastifyBaseLogger | boolean;
   /** Where the game page's files are; by default the project's web/ folder. */
   webDir?: string;
+  /**
+   * Served at /metrics. Default: the app's own series (its requests, the
+   * outbox's backlog), without the process metrics, whose sampling would
+   * outlive the app; the server passes metrics with them, which its round
+   * delivery also counts attempts in.
+   */
+  metrics?: ProviderMetrics;
 }
 
 /** Admin listing pages hold at most this many rounds. */
@@ -185,6 +194,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
   const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, requestTimeoutMs: config.limits.requestTimeoutMs, logger: options.logger });
+  const metrics = options.metrics ?? new ProviderMetrics({ outbox: store.outbox, clock: world.clock });
 
   const signature = (request: FastifyRequest) => request.headers[SIGNATURE_HEADER];
   /**
@@ -335,6 +345,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   // ----------------------------------------------------------- operations
 
   app.get('/health', async (_request, reply) => sendJson(reply, 200, '{"status":"ok"}'));
+  exposeMetrics(app, metrics.requests, metrics.registry);
 
   // ---------------------------------------------------------- back office
 

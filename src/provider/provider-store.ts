@@ -565,6 +565,7 @@ export class ProviderStore {
       retryNow: inTurn(items.retryNow.bind(items)),
       resolve: inTurn(items.resolve.bind(items)),
       hasten: inTurn(items.hasten.bind(items)),
+      backlog: betweenTurns(items.backlog.bind(items)),
       item: betweenTurns(items.item.bind(items)),
       list: betweenTurns(items.list.bind(items)),
     };

@@ -21,6 +21,7 @@ import { readProviderConfig } from './provider-config.js';
 import { ProviderStore } from './provider-store.js';
 import { createRoundDelivery } from './round-delivery.js';
 import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
+import { ProviderMetrics } from './metrics.js';
 
 export interface ServeProviderFlags {
   host?: string;
@@ -59,13 +60,15 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   // The WAL could not be synced (wal-flusher.ts): nothing more is answered; the outbox delivers pending rounds after the restart.
   const store = ProviderStore.open(config.database, { onFatal: exitOnStorageFailure(logger), currencies: config.currencies });
   const delivery = createRoundDelivery({ config, store, log: logger });
+  const metrics = new ProviderMetrics({ outbox: store.outbox, clock: REAL_PROVIDER_WORLD.clock, processMetrics: true });
+  delivery.dispatcher.onDelivery((delivered) => metrics.dispatch.observe(delivered));
   const games = createGameService({ config, store, delivery });
   let app: FastifyInstance;
   let address: string;
   try {
     // Before listening: the first request may already be a free round of one of them.
     await importConfigCampaigns(config, store, REAL_PROVIDER_WORLD.clock());
-    app = await buildProviderApp({ config, store, games, logger });
+    app = await buildProviderApp({ config, store, games, logger, metrics });
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await delivery.stop();

@@ -137,10 +137,12 @@ export async function startProvider(options: { config: ProviderConfig; store: Pr
     ...(options.deliveryLimits === undefined ? {} : { limits: options.deliveryLimits }),
   });
   const games = createGameService({ config, store, world, delivery, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
+  const metrics = new ProviderMetrics({ outbox: store.outbox, clock: world.clock });
+  delivery.dispatcher.onDelivery((delivered) => metrics.dispatch.observe(delivered));
   let app: FastifyInstance;
   try {
     await importConfigCampaigns(config, store, world.clock());
-    app = await buildProviderApp({ config, store, games, world });
+    app = await buildProviderApp({ config, store, games, world, metrics });
   } catch (error) {
     await delivery.stop();
     await games.close();
@@ -288,6 +290,7 @@ export function realLaunchBody(overrides: Record<string, unknown> = {}) {
 // (Import declarations are hoisted; these sit with the helper that uses them.)
 import assert from 'node:assert/strict';
 import { ERRORS, errorType, type ErrorCode } from '../../src/protocol/errors.js';
+import { ProviderMetrics } from '../../src/provider/metrics.js';
 
 /** The answer is the problem+json of `code` (RFC 9457 with `code`), with `balance` when given. */
 export function assertProblem(answer: Answer, code: ErrorCode, balance?: number): void {

@@ -396,6 +396,13 @@ describe('an operator down longer than the player waits, in real time', () => {
     // While down: the back-off's attempts and at most one probe per OPERATOR_PROBE_MS.
     assert.ok(attempts.length <= 3 + Math.ceil((returned - downSince) / OPERATOR_PROBE_MS) + 1, `${attempts.length} attempts`);
     assert.ok(after <= OPERATOR_PROBE_MS + SLACK_MS, `settled ${after} ms after the return`);
+    // What an operator's on-call engineer would graph: every attempt by status and decision, nothing left waiting.
+    const metrics = (await provider.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const count = (labels: string) => Number(metrics.match(new RegExp(`^wagerlink_dispatch_attempts_total\\{${labels}\\} (\\d+)$`, 'm'))?.[1] ?? 0);
+    assert.equal(count('operator="local-demo-operator",kind="bet",status="503",code="SERVICE_UNAVAILABLE",decision="retry"'), attempts.length - 1);
+    assert.equal(count('operator="local-demo-operator",kind="bet",status="200",code="OK",decision="sent"'), 1);
+    assert.doesNotMatch(metrics, /^wagerlink_outbox_items\{/m, 'nothing waits');
+    assert.match(metrics, /^wagerlink_http_request_duration_seconds_count\{route="\/game\/:slug\/api\/play"/m);
     console.log(`# outage: settled ${after} ms after the operator's return (probe every ${OPERATOR_PROBE_MS} ms), no player request`);
   });
 });
