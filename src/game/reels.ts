@@ -35,7 +35,8 @@ import { add, div, mul, ratio, sub, ZERO, type Ratio } from './ratio.js';
 export type ReelSymbol = '7' | 'B' | 'L' | 'P' | 'O' | 'M' | 'C' | '-' | 'S' | 'J';
 
 export const REEL_COUNT = 3;
-export const ROW_COUNT = 3;
+/** A window's rows around a stop: the one above, the stop itself on the middle row, the one below. */
+const ROW_OFFSETS = [-1, 0, 1];
 
 /**
  * The strips, 32 stops each; stop i shows strip[i] on the middle row, the
@@ -164,7 +165,7 @@ export function windowOf(stops: readonly number[]): ReelSymbol[][] {
   return STRIPS.map((strip, reel) => {
     const stop = stops[reel]!;
     if (!(Number.isInteger(stop) && stop >= 0 && stop < strip.length)) assert.fail(`stop ${stop} is off reel ${reel + 1}`);
-    return [-1, 0, 1].map((offset) => strip[(stop + offset + strip.length) % strip.length] as ReelSymbol);
+    return ROW_OFFSETS.map((offset) => strip[(stop + offset + strip.length) % strip.length] as ReelSymbol);
   });
 }
 
