@@ -44,7 +44,7 @@ export const CHANCE_PCT_MIN: Readonly<Record<Volatility, number>> = { low: 25, m
 /** The largest win chance (whole percent), before the RTP caps it (see chanceRange). */
 export const CHANCE_PCT_CEILING = 95;
 /** A win pays at least this much of the stake (in bp of the bet) at the nominal multiplier. */
-const MULTIPLIER_BP_FLOOR = 10_100;
+export const MULTIPLIER_BP_FLOOR = 10_100;
 
 export interface DiceRules {
   rtpBp: number;

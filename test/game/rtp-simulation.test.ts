@@ -13,42 +13,17 @@
  * probability below 1e-6, while an RTP off by a single percentage point
  * fails it every time. The rolls come from a seeded generator, so the run is
  * reproducible; the uniformity of the real HMAC rolls is proved in
- * fairness.test.ts.
+ * fairness.test.ts. The reels' simulation is in reels.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { quote, roundMoments, chanceRange, ROLL_OUTCOMES, type DiceRules } from '../../src/game/dice.js';
 import { simulate } from '../../src/game/simulation.js';
+import { sfc32, uniform } from './seeded-source.js';
 
 const ROUNDS = 1_000_000;
 const BET_MINOR = 100n; // 1.00
 const STANDARD_ERRORS = 5;
-
-/** sfc32: a small, fast, seedable generator with good statistics, for simulation only. */
-function sfc32(a: number, b: number, c: number, d: number): () => number {
-  return () => {
-    a |= 0; b |= 0; c |= 0; d |= 0;
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return t >>> 0;
-  };
-}
-
-/** Uniform in [0, n) from 32-bit words, by rejection (no modulo bias). */
-function uniform(next32: () => number, n: number): () => number {
-  const limit = Math.floor(2 ** 32 / n) * n;
-  return () => {
-    for (let tries = 0; tries < 64; tries++) {
-      const word = next32();
-      if (word < limit) return word % n;
-    }
-    throw new Error('the generator is broken');
-  };
-}
 
 /** Mean and variance of X = payout / bet for the mixture of chances, exactly from the table. */
 function mixtureMoments(rules: DiceRules): { mean: number; variance: number } {
