@@ -4,13 +4,14 @@
  * (`wagerlink operator serve` on SQLite, `wagerlink provider serve` with a
  * config that names it). wrk plays rounds through the game page's own API
  * (`POST /game/dice/api/play`), one launch per connection, the way a
- * player's browser does. For each round the provider writes the round to
- * its round log, pending, with the exact /transaction body, before it calls
- * the operator, and logs the answer after: the durable record that has a
- * round delivered exactly once, whatever fails in between (docs/provider.md,
- * "The round log and retries"). This row measures the path a player's round
- * takes; the provider's outbox resends only rounds that path left pending,
- * and a run leaves none.
+ * player's browser does. For each round the provider writes the round, pending,
+ * and its exact /transaction body into its outbox in one database
+ * transaction, waits for that to be durable, and the outbox's dispatcher
+ * sends it and settles the round with the answer while the player's
+ * request waits (docs/dispatch.md): the durable record that has a round
+ * delivered exactly once, whatever fails in between. This row measures the
+ * path a player's round takes, the dispatcher's claims and outcomes
+ * included; a run leaves nothing pending.
  *
  * The server CPU column counts both servers. After the runs the operator's
  * books must verify, and every round the provider answered must be in them.
