@@ -106,8 +106,8 @@ export type CallOutcome<T> =
 
 export type Refused = Extract<CallOutcome<unknown>, { kind: 'refused' }>;
 
-/** What one attempt got back. */
-type Attempt =
+/** What one attempt got back: the answer as it came, or why none came. */
+export type Attempt =
   | { kind: 'answer'; status: number; contentType: string; text: string; retryAfterMs: number | undefined }
   | { kind: 'failed'; detail: string };
 
@@ -166,13 +166,25 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function attemptOnce(transport: Transport, url: string, headers: Record<string, string>, bodyText: string): Promise<Attempt> {
+/**
+ * One POST of exactly these bytes with exactly these headers: no signature
+ * added, no retry, the answer kept as it came. signedCall makes its attempts
+ * with it; a caller that must see what a peer answers to a request of its
+ * own making (a conformance check, a wrong signature on purpose) uses it
+ * directly.
+ */
+export async function postOnce(
+  transport: Pick<Transport, 'dispatcher' | 'answerMsMax' | 'world'>,
+  url: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array,
+): Promise<Attempt> {
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
       method: 'POST',
       headers,
-      body: bodyText,
+      body,
       dispatcher: transport.dispatcher,
       headersTimeout: transport.answerMsMax,
       bodyTimeout: transport.answerMsMax,
@@ -237,7 +249,7 @@ export async function signedCall<T>(
   let made = 0;
   for (let attempt = 1; attempt <= policy.attemptsMax; attempt++) {
     made = attempt;
-    const result = await attemptOnce(transport, url, headers, bodyText);
+    const result = await postOnce(transport, url, headers, bodyText);
     let wait: number | undefined;
     if (result.kind === 'failed') {
       last = { detail: result.detail };
