@@ -9,7 +9,10 @@
  * - a config module (src/operator/operator-config.ts,
  *   src/provider/provider-config.ts) imports no app and no server: only the
  *   protocol, the ledger's and the game's rules, the stores' settings, the
- *   HTTP limits, and its own folder's plain modules.
+ *   HTTP limits, and its own folder's plain modules;
+ * - the conformance kit (src/conformance) imports only the protocol and the
+ *   clients, so that it judges an operator by its behaviour, never through
+ *   our server's code.
  * A control checks that the reader finds the imports it judges.
  */
 import { test } from 'node:test';
@@ -85,4 +88,13 @@ test('a config imports no app and no server, only rules, settings and limits', (
   const found = ALL.filter((edge) => configs.includes(edge.from) && !allowed(edge));
   assert.deepEqual(found, [], show(found));
   for (const config of configs) assert.ok(ALL.some((edge) => edge.from === config), `${config} was read`);
+});
+
+test('the conformance kit imports only the protocol and the clients', () => {
+  const kit = ALL.filter((edge) => edge.from.startsWith('src/conformance/'));
+  const found = kit.filter((edge) => !/^src\/(?:protocol|clients|conformance)\//.test(edge.to));
+  assert.deepEqual(found, [], show(found));
+  // Read, and reaching both: a rule over no imports would pass whatever the kit did.
+  assert.ok(kit.some((edge) => edge.to.startsWith('src/protocol/')), 'the kit imports the protocol');
+  assert.ok(kit.some((edge) => edge.to.startsWith('src/clients/')), 'the kit imports the clients');
 });

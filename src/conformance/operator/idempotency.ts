@@ -1,0 +1,233 @@
+/**
+ * Idempotency and final refusals (docs/protocol.md §6.4): an id seen before
+ * with the same content is not applied again; with other content the whole
+ * request is a 409; a refusal of the wallet rules is remembered with its
+ * ids and answered again for ever, while refusals the wallet never judged
+ * leave the ids free for a corrected request.
+ */
+import { token } from '../json-text.js';
+import { call, operatorCases, probe, transaction, tx, UNKNOWN_SESSION } from './define.js';
+
+const CONFLICT = { status: 409, code: 'DUPLICATE_CONFLICT', balance: 'unchanged' } as const;
+
+/** The ids of a body (its transactions' and its round's) in upper case. */
+function upperCaseIds(body: Record<string, unknown>): Record<string, unknown> {
+  const round = body.round as { id: string; finished: boolean };
+  return {
+    ...body,
+    transactions: (body.transactions as Record<string, unknown>[]).map((each) => ({ ...each, id: String(each.id).toUpperCase() })),
+    round: { ...round, id: round.id.toUpperCase() },
+  };
+}
+
+/** A bet of 2 under id b1, in the open round r1: what the conflicts below conflict with. */
+const OPEN_BET = tx('bet 2 under id b1 in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-2' });
+
+export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
+  {
+    id: 'replay-not-applied',
+    title: 'the same request sent again is not applied again and answers 200',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      tx('bet 2 and win 1', { transactions: [{ type: 'bet', amount: '2' }, { type: 'win', amount: '1' }] }, { status: 200, balance: '-1' }, { keep: 'first' }),
+      call({ say: 'send the same bytes again', endpoint: '/transaction', resend: 'first', expect: { status: 200, balance: 'unchanged' } }),
+      probe('the request was booked once'),
+    ],
+  },
+  {
+    id: 'replay-answers-current-balance',
+    title: 'a replay answers the balance now, not the balance of its first answer',
+    clause: 'docs/protocol.md §6.8',
+    steps: [
+      tx('bet 2', { transactions: [{ type: 'bet', amount: '2' }] }, { status: 200, balance: '-2' }, { keep: 'first' }),
+      tx('win 3 in another round', { transactions: [{ type: 'win', amount: '3' }] }, { status: 200, balance: '+3' }),
+      call({ say: 'send the bet again', endpoint: '/transaction', resend: 'first', expect: { status: 200, balance: 'unchanged' } }),
+    ],
+  },
+  {
+    id: 'replay-ids-any-case',
+    title: 'ids are UUIDs, compared without regard to letter case: the same ids in upper case are a replay',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      tx('bet 2 under id b1 in round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }], round: 'r1' }, { status: 200, balance: '-2' }),
+      call({
+        say: 'the same request with its ids in upper case',
+        endpoint: '/transaction',
+        body: (ctx) => upperCaseIds(transaction(ctx, { transactions: [{ id: 'b1', type: 'bet', amount: '2' }], round: 'r1' })),
+        expect: { status: 200, balance: 'unchanged' },
+      }),
+      probe('the bet was booked once'),
+    ],
+  },
+  {
+    id: 'replay-amount-by-value',
+    title: 'amounts are compared by value: 10, 10.0 and 1e1 are the same content',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      tx('bet 10 under id b1 in round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-10' }),
+      tx('the same with amount 10.0', { transactions: [{ id: 'b1', type: 'bet', amount: token('10.0') }], round: { id: 'r1', finished: false } }, { status: 200, balance: 'unchanged' }),
+      tx('the same with amount 1e1', { transactions: [{ id: 'b1', type: 'bet', amount: token('1e1') }], round: { id: 'r1', finished: false } }, { status: 200, balance: 'unchanged' }),
+      probe('the bet was booked once'),
+    ],
+  },
+  {
+    id: 'seen-and-new',
+    title: 'a request with seen and new ids applies only the new ones',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      tx('bet 3 under id b1 in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '3' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-3' }),
+      tx('b1 again with a new win of 5, closing r1', { transactions: [{ id: 'b1', type: 'bet', amount: '3' }, { type: 'win', amount: '5' }], round: 'r1' }, { status: 200, balance: '+5' }),
+      probe('b1 was debited once'),
+    ],
+  },
+  {
+    id: 'conflict-amount',
+    title: 'a seen id with another amount fails the whole request with 409 DUPLICATE_CONFLICT; its new win is not applied',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      OPEN_BET,
+      tx('a new win of 4, and b1 with amount 3', { transactions: [{ type: 'win', amount: '4' }, { id: 'b1', type: 'bet', amount: '3' }], round: { id: 'r1', finished: false } }, CONFLICT),
+      probe('neither the win nor the changed bet was booked'),
+    ],
+  },
+  {
+    id: 'conflict-type',
+    title: 'a seen id with another type is a 409 DUPLICATE_CONFLICT',
+    clause: 'docs/protocol.md §6.4',
+    steps: [OPEN_BET, tx('b1 as a win of 2', { transactions: [{ id: 'b1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } }, CONFLICT), probe()],
+  },
+  {
+    id: 'conflict-jp-amount',
+    title: 'a seen id with another jpAmount is a 409 DUPLICATE_CONFLICT',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      OPEN_BET,
+      tx('b1 with jpAmount 0.5', { transactions: [{ id: 'b1', type: 'bet', amount: '2', jpAmount: '0.5' }], round: { id: 'r1', finished: false } }, CONFLICT),
+      probe(),
+    ],
+  },
+  {
+    id: 'conflict-round',
+    title: 'a seen id in another round is a 409 DUPLICATE_CONFLICT: ids are global',
+    clause: 'docs/protocol.md §6.4',
+    steps: [OPEN_BET, tx('b1 in a new round', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }] }, CONFLICT), probe()],
+  },
+  {
+    id: 'conflict-player',
+    title: 'a seen id sent for another player is a 409 DUPLICATE_CONFLICT: ids are unique across players',
+    clause: 'docs/protocol.md §6.4',
+    players: { other: { currency: 'EUR', balance: '100' } },
+    steps: [
+      tx('the main player wins 2 under id w1 in the open round r1', { transactions: [{ id: 'w1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '+2' }),
+      tx(
+        'the other player sends w1 in r1 with the same content',
+        { session: 'other', transactions: [{ id: 'w1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } },
+        { status: 409, code: 'DUPLICATE_CONFLICT', balance: 'unchanged' },
+      ),
+      probe('the other player got nothing', undefined, 'other'),
+    ],
+  },
+  {
+    id: 'final-insufficient-funds',
+    title: 'a request refused for insufficient funds stays refused once the balance would allow it, and books nothing',
+    clause: 'docs/protocol.md §6.4',
+    players: { main: { currency: 'EUR', balance: '10' } },
+    steps: [
+      tx('bet 50 and win 70 on a balance of 10', { transactions: [{ type: 'bet', amount: '50' }, { type: 'win', amount: '70' }] }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }, { keep: 'refused' }),
+      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
+      call({ say: 'send the refused request again', endpoint: '/transaction', resend: 'refused', expect: { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' } }),
+      probe('the refused request was never booked'),
+    ],
+  },
+  {
+    id: 'final-id-alone',
+    title: 'any id of a refused request, alone, answers the same refusal',
+    clause: 'docs/protocol.md §6.4',
+    players: { main: { currency: 'EUR', balance: '10' } },
+    steps: [
+      tx('bet 50 (b1) and win 70 (w1) in round r1 on a balance of 10', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }, { id: 'w1', type: 'win', amount: '70' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS' }),
+      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
+      tx('the win w1 alone', { transactions: [{ id: 'w1', type: 'win', amount: '70' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }),
+      probe('the win of the refused request was not booked'),
+    ],
+  },
+  {
+    id: 'final-id-beside-new',
+    title: 'an id of a refused request beside new ids answers the same refusal, and the new ones are not applied',
+    clause: 'docs/protocol.md §6.4',
+    players: { main: { currency: 'EUR', balance: '10' } },
+    steps: [
+      tx('bet 50 (b1) in round r1 on a balance of 10', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS' }),
+      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
+      tx('b1 with a new win of 1', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }, { type: 'win', amount: '1' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }),
+      probe(),
+    ],
+  },
+  {
+    id: 'final-then-other-content',
+    title: 'an id of a refused request sent with other content is a 409 DUPLICATE_CONFLICT',
+    clause: 'docs/protocol.md §6.4',
+    players: { main: { currency: 'EUR', balance: '10' } },
+    steps: [
+      tx('bet 50 (b1) in round r1 on a balance of 10', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS' }),
+      tx('b1 with amount 5', { transactions: [{ id: 'b1', type: 'bet', amount: '5' }], round: 'r1' }, CONFLICT),
+      probe(),
+    ],
+  },
+  {
+    id: 'final-session-mismatch',
+    title: 'a SESSION_MISMATCH is final: the same ids under the session\'s own game answer it again (game is not part of the content)',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      tx(
+        'bet 1 (b1) naming another game than the session\'s',
+        { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1', override: { game: 'conformance-not-the-game' } },
+        { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' },
+      ),
+      tx('b1 again under the session\'s game', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' }),
+      probe(),
+    ],
+  },
+  {
+    id: 'final-blocked',
+    title: 'a bet refused for a blocked player stays refused once the player is unblocked; new ids are judged afresh',
+    clause: 'docs/protocol.md §6.4',
+    needs: ['block'],
+    steps: [
+      { kind: 'block', say: 'block the player' },
+      tx('bet 5', { transactions: [{ type: 'bet', amount: '5' }] }, { status: 403, code: 'PLAYER_BLOCKED', balance: 'unchanged' }, { keep: 'refused' }),
+      { kind: 'unblock', say: 'unblock the player' },
+      call({ say: 'send the refused bet again', endpoint: '/transaction', resend: 'refused', expect: { status: 403, code: 'PLAYER_BLOCKED', balance: 'unchanged' } }),
+      tx('a new bet of 5', { transactions: [{ type: 'bet', amount: '5' }] }, { status: 200, balance: '-5' }),
+    ],
+  },
+  {
+    id: 'not-final-bad-amount',
+    title: 'a 400 is not remembered: the same ids, corrected, are booked',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      tx('bet 1.001 (b1) in round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '1.001' }], round: 'r1' }, { status: 400, code: 'INVALID_REQUEST' }),
+      tx('bet 1 under the same ids', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }),
+    ],
+  },
+  {
+    id: 'not-final-unknown-session',
+    title: 'a 404 SESSION_NOT_FOUND is not remembered: the same ids under the right session are booked',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      tx('bet 1 (b1) naming a session nobody issued', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1', override: UNKNOWN_SESSION }, { status: 404, code: 'SESSION_NOT_FOUND' }),
+      tx('bet 1 under the same ids and the right session', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }),
+    ],
+  },
+  {
+    id: 'not-final-bad-signature',
+    title: 'a 401 is not remembered: the same request, signed, is booked',
+    clause: 'docs/protocol.md §6.4',
+    steps: [
+      tx('bet 1 with no signature', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' }, {
+        headers: ({ 'x-server-authorization': _signature, ...rest }) => rest,
+      }),
+      tx('the same bet, signed', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }),
+    ],
+  },
+]);

@@ -1,0 +1,88 @@
+/**
+ * A run's result, as the runner returns it and as `--report result.json`
+ * writes it: one schema, so that the JSON report is documented by its
+ * TypeBox definition here (docs/conformance.md shows it) and a test checks
+ * every report against it. The other reports render the same value.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Bumped when a member changes meaning or goes; adding a member keeps it. */
+export const REPORT_VERSION = 1;
+
+export const SentRequest = Type.Object({
+  method: Type.Literal('POST'),
+  url: Type.String(),
+  /** Lower-case names; the access token shows as ${ACCESS_TOKEN}. */
+  headers: Type.Record(Type.String(), Type.String()),
+  /** The body as UTF-8 text, cut at BODY_SHOWN_MAX characters; `curl` holds every byte. */
+  body: Type.String(),
+  bodyBytes: Type.Integer({ minimum: 0 }),
+  /** Set when the body is not UTF-8: `body` then shows it with U+FFFD in place of the bad bytes. */
+  bodyBase64: Type.Optional(Type.String()),
+  bodyCut: Type.Optional(Type.Boolean()),
+});
+export type SentRequest = Static<typeof SentRequest>;
+
+export const ReceivedAnswer = Type.Object({
+  status: Type.Optional(Type.Integer()),
+  contentType: Type.Optional(Type.String()),
+  /** The answer's body, cut at BODY_SHOWN_MAX characters. */
+  body: Type.Optional(Type.String()),
+  /** Why no answer came (a network error, a time-out). */
+  error: Type.Optional(Type.String()),
+});
+export type ReceivedAnswer = Static<typeof ReceivedAnswer>;
+
+export const CaseFailure = Type.Object({
+  /** The step that failed, counted from 1; 0 is the set-up (players, sessions, balances). */
+  step: Type.Integer({ minimum: 0 }),
+  say: Type.String(),
+  /** What was wrong, one line each. */
+  problems: Type.Array(Type.String(), { minItems: 1 }),
+  /** The request of the step (several for a parallel step). */
+  requests: Type.Array(SentRequest),
+  answer: Type.Optional(ReceivedAnswer),
+  /** The shell command that sends the request again, exactly. */
+  curl: Type.String(),
+});
+export type CaseFailure = Static<typeof CaseFailure>;
+
+export const CaseOutcome = Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('skipped')]);
+export type CaseOutcome = Static<typeof CaseOutcome>;
+
+export const CaseResult = Type.Object({
+  id: Type.String(),
+  side: Type.Union([Type.Literal('operator'), Type.Literal('provider')]),
+  area: Type.String(),
+  title: Type.String(),
+  /** `docs/protocol.md §N.N`. */
+  clause: Type.String(),
+  needs: Type.Array(Type.String()),
+  outcome: CaseOutcome,
+  durationMs: Type.Number({ minimum: 0 }),
+  /** Why a case was skipped. */
+  reason: Type.Optional(Type.String()),
+  failure: Type.Optional(CaseFailure),
+});
+export type CaseResult = Static<typeof CaseResult>;
+
+export const RunReport = Type.Object({
+  kit: Type.Literal('wagerlink-conformance'),
+  reportVersion: Type.Literal(REPORT_VERSION),
+  side: Type.Union([Type.Literal('operator'), Type.Literal('provider')]),
+  endpoint: Type.String(),
+  /** Where the players and launch keys came from. */
+  fixtures: Type.String(),
+  /** The areas or case ids of --only, if any. */
+  only: Type.Array(Type.String()),
+  startedAt: Type.String({ format: 'date-time' }),
+  durationMs: Type.Number({ minimum: 0 }),
+  summary: Type.Object({
+    total: Type.Integer({ minimum: 0 }),
+    passed: Type.Integer({ minimum: 0 }),
+    failed: Type.Integer({ minimum: 0 }),
+    skipped: Type.Integer({ minimum: 0 }),
+  }),
+  cases: Type.Array(CaseResult),
+});
+export type RunReport = Static<typeof RunReport>;
