@@ -21,6 +21,11 @@ import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaun
 import { serveProvider } from '../provider/serve-provider.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
+import { OPERATOR_AREAS } from '../conformance/case-model.js';
+import { loadFixturesFile, type FixturesSetting } from '../conformance/fixtures.js';
+import { runOperatorConformance } from '../conformance/runner.js';
+import { reportFormat, writeReport } from '../conformance/reporters/files.js';
+import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
 
 const USAGE = `wagerlink — the game provider <-> operator wallet interface
 
@@ -40,6 +45,7 @@ Usage:
   wagerlink operator game-bets --games SLUG[,SLUG] --currencies EUR[,USD]
   wagerlink provider serve --config FILE [--host H] [--port P]
   wagerlink openapi operator
+  wagerlink conformance operator --endpoint URL --secret S --token T (--fixtures FILE | --admin-token A) [--report FILE]... [--only AREA] [--bail]
 
 Configuration (environment):
 ${Object.entries({ ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES })
@@ -47,6 +53,30 @@ ${Object.entries({ ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES })
   .join('\n')}
 
 Results are printed as JSON. Exit codes: 0 done, 1 refused or failed, 2 usage.
+\`wagerlink conformance --help\` tells the conformance kit's own options.
+`;
+
+const CONFORMANCE_USAGE = `wagerlink conformance — checks an operator endpoint against docs/protocol.md
+
+Usage:
+  wagerlink conformance operator --endpoint URL --secret SECRET --token TOKEN
+      (--fixtures FILE | --admin-token TOKEN | both) [--report FILE]... [--only AREA|CASE]... [--bail]
+
+Options:
+  --endpoint URL        the operator endpoint's base URL: its /authenticate, /transaction and /payout are checked
+  --secret SECRET       the integration's shared secret, which signs every request (docs/protocol.md §2.2)
+  --token TOKEN         an access token the operator accepts (docs/protocol.md §2.4)
+  --fixtures FILE       test players, launch keys or a command that mints them, games, expiry
+                        (docs/conformance.md; examples/conformance-fixtures.json)
+  --admin-token TOKEN   make fresh players through the operator's back office (docs/protocol.md §11) instead
+                        of the file's players; the file may still give games and expiry
+  --report FILE         also write a report: FILE.json, FILE.xml (JUnit) or FILE.html; may be repeated
+  --only AREA|CASE      run only these areas or case ids; may be repeated or comma-separated
+  --bail                stop at the first case that fails
+
+Areas: ${OPERATOR_AREAS.join(', ')}.
+
+Exit codes: 0 every case judged passed, 1 a case failed, 2 usage, fixtures or set-up error (nothing judged).
 `;
 
 class UsageError extends Error {
@@ -79,6 +109,14 @@ const OPTIONS = {
   provider: { type: 'string' },
   'operator-id': { type: 'string' },
   'wallet-id': { type: 'string' },
+  endpoint: { type: 'string' },
+  secret: { type: 'string' },
+  token: { type: 'string' },
+  fixtures: { type: 'string' },
+  'admin-token': { type: 'string' },
+  report: { type: 'string', multiple: true },
+  only: { type: 'string', multiple: true },
+  bail: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 
@@ -251,9 +289,45 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
   return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country }));
 }
 
+// ------------------------------------------------------ the conformance kit
+
+/** Runs the operator's conformance cases; the exit code says whether any failed (1) or all that ran passed (0). */
+async function conformance(command: string | undefined, values: Values): Promise<void> {
+  if (command !== 'operator') throw new UsageError('conformance takes: operator (the provider side is not in the kit yet)');
+  const endpoint = values.endpoint;
+  if (!endpoint) throw new UsageError('conformance operator needs --endpoint URL');
+  if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
+  if (!values.secret) throw new UsageError('conformance operator needs --secret (the shared secret that signs requests)');
+  if (!values.token) throw new UsageError('conformance operator needs --token (an access token the operator accepts)');
+  if (values.fixtures === undefined && values['admin-token'] === undefined) throw new UsageError('conformance operator needs --fixtures FILE or --admin-token TOKEN');
+  const reports = values.report ?? [];
+  for (const path of reports) if (reportFormat(path) === undefined) throw new UsageError(`--report ${path}: a report file ends in .json, .xml or .html`);
+  const only = (values.only ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  const fixtures: FixturesSetting = {
+    ...(values.fixtures === undefined ? {} : { file: { content: await loadFixturesFile(values.fixtures), origin: values.fixtures } }),
+    ...(values['admin-token'] === undefined ? {} : { adminToken: values['admin-token'] }),
+  };
+  const report = await runOperatorConformance({
+    target: { endpoint, secret: values.secret, accessToken: values.token },
+    fixtures,
+    only,
+    bail: values.bail === true,
+    onEvent: terminalReporter(process.stdout, wantsColour(process.stdout)),
+  });
+  for (const path of reports) {
+    await writeReport(report, path);
+    process.stdout.write(`report: ${path}\n`);
+  }
+  process.exitCode = report.summary.failed > 0 ? 1 : 0;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [area, command, ...rest] = positionals;
+  if (area === 'conformance' && values.help) {
+    process.stdout.write(CONFORMANCE_USAGE);
+    return;
+  }
   if (values.help || area === undefined || area === 'help') {
     process.stdout.write(USAGE);
     return;
@@ -272,6 +346,8 @@ export async function main(argv: string[]): Promise<void> {
       if (command !== 'operator') throw new UsageError('openapi takes: operator');
       process.stdout.write(`${JSON.stringify(operatorOpenApi(), null, 2)}\n`);
       return;
+    case 'conformance':
+      return conformance(command, values);
     default:
       throw new UsageError(`unknown command "${area}"`);
   }
@@ -280,7 +356,12 @@ export async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).catch((error: unknown) => {
   const err = error as Error & { code?: string };
   if (error instanceof UsageError || err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    process.stderr.write(`wagerlink: ${err.message}\n\n${USAGE}`);
+    const conformanceCall = process.argv[2] === 'conformance';
+    process.stderr.write(`wagerlink: ${err.message}\n\n${conformanceCall ? CONFORMANCE_USAGE : USAGE}`);
+    process.exitCode = 2;
+  } else if (err.name === 'FixturesError' || err.name === 'RunNotStarted') {
+    // The conformance run could not start: nothing was judged.
+    process.stderr.write(`wagerlink conformance: ${err.message}\n`);
     process.exitCode = 2;
   } else if (error instanceof ConfigError || err.name === 'UnavailableError' || err.name === 'ProviderConfigError' || err.name === 'ProviderLinkError') {
     process.stderr.write(`wagerlink: ${err.message}\n`);

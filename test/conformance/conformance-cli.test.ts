@@ -1,0 +1,130 @@
+/**
+ * Proves `wagerlink conformance operator` as a command, run as a process
+ * against our operator listening in this test: --help; exit 2 for usage,
+ * a fixtures file that is wrong, and an endpoint the fixtures cannot open a
+ * session on; exit 0 for a passing run, with its JSON, JUnit and HTML
+ * reports written; exit 1 for a run that finds a fault, with the curl
+ * command in its output and --bail stopping it; and the expiry cases on a
+ * real clock, waiting as long as the fixtures file says.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ACCESS_TOKEN, ADMIN_TOKEN, SECRET, tempDir } from '../helpers.js';
+import { runWagerlink } from '../harness/child-process.js';
+import { faultyProxy } from './faulty-operators.js';
+import { listeningOperator, type ListeningOperator } from './kit-helpers.js';
+
+/** A run of a few areas in a child process takes seconds; on a loaded machine, more (ms). */
+const RUN_MS_MAX = 120_000;
+
+describe('wagerlink conformance operator', () => {
+  let server: ListeningOperator;
+  let dir: string;
+  let cleanup: () => void;
+  const base = () => ['conformance', 'operator', '--endpoint', server.origin, '--secret', SECRET, '--token', ACCESS_TOKEN];
+
+  before(async () => {
+    server = await listeningOperator('sqlite');
+    ({ dir, cleanup } = tempDir('wagerlink-conformance-cli-'));
+  });
+  after(async () => {
+    cleanup?.();
+    await server?.close();
+  });
+
+  test('--help tells the options, the areas and the exit codes', async () => {
+    const result = await runWagerlink(['conformance', '--help']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /--endpoint URL/);
+    assert.match(result.stdout, /Areas: auth, validation, bets-wins/);
+    assert.match(result.stdout, /Exit codes: 0 every case judged passed, 1 a case failed, 2 usage/);
+    const general = await runWagerlink(['--help']);
+    assert.match(general.stdout, /wagerlink conformance operator --endpoint URL/);
+  });
+
+  test('usage errors exit 2 and say what is wrong', async () => {
+    const cases: [string[], RegExp][] = [
+      [['conformance', 'operator', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN], /needs --endpoint/],
+      [['conformance', 'operator', '--endpoint', 'ftp://example', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN], /must be an http\(s\) URL/],
+      [[...base()], /needs --fixtures FILE or --admin-token/],
+      [[...base(), '--admin-token', ADMIN_TOKEN, '--report', join(dir, 'out.txt')], /ends in \.json, \.xml or \.html/],
+      [[...base(), '--admin-token', ADMIN_TOKEN, '--only', 'auth,no-such-area'], /--only no-such-area: no such area or case/],
+      [['conformance', 'provider'], /conformance takes: operator/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runWagerlink(args);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
+      assert.match(result.stderr, message);
+    }
+  });
+
+  test('a fixtures file that is wrong, or fixtures that open no session, exit 2 before any case', async () => {
+    const wrong = join(dir, 'wrong.json');
+    writeFileSync(wrong, JSON.stringify({ games: 'dice', players: [] }));
+    const badFile = await runWagerlink([...base(), '--fixtures', wrong]);
+    assert.equal(badFile.code, 2, badFile.stdout);
+    assert.match(badFile.stderr, /wrong\.json: games/);
+
+    const wrongSecret = await runWagerlink(['conformance', 'operator', '--endpoint', server.origin, '--secret', 'not-the-secret', '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN]);
+    assert.equal(wrongSecret.code, 2, wrongSecret.stdout);
+    assert.match(wrongSecret.stderr, /answered 401 INVALID_SIGNATURE/);
+    assert.doesNotMatch(wrongSecret.stdout, /PASS|FAIL/);
+  });
+
+  test('a passing run exits 0 and writes its reports', async () => {
+    const paths = ['run.json', 'run.xml', 'run.html'].map((name) => join(dir, name));
+    const result = await runWagerlink([...base(), '--admin-token', ADMIN_TOKEN, '--only', 'auth', '--only', 'replay', ...paths.flatMap((path) => ['--report', path])], { timeoutMs: RUN_MS_MAX });
+    assert.equal(result.code, 0, `${result.stdout}${result.stderr}`);
+    assert.match(result.stdout, /^PASS \[ *1\/\d+\] auth\./m);
+    assert.match(result.stdout, /PASSED: \d+ of \d+ cases/);
+    assert.doesNotMatch(result.stdout, /\u001b/, 'no colour when the output is not a terminal');
+    const json = JSON.parse(readFileSync(paths[0]!, 'utf8')) as { summary: { failed: number; total: number }; only: string[] };
+    assert.equal(json.summary.failed, 0);
+    assert.deepEqual(json.only, ['auth', 'replay']);
+    assert.match(readFileSync(paths[1]!, 'utf8'), /^<\?xml/);
+    assert.match(readFileSync(paths[2]!, 'utf8'), /^<!DOCTYPE html>/);
+  });
+
+  test('a run that finds a fault exits 1, shows the curl command, and --bail stops at the first failure', async () => {
+    const proxy = await faultyProxy(server.origin, 'conflict-200');
+    try {
+      const args = ['conformance', 'operator', '--endpoint', proxy.origin, '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN, '--only', 'idempotency', '--bail'];
+      const result = await runWagerlink(args, { timeoutMs: RUN_MS_MAX });
+      assert.equal(result.code, 1, `${result.stdout}${result.stderr}`);
+      assert.match(result.stdout, /^FAIL .* idempotency\.conflict-amount /m);
+      assert.match(result.stdout, /expected 409 DUPLICATE_CONFLICT, got 200/);
+      assert.match(result.stdout, /curl -sS -i '[^']+\/transaction'/);
+      assert.match(result.stdout, /not run: --bail stopped the run at the first failure/);
+      assert.equal(result.stdout.match(/^FAIL /gm)?.length, 1);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('wagerlink conformance operator on a real clock', () => {
+  test('the expiry cases wait as long as the fixtures say keys and sessions live, and pass', async () => {
+    // Lives short enough to wait for: the operator's rules and the fixtures file say the same.
+    const server = await listeningOperator('sqlite', { realClock: () => Date.now(), rules: { launchKeyTtlMs: 1_000, sessionIdleMs: 2_000 } });
+    const { dir, cleanup } = tempDir('wagerlink-conformance-clock-');
+    try {
+      const fixtures = join(dir, 'fixtures.json');
+      writeFileSync(fixtures, JSON.stringify({ games: ['dice'], expiry: { launchKeySeconds: 1, sessionIdleSeconds: 2 } }));
+      const started = Date.now();
+      const result = await runWagerlink(
+        ['conformance', 'operator', '--endpoint', server.origin, '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN, '--fixtures', fixtures, '--only', 'sessions.launch-key-expires,sessions.expired-reload-refused'],
+        { timeoutMs: RUN_MS_MAX },
+      );
+      assert.equal(result.code, 0, `${result.stdout}${result.stderr}`);
+      assert.match(result.stdout, /^PASS .* sessions\.launch-key-expires /m);
+      assert.match(result.stdout, /^PASS .* sessions\.expired-reload-refused /m);
+      // Waited each life and its margin, one after the other: not a timing assertion, a proof that it waited at all.
+      assert.ok(Date.now() - started >= 1_000 + 2_000, 'the kit waited for the lives to end');
+    } finally {
+      cleanup();
+      await server.close();
+    }
+  });
+});
