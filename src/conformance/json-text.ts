@@ -5,8 +5,7 @@
  * not keep (`1e1`, `1.100`, `-0`, `1e400`) gives a JsonToken, written as it
  * is, unquoted.
  */
-import { randomBytes } from 'node:crypto';
-import { RawJsonNumber } from '../protocol/json.js';
+import { RawJsonNumber, stringifyVerbatim, type Verbatim } from '../protocol/json.js';
 
 /** A JSON token written verbatim: a number in the spelling a case is about. */
 export class JsonToken {
@@ -19,19 +18,9 @@ export function token(text: string): JsonToken {
   return new JsonToken(text);
 }
 
-// A marker no body can hold by accident: a string equals it only by knowing the nonce.
-const MARK = `\u0001${randomBytes(8).toString('hex')}:`;
-const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll('\\', '\\\\')}([-0-9.eE+]+)"`, 'g');
+const spelt = (value: unknown): value is Verbatim => value instanceof RawJsonNumber || value instanceof JsonToken;
 
 /** JSON.stringify that writes RawJsonNumber and JsonToken values as bare number text. */
 export function writeJson(value: unknown): string {
-  let marked = false;
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (v instanceof RawJsonNumber || v instanceof JsonToken) {
-      marked = true;
-      return MARK + v.text;
-    }
-    return v;
-  });
-  return marked ? text.replace(MARKED, '$1') : text;
+  return stringifyVerbatim(value, spelt);
 }

@@ -5,55 +5,26 @@
  * the order of checks.
  */
 import { sign } from '../../protocol/signing.js';
-import { operatorCases, probe, tx, UNKNOWN_SESSION } from './define.js';
+import { operatorCases, probe, refusal, tx, UNKNOWN_SESSION, type CaseSpec, type TxSpec } from './define.js';
 
 const OTHER_SECRET = 'conformance-kit-not-the-secret';
 
+/** On a balance of `balance`, a request the running balance cannot pay is refused with 402, and none of it is applied. */
+function refusedWhole(id: string, title: string, clause: string, balance: string, say: string, transactions: TxSpec[]): CaseSpec {
+  return { id, title, clause, players: { main: { currency: 'EUR', balance } }, steps: [tx(say, { transactions }, refusal('INSUFFICIENT_FUNDS', 'unchanged')), probe('nothing was applied')] };
+}
+
+/** On a balance of 10, a request whose bets the running balance pays, in array order, is booked whole: the balance changes by `change`, exactly. */
+function paidInOrder(id: string, title: string, say: string, transactions: TxSpec[], change: string): CaseSpec {
+  return { id, title, clause: 'docs/protocol.md §6.3', players: { main: { currency: 'EUR', balance: '10' } }, steps: [tx(say, { transactions }, { status: 200, balance: change, exactText: true })] };
+}
+
 export const ATOMICITY_ORDER_CASES = operatorCases('atomicity-order', [
-  {
-    id: 'second-bet-refused',
-    title: 'when the second bet of a request is refused, the first is not applied either',
-    clause: 'docs/protocol.md §6.2',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [
-      tx('bet 6 and bet 6 on a balance of 10', { transactions: [{ type: 'bet', amount: '6' }, { type: 'bet', amount: '6' }] }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }),
-      probe('nothing was debited'),
-    ],
-  },
-  {
-    id: 'bet-then-win',
-    title: '[bet 10, win 5] on a balance of 10 passes: each bet is checked against the running balance',
-    clause: 'docs/protocol.md §6.3',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [tx('bet 10, then win 5', { transactions: [{ type: 'bet', amount: '10' }, { type: 'win', amount: '5' }] }, { status: 200, balance: '-5' })],
-  },
-  {
-    id: 'bet-before-its-win',
-    title: '[bet 15, win 5] on a balance of 10 is refused: the win comes after the bet',
-    clause: 'docs/protocol.md §6.3',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [
-      tx('bet 15, then win 5', { transactions: [{ type: 'bet', amount: '15' }, { type: 'win', amount: '5' }] }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }),
-      probe(),
-    ],
-  },
-  {
-    id: 'win-then-bet',
-    title: '[win 5, bet 15] on a balance of 10 passes and leaves 0',
-    clause: 'docs/protocol.md §6.3',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [tx('win 5, then bet 15', { transactions: [{ type: 'win', amount: '5' }, { type: 'bet', amount: '15' }] }, { status: 200, balance: '-10', exactText: true })],
-  },
-  {
-    id: 'two-bets-over-balance',
-    title: '[bet 10, bet 5] on a balance of 12 is refused with 402 and neither bet is applied',
-    clause: 'docs/protocol.md §6.3',
-    players: { main: { currency: 'EUR', balance: '12' } },
-    steps: [
-      tx('bet 10, then bet 5', { transactions: [{ type: 'bet', amount: '10' }, { type: 'bet', amount: '5' }] }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }),
-      probe(),
-    ],
-  },
+  refusedWhole('second-bet-refused', 'when the second bet of a request is refused, the first is not applied either', 'docs/protocol.md §6.2', '10', 'bet 6 and bet 6 on a balance of 10', [{ type: 'bet', amount: '6' }, { type: 'bet', amount: '6' }]),
+  paidInOrder('bet-then-win', '[bet 10, win 5] on a balance of 10 passes: each bet is checked against the running balance', 'bet 10, then win 5', [{ type: 'bet', amount: '10' }, { type: 'win', amount: '5' }], '-5'),
+  refusedWhole('bet-before-its-win', '[bet 15, win 5] on a balance of 10 is refused: the win comes after the bet', 'docs/protocol.md §6.3', '10', 'bet 15, then win 5', [{ type: 'bet', amount: '15' }, { type: 'win', amount: '5' }]),
+  paidInOrder('win-then-bet', '[win 5, bet 15] on a balance of 10 passes and leaves 0', 'win 5, then bet 15', [{ type: 'win', amount: '5' }, { type: 'bet', amount: '15' }], '-10'),
+  refusedWhole('two-bets-over-balance', '[bet 10, bet 5] on a balance of 12 is refused with 402 and neither bet is applied', 'docs/protocol.md §6.3', '12', 'bet 10, then bet 5', [{ type: 'bet', amount: '10' }, { type: 'bet', amount: '5' }]),
   {
     id: 'order-token-before-media-type',
     title: 'an unknown token on a body of another media type is answered 401 INVALID_TOKEN: the token is checked first',

@@ -4,9 +4,9 @@
  * and nothing is read or booked for a caller that fails either.
  */
 import { sign } from '../../protocol/signing.js';
-import type { Headers } from '../case-model.js';
+import type { CallStep, CaseContext, Headers } from '../case-model.js';
 import { writeJson } from '../json-text.js';
-import { authenticate, call, operatorCases, pay, probe, transaction, tx, type TransactionSpec } from './define.js';
+import { authenticate, call, operatorCases, pay, probe, refusal, transaction, tx, type CaseSpec, type TransactionSpec } from './define.js';
 
 const BET_1: TransactionSpec = { transactions: [{ type: 'bet', amount: '1' }] };
 /** A secret the operator cannot hold: the kit never learns the operator's other secrets. */
@@ -25,6 +25,21 @@ function formatted(bytes: Uint8Array): string {
 }
 
 const NOT_JSON = '{"sessionId": "unfinished';
+
+/** A fresh key sent unauthenticated is refused, and is not used up: sent as it should be, it opens a session. */
+function unauthenticatedKey(id: string, title: string, clause: string, say: string, headers: NonNullable<CallStep['headers']>, code: 'INVALID_TOKEN' | 'INVALID_SIGNATURE'): CaseSpec {
+  const body = (ctx: CaseContext) => authenticate(ctx, { key: ctx.key('k') });
+  return {
+    id,
+    title,
+    clause,
+    steps: [
+      { kind: 'session', say: 'mint a launch key', name: 'k', open: false },
+      call({ say, endpoint: '/authenticate', body, headers, expect: refusal(code, 'absent') }),
+      call({ say: 'authenticate with the key, as it should be', endpoint: '/authenticate', body, expect: { status: 200, session: 'new' } }),
+    ],
+  };
+}
 
 export const AUTH_CASES = operatorCases('auth', [
   {
@@ -67,22 +82,14 @@ export const AUTH_CASES = operatorCases('auth', [
       probe(),
     ],
   },
-  {
-    id: 'token-on-authenticate',
-    title: 'an /authenticate without a bearer token is refused with 401 INVALID_TOKEN, and the key still opens its session',
-    clause: 'docs/protocol.md §2.4',
-    steps: [
-      { kind: 'session', say: 'mint a launch key', name: 'k', open: false },
-      call({
-        say: 'authenticate with the key and no Authorization',
-        endpoint: '/authenticate',
-        body: (ctx) => authenticate(ctx, { key: ctx.key('k') }),
-        headers: (h) => without(h, 'authorization'),
-        expect: { status: 401, code: 'INVALID_TOKEN', balance: 'absent' },
-      }),
-      call({ say: 'authenticate with the key, as it should be', endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { key: ctx.key('k') }), expect: { status: 200, session: 'new' } }),
-    ],
-  },
+  unauthenticatedKey(
+    'token-on-authenticate',
+    'an /authenticate without a bearer token is refused with 401 INVALID_TOKEN, and the key still opens its session',
+    'docs/protocol.md §2.4',
+    'authenticate with the key and no Authorization',
+    (h) => without(h, 'authorization'),
+    'INVALID_TOKEN',
+  ),
   {
     id: 'token-before-body',
     title: 'the token is checked before the body is read: an unknown token with a body that is not JSON is 401 INVALID_TOKEN',
@@ -199,20 +206,12 @@ export const AUTH_CASES = operatorCases('auth', [
       probe(),
     ],
   },
-  {
-    id: 'signature-on-authenticate',
-    title: 'an /authenticate with a wrong signature is refused with 401 INVALID_SIGNATURE and does not use up the key',
-    clause: 'docs/protocol.md §2.1',
-    steps: [
-      { kind: 'session', say: 'mint a launch key', name: 'k', open: false },
-      call({
-        say: 'authenticate with the key, signed with another secret',
-        endpoint: '/authenticate',
-        body: (ctx) => authenticate(ctx, { key: ctx.key('k') }),
-        headers: (h, bytes) => ({ ...h, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
-        expect: { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' },
-      }),
-      call({ say: 'authenticate with the key, signed', endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { key: ctx.key('k') }), expect: { status: 200, session: 'new' } }),
-    ],
-  },
+  unauthenticatedKey(
+    'signature-on-authenticate',
+    'an /authenticate with a wrong signature is refused with 401 INVALID_SIGNATURE and does not use up the key',
+    'docs/protocol.md §2.1',
+    'authenticate with the key, signed with another secret',
+    (h, bytes) => ({ ...h, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
+    'INVALID_SIGNATURE',
+  ),
 ]);

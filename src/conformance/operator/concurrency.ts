@@ -4,7 +4,7 @@
  * overdraw. A provider resends on a time-out while the first attempt may
  * still be in flight, so an operator meets these races in normal operation.
  */
-import type { CaseContext, ParallelAnswer } from '../case-model.js';
+import type { Body, CaseContext, OperatorEndpoint, ParallelAnswer, ParallelStep } from '../case-model.js';
 import { operatorCases, payout, probe, transaction, tx, type TransactionSpec } from './define.js';
 
 /**
@@ -37,22 +37,28 @@ function allAnswer(expected: (ctx: CaseContext) => bigint): (answers: readonly P
 
 const BET = (amount: string): TransactionSpec => ({ transactions: [{ id: 'b1', type: 'bet', amount }], round: 'r1' });
 
+/** One request sent RACERS times at once: every answer is 200 with the balance after one booking of `change` ("-12.5"). */
+function sameAtOnce(say: string, endpoint: OperatorEndpoint, body: (ctx: CaseContext) => Body, change: string): ParallelStep {
+  const minor = (ctx: CaseContext) => (change.startsWith('-') ? -ctx.minor(change.slice(1)) : ctx.minor(change.replace(/^\+/, '')));
+  return {
+    kind: 'parallel',
+    say: `${say}, ${RACERS} times at once`,
+    requests: (ctx) => {
+      const built = body(ctx);
+      return Array.from({ length: RACERS }, () => ({ endpoint, body: built }));
+    },
+    check: allAnswer((ctx) => ctx.balance() + minor(ctx)),
+    change: (_answers, ctx) => minor(ctx),
+  };
+}
+
 export const CONCURRENCY_CASES = operatorCases('concurrency', [
   {
     id: 'identical-transactions',
     title: `${RACERS} identical /transaction requests at once are booked once`,
     clause: 'docs/protocol.md §6.4',
     steps: [
-      {
-        kind: 'parallel',
-        say: `send one bet of 12.5 ${RACERS} times at once`,
-        requests: (ctx) => {
-          const body = transaction(ctx, BET('12.5'));
-          return Array.from({ length: RACERS }, () => ({ endpoint: '/transaction' as const, body }));
-        },
-        check: allAnswer((ctx) => ctx.balance() - ctx.minor('12.5')),
-        change: (_answers, ctx) => -ctx.minor('12.5'),
-      },
+      sameAtOnce('send one bet of 12.5', '/transaction', (ctx) => transaction(ctx, BET('12.5')), '-12.5'),
       probe('the bet was debited once'),
     ],
   },
@@ -92,16 +98,7 @@ export const CONCURRENCY_CASES = operatorCases('concurrency', [
     title: `${RACERS} identical /payout requests at once are credited once`,
     clause: 'docs/protocol.md §7',
     steps: [
-      {
-        kind: 'parallel',
-        say: `send one payout of 25.05 ${RACERS} times at once`,
-        requests: (ctx) => {
-          const body = payout(ctx, { id: 'p1', amount: '25.05' });
-          return Array.from({ length: RACERS }, () => ({ endpoint: '/payout' as const, body }));
-        },
-        check: allAnswer((ctx) => ctx.balance() + ctx.minor('25.05')),
-        change: (_answers, ctx) => ctx.minor('25.05'),
-      },
+      sameAtOnce('send one payout of 25.05', '/payout', (ctx) => payout(ctx, { id: 'p1', amount: '25.05' }), '+25.05'),
       probe('the payout was credited once'),
     ],
   },
@@ -111,16 +108,12 @@ export const CONCURRENCY_CASES = operatorCases('concurrency', [
     clause: 'docs/protocol.md §6.4',
     steps: [
       tx('bet 10 (b1) in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-10' }),
-      {
-        kind: 'parallel',
-        say: `send [b1, win 3 (w1), bet 2 (b2)] finishing r1, ${RACERS} times at once`,
-        requests: (ctx) => {
-          const body = transaction(ctx, { transactions: [{ id: 'b1', type: 'bet', amount: '10' }, { id: 'w1', type: 'win', amount: '3' }, { id: 'b2', type: 'bet', amount: '2' }], round: 'r1' });
-          return Array.from({ length: RACERS }, () => ({ endpoint: '/transaction' as const, body }));
-        },
-        check: allAnswer((ctx) => ctx.balance() + ctx.minor('1')),
-        change: (_answers, ctx) => ctx.minor('1'),
-      },
+      sameAtOnce(
+        'send [b1, win 3 (w1), bet 2 (b2)] finishing r1',
+        '/transaction',
+        (ctx) => transaction(ctx, { transactions: [{ id: 'b1', type: 'bet', amount: '10' }, { id: 'w1', type: 'win', amount: '3' }, { id: 'b2', type: 'bet', amount: '2' }], round: 'r1' }),
+        '+1',
+      ),
       probe('w1 and b2 were booked once'),
     ],
   },

@@ -5,6 +5,7 @@
  * Ids are named ("b1", "r1") and become UUIDs when the case runs, the same
  * UUID for every use of a name within the case.
  */
+import { ERRORS, type ErrorCode } from '../../protocol/errors.js';
 import type { RawJsonNumber } from '../../protocol/json.js';
 import { raw } from '../../protocol/json.js';
 import {
@@ -12,6 +13,7 @@ import {
   type BalanceExpectation,
   type CallStep,
   type CaseContext,
+  type Expect,
   type Need,
   type OperatorArea,
   type OperatorCase,
@@ -171,4 +173,13 @@ export function pay(say: string, body: PayoutSpec, expect: CallStep['expect'], m
 /** The balance must be what the kit knows, changed by `change` (default: unchanged). */
 export function probe(say = 'the balance is unchanged', change?: BalanceExpectation, player?: Role): Step {
   return { kind: 'probe', say, ...(change === undefined ? {} : { change }), ...(player === undefined ? {} : { player }) };
+}
+
+/**
+ * A refusal: the code's status from the registry, and, when `balance` is
+ * `unchanged`, an answer that must show the balance the player held. Left
+ * out, a balance shown must still be that one (case-model.ts, Expect).
+ */
+export function refusal(code: ErrorCode, balance?: 'unchanged' | 'absent'): Expect {
+  return { status: ERRORS[code].status, code, ...(balance === undefined ? {} : { balance }) };
 }

@@ -6,9 +6,10 @@
  * leave the ids free for a corrected request.
  */
 import { token } from '../json-text.js';
-import { call, operatorCases, probe, transaction, tx, UNKNOWN_SESSION } from './define.js';
+import type { CallStep, Step } from '../case-model.js';
+import { call, operatorCases, probe, refusal, transaction, tx, UNKNOWN_SESSION, type CaseSpec, type TransactionSpec, type TxSpec } from './define.js';
 
-const CONFLICT = { status: 409, code: 'DUPLICATE_CONFLICT', balance: 'unchanged' } as const;
+const CONFLICT = refusal('DUPLICATE_CONFLICT', 'unchanged');
 
 /** The ids of a body (its transactions' and its round's) in upper case. */
 function upperCaseIds(body: Record<string, unknown>): Record<string, unknown> {
@@ -22,6 +23,40 @@ function upperCaseIds(body: Record<string, unknown>): Record<string, unknown> {
 
 /** A bet of 2 under id b1, in the open round r1: what the conflicts below conflict with. */
 const OPEN_BET = tx('bet 2 under id b1 in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-2' });
+
+/** The open bet b1, then b1 with one part of its content changed: a 409 that applies nothing. */
+function conflict(id: string, title: string, say: string, changed: TransactionSpec): CaseSpec {
+  return { id: `conflict-${id}`, title, clause: 'docs/protocol.md §6.4', steps: [OPEN_BET, tx(say, changed, CONFLICT), probe()] };
+}
+
+const INSUFFICIENT = refusal('INSUFFICIENT_FUNDS', 'unchanged');
+
+/**
+ * On a balance of 10, a request in round r1 refused for insufficient funds
+ * (kept as `refused`), then a win of 100 that would pay for it now, then
+ * `then`: a refusal is final, whatever changed since (§6.4), and whatever
+ * `then` is answered books nothing.
+ */
+function refusedThenFunded(id: string, title: string, refused: TxSpec[], then: Step): CaseSpec {
+  return {
+    id,
+    title,
+    clause: 'docs/protocol.md §6.4',
+    players: { main: { currency: 'EUR', balance: '10' } },
+    steps: [
+      tx('the request on a balance of 10', { transactions: refused, round: 'r1' }, INSUFFICIENT, { keep: 'refused' }),
+      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
+      then,
+      probe('nothing of the refused request was booked'),
+    ],
+  };
+}
+
+/** A refusal the wallet never judged, then the same ids, corrected: booked (§6.4 keeps no such refusal). */
+function notFinal(id: string, title: string, refused: CallStep): CaseSpec {
+  const bet: TransactionSpec = { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' };
+  return { id: `not-final-${id}`, title, clause: 'docs/protocol.md §6.4', steps: [refused, tx('bet 1 (b1) in r1, as it should be', bet, { status: 200, balance: '-1' })] };
+}
 
 export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
   {
@@ -90,28 +125,12 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
       probe('neither the win nor the changed bet was booked'),
     ],
   },
-  {
-    id: 'conflict-type',
-    title: 'a seen id with another type is a 409 DUPLICATE_CONFLICT',
-    clause: 'docs/protocol.md §6.4',
-    steps: [OPEN_BET, tx('b1 as a win of 2', { transactions: [{ id: 'b1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } }, CONFLICT), probe()],
-  },
-  {
-    id: 'conflict-jp-amount',
-    title: 'a seen id with another jpAmount is a 409 DUPLICATE_CONFLICT',
-    clause: 'docs/protocol.md §6.4',
-    steps: [
-      OPEN_BET,
-      tx('b1 with jpAmount 0.5', { transactions: [{ id: 'b1', type: 'bet', amount: '2', jpAmount: '0.5' }], round: { id: 'r1', finished: false } }, CONFLICT),
-      probe(),
-    ],
-  },
-  {
-    id: 'conflict-round',
-    title: 'a seen id in another round is a 409 DUPLICATE_CONFLICT: ids are global',
-    clause: 'docs/protocol.md §6.4',
-    steps: [OPEN_BET, tx('b1 in a new round', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }] }, CONFLICT), probe()],
-  },
+  conflict('type', 'a seen id with another type is a 409 DUPLICATE_CONFLICT', 'b1 as a win of 2', { transactions: [{ id: 'b1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } }),
+  conflict('jp-amount', 'a seen id with another jpAmount is a 409 DUPLICATE_CONFLICT', 'b1 with jpAmount 0.5', {
+    transactions: [{ id: 'b1', type: 'bet', amount: '2', jpAmount: '0.5' }],
+    round: { id: 'r1', finished: false },
+  }),
+  conflict('round', 'a seen id in another round is a 409 DUPLICATE_CONFLICT: ids are global', 'b1 in a new round', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }] }),
   {
     id: 'conflict-player',
     title: 'a seen id sent for another player is a 409 DUPLICATE_CONFLICT: ids are unique across players',
@@ -127,53 +146,30 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
       probe('the other player got nothing', undefined, 'other'),
     ],
   },
-  {
-    id: 'final-insufficient-funds',
-    title: 'a request refused for insufficient funds stays refused once the balance would allow it, and books nothing',
-    clause: 'docs/protocol.md §6.4',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [
-      tx('bet 50 and win 70 on a balance of 10', { transactions: [{ type: 'bet', amount: '50' }, { type: 'win', amount: '70' }] }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }, { keep: 'refused' }),
-      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
-      call({ say: 'send the refused request again', endpoint: '/transaction', resend: 'refused', expect: { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' } }),
-      probe('the refused request was never booked'),
-    ],
-  },
-  {
-    id: 'final-id-alone',
-    title: 'any id of a refused request, alone, answers the same refusal',
-    clause: 'docs/protocol.md §6.4',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [
-      tx('bet 50 (b1) and win 70 (w1) in round r1 on a balance of 10', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }, { id: 'w1', type: 'win', amount: '70' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS' }),
-      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
-      tx('the win w1 alone', { transactions: [{ id: 'w1', type: 'win', amount: '70' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }),
-      probe('the win of the refused request was not booked'),
-    ],
-  },
-  {
-    id: 'final-id-beside-new',
-    title: 'an id of a refused request beside new ids answers the same refusal, and the new ones are not applied',
-    clause: 'docs/protocol.md §6.4',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [
-      tx('bet 50 (b1) in round r1 on a balance of 10', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS' }),
-      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
-      tx('b1 with a new win of 1', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }, { type: 'win', amount: '1' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }),
-      probe(),
-    ],
-  },
-  {
-    id: 'final-then-other-content',
-    title: 'an id of a refused request sent with other content is a 409 DUPLICATE_CONFLICT',
-    clause: 'docs/protocol.md §6.4',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [
-      tx('bet 50 (b1) in round r1 on a balance of 10', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }], round: 'r1' }, { status: 402, code: 'INSUFFICIENT_FUNDS' }),
-      tx('b1 with amount 5', { transactions: [{ id: 'b1', type: 'bet', amount: '5' }], round: 'r1' }, CONFLICT),
-      probe(),
-    ],
-  },
+  refusedThenFunded(
+    'final-insufficient-funds',
+    'a request refused for insufficient funds stays refused once the balance would allow it, and books nothing',
+    [{ type: 'bet', amount: '50' }, { type: 'win', amount: '70' }],
+    call({ say: 'send the refused request again', endpoint: '/transaction', resend: 'refused', expect: INSUFFICIENT }),
+  ),
+  refusedThenFunded(
+    'final-id-alone',
+    'any id of a refused request, alone, answers the same refusal',
+    [{ id: 'b1', type: 'bet', amount: '50' }, { id: 'w1', type: 'win', amount: '70' }],
+    tx('the win w1 alone', { transactions: [{ id: 'w1', type: 'win', amount: '70' }], round: 'r1' }, INSUFFICIENT),
+  ),
+  refusedThenFunded(
+    'final-id-beside-new',
+    'an id of a refused request beside new ids answers the same refusal, and the new ones are not applied',
+    [{ id: 'b1', type: 'bet', amount: '50' }],
+    tx('b1 with a new win of 1', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }, { type: 'win', amount: '1' }], round: 'r1' }, INSUFFICIENT),
+  ),
+  refusedThenFunded(
+    'final-then-other-content',
+    'an id of a refused request sent with other content is a 409 DUPLICATE_CONFLICT',
+    [{ id: 'b1', type: 'bet', amount: '50' }],
+    tx('b1 with amount 5', { transactions: [{ id: 'b1', type: 'bet', amount: '5' }], round: 'r1' }, CONFLICT),
+  ),
   {
     id: 'final-session-mismatch',
     title: 'a SESSION_MISMATCH is final: the same ids under the session\'s own game answer it again (game is not part of the content)',
@@ -201,33 +197,21 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
       tx('a new bet of 5', { transactions: [{ type: 'bet', amount: '5' }] }, { status: 200, balance: '-5' }),
     ],
   },
-  {
-    id: 'not-final-bad-amount',
-    title: 'a 400 is not remembered: the same ids, corrected, are booked',
-    clause: 'docs/protocol.md §6.4',
-    steps: [
-      tx('bet 1.001 (b1) in round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '1.001' }], round: 'r1' }, { status: 400, code: 'INVALID_REQUEST' }),
-      tx('bet 1 under the same ids', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }),
-    ],
-  },
-  {
-    id: 'not-final-unknown-session',
-    title: 'a 404 SESSION_NOT_FOUND is not remembered: the same ids under the right session are booked',
-    clause: 'docs/protocol.md §6.4',
-    steps: [
-      tx('bet 1 (b1) naming a session nobody issued', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1', override: UNKNOWN_SESSION }, { status: 404, code: 'SESSION_NOT_FOUND' }),
-      tx('bet 1 under the same ids and the right session', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }),
-    ],
-  },
-  {
-    id: 'not-final-bad-signature',
-    title: 'a 401 is not remembered: the same request, signed, is booked',
-    clause: 'docs/protocol.md §6.4',
-    steps: [
-      tx('bet 1 with no signature', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' }, {
-        headers: ({ 'x-server-authorization': _signature, ...rest }) => rest,
-      }),
-      tx('the same bet, signed', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }),
-    ],
-  },
+  notFinal(
+    'bad-amount',
+    'a 400 is not remembered: the same ids, corrected, are booked',
+    tx('bet 1.001 (b1) in round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '1.001' }], round: 'r1' }, refusal('INVALID_REQUEST')),
+  ),
+  notFinal(
+    'unknown-session',
+    'a 404 SESSION_NOT_FOUND is not remembered: the same ids under the right session are booked',
+    tx('bet 1 (b1) naming a session nobody issued', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1', override: UNKNOWN_SESSION }, refusal('SESSION_NOT_FOUND')),
+  ),
+  notFinal(
+    'bad-signature',
+    'a 401 is not remembered: the same request, signed, is booked',
+    tx('bet 1 (b1) with no signature', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, refusal('INVALID_SIGNATURE', 'absent'), {
+      headers: ({ 'x-server-authorization': _signature, ...rest }) => rest,
+    }),
+  ),
 ]);

@@ -6,7 +6,7 @@
  */
 import type { CaseContext } from '../case-model.js';
 import { writeJson } from '../json-text.js';
-import { authenticate, call, operatorCases, probe, transaction, tx, type TransactionSpec } from './define.js';
+import { authenticate, call, operatorCases, probe, refusal, transaction, tx, type TransactionSpec } from './define.js';
 
 /** docs/protocol.md §9: the default request body limit (bytes). */
 export const BODY_BYTES_LIMIT = 262_144;
@@ -19,7 +19,7 @@ const ID_CHARACTERS_MAX = 128;
 /** docs/protocol.md §9: characters of a launch key. */
 const LAUNCH_KEY_CHARACTERS_MAX = 256;
 
-const REFUSED = { status: 400, code: 'INVALID_REQUEST' } as const;
+const REFUSED = refusal('INVALID_REQUEST');
 const WIN_1: TransactionSpec = { transactions: [{ type: 'win', amount: '1' }] };
 
 /** A win of 1 padded with an unknown member to exactly `bytes` bytes: unknown members count towards the limit (docs/protocol.md §1.3). */

@@ -3,10 +3,23 @@
  * payoutId, for any session that existed (expired, or of a blocked player),
  * with its amount greater than 0, and the order of checks of §7.
  */
-import { call, operatorCases, pay, probe, UNKNOWN_SESSION } from './define.js';
+import type { Role } from '../case-model.js';
+import { call, operatorCases, pay, probe, refusal, UNKNOWN_SESSION, type CaseSpec, type PayoutSpec } from './define.js';
 
-const CONFLICT = { status: 409, code: 'DUPLICATE_CONFLICT', balance: 'unchanged' } as const;
-const REFUSED = { status: 400, code: 'INVALID_REQUEST' } as const;
+const CONFLICT = refusal('DUPLICATE_CONFLICT', 'unchanged');
+const REFUSED = refusal('INVALID_REQUEST');
+const FIRST: PayoutSpec = { id: 'p1', amount: '5', campaign: 'c1' };
+
+/** Payout p1 of 5 for campaign c1, then p1 again with one part of its content changed: a 409 that credits nothing. */
+function conflict(id: string, what: string, say: string, changed: Partial<PayoutSpec>, other?: Role): CaseSpec {
+  return {
+    id: `conflict-${id}`,
+    title: `a payoutId seen with ${what} is a 409 DUPLICATE_CONFLICT`,
+    clause: 'docs/protocol.md §7',
+    ...(other === undefined ? {} : { players: { other: { currency: 'EUR', balance: '100' } } }),
+    steps: [pay('payout 5 (p1) for campaign c1', FIRST, { status: 200, balance: '+5' }), pay(say, { ...FIRST, ...changed }, CONFLICT), probe('nothing more was credited', undefined, other)],
+  };
+}
 
 export const PAYOUTS_CASES = operatorCases('payouts', [
   {
@@ -25,37 +38,9 @@ export const PAYOUTS_CASES = operatorCases('payouts', [
       probe('it was credited once'),
     ],
   },
-  {
-    id: 'conflict-amount',
-    title: 'a payoutId seen with another amount is a 409 DUPLICATE_CONFLICT',
-    clause: 'docs/protocol.md §7',
-    steps: [
-      pay('payout 5 (p1) for campaign c1', { id: 'p1', amount: '5', campaign: 'c1' }, { status: 200, balance: '+5' }),
-      pay('p1 with amount 6', { id: 'p1', amount: '6', campaign: 'c1' }, CONFLICT),
-      probe(),
-    ],
-  },
-  {
-    id: 'conflict-campaign',
-    title: 'a payoutId seen with another campaign is a 409 DUPLICATE_CONFLICT',
-    clause: 'docs/protocol.md §7',
-    steps: [
-      pay('payout 5 (p1) for campaign c1', { id: 'p1', amount: '5', campaign: 'c1' }, { status: 200, balance: '+5' }),
-      pay('p1 for campaign c2', { id: 'p1', amount: '5', campaign: 'c2' }, CONFLICT),
-      probe(),
-    ],
-  },
-  {
-    id: 'conflict-player',
-    title: "a payoutId seen for another session's player is a 409 DUPLICATE_CONFLICT",
-    clause: 'docs/protocol.md §7',
-    players: { other: { currency: 'EUR', balance: '100' } },
-    steps: [
-      pay('payout 5 (p1) to the main player', { id: 'p1', amount: '5', campaign: 'c1' }, { status: 200, balance: '+5' }),
-      pay('p1 through the other player\'s session', { session: 'other', id: 'p1', amount: '5', campaign: 'c1' }, CONFLICT),
-      probe('the other player got nothing', undefined, 'other'),
-    ],
-  },
+  conflict('amount', 'another amount', 'p1 with amount 6', { amount: '6' }),
+  conflict('campaign', 'another campaign', 'p1 for campaign c2', { campaign: 'c2' }),
+  conflict('player', "another session's player", "p1 through the other player's session", { session: 'other' }, 'other'),
   {
     id: 'replay-other-session',
     title: 'a payout sent again through another session of the same player is a replay',

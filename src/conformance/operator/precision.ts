@@ -4,23 +4,42 @@
  * past 10^12 major units; balances come back exact, however long, written
  * without exponent or trailing zeros.
  */
+import type { PlayerNeed } from '../case-model.js';
 import { token } from '../json-text.js';
-import { operatorCases, pay, probe, tx } from './define.js';
+import { operatorCases, pay, probe, refusal, tx, type CaseSpec } from './define.js';
 
-const REFUSED = { status: 400, code: 'INVALID_REQUEST' } as const;
+const REFUSED = refusal('INVALID_REQUEST');
 const EXACT = (balance: string) => ({ status: 200, balance, exactText: true });
 
-export const PRECISION_CASES = operatorCases('precision', [
-  {
-    id: 'eur-exact-sum',
-    title: 'wins of 0.1 and 0.2 make exactly 0.3, and a bet of 0.3 leaves exactly 0',
-    clause: 'docs/protocol.md §4.4',
-    players: { main: { currency: 'EUR', balance: '0' } },
+/** Wins of `amounts` in one request, then bets of the same in another: both balances exact, spelt as §4.4 writes them. */
+function thereAndBack(id: string, title: string, clause: string, player: PlayerNeed, amounts: readonly string[], total: string): CaseSpec {
+  const list = amounts.join(', ');
+  return {
+    id,
+    title,
+    clause,
+    players: { main: player },
     steps: [
-      tx('win 0.1 and win 0.2', { transactions: [{ type: 'win', amount: '0.1' }, { type: 'win', amount: '0.2' }] }, EXACT('+0.3')),
-      tx('bet 0.3', { transactions: [{ type: 'bet', amount: '0.3' }] }, EXACT('-0.3')),
+      tx(`win ${list} ${player.currency}`, { transactions: amounts.map((amount) => ({ type: 'win', amount })) }, EXACT(`+${total}`)),
+      tx(`bet ${list} ${player.currency}`, { transactions: amounts.map((amount) => ({ type: 'bet', amount })) }, EXACT(`-${total}`)),
     ],
-  },
+  };
+}
+
+/** A currency's smallest unit is booked exactly; an amount finer than it is refused and books nothing. */
+function decimalsOf(id: string, player: PlayerNeed, decimals: number, unit: string, finer: string): CaseSpec {
+  const { currency } = player;
+  return {
+    id,
+    title: `${currency} has ${decimals} decimal${decimals === 1 ? '' : 's'}: ${unit} is booked, ${finer} is refused`,
+    clause: 'docs/protocol.md §4.2',
+    players: { main: player },
+    steps: [tx(`bet ${unit} ${currency}`, { transactions: [{ type: 'bet', amount: unit }] }, EXACT(`-${unit}`)), tx(`bet ${finer} ${currency}`, { transactions: [{ type: 'bet', amount: finer }] }, REFUSED), probe()],
+  };
+}
+
+export const PRECISION_CASES = operatorCases('precision', [
+  thereAndBack('eur-exact-sum', 'wins of 0.1 and 0.2 make exactly 0.3, and bets of them leave exactly 0', 'docs/protocol.md §4.4', { currency: 'EUR', balance: '0' }, ['0.1', '0.2'], '0.3'),
   {
     id: 'balance-spelling',
     title: 'a balance is written without trailing zeros: 100.5, not 100.50',
@@ -45,38 +64,9 @@ export const PRECISION_CASES = operatorCases('precision', [
     clause: 'docs/protocol.md §4.1',
     steps: [tx('win 1e1', { transactions: [{ type: 'win', amount: token('1e1') }] }, { status: 200, balance: '+10' })],
   },
-  {
-    id: 'jpy-no-decimals',
-    title: 'JPY has no decimals: 1.5 is refused, 15 is booked',
-    clause: 'docs/protocol.md §4.2',
-    players: { main: { currency: 'JPY', balance: '1000' } },
-    steps: [
-      tx('bet 1.5 JPY', { transactions: [{ type: 'bet', amount: '1.5' }] }, REFUSED),
-      tx('bet 15 JPY', { transactions: [{ type: 'bet', amount: '15' }] }, EXACT('-15')),
-    ],
-  },
-  {
-    id: 'kwd-three-decimals',
-    title: 'KWD has 3 decimals: 0.001 is booked, 0.0001 is refused',
-    clause: 'docs/protocol.md §4.2',
-    players: { main: { currency: 'KWD', balance: '1' } },
-    steps: [
-      tx('bet 0.001 KWD', { transactions: [{ type: 'bet', amount: '0.001' }] }, EXACT('-0.001')),
-      tx('bet 0.0001 KWD', { transactions: [{ type: 'bet', amount: '0.0001' }] }, REFUSED),
-      probe(),
-    ],
-  },
-  {
-    id: 'btc-eight-decimals',
-    title: 'BTC has 8 decimals: 0.00000001 is booked, 0.000000001 is refused',
-    clause: 'docs/protocol.md §4.2',
-    players: { main: { currency: 'BTC', balance: '1' } },
-    steps: [
-      tx('bet 0.00000001 BTC', { transactions: [{ type: 'bet', amount: '0.00000001' }] }, EXACT('-0.00000001')),
-      tx('bet 0.000000001 BTC', { transactions: [{ type: 'bet', amount: '0.000000001' }] }, REFUSED),
-      tx('win 12345.12345678 BTC', { transactions: [{ type: 'win', amount: '12345.12345678' }] }, EXACT('+12345.12345678')),
-    ],
-  },
+  decimalsOf('jpy-no-decimals', { currency: 'JPY', balance: '1000' }, 0, '1', '1.5'),
+  decimalsOf('kwd-three-decimals', { currency: 'KWD', balance: '1' }, 3, '0.001', '0.0001'),
+  decimalsOf('btc-eight-decimals', { currency: 'BTC', balance: '1' }, 8, '0.00000001', '0.000000001'),
   {
     id: 'sixteen-digits-refused',
     title: 'an amount of 16 significant digits is refused: a double may already have rounded it',
@@ -90,16 +80,7 @@ export const PRECISION_CASES = operatorCases('precision', [
     clause: 'docs/protocol.md §4.3',
     steps: [pay('payout 1.0000000000000001', { amount: token('1.0000000000000001') }, REFUSED), probe()],
   },
-  {
-    id: 'fifteen-digits-exact',
-    title: 'an amount of 15 significant digits is booked exactly',
-    clause: 'docs/protocol.md §4.3',
-    players: { main: { currency: 'BTC', balance: '0' } },
-    steps: [
-      tx('win 1234567.12345678 BTC', { transactions: [{ type: 'win', amount: '1234567.12345678' }] }, EXACT('+1234567.12345678')),
-      tx('bet 1234567.12345678 BTC', { transactions: [{ type: 'bet', amount: '1234567.12345678' }] }, EXACT('-1234567.12345678')),
-    ],
-  },
+  thereAndBack('fifteen-digits-exact', 'an amount of 15 significant digits is booked exactly', 'docs/protocol.md §4.3', { currency: 'BTC', balance: '0' }, ['1234567.12345678'], '1234567.12345678'),
   {
     id: 'over-max-refused',
     title: 'an amount over 10^12 major units is refused, in a win and in a payout',
@@ -110,51 +91,16 @@ export const PRECISION_CASES = operatorCases('precision', [
       probe(),
     ],
   },
-  {
-    id: 'max-accepted',
-    title: 'an amount of exactly 10^12 major units is booked',
-    clause: 'docs/protocol.md §4.3',
-    players: { main: { currency: 'EUR', balance: '0' } },
-    steps: [
-      tx('win 1000000000000', { transactions: [{ type: 'win', amount: '1000000000000' }] }, EXACT('+1000000000000')),
-      tx('bet 1000000000000', { transactions: [{ type: 'bet', amount: '1000000000000' }] }, EXACT('-1000000000000')),
-    ],
-  },
-  {
-    id: 'long-balance-exact',
-    title: 'a balance of more than 15 significant digits is answered exactly (BTC 12345678901.12345678)',
-    clause: 'docs/protocol.md §4.4',
-    players: { main: { currency: 'BTC', balance: '0' } },
-    steps: [
-      tx(
-        'win 10000000000, 2345678901 and 0.12345678 BTC',
-        { transactions: [{ type: 'win', amount: '10000000000' }, { type: 'win', amount: '2345678901' }, { type: 'win', amount: '0.12345678' }] },
-        EXACT('+12345678901.12345678'),
-      ),
-      tx(
-        'bet the same three amounts',
-        { transactions: [{ type: 'bet', amount: '10000000000' }, { type: 'bet', amount: '2345678901' }, { type: 'bet', amount: '0.12345678' }] },
-        EXACT('-12345678901.12345678'),
-      ),
-    ],
-  },
-  {
-    id: 'large-balance-exact',
-    title: 'a balance above 10^12 stays exact to the cent',
-    clause: 'docs/protocol.md §4.4',
-    steps: [
-      tx(
-        'win 1000000000000 twice and 0.01',
-        { transactions: [{ type: 'win', amount: '1000000000000' }, { type: 'win', amount: '1000000000000' }, { type: 'win', amount: '0.01' }] },
-        EXACT('+2000000000000.01'),
-      ),
-      tx(
-        'bet the same three amounts',
-        { transactions: [{ type: 'bet', amount: '1000000000000' }, { type: 'bet', amount: '1000000000000' }, { type: 'bet', amount: '0.01' }] },
-        EXACT('-2000000000000.01'),
-      ),
-    ],
-  },
+  thereAndBack('max-accepted', 'an amount of exactly 10^12 major units is booked', 'docs/protocol.md §4.3', { currency: 'EUR', balance: '0' }, ['1000000000000'], '1000000000000'),
+  thereAndBack(
+    'long-balance-exact',
+    'a balance of more than 15 significant digits is answered exactly (BTC 12345678901.12345678)',
+    'docs/protocol.md §4.4',
+    { currency: 'BTC', balance: '0' },
+    ['10000000000', '2345678901', '0.12345678'],
+    '12345678901.12345678',
+  ),
+  thereAndBack('large-balance-exact', 'a balance above 10^12 stays exact to the cent', 'docs/protocol.md §4.4', { currency: 'EUR', balance: '100' }, ['1000000000000', '1000000000000', '0.01'], '2000000000000.01'),
   {
     id: 'jp-amount-decimals',
     title: 'a jpAmount with more decimals than the currency is refused with 400 INVALID_REQUEST',

@@ -1,10 +1,12 @@
 /**
  * Replay of a captured signed request (docs/protocol.md §2.1, §6.4): a
  * signature carries no time and no nonce, so whoever captured a request can
- * send it again. It must book nothing twice, never turn a refusal into a
- * booking, and fail the signature if any byte of it is changed.
+ * send it again. It must book nothing twice, and fail the signature if any
+ * byte of it is changed. (That a refused request sent again stays refused,
+ * whatever changed since, is the idempotency area's final-refusal cases.)
  */
-import { authenticate, call, operatorCases, pay, probe, tx } from './define.js';
+import type { CallStep } from '../case-model.js';
+import { authenticate, call, operatorCases, pay, probe, tx, type CaseSpec } from './define.js';
 
 /** The kept bytes with `from` changed to `to` once: a tampered capture. */
 function replaced(from: string, to: string): (bytes: Uint8Array) => Uint8Array {
@@ -15,30 +17,28 @@ function replaced(from: string, to: string): (bytes: Uint8Array) => Uint8Array {
   };
 }
 
+/** A request captured (kept), another that moves the balance, then the captured bytes again: 200 with the balance now, and nothing booked twice. */
+function capturedResent(id: string, title: string, captured: CallStep, between: CallStep): CaseSpec {
+  return {
+    id,
+    title,
+    clause: 'docs/protocol.md §2.1',
+    steps: [
+      captured,
+      between,
+      call({ say: 'send the captured bytes and signature again', endpoint: captured.endpoint, resend: 'captured', expect: { status: 200, balance: 'unchanged' } }),
+      probe('it was booked once'),
+    ],
+  };
+}
+
 export const REPLAY_CASES = operatorCases('replay', [
-  {
-    id: 'captured-bet',
-    title: 'a captured bet sent again later books nothing and answers the balance now',
-    clause: 'docs/protocol.md §2.1',
-    steps: [
-      tx('bet 1, captured', { transactions: [{ type: 'bet', amount: '1' }] }, { status: 200, balance: '-1' }, { keep: 'captured' }),
-      tx('win 2 in another round', { transactions: [{ type: 'win', amount: '2' }] }, { status: 200, balance: '+2' }),
-      call({ say: 'send the captured bytes and signature again', endpoint: '/transaction', resend: 'captured', expect: { status: 200, balance: 'unchanged' } }),
-      probe('the bet was booked once'),
-    ],
-  },
-  {
-    id: 'captured-refusal',
-    title: 'a captured refused request sent again once the balance allows it stays refused',
-    clause: 'docs/protocol.md §2.1',
-    players: { main: { currency: 'EUR', balance: '10' } },
-    steps: [
-      tx('bet 50 on a balance of 10, captured', { transactions: [{ type: 'bet', amount: '50' }] }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }, { keep: 'captured' }),
-      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
-      call({ say: 'send the captured request again', endpoint: '/transaction', resend: 'captured', expect: { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' } }),
-      probe('the captured bet was never booked'),
-    ],
-  },
+  capturedResent(
+    'captured-bet',
+    'a captured bet sent again later books nothing and answers the balance now',
+    tx('bet 1, captured', { transactions: [{ type: 'bet', amount: '1' }] }, { status: 200, balance: '-1' }, { keep: 'captured' }),
+    tx('win 2 in another round', { transactions: [{ type: 'win', amount: '2' }] }, { status: 200, balance: '+2' }),
+  ),
   {
     id: 'captured-amount-changed',
     title: 'a captured request with its amount changed, under its old signature, is refused with 401 INVALID_SIGNATURE',
@@ -65,17 +65,12 @@ export const REPLAY_CASES = operatorCases('replay', [
       probe(),
     ],
   },
-  {
-    id: 'captured-payout',
-    title: 'a captured payout sent again later is credited once',
-    clause: 'docs/protocol.md §2.1',
-    steps: [
-      pay('payout 5, captured', { amount: '5' }, { status: 200, balance: '+5' }, { keep: 'captured' }),
-      tx('bet 1', { transactions: [{ type: 'bet', amount: '1' }] }, { status: 200, balance: '-1' }),
-      call({ say: 'send the captured payout again', endpoint: '/payout', resend: 'captured', expect: { status: 200, balance: 'unchanged' } }),
-      probe('the payout was credited once'),
-    ],
-  },
+  capturedResent(
+    'captured-payout',
+    'a captured payout sent again later is credited once',
+    pay('payout 5, captured', { amount: '5' }, { status: 200, balance: '+5' }, { keep: 'captured' }),
+    tx('bet 1', { transactions: [{ type: 'bet', amount: '1' }] }, { status: 200, balance: '-1' }),
+  ),
   {
     id: 'captured-authenticate',
     title: 'a captured /authenticate sent again answers the same session, not a new one',

@@ -4,9 +4,9 @@
  * closes it, and a closed round takes no new transaction ids, though the
  * request that closed it may be sent again.
  */
-import { call, operatorCases, probe, tx } from './define.js';
+import { call, operatorCases, probe, refusal, tx } from './define.js';
 
-const CLOSED = { status: 409, code: 'ROUND_CLOSED', balance: 'unchanged' } as const;
+const CLOSED = refusal('ROUND_CLOSED', 'unchanged');
 
 export const ROUNDS_CASES = operatorCases('rounds', [
   {

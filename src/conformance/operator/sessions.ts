@@ -5,10 +5,10 @@
  * refuses bets but takes wins and payouts. The cases marked `clock` wait for
  * keys and sessions to expire, as long as the fixtures say they live.
  */
-import { authenticate, call, operatorCases, probe, tx, UNKNOWN_SESSION } from './define.js';
+import { authenticate, call, operatorCases, probe, refusal, tx, UNKNOWN_SESSION } from './define.js';
 
 const OTHER_GAME = 'conformance-kit-other-game';
-const EXPIRED = { status: 403, code: 'SESSION_EXPIRED', balance: 'unchanged' } as const;
+const EXPIRED = refusal('SESSION_EXPIRED', 'unchanged');
 
 export const SESSIONS_CASES = operatorCases('sessions', [
   {

@@ -6,10 +6,10 @@
  */
 import type { CaseContext, Headers } from '../case-model.js';
 import { writeJson } from '../json-text.js';
-import { call, operatorCases, probe, transaction, tx, type TransactionSpec } from './define.js';
+import { call, operatorCases, probe, refusal, transaction, tx, type TransactionSpec } from './define.js';
 
 const WIN_1: TransactionSpec = { transactions: [{ type: 'win', amount: '1' }] };
-const REFUSED = { status: 400, code: 'INVALID_REQUEST' } as const;
+const REFUSED = refusal('INVALID_REQUEST');
 
 /** A win of 1 whose body text has `insert` written just before its last `}`: a member the builders cannot make. */
 function winWith(insert: string): (ctx: CaseContext) => string {
