@@ -106,12 +106,13 @@ describe('wagerlink conformance operator', () => {
 
 describe('wagerlink conformance operator on a real clock', () => {
   test('the expiry cases wait as long as the fixtures say keys and sessions live, and pass', async () => {
-    // Lives short enough to wait for: the operator's rules and the fixtures file say the same.
-    const server = await listeningOperator('sqlite', { realClock: () => Date.now(), rules: { launchKeyTtlMs: 1_000, sessionIdleMs: 2_000 } });
+    // Lives short enough to wait for, long enough for a loaded machine to use a key it just minted: the
+    // operator's rules and the fixtures file say the same.
+    const server = await listeningOperator('sqlite', { realClock: () => Date.now(), rules: { launchKeyTtlMs: 2_000, sessionIdleMs: 3_000 } });
     const { dir, cleanup } = tempDir('wagerlink-conformance-clock-');
     try {
       const fixtures = join(dir, 'fixtures.json');
-      writeFileSync(fixtures, JSON.stringify({ games: ['dice'], expiry: { launchKeySeconds: 1, sessionIdleSeconds: 2 } }));
+      writeFileSync(fixtures, JSON.stringify({ games: ['dice'], expiry: { launchKeySeconds: 2, sessionIdleSeconds: 3 } }));
       const started = Date.now();
       const result = await runWagerlink(
         ['conformance', 'operator', '--endpoint', server.origin, '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN, '--fixtures', fixtures, '--only', 'sessions.launch-key-expires,sessions.expired-reload-refused'],
@@ -121,7 +122,7 @@ describe('wagerlink conformance operator on a real clock', () => {
       assert.match(result.stdout, /^PASS .* sessions\.launch-key-expires /m);
       assert.match(result.stdout, /^PASS .* sessions\.expired-reload-refused /m);
       // Waited each life and its margin, one after the other: not a timing assertion, a proof that it waited at all.
-      assert.ok(Date.now() - started >= 1_000 + 2_000, 'the kit waited for the lives to end');
+      assert.ok(Date.now() - started >= 2_000 + 3_000, 'the kit waited for the lives to end');
     } finally {
       cleanup();
       await server.close();
