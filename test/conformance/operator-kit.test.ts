@@ -19,7 +19,7 @@ import { runOperatorConformance } from '../../src/conformance/runner.js';
 import { admin, ADMIN_TOKEN, OPERATOR_BACKENDS, tempDir } from '../helpers.js';
 import { backOfficeRun, failedIds, GAMES, KNOWN_OPERATOR_FAILURES, listeningOperator, shown, targetOf } from './kit-helpers.js';
 
-/** The brief of the kit: at least this many operator cases. */
+/** The kit checks an operator with at least this many cases (docs/conformance.md). */
 const CASES_MIN = 80;
 
 for (const backend of OPERATOR_BACKENDS) {
