@@ -116,7 +116,8 @@ export function declaredCharset(contentType: string | undefined): string | undef
 
 /** The raw bytes of a JSON body, or undefined after answering 415 (no JSON body came, or not in UTF-8). */
 export function bodyBytes(request: FastifyRequest, reply: FastifyReply): Buffer | undefined {
-  if (!Buffer.isBuffer(request.body)) {
+  // An empty body under the JSON type is no body (docs/protocol.md §1.1), refused before its signature is judged.
+  if (!Buffer.isBuffer(request.body) || request.body.length === 0) {
     sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE} with a body`);
     return undefined;
   }

@@ -358,6 +358,14 @@ for (const backend of OPERATOR_BACKENDS) {
         await assertUnchanged(op, before);
       });
 
+      test('415 UNSUPPORTED_MEDIA_TYPE: application/json with no body, signed or not, before the signature is judged (§1.1, §6.9)', async () => {
+        for (const path of ['/transaction', '/payout', '/authenticate']) {
+          assertProblem(await signedCall(op.app, path, ''), 'UNSUPPORTED_MEDIA_TYPE', 'absent');
+          const { 'x-server-authorization': _signature, ...unsigned } = walletHeaders('');
+          assertProblem(await send(op.app, 'POST', path, '', unsigned), 'UNSUPPORTED_MEDIA_TYPE', 'absent');
+        }
+      });
+
       test('404 NOT_FOUND: an unknown route or method is a problem too', async () => {
         assertProblem(await send(op.app, 'GET', '/transaction'), 'NOT_FOUND', 'absent');
         assertProblem(await send(op.app, 'POST', '/refund', '{}', walletHeaders('{}')), 'NOT_FOUND', 'absent');
@@ -447,7 +455,8 @@ for (const backend of OPERATOR_BACKENDS) {
       });
 
       test('malformed JSON', async () => {
-        for (const text of ['{"sessionId":', '', 'null', '[]', '"text"', '42', '{"amount": NaN}', '{"amount": Infinity}', "{'a':1}"]) {
+        // No body at all is 415, not malformed JSON (the test of 415 above).
+        for (const text of ['{"sessionId":', ' ', 'null', '[]', '"text"', '42', '{"amount": NaN}', '{"amount": Infinity}', "{'a':1}"]) {
           await bad(await signedCall(op.app, '/transaction', text), 'INVALID_REQUEST');
         }
       });
