@@ -140,7 +140,7 @@ export async function startProvider(options: { config: ProviderConfig; store: Pr
   let app: FastifyInstance;
   try {
     await importConfigCampaigns(config, store, world.clock());
-    app = await buildProviderApp({ config, store, games, world });
+    app = await buildProviderApp({ config, store, games, world, delivery });
   } catch (error) {
     await delivery.stop();
     await games.close();
