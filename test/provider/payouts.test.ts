@@ -22,10 +22,8 @@ import {
   launchOf,
   makeProvider,
   OPERATOR_ID,
-  operatorCall,
-  pageCall,
+  openRealGame,
   realClock,
-  realLaunchBody,
   type Provider,
 } from './provider-helpers.js';
 import { realSession } from './store-fixtures.js';
@@ -74,18 +72,7 @@ describe('payouts to a real operator through the dispatcher', () => {
     await op.close();
   });
 
-  /** A player of the operator who opened a real game here: the provider holds a session of theirs. */
-  async function playerWhoPlayed(playerId: string, currency = 'EUR'): Promise<void> {
-    const created = await adminOverHttp(origin, 'POST', '/admin/players', { playerId, currency, balance: 100, country: 'DE' });
-    assert.equal(created.status, 201, created.text);
-    const key = await adminOverHttp(origin, 'POST', '/admin/launch-keys', { playerId, game: 'dice' });
-    assert.equal(key.status, 201, key.text);
-    const answer = await operatorCall(provider.app, '/generate-launch-url', realLaunchBody({ key: key.body.key }));
-    assert.equal(answer.status, 200, answer.raw);
-    const launch = launchOf(answer.body.url as string);
-    const opened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
-    assert.equal(opened.status, 200, opened.raw);
-  }
+  const playerWhoPlayed = (playerId: string) => openRealGame(provider.app, origin, playerId);
 
   const getOperator = async (url: string) => {
     const answer = await adminOverHttp(origin, 'GET', url);
