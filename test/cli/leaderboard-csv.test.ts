@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { parseCsv, readLeaderboard } from '../../src/cli/leaderboard-csv.js';
 
 const fieldsOf = (text: string) => {
@@ -85,4 +86,13 @@ test('a header that is missing a column, names an unknown one or repeats one is 
   });
   assert.deepEqual(readLeaderboard('playerId,currency,amount\n'), { ok: false, problems: [{ line: 1, problem: 'no rows after the header' }] });
   assert.equal(readLeaderboard('').ok, false);
+});
+
+test('the example leaderboard reads, and docs/provider.md shows it as it is', () => {
+  const root = new URL('../../../', import.meta.url);
+  const example = readFileSync(new URL('examples/leaderboard.csv', root), 'utf8');
+  const read = readLeaderboard(example);
+  assert.ok(read.ok, JSON.stringify(read));
+  assert.equal(read.rows.length, 4);
+  assert.ok(readFileSync(new URL('docs/provider.md', root), 'utf8').includes(`\`\`\`csv\n${example}\`\`\``));
 });
