@@ -828,13 +828,7 @@ export class ProviderStore {
     if (found === undefined) return;
     const round = roundOf(found);
     if (round.status !== 'pending') return;
-    const decimals = this.currencies.decimals(round.currency);
-    // An amount the round's currency cannot hold exactly is not believed: null, as if none was given.
-    const minor = (text: string | undefined): bigint | null => {
-      if (text === undefined || decimals === undefined) return null;
-      const decimal = decimalFromString(text);
-      return decimal === undefined ? null : (toMinor(decimal, decimals) ?? null);
-    };
+    const minor = (text: string | undefined) => this.minorOf(text, round.currency);
     let finished: RoundOutcome;
     switch (outcome) {
       case 'sent': {
@@ -875,7 +869,7 @@ export class ProviderStore {
     return round;
   }
 
-  /** The minor units of an amount text in `currency`, or null when it cannot hold it exactly. */
+  /** The minor units of an amount text in `currency`; an amount the currency cannot hold exactly is not believed: null, as if none was given. */
   private minorOf(text: string | undefined, currency: string): bigint | null {
     const decimals = this.currencies.decimals(currency);
     if (text === undefined || decimals === undefined) return null;
