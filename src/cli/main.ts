@@ -19,6 +19,7 @@ import { OperatorService } from '../operator/operator-service.js';
 import { serveOperator } from '../operator/serve-operator.js';
 import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
 import { serveProvider } from '../provider/serve-provider.js';
+import { PROVIDER_ADMIN_VARIABLES, providerAdmin } from './provider-admin.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
 import { OPERATOR_AREAS } from '../conformance/case-model.js';
@@ -44,11 +45,17 @@ Usage:
   wagerlink operator launch-url [PLAYER] --game SLUG [--mode real|fun] [--language en] [--country DE] [--lobby URL] [--deposit URL] [--refresh URL]
   wagerlink operator game-bets --games SLUG[,SLUG] --currencies EUR[,USD]
   wagerlink provider serve --config FILE [--host H] [--port P]
+  wagerlink provider payouts create --operator ID --player ID --currency C --amount A --campaign UUID [--payout UUID]
+  wagerlink provider payouts import FILE.csv --operator ID --campaign UUID
+  wagerlink provider outbox list [--status S] [--operator ID] [--limit N]
+  wagerlink provider outbox retry ID
+  wagerlink provider outbox resolve ID --reference REF
+    (payouts and outbox: --provider URL --admin-token T; each command takes --help)
   wagerlink openapi operator
   wagerlink conformance operator --endpoint URL --secret S --token T (--fixtures FILE | --admin-token A) [--report FILE]... [--only AREA] [--bail]
 
 Configuration (environment):
-${Object.entries({ ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES })
+${Object.entries({ ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES, ...PROVIDER_ADMIN_VARIABLES })
   .map(([name, text]) => `  ${name.padEnd(34)}${text}`)
   .join('\n')}
 
@@ -107,13 +114,19 @@ const OPTIONS = {
   games: { type: 'string' },
   currencies: { type: 'string' },
   provider: { type: 'string' },
+  'admin-token': { type: 'string' },
+  operator: { type: 'string' },
+  player: { type: 'string' },
+  campaign: { type: 'string' },
+  payout: { type: 'string' },
+  status: { type: 'string' },
+  reference: { type: 'string' },
   'operator-id': { type: 'string' },
   'wallet-id': { type: 'string' },
   endpoint: { type: 'string' },
   secret: { type: 'string' },
   token: { type: 'string' },
   fixtures: { type: 'string' },
-  'admin-token': { type: 'string' },
   report: { type: 'string', multiple: true },
   only: { type: 'string', multiple: true },
   bail: { type: 'boolean' },
@@ -328,7 +341,9 @@ export async function main(argv: string[]): Promise<void> {
     process.stdout.write(CONFORMANCE_USAGE);
     return;
   }
-  if (values.help || area === undefined || area === 'help') {
+  // The provider's back-office commands have a help of their own.
+  const ownHelp = area === 'provider' && (command === 'payouts' || command === 'outbox');
+  if ((values.help && !ownHelp) || area === undefined || area === 'help') {
     process.stdout.write(USAGE);
     return;
   }
@@ -336,7 +351,8 @@ export async function main(argv: string[]): Promise<void> {
     case 'operator':
       return operator(command, rest, values);
     case 'provider': {
-      if (command !== 'serve') throw new UsageError('provider takes: serve');
+      if (command === 'payouts' || command === 'outbox') return providerAdmin(command, rest, values, (message) => new UsageError(message));
+      if (command !== 'serve') throw new UsageError('provider takes: serve, payouts, outbox');
       if (!values.config) throw new UsageError('provider serve needs --config FILE (see examples/provider.json)');
       const port = values.port === undefined ? undefined : Number(values.port);
       if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be 0..65535`);

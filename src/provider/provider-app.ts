@@ -34,17 +34,19 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson as sendJsonAnswer, sendProblem, sendRefusal } from '../http/json-api.js';
 import { raw, stringify } from '../protocol/json.js';
-import { decimalFromNumber, decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
+import { amountToMinor, decimalFromNumber, decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
 import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
 import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody } from '../protocol/validate.js';
 import { noLadderDetail, offLadderDetail } from './catalog.js';
-import { REAL_PROVIDER_WORLD, type GameService, type ProviderWorld } from './game-service.js';
+import { REAL_PROVIDER_WORLD, type GameService, type ProviderWorld, type RoundDelivery } from './game-service.js';
+import { LIST_MAX, type OutboxItem } from '../dispatch/outbox.js';
+import { derivedPayoutId } from './payout-id.js';
 import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
 import type { OperatorSettings, ProviderConfig } from './provider-config.js';
-import { CampaignRequest, OpenGameRequest, PlayRequest } from './provider-schemas.js';
-import type { ProviderStore, RoundRow } from './provider-store.js';
+import { CampaignRequest, OpenGameRequest, OutboxQuery, OutboxResolveRequest, PayoutRequest, PayoutsQuery, PlayRequest } from './provider-schemas.js';
+import type { PayoutRow, ProviderStore, RoundRow } from './provider-store.js';
 import { exposeMetrics } from '../http/request-metrics.js';
 import { ProviderMetrics } from './metrics.js';
 
@@ -69,11 +71,16 @@ export interface ProviderAppOptions {
    * delivery also counts attempts in.
    */
   metrics?: ProviderMetrics;
+  /** The outbox's dispatcher, woken once a payout or a retried item is durable (round-delivery.ts). */
+  delivery?: RoundDelivery;
 }
 
 /** Admin listing pages hold at most this many rounds. */
 const ROUNDS_PAGE_MAX = 500;
 const ROUNDS_PAGE_DEFAULT = 50;
+/** Admin pages of payouts and outbox items: the rounds' default; at most the outbox's own listing cap. */
+const PAYOUTS_PAGE_MAX = 500;
+const OUTBOX_PAGE_MAX = LIST_MAX;
 
 const bodies = {
   launch: compileBody(GenerateLaunchUrlRequest),
@@ -81,8 +88,71 @@ const bodies = {
   open: compileBody(OpenGameRequest),
   play: compileBody(PlayRequest),
   campaign: compileBody(CampaignRequest, (value) => [['betAmount', typeof value.betAmount === 'number' ? value.betAmount : undefined]]),
+  payout: compileBody(PayoutRequest, (value) => [['amount', typeof value.amount === 'number' ? value.amount : undefined]]),
+  resolve: compileBody(OutboxResolveRequest),
 };
 const pageQuery = compile(PageQuery);
+const payoutsQuery = compile(PayoutsQuery);
+const outboxQuery = compile(OutboxQuery);
+
+/** An outbox item's id in a path: a positive integer. */
+const ITEM_ID_PATTERN = /^[1-9][0-9]{0,14}$/;
+
+const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
+
+function payoutItem(payout: PayoutRow, decimals: number) {
+  const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
+  return {
+    payoutId: payout.payoutId,
+    status: payout.status,
+    operatorId: payout.operatorId,
+    playerId: payout.playerId,
+    currency: payout.currency,
+    amount: amount(payout.amountMinor),
+    campaignId: payout.campaignId,
+    sessionId: payout.operatorSessionId,
+    outboxItemId: payout.dispatchItemId,
+    attempts: payout.attempts,
+    balanceAfter: payout.balanceAfterMinor === null ? null : amount(payout.balanceAfterMinor),
+    refusalCode: payout.refusalCode,
+    refusalDetail: payout.refusalDetail,
+    createdAt: iso(payout.createdAt),
+    settledAt: iso(payout.settledAt),
+  };
+}
+
+/** An item as the back office lists it; its body only when asked for. */
+function outboxItemView(item: OutboxItem, now: number, withBody: boolean) {
+  return {
+    id: item.id,
+    operatorId: item.operatorId,
+    orderingKey: item.orderingKey,
+    sequence: item.sequence,
+    kind: item.kind,
+    path: item.path,
+    status: item.status,
+    inFlight: inFlight(item, now),
+    attempts: item.attempts,
+    nextAttemptAt: item.status === 'pending' ? iso(item.nextAttemptAt) : null,
+    lastAnswer: item.lastAnswer ?? null,
+    resolution: item.resolution ?? null,
+    createdAt: iso(item.createdAt),
+    finishedAt: iso(item.finishedAt),
+    ...(withBody ? { body: item.body.toString('utf8') } : {}),
+  };
+}
+
+function inFlight(item: OutboxItem, now: number): boolean {
+  return item.status === 'pending' && item.leaseExpiresAt !== undefined && item.leaseExpiresAt > now;
+}
+
+/** Why retry or resolve did not apply to an item, for the person who asked. */
+function stateDetail(item: OutboxItem, action: string, now: number): string {
+  if (inFlight(item, now)) {
+    return `item ${item.id} is in flight (leased to ${item.leaseOwner} until ${iso(item.leaseExpiresAt)}); ${action} it once that attempt has its answer`;
+  }
+  return `item ${item.id} is ${item.status}; only a parked item, or a pending one not in flight, can be ${action === 'retry' ? 'retried' : 'resolved'}`;
+}
 
 /** The files of the game page, by URL name; nothing else under /game/assets is served. */
 const WEB_FILES: Readonly<Record<string, string>> = {
@@ -406,6 +476,122 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           return sendJson(reply, 200, campaignBody(id.toLowerCase()));
         });
 
+        admin.post('/payouts', async (request, reply) => {
+          const bytes = bodyBytes(request, reply);
+          if (!bytes) return reply;
+          const input = readBody(reply, bytes, bodies.payout);
+          if (!input) return reply;
+          if (!operatorsById.has(input.operatorId)) return sendProblem(reply, 'WALLET_NOT_FOUND', `operator ${input.operatorId} is not configured`);
+          const decimals = catalog.decimals(input.currency);
+          if (decimals === undefined) return sendProblem(reply, 'INVALID_REQUEST', `currency: ${input.currency} is not a currency this provider knows`);
+          const decimal = typeof input.amount === 'string' ? decimalFromString(input.amount) : decimalFromNumber(input.amount);
+          const amountMinor = decimal === undefined ? 'too-many-decimals' : amountToMinor(decimal, decimals);
+          if (amountMinor === 'too-large') return sendProblem(reply, 'INVALID_REQUEST', `amount: is over the largest amount ${input.currency} can book`);
+          if (amountMinor === 'too-many-decimals' || amountMinor === 0n) {
+            return sendProblem(reply, 'INVALID_REQUEST', `amount: must be greater than 0 with at most ${decimals} decimals for ${input.currency}`);
+          }
+          const campaignId = input.campaignId.toLowerCase();
+          const payoutId = input.payoutId?.toLowerCase() ?? derivedPayoutId(input.operatorId, campaignId, input.playerId);
+          const written = store.createPayout({
+            payoutId,
+            operatorId: input.operatorId,
+            playerId: input.playerId,
+            currency: input.currency,
+            amountMinor,
+            campaignId,
+            createdAt: world.clock(),
+          });
+          if (!written.ok) return sendRefusal(reply, written);
+          if (written.kind === 'conflict') {
+            return sendProblem(reply, 'DUPLICATE_CONFLICT', `payout ${payoutId} exists with other content (${describePayout(written.payout)})`);
+          }
+          await store.durable();
+          // Sent only once durable: the dispatcher claims nothing a power cut could take back.
+          if (written.kind === 'created') options.delivery?.poke();
+          const payout = store.payout(payoutId)!;
+          reply.header('location', `/admin/payouts/${payoutId}`);
+          return sendJson(reply, written.kind === 'created' ? 202 : 200, stringify(payoutItem(payout, decimals)));
+        });
+
+        admin.get('/payouts/:payoutId', async (request, reply) => {
+          const { payoutId } = request.params as { payoutId: string };
+          const payout = store.payout(payoutId.toLowerCase());
+          if (!payout) return sendProblem(reply, 'NOT_FOUND', `no payout ${payoutId}`);
+          return sendJson(reply, 200, stringify(payoutItem(payout, catalog.decimals(payout.currency) ?? 0)));
+        });
+
+        admin.get('/payouts', async (request, reply) => {
+          const checked = payoutsQuery.check({ ...(request.query as object) });
+          if (!checked.ok) return sendRefusal(reply, checked);
+          const limit = checked.value.limit === undefined ? ROUNDS_PAGE_DEFAULT : Number(checked.value.limit);
+          if (limit < 1 || limit > PAYOUTS_PAGE_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${PAYOUTS_PAGE_MAX}`);
+          const before = checked.value.cursor === undefined ? undefined : Number(checked.value.cursor);
+          if (before !== undefined && !Number.isSafeInteger(before)) return sendProblem(reply, 'INVALID_REQUEST', 'cursor: must be a nextCursor');
+          const page = store.listPayouts(limit, {
+            ...(checked.value.status === undefined ? {} : { status: checked.value.status }),
+            ...(before === undefined ? {} : { before }),
+          });
+          const items = page.payouts.map((payout) => payoutItem(payout, catalog.decimals(payout.currency) ?? 0));
+          const nextCursor = page.payouts.length === limit ? String(page.cursors[page.cursors.length - 1]) : null;
+          return sendJson(reply, 200, stringify({ items, nextCursor }));
+        });
+
+        admin.get('/outbox', async (request, reply) => {
+          const checked = outboxQuery.check({ ...(request.query as object) });
+          if (!checked.ok) return sendRefusal(reply, checked);
+          const { status = 'pending', operatorId, after } = checked.value;
+          const limit = checked.value.limit === undefined ? ROUNDS_PAGE_DEFAULT : Number(checked.value.limit);
+          if (limit < 1 || limit > OUTBOX_PAGE_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${OUTBOX_PAGE_MAX}`);
+          const items = await store.outbox.list({
+            status,
+            limit,
+            ...(operatorId === undefined ? {} : { operatorId }),
+            ...(after === undefined ? {} : { afterId: Number(after) }),
+          });
+          const now = world.clock();
+          const withBody = checked.value.body === '1';
+          const nextCursor = items.length === limit ? String(items[items.length - 1]!.id) : null;
+          return sendJson(reply, 200, stringify({ items: items.map((item) => outboxItemView(item, now, withBody)), nextCursor }));
+        });
+
+        /** The item of a path's id, or a problem sent. */
+        const itemOf = async (reply: FastifyReply, id: string): Promise<OutboxItem | undefined> => {
+          if (!ITEM_ID_PATTERN.test(id)) {
+            sendProblem(reply, 'INVALID_REQUEST', `id: ${id} is not an outbox item id (a positive integer)`);
+            return undefined;
+          }
+          const item = await store.outbox.item(Number(id));
+          if (!item) sendProblem(reply, 'NOT_FOUND', `no outbox item ${id}`);
+          return item;
+        };
+
+        admin.post('/outbox/:id/retry', async (request, reply) => {
+          const item = await itemOf(reply, (request.params as { id: string }).id);
+          if (!item) return reply;
+          const now = world.clock();
+          if (!(await store.outbox.retryNow(item.id, now))) return sendProblem(reply, 'STATE_CONFLICT', stateDetail((await store.outbox.item(item.id))!, 'retry', now));
+          await store.durable();
+          options.delivery?.poke();
+          return sendJson(reply, 200, stringify(outboxItemView((await store.outbox.item(item.id))!, now, false)));
+        });
+
+        admin.post('/outbox/:id/resolve', async (request, reply) => {
+          const item = await itemOf(reply, (request.params as { id: string }).id);
+          if (!item) return reply;
+          const bytes = bodyBytes(request, reply);
+          if (!bytes) return reply;
+          const input = readBody(reply, bytes, bodies.resolve);
+          if (!input) return reply;
+          const now = world.clock();
+          if (!(await store.outbox.resolve(item.id, input.reference.trim(), now))) {
+            return sendProblem(reply, 'STATE_CONFLICT', stateDetail((await store.outbox.item(item.id))!, 'resolve', now));
+          }
+          await store.durable();
+          // A key's later items wait for this one: they may go now.
+          options.delivery?.poke();
+          return sendJson(reply, 200, stringify(outboxItemView((await store.outbox.item(item.id))!, now, false)));
+        });
+
         admin.get('/rounds', async (request, reply) => {
           const checked = pageQuery.check({ ...(request.query as object) });
           if (!checked.ok) return sendRefusal(reply, checked);
@@ -421,6 +607,11 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
       },
       { prefix: '/admin' },
     );
+  }
+
+  function describePayout(payout: PayoutRow): string {
+    const decimals = catalog.decimals(payout.currency) ?? 0;
+    return `operator ${payout.operatorId}, player ${payout.playerId}, ${formatMinor(payout.amountMinor, decimals)} ${payout.currency}, campaign ${payout.campaignId}`;
   }
 
   function campaignBody(campaignId: string): string {

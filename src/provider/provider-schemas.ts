@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CLIENT_SEED_PATTERN } from '../game/fairness.js';
 import { CurrencyCode, GameSlug, Money, PlayerId, Uuid } from '../protocol/schemas.js';
+import { ITEM_STATUSES } from '../dispatch/outbox.js';
 import { TOKEN_LENGTH_MAX } from './launch-token.js';
 
 const Token = Type.String({ minLength: 1, maxLength: TOKEN_LENGTH_MAX, description: 'The launch token of the launch URL.' });
@@ -47,3 +48,48 @@ export const CampaignRequest = Type.Object({
   expiresAt: Type.Optional(CampaignExpiresAt),
 });
 export type CampaignRequest = Static<typeof CampaignRequest>;
+
+/** Decimal text of an amount ("50.00"), never rounded on the way. */
+const AmountText = Type.String({ pattern: '^\\d{1,20}(\\.\\d{1,18})?$', description: 'Decimal text, e.g. "50.00".' });
+
+/**
+ * A tournament prize for one player. Without `payoutId`, the id is derived
+ * from operatorId, campaignId and playerId (payout-id.ts): the same prize
+ * asked for twice is paid once.
+ */
+export const PayoutRequest = Type.Object({
+  operatorId: Type.String({ minLength: 1, maxLength: 128 }),
+  playerId: PlayerId,
+  currency: CurrencyCode,
+  /** A JSON number checked as the protocol's amounts are, or decimal text. */
+  amount: Type.Union([AmountText, Money]),
+  campaignId: Uuid,
+  payoutId: Type.Optional(Uuid),
+});
+export type PayoutRequest = Static<typeof PayoutRequest>;
+
+export const PAYOUT_STATUSES = ['pending', 'paid', 'refused'] as const;
+
+export const PayoutsQuery = Type.Object({
+  status: Type.Optional(Type.Union(PAYOUT_STATUSES.map((status) => Type.Literal(status)))),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
+});
+export type PayoutsQuery = Static<typeof PayoutsQuery>;
+
+export const OutboxQuery = Type.Object({
+  status: Type.Optional(Type.Union(ITEM_STATUSES.map((status) => Type.Literal(status)))),
+  operatorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  /** Items after this id: the previous page's nextCursor. */
+  after: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  /** 1: each item's body, as the text sent. */
+  body: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
+});
+export type OutboxQuery = Static<typeof OutboxQuery>;
+
+/** The operator's own reference of what it booked, for the record. */
+export const OutboxResolveRequest = Type.Object({
+  reference: Type.String({ minLength: 1, maxLength: 256, pattern: '\\S' }),
+});
+export type OutboxResolveRequest = Static<typeof OutboxResolveRequest>;

@@ -47,7 +47,9 @@ import { BackgroundCheckpointer } from '../platform/sqlite/checkpointer.js';
 import { migrate, recordApplied, type Migration } from '../platform/sqlite/migrate.js';
 import { openDatabase } from '../platform/sqlite/open-database.js';
 import { WalFlusher } from '../platform/sqlite/wal-flusher.js';
-import { CURRENCIES, decimalFromString, toMinor, type Currencies } from '../protocol/money.js';
+import { refuse, type Refusal } from '../protocol/errors.js';
+import { raw, stringify } from '../protocol/json.js';
+import { CURRENCIES, decimalFromString, formatMinor, toMinor, type Currencies } from '../protocol/money.js';
 
 /** The provider's own versions, numbered apart from the wallet's. */
 export const PROVIDER_MIGRATIONS: readonly Migration[] = [
@@ -151,6 +153,35 @@ UPDATE rounds SET dispatch_item_id = (
   WHERE mode = 'real' AND status = 'pending' AND request_body IS NOT NULL;
 `,
   },
+  {
+    version: 3,
+    name: 'payouts',
+    sql: `
+-- A tournament prize: written with its /payout request in the outbox, in one transaction; the request's final outcome finishes it.
+CREATE TABLE payouts (
+  id                  INTEGER PRIMARY KEY,
+  payout_id           TEXT NOT NULL UNIQUE,
+  operator_id         TEXT NOT NULL,
+  player_id           TEXT NOT NULL,
+  currency            TEXT NOT NULL,
+  -- Minor units of the currency.
+  amount              INTEGER NOT NULL CHECK (amount > 0),
+  campaign_id         TEXT NOT NULL,
+  -- The operator's session of the player the request names (docs/protocol.md §7).
+  operator_session_id TEXT NOT NULL,
+  dispatch_item_id    INTEGER NOT NULL UNIQUE REFERENCES dispatch_items (id),
+  status              TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'refused')),
+  balance_after       INTEGER,
+  refusal_code        TEXT,
+  refusal_detail      TEXT,
+  created_at          INTEGER NOT NULL,
+  settled_at          INTEGER
+);
+CREATE INDEX payouts_by_status ON payouts (status, id);
+-- A payout names the player's latest real session at the operator.
+CREATE INDEX game_sessions_by_player ON game_sessions (operator_id, player_id, last_active_at) WHERE mode = 'real';
+`,
+  },
 ];
 
 /**
@@ -249,6 +280,52 @@ export interface CampaignRow {
   createdAt: number;
 }
 
+export type PayoutStatus = 'pending' | 'paid' | 'refused';
+
+/** A tournament prize, as the store keeps it. */
+export interface PayoutRow {
+  payoutId: string;
+  operatorId: string;
+  playerId: string;
+  currency: string;
+  amountMinor: bigint;
+  campaignId: string;
+  /** The operator's session of the player that the /payout request names. */
+  operatorSessionId: string;
+  /** Its /payout request in the outbox. */
+  dispatchItemId: number;
+  status: PayoutStatus;
+  /** Paid: the balance of the operator's 200, null when it could not be read exactly or the payout was resolved by hand. */
+  balanceAfterMinor: bigint | null;
+  refusalCode: string | null;
+  refusalDetail: string | null;
+  createdAt: number;
+  settledAt: number | null;
+  /** Times its request was claimed for sending. */
+  attempts: number;
+}
+
+/** A payout to create: what the back office asks for. Its content, for idempotency, is every field but `createdAt`. */
+export interface NewPayout {
+  payoutId: string;
+  operatorId: string;
+  playerId: string;
+  currency: string;
+  amountMinor: bigint;
+  campaignId: string;
+  createdAt: number;
+}
+
+/**
+ * `created`: written and enqueued. `exists`: the same payout id with the
+ * same content, answered as it is now (nothing written). `conflict`: the
+ * payout id exists with other content (nothing written).
+ */
+export type PayoutWrite = { ok: true; kind: 'created' | 'exists' | 'conflict'; payout: PayoutRow } | Refusal;
+
+/** The request of a payout, as it is enqueued; its ordering key is the payout id. */
+export const PAYOUT_REQUEST = { kind: 'payout', path: '/payout' } as const;
+
 /** A session to open: its row before the store numbers, times and counts it. */
 export type NewSession = Omit<GameSessionRow, 'pk' | 'nonce' | 'createdAt' | 'lastActiveAt'> & { now: number };
 
@@ -313,6 +390,36 @@ function roundOf(row: Row): RoundRow {
     createdAt: num(row.created_at),
     settledAt: numOrNull(row.settled_at),
   };
+}
+
+function payoutOf(row: Row): PayoutRow {
+  return {
+    payoutId: row.payout_id as string,
+    operatorId: row.operator_id as string,
+    playerId: row.player_id as string,
+    currency: row.currency as string,
+    amountMinor: row.amount as bigint,
+    campaignId: row.campaign_id as string,
+    operatorSessionId: row.operator_session_id as string,
+    dispatchItemId: num(row.dispatch_item_id),
+    status: row.status as PayoutStatus,
+    balanceAfterMinor: row.balance_after as bigint | null,
+    refusalCode: row.refusal_code as string | null,
+    refusalDetail: row.refusal_detail as string | null,
+    createdAt: num(row.created_at),
+    settledAt: numOrNull(row.settled_at),
+    attempts: num(row.item_attempts ?? 0),
+  };
+}
+
+function samePayout(seen: PayoutRow, asked: NewPayout): boolean {
+  return (
+    seen.operatorId === asked.operatorId &&
+    seen.playerId === asked.playerId &&
+    seen.currency === asked.currency &&
+    seen.amountMinor === asked.amountMinor &&
+    seen.campaignId === asked.campaignId
+  );
 }
 
 function campaignOf(row: Row): CampaignRow {
@@ -393,6 +500,9 @@ export class ProviderStore {
     // A round as read: its outbox item's attempts while it is pending.
     const roundsWhere = (where: string) =>
       db.prepare(`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id ${where}`);
+    // A payout as read, with its outbox item's attempts.
+    const payoutsWhere = (where: string) =>
+      db.prepare(`SELECT p.*, d.attempts AS item_attempts FROM payouts p JOIN dispatch_items d ON d.id = p.dispatch_item_id ${where}`);
     this.statements = {
       sessionByLaunch: db.prepare('SELECT * FROM game_sessions WHERE launch_id = ?'),
       sessionByPk: db.prepare('SELECT * FROM game_sessions WHERE id = ?'),
@@ -431,6 +541,19 @@ export class ProviderStore {
         ORDER BY c.id`),
       campaignRoundsUsed: db.prepare(
         "SELECT count(*) AS used FROM rounds WHERE campaign_id = ? AND operator_id = ? AND player_id = ? AND status <> 'refused'",
+      ),
+      latestRealSession: db.prepare(`SELECT * FROM game_sessions
+        WHERE mode = 'real' AND operator_id = ? AND player_id = ? AND operator_session_id IS NOT NULL
+        ORDER BY last_active_at DESC, id DESC LIMIT 1`),
+      insertPayout: db.prepare(`INSERT INTO payouts
+        (payout_id, operator_id, player_id, currency, amount, campaign_id, operator_session_id, dispatch_item_id, status, created_at)
+        VALUES (@payoutId, @operatorId, @playerId, @currency, @amountMinor, @campaignId, @operatorSessionId, @dispatchItemId, 'pending', @createdAt)`),
+      payoutById: payoutsWhere('WHERE p.payout_id = ?'),
+      payoutOfItem: payoutsWhere('WHERE p.dispatch_item_id = ?'),
+      listPayouts: payoutsWhere('WHERE p.id < ? ORDER BY p.id DESC LIMIT ?'),
+      listPayoutsByStatus: payoutsWhere('WHERE p.status = ? AND p.id < ? ORDER BY p.id DESC LIMIT ?'),
+      finishPayout: db.prepare(
+        "UPDATE payouts SET status = ?, balance_after = ?, refusal_code = ?, refusal_detail = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
       ),
     };
     // What the file already holds was committed by an earlier process; the first claim waits for one sync of it.
@@ -699,18 +822,14 @@ export class ProviderStore {
    * unknown. `skipped`: refused, never sent (a round has one item, so this
    * comes only from an earlier item of its key).
    */
-  private readonly finishFromOutbox = ({ item, outcome, answer }: FinalEvent): void => {
+  private readonly finishFromOutbox = (event: FinalEvent): void => {
+    if (event.item.kind === PAYOUT_REQUEST.kind) return this.finishPayout(event);
+    const { item, outcome, answer } = event;
     const found = this.statements.roundOfItem.get(item.id) as Row | undefined;
     if (found === undefined) return;
     const round = roundOf(found);
     if (round.status !== 'pending') return;
-    const decimals = this.currencies.decimals(round.currency);
-    // An amount the round's currency cannot hold exactly is not believed: null, as if none was given.
-    const minor = (text: string | undefined): bigint | null => {
-      if (text === undefined || decimals === undefined) return null;
-      const decimal = decimalFromString(text);
-      return decimal === undefined ? null : (toMinor(decimal, decimals) ?? null);
-    };
+    const minor = (text: string | undefined) => this.minorOf(text, round.currency);
     let finished: RoundOutcome;
     switch (outcome) {
       case 'sent': {
@@ -751,6 +870,49 @@ export class ProviderStore {
     return round;
   }
 
+  /** The minor units of an amount text in `currency`; an amount the currency cannot hold exactly is not believed: null, as if none was given. */
+  private minorOf(text: string | undefined, currency: string): bigint | null {
+    const decimals = this.currencies.decimals(currency);
+    if (text === undefined || decimals === undefined) return null;
+    const decimal = decimalFromString(text);
+    return decimal === undefined ? null : (toMinor(decimal, decimals) ?? null);
+  }
+
+  /**
+   * The outbox's hook for a payout's request: `sent` pays it, with the
+   * balance of the operator's 200; `refused` refuses it with the operator's
+   * code and detail; `resolved` (settled by hand) pays it, balance unknown.
+   * A payout's key holds one item, so `skipped` never comes; it would
+   * refuse it.
+   */
+  private finishPayout({ item, outcome, answer }: FinalEvent): void {
+    const found = this.statements.payoutOfItem.get(item.id) as Row | undefined;
+    if (found === undefined) return;
+    const payout = payoutOf(found);
+    if (payout.status !== 'pending') return;
+    const at = item.finishedAt ?? item.createdAt;
+    const pk = found.id as bigint;
+    switch (outcome) {
+      case 'sent': {
+        const read = answer.body === undefined ? undefined : readBalance(answer.body);
+        const balance = read?.ok ? this.minorOf(read.value.balance, payout.currency) : null;
+        this.statements.finishPayout.run('paid', balance, null, null, at, pk);
+        return;
+      }
+      case 'resolved':
+        this.statements.finishPayout.run('paid', null, null, null, at, pk);
+        return;
+      case 'refused': {
+        const code = answer.code ?? (answer.status === undefined ? 'REFUSED' : `HTTP_${answer.status}`);
+        this.statements.finishPayout.run('refused', this.minorOf(answer.balance, payout.currency), code, answer.detail, at, pk);
+        return;
+      }
+      case 'skipped':
+        this.statements.finishPayout.run('refused', null, 'SKIPPED', answer.detail, at, pk);
+        return;
+    }
+  }
+
   round(pk: number): RoundRow {
     const row = this.statements.roundByPk.get(pk) as Row | undefined;
     assert.ok(row, `round ${pk} exists`);
@@ -769,6 +931,65 @@ export class ProviderStore {
   /** The whole round log, newest first, a page at a time. */
   listRounds(limit: number, before?: number): RoundRow[] {
     return (this.statements.listRounds.all(before ?? Number.MAX_SAFE_INTEGER, limit) as Row[]).map(roundOf);
+  }
+
+  // -------------------------------------------------------------- payouts
+
+  /**
+   * Creates a payout and enqueues its /payout request (to its operator,
+   * the payout id its ordering key, the exact body) in one database
+   * transaction. The request names the player's most recent real game
+   * session at the operator, whose currency must be the payout's. The same
+   * payout id again answers the payout as it is (`exists`, same content)
+   * or `conflict` (other content), and writes nothing.
+   */
+  createPayout(asked: NewPayout): PayoutWrite {
+    const found = this.payout(asked.payoutId);
+    if (found) return { ok: true, kind: samePayout(found, asked) ? 'exists' : 'conflict', payout: found };
+    const decimals = this.currencies.decimals(asked.currency);
+    if (decimals === undefined) return refuse('INVALID_REQUEST', `currency: ${asked.currency} is not a currency this provider knows`);
+    if (asked.amountMinor <= 0n) return refuse('INVALID_REQUEST', 'amount: must be greater than 0');
+    const sessionRow = this.statements.latestRealSession.get(asked.operatorId, asked.playerId) as Row | undefined;
+    if (sessionRow === undefined) {
+      return refuse(
+        'SESSION_NOT_FOUND',
+        `player ${asked.playerId} has no real game session at operator ${asked.operatorId}: a prize is paid on a session of the player's, so the player must have played here at that operator first`,
+      );
+    }
+    const session = sessionOf(sessionRow);
+    if (session.currency !== asked.currency) {
+      return refuse('INVALID_REQUEST', `currency: player ${asked.playerId} plays in ${session.currency} at operator ${asked.operatorId}, not ${asked.currency}`);
+    }
+    const operatorSessionId = session.operatorSessionId!;
+    const body = stringify({
+      sessionId: operatorSessionId,
+      payoutId: asked.payoutId,
+      amount: raw(formatMinor(asked.amountMinor, decimals)),
+      campaign: { id: asked.campaignId, type: 'tournament' },
+    });
+    this.write();
+    const itemId = this.db.transaction(() => {
+      const item = SqliteOutbox.enqueue(this.db, { operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body }, asked.createdAt);
+      this.statements.insertPayout.run({ ...asked, operatorSessionId, dispatchItemId: item.id });
+      return item.id;
+    })();
+    // Only once its savepoint is released: a payout that failed enqueued nothing.
+    this.turnItemMax = Math.max(this.turnItemMax, itemId);
+    return { ok: true, kind: 'created', payout: this.payout(asked.payoutId)! };
+  }
+
+  payout(payoutId: string): PayoutRow | undefined {
+    const row = this.statements.payoutById.get(payoutId) as Row | undefined;
+    return row && payoutOf(row);
+  }
+
+  /** Payouts, newest first, a page at a time; `before` is the cursor (`payoutCursor` of the page's last). */
+  listPayouts(limit: number, options: { status?: PayoutStatus; before?: number } = {}): { payouts: PayoutRow[]; cursors: number[] } {
+    const before = options.before ?? Number.MAX_SAFE_INTEGER;
+    const rows = (
+      options.status === undefined ? this.statements.listPayouts.all(before, limit) : this.statements.listPayoutsByStatus.all(options.status, before, limit)
+    ) as Row[];
+    return { payouts: rows.map(payoutOf), cursors: rows.map((row) => num(row.id)) };
   }
 
   // ------------------------------------------------------------ campaigns

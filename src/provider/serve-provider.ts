@@ -68,7 +68,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   try {
     // Before listening: the first request may already be a free round of one of them.
     await importConfigCampaigns(config, store, REAL_PROVIDER_WORLD.clock());
-    app = await buildProviderApp({ config, store, games, logger, metrics });
+    app = await buildProviderApp({ config, store, games, logger, metrics, delivery });
     address = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await delivery.stop();

@@ -20,7 +20,7 @@ import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/p
 import { ProviderStore } from '../../src/provider/provider-store.js';
 import { createRoundDelivery, type RoundDispatch } from '../../src/provider/round-delivery.js';
 import { sign } from '../../src/protocol/signing.js';
-import { ACCESS_TOKEN, SECRET, TestClock, tempDir } from '../helpers.js';
+import { ACCESS_TOKEN, adminOverHttp, SECRET, TestClock, tempDir } from '../helpers.js';
 import { startWagerlink, type Child, type TestScope } from '../harness/child-process.js';
 
 export const EXAMPLE_CONFIG_URL = new URL('../../../examples/provider.json', import.meta.url);
@@ -142,7 +142,7 @@ export async function startProvider(options: { config: ProviderConfig; store: Pr
   let app: FastifyInstance;
   try {
     await importConfigCampaigns(config, store, world.clock());
-    app = await buildProviderApp({ config, store, games, world, metrics });
+    app = await buildProviderApp({ config, store, games, world, metrics, delivery });
   } catch (error) {
     await delivery.stop();
     await games.close();
@@ -324,4 +324,21 @@ export async function serveProviderChild(configPath: string, options: { timeoutM
     ...(options.until === undefined ? {} : { until: options.until }),
   });
   return { child, origin: ready[1]! };
+}
+
+/**
+ * A player created at a real operator (at `operatorOrigin`, in EUR) who
+ * opened a real game on the provider: the provider holds a game session of
+ * theirs, with the operator's session id.
+ */
+export async function openRealGame(app: FastifyInstance, operatorOrigin: string, playerId: string): Promise<void> {
+  const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', { playerId, currency: 'EUR', balance: 100, country: 'DE' });
+  assert.equal(created.status, 201, created.text);
+  const key = await adminOverHttp(operatorOrigin, 'POST', '/admin/launch-keys', { playerId, game: 'dice' });
+  assert.equal(key.status, 201, key.text);
+  const answer = await operatorCall(app, '/generate-launch-url', realLaunchBody({ key: key.body.key }));
+  assert.equal(answer.status, 200, answer.raw);
+  const launch = launchOf(answer.body.url as string);
+  const opened = await pageCall(app, `${launch.path}/api/open`, { token: launch.token });
+  assert.equal(opened.status, 200, opened.raw);
 }

@@ -1,0 +1,319 @@
+/**
+ * `wagerlink provider payouts ...` and `wagerlink provider outbox ...`: the
+ * provider's back office (/admin, docs/provider.md) over HTTP with its
+ * admin token, so that they work against a running server from anywhere.
+ * A payout is idempotent by its id (derived by the provider when none is
+ * given), so a command, or a whole import, may be run again after a
+ * failure: what was created is answered as already there.
+ */
+import { readFileSync } from 'node:fs';
+import { request } from 'undici';
+import { decimalFromString } from '../protocol/money.js';
+import { stringify } from '../protocol/json.js';
+import { Uuid } from '../protocol/schemas.js';
+import { compile } from '../protocol/validate.js';
+import { readLeaderboard, type LeaderboardRow } from './leaderboard-csv.js';
+
+export const PROVIDER_ADMIN_VARIABLES = {
+  WAGERLINK_PROVIDER_ADMIN_TOKEN: "the provider's admin token, for provider payouts and outbox (or --admin-token); they reach the provider at WAGERLINK_PROVIDER_URL",
+} as const;
+
+/** The flags these commands read (parsed by main.ts). */
+export interface AdminFlags {
+  provider?: string | undefined;
+  'admin-token'?: string | undefined;
+  operator?: string | undefined;
+  player?: string | undefined;
+  currency?: string | undefined;
+  amount?: string | undefined;
+  campaign?: string | undefined;
+  payout?: string | undefined;
+  status?: string | undefined;
+  reference?: string | undefined;
+  limit?: string | undefined;
+  help?: boolean | undefined;
+}
+
+const CONNECTION = `  --provider URL       the provider's base URL (or WAGERLINK_PROVIDER_URL)
+  --admin-token T      its admin token (or WAGERLINK_PROVIDER_ADMIN_TOKEN)`;
+
+export const ADMIN_HELP = {
+  payouts: `wagerlink provider payouts — tournament prizes, paid through the provider's outbox
+
+Usage:
+  wagerlink provider payouts create --provider URL --admin-token T --operator ID --player ID --currency C --amount A --campaign UUID [--payout UUID]
+  wagerlink provider payouts import FILE.csv --provider URL --admin-token T --operator ID --campaign UUID
+
+Run "wagerlink provider payouts create --help" or "... import --help" for more.
+`,
+  'payouts create': `wagerlink provider payouts create — pay one player a prize
+
+Usage:
+  wagerlink provider payouts create --provider URL --admin-token T --operator ID --player ID --currency C --amount A --campaign UUID [--payout UUID]
+
+${CONNECTION}
+  --operator ID        the operator the player plays at
+  --player ID          the operator's player id; the player must have played a real game here at that operator
+  --currency C         the currency of the player's games (e.g. EUR)
+  --amount A           decimal text, e.g. 50.00, within the currency's decimals
+  --campaign UUID      the tournament's campaign id
+  --payout UUID        the payout's id; by default derived from operator, campaign and player, so the same prize is paid once
+
+Prints the payout as JSON (status pending until the operator answers). Exit 0 created or already there
+with the same content, 1 refused (a problem on stderr), 2 usage.
+`,
+  'payouts import': `wagerlink provider payouts import — pay a leaderboard's prizes from a CSV file
+
+Usage:
+  wagerlink provider payouts import FILE.csv --provider URL --admin-token T --operator ID --campaign UUID
+
+${CONNECTION}
+  --operator ID        the operator the players play at
+  --campaign UUID      the tournament's campaign id
+
+FILE.csv (RFC 4180, UTF-8) has a header row and one row per player:
+  playerId,currency,amount[,payoutId]
+  alice,EUR,500.00
+  "bob, jr",EUR,250.00
+
+The whole file is checked first; every bad line is reported with its number and nothing is sent.
+Then each row is sent in turn, with progress on stderr, and a summary is printed as JSON: created,
+already there, conflicts, refused, failed. Importing the same file again pays nobody twice.
+Exit 0 when every row was created or already there, 1 otherwise, 2 usage.
+`,
+  outbox: `wagerlink provider outbox — the requests waiting for, or given, an operator's final answer
+
+Usage:
+  wagerlink provider outbox list [--status S] [--operator ID] [--limit N] --provider URL --admin-token T
+  wagerlink provider outbox retry ID --provider URL --admin-token T
+  wagerlink provider outbox resolve ID --reference REF --provider URL --admin-token T
+
+${CONNECTION}
+  --status S           pending (default), parked, refused, sent, skipped or resolved
+  --operator ID        only this operator's items
+  --limit N            at most N items (default 50, at most 1000)
+  --reference REF      resolve: the operator's reference of what it booked
+
+retry: a parked item, or a pending one not in flight, is sent again now. resolve: settled by hand
+with the operator's reference; the round or payout it carries is finished as settled or paid.
+Exit 0 done, 1 refused (a problem on stderr), 2 usage.
+`,
+} as const;
+
+/** How long one back-office call may take: it answers after one durable commit, so this is a provider that does not answer. */
+const ADMIN_CALL_TIMEOUT_MS = 30_000;
+/** Characters of the import's progress bar: with its counts it fits an 80-column terminal. */
+const PROGRESS_BAR_WIDTH = 24;
+
+type Usage = (message: string) => Error;
+
+interface Connection {
+  base: string;
+  token: string;
+}
+
+interface Answered {
+  status: number;
+  text: string;
+}
+
+function connectionOf(flags: AdminFlags, usage: Usage): Connection {
+  const base = flags.provider ?? process.env.WAGERLINK_PROVIDER_URL;
+  const token = flags['admin-token'] ?? process.env.WAGERLINK_PROVIDER_ADMIN_TOKEN;
+  if (!base) throw usage("--provider URL (or WAGERLINK_PROVIDER_URL) is required: the provider's base URL");
+  if (!token) throw usage('--admin-token (or WAGERLINK_PROVIDER_ADMIN_TOKEN) is required');
+  try {
+    new URL(base);
+  } catch {
+    throw usage(`--provider must be an absolute URL, got "${base}"`);
+  }
+  return { base: base.replace(/\/+$/, ''), token };
+}
+
+async function call(connection: Connection, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answered> {
+  const answer = await request(`${connection.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${connection.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    headersTimeout: ADMIN_CALL_TIMEOUT_MS,
+    bodyTimeout: ADMIN_CALL_TIMEOUT_MS,
+  });
+  return { status: answer.statusCode, text: await answer.body.text() };
+}
+
+/** A 2xx answer's JSON to stdout; anything else to stderr as it came (a problem), exit code 1. */
+function printAnswer(answer: Answered): void {
+  if (answer.status >= 200 && answer.status < 300) {
+    process.stdout.write(`${answer.text}\n`);
+    return;
+  }
+  process.stderr.write(`${answer.text}\n`);
+  process.exitCode = 1;
+}
+
+function required(flags: AdminFlags, name: keyof AdminFlags, usage: Usage): string {
+  const value = flags[name];
+  if (typeof value !== 'string' || value === '') throw usage(`--${name} is required`);
+  return value;
+}
+
+const uuid = compile(Uuid);
+
+function uuidFlag(flags: AdminFlags, name: 'campaign' | 'payout', usage: Usage): string {
+  const value = required(flags, name, usage);
+  if (!uuid.check(value).ok) throw usage(`--${name} must be a UUID, got "${value}"`);
+  return value;
+}
+
+export async function providerAdmin(command: 'payouts' | 'outbox', rest: string[], flags: AdminFlags, usage: Usage): Promise<void> {
+  const [action, target] = rest;
+  const helpKey = action !== undefined && `${command} ${action}` in ADMIN_HELP ? (`${command} ${action}` as keyof typeof ADMIN_HELP) : command;
+  if (flags.help) {
+    process.stdout.write(ADMIN_HELP[helpKey]);
+    return;
+  }
+  if (command === 'payouts') {
+    if (action === 'create') return createPayout(connectionOf(flags, usage), flags, usage);
+    if (action === 'import') {
+      if (!target) throw usage('payouts import needs a CSV file');
+      return importPayouts(target, flags, usage);
+    }
+    throw usage(`payouts takes: create, import (got "${action ?? ''}")`);
+  }
+  switch (action) {
+    case 'list': {
+      const connection = connectionOf(flags, usage);
+      const query = new URLSearchParams();
+      if (flags.status !== undefined) query.set('status', flags.status);
+      if (flags.operator !== undefined) query.set('operatorId', flags.operator);
+      if (flags.limit !== undefined) query.set('limit', flags.limit);
+      const text = query.toString();
+      return printAnswer(await call(connection, 'GET', `/admin/outbox${text === '' ? '' : `?${text}`}`));
+    }
+    case 'retry':
+    case 'resolve': {
+      if (!target || !/^[1-9][0-9]*$/.test(target)) throw usage(`outbox ${action} needs an item id (a positive integer), got "${target ?? ''}"`);
+      const connection = connectionOf(flags, usage);
+      if (action === 'retry') return printAnswer(await call(connection, 'POST', `/admin/outbox/${target}/retry`));
+      const reference = required(flags, 'reference', usage);
+      return printAnswer(await call(connection, 'POST', `/admin/outbox/${target}/resolve`, { reference }));
+    }
+    default:
+      throw usage(`outbox takes: list, retry, resolve (got "${action ?? ''}")`);
+  }
+}
+
+async function createPayout(connection: Connection, flags: AdminFlags, usage: Usage): Promise<void> {
+  const amount = required(flags, 'amount', usage);
+  if (!decimalFromString(amount)) throw usage(`--amount must be decimal text such as 50.00, got "${amount}"`);
+  const body = {
+    operatorId: required(flags, 'operator', usage),
+    playerId: required(flags, 'player', usage),
+    currency: required(flags, 'currency', usage),
+    amount: amount.trim(),
+    campaignId: uuidFlag(flags, 'campaign', usage),
+    ...(flags.payout === undefined ? {} : { payoutId: uuidFlag(flags, 'payout', usage) }),
+  };
+  printAnswer(await call(connection, 'POST', '/admin/payouts', body));
+}
+
+type Outcome = 'created' | 'alreadyThere' | 'conflicts' | 'refused' | 'failed';
+
+interface RowProblem {
+  line: number;
+  playerId: string;
+  outcome: Outcome;
+  status?: number;
+  code?: string;
+  detail: string;
+}
+
+function outcomeOf(status: number): Outcome {
+  if (status === 202) return 'created';
+  if (status === 200) return 'alreadyThere';
+  if (status === 409) return 'conflicts';
+  // A provider that is down or overloaded refused nothing: the row may be sent again.
+  if (status >= 500 || status === 408 || status === 429) return 'failed';
+  return 'refused';
+}
+
+/** Progress on stderr: a bar redrawn in place on a terminal, a line per row otherwise (a log, a pipe). */
+function progress(total: number): { row: (done: number, row: LeaderboardRow, outcome: Outcome, counts: Record<Outcome, number>) => void; end: () => void } {
+  const tty = process.stderr.isTTY === true;
+  return {
+    row: (done, row, outcome, counts) => {
+      if (tty) {
+        const filled = Math.round((done / total) * PROGRESS_BAR_WIDTH);
+        const bar = `${'#'.repeat(filled)}${'.'.repeat(PROGRESS_BAR_WIDTH - filled)}`;
+        const failed = counts.conflicts + counts.refused + counts.failed;
+        process.stderr.write(`\r[${bar}] ${done}/${total}  created ${counts.created}  already ${counts.alreadyThere}  failed ${failed}`);
+      } else {
+        process.stderr.write(`payouts ${done}/${total}: line ${row.line} ${row.playerId} ${outcome}\n`);
+      }
+    },
+    end: () => {
+      if (tty) process.stderr.write('\n');
+    },
+  };
+}
+
+async function importPayouts(file: string, flags: AdminFlags, usage: Usage): Promise<void> {
+  const operatorId = required(flags, 'operator', usage);
+  const campaignId = uuidFlag(flags, 'campaign', usage);
+  const connection = connectionOf(flags, usage);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw usage(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  const read = readLeaderboard(text);
+  if (!read.ok) {
+    for (const { line, problem } of read.problems) process.stderr.write(`${file}:${line}: ${problem}\n`);
+    process.stderr.write(`${read.problems.length} bad line${read.problems.length === 1 ? '' : 's'}; nothing was sent\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const counts: Record<Outcome, number> = { created: 0, alreadyThere: 0, conflicts: 0, refused: 0, failed: 0 };
+  const problems: RowProblem[] = [];
+  const shown = progress(read.rows.length);
+  for (const [index, row] of read.rows.entries()) {
+    const body = {
+      operatorId,
+      playerId: row.playerId,
+      currency: row.currency,
+      amount: row.amount,
+      campaignId,
+      ...(row.payoutId === undefined ? {} : { payoutId: row.payoutId }),
+    };
+    let outcome: Outcome;
+    try {
+      const answer = await call(connection, 'POST', '/admin/payouts', body);
+      outcome = outcomeOf(answer.status);
+      if (outcome !== 'created' && outcome !== 'alreadyThere') {
+        let problem: { code?: string; detail?: string } = {};
+        try {
+          problem = JSON.parse(answer.text) as typeof problem;
+        } catch {
+          // Not a problem+json: its text is the detail.
+        }
+        problems.push({
+          line: row.line,
+          playerId: row.playerId,
+          outcome,
+          status: answer.status,
+          ...(problem.code === undefined ? {} : { code: problem.code }),
+          detail: problem.detail ?? answer.text,
+        });
+      }
+    } catch (error) {
+      outcome = 'failed';
+      problems.push({ line: row.line, playerId: row.playerId, outcome, detail: (error as Error).message });
+    }
+    counts[outcome] += 1;
+    shown.row(index + 1, row, outcome, counts);
+  }
+  shown.end();
+  process.stdout.write(`${stringify({ file, rows: read.rows.length, ...counts, problems })}\n`);
+  if (counts.conflicts + counts.refused + counts.failed > 0) process.exitCode = 1;
+}
