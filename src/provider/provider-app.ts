@@ -338,6 +338,19 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     const input = readBody(reply, bytes, bodies.play);
     if (!input) return reply;
     const outcome = await games.play(input.token, slug, input);
+    if ('ok' in outcome) return sendRefusal(reply, outcome);
+    // 202: the round is accepted and kept, its final answer not in yet (docs/provider.md).
+    return sendJson(reply, outcome.round.status === 'pending' ? 202 : 200, JSON.stringify(outcome));
+  });
+
+  // What the page polls while a round is pending: the stored state, with no call to the casino.
+  app.post('/game/:slug/api/state', async (request, reply) => {
+    const { slug } = request.params as { slug: string };
+    const bytes = bodyBytes(request, reply);
+    if (!bytes) return reply;
+    const input = readBody(reply, bytes, bodies.open);
+    if (!input) return reply;
+    const outcome = await games.state(input.token, slug);
     if ('ok' in outcome && outcome.ok === false) return sendRefusal(reply, outcome);
     return sendJson(reply, 200, JSON.stringify(outcome));
   });
