@@ -1,9 +1,12 @@
 // Dice, the game page. It talks HTTP only to the provider's own JSON API
-// (<page>/api/open, <page>/api/play) and, when the casino gave one, calls
+// (<page>/api/open, <page>/api/play, <page>/api/state) and, when the casino gave one, calls
 // urls.refresh to keep the player's casino session alive. The launch token
 // is the URL's fragment: the browser never sends it in a request line or a
 // Referer header. Amounts travel as decimal strings and are computed with
 // BigInt, never floats.
+
+// Every text the page shows, by language (en is the fallback): data, so that translators need not read code.
+import STRINGS from './strings.json' with { type: 'json' };
 
 const ROLL_OUTCOMES = 1000000n;
 const RTP_SCALE = 10000n;
@@ -12,100 +15,6 @@ const WORD_LIMIT = Math.floor(2 ** 32 / 1e6) * 1e6;
 const ROLL_ANIMATION_MS = 650;
 const CLIENT_SEED_KEY = 'wagerlink.dice.clientSeed';
 
-const STRINGS = {
-  en: {
-    low: 'low', medium: 'medium', high: 'high',
-    lobby: 'Lobby', deposit: 'Deposit', balance: 'Balance', fun: 'Play money', ready: 'Pick your chance and roll',
-    multiplier: 'Multiplier', under: 'Win below', payout: 'Payout', chance: 'Win chance', bet: 'Bet', roll: 'Roll',
-    playFree: 'Play free round', keys: 'Space: roll · Enter: press the focused button, else roll · ← →: bet · ↑ ↓: chance · F: free round',
-    lastRounds: 'Last rounds', noRounds: 'No rounds yet.', fair: 'Provably fair',
-    fairText: 'Before each round you see the SHA-256 hash of the server seed. After it, the seed is revealed and your browser recomputes the roll from HMAC-SHA256(server seed, "client seed:nonce").',
-    nextHash: 'Next server seed hash', nonce: 'Nonce', clientSeed: 'Client seed', loading: 'Opening the game…',
-    win: 'You win {amount}!', lose: 'Rolled {roll}: needed below {under}', freeTitle: 'Free rounds',
-    freeText: '{left} left at {bet} each', pending: 'pending', verified: 'Verified in your browser',
-    notVerified: 'Verification failed', cannotVerify: 'This browser cannot verify here (needs a secure page)',
-    rtp: 'Return to player {rtp} % · volatility {volatility}', failed: 'The game could not be opened', noToken: 'This page needs a launch link from the casino.',
-    freeTag: 'FREE', delivering: 'being delivered', roundPending: 'Your round is being delivered to the casino: it shows here when it lands.',
-    rollPaused: 'Roll is paused until your last round is delivered.', roundRefused: 'The casino did not accept your last round: it does not count.',
-    balanceIs: 'Your balance: {balance}.',
-    pFunds: 'Your balance is too low for this bet.', pSession: 'Your session has ended. Please open the game again from the casino.',
-    pLink: 'This game link is no longer valid. Please open the game again from the casino.', pBlocked: 'Your account cannot play right now. Please contact the casino.',
-    pCurrency: 'This game is not available in the currency of your account.', pGame: 'This game is no longer available.',
-    pBusy: 'The casino is not answering right now. Please try again in a moment.', pFree: 'No free rounds are left.',
-    pRate: 'Too many rounds at once. Please wait a moment and roll again.', pBet: 'This bet cannot be played. Please choose another one.',
-    pRound: 'The casino did not accept this round.', pNetwork: 'No connection to the game. Please check your connection and try again.',
-    pGeneric: 'Something went wrong. Please try again.',
-  },
-  de: {
-    low: 'niedrig', medium: 'mittel', high: 'hoch',
-    lobby: 'Lobby', deposit: 'Einzahlen', balance: 'Guthaben', fun: 'Spielgeld', ready: 'Chance wählen und würfeln',
-    multiplier: 'Multiplikator', under: 'Gewinn unter', payout: 'Auszahlung', chance: 'Gewinnchance', bet: 'Einsatz', roll: 'Würfeln',
-    playFree: 'Freispiel spielen', keys: 'Leertaste: würfeln · Enter: fokussierte Taste drücken, sonst würfeln · ← →: Einsatz · ↑ ↓: Chance · F: Freispiel',
-    lastRounds: 'Letzte Runden', noRounds: 'Noch keine Runden.', fair: 'Nachweisbar fair',
-    fairText: 'Vor jeder Runde sehen Sie den SHA-256-Hash des Server-Seeds. Danach wird der Seed offengelegt und Ihr Browser berechnet den Wurf aus HMAC-SHA256(Server-Seed, "Client-Seed:Nonce") nach.',
-    nextHash: 'Nächster Server-Seed-Hash', nonce: 'Nonce', clientSeed: 'Client-Seed', loading: 'Spiel wird geöffnet…',
-    win: 'Gewonnen: {amount}!', lose: 'Gewürfelt {roll}: nötig war unter {under}', freeTitle: 'Freispiele',
-    freeText: 'noch {left} zu je {bet}', pending: 'offen', verified: 'Im Browser geprüft',
-    notVerified: 'Prüfung fehlgeschlagen', cannotVerify: 'Dieser Browser kann hier nicht prüfen (sichere Seite nötig)',
-    rtp: 'Auszahlungsquote {rtp} % · Volatilität {volatility}', failed: 'Das Spiel konnte nicht geöffnet werden', noToken: 'Diese Seite braucht einen Startlink des Casinos.',
-    freeTag: 'GRATIS', delivering: 'wird übermittelt', roundPending: 'Ihre Runde wird an das Casino übermittelt: Sie erscheint hier, sobald sie angekommen ist.',
-    rollPaused: 'Würfeln ist pausiert, bis Ihre letzte Runde übermittelt ist.', roundRefused: 'Das Casino hat Ihre letzte Runde nicht angenommen: Sie zählt nicht.',
-    balanceIs: 'Ihr Guthaben: {balance}.',
-    pFunds: 'Ihr Guthaben reicht für diesen Einsatz nicht aus.', pSession: 'Ihre Sitzung ist abgelaufen. Bitte öffnen Sie das Spiel erneut im Casino.',
-    pLink: 'Dieser Spiellink ist nicht mehr gültig. Bitte öffnen Sie das Spiel erneut im Casino.', pBlocked: 'Ihr Konto kann gerade nicht spielen. Bitte wenden Sie sich an das Casino.',
-    pCurrency: 'Dieses Spiel ist in der Währung Ihres Kontos nicht verfügbar.', pGame: 'Dieses Spiel ist nicht mehr verfügbar.',
-    pBusy: 'Das Casino antwortet gerade nicht. Bitte versuchen Sie es gleich noch einmal.', pFree: 'Es sind keine Freispiele mehr übrig.',
-    pRate: 'Zu viele Runden auf einmal. Bitte warten Sie kurz und würfeln Sie dann erneut.', pBet: 'Dieser Einsatz ist nicht möglich. Bitte wählen Sie einen anderen.',
-    pRound: 'Das Casino hat diese Runde nicht angenommen.', pNetwork: 'Keine Verbindung zum Spiel. Bitte prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
-    pGeneric: 'Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.',
-  },
-  es: {
-    low: 'baja', medium: 'media', high: 'alta',
-    lobby: 'Lobby', deposit: 'Depositar', balance: 'Saldo', fun: 'Dinero ficticio', ready: 'Elige tu probabilidad y tira',
-    multiplier: 'Multiplicador', under: 'Gana bajo', payout: 'Pago', chance: 'Probabilidad', bet: 'Apuesta', roll: 'Tirar',
-    playFree: 'Jugar tirada gratis', keys: 'Espacio: tirar · Intro: pulsa el botón enfocado, si no tira · ← →: apuesta · ↑ ↓: probabilidad · F: gratis',
-    lastRounds: 'Últimas rondas', noRounds: 'Aún no hay rondas.', fair: 'Demostrablemente justo',
-    fairText: 'Antes de cada ronda ves el hash SHA-256 de la semilla del servidor. Después se revela la semilla y tu navegador recalcula la tirada con HMAC-SHA256(semilla del servidor, "semilla del cliente:nonce").',
-    nextHash: 'Hash de la próxima semilla', nonce: 'Nonce', clientSeed: 'Semilla del cliente', loading: 'Abriendo el juego…',
-    win: '¡Ganas {amount}!', lose: 'Salió {roll}: necesitabas menos de {under}', freeTitle: 'Tiradas gratis',
-    freeText: 'quedan {left} de {bet}', pending: 'pendiente', verified: 'Verificado en tu navegador',
-    notVerified: 'La verificación falló', cannotVerify: 'Este navegador no puede verificar aquí (requiere página segura)',
-    rtp: 'Retorno al jugador {rtp} % · volatilidad {volatility}', failed: 'No se pudo abrir el juego', noToken: 'Esta página necesita un enlace del casino.',
-    freeTag: 'GRATIS', delivering: 'en entrega', roundPending: 'Tu tirada se está entregando al casino: aparecerá aquí cuando llegue.',
-    rollPaused: 'Tirar está en pausa hasta que se entregue tu última tirada.', roundRefused: 'El casino no aceptó tu última tirada: no cuenta.',
-    balanceIs: 'Tu saldo: {balance}.',
-    pFunds: 'Tu saldo no alcanza para esta apuesta.', pSession: 'Tu sesión ha terminado. Abre el juego de nuevo desde el casino.',
-    pLink: 'Este enlace ya no es válido. Abre el juego de nuevo desde el casino.', pBlocked: 'Tu cuenta no puede jugar ahora. Contacta con el casino.',
-    pCurrency: 'Este juego no está disponible en la moneda de tu cuenta.', pGame: 'Este juego ya no está disponible.',
-    pBusy: 'El casino no responde ahora mismo. Inténtalo de nuevo en un momento.', pFree: 'No quedan tiradas gratis.',
-    pRate: 'Demasiadas tiradas a la vez. Espera un momento y vuelve a tirar.', pBet: 'Esta apuesta no es posible. Elige otra.',
-    pRound: 'El casino no aceptó esta tirada.', pNetwork: 'Sin conexión con el juego. Comprueba tu conexión e inténtalo de nuevo.',
-    pGeneric: 'Algo salió mal. Inténtalo de nuevo.',
-  },
-  fr: {
-    low: 'faible', medium: 'moyenne', high: 'élevée',
-    lobby: 'Lobby', deposit: 'Dépôt', balance: 'Solde', fun: 'Argent fictif', ready: 'Choisissez votre chance et lancez',
-    multiplier: 'Multiplicateur', under: 'Gagne sous', payout: 'Gain', chance: 'Chance de gain', bet: 'Mise', roll: 'Lancer',
-    playFree: 'Jouer un tour gratuit', keys: 'Espace : lancer · Entrée : appuie sur le bouton actif, sinon lance · ← → : mise · ↑ ↓ : chance · F : gratuit',
-    lastRounds: 'Derniers tours', noRounds: 'Aucun tour pour l’instant.', fair: 'Équité vérifiable',
-    fairText: 'Avant chaque tour, vous voyez le hash SHA-256 de la graine du serveur. Ensuite la graine est révélée et votre navigateur recalcule le lancer avec HMAC-SHA256(graine serveur, "graine client:nonce").',
-    nextHash: 'Hash de la prochaine graine', nonce: 'Nonce', clientSeed: 'Graine client', loading: 'Ouverture du jeu…',
-    win: 'Vous gagnez {amount} !', lose: 'Tiré {roll} : il fallait moins de {under}', freeTitle: 'Tours gratuits',
-    freeText: 'encore {left} à {bet}', pending: 'en attente', verified: 'Vérifié dans votre navigateur',
-    notVerified: 'Échec de la vérification', cannotVerify: 'Ce navigateur ne peut pas vérifier ici (page sécurisée requise)',
-    rtp: 'Taux de retour {rtp} % · volatilité {volatility}', failed: 'Le jeu n’a pas pu être ouvert', noToken: 'Cette page nécessite un lien du casino.',
-    freeTag: 'GRATUIT', delivering: 'en cours de transmission', roundPending: 'Votre tour est en cours de transmission au casino : il s’affichera ici à son arrivée.',
-    rollPaused: 'Le lancer est en pause jusqu’à la transmission de votre dernier tour.', roundRefused: 'Le casino n’a pas accepté votre dernier tour : il ne compte pas.',
-    balanceIs: 'Votre solde : {balance}.',
-    pFunds: 'Votre solde est insuffisant pour cette mise.', pSession: 'Votre session a expiré. Rouvrez le jeu depuis le casino.',
-    pLink: 'Ce lien de jeu n’est plus valide. Rouvrez le jeu depuis le casino.', pBlocked: 'Votre compte ne peut pas jouer pour le moment. Contactez le casino.',
-    pCurrency: 'Ce jeu n’est pas disponible dans la devise de votre compte.', pGame: 'Ce jeu n’est plus disponible.',
-    pBusy: 'Le casino ne répond pas pour le moment. Réessayez dans un instant.', pFree: 'Il ne reste plus de tours gratuits.',
-    pRate: 'Trop de tours à la fois. Patientez un instant puis relancez.', pBet: 'Cette mise n’est pas possible. Choisissez-en une autre.',
-    pRound: 'Le casino n’a pas accepté ce tour.', pNetwork: 'Pas de connexion au jeu. Vérifiez votre connexion et réessayez.',
-    pGeneric: 'Une erreur est survenue. Réessayez.',
-  },
-};
 
 /**
  * The page's own sentence for each problem code of the registry

@@ -91,7 +91,7 @@ describe('the page', () => {
   });
 
   test('the assets are served with their types, and nothing else', async () => {
-    const types: Record<string, RegExp> = { 'game.js': /^text\/javascript/, 'game.css': /^text\/css/, 'favicon.svg': /^image\/svg\+xml/ };
+    const types: Record<string, RegExp> = { 'game.js': /^text\/javascript/, 'game.css': /^text\/css/, 'favicon.svg': /^image\/svg\+xml/, 'strings.json': /^application\/json/ };
     for (const [file, type] of Object.entries(types)) {
       const asset = await provider.app.inject({ method: 'GET', url: `/game/assets/${file}` });
       assert.equal(asset.statusCode, 200, file);
