@@ -1,9 +1,12 @@
 // Dice, the game page. It talks HTTP only to the provider's own JSON API
-// (<page>/api/open, <page>/api/play) and, when the casino gave one, calls
+// (<page>/api/open, <page>/api/play, <page>/api/state) and, when the casino gave one, calls
 // urls.refresh to keep the player's casino session alive. The launch token
 // is the URL's fragment: the browser never sends it in a request line or a
 // Referer header. Amounts travel as decimal strings and are computed with
 // BigInt, never floats.
+
+// Every text the page shows, by language (en is the fallback): data, so that translators need not read code.
+import STRINGS from './strings.json' with { type: 'json' };
 
 const ROLL_OUTCOMES = 1000000n;
 const RTP_SCALE = 10000n;
@@ -12,60 +15,30 @@ const WORD_LIMIT = Math.floor(2 ** 32 / 1e6) * 1e6;
 const ROLL_ANIMATION_MS = 650;
 const CLIENT_SEED_KEY = 'wagerlink.dice.clientSeed';
 
-const STRINGS = {
-  en: {
-    low: 'low', medium: 'medium', high: 'high',
-    lobby: 'Lobby', deposit: 'Deposit', balance: 'Balance', fun: 'Play money', ready: 'Pick your chance and roll',
-    multiplier: 'Multiplier', under: 'Win below', payout: 'Payout', chance: 'Win chance', bet: 'Bet', roll: 'Roll',
-    playFree: 'Play free round', keys: 'Space or Enter: roll · ← →: bet · ↑ ↓: chance · F: free round',
-    lastRounds: 'Last rounds', noRounds: 'No rounds yet.', fair: 'Provably fair',
-    fairText: 'Before each round you see the SHA-256 hash of the server seed. After it, the seed is revealed and your browser recomputes the roll from HMAC-SHA256(server seed, "client seed:nonce").',
-    nextHash: 'Next server seed hash', nonce: 'Nonce', clientSeed: 'Client seed', loading: 'Opening the game…',
-    win: 'You win {amount}!', lose: 'Rolled {roll}: needed below {under}', freeTitle: 'Free rounds',
-    freeText: '{left} left at {bet} each', pending: 'pending', verified: 'Verified in your browser',
-    notVerified: 'Verification failed', cannotVerify: 'This browser cannot verify here (needs a secure page)',
-    rtp: 'Return to player {rtp} % · volatility {volatility}', failed: 'The game could not be opened', noToken: 'This page needs a launch link from the casino.',
-  },
-  de: {
-    low: 'niedrig', medium: 'mittel', high: 'hoch',
-    lobby: 'Lobby', deposit: 'Einzahlen', balance: 'Guthaben', fun: 'Spielgeld', ready: 'Chance wählen und würfeln',
-    multiplier: 'Multiplikator', under: 'Gewinn unter', payout: 'Auszahlung', chance: 'Gewinnchance', bet: 'Einsatz', roll: 'Würfeln',
-    playFree: 'Freispiel spielen', keys: 'Leertaste oder Enter: würfeln · ← →: Einsatz · ↑ ↓: Chance · F: Freispiel',
-    lastRounds: 'Letzte Runden', noRounds: 'Noch keine Runden.', fair: 'Nachweisbar fair',
-    fairText: 'Vor jeder Runde sehen Sie den SHA-256-Hash des Server-Seeds. Danach wird der Seed offengelegt und Ihr Browser berechnet den Wurf aus HMAC-SHA256(Server-Seed, "Client-Seed:Nonce") nach.',
-    nextHash: 'Nächster Server-Seed-Hash', nonce: 'Nonce', clientSeed: 'Client-Seed', loading: 'Spiel wird geöffnet…',
-    win: 'Gewonnen: {amount}!', lose: 'Gewürfelt {roll}: nötig war unter {under}', freeTitle: 'Freispiele',
-    freeText: 'noch {left} zu je {bet}', pending: 'offen', verified: 'Im Browser geprüft',
-    notVerified: 'Prüfung fehlgeschlagen', cannotVerify: 'Dieser Browser kann hier nicht prüfen (sichere Seite nötig)',
-    rtp: 'Auszahlungsquote {rtp} % · Volatilität {volatility}', failed: 'Das Spiel konnte nicht geöffnet werden', noToken: 'Diese Seite braucht einen Startlink des Casinos.',
-  },
-  es: {
-    low: 'baja', medium: 'media', high: 'alta',
-    lobby: 'Lobby', deposit: 'Depositar', balance: 'Saldo', fun: 'Dinero ficticio', ready: 'Elige tu probabilidad y tira',
-    multiplier: 'Multiplicador', under: 'Gana bajo', payout: 'Pago', chance: 'Probabilidad', bet: 'Apuesta', roll: 'Tirar',
-    playFree: 'Jugar tirada gratis', keys: 'Espacio o Intro: tirar · ← →: apuesta · ↑ ↓: probabilidad · F: gratis',
-    lastRounds: 'Últimas rondas', noRounds: 'Aún no hay rondas.', fair: 'Demostrablemente justo',
-    fairText: 'Antes de cada ronda ves el hash SHA-256 de la semilla del servidor. Después se revela la semilla y tu navegador recalcula la tirada con HMAC-SHA256(semilla del servidor, "semilla del cliente:nonce").',
-    nextHash: 'Hash de la próxima semilla', nonce: 'Nonce', clientSeed: 'Semilla del cliente', loading: 'Abriendo el juego…',
-    win: '¡Ganas {amount}!', lose: 'Salió {roll}: necesitabas menos de {under}', freeTitle: 'Tiradas gratis',
-    freeText: 'quedan {left} de {bet}', pending: 'pendiente', verified: 'Verificado en tu navegador',
-    notVerified: 'La verificación falló', cannotVerify: 'Este navegador no puede verificar aquí (requiere página segura)',
-    rtp: 'Retorno al jugador {rtp} % · volatilidad {volatility}', failed: 'No se pudo abrir el juego', noToken: 'Esta página necesita un enlace del casino.',
-  },
-  fr: {
-    low: 'faible', medium: 'moyenne', high: 'élevée',
-    lobby: 'Lobby', deposit: 'Dépôt', balance: 'Solde', fun: 'Argent fictif', ready: 'Choisissez votre chance et lancez',
-    multiplier: 'Multiplicateur', under: 'Gagne sous', payout: 'Gain', chance: 'Chance de gain', bet: 'Mise', roll: 'Lancer',
-    playFree: 'Jouer un tour gratuit', keys: 'Espace ou Entrée : lancer · ← → : mise · ↑ ↓ : chance · F : gratuit',
-    lastRounds: 'Derniers tours', noRounds: 'Aucun tour pour l’instant.', fair: 'Équité vérifiable',
-    fairText: 'Avant chaque tour, vous voyez le hash SHA-256 de la graine du serveur. Ensuite la graine est révélée et votre navigateur recalcule le lancer avec HMAC-SHA256(graine serveur, "graine client:nonce").',
-    nextHash: 'Hash de la prochaine graine', nonce: 'Nonce', clientSeed: 'Graine client', loading: 'Ouverture du jeu…',
-    win: 'Vous gagnez {amount} !', lose: 'Tiré {roll} : il fallait moins de {under}', freeTitle: 'Tours gratuits',
-    freeText: 'encore {left} à {bet}', pending: 'en attente', verified: 'Vérifié dans votre navigateur',
-    notVerified: 'Échec de la vérification', cannotVerify: 'Ce navigateur ne peut pas vérifier ici (page sécurisée requise)',
-    rtp: 'Taux de retour {rtp} % · volatilité {volatility}', failed: 'Le jeu n’a pas pu être ouvert', noToken: 'Cette page nécessite un lien du casino.',
-  },
+
+/**
+ * The page's own sentence for each problem code of the registry
+ * (src/protocol/errors.ts); a code not here gets pGeneric. The problem's
+ * `detail` is for developers (the console): it is the provider's or the
+ * casino's English, with ids a player has no use for.
+ */
+const PROBLEM_TEXT = {
+  INSUFFICIENT_FUNDS: 'pFunds',
+  SESSION_EXPIRED: 'pSession',
+  INVALID_LAUNCH_KEY: 'pLink', INVALID_TOKEN: 'pLink', SESSION_NOT_FOUND: 'pLink', SESSION_MISMATCH: 'pLink',
+  WALLET_NOT_FOUND: 'pLink', PLAYER_NOT_FOUND: 'pLink',
+  PLAYER_BLOCKED: 'pBlocked',
+  UNSUPPORTED_CURRENCY: 'pCurrency',
+  GAME_NOT_FOUND: 'pGame', NOT_FOUND: 'pGame',
+  SERVICE_UNAVAILABLE: 'pBusy', REQUEST_TIMEOUT: 'pBusy', INTERNAL_ERROR: 'pBusy',
+  CAMPAIGN_FINISHED: 'pFree',
+  RATE_LIMITED: 'pRate',
+  INVALID_REQUEST: 'pBet',
+  DUPLICATE_CONFLICT: 'pRound', ROUND_CLOSED: 'pRound', ROUND_MISMATCH: 'pRound',
+  NETWORK: 'pNetwork',
 };
+/** How often the page asks after a round still being delivered (ms): the provider resends at least once a second meanwhile. */
+const ROUND_POLL_MS = 1000;
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -75,6 +48,7 @@ const ui = {
   bet: $('bet'), betDown: $('bet-down'), betUp: $('bet-up'), chips: $('chips'), free: $('free'), freeTitle: $('free-title'),
   freeText: $('free-text'), freeBtn: $('free-btn'), rollBtn: $('roll-btn'), rounds: $('rounds'), roundsEmpty: $('rounds-empty'),
   nextHash: $('next-hash'), nonce: $('nonce'), clientSeed: $('client-seed'), rtpLine: $('rtp-line'), overlayText: $('overlay-text'), toast: $('toast'),
+  rollReason: $('roll-reason'), trackScale: $('track-scale'),
 };
 
 const state = {
@@ -87,6 +61,10 @@ const state = {
   chancePct: 50,
   clientSeed: '',
   busy: false,
+  /** The roundId of this launch's round still being delivered, or null. */
+  pending: null,
+  pollTimer: undefined,
+  numbers: null,
 };
 
 // ------------------------------------------------------------------ text
@@ -100,7 +78,40 @@ function applyLanguage(tag) {
   const base = String(tag || 'en').toLowerCase().split('-')[0];
   state.strings = STRINGS[base] ?? STRINGS.en;
   document.documentElement.lang = tag || 'en';
+  state.numbers = makeNumberFormats(tag || 'en');
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  ui.trackScale.replaceChildren(
+    ...[0, 25, 50, 75, 100].map((value) => {
+      const mark = document.createElement('span');
+      mark.textContent = state.numbers.count.format(value);
+      return mark;
+    }),
+  );
+}
+
+/** Every number the page shows goes through one of these, in the page's language. */
+function makeNumberFormats(language) {
+  let tag = language;
+  try {
+    Intl.NumberFormat.supportedLocalesOf([tag]);
+  } catch {
+    tag = 'en';
+  }
+  return {
+    roll: new Intl.NumberFormat(tag, { minimumFractionDigits: 4, maximumFractionDigits: 4 }),
+    rollShort: new Intl.NumberFormat(tag, { minimumFractionDigits: 2, maximumFractionDigits: 2, roundingMode: 'trunc' }),
+    percent: new Intl.NumberFormat(tag, { style: 'percent', maximumFractionDigits: 0 }),
+    count: new Intl.NumberFormat(tag, { maximumFractionDigits: 0 }),
+    multiplier: new Intl.NumberFormat(tag, { minimumFractionDigits: 2, maximumFractionDigits: 4 }),
+    rtp: new Intl.NumberFormat(tag, { maximumFractionDigits: 2 }),
+  };
+}
+
+/** The page's sentence for a problem, with the balance it carried in the locale's money format. */
+function problemText(problem) {
+  const text = t(PROBLEM_TEXT[problem?.code] ?? 'pGeneric');
+  if (problem?.balance === undefined || !state.moneyFormat) return text;
+  return `${text} ${t('balanceIs', { balance: money(String(problem.balance)) })}`;
 }
 
 // ----------------------------------------------------------------- money
@@ -131,8 +142,14 @@ function money(text) {
   return state.moneyFormat ? state.moneyFormat(String(text)) : String(text);
 }
 
-function rollText(roll) {
-  return `${Math.floor(roll / 10000)}.${String(roll % 10000).padStart(4, '0')}`;
+/** A roll (0 to 999999) as the locale writes 0.0000 to 99.9999; exact decimal text in, so no float rounding. */
+function rollText(roll, short = false) {
+  const text = `${Math.floor(roll / 10000)}.${String(roll % 10000).padStart(4, '0')}`;
+  return (short ? state.numbers.rollShort : state.numbers.roll).format(text);
+}
+
+function percentText(pct) {
+  return state.numbers.percent.format(pct / 100);
 }
 
 /** The same arithmetic as the server (src/game/dice.ts): win rounded down, chance from the win. */
@@ -147,13 +164,23 @@ function quote(betMinor, chancePct) {
 
 // ------------------------------------------------------------------- api
 
+/** Throws an Error whose `problem` has the problem's code (NETWORK when nothing came back); its detail goes to the console only. */
 async function call(path, body) {
-  const response = await fetch(`${state.api}/${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token: state.token, ...body }),
-  });
-  const text = await response.text();
+  let response;
+  let text;
+  try {
+    response = await fetch(`${state.api}/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: state.token, ...body }),
+    });
+    text = await response.text();
+  } catch (cause) {
+    const error = new Error(`${path}: ${cause}`);
+    error.problem = { code: 'NETWORK' };
+    console.info(`dice: ${error.message}`);
+    throw error;
+  }
   let data;
   try {
     data = JSON.parse(text);
@@ -163,6 +190,7 @@ async function call(path, body) {
   if (!response.ok) {
     const error = new Error(data.detail || `HTTP ${response.status}`);
     error.problem = data;
+    console.info(`dice: ${path} answered ${response.status} ${data.code ?? ''}: ${error.message}`);
     throw error;
   }
   return data;
@@ -241,7 +269,7 @@ function renderQuote() {
   const session = state.session;
   const bet = currentBetMinor();
   ui.bet.textContent = money(session.ladder[state.betIndex]);
-  ui.chanceOut.textContent = `${state.chancePct}%`;
+  ui.chanceOut.textContent = percentText(state.chancePct);
   ui.betDown.disabled = state.busy || state.betIndex === 0;
   ui.betUp.disabled = state.busy || state.betIndex === session.ladder.length - 1;
   for (const chip of ui.chips.children) chip.setAttribute('aria-pressed', String(Number(chip.dataset.index) === state.betIndex));
@@ -254,12 +282,12 @@ function renderQuote() {
     return;
   }
   const multiplierE4 = (q.win * 10000n) / bet;
-  const multiplier = (Number(multiplierE4) / 10000).toLocaleString(session.language, { minimumFractionDigits: 2, maximumFractionDigits: 4 });
-  ui.multiplier.textContent = `${multiplier}×`;
+  ui.multiplier.textContent = `${state.numbers.multiplier.format(fromMinor(multiplierE4, 4))}×`;
   ui.under.textContent = rollText(q.threshold);
   ui.payout.textContent = money(fromMinor(q.win, session.decimals));
   ui.winZone.style.width = `${(q.threshold / 1e6) * 100}%`;
-  ui.rollBtn.disabled = state.busy;
+  ui.rollBtn.disabled = state.busy || state.pending !== null;
+  ui.rollReason.hidden = state.pending === null;
 }
 
 function renderFree() {
@@ -267,15 +295,15 @@ function renderFree() {
   ui.free.hidden = !free;
   if (free) {
     ui.freeTitle.textContent = t('freeTitle');
-    ui.freeText.textContent = t('freeText', { left: free.left, bet: money(free.bet) });
+    ui.freeText.textContent = t('freeText', { left: state.numbers.count.format(free.left), bet: money(free.bet) });
   }
-  ui.freeBtn.disabled = state.busy;
+  ui.freeBtn.disabled = state.busy || state.pending !== null;
 }
 
 function renderFairness() {
   ui.nextHash.textContent = state.session.fairness.serverSeedHash;
   ui.nextHash.title = state.session.fairness.serverSeedHash;
-  ui.nonce.textContent = String(state.session.fairness.nonce);
+  ui.nonce.textContent = state.numbers.count.format(state.session.fairness.nonce);
 }
 
 function roundItem(round) {
@@ -286,25 +314,25 @@ function roundItem(round) {
   const left = document.createElement('div');
   const roll = document.createElement('span');
   roll.className = 'r-roll';
-  roll.textContent = settled ? rollText(round.roll).slice(0, -2) : '··.··';
+  roll.textContent = settled ? rollText(round.roll, true) : '··.··';
   left.append(roll);
   if (round.free) {
     const free = document.createElement('span');
     free.className = 'r-free';
-    free.textContent = 'FREE';
+    free.textContent = t('freeTag');
     left.append(free);
   }
   const meta = document.createElement('span');
   meta.className = 'r-meta';
-  meta.textContent = `${round.chancePct}% · ${money(round.bet)}`;
+  meta.textContent = `${percentText(round.chancePct)} · ${money(round.bet)}`;
   left.append(meta);
   const win = document.createElement('span');
   win.className = 'r-win';
-  win.textContent = !settled ? t('pending') : won ? `+${money(round.win)}` : round.free ? money('0') : `−${money(round.bet)}`;
+  win.textContent = !settled ? t('delivering') : won ? `+${money(round.win)}` : round.free ? money('0') : `−${money(round.bet)}`;
   const check = document.createElement('span');
   check.className = 'r-check';
   check.textContent = settled ? '…' : '';
-  check.title = `nonce ${round.nonce}\nserver seed hash ${round.serverSeedHash}\nclient seed ${round.clientSeed}${settled ? `\nserver seed ${round.serverSeed}` : ''}`;
+  check.title = `nonce ${state.numbers.count.format(round.nonce)}\nserver seed hash ${round.serverSeedHash}\nclient seed ${round.clientSeed}${settled ? `\nserver seed ${round.serverSeed}` : ''}`;
   item.append(left, win, check);
   if (settled) {
     verifyRound(round).then((ok) => {
@@ -350,7 +378,7 @@ function renderSession() {
     }),
   );
   ui.rtpLine.textContent = t('rtp', {
-    rtp: (Number(session.game.rtpBp) / 100).toLocaleString(session.language, { maximumFractionDigits: 2 }),
+    rtp: state.numbers.rtp.format(fromMinor(BigInt(session.game.rtpBp), 2)),
     volatility: t(session.game.volatility),
   });
   ui.clientSeed.value = state.clientSeed;
@@ -358,6 +386,53 @@ function renderSession() {
   const last = session.rounds.find((round) => round.status === 'settled');
   if (last) showRoll(last, false);
   else ui.marker.hidden = true;
+  // A reload while a round is being delivered follows it as the play that left it would have.
+  const pending = session.rounds.find((round) => round.status === 'pending');
+  if (pending) showPending(pending);
+  renderQuote();
+  renderFree();
+  renderFairness();
+  renderRounds();
+}
+
+/** Shows a round the casino has not answered yet, and asks after it until it lands or is refused. */
+function showPending(round) {
+  state.pending = round.roundId;
+  ui.app.dataset.result = 'pending';
+  ui.roll.textContent = '…';
+  ui.verdict.textContent = t('roundPending');
+  clearTimeout(state.pollTimer);
+  state.pollTimer = setTimeout(followPending, ROUND_POLL_MS);
+}
+
+async function followPending() {
+  let session;
+  try {
+    session = await call('state', {});
+  } catch {
+    // The game server is unreachable or busy: the round is kept there, so ask again.
+    state.pollTimer = setTimeout(followPending, ROUND_POLL_MS);
+    return;
+  }
+  const round = session.rounds.find((r) => r.roundId === state.pending);
+  if (round?.status === 'pending') {
+    state.pollTimer = setTimeout(followPending, ROUND_POLL_MS);
+    return;
+  }
+  state.pending = null;
+  state.session.balance = session.balance;
+  state.session.rounds = session.rounds;
+  state.session.fairness = session.fairness;
+  state.session.freeRounds = session.freeRounds;
+  if (round) {
+    showRoll(round, true);
+  } else {
+    // Gone from the rounds: the casino refused it, and it never happened.
+    ui.app.dataset.result = 'refused';
+    ui.roll.textContent = '--.----';
+    ui.verdict.textContent = t('roundRefused');
+  }
+  setBalance(session.balance, true);
   renderQuote();
   renderFree();
   renderFairness();
@@ -395,7 +470,7 @@ function setBusy(busy) {
 // ------------------------------------------------------------------ play
 
 async function play(free) {
-  if (state.busy || !state.session) return;
+  if (state.busy || !state.session || state.pending !== null) return;
   if (free && !state.session.freeRounds) return;
   setBusy(true);
   ui.app.dataset.result = '';
@@ -416,8 +491,9 @@ async function play(free) {
     state.session.freeRounds = result.freeRounds;
     state.session.balance = result.balance;
     state.session.rounds = [result.round, ...state.session.rounds.filter((r) => r.roundId !== result.round.roundId)].slice(0, 20);
-    showRoll(result.round, true);
-    setBalance(result.balance, true);
+    if (result.round.status === 'pending') showPending(result.round);
+    else showRoll(result.round, true);
+    setBalance(result.balance, result.round.status !== 'pending');
     renderFairness();
     renderRounds();
   } catch (error) {
@@ -426,7 +502,7 @@ async function play(free) {
     ui.roll.textContent = '--.----';
     ui.verdict.textContent = t('ready');
     if (error.problem && error.problem.balance !== undefined) setBalance(String(error.problem.balance), false);
-    toast(error.message);
+    toast(problemText(error.problem));
   } finally {
     setBusy(false);
   }
@@ -479,13 +555,18 @@ function wire() {
   });
   document.addEventListener('keydown', (event) => {
     const target = event.target;
-    if (target === ui.clientSeed || event.ctrlKey || event.metaKey || event.altKey) return;
-    // A focused button or slider handles its own keys; the page handles the rest.
-    const onButton = target instanceof HTMLButtonElement;
+    if (isTextField(target) || event.ctrlKey || event.metaKey || event.altKey) return;
     const onSlider = target === ui.chance;
-    if ((event.key === ' ' || event.key === 'Enter') && !onButton) {
+    if (event.key === ' ') {
+      // Space rolls wherever focus is: it neither scrolls nor presses the focused control (a chip, Lobby, Deposit).
       event.preventDefault();
-      play(false);
+      if (!event.repeat) play(false);
+    } else if (event.key === 'Enter') {
+      // Enter stays the key that presses a focused control, so the keyboard can still reach Lobby, Deposit and the
+      // chips; elsewhere it rolls. (On the focused Roll button both are the same.)
+      if (isPressable(target)) return;
+      event.preventDefault();
+      if (!event.repeat) play(false);
     } else if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !onSlider) {
       event.preventDefault();
       stepBet(event.key === 'ArrowLeft' ? -1 : 1);
@@ -496,6 +577,19 @@ function wire() {
       play(true);
     }
   });
+  // A button or summary acts on Space's keyup: the roll was Space's only effect.
+  document.addEventListener('keyup', (event) => {
+    if (event.key === ' ' && !isTextField(event.target)) event.preventDefault();
+  });
+}
+
+function isTextField(node) {
+  if (node instanceof HTMLTextAreaElement || node?.isContentEditable) return true;
+  return node instanceof HTMLInputElement && !['range', 'button', 'checkbox', 'radio', 'submit', 'reset'].includes(node.type);
+}
+
+function isPressable(node) {
+  return node instanceof HTMLButtonElement || node instanceof HTMLAnchorElement || node?.tagName === 'SUMMARY';
 }
 
 function startRefresh() {
@@ -521,7 +615,7 @@ async function start() {
     state.session = await call('open', {});
   } catch (error) {
     ui.app.dataset.state = 'failed';
-    ui.overlayText.textContent = `${t('failed')}: ${error.message}`;
+    ui.overlayText.textContent = `${t('failed')}. ${problemText(error.problem)}`;
     return;
   }
   renderSession();

@@ -60,6 +60,7 @@ export interface RoundDelivery {
 export interface RoundView {
   roundId: string;
   nonce: number;
+  /** Pending: sent to the casino, no final answer yet; nothing about its outcome is shown. */
   status: 'pending' | 'settled';
   bet: string;
   chancePct: number;
@@ -97,6 +98,12 @@ export interface SessionView {
   refreshIntervalMs: number | null;
 }
 
+/**
+ * A played round and the launch after it. A real round with no final answer
+ * within limits.roundSettleMsMax is answered pending (the app's 202): its
+ * roll and win stay hidden, the balance is the last the casino gave, and the
+ * page follows it with `state` until it is settled or refused.
+ */
 export interface PlayView {
   round: RoundView;
   balance: string;
@@ -214,9 +221,8 @@ export class GameService {
     const launch = this.launchOf(token, slug);
     if (!launch.ok) return launch;
     const { claims, operator } = launch;
-    const now = this.options.world.clock();
     const existing = this.options.store.sessionByLaunch(claims.launchId);
-    if (now > claims.expiresAt && !(existing && now - existing.lastActiveAt <= this.options.config.limits.sessionIdleMs)) {
+    if (this.expired(claims, existing)) {
       return refuse('INVALID_LAUNCH_KEY', 'the launch URL has expired: launch the game again from the lobby');
     }
     return this.exclusive(claims.launchId, async () => {
@@ -226,7 +232,25 @@ export class GameService {
     });
   }
 
-  /** Outcomes: play view | INVALID_LAUNCH_KEY | SESSION_NOT_FOUND | SESSION_EXPIRED | INVALID_REQUEST | INSUFFICIENT_FUNDS | CAMPAIGN_FINISHED | the operator's refusals | SERVICE_UNAVAILABLE */
+  /**
+   * The launch as the provider knows it, without asking the casino: the
+   * page follows a pending round with it (a round gone from `rounds` was
+   * refused). Outcomes: session view | INVALID_LAUNCH_KEY | SESSION_MISMATCH | WALLET_NOT_FOUND | GAME_NOT_FOUND | SESSION_NOT_FOUND
+   */
+  async state(token: string, slug: string): Promise<SessionView | Refusal> {
+    const launch = this.launchOf(token, slug);
+    if (!launch.ok) return launch;
+    const { claims } = launch;
+    const { store } = this.options;
+    const found = store.sessionByLaunch(claims.launchId);
+    if (!found) return refuse('SESSION_NOT_FOUND', 'the game session is not open: open the game first');
+    if (this.expired(claims, found)) return refuse('INVALID_LAUNCH_KEY', 'the launch URL has expired: launch the game again from the lobby');
+    // Nothing is shown that a crash could still take back (a final answer not yet synced).
+    await store.durable();
+    return this.sessionView(store.session(found.pk), claims);
+  }
+
+  /** Outcomes: play view (its round pending when the casino has not answered in time) | INVALID_LAUNCH_KEY | SESSION_NOT_FOUND | SESSION_EXPIRED | INVALID_REQUEST | INSUFFICIENT_FUNDS | CAMPAIGN_FINISHED | the operator's refusals | SERVICE_UNAVAILABLE */
   async play(token: string, slug: string, input: PlayRequest): Promise<PlayView | Refusal> {
     const launch = this.launchOf(token, slug);
     if (!launch.ok) return launch;
@@ -262,12 +286,19 @@ export class GameService {
     if (!claims) return refuse('INVALID_LAUNCH_KEY', 'the launch token is not valid');
     if (claims.game !== slug) return refuse('SESSION_MISMATCH', `this launch is for game ${claims.game}, not ${slug}`);
     const operator = this.operators.get(claims.operatorId);
-    if (!operator) return refuse('WALLET_NOT_FOUND', `operator ${claims.operatorId} is no longer configured`);
+    // A player may read these: no operator's or wallet's id.
+    if (!operator) return refuse('WALLET_NOT_FOUND', "the launch's casino is no longer configured");
     if (claims.walletId !== undefined && !operator.walletIds.includes(claims.walletId)) {
-      return refuse('WALLET_NOT_FOUND', `wallet ${claims.walletId} is no longer registered for operator ${claims.operatorId}`);
+      return refuse('WALLET_NOT_FOUND', "the launch's wallet is no longer registered for its casino");
     }
     if (!this.options.catalog.game(claims.game)) return refuse('GAME_NOT_FOUND', `game ${claims.game} is no longer offered`);
     return { ok: true, claims, operator };
+  }
+
+  /** A launch URL is good until it expires, and after that while its session is in use. */
+  private expired(claims: LaunchClaims, existing: GameSessionRow | undefined): boolean {
+    const now = this.options.world.clock();
+    return now > claims.expiresAt && !(existing && now - existing.lastActiveAt <= this.options.config.limits.sessionIdleMs);
   }
 
   private newSeed(): string {
@@ -316,7 +347,7 @@ export class GameService {
     const { sessionId, playerId, currency, balance } = answer.value;
     const decimals = catalog.decimals(currency);
     if (decimals === undefined || !operator.currencies.includes(currency) || !catalog.ladder(claims.game, currency)) {
-      return refuse('UNSUPPORTED_CURRENCY', `game ${claims.game} has no bet ladder for ${currency} at operator ${operator.operatorId}`);
+      return refuse('UNSUPPORTED_CURRENCY', `game ${claims.game} has no bets in ${currency} at this casino`);
     }
     const balanceMinor = this.minorOf(balance, decimals);
     if (balanceMinor === undefined) return refuse('SERVICE_UNAVAILABLE', `the casino answered a balance of ${balance}, more decimals than ${currency} has`);
@@ -439,9 +470,8 @@ export class GameService {
     await store.durable();
     this.options.delivery?.poke();
     const finished = await this.finished(pending.pk, config.limits.roundSettleMsMax);
-    if (finished.status === 'pending') {
-      return refuse('SERVICE_UNAVAILABLE', 'the casino did not answer in time: the round is kept and will be settled before the next one');
-    }
+    // Still pending: the round is kept in the outbox and delivered without its player; the page follows it (state).
+    if (finished.status === 'pending') return this.playView(store.session(session.pk), finished);
     if (finished.status === 'refused') return this.refusalOf(finished, decimals);
     // The operator answered 200, so it booked the round; only its balance is unknown (unreadable, or a round settled by hand).
     if (finished.balanceAfterMinor === null) return refuse('SERVICE_UNAVAILABLE', "the round was booked but the casino's answer gave no balance that can be read exactly");

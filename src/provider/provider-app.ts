@@ -31,6 +31,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson as sendJsonAnswer, sendProblem, sendRefusal } from '../http/json-api.js';
 import { raw, stringify } from '../protocol/json.js';
@@ -38,7 +39,7 @@ import { amountToMinor, decimalFromNumber, decimalFromString, formatMinor, toMin
 import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
 import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
-import { compile, compileBody } from '../protocol/validate.js';
+import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
 import { noLadderDetail, offLadderDetail } from './catalog.js';
 import { REAL_PROVIDER_WORLD, type GameService, type ProviderWorld, type RoundDelivery } from './game-service.js';
 import { LIST_MAX, type OutboxItem } from '../dispatch/outbox.js';
@@ -158,6 +159,7 @@ function stateDetail(item: OutboxItem, action: string, now: number): string {
 const WEB_FILES: Readonly<Record<string, string>> = {
   'game.css': 'text/css; charset=utf-8',
   'game.js': 'text/javascript; charset=utf-8',
+  'strings.json': 'application/json; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
 
@@ -390,26 +392,36 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   });
 
   // The page's own API: the launch token in the body is the credential (no cookies, so no CSRF).
-  app.post('/game/:slug/api/open', async (request, reply) => {
-    const { slug } = request.params as { slug: string };
+  /** The game's slug and the checked body of a call of the page's API; undefined once the refusal is sent. */
+  const pageCall = <T extends TSchema>(request: FastifyRequest, reply: FastifyReply, reader: BodyReader<T>) => {
     const bytes = bodyBytes(request, reply);
-    if (!bytes) return reply;
-    const input = readBody(reply, bytes, bodies.open);
-    if (!input) return reply;
-    const outcome = await games.open(input.token, slug);
-    if ('ok' in outcome && outcome.ok === false) return sendRefusal(reply, outcome);
+    const input = bytes && readBody(reply, bytes, reader);
+    return input && { slug: (request.params as { slug: string }).slug, input };
+  };
+
+  app.post('/game/:slug/api/open', async (request, reply) => {
+    const call = pageCall(request, reply, bodies.open);
+    if (!call) return reply;
+    const outcome = await games.open(call.input.token, call.slug);
+    if ('ok' in outcome) return sendRefusal(reply, outcome);
     return sendJson(reply, 200, JSON.stringify(outcome));
   });
 
   app.post('/game/:slug/api/play', async (request, reply) => {
-    const { slug } = request.params as { slug: string };
-    const bytes = bodyBytes(request, reply);
-    if (!bytes) return reply;
-    const input = readBody(reply, bytes, bodies.play);
-    if (!input) return reply;
-    const outcome = await games.play(input.token, slug, input);
-    if ('ok' in outcome && outcome.ok === false) return sendRefusal(reply, outcome);
-    return sendJson(reply, 200, JSON.stringify(outcome));
+    const call = pageCall(request, reply, bodies.play);
+    if (!call) return reply;
+    const outcome = await games.play(call.input.token, call.slug, call.input);
+    if ('ok' in outcome) return sendRefusal(reply, outcome);
+    // 202: the round is accepted and kept, its final answer not in yet (docs/provider.md).
+    return sendJson(reply, outcome.round.status === 'pending' ? 202 : 200, JSON.stringify(outcome));
+  });
+
+  // What the page polls while a round is pending: the stored launch, with no call to the casino.
+  app.post('/game/:slug/api/state', async (request, reply) => {
+    const call = pageCall(request, reply, bodies.open);
+    if (!call) return reply;
+    const outcome = await games.state(call.input.token, call.slug);
+    return 'ok' in outcome ? sendRefusal(reply, outcome) : sendJson(reply, 200, JSON.stringify(outcome));
   });
 
   // ----------------------------------------------------------- operations

@@ -91,7 +91,7 @@ describe('the page', () => {
   });
 
   test('the assets are served with their types, and nothing else', async () => {
-    const types: Record<string, RegExp> = { 'game.js': /^text\/javascript/, 'game.css': /^text\/css/, 'favicon.svg': /^image\/svg\+xml/ };
+    const types: Record<string, RegExp> = { 'game.js': /^text\/javascript/, 'game.css': /^text\/css/, 'favicon.svg': /^image\/svg\+xml/, 'strings.json': /^application\/json/ };
     for (const [file, type] of Object.entries(types)) {
       const asset = await provider.app.inject({ method: 'GET', url: `/game/assets/${file}` });
       assert.equal(asset.statusCode, 200, file);
@@ -230,7 +230,10 @@ describe('real mode', () => {
 
   test('422 UNSUPPORTED_CURRENCY: a player whose currency has no ladder', async () => {
     const launch = await launchReal({ currency: 'NOK' });
-    assertProblem(await open(launch), 'UNSUPPORTED_CURRENCY');
+    const answer = await open(launch);
+    assertProblem(answer, 'UNSUPPORTED_CURRENCY');
+    // A player may read it: the game and the currency, no operator's id.
+    assert.equal(answer.body.detail, 'game dice has no bets in NOK at this casino');
   });
 
   test('401 INVALID_LAUNCH_KEY: the operator does not know the key', async () => {
@@ -267,6 +270,25 @@ describe('tokens and sessions', () => {
 
   test('404 SESSION_NOT_FOUND: playing before the game was opened', async () => {
     assertProblem(await play(await launchReal()), 'SESSION_NOT_FOUND');
+  });
+
+  test("the launch's state: what open answers, with no call to the operator; refused without a session or a good token", async () => {
+    const launch = await launchReal();
+    const followed = () => pageCall(provider.app, `${launch.path}/api/state`, { token: launch.token });
+    assertProblem(await followed(), 'SESSION_NOT_FOUND');
+    const opened = await open(launch);
+    assert.equal(opened.status, 200);
+    assert.equal((await play(launch)).status, 200);
+    const before = (await admin(op.app, 'GET', `/admin/players/${launch.playerId}`)).body;
+    await admin(op.app, 'POST', `/admin/players/${launch.playerId}/block`, { reason: 'test' });
+    // A blocked player's operator would refuse an open; the state is the provider's own and still answers.
+    const state = await followed();
+    assert.equal(state.status, 200, state.raw);
+    assert.equal(Number(state.body.balance), before.balance);
+    assert.equal((state.body.rounds as { status: string }[])[0]?.status, 'settled');
+    assert.deepEqual(Object.keys(state.body).sort(), Object.keys(opened.body).sort(), "the shape of open's answer");
+    assertProblem(await pageCall(provider.app, `${launch.path}/api/state`, { token: 'v1.AAAA' }), 'INVALID_LAUNCH_KEY');
+    assertProblem(await pageCall(provider.app, '/game/dice-high-roller/api/state', { token: launch.token }), 'SESSION_MISMATCH');
   });
 
   test('401 INVALID_LAUNCH_KEY: an expired URL opens no new session, but reopens an active one', async () => {

@@ -22,7 +22,7 @@ import { OPERATOR_PROBE_MS } from '../../src/dispatch/dispatcher.js';
 import type { OutboxItem } from '../../src/dispatch/outbox.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET, type TestClock } from '../helpers.js';
-import { assertProblem, launchOf, makeProvider, operatorCall, pageCall, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
+import { assertProblem, launchOf, type Answer, makeProvider, operatorCall, pageCall, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
 
 const ORIGIN = 'http://operator.test';
 /** The delivery's wait between claims in these tests (ms): a due round is claimed within it. */
@@ -109,6 +109,18 @@ async function openLaunch() {
 
 const play = (launch: { path: string; token: string }) =>
   pageCall(provider.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: 'retry' });
+
+/** A play answered before its round's final answer: 202, the round pending with nothing of its outcome, the balance as last known. */
+function assertPendingView(answer: Answer): void {
+  assert.equal(answer.status, 202, answer.raw);
+  const round = answer.body.round as Record<string, unknown>;
+  assert.equal(round.status, 'pending');
+  for (const hidden of ['roll', 'win', 'serverSeed']) assert.equal(round[hidden], undefined, `${hidden} is not revealed`);
+  assert.equal(answer.body.balance, '100', 'the balance the casino last gave');
+  assert.equal(typeof (answer.body.fairness as { serverSeedHash: string }).serverSeedHash, 'string');
+}
+
+const state = (launch: { path: string; token: string }) => pageCall(provider.app, `${launch.path}/api/state`, { token: launch.token });
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   const deadline = Date.now() + STATE_WAIT_MS;
@@ -261,10 +273,10 @@ describe('a round its player stopped waiting for', () => {
     sent = [];
     answerTransactions({ status: 503 });
     const answer = await play(launch);
-    assertProblem(answer, 'SERVICE_UNAVAILABLE');
-    assert.match(answer.body.detail as string, /kept and will be settled/);
+    assertPendingView(answer);
     const [pending] = provider.store.listRounds(1);
     assert.equal(pending?.status, 'pending');
+    assert.equal((answer.body.round as { roundId: string }).roundId, pending?.roundId);
     await pendingAfter(1);
     return { launch, pk: pending!.pk, body: sent[0]!.body };
   }
@@ -289,6 +301,15 @@ describe('a round its player stopped waiting for', () => {
     assert.equal(settled.balanceAfterMinor, 9_800n);
     assert.equal(provider.store.session(settled.sessionPk).balanceMinor, 9_800n);
     assert.deepEqual(sent.map((each) => each.body), [firstBody, firstBody]);
+    // What the page polls shows it settled, with the balance the operator answered; nothing was asked of the operator.
+    const followed = await state(launch);
+    assert.equal(followed.status, 200, followed.raw);
+    assert.equal(followed.body.balance, '98');
+    const shown = (followed.body.rounds as { roundId: string; status: string; roll?: number }[])[0];
+    assert.equal(shown?.roundId, settled.roundId);
+    assert.equal(shown?.status, 'settled');
+    assert.equal(shown?.roll, settled.roll);
+    assert.equal(sent.length, 2);
 
     // The launch plays on; nothing is resent again.
     sent = [];
@@ -315,6 +336,9 @@ describe('a round its player stopped waiting for', () => {
 
   test('a refusal delivered without its player is final: the round is refused and the launch plays on', async () => {
     const { launch, pk } = await leftPending();
+    const polled = await state(launch);
+    assert.equal(polled.status, 200, polled.raw);
+    assert.equal((polled.body.rounds as { status: string }[])[0]?.status, 'pending', 'the page sees it pending');
     answerTransactions({ status: 409 });
     advanceTo(await pendingAfter(1));
     const refused = await finished(pk);
@@ -323,6 +347,8 @@ describe('a round its player stopped waiting for', () => {
     assert.equal(refused.balanceAfterMinor, 9_900n, "the balance the operator's problem carried");
     const opened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
     assert.ok(!(opened.body.rounds as { roundId: string }[]).some((round) => round.roundId === refused.roundId), 'a refused round is not shown as played');
+    const after = await state(launch);
+    assert.ok(!(after.body.rounds as { roundId: string }[]).some((round) => round.roundId === refused.roundId), 'nor on what the page polls');
     provider.clock.advance(60_000);
     answerTransactions({ status: 200 });
     assert.equal((await play(launch)).status, 200);
@@ -382,7 +408,7 @@ describe('an operator down longer than the player waits, in real time', () => {
   test('the round is settled within about a probe of the return, with no player request, and the operator was not flooded meanwhile', async () => {
     const launch = await openLaunch();
     const answer = await play(launch);
-    assertProblem(answer, 'SERVICE_UNAVAILABLE');
+    assertPendingView(answer);
     const [round] = provider.store.listRounds(1);
     // Down through the third attempt, well past the player's wait; back right after it.
     await pendingAfter(3);
