@@ -16,6 +16,7 @@ import { problemJson, type Refusal } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { ConfigError, CONFIG_VARIABLES, parseWorkers, readOperatorConfig, type OperatorConfig } from '../operator/operator-config.js';
 import { OperatorService } from '../operator/operator-service.js';
+import { readFileSync } from 'node:fs';
 import { serveOperator } from '../operator/serve-operator.js';
 import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
 import { serveProvider } from '../provider/serve-provider.js';
@@ -31,6 +32,7 @@ import { terminalReporter, wantsColour } from '../conformance/reporters/terminal
 const USAGE = `wagerlink — the game provider <-> operator wallet interface
 
 Usage:
+  wagerlink --help | --version
   wagerlink operator serve [--host H] [--port P] [--database PATH|URL] [--workers N|auto]
   wagerlink operator migrate [--database PATH|URL]
   wagerlink operator verify [--database PATH|URL]
@@ -131,6 +133,7 @@ const OPTIONS = {
   only: { type: 'string', multiple: true },
   bail: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 } satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -334,6 +337,12 @@ async function conformance(command: string | undefined, values: Values): Promise
   process.exitCode = report.summary.failed > 0 ? 1 : 0;
 }
 
+/** The version of the installed package (package.json ships with it). */
+function packageVersion(): string {
+  const file = new URL('../../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [area, command, ...rest] = positionals;
@@ -343,10 +352,16 @@ export async function main(argv: string[]): Promise<void> {
   }
   // The provider's back-office commands have a help of their own.
   const ownHelp = area === 'provider' && (command === 'payouts' || command === 'outbox');
-  if ((values.help && !ownHelp) || area === undefined || area === 'help') {
+  if (values.version) {
+    process.stdout.write(`wagerlink ${packageVersion()}\n`);
+    return;
+  }
+  if ((values.help && !ownHelp) || area === 'help') {
     process.stdout.write(USAGE);
     return;
   }
+  // A script that forgot its command must not pass: the usage, as a usage error.
+  if (area === undefined) throw new UsageError('a command is needed');
   switch (area) {
     case 'operator':
       return operator(command, rest, values);
