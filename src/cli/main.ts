@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { serveOperator } from '../operator/serve-operator.js';
 import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
 import { serveProvider } from '../provider/serve-provider.js';
+import { providerOpenApi } from '../provider/provider-openapi.js';
 import { PROVIDER_ADMIN_VARIABLES, providerAdmin } from './provider-admin.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
@@ -53,7 +54,7 @@ Usage:
   wagerlink provider outbox retry ID
   wagerlink provider outbox resolve ID --reference REF
     (payouts and outbox: --provider URL --admin-token T; each command takes --help)
-  wagerlink openapi operator
+  wagerlink openapi operator|provider
   wagerlink conformance operator --endpoint URL --secret S --token T (--fixtures FILE | --admin-token A) [--report FILE]... [--only AREA] [--bail]
 
 Configuration (environment):
@@ -374,8 +375,8 @@ export async function main(argv: string[]): Promise<void> {
       return serveProvider(values.config, { ...(values.host === undefined ? {} : { host: values.host }), ...(port === undefined ? {} : { port }) });
     }
     case 'openapi':
-      if (command !== 'operator') throw new UsageError('openapi takes: operator');
-      process.stdout.write(`${JSON.stringify(operatorOpenApi(), null, 2)}\n`);
+      if (command !== 'operator' && command !== 'provider') throw new UsageError('openapi takes: operator, provider');
+      process.stdout.write(`${JSON.stringify(command === 'operator' ? operatorOpenApi() : providerOpenApi(), null, 2)}\n`);
       return;
     case 'conformance':
       return conformance(command, values);

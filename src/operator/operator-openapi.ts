@@ -4,33 +4,8 @@
  * prints it; openapi/operator.json is the committed copy, and a test fails
  * when the two drift.
  */
-import type { TSchema } from '@sinclair/typebox';
-import { ERRORS, type ErrorCode } from '../protocol/errors.js';
+import { body, METRICS_PATH, ok, plain, PROBLEM_COMPONENT, problems } from '../protocol/openapi-parts.js';
 import * as S from '../protocol/schemas.js';
-
-/** JSON Schema without TypeBox's symbol keys. */
-function plain(schema: TSchema): unknown {
-  return JSON.parse(JSON.stringify(schema));
-}
-
-function problems(codes: readonly ErrorCode[]) {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
-  return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [
-      String(status),
-      { description: list.join(', '), content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
-    ]),
-  );
-}
-
-function ok(status: string, description: string, schema: TSchema) {
-  return { [status]: { description, content: { 'application/json': { schema: plain(schema) } } } };
-}
-
-function body(schema: TSchema) {
-  return { required: true, content: { 'application/json': { schema: plain(schema) } } };
-}
 
 const WIRE_AUTH = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
@@ -92,9 +67,7 @@ export function operatorOpenApi() {
       '/health': {
         get: { summary: 'Liveness and database reachability.', responses: { ...ok('200', 'Healthy', S.HealthResponse), ...problems(['SERVICE_UNAVAILABLE']) } },
       },
-      '/metrics': {
-        get: { summary: 'Prometheus metrics.', responses: { '200': { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } } },
-      },
+      '/metrics': METRICS_PATH,
       '/admin/players': {
         post: {
           summary: 'Create a player with an opening balance (booked as a deposit).',
@@ -148,7 +121,7 @@ export function operatorOpenApi() {
       },
     },
     components: {
-      schemas: { Problem: plain(S.ProblemResponse) },
+      schemas: PROBLEM_COMPONENT,
       securitySchemes: {
         serverSignature: { type: 'apiKey', in: 'header', name: 'X-Server-Authorization', description: 'Lowercase hex of HMAC-SHA256(secret, raw request body).' },
         accessToken: { type: 'http', scheme: 'bearer', description: 'Static server-to-server token issued by the operator.' },

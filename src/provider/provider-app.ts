@@ -50,6 +50,7 @@ import { CampaignRequest, OpenGameRequest, OutboxQuery, OutboxResolveRequest, Pa
 import type { PayoutRow, ProviderStore, RoundRow } from './provider-store.js';
 import { exposeMetrics } from '../http/request-metrics.js';
 import { ProviderMetrics } from './metrics.js';
+import { providerOpenApi } from './provider-openapi.js';
 
 export interface ProviderAppOptions {
   config: ProviderConfig;
@@ -428,6 +429,8 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
 
   app.get('/health', async (_request, reply) => sendJson(reply, 200, '{"status":"ok"}'));
   exposeMetrics(app, metrics.requests, metrics.registry);
+  const openApiText = JSON.stringify(providerOpenApi(), null, 2);
+  app.get('/openapi.json', async (_request, reply) => sendJson(reply, 200, openApiText));
 
   // ---------------------------------------------------------- back office
 
