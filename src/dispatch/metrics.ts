@@ -11,15 +11,22 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Delivery } from './dispatcher.js';
-import type { Outbox } from './outbox.js';
+import type { BacklogEntry, Outbox } from './outbox.js';
 
 export class DispatchMetrics {
   private readonly attempts: Counter<'operator' | 'kind' | 'status' | 'code' | 'decision'>;
   /** Labelled children by label values: prom-client hashes a label object on every call otherwise. */
   private readonly attemptChildren = new Map<string, { inc: () => void }>();
 
+  /** The backlog being read for the scrape in progress: the registry collects its gauges side by side, and one read serves both. */
+  private reading: Promise<BacklogEntry[]> | undefined;
+
   /** `clock`: epoch ms, for the age of the oldest pending item. */
   constructor(registry: Registry, outbox: Pick<Outbox, 'backlog'>, clock: () => number) {
+    const backlog = (): Promise<BacklogEntry[]> =>
+      (this.reading ??= outbox.backlog().finally(() => {
+        this.reading = undefined;
+      }));
     this.attempts = new Counter({
       name: 'wagerlink_dispatch_attempts_total',
       help: "Attempts to deliver outbox items by this process, by operator, item kind, the operator's HTTP status (none: no answer) and problem code (OK for 200, none without one), and what was decided (sent, refused, retry, parked).",
@@ -32,9 +39,9 @@ export class DispatchMetrics {
       labelNames: ['operator', 'status'],
       registers: [registry],
       async collect() {
-        const backlog = await outbox.backlog();
+        const entries = await backlog();
         this.reset();
-        for (const entry of backlog) this.set({ operator: entry.operatorId, status: entry.status }, entry.count);
+        for (const entry of entries) this.set({ operator: entry.operatorId, status: entry.status }, entry.count);
       },
     });
     new Gauge({
@@ -43,10 +50,10 @@ export class DispatchMetrics {
       labelNames: ['operator'],
       registers: [registry],
       async collect() {
-        const backlog = await outbox.backlog();
+        const entries = await backlog();
         const now = clock();
         this.reset();
-        for (const entry of backlog) {
+        for (const entry of entries) {
           if (entry.status === 'pending') this.set({ operator: entry.operatorId }, Math.max(0, now - entry.oldestCreatedAt) / 1000);
         }
       },

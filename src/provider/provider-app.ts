@@ -245,7 +245,7 @@ function roundItem(round: RoundRow, decimals: number) {
     balanceAfter: round.balanceAfterMinor === null ? null : amount(round.balanceAfterMinor),
     attempts: round.attempts,
     createdAt: new Date(round.createdAt).toISOString(),
-    settledAt: round.settledAt === null ? null : new Date(round.settledAt).toISOString(),
+    settledAt: iso(round.settledAt),
   };
 }
 

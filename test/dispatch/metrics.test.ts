@@ -38,8 +38,11 @@ test('the backlog and the oldest pending age are the outbox’s at each scrape',
   })();
   const registry = new Registry();
   let now = NOW + 65_000;
-  new DispatchMetrics(registry, outbox, () => now);
+  let reads = 0;
+  const counted = { backlog: () => ((reads += 1), outbox.backlog()) };
+  new DispatchMetrics(registry, counted, () => now);
   let text = await registry.metrics();
+  assert.equal(reads, 1, 'one read of the backlog serves both gauges of a scrape');
   assert.deepEqual(series(text, 'wagerlink_outbox_items').sort(), [
     'wagerlink_outbox_items{operator="op-1",status="pending"} 2',
     'wagerlink_outbox_items{operator="op-2",status="pending"} 1',
@@ -56,6 +59,7 @@ test('the backlog and the oldest pending age are the outbox’s at each scrape',
   }
   now += 10_000;
   text = await registry.metrics();
+  assert.equal(reads, 2, 'and the next scrape reads it again');
   assert.deepEqual(series(text, 'wagerlink_outbox_items').sort(), [
     'wagerlink_outbox_items{operator="op-1",status="pending"} 1',
     'wagerlink_outbox_items{operator="op-2",status="parked"} 1',
