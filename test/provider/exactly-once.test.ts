@@ -1,0 +1,308 @@
+/**
+ * Proves, over real sockets and real processes, that every bet, win and
+ * prize is delivered exactly once whatever the network and the processes
+ * do: the operator (`wagerlink operator serve`) and the provider
+ * (`wagerlink provider serve`) run as child processes, with a
+ * fault-injecting proxy between them (test/harness/fault-proxy.ts:
+ * connections dropped, requests delayed, 503 with and without Retry-After,
+ * connections reset after the operator booked, answers later than the
+ * provider waits). Players play thousands of dice rounds and the back
+ * office posts hundreds of tournament prizes, each twice, while the
+ * provider is killed with SIGKILL twice and the operator once, each
+ * restarted on the same database.
+ *
+ * At the end, with nothing left in the outbox: every round is settled and
+ * every prize paid; the operator's ledger holds exactly the round log's
+ * bets and wins and the payouts' credits, id by id, kind by kind, amount by
+ * amount, each once; each player's balance is their deposit plus what the
+ * log says; the operator's books verify. Every kind of fault happened, so a
+ * pass proves each one was survived.
+ *
+ * The sizes can be raised for a longer run: EXACTLY_ONCE_ROUNDS,
+ * EXACTLY_ONCE_PAYOUTS.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, request } from 'undici';
+import { createProviderClient } from '../../src/clients/provider-client.js';
+import { FaultProxy, FAULTS } from '../harness/fault-proxy.js';
+import { cleanEnv, freePort, startWagerlink, type Child, type TestScope } from '../harness/child-process.js';
+import { ADMIN_TOKEN, adminOverHttp, ledgerOf, tempDir } from '../helpers.js';
+import { exampleConfigFile, launchOf, OPERATOR_ID, WALLET_ID } from './provider-helpers.js';
+
+const SECRET = 'exactly-once-secret';
+const ACCESS_TOKEN = 'exactly-once-access-token';
+/** Rounds the players are answered (settled or still being delivered) before the run ends. */
+const ROUNDS = Number(process.env.EXACTLY_ONCE_ROUNDS ?? 2_000);
+/** Prizes posted, each twice. */
+const PAYOUTS = Number(process.env.EXACTLY_ONCE_PAYOUTS ?? 200);
+/** Players playing at once, one launch each. */
+const PLAYERS = 8;
+/** Each player's deposit, in EUR: enough for every round at the largest bet played. */
+const DEPOSIT = 100_000;
+const PRIZE = '1.25';
+const TOURNAMENT = '7f1d6c1e-62a8-4b6e-9a55-3f2d7c1b0e41';
+/** The bets the players cycle through (examples/provider.json's EUR ladder for dice). */
+const BETS = ['0.10', '0.50', '1', '2'];
+/**
+ * Each fault's share of the requests that reach the proxy. About one
+ * request in six meets one: enough of each kind in a run of this size,
+ * few enough that the run ends in well under a minute.
+ */
+const PLAN = { drop: 0.03, delay: 0.03, unavailable: 0.03, 'unavailable-retry-after': 0.02, 'reset-after-commit': 0.04, 'late-answer': 0.01 } as const;
+/** The provider waits this long for one answer (ms); a late answer comes after it. */
+const ANSWER_MS_MAX = 1_000;
+const LATE_ANSWER_MS = 1_500;
+/** How long the outbox may take to empty once the players stop (ms); generous for a loaded machine. */
+const DRAIN_MS_MAX = 120_000;
+
+const temp = tempDir('wagerlink-exactly-once-');
+after(() => temp.cleanup());
+
+interface Servers {
+  operatorPort: number;
+  providerPort: number;
+  operatorOrigin: string;
+  providerOrigin: string;
+  operator: Child;
+  provider: Child;
+  proxy: FaultProxy;
+  configPath: string;
+}
+
+function startOperator(port: number, t: TestScope): Promise<Child> {
+  const env = cleanEnv({
+    WAGERLINK_HOST: '127.0.0.1',
+    WAGERLINK_PORT: String(port),
+    WAGERLINK_DATABASE: join(temp.dir, 'operator.db'),
+    WAGERLINK_SECRET: SECRET,
+    WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN,
+    WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
+  });
+  return startWagerlink(['operator', 'serve'], { env, until: t }).then(({ child }) => child);
+}
+
+function startProvider(configPath: string, t: TestScope): Promise<Child> {
+  return startWagerlink(['provider', 'serve', '--config', configPath], { until: t }).then(({ child }) => child);
+}
+
+/** SIGKILL, then the same command on the same database and port. */
+async function killAndRestart(child: Child, start: () => Promise<Child>): Promise<Child> {
+  child.signal('SIGKILL');
+  await child.exit;
+  return start();
+}
+
+async function post(origin: string, path: string, body: unknown, agent: Agent): Promise<{ status: number; body: Record<string, any> }> {
+  const response = await request(new URL(path, origin), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    dispatcher: agent,
+  });
+  return { status: response.statusCode, body: (await response.body.json()) as Record<string, any> };
+}
+
+/** Every page of a provider back-office listing. */
+async function everyPage<T>(origin: string, path: string): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  for (;;) {
+    const answer = await adminOverHttp(origin, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=500${cursor === null ? '' : `&cursor=${cursor}`}`);
+    assert.equal(answer.status, 200, answer.text);
+    items.push(...(answer.body.items as T[]));
+    cursor = answer.body.nextCursor as string | null;
+    if (cursor === null) return items;
+  }
+}
+
+/** Minor units (cents) of an amount as the back offices write it, number or decimal text. */
+function cents(amount: number | string): bigint {
+  const [whole, fraction = ''] = String(amount).split('.');
+  assert.ok(fraction.length <= 2, `${amount} has at most 2 decimals`);
+  return BigInt(whole!) * 100n + BigInt(fraction.padEnd(2, '0'));
+}
+
+test(`exactly once: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty network, the provider killed twice and the operator once`, async (t) => {
+  const operatorPort = await freePort();
+  const providerPort = await freePort();
+  const operatorOrigin = `http://127.0.0.1:${operatorPort}`;
+  const providerOrigin = `http://127.0.0.1:${providerPort}`;
+  let operator = await startOperator(operatorPort, t);
+  const proxy = await FaultProxy.start({ target: operatorOrigin, plan: PLAN, seed: 20_261_128, delayMs: 100, lateAnswerMs: LATE_ANSWER_MS, retryAfterSeconds: 1 });
+  t.after(() => proxy.close());
+
+  const file = exampleConfigFile();
+  Object.assign(file, {
+    port: providerPort,
+    publicBaseUrl: providerOrigin,
+    database: join(temp.dir, 'provider.db'),
+    adminToken: ADMIN_TOKEN,
+    campaigns: [],
+  });
+  Object.assign(file.limits as Record<string, unknown>, { operatorAnswerMsMax: ANSWER_MS_MAX, retryDelayMsMax: 2_000, roundSettleMsMax: 1_500 });
+  Object.assign(file.operators[0]!, { endpoint: proxy.origin, secret: SECRET, accessToken: ACCESS_TOKEN });
+  const configPath = join(temp.dir, 'provider.json');
+  writeFileSync(configPath, JSON.stringify(file, null, 2));
+  let provider = await startProvider(configPath, t);
+
+  for (let i = 0; i < PLAYERS; i++) {
+    const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', { playerId: `player-${i}`, currency: 'EUR', balance: DEPOSIT, country: 'DE' });
+    assert.equal(created.status, 201, created.text);
+  }
+
+  const agent = new Agent({ connections: PLAYERS + 2 });
+  t.after(() => agent.close());
+  const launcher = createProviderClient({ endpoint: providerOrigin, secret: SECRET });
+  t.after(() => launcher.close());
+
+  /** A launch that opened: a new launch key each try, since a key the operator took may not be taken twice. */
+  async function launch(playerId: string): Promise<{ path: string; token: string }> {
+    for (let attempt = 1; ; attempt++) {
+      assert.ok(attempt <= 200, `${playerId} could not open a game in 200 tries`);
+      try {
+        const key = await adminOverHttp(operatorOrigin, 'POST', '/admin/launch-keys', { playerId, game: 'dice' });
+        if (key.status !== 201) throw new Error(key.text);
+        const launched = await launcher.generateLaunchUrl({ mode: 'real', game: 'dice', language: 'en', walletId: WALLET_ID, operatorId: OPERATOR_ID, key: key.body.key as string, country: 'DE' });
+        if (!launched.ok) throw new Error(JSON.stringify(launched));
+        const opened = launchOf(launched.value.url);
+        const answer = await post(providerOrigin, `${opened.path}/api/open`, { token: opened.token }, agent);
+        if (answer.status === 200) return opened;
+      } catch {
+        // A server being restarted, or a fault on /authenticate: try again.
+      }
+      await sleep(100);
+    }
+  }
+
+  const launches = await Promise.all(Array.from({ length: PLAYERS }, (_, i) => launch(`player-${i}`)));
+
+  // The chaos: at a quarter of the rounds the provider is killed, at half the operator, at three quarters the provider again.
+  let answered = 0;
+  let chaos = Promise.resolve();
+  const steps = [
+    { at: ROUNDS / 4, run: async () => void (provider = await killAndRestart(provider, () => startProvider(configPath, t))) },
+    { at: ROUNDS / 2, run: async () => void (operator = await killAndRestart(operator, () => startOperator(operatorPort, t))) },
+    { at: (3 * ROUNDS) / 4, run: async () => void (provider = await killAndRestart(provider, () => startProvider(configPath, t))) },
+  ];
+  const roundAnswered = () => {
+    answered++;
+    while (steps.length > 0 && answered >= steps[0]!.at) {
+      const step = steps.shift()!;
+      chaos = chaos.then(step.run);
+    }
+  };
+
+  const players = launches.map(async (opened, i) => {
+    let n = 0;
+    while (answered < ROUNDS) {
+      n++;
+      const bet = BETS[n % BETS.length]!;
+      try {
+        const answer = await post(providerOrigin, `${opened.path}/api/play`, { token: opened.token, bet, chancePct: 50, clientSeed: `p${i}-${n}` }, agent);
+        // 200: settled; 202: written, still being delivered. Anything else (the previous round still pending) is tried again.
+        if (answer.status === 200 || answer.status === 202) roundAnswered();
+        else await sleep(50);
+      } catch {
+        await sleep(100); // the provider is down
+      }
+    }
+  });
+
+  const posted: string[] = [];
+  const prizes = (async () => {
+    for (let k = 0; k < PAYOUTS; k++) {
+      const payoutId = randomUUID();
+      const body = { operatorId: OPERATOR_ID, playerId: `player-${k % PLAYERS}`, currency: 'EUR', amount: PRIZE, campaignId: TOURNAMENT, payoutId };
+      // Twice: a back office that did not see its first answer posts again; the prize is paid once.
+      for (const expected of [202, 200]) {
+        for (;;) {
+          try {
+            const answer = await adminOverHttp(providerOrigin, 'POST', '/admin/payouts', body, agent);
+            assert.ok(answer.status === expected || answer.status === 200, `payout ${payoutId}: ${answer.status} ${answer.text}`);
+            break;
+          } catch (error) {
+            if (error instanceof assert.AssertionError) throw error;
+            await sleep(100); // the provider is down
+          }
+        }
+      }
+      posted.push(payoutId);
+      await sleep(5);
+    }
+  })();
+
+  await Promise.all([...players, prizes]);
+  await chaos;
+  assert.equal(steps.length, 0, 'every kill happened');
+
+  // Nothing is left to deliver: the faults go on until the outbox is empty.
+  const deadline = Date.now() + DRAIN_MS_MAX;
+  for (;;) {
+    const pending = await adminOverHttp(providerOrigin, 'GET', '/admin/outbox?status=pending&limit=1');
+    assert.equal(pending.status, 200, pending.text);
+    if ((pending.body.items as unknown[]).length === 0) break;
+    assert.ok(Date.now() < deadline, `the outbox still holds items ${DRAIN_MS_MAX} ms after the players stopped: ${pending.text}`);
+    await sleep(200);
+  }
+  for (const status of ['parked', 'refused']) {
+    const items = await adminOverHttp(providerOrigin, 'GET', `/admin/outbox?status=${status}`);
+    assert.deepEqual(items.body.items, [], `no item is ${status}`);
+  }
+
+  // The provider's record: rounds and prizes.
+  type Round = { roundId: string; status: string; playerId: string; bet: string; win: string; betTransactionId: string; winTransactionId: string };
+  type Payout = { payoutId: string; status: string; playerId: string; amount: string };
+  const rounds = await everyPage<Round>(providerOrigin, '/admin/rounds');
+  const payouts = await everyPage<Payout>(providerOrigin, '/admin/payouts');
+  assert.ok(rounds.length >= ROUNDS, `${rounds.length} rounds logged, at least ${ROUNDS} answered`);
+  assert.deepEqual(rounds.filter((round) => round.status !== 'settled'), [], 'every round is settled');
+  assert.equal(payouts.length, PAYOUTS);
+  assert.deepEqual(new Set(payouts.map((payout) => payout.payoutId)), new Set(posted));
+  assert.deepEqual(payouts.filter((payout) => payout.status !== 'paid'), [], 'every prize is paid');
+
+  // What the operator must hold: each id once, of its kind, amount and player.
+  const expected = new Map<string, { kind: string; cents: bigint; playerId: string }>();
+  const add = (id: string, entry: { kind: string; cents: bigint; playerId: string }) => {
+    assert.ok(!expected.has(id), `id ${id} is used once in the provider's record`);
+    expected.set(id, entry);
+  };
+  for (const round of rounds) {
+    add(round.betTransactionId, { kind: 'bet', cents: cents(round.bet), playerId: round.playerId });
+    add(round.winTransactionId, { kind: 'win', cents: cents(round.win), playerId: round.playerId });
+  }
+  for (const payout of payouts) add(payout.payoutId, { kind: 'payout', cents: cents(payout.amount), playerId: payout.playerId });
+
+  const getOperator = async (url: string) => {
+    const answer = await adminOverHttp(operatorOrigin, 'GET', url);
+    return { status: answer.status, text: answer.text };
+  };
+  const booked = new Map<string, { kind: string; cents: bigint; playerId: string }>();
+  for (let i = 0; i < PLAYERS; i++) {
+    const playerId = `player-${i}`;
+    let balance = 0n;
+    for (const item of await ledgerOf(getOperator, playerId)) {
+      const amount = cents(item.amount);
+      balance += item.kind === 'bet' ? -amount : amount;
+      if (item.kind === 'deposit') continue;
+      assert.ok(!booked.has(item.id), `the operator booked ${item.id} once`);
+      booked.set(item.id, { kind: item.kind, cents: amount, playerId });
+    }
+    const player = await adminOverHttp(operatorOrigin, 'GET', `/admin/players/${playerId}`);
+    assert.equal(cents(player.body.balance as number), balance, `${playerId}: the balance is the sum of the ledger`);
+  }
+  assert.equal(booked.size, expected.size, 'the ledger holds as many transactions as the provider sent');
+  for (const [id, entry] of expected) assert.deepEqual(booked.get(id), entry, `transaction ${id}`);
+
+  const verified = await adminOverHttp(operatorOrigin, 'GET', '/admin/verify');
+  assert.equal(verified.body.ok, true, verified.text);
+  for (const fault of FAULTS) assert.ok(proxy.counts[fault] > 0, `the run met the fault ${fault} (${JSON.stringify(proxy.counts)})`);
+  console.log(`# exactly once: ${rounds.length} rounds, ${payouts.length} prizes; the proxy's fates: ${JSON.stringify(proxy.counts)}`);
+
+  await provider.stop('SIGTERM');
+  await operator.stop('SIGTERM');
+});
