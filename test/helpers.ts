@@ -313,3 +313,19 @@ export async function ledgerOf(
   }
   throw new Error(`ledger listing of ${playerId} did not end within ${LEDGER_PAGES_MAX} pages`);
 }
+
+/**
+ * The environment of `wagerlink operator serve` as a child process: listening
+ * on 127.0.0.1:`port`, on the SQLite file `database`, with the tests' admin
+ * token and the given (by default the tests') secret and access token.
+ */
+export function operatorServeEnv(port: number, database: string, credentials: { secret?: string; accessToken?: string } = {}): Record<string, string> {
+  return {
+    WAGERLINK_HOST: '127.0.0.1',
+    WAGERLINK_PORT: String(port),
+    WAGERLINK_DATABASE: database,
+    WAGERLINK_SECRET: credentials.secret ?? SECRET,
+    WAGERLINK_ACCESS_TOKENS: credentials.accessToken ?? ACCESS_TOKEN,
+    WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
+  };
+}

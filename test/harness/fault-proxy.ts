@@ -26,6 +26,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { mulberry32 } from './seeded-random.js';
 
 export const FAULTS = ['drop', 'delay', 'unavailable', 'unavailable-retry-after', 'reset-after-commit', 'late-answer'] as const;
 export type Fault = (typeof FAULTS)[number];
@@ -53,18 +54,6 @@ export interface FaultProxyOptions {
 /** Headers a hop must not forward (RFC 9110 §7.6.1), and the ones undici sets itself. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'host', 'content-length']);
 
-/** A small seeded generator (mulberry32): the same seed draws the same fates. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export class FaultProxy {
   /** How many requests met each fate. */
   readonly counts: Record<Fate, number> = { pass: 0, drop: 0, delay: 0, unavailable: 0, 'unavailable-retry-after': 0, 'reset-after-commit': 0, 'late-answer': 0 };
@@ -77,7 +66,7 @@ export class FaultProxy {
     private readonly options: FaultProxyOptions,
   ) {
     this.plan = options.plan;
-    this.random = seeded(options.seed);
+    this.random = mulberry32(options.seed);
   }
 
   static async start(options: FaultProxyOptions): Promise<FaultProxy> {

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ACCESS_TOKEN, ADMIN_TOKEN, intervalsStartedBy, makeOperator, OPERATOR_BACKENDS, playerWithSession, SECRET, tempDir, transactionBody, tx, wallet } from '../helpers.js';
+import { intervalsStartedBy, makeOperator, OPERATOR_BACKENDS, operatorServeEnv, playerWithSession, tempDir, transactionBody, tx, wallet } from '../helpers.js';
 import { cleanEnv, freePort, startWagerlink } from '../harness/child-process.js';
 
 
@@ -40,14 +40,7 @@ test('`operator serve` hands its app the process metrics', async (t) => {
   const port = await freePort();
   try {
     const { child } = await startWagerlink(['operator', 'serve'], {
-      env: cleanEnv({
-        WAGERLINK_HOST: '127.0.0.1',
-        WAGERLINK_PORT: String(port),
-        WAGERLINK_DATABASE: join(temp.dir, 'operator.db'),
-        WAGERLINK_SECRET: SECRET,
-        WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN,
-        WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
-      }),
+      env: cleanEnv(operatorServeEnv(port, join(temp.dir, 'operator.db'))),
       until: t,
     });
     const metrics = await request(`http://127.0.0.1:${port}/metrics`);

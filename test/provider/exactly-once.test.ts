@@ -31,7 +31,7 @@ import { Agent, request } from 'undici';
 import { createProviderClient } from '../../src/clients/provider-client.js';
 import { FaultProxy, FAULTS } from '../harness/fault-proxy.js';
 import { cleanEnv, freePort, startWagerlink, type Child, type TestScope } from '../harness/child-process.js';
-import { ADMIN_TOKEN, adminOverHttp, ledgerOf, tempDir } from '../helpers.js';
+import { ADMIN_TOKEN, adminOverHttp, ledgerOf, operatorServeEnv, tempDir } from '../helpers.js';
 import { exampleConfigFile, launchOf, OPERATOR_ID, WALLET_ID } from './provider-helpers.js';
 
 const SECRET = 'exactly-once-secret';
@@ -63,26 +63,8 @@ const DRAIN_MS_MAX = 120_000;
 const temp = tempDir('wagerlink-exactly-once-');
 after(() => temp.cleanup());
 
-interface Servers {
-  operatorPort: number;
-  providerPort: number;
-  operatorOrigin: string;
-  providerOrigin: string;
-  operator: Child;
-  provider: Child;
-  proxy: FaultProxy;
-  configPath: string;
-}
-
 function startOperator(port: number, t: TestScope): Promise<Child> {
-  const env = cleanEnv({
-    WAGERLINK_HOST: '127.0.0.1',
-    WAGERLINK_PORT: String(port),
-    WAGERLINK_DATABASE: join(temp.dir, 'operator.db'),
-    WAGERLINK_SECRET: SECRET,
-    WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN,
-    WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN,
-  });
+  const env = cleanEnv(operatorServeEnv(port, join(temp.dir, 'operator.db'), { secret: SECRET, accessToken: ACCESS_TOKEN }));
   return startWagerlink(['operator', 'serve'], { env, until: t }).then(({ child }) => child);
 }
 

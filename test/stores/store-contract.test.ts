@@ -17,23 +17,11 @@ import type { WalletStore } from '../../src/stores/operations.js';
 import { UnavailableError, type Refusal } from '../../src/protocol/errors.js';
 import { OPERATION_NAMES, OPERATIONS, type StoreOperationName } from '../../src/stores/operations.js';
 import { BACKENDS } from './backends.js';
+import { mulberry32 } from '../harness/seeded-random.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
 
 /** Writes tried at most while waiting for a full disk to refuse one: many pages' worth. */
 const FILL_ATTEMPTS_MAX = 5_000;
-
-
-/** A small deterministic PRNG (mulberry32): the workload is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 
 /** Every item of a listing, page after page, following each page's cursor. */
@@ -281,7 +269,7 @@ for (const backend of BACKENDS) {
     });
 
     test('seeded random workload matches the model, and the books verify', async () => {
-      const random = prng(20261121);
+      const random = mulberry32(20261121);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
       const players = await Promise.all([0, 1, 2, 3].map((i) => openSession(store, `w-${i}`, 50)));
       // The model: balances in cents, and every request sent so far with its first answer.
