@@ -146,7 +146,7 @@ describe('real mode', () => {
     assert.equal(reloaded.body.balance, played.body.balance);
     assert.deepEqual(reloaded.body.fairness, played.body.fairness);
     assert.deepEqual((reloaded.body.rounds as unknown[])[0], played.body.round);
-    assert.equal(provider.store.sessionByLaunch(launchClaimsId(launch))?.nonce, 1);
+    assert.equal((await provider.store.sessionByLaunch(launchClaimsId(launch)))?.nonce, 1);
   });
 
   test("a play is one /transaction of bet and win that finishes the round; the balance is the operator's", async () => {
@@ -173,7 +173,7 @@ describe('real mode', () => {
       seenIds.push(round.roundId);
     }
     // The operator's ledger has each round as a bet and a win with the provider's ids, every round closed.
-    const rows = provider.store.listRounds(500).filter((row) => row.playerId === launch.playerId);
+    const rows = (await provider.store.listRounds(500)).filter((row) => row.playerId === launch.playerId);
     const ledger = await ledgerOf(async (url) => {
       const answer = await admin(op.app, 'GET', url);
       return { status: answer.status, text: answer.raw };
@@ -210,7 +210,7 @@ describe('real mode', () => {
     const opened = await open(launch);
     const answer = await play(launch, { bet: '1' });
     assertProblem(answer, 'INSUFFICIENT_FUNDS', 0.5);
-    const [refused] = provider.store.listRounds(1);
+    const [refused] = await provider.store.listRounds(1);
     assert.equal(refused?.status, 'refused');
     assert.equal(refused?.refusalCode, 'INSUFFICIENT_FUNDS');
     const again = await open(launch);
@@ -359,7 +359,7 @@ describe('free rounds', () => {
       assert.deepEqual(answer.body.freeRounds, i < 2 ? { campaignId, left: 2 - i, bet: '2' } : null);
     }
     assertProblem(await play(launch, { free: true }), 'CAMPAIGN_FINISHED');
-    const rows = provider.store.listRounds(3);
+    const rows = await provider.store.listRounds(3);
     assert.deepEqual(rows.map((row) => row.campaignFinished).reverse(), [false, false, true]);
     for (const row of rows) {
       assert.deepEqual(JSON.parse(row.requestBody!).campaign, { id: campaignId, type: 'freeBets', finished: row.campaignFinished });
@@ -410,7 +410,7 @@ describe('fun mode', () => {
       assert.equal((await pageCall(poor.app, `${launch.path}/api/open`, { token: launch.token })).status, 200);
       const play100 = () => pageCall(poor.app, `${launch.path}/api/play`, { token: launch.token, bet: '100', chancePct: 10, clientSeed: 'x' });
       assertProblem(await play100(), 'INSUFFICIENT_FUNDS', 50);
-      assert.deepEqual(poor.store.listRounds(10), [], 'a refused fun round leaves no trace');
+      assert.deepEqual(await poor.store.listRounds(10), [], 'a refused fun round leaves no trace');
       const small = await pageCall(poor.app, `${launch.path}/api/play`, { token: launch.token, bet: '50', chancePct: 10, clientSeed: 'x' });
       assert.equal(small.status, 200, small.raw);
     } finally {
