@@ -373,6 +373,51 @@ describe('free rounds', () => {
     assert.deepEqual((status.body.players as unknown[])[0], { playerId, roundsUsed: 3 });
   });
 
+  test("two launches of one player playing a campaign's last free round at once: one round is played, the other refused, and the campaign is not exceeded", async () => {
+    const playerId = await newPlayer({ balance: 10 });
+    const campaignId = randomUUID();
+    const created = await adminCall(provider.app, 'POST', '/admin/campaigns', {
+      id: campaignId,
+      operatorId: 'local-demo-operator',
+      game: 'dice',
+      currency: 'EUR',
+      betAmount: 2,
+      rounds: 1,
+      players: [playerId],
+    });
+    assert.equal(created.status, 201, created.raw);
+    const launches = [await launchReal({ playerId }), await launchReal({ playerId })];
+    for (const launch of launches) assert.deepEqual((await open(launch)).body.freeRounds, { campaignId, left: 1, bet: '2' });
+    // Each launch has its own queue: both plan the round on the same reading of the campaign (the first two reads wait for each other).
+    const { store } = provider;
+    const read = store.campaignRoundsUsed.bind(store);
+    let reads = 0;
+    let bothRead!: () => void;
+    const planned = new Promise<void>((resolve) => (bothRead = resolve));
+    store.campaignRoundsUsed = async (...args) => {
+      const used = await read(...args);
+      if (++reads === 2) bothRead();
+      await planned;
+      return used;
+    };
+    let answers;
+    try {
+      answers = await Promise.all(launches.map((launch) => play(launch, { free: true, bet: '2' })));
+    } finally {
+      store.campaignRoundsUsed = read;
+    }
+    const played = answers.filter((answer) => answer.status === 200);
+    assert.equal(played.length, 1, answers.map((answer) => answer.raw).join('\n'));
+    // The later write finds the round taken: nothing of it is written, and the player may try again.
+    assertProblem(answers.find((answer) => answer.status !== 200)!, 'SERVICE_UNAVAILABLE', 10);
+    const rows = (await provider.store.listRounds(50)).filter((row) => row.campaignId === campaignId);
+    assert.deepEqual(rows.map((row) => row.campaignFinished), [true]);
+    const ledger = await admin(op.app, 'GET', `/admin/players/${playerId}/transactions?limit=50`);
+    assert.equal((ledger.body.items as { kind: string }[]).filter((item) => item.kind === 'bet').length, 1);
+    // Nothing is left to try again: the campaign is finished for either launch.
+    assertProblem(await play(launches[0]!, { free: true }), 'CAMPAIGN_FINISHED');
+  });
+
   test('409 CAMPAIGN_FINISHED: a free round without a campaign', async () => {
     const launch = await launchReal();
     await open(launch);
