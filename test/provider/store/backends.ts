@@ -3,7 +3,7 @@
  * opened fresh for one test with what the suite needs beside the store: a
  * view of what is committed (another connection, which sees nothing
  * uncommitted) and a way to make one kind of write fail inside the
- * database. `PROVIDER_STORES=sqlite` narrows the list (comma-separated
+ * database. `STORES=sqlite` narrows the list (comma-separated
  * names). A backend that cannot run here says why, and its tests are
  * skipped with that reason (the pattern of test/stores/backends.ts); a
  * PostgreSQL backend is one more entry, unavailable without DATABASE_URL.
@@ -67,6 +67,6 @@ const ALL: ProviderStoreBackend[] = [
 ];
 
 export const PROVIDER_STORE_BACKENDS: ProviderStoreBackend[] = (() => {
-  const wanted = process.env.PROVIDER_STORES?.split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = process.env.STORES?.split(',').map((name) => name.trim()).filter(Boolean);
   return wanted ? ALL.filter((backend) => wanted.includes(backend.name)) : ALL;
 })();
