@@ -186,10 +186,12 @@ export interface ProviderStore {
   close(): Promise<void>;
 
   /**
-   * Calls `listener` with each real round this process's outbox finishes,
-   * inside the database transaction that finishes it (before its commit:
-   * an answer built from it waits for durable()). It must not throw: that
-   * would roll the outcome back. Answers the function that stops it.
+   * Calls `listener` once with each real round this process's outbox
+   * finishes: on a backend that group-commits (SQLite), inside the open
+   * turn that finishes it, before its commit; on one whose outcome
+   * transaction may run again after a conflict (PostgreSQL), once that
+   * transaction has committed. Either way an answer built from it waits for
+   * durable(). It must not throw. Answers the function that stops it.
    */
   onRoundFinished(listener: (round: RoundRow) => void): () => void;
 
