@@ -120,13 +120,6 @@ export interface PostgresOutboxOptions {
  */
 export const CONFLICT_RETRIES_MAX = 3;
 
-/**
- * The first key of the advisory locks that serialise claims per operator
- * (the second is the operator's hashtext). Any constant works while every
- * node uses the same; it differs from the migration lock's ('wlmg').
- */
-const CLAIM_LOCK_KEY = 0x776c6f62; // 'wlob'
-
 /** A row as postgres.js reads it: int8 columns arrive as text, bytea as a Buffer. */
 interface Row {
   id: string;
@@ -260,7 +253,10 @@ export class PostgresOutbox implements Outbox {
   /**
    * One database transaction:
    * 1. Lock the operators that have due items, each with
-   *    `pg_try_advisory_xact_lock(CLAIM_LOCK_KEY, hashtext(operator_id))`.
+   *    `pg_try_advisory_xact_lock(hashtext(current_schema()),
+   *    hashtext('dispatch:' || operator_id))`: advisory locks are the whole
+   *    database's, and the schema keeps two outboxes in one database (two
+   *    deployments, or test runs side by side) from holding up each other.
    *    The limit in flight is counted from the leases committed so far; two
    *    claims counting at once would each see room for the same slots, so
    *    the count and the leases of one operator are made by one claim at a
@@ -295,7 +291,7 @@ export class PostgresOutbox implements Outbox {
           SELECT DISTINCT operator_id FROM dispatch_items
           WHERE status = 'pending' AND next_attempt_at <= ${now} AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
         ) due
-        WHERE pg_try_advisory_xact_lock(${CLAIM_LOCK_KEY}, hashtext(operator_id))`;
+        WHERE pg_try_advisory_xact_lock(hashtext(current_schema()), hashtext('dispatch:' || operator_id))`;
       if (locked.length === 0) return [];
       const operators = locked.map((row) => row.operator_id);
       const chosen = await dbTx<{ id: string }[]>`

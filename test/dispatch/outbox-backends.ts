@@ -27,6 +27,8 @@ import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.j
 export type TestHook = (event: FinalEvent) => void;
 
 export interface OutboxDatabase {
+  /** PostgreSQL: the URL of the schema the nodes share, for a test's own connection. */
+  url?: string;
   /** A node: an outbox on a connection (SQLite) or pool (PostgreSQL) of its own. */
   node(options?: { onFinal?: TestHook }): Outbox;
   /**
@@ -134,6 +136,7 @@ async function openPostgres(label: string): Promise<OutboxDatabase> {
     for (const statement of CALLER_TABLES) await first.unsafe(statement);
     let firstTaken = false;
     return {
+      url: schema.url(),
       node(options = {}) {
         // The first node shares the caller's pool; each other has a pool of its own, on the schema migrated already.
         const pool = firstTaken ? openPostgresOutboxPool(schema.url()) : first;
