@@ -101,7 +101,10 @@ export async function openOutboxDatabase(url: string, settings: PoolSettings): P
  * settlement) commits with it or not at all. A hook that throws (or rejects)
  * rolls the outcome back: the item stays as it was, and is sent again after
  * its lease. It runs SQL on `dbTx` only, and waits for nothing else: the
- * transaction holds the item's row lock meanwhile.
+ * transaction holds the item's row lock meanwhile. It may run more than
+ * once for one outcome (a conflict runs the transaction again, see
+ * CONFLICT_RETRIES_MAX), and a run may be rolled back after it returns:
+ * whatever it does outside the database waits for the outcome's promise.
  */
 export type PostgresFinalHook = (dbTx: postgres.TransactionSql, event: FinalEvent) => Promise<void>;
 
