@@ -243,10 +243,10 @@ export class PostgresOutbox implements Outbox {
    * CONFLICT_RETRIES_MAX times if PostgreSQL aborts it for a serialization
    * failure or a deadlock; nothing of an aborted run was kept.
    */
-  private async transaction<T>(work: (dbTx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  private async transaction<T>(work: (dbTx: postgres.TransactionSql) => Promise<T>, options = ''): Promise<T> {
     for (let retries = 0; ; retries += 1) {
       try {
-        return (await this.sql.begin(work)) as T;
+        return (await this.sql.begin(options, work)) as T;
       } catch (error) {
         if (!isConflict(error) || retries >= CONFLICT_RETRIES_MAX) throw error;
       }
@@ -276,15 +276,17 @@ export class PostgresOutbox implements Outbox {
    *    undone item of their key (no earlier item pending or parked), not
    *    leased or whose lease ran out, at most `operatorInFlightMax` in
    *    flight per operator counting the leases already held, oldest due
-   *    first, up to `batchSizeMax`. READ COMMITTED takes a new snapshot for
-   *    this statement, after the locks: it sees every lease committed
-   *    before them.
+   *    first, up to `batchSizeMax`. READ COMMITTED (asked for, whatever
+   *    the database's default) takes a new snapshot for this statement,
+   *    after the locks: it sees every lease committed before them.
    * 3. Lease them, `FOR UPDATE SKIP LOCKED`: a row whose outcome another
    *    transaction is applying at this moment is passed over, not waited
    *    for (it is leased, or its late answer is about to finish it). What
-   *    was chosen can have changed only that way: earlier items of a key
-   *    only become final, and another claim of the same operator waits for
-   *    the lock; so only the lowest unfinished item of a key is ever leased.
+   *    was chosen can otherwise have changed only by becoming final or
+   *    resolved (the lease's own conditions leave it then): earlier items
+   *    of a key only become final, and no other claim of the same operator
+   *    gets the lock before this one commits; so only the lowest unfinished
+   *    item of a key is ever leased.
    */
   async claim(now: number, node: string, limits: ClaimLimits): Promise<OutboxItem[]> {
     assert.ok(limits.batchSizeMax >= 1 && limits.operatorInFlightMax >= 1 && limits.leaseMs >= 1, 'claim limits are positive');
@@ -335,7 +337,7 @@ export class PostgresOutbox implements Outbox {
       assert.equal(keys.size, items.length, 'a claim leases one item per key at most');
       for (const one of items) assert.ok(one.leaseOwner === node && one.status === 'pending', `item ${one.id} is pending and leased to ${node}`);
       return items;
-    });
+    }, 'isolation level read committed');
   }
 
   /**
