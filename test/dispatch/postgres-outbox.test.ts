@@ -26,7 +26,7 @@ import type { ClaimLimits, NewItem, Outbox, OutboxItem } from '../../src/dispatc
 import { CONFLICT_RETRIES_MAX, OUTBOX_MIGRATION, PostgresOutbox } from '../../src/dispatch/postgres-outbox.js';
 import { migrate } from '../../src/platform/postgres/migrate.js';
 import { openDatabase } from '../../src/platform/postgres/open-database.js';
-import { sfc32, uniformIn } from '../game/seeded-source.js';
+import { mulberry32 } from '../harness/seeded-random.js';
 import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../stores/postgres-fixtures.js';
 import { OUTBOX_BACKENDS, TEST_POOL, type OutboxDatabase } from './outbox-backends.js';
 
@@ -50,8 +50,8 @@ describe('PostgreSQL outbox', { skip }, () => {
   });
 
   test('three nodes claiming at once, one of them dying with its leases: one lease per item, key order, the operator limit, every item final', async () => {
-    const random = sfc32(7, 11, 13, 17);
-    const draw = (n: number) => uniformIn(random, n);
+    const random = mulberry32(7);
+    const draw = (n: number) => Math.floor(random() * n);
     const operators = ['op-0', 'op-1', 'op-2', 'op-3'];
     const items: NewItem[] = [];
     for (const operatorId of operators) {
