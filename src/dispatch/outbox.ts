@@ -13,7 +13,8 @@
  * flight across all nodes, so one slow operator neither floods nor stalls.
  *
  * The backend-neutral part is here; enqueueing takes the backend's own
- * handle of the caller's database transaction (sqlite-outbox.ts).
+ * handle of the caller's database transaction, and the hook of final
+ * outcomes is the backend's own (sqlite-outbox.ts, postgres-outbox.ts).
  */
 import type { ItemKind } from './retry-schedule.js';
 
@@ -86,8 +87,9 @@ export interface FinalEvent {
  * Called inside the database transaction that applies a final outcome, so
  * that the enqueuer's own state (a round's settlement) commits with it or
  * not at all. A hook that throws rolls the outcome back: the item stays as
- * it was, and is sent again after its lease. It runs synchronously and must
- * not wait for anything.
+ * it was, and is sent again after its lease. This is SQLite's: it runs
+ * synchronously and must not wait for anything. PostgreSQL's
+ * (PostgresFinalHook) is async and gets the transaction's handle.
  */
 export type FinalHook = (event: FinalEvent) => void;
 

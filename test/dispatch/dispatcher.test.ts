@@ -1,32 +1,29 @@
 /**
- * Proves the dispatcher (src/dispatch/dispatcher.ts) end to end: two nodes
- * (two connections on one outbox file) deliver through the real sender
+ * Proves the dispatcher (src/dispatch/dispatcher.ts) end to end, on every
+ * outbox backend (outbox-backends.ts: SQLite, and PostgreSQL when
+ * DATABASE_URL is set): two nodes (two connections on one SQLite file, two
+ * pools on one PostgreSQL schema) deliver through the real sender
  * (signedCall with NO_RETRY) to a local HTTP server that drops connections
  * before and after booking, answers late, answers 503 with and without
- * Retry-After, then 200. Every item is booked exactly once and in key order,
- * resent with the same signed bytes; Retry-After is waited for; a 4xx is
- * final, never resent, and skips the rest of its key; a 200's text reaches
- * whoever watches the outcome. With the send injected: one slow operator
- * does not stall another, an item past its horizon is parked, building a
- * dispatcher starts nothing, and a poke claims at once instead of after the
- * idle wait.
+ * Retry-After, then 200. Every item is booked exactly once and in key
+ * order, resent with the same signed bytes; Retry-After is waited for; a
+ * 4xx is final, never resent, and skips the rest of its key; a 200's text
+ * reaches whoever watches the outcome. With the send injected: one slow
+ * operator does not stall another, an item past its horizon is parked,
+ * building a dispatcher starts nothing, and a poke claims at once instead
+ * of after the idle wait.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { PROTOCOL_RETRY, REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
 import { Dispatcher, httpSend, type Send } from '../../src/dispatch/dispatcher.js';
 import type { NewItem, Outbox, OutboxItem } from '../../src/dispatch/outbox.js';
 import { DISPATCH_SCHEDULE, type DispatchSchedule, type SendAttempt } from '../../src/dispatch/retry-schedule.js';
-import { openOutboxDatabase, SqliteOutbox } from '../../src/dispatch/sqlite-outbox.js';
 import { sign } from '../../src/protocol/signing.js';
-import { ACCESS_TOKEN, SECRET, tempDir } from '../helpers.js';
-
-const temp = tempDir('wagerlink-dispatcher-');
-after(() => temp.cleanup());
+import { ACCESS_TOKEN, SECRET } from '../helpers.js';
+import { OUTBOX_BACKENDS, type OutboxDatabase } from './outbox-backends.js';
 
 /** A schedule shortened for tests: the same rules, milliseconds instead of seconds. */
 const FAST: DispatchSchedule = {
@@ -35,15 +32,8 @@ const FAST: DispatchSchedule = {
   retryAfterMsMax: 300,
 };
 
-let files = 0;
-function outboxFile(): string {
-  return join(temp.dir, `dispatch-${++files}.db`);
-}
-
-function enqueueAll(db: Database.Database, items: NewItem[]): void {
-  db.transaction(() => {
-    for (const item of items) SqliteOutbox.enqueue(db, item, Date.now());
-  })();
+async function enqueueAll(db: OutboxDatabase, items: NewItem[]): Promise<void> {
+  await db.enqueue(items, Date.now());
 }
 
 async function until(what: string, done: () => Promise<boolean>, msMax = 20_000): Promise<void> {
@@ -54,286 +44,294 @@ async function until(what: string, done: () => Promise<boolean>, msMax = 20_000)
   }
 }
 
+/**
+ * The senders' wait for an answer (ms). Every scripted answer but the late
+ * one must arrive within it, on a busy host too: one lost to a stalled event
+ * loop would be sent again and booked, and the test would fail. Shorter than
+ * the lease (2 s), so that a live node keeps its claim through a send.
+ */
+const ANSWER_MS_MAX = 1_000;
+
 /** What the operator does on each attempt at an id, in order; after the list, it books and answers 200. */
 type Behaviour = 'drop-before' | 'drop-after' | 'late' | '503' | '503-retry-after' | '402';
 
-describe('two nodes against a real HTTP operator', () => {
-  let server: Server;
-  let url: string;
-  const script = new Map<string, Behaviour[]>();
-  const attempts = new Map<string, { at: number; body: string; signature: string }[]>();
-  const booked = new Map<string, number>();
-  const lastSeq = new Map<string, number>();
-  const outOfOrder: string[] = [];
-  const badAuth: string[] = [];
+for (const backend of OUTBOX_BACKENDS) {
+  describe(`two nodes against a real HTTP operator: ${backend.name}`, { skip: backend.unavailable }, () => {
+    let server: Server;
+    let url: string;
+    const script = new Map<string, Behaviour[]>();
+    const attempts = new Map<string, { at: number; body: string; signature: string }[]>();
+    const booked = new Map<string, number>();
+    const lastSeq = new Map<string, number>();
+    const outOfOrder: string[] = [];
+    const badAuth: string[] = [];
 
-  function book(body: { id: string; key: string; seq: number }): void {
-    if (booked.has(body.id)) return; // idempotent, as the operator is (docs/protocol.md §6.4)
-    if ((lastSeq.get(body.key) ?? 0) !== body.seq - 1) outOfOrder.push(`${body.id} booked after seq ${lastSeq.get(body.key) ?? 0}`);
-    lastSeq.set(body.key, body.seq);
-    booked.set(body.id, (booked.get(body.id) ?? 0) + 1);
-  }
-
-  function answer(req: IncomingMessage, res: ServerResponse, text: string): void {
-    const body = JSON.parse(text) as { id: string; key: string; seq: number };
-    const signature = String(req.headers['x-server-authorization'] ?? '');
-    if (signature !== sign(SECRET, text) || req.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) badAuth.push(body.id);
-    const seen = attempts.get(body.id) ?? [];
-    seen.push({ at: Date.now(), body: text, signature });
-    attempts.set(body.id, seen);
-    const behaviour = script.get(body.id)?.[seen.length - 1];
-    const problem = (status: number, code: string, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
-      res.end(JSON.stringify({ type: 'about:blank', title: code, status, code, detail: code }));
-    };
-    switch (behaviour) {
-      case 'drop-before':
-        req.socket.destroy();
-        return;
-      case 'drop-after':
-        book(body);
-        req.socket.destroy();
-        return;
-      case 'late':
-        book(body);
-        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1}'), 400);
-        return;
-      case '503':
-        return problem(503, 'SERVICE_UNAVAILABLE');
-      case '503-retry-after':
-        return problem(503, 'SERVICE_UNAVAILABLE', { 'retry-after': '1' });
-      case '402':
-        return problem(402, 'INSUFFICIENT_FUNDS');
-      case undefined:
-        book(body);
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1}');
+    function book(body: { id: string; key: string; seq: number }): void {
+      if (booked.has(body.id)) return; // idempotent, as the operator is (docs/protocol.md §6.4)
+      if ((lastSeq.get(body.key) ?? 0) !== body.seq - 1) outOfOrder.push(`${body.id} booked after seq ${lastSeq.get(body.key) ?? 0}`);
+      lastSeq.set(body.key, body.seq);
+      booked.set(body.id, (booked.get(body.id) ?? 0) + 1);
     }
-  }
 
-  before(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
+    function answer(req: IncomingMessage, res: ServerResponse, text: string): void {
+      const body = JSON.parse(text) as { id: string; key: string; seq: number };
+      const signature = String(req.headers['x-server-authorization'] ?? '');
+      if (signature !== sign(SECRET, text) || req.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) badAuth.push(body.id);
+      const seen = attempts.get(body.id) ?? [];
+      seen.push({ at: Date.now(), body: text, signature });
+      attempts.set(body.id, seen);
+      const behaviour = script.get(body.id)?.[seen.length - 1];
+      const problem = (status: number, code: string, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
+        res.end(JSON.stringify({ type: 'about:blank', title: code, status, code, detail: code }));
+      };
+      switch (behaviour) {
+        case 'drop-before':
+          req.socket.destroy();
+          return;
+        case 'drop-after':
+          book(body);
+          req.socket.destroy();
+          return;
+        case 'late':
+          book(body);
+          // Well past the senders' wait for an answer (ANSWER_MS_MAX): this answer is lost.
+          setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1}'), ANSWER_MS_MAX * 2);
+          return;
+        case '503':
+          return problem(503, 'SERVICE_UNAVAILABLE');
+        case '503-retry-after':
+          return problem(503, 'SERVICE_UNAVAILABLE', { 'retry-after': '1' });
+        case '402':
+          return problem(402, 'INSUFFICIENT_FUNDS');
+        case undefined:
+          book(body);
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1}');
+      }
+    }
 
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  test('every item booked exactly once and in key order; Retry-After waited for; a 4xx final', async () => {
-    const path = outboxFile();
-    const dbA = openOutboxDatabase(path);
-    const dbB = openOutboxDatabase(path);
-    const plan: [key: string, operatorId: string, kind: NewItem['kind'], behaviours: Behaviour[]][] = [
-      ['k1', 'op-1', 'bet', ['drop-before']],
-      ['k1', 'op-1', 'win', ['503']],
-      ['k2', 'op-2', 'bet', ['late']],
-      ['k2', 'op-2', 'win', ['drop-after']],
-      ['k3', 'op-1', 'bet', ['503-retry-after']],
-      ['k3', 'op-1', 'win', ['503-retry-after', '503']],
-      ['k4', 'op-2', 'bet', ['402']],
-      ['k4', 'op-2', 'win', []],
-      ['k5', 'op-1', 'bet', []],
-      ['k5', 'op-1', 'win', ['drop-before', 'drop-after']],
-      ['p1', 'op-2', 'payout', ['503', 'drop-before']],
-    ];
-    const seqs = new Map<string, number>();
-    const items = plan.map(([key, operatorId, kind, behaviours]) => {
-      const seq = (seqs.get(key) ?? 0) + 1;
-      seqs.set(key, seq);
-      const id = `${key}-${seq}`;
-      script.set(id, behaviours);
-      const body = JSON.stringify({ id, key, seq, note: 'ünïcode' });
-      return { operatorId, orderingKey: key, kind, path: kind === 'payout' ? '/payout' : '/transaction', body };
-    });
-    enqueueAll(dbA, items);
-
-    const senders = [0, 1].map(() =>
-      httpSend({ endpoint: () => ({ url: `${url}/`, secret: SECRET, accessToken: ACCESS_TOKEN }), answerMsMax: 150 }),
-    );
-    const limits = { idleMs: 10, leaseMs: 2_000 };
-    const nodes = [
-      new Dispatcher({ outbox: new SqliteOutbox(dbA), node: 'a', send: senders[0]!.send, schedule: FAST, limits }),
-      new Dispatcher({ outbox: new SqliteOutbox(dbB), node: 'b', send: senders[1]!.send, schedule: FAST, limits }),
-    ];
-    const reader = new SqliteOutbox(dbA);
-    const answered: (string | undefined)[] = [];
-    for (const node of nodes) {
-      node.onDelivery(({ attempt, decision }) => {
-        if (decision.kind === 'sent' && attempt.kind === 'answered') answered.push(attempt.body);
+    before(async () => {
+      server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
       });
-      node.start();
-    }
-    try {
-      await until('no item is pending', async () => (await reader.list({ status: 'pending' })).length === 0);
-    } finally {
-      for (const node of nodes) await node.stop();
-      for (const sender of senders) await sender.close();
-    }
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
 
-    assert.deepEqual(outOfOrder, []);
-    assert.deepEqual(badAuth, []);
-    const expectedBooked = [...script.keys()].filter((id) => !id.startsWith('k4-')).sort();
-    assert.deepEqual([...booked.keys()].sort(), expectedBooked);
-    for (const [id, count] of booked) assert.equal(count, 1, `${id} booked once`);
-    for (const [id, seen] of attempts) {
-      assert.ok(seen.every((one) => one.body === seen[0]!.body && one.signature === seen[0]!.signature), `${id}: the same bytes each time`);
-      assert.ok(seen.length >= (script.get(id)?.length ?? 0), `${id}: each scripted answer was met`);
-    }
-    // A final refusal is never resent, and the rest of its key never goes.
-    assert.equal(attempts.get('k4-1')?.length, 1);
-    assert.equal(attempts.get('k4-2'), undefined);
-    // Retry-After: 1 s asked, bounded to the schedule's 300 ms: never resent sooner.
-    for (const id of ['k3-1', 'k3-2']) {
-      const [first, second] = attempts.get(id)!;
-      assert.ok(second!.at - first!.at >= 290, `${id}: resent ${second!.at - first!.at} ms after a Retry-After`);
-    }
+    after(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
 
-    assert.ok(answered.length >= expectedBooked.length && answered.every((body) => body === '{"balance":1}'), JSON.stringify(answered));
-    const sent = await reader.list({ status: 'sent' });
-    assert.deepEqual(sent.map((one) => `${one.orderingKey}-${one.sequence}`).sort(), expectedBooked);
-    const [refused] = await reader.list({ status: 'refused' });
-    assert.deepEqual(refused?.lastAnswer, { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'INSUFFICIENT_FUNDS' });
-    assert.deepEqual((await reader.list({ status: 'skipped' })).map((one) => one.orderingKey), ['k4']);
-    dbA.close();
-    dbB.close();
+    test('every item booked exactly once and in key order; Retry-After waited for; a 4xx final', async () => {
+      const db = await backend.open('dispatcher');
+      const plan: [key: string, operatorId: string, kind: NewItem['kind'], behaviours: Behaviour[]][] = [
+        ['k1', 'op-1', 'bet', ['drop-before']],
+        ['k1', 'op-1', 'win', ['503']],
+        ['k2', 'op-2', 'bet', ['late']],
+        ['k2', 'op-2', 'win', ['drop-after']],
+        ['k3', 'op-1', 'bet', ['503-retry-after']],
+        ['k3', 'op-1', 'win', ['503-retry-after', '503']],
+        ['k4', 'op-2', 'bet', ['402']],
+        ['k4', 'op-2', 'win', []],
+        ['k5', 'op-1', 'bet', []],
+        ['k5', 'op-1', 'win', ['drop-before', 'drop-after']],
+        ['p1', 'op-2', 'payout', ['503', 'drop-before']],
+      ];
+      const seqs = new Map<string, number>();
+      const items = plan.map(([key, operatorId, kind, behaviours]) => {
+        const seq = (seqs.get(key) ?? 0) + 1;
+        seqs.set(key, seq);
+        const id = `${key}-${seq}`;
+        script.set(id, behaviours);
+        const body = JSON.stringify({ id, key, seq, note: 'ünïcode' });
+        return { operatorId, orderingKey: key, kind, path: kind === 'payout' ? '/payout' : '/transaction', body };
+      });
+      await enqueueAll(db, items);
+
+      const senders = [0, 1].map(() =>
+        httpSend({ endpoint: () => ({ url: `${url}/`, secret: SECRET, accessToken: ACCESS_TOKEN }), answerMsMax: ANSWER_MS_MAX }),
+      );
+      const limits = { idleMs: 10, leaseMs: 2_000 };
+      const nodes = [
+        new Dispatcher({ outbox: db.node(), node: 'a', send: senders[0]!.send, schedule: FAST, limits }),
+        new Dispatcher({ outbox: db.node(), node: 'b', send: senders[1]!.send, schedule: FAST, limits }),
+      ];
+      const reader = db.node();
+      const answered: (string | undefined)[] = [];
+      for (const node of nodes) {
+        node.onDelivery(({ attempt, decision }) => {
+          if (decision.kind === 'sent' && attempt.kind === 'answered') answered.push(attempt.body);
+        });
+        node.start();
+      }
+      try {
+        await until('no item is pending', async () => (await reader.list({ status: 'pending' })).length === 0);
+      } finally {
+        for (const node of nodes) await node.stop();
+        for (const sender of senders) await sender.close();
+      }
+
+      assert.deepEqual(outOfOrder, []);
+      assert.deepEqual(badAuth, []);
+      const expectedBooked = [...script.keys()].filter((id) => !id.startsWith('k4-')).sort();
+      assert.deepEqual([...booked.keys()].sort(), expectedBooked);
+      for (const [id, count] of booked) assert.equal(count, 1, `${id} booked once`);
+      for (const [id, seen] of attempts) {
+        assert.ok(seen.every((one) => one.body === seen[0]!.body && one.signature === seen[0]!.signature), `${id}: the same bytes each time`);
+        assert.ok(seen.length >= (script.get(id)?.length ?? 0), `${id}: each scripted answer was met`);
+      }
+      // A final refusal is never resent, and the rest of its key never goes.
+      assert.equal(attempts.get('k4-1')?.length, 1);
+      assert.equal(attempts.get('k4-2'), undefined);
+      // Retry-After: 1 s asked, bounded to the schedule's 300 ms: never resent sooner.
+      for (const id of ['k3-1', 'k3-2']) {
+        const [first, second] = attempts.get(id)!;
+        assert.ok(second!.at - first!.at >= 290, `${id}: resent ${second!.at - first!.at} ms after a Retry-After`);
+      }
+
+      assert.ok(answered.length >= expectedBooked.length && answered.every((body) => body === '{"balance":1}'), JSON.stringify(answered));
+      const sent = await reader.list({ status: 'sent' });
+      assert.deepEqual(sent.map((one) => `${one.orderingKey}-${one.sequence}`).sort(), expectedBooked);
+      const [refused] = await reader.list({ status: 'refused' });
+      assert.deepEqual(refused?.lastAnswer, { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'INSUFFICIENT_FUNDS' });
+      assert.deepEqual((await reader.list({ status: 'skipped' })).map((one) => one.orderingKey), ['k4']);
+      await db.close();
+    });
   });
-});
 
-describe('with the send injected', () => {
-  function setUp(items: NewItem[]): { db: Database.Database; outbox: Outbox } {
-    const db = openOutboxDatabase(outboxFile());
-    enqueueAll(db, items);
-    return { db, outbox: new SqliteOutbox(db) };
-  }
-  const bet = (operatorId: string, key: string): NewItem => ({ operatorId, orderingKey: key, kind: 'bet', path: '/transaction', body: '{}' });
+  describe(`with the send injected: ${backend.name}`, { skip: backend.unavailable }, () => {
+    async function setUp(items: NewItem[]): Promise<{ db: OutboxDatabase; outbox: Outbox }> {
+      const db = await backend.open('dispatcher');
+      await enqueueAll(db, items);
+      return { db, outbox: db.node() };
+    }
+    const bet = (operatorId: string, key: string): NewItem => ({ operatorId, orderingKey: key, kind: 'bet', path: '/transaction', body: '{}' });
 
-  test('one slow operator holds only its own items; the others are delivered meanwhile', async () => {
-    const { db, outbox } = setUp([
-      ...Array.from({ length: 5 }, (_, i) => bet('slow', `s${i}`)),
-      ...Array.from({ length: 20 }, (_, i) => bet('fast', `f${i}`)),
-    ]);
-    const slowSends: (() => void)[] = [];
-    const send: Send = (item) =>
-      item.operatorId === 'slow'
-        ? new Promise<SendAttempt>((resolve) => slowSends.push(() => resolve({ kind: 'answered', status: 200 })))
-        : Promise.resolve({ kind: 'answered', status: 200 });
-    const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule: FAST, limits: { idleMs: 5, operatorInFlightMax: 2, batchSizeMax: 3 } });
-    dispatcher.start();
-    try {
-      await until('every fast item is sent', async () => (await outbox.list({ status: 'sent', operatorId: 'fast' })).length === 20);
-      assert.equal(slowSends.length, 2, 'the slow operator has its limit in flight, no more');
-      assert.equal((await outbox.list({ status: 'sent', operatorId: 'slow' })).length, 0);
-      // Released one by one, the slow operator's items follow.
-      await until('every slow item is sent', async () => {
+    test('one slow operator holds only its own items; the others are delivered meanwhile', async () => {
+      const { db, outbox } = await setUp([
+        ...Array.from({ length: 5 }, (_, i) => bet('slow', `s${i}`)),
+        ...Array.from({ length: 20 }, (_, i) => bet('fast', `f${i}`)),
+      ]);
+      const slowSends: (() => void)[] = [];
+      const send: Send = (item) =>
+        item.operatorId === 'slow'
+          ? new Promise<SendAttempt>((resolve) => slowSends.push(() => resolve({ kind: 'answered', status: 200 })))
+          : Promise.resolve({ kind: 'answered', status: 200 });
+      const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule: FAST, limits: { idleMs: 5, operatorInFlightMax: 2, batchSizeMax: 3 } });
+      dispatcher.start();
+      try {
+        await until('every fast item is sent', async () => (await outbox.list({ status: 'sent', operatorId: 'fast' })).length === 20);
+        assert.equal(slowSends.length, 2, 'the slow operator has its limit in flight, no more');
+        assert.equal((await outbox.list({ status: 'sent', operatorId: 'slow' })).length, 0);
+        // Released one by one, the slow operator's items follow.
+        await until('every slow item is sent', async () => {
+          slowSends.splice(0).forEach((release) => release());
+          return (await outbox.list({ status: 'sent', operatorId: 'slow' })).length === 5;
+        });
+      } finally {
+        // A failed assertion must not leave stop() waiting for sends nobody releases.
+        const stopped = dispatcher.stop();
         slowSends.splice(0).forEach((release) => release());
-        return (await outbox.list({ status: 'sent', operatorId: 'slow' })).length === 5;
-      });
-    } finally {
-      // A failed assertion must not leave stop() waiting for sends nobody releases.
-      const stopped = dispatcher.stop();
-      slowSends.splice(0).forEach((release) => release());
-      await stopped;
-      db.close();
-    }
-  });
+        await stopped;
+        await db.close();
+      }
+    });
 
-  test('an item whose next attempt falls past its horizon is parked, not dropped; stop waits for sends in flight', async () => {
-    const { db, outbox } = setUp([bet('op-1', 'r-1'), { ...bet('op-1', 'r-1'), kind: 'win' }]);
-    const schedule = { ...FAST, horizonMs: { ...FAST.horizonMs, bet: 150 } };
-    let sends = 0;
-    const send: Send = async () => {
-      sends += 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return { kind: 'failed', detail: 'ECONNREFUSED' };
-    };
-    const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule, limits: { idleMs: 5 } });
-    dispatcher.start();
-    try {
-      await until('the bet is parked', async () => (await outbox.list({ status: 'parked' })).length === 1);
-    } finally {
-      await dispatcher.stop();
-    }
-    const [parked] = await outbox.list({ status: 'parked' });
-    assert.equal(parked?.kind, 'bet');
-    assert.equal(parked?.attempts, sends);
-    assert.deepEqual(parked?.lastAnswer, { detail: 'ECONNREFUSED' });
-    assert.equal(parked?.leaseOwner, undefined, 'stop waited for the last send and applied it');
-    assert.deepEqual((await outbox.list({ status: 'pending' })).map((one) => one.kind), ['win'], 'the win waits behind its parked bet');
-    db.close();
-  });
+    test('an item whose next attempt falls past its horizon is parked, not dropped; stop waits for sends in flight', async () => {
+      const { db, outbox } = await setUp([bet('op-1', 'r-1'), { ...bet('op-1', 'r-1'), kind: 'win' }]);
+      const schedule = { ...FAST, horizonMs: { ...FAST.horizonMs, bet: 150 } };
+      let sends = 0;
+      const send: Send = async () => {
+        sends += 1;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return { kind: 'failed', detail: 'ECONNREFUSED' };
+      };
+      const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule, limits: { idleMs: 5 } });
+      dispatcher.start();
+      try {
+        await until('the bet is parked', async () => (await outbox.list({ status: 'parked' })).length === 1);
+      } finally {
+        await dispatcher.stop();
+      }
+      const [parked] = await outbox.list({ status: 'parked' });
+      assert.equal(parked?.kind, 'bet');
+      assert.equal(parked?.attempts, sends);
+      assert.deepEqual(parked?.lastAnswer, { detail: 'ECONNREFUSED' });
+      assert.equal(parked?.leaseOwner, undefined, 'stop waited for the last send and applied it');
+      assert.deepEqual((await outbox.list({ status: 'pending' })).map((one) => one.kind), ['win'], 'the win waits behind its parked bet');
+      await db.close();
+    });
 
-  test('a poke claims at once instead of after the idle wait', async () => {
-    const { db, outbox } = setUp([]);
-    const seen: OutboxItem[] = [];
-    // An idle wait far longer than the test waits: only the poke can bring the item out in time.
-    const idleMs = 60_000;
-    const world = { ...REAL_CLIENT_WORLD, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()) };
-    const send: Send = async (item) => (seen.push(item), { kind: 'answered', status: 200 });
-    const dispatcher = new Dispatcher({ outbox, node: 'a', send, world, limits: { idleMs } });
-    dispatcher.start();
-    try {
-      // The loop found nothing and is in its idle wait.
+    test('a poke claims at once instead of after the idle wait', async () => {
+      const { db, outbox } = await setUp([]);
+      const seen: OutboxItem[] = [];
+      // An idle wait far longer than the test waits: only the poke can bring the item out in time.
+      const idleMs = 60_000;
+      const world = { ...REAL_CLIENT_WORLD, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()) };
+      const send: Send = async (item) => (seen.push(item), { kind: 'answered', status: 200 });
+      const dispatcher = new Dispatcher({ outbox, node: 'a', send, world, limits: { idleMs } });
+      dispatcher.start();
+      try {
+        // The loop found nothing and is in its idle wait.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await enqueueAll(db, [bet('op-1', 'r-1')]);
+        dispatcher.poke();
+        await until('the item is sent', async () => seen.length === 1, idleMs / 4);
+      } finally {
+        await dispatcher.stop();
+        await db.close();
+      }
+    });
+
+    test("a failing operator is probed about once per probeMs, and its return sends what waited on the back-off at once", async () => {
+      const keys = Array.from({ length: 8 }, (_, i) => `r-${i}`);
+      const { db, outbox } = await setUp(keys.map((key) => bet('op-1', key)));
+      // A back-off far longer than the test waits (the jitter at its top): only the probe and the return can bring items out.
+      const schedule: DispatchSchedule = { ...FAST, retry: { ...FAST.retry, retryDelayMsMin: 60_000, retryDelayMsMax: 60_000 } };
+      const world = { ...REAL_CLIENT_WORLD, random: () => 0.999 };
+      let up = false;
+      const attemptsWhileDown: number[] = [];
+      const send: Send = async () => {
+        if (up) return { kind: 'answered', status: 200 };
+        attemptsWhileDown.push(Date.now());
+        return { kind: 'failed', detail: 'ECONNREFUSED' };
+      };
+      const probeMs = 100;
+      const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule, world, limits: { idleMs: 10, probeMs } });
+      dispatcher.start();
+      try {
+        await until('every item was tried once', async () => attemptsWhileDown.length >= keys.length);
+        const firstRound = attemptsWhileDown.length;
+        const downFor = 1_000;
+        await new Promise((resolve) => setTimeout(resolve, downFor));
+        const probes = attemptsWhileDown.length - firstRound;
+        // One item per probeMs while down (give or take the loop's turns), never the whole backlog.
+        assert.ok(probes >= downFor / probeMs / 2 && probes <= downFor / probeMs + 2, `${probes} probes in ${downFor} ms`);
+        up = true;
+        const back = Date.now();
+        await until('every item is sent', async () => (await outbox.list({ status: 'sent' })).length === keys.length, 5_000);
+        const settledIn = Date.now() - back;
+        assert.ok(settledIn < 5_000, `settled ${settledIn} ms after the operator's return, not after the 60 s back-off`);
+      } finally {
+        await dispatcher.stop();
+        await db.close();
+      }
+    });
+
+    test('building a dispatcher sends nothing until it is started', async () => {
+      const { db, outbox } = await setUp([bet('op-1', 'r-1')]);
+      const seen: OutboxItem[] = [];
+      const dispatcher = new Dispatcher({ outbox, node: 'a', send: async (item) => (seen.push(item), { kind: 'answered', status: 200 }), limits: { idleMs: 5 } });
       await new Promise((resolve) => setTimeout(resolve, 50));
-      enqueueAll(db, [bet('op-1', 'r-1')]);
-      dispatcher.poke();
-      await until('the item is sent', async () => seen.length === 1, idleMs / 4);
-    } finally {
+      assert.equal(seen.length, 0);
+      dispatcher.start();
+      await until('the item is sent', async () => seen.length === 1);
       await dispatcher.stop();
-      db.close();
-    }
+      assert.equal((await outbox.item(seen[0]!.id))?.status, 'sent');
+      await db.close();
+    });
   });
-
-  test("a failing operator is probed about once per probeMs, and its return sends what waited on the back-off at once", async () => {
-    const keys = Array.from({ length: 8 }, (_, i) => `r-${i}`);
-    const { db, outbox } = setUp(keys.map((key) => bet('op-1', key)));
-    // A back-off far longer than the test waits (the jitter at its top): only the probe and the return can bring items out.
-    const schedule: DispatchSchedule = { ...FAST, retry: { ...FAST.retry, retryDelayMsMin: 60_000, retryDelayMsMax: 60_000 } };
-    const world = { ...REAL_CLIENT_WORLD, random: () => 0.999 };
-    let up = false;
-    const attemptsWhileDown: number[] = [];
-    const send: Send = async () => {
-      if (up) return { kind: 'answered', status: 200 };
-      attemptsWhileDown.push(Date.now());
-      return { kind: 'failed', detail: 'ECONNREFUSED' };
-    };
-    const probeMs = 100;
-    const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule, world, limits: { idleMs: 10, probeMs } });
-    dispatcher.start();
-    try {
-      await until('every item was tried once', async () => attemptsWhileDown.length >= keys.length);
-      const firstRound = attemptsWhileDown.length;
-      const downFor = 1_000;
-      await new Promise((resolve) => setTimeout(resolve, downFor));
-      const probes = attemptsWhileDown.length - firstRound;
-      // One item per probeMs while down (give or take the loop's turns), never the whole backlog.
-      assert.ok(probes >= downFor / probeMs / 2 && probes <= downFor / probeMs + 2, `${probes} probes in ${downFor} ms`);
-      up = true;
-      const back = Date.now();
-      await until('every item is sent', async () => (await outbox.list({ status: 'sent' })).length === keys.length, 5_000);
-      const settledIn = Date.now() - back;
-      assert.ok(settledIn < 5_000, `settled ${settledIn} ms after the operator's return, not after the 60 s back-off`);
-    } finally {
-      await dispatcher.stop();
-      db.close();
-    }
-  });
-
-  test('building a dispatcher sends nothing until it is started', async () => {
-    const { db, outbox } = setUp([bet('op-1', 'r-1')]);
-    const seen: OutboxItem[] = [];
-    const dispatcher = new Dispatcher({ outbox, node: 'a', send: async (item) => (seen.push(item), { kind: 'answered', status: 200 }), limits: { idleMs: 5 } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(seen.length, 0);
-    dispatcher.start();
-    await until('the item is sent', async () => seen.length === 1);
-    await dispatcher.stop();
-    assert.equal((await outbox.item(seen[0]!.id))?.status, 'sent');
-    db.close();
-  });
-});
+}

@@ -22,12 +22,9 @@
  * written by postgres-ledger.ts, and `verify` checks the references.
  */
 import type postgres from 'postgres';
+import { migrate as migrateSchema, type Migration } from '../../platform/postgres/migrate.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration };
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -146,31 +143,11 @@ CREATE TABLE refused_transactions (
   },
 ];
 
-/** Any key works as long as every node uses the same one; the schema is the second key. */
-const MIGRATION_LOCK_KEY = 0x776c6d67; // 'wlmg'
-
 /**
- * Applies the migrations not yet applied, all in one database transaction,
- * under an advisory lock: nodes that start together wait for the first one
- * and then find nothing left to do. DDL is transactional in PostgreSQL, so a
- * failed migration leaves nothing behind. Returns the versions applied.
+ * Applies the wallet's migrations not yet applied, all in one database
+ * transaction, under an advisory lock (src/platform/postgres/migrate.ts).
+ * Returns the versions applied.
  */
 export async function migrate(sql: postgres.Sql): Promise<number[]> {
-  return sql.begin(async (dbTx) => {
-    // A migration may rewrite a large table: it is not held to the request time-out.
-    await dbTx`SET LOCAL statement_timeout = 0`;
-    await dbTx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}, hashtext(current_schema()))`;
-    await dbTx`CREATE TABLE IF NOT EXISTS schema_migrations (
-      version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`;
-    const rows = await dbTx<{ version: number }[]>`SELECT version FROM schema_migrations`;
-    const applied = new Set(rows.map((row) => row.version));
-    const done: number[] = [];
-    for (const migration of MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      await dbTx.unsafe(migration.sql);
-      await dbTx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${migration.version}, ${migration.name}, ${Date.now()})`;
-      done.push(migration.version);
-    }
-    return done;
-  });
+  return migrateSchema(sql, MIGRATIONS);
 }

@@ -1,0 +1,64 @@
+/**
+ * Opens a PostgreSQL connection pool (postgres.js) the way every part of
+ * Wagerlink on PostgreSQL needs it: bounded, with every statement held to a
+ * time-out, and failing fast when the database is unreachable so that a
+ * caller answers 503 instead of hanging. Connections are made lazily and
+ * remade after a loss, so a node recovers by itself when the database is
+ * back. The wallet's store (src/stores/postgres) and the outbox
+ * (src/dispatch/postgres-outbox.ts) open their pools here, each under its
+ * own application name.
+ */
+import postgres from 'postgres';
+
+/** The pool and its time-outs; src/stores/settings.ts documents each and names the defaults (DEFAULT_POSTGRES_SETTINGS). */
+export interface PoolSettings {
+  poolSize: number;
+  statementTimeoutMs: number;
+  idleTimeoutS: number;
+  connectTimeoutS: number;
+}
+
+/**
+ * A transaction left open by a stalled process releases its locks after this
+ * long (ms). Every transaction here is a few statements with no wait on
+ * anything but the database in between.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+
+export function isPostgresUrl(database: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(database);
+}
+
+/** The URL without its password, for logs and CLI output. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+/** `applicationName`: what pg_stat_activity shows as the client, so that operators can find a node's connections. */
+export function openDatabase(url: string, settings: PoolSettings, applicationName: string): postgres.Sql {
+  return postgres(url, {
+    max: settings.poolSize,
+    idle_timeout: settings.idleTimeoutS,
+    connect_timeout: settings.connectTimeoutS,
+    // Server notices (e.g. "relation already exists, skipping") are not ours to print.
+    onnotice: () => {},
+    // postgres.js would read the server's array types on every new
+    // connection, in a query of its own that the statement time-out can
+    // cancel, and then reject a promise nobody handles. Arrays are sent as
+    // literals or IN lists, and none is read back, so none is needed.
+    fetch_types: false,
+    connection: {
+      application_name: applicationName,
+      statement_timeout: settings.statementTimeoutMs,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      // Every statement reaches its rows through an index. Statements are
+      // prepared once per connection and soon run with a generic plan; one
+      // planned while a table was small (a new database, or before
+      // autovacuum's first ANALYZE) would scan that table on every call as
+      // it grows. With sequential scans priced out, the planner takes the
+      // index whatever its statistics say. The wallet's `verify`, which must
+      // read everything, turns them back on for its transaction.
+      enable_seqscan: 'off',
+    },
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * What a failed PostgreSQL call means, whoever made it: run it again
+ * (PostgreSQL aborted it so that another could go on), or the database is
+ * the problem (unreachable, restarting, overloaded, too slow), or neither
+ * (a bug). The wallet (src/stores/postgres/postgres-errors.ts) adds its own
+ * case to these; the outbox uses them as they are.
+ */
+
+/** 40001: a serializable database (or a standby's conflict) refused the transaction; 40P01: a deadlock victim. */
+const CONFLICT_SQLSTATES = new Set(['40001', '40P01']);
+
+/**
+ * SQLSTATE classes 08 (connection), 53 (insufficient resources), 57
+ * (operator intervention: statement time-out, pg_terminate_backend,
+ * shutdown), 58 (system I/O); a few single codes; and the client's own
+ * connection errors.
+ */
+const UNAVAILABLE_SQLSTATE_CLASSES = new Set(['08', '53', '57', '58']);
+const UNAVAILABLE_SQLSTATES = new Set([
+  '25006', // read_only_sql_transaction: connected to a standby, e.g. during a failover
+  '25P03', // idle_in_transaction_session_timeout
+  '55P03', // lock_not_available
+  '40001', // serialization_failure, once retries are spent
+  '40P01', // deadlock_detected, once retries are spent
+]);
+const UNAVAILABLE_CLIENT_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** PostgreSQL aborted the transaction so that a concurrent one could go on (serialization failure, deadlock): running it again can succeed. */
+export function isConflict(error: unknown): boolean {
+  return CONFLICT_SQLSTATES.has(codeOf(error) ?? '');
+}
+
+/** The database, not the call, is the problem: answer 503 and let the caller resend. */
+export function isUnavailable(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code === undefined) return false;
+  if (UNAVAILABLE_CLIENT_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+  return /^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE_CLASSES.has(code.slice(0, 2));
+}
