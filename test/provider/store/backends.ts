@@ -5,14 +5,22 @@
  * uncommitted) and a way to make one kind of write fail inside the
  * database. `STORES=sqlite` narrows the list (comma-separated
  * names). A backend that cannot run here says why, and its tests are
- * skipped with that reason (the pattern of test/stores/backends.ts); a
- * PostgreSQL backend is one more entry, unavailable without DATABASE_URL.
+ * skipped with that reason (the pattern of test/stores/backends.ts):
+ * PostgreSQL, on a schema of its own in DATABASE_URL's database, is
+ * unavailable without DATABASE_URL.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import postgres from 'postgres';
+import { DEFAULT_POSTGRES_SETTINGS } from '../../../src/stores/settings.js';
+import { PostgresProviderStore } from '../../../src/provider/store/postgres-provider-store.js';
 import type { ProviderStore } from '../../../src/provider/store/provider-store.js';
 import { SqliteProviderStore } from '../../../src/provider/store/sqlite-provider-store.js';
 import { tempDir } from '../../helpers.js';
+import { freshSchema, POSTGRES_UNAVAILABLE } from '../../stores/postgres-fixtures.js';
+
+/** Small pools: test files run two at a time. The statement time-out is generous: a busy shared host is no failure here. */
+export const PROVIDER_TEST_POOL = { ...DEFAULT_POSTGRES_SETTINGS, poolSize: 3, statementTimeoutMs: 10_000, connectTimeoutS: 5 };
 
 /** A table of the provider store whose writes a test can make fail. */
 export type BreakableTable = 'rounds' | 'payouts';
@@ -60,6 +68,51 @@ const ALL: ProviderStoreBackend[] = [
           other.close();
           await store.close();
           temp.cleanup();
+        },
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    ...(POSTGRES_UNAVAILABLE ? { unavailable: POSTGRES_UNAVAILABLE } : {}),
+    async open() {
+      const schema = await freshSchema('provider_store');
+      let store: PostgresProviderStore | undefined;
+      // Another client: it sees only what is committed. int8 as bigint, and every other integer made one, as SQLite's reader answers.
+      const other = postgres(schema.url(), { max: 1, onnotice: () => {}, types: { bigint: postgres.BigInt } });
+      try {
+        store = await PostgresProviderStore.open({ url: schema.url(), settings: PROVIDER_TEST_POOL });
+      } catch (error) {
+        await other.end({ timeout: 5 });
+        await schema.drop();
+        throw error;
+      }
+      const opened = store;
+      return {
+        store: opened,
+        async committed(sql) {
+          const rows = await other.unsafe(sql);
+          return rows.map((row) =>
+            Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'number' ? BigInt(value) : value])),
+          );
+        },
+        async breakWrites(table, event, message) {
+          const name = `${schema.name}.break_${table}_${event.toLowerCase()}`;
+          const trigger = `break_${table}_${event.toLowerCase()}`;
+          await schema.admin.unsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message}'; END $$`);
+          await schema.admin.unsafe(`CREATE TRIGGER ${trigger} BEFORE ${event} ON ${schema.name}.${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+          return async () => {
+            await schema.admin.unsafe(`DROP TRIGGER ${trigger} ON ${schema.name}.${table}`);
+            await schema.admin.unsafe(`DROP FUNCTION ${name}()`);
+          };
+        },
+        async cleanup() {
+          try {
+            await other.end({ timeout: 5 });
+            await opened.close();
+          } finally {
+            await schema.drop();
+          }
         },
       };
     },

@@ -1,0 +1,584 @@
+/**
+ * The provider store (provider-store.ts) on PostgreSQL, for any number of
+ * provider nodes sharing one database: game sessions, the round log,
+ * free-bet campaigns and payouts, with the outbox (src/dispatch/
+ * postgres-outbox.ts) in the same schema.
+ *
+ * Every write method is one database transaction, its conditions checked
+ * inside it by conditional updates, unique constraints and locks, never a
+ * read first and a write after across an await outside it:
+ * - a round advances its session's seed with `UPDATE ... WHERE nonce = $`:
+ *   of two nodes playing one session, the later waits for the earlier's row
+ *   lock, finds the nonce moved (READ COMMITTED re-reads the row) and writes
+ *   nothing;
+ * - a free round counts its campaign's rounds used under a transaction-
+ *   scoped advisory lock on (campaign, operator, player), so that two
+ *   launches of one player on two nodes cannot both take the last round;
+ * - a payout is created under an advisory lock on its id, so that a
+ *   concurrent create of the same id answers as if it came after;
+ * - sessions and campaigns insert with ON CONFLICT DO NOTHING and then
+ *   read the row that won.
+ * A transaction PostgreSQL aborts for a deadlock or a serialization
+ * failure is run again, at most CONFLICT_RETRIES_MAX times.
+ *
+ * Commits on PostgreSQL are durable when they return (synchronous_commit),
+ * so a write's promise resolves once it is durable, and `durable()` waits
+ * only for the writes still on their way. The outbox's final hook settles
+ * or refuses a round (or pays or refuses a payout) in the transaction that
+ * records the item's outcome; that transaction may run more than once, so
+ * `onRoundFinished` listeners are called after its commit.
+ */
+import assert from 'node:assert/strict';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type postgres from 'postgres';
+import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
+import { CONFLICT_RETRIES_MAX, PostgresOutbox } from '../../dispatch/postgres-outbox.js';
+import { migrate } from '../../platform/postgres/migrate.js';
+import { openDatabase, type PoolSettings } from '../../platform/postgres/open-database.js';
+import { isConflict } from '../../platform/postgres/postgres-errors.js';
+import { CURRENCIES, type Currencies } from '../../protocol/money.js';
+import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
+import {
+  freeRoundFits,
+  PAYOUT_REQUEST,
+  payoutOutcomeOf,
+  payoutRequest,
+  ROUND_REQUEST,
+  roundOutcomeOf,
+  sameCampaign,
+  samePayout,
+  type CampaignRow,
+  type CampaignWrite,
+  type GameSessionRow,
+  type Mode,
+  type NewPayout,
+  type NewRound,
+  type NewSession,
+  type PayoutRow,
+  type PayoutStatus,
+  type PayoutWrite,
+  type ProviderStore,
+  type RoundRow,
+  type RoundStatus,
+  type RoundWrite,
+} from './provider-store.js';
+
+/** What pg_stat_activity shows for a provider node's pool. */
+export const PROVIDER_APPLICATION_NAME = 'wagerlink-provider';
+
+/** A row as postgres.js reads it: int8 columns arrive as text, int4 as numbers. */
+type Row = Record<string, unknown>;
+
+/** Ids, nonces and epoch milliseconds are well within 2^53: plain numbers, checked. */
+function int(value: unknown): number {
+  const number = Number(value as string | number);
+  assert.ok(Number.isSafeInteger(number), `${String(value)} is a safe integer`);
+  return number;
+}
+
+const intOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : int(value));
+const money = (value: unknown): bigint => BigInt(value as string);
+const moneyOrNull = (value: unknown): bigint | null => (value === null ? null : BigInt(value as string));
+
+function sessionOf(row: Row): GameSessionRow {
+  return {
+    pk: int(row.id),
+    sessionId: row.session_id as string,
+    launchId: row.launch_id as string,
+    mode: row.mode as Mode,
+    operatorId: row.operator_id as string,
+    walletId: row.wallet_id as string | null,
+    game: row.game as string,
+    playerId: row.player_id as string | null,
+    operatorSessionId: row.operator_session_id as string | null,
+    currency: row.currency as string,
+    country: row.country as string | null,
+    language: row.language as string,
+    balanceMinor: money(row.balance),
+    serverSeed: row.server_seed as string,
+    nonce: int(row.nonce),
+    createdAt: int(row.created_at),
+    lastActiveAt: int(row.last_active_at),
+  };
+}
+
+function roundOf(row: Row): RoundRow {
+  return {
+    pk: int(row.id),
+    roundId: row.round_id as string,
+    sessionPk: int(row.session_pk),
+    mode: row.mode as Mode,
+    operatorId: row.operator_id as string,
+    playerId: row.player_id as string | null,
+    game: row.game as string,
+    currency: row.currency as string,
+    betMinor: money(row.bet),
+    winMinor: money(row.win),
+    betTxId: row.bet_tx_id as string | null,
+    winTxId: row.win_tx_id as string | null,
+    campaignId: row.campaign_id as string | null,
+    campaignFinished: row.campaign_finished as boolean | null,
+    chancePct: int(row.chance_pct),
+    threshold: int(row.threshold),
+    roll: int(row.roll),
+    serverSeed: row.server_seed as string,
+    serverSeedHash: row.server_seed_hash as string,
+    clientSeed: row.client_seed as string,
+    nonce: int(row.nonce),
+    requestBody: row.request_body as string | null,
+    status: row.status as RoundStatus,
+    refusalCode: row.refusal_code as string | null,
+    refusalDetail: row.refusal_detail as string | null,
+    balanceAfterMinor: moneyOrNull(row.balance_after),
+    // The outbox item counts the attempts while the round is pending; a finished round keeps the count.
+    attempts: int(row.status === 'pending' ? (row.item_attempts ?? row.attempts) : row.attempts),
+    dispatchItemId: intOrNull(row.dispatch_item_id),
+    createdAt: int(row.created_at),
+    settledAt: intOrNull(row.settled_at),
+  };
+}
+
+function payoutOf(row: Row): PayoutRow {
+  return {
+    payoutId: row.payout_id as string,
+    operatorId: row.operator_id as string,
+    playerId: row.player_id as string,
+    currency: row.currency as string,
+    amountMinor: money(row.amount),
+    campaignId: row.campaign_id as string,
+    operatorSessionId: row.operator_session_id as string,
+    dispatchItemId: int(row.dispatch_item_id),
+    status: row.status as PayoutStatus,
+    balanceAfterMinor: moneyOrNull(row.balance_after),
+    refusalCode: row.refusal_code as string | null,
+    refusalDetail: row.refusal_detail as string | null,
+    createdAt: int(row.created_at),
+    settledAt: intOrNull(row.settled_at),
+    attempts: int(row.item_attempts ?? 0),
+  };
+}
+
+function campaignOf(row: Row): CampaignRow {
+  return {
+    campaignId: row.campaign_id as string,
+    operatorId: row.operator_id as string,
+    game: row.game as string,
+    currency: row.currency as string,
+    betMinor: money(row.bet),
+    rounds: int(row.rounds),
+    expiresAt: intOrNull(row.expires_at),
+    createdAt: int(row.created_at),
+  };
+}
+
+export interface PostgresProviderStoreOptions {
+  /** postgres://... ; its search_path, if any, names the schema. */
+  url: string;
+  settings: PoolSettings;
+  /** The currencies whose decimals read an operator's balances (the config's); default ISO 4217 and the default crypto codes. */
+  currencies?: Currencies;
+}
+
+/** The rounds a call into the outbox finished, in the transaction run that committed. */
+interface Finishing {
+  dbTx: postgres.TransactionSql | undefined;
+  rounds: RoundRow[];
+}
+
+export class PostgresProviderStore implements ProviderStore {
+  private readonly roundListeners = new Set<(round: RoundRow) => void>();
+  /** Writes called and not yet settled: durable() waits for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly finishing = new AsyncLocalStorage<Finishing>();
+  private closing: Promise<void> | undefined;
+  readonly outbox: Outbox;
+
+  private constructor(
+    private readonly sql: postgres.Sql,
+    private readonly currencies: Currencies,
+  ) {
+    this.outbox = this.outboxView(new PostgresOutbox(sql, { onFinal: this.finishFromOutbox }));
+  }
+
+  /** Opens the pool and applies the pending migrations (once, whichever node starts first). */
+  static async open(options: PostgresProviderStoreOptions): Promise<PostgresProviderStore> {
+    const sql = openDatabase(options.url, options.settings, PROVIDER_APPLICATION_NAME);
+    try {
+      await migrate(sql, POSTGRES_PROVIDER_MIGRATIONS);
+    } catch (error) {
+      await sql.end({ timeout: 5 });
+      throw error;
+    }
+    return new PostgresProviderStore(sql, options.currencies ?? CURRENCIES);
+  }
+
+  /** Every write of this store has committed (durably) when its promise resolves: this waits for the ones on their way. */
+  async durable(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Waits for the writes on their way, then ends the pool. Closing again waits for the first close. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.durable();
+      await this.sql.end({ timeout: 5 });
+    })();
+    return this.closing;
+  }
+
+  onRoundFinished(listener: (round: RoundRow) => void): () => void {
+    this.roundListeners.add(listener);
+    return () => this.roundListeners.delete(listener);
+  }
+
+  /** Counts a write in flight until it settles, for durable(). */
+  private track<T>(write: Promise<T>): Promise<T> {
+    this.inFlight.add(write);
+    const done = () => this.inFlight.delete(write);
+    write.then(done, done);
+    return write;
+  }
+
+  /**
+   * Runs `work` in one database transaction, again up to
+   * CONFLICT_RETRIES_MAX times if PostgreSQL aborts it for a deadlock or a
+   * serialization failure; nothing of an aborted run was kept.
+   */
+  private transaction<T>(work: (dbTx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+    return this.track(
+      (async () => {
+        for (let retries = 0; ; retries += 1) {
+          try {
+            return (await this.sql.begin(work)) as T;
+          } catch (error) {
+            if (!isConflict(error) || retries >= CONFLICT_RETRIES_MAX) throw error;
+          }
+        }
+      })(),
+    );
+  }
+
+  /** A single statement: atomic by itself. */
+  private write<T>(statement: Promise<T>): Promise<T> {
+    return this.track(statement);
+  }
+
+  /**
+   * The outbox, for the dispatcher and the back office. An outcome that
+   * finishes rounds calls the listeners with them once it has committed.
+   */
+  private outboxView(items: PostgresOutbox): Outbox {
+    const thenNotify = async <R>(applied: (result: R) => boolean, call: () => Promise<R>): Promise<R> => {
+      const finishing: Finishing = { dbTx: undefined, rounds: [] };
+      const result = await this.track(this.finishing.run(finishing, call));
+      if (applied(result)) for (const round of finishing.rounds) for (const listener of this.roundListeners) listener(round);
+      return result;
+    };
+    return {
+      claim: items.claim.bind(items),
+      sent: (id, node, answer, now) => thenNotify((done) => done, () => items.sent(id, node, answer, now)),
+      refused: (id, node, answer, now) => thenNotify((done) => done.applied, () => items.refused(id, node, answer, now)),
+      resolve: (id, reference, now) => thenNotify((done) => done, () => items.resolve(id, reference, now)),
+      retryLater: (...args) => this.track(items.retryLater(...args)),
+      park: (...args) => this.track(items.park(...args)),
+      retryNow: (...args) => this.track(items.retryNow(...args)),
+      hasten: (...args) => this.track(items.hasten(...args)),
+      backlog: items.backlog.bind(items),
+      item: items.item.bind(items),
+      list: items.list.bind(items),
+    };
+  }
+
+  /**
+   * The outbox's hook: a final outcome of a round's or a payout's request
+   * finishes it (roundOutcomeOf, payoutOutcomeOf), in the same database
+   * transaction. The rounds finished are noted for the listeners; a run
+   * that is rolled back and run again starts the note afresh, so only the
+   * committed run's rounds are announced.
+   */
+  private readonly finishFromOutbox = async (dbTx: postgres.TransactionSql, event: FinalEvent): Promise<void> => {
+    const finishing = this.finishing.getStore();
+    if (finishing && finishing.dbTx !== dbTx) {
+      finishing.dbTx = dbTx;
+      finishing.rounds = [];
+    }
+    const { item } = event;
+    const at = item.finishedAt ?? item.createdAt;
+    if (item.kind === PAYOUT_REQUEST.kind) {
+      // Only the outbox's hook finishes a payout, and this transaction holds its item's row: no one else writes it meanwhile.
+      const [found] = await dbTx<Row[]>`SELECT id, currency, status FROM payouts WHERE dispatch_item_id = ${item.id}`;
+      if (found === undefined || found.status !== 'pending') return;
+      const outcome = payoutOutcomeOf(event, found.currency as string, this.currencies);
+      const [code, detail] = outcome.status === 'paid' ? [null, null] : [outcome.code, outcome.detail];
+      await dbTx`UPDATE payouts SET status = ${outcome.status}, balance_after = ${outcome.balanceAfterMinor?.toString() ?? null},
+        refusal_code = ${code}, refusal_detail = ${detail}, settled_at = ${at} WHERE id = ${found.id as string} AND status = 'pending'`;
+      return;
+    }
+    const [found] = await dbTx<Row[]>`SELECT id, currency, status FROM rounds WHERE dispatch_item_id = ${item.id}`;
+    if (found === undefined || found.status !== 'pending') return;
+    const outcome = roundOutcomeOf(event, found.currency as string, this.currencies);
+    const [code, detail] = outcome.status === 'settled' ? [null, null] : [outcome.code, outcome.detail];
+    const [row] = await dbTx<Row[]>`
+      UPDATE rounds SET status = ${outcome.status}, refusal_code = ${code}, refusal_detail = ${detail},
+        balance_after = ${outcome.balanceAfterMinor?.toString() ?? null}, attempts = ${item.attempts}, settled_at = ${at}
+      WHERE id = ${found.id as string} AND status = 'pending'
+      RETURNING *`;
+    assert.ok(row, 'only a pending round is finished');
+    const round = roundOf(row);
+    // A settled round's known balance is the session's: the operator's answer is the truth.
+    if (round.status === 'settled' && round.balanceAfterMinor !== null) {
+      await dbTx`UPDATE game_sessions SET balance = ${round.balanceAfterMinor.toString()} WHERE id = ${round.sessionPk}`;
+    }
+    finishing?.rounds.push(round);
+  };
+
+  // -------------------------------------------------------- game sessions
+
+  async sessionByLaunch(launchId: string): Promise<GameSessionRow | undefined> {
+    const [row] = await this.sql<Row[]>`SELECT * FROM game_sessions WHERE launch_id = ${launchId}`;
+    return row && sessionOf(row);
+  }
+
+  async session(pk: number): Promise<GameSessionRow> {
+    return sessionIn(this.sql, pk);
+  }
+
+  async createSession(input: NewSession): Promise<GameSessionRow> {
+    // The insert waits for a concurrent insert of the same launch and then does nothing; the read after it sees the row that won.
+    const [created] = await this.write(this.sql<Row[]>`
+      INSERT INTO game_sessions
+        (session_id, launch_id, mode, operator_id, wallet_id, game, player_id, operator_session_id, currency, country, language, balance,
+         server_seed, nonce, created_at, last_active_at)
+      VALUES (${input.sessionId}, ${input.launchId}, ${input.mode}, ${input.operatorId}, ${input.walletId}, ${input.game}, ${input.playerId},
+        ${input.operatorSessionId}, ${input.currency}, ${input.country}, ${input.language}, ${input.balanceMinor.toString()}, ${input.serverSeed},
+        0, ${input.now}, ${input.now})
+      ON CONFLICT (launch_id) DO NOTHING
+      RETURNING *`);
+    if (created) return sessionOf(created);
+    const found = await this.sessionByLaunch(input.launchId);
+    assert.ok(found, 'the session of a launch exists after its insert');
+    return found;
+  }
+
+  async reopenSession(pk: number, operatorSessionId: string | null, balanceMinor: bigint, now: number): Promise<GameSessionRow> {
+    const [row] = await this.write(this.sql<Row[]>`
+      UPDATE game_sessions SET operator_session_id = ${operatorSessionId}, balance = ${balanceMinor.toString()}, last_active_at = ${now}
+      WHERE id = ${pk} RETURNING *`);
+    assert.ok(row, `game session ${pk} exists`);
+    return sessionOf(row);
+  }
+
+  async touchSession(pk: number, now: number): Promise<void> {
+    await this.write(this.sql`UPDATE game_sessions SET last_active_at = ${now} WHERE id = ${pk}`);
+  }
+
+  // --------------------------------------------------------------- rounds
+
+  beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): Promise<RoundWrite> {
+    return this.transaction(async (dbTx): Promise<RoundWrite> => {
+      if (round.campaignId !== null && !(await this.freeRoundFits(dbTx, round))) {
+        return { ok: false, conflict: 'campaign-used', session: await sessionIn(dbTx, round.sessionPk) };
+      }
+      // Waits for a concurrent round's row lock, then finds its nonce moved: nothing written.
+      const moved = await dbTx`
+        UPDATE game_sessions SET server_seed = ${nextSeed}, nonce = nonce + 1, last_active_at = ${round.createdAt}
+        WHERE id = ${round.sessionPk} AND nonce = ${round.nonce}`;
+      if (moved.count === 0) return { ok: false, conflict: 'nonce-moved', session: await sessionIn(dbTx, round.sessionPk) };
+      const item = await PostgresOutbox.enqueue(
+        dbTx,
+        { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody },
+        round.createdAt,
+      );
+      const [row] = await insertRound(dbTx, round, { status: 'pending', balanceAfterMinor: null, dispatchItemId: item.id, settledAt: null });
+      return { ok: true, round: roundOf({ ...row!, item_attempts: 0 }) };
+    });
+  }
+
+  /**
+   * A free round's campaign, as the round's transaction sees it: a round
+   * left, and the round the last exactly when it says so. The count is
+   * made under a lock on (campaign, operator, player) held to the commit,
+   * and READ COMMITTED reads it on a snapshot taken after the lock: it
+   * counts every free round of the player committed before.
+   */
+  private async freeRoundFits(dbTx: postgres.TransactionSql, round: NewRound): Promise<boolean> {
+    if (round.playerId === null) return false;
+    await dbTx`SELECT pg_advisory_xact_lock(hashtext(current_schema()),
+      hashtext('campaign:' || ${round.campaignId}::text || ':' || ${round.operatorId}::text || ':' || ${round.playerId}::text))`;
+    const [campaign] = await dbTx<Row[]>`SELECT rounds FROM campaigns WHERE campaign_id = ${round.campaignId}`;
+    if (campaign === undefined) return false;
+    return freeRoundFits(round, await roundsUsedIn(dbTx, round.campaignId!, round.operatorId, round.playerId), int(campaign.rounds));
+  }
+
+  playFunRound(round: NewRound, nextSeed: string): Promise<RoundWrite> {
+    return this.transaction(async (dbTx): Promise<RoundWrite> => {
+      // One conditional update: the balance covers the bet and the nonce is the round's, or nothing moves.
+      const [moved] = await dbTx<Row[]>`
+        UPDATE game_sessions SET balance = balance - ${round.betMinor.toString()} + ${round.winMinor.toString()}, server_seed = ${nextSeed},
+          nonce = nonce + 1, last_active_at = ${round.createdAt}
+        WHERE id = ${round.sessionPk} AND nonce = ${round.nonce} AND balance >= ${round.betMinor.toString()}
+        RETURNING balance`;
+      if (moved === undefined) {
+        const session = await sessionIn(dbTx, round.sessionPk);
+        return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
+      }
+      const balanceAfterMinor = money(moved.balance);
+      const [row] = await insertRound(dbTx, { ...round, campaignFinished: null }, { status: 'settled', balanceAfterMinor, dispatchItemId: null, settledAt: round.createdAt });
+      return { ok: true, round: roundOf(row!) };
+    });
+  }
+
+  async round(pk: number): Promise<RoundRow> {
+    const [row] = await this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id = ${pk}`;
+    assert.ok(row, `round ${pk} exists`);
+    return roundOf(row);
+  }
+
+  async pendingRounds(sessionPk: number): Promise<RoundRow[]> {
+    const rows = await this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.session_pk = ${sessionPk} AND r.status = 'pending' ORDER BY r.id`;
+    return rows.map(roundOf);
+  }
+
+  async recentRounds(sessionPk: number, limit: number): Promise<RoundRow[]> {
+    const rows = await this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.session_pk = ${sessionPk} AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ${limit}`;
+    return rows.map(roundOf);
+  }
+
+  async listRounds(limit: number, before?: number): Promise<RoundRow[]> {
+    const rows = await this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id < ${before ?? Number.MAX_SAFE_INTEGER} ORDER BY r.id DESC LIMIT ${limit}`;
+    return rows.map(roundOf);
+  }
+
+  // -------------------------------------------------------------- payouts
+
+  createPayout(asked: NewPayout): Promise<PayoutWrite> {
+    return this.transaction(async (dbTx): Promise<PayoutWrite> => {
+      // Creates of one payout id, on any node, one at a time: the later reads the earlier's committed row after the lock.
+      await dbTx`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext('payout:' || ${asked.payoutId}::text))`;
+      const found = await payoutIn(dbTx, asked.payoutId);
+      if (found) return { ok: true, kind: samePayout(found, asked) ? 'exists' : 'conflict', payout: found };
+      const [sessionRow] = await dbTx<Row[]>`
+        SELECT * FROM game_sessions
+        WHERE mode = 'real' AND operator_id = ${asked.operatorId} AND player_id = ${asked.playerId} AND operator_session_id IS NOT NULL
+        ORDER BY last_active_at DESC, id DESC LIMIT 1`;
+      const request = payoutRequest(asked, sessionRow && sessionOf(sessionRow), this.currencies);
+      if (!request.ok) return request;
+      const item = await PostgresOutbox.enqueue(
+        dbTx,
+        { operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body: request.body },
+        asked.createdAt,
+      );
+      await dbTx`
+        INSERT INTO payouts (payout_id, operator_id, player_id, currency, amount, campaign_id, operator_session_id, dispatch_item_id, status, created_at)
+        VALUES (${asked.payoutId}, ${asked.operatorId}, ${asked.playerId}, ${asked.currency}, ${asked.amountMinor.toString()}, ${asked.campaignId},
+          ${request.operatorSessionId}, ${item.id}, 'pending', ${asked.createdAt})`;
+      const payout = await payoutIn(dbTx, asked.payoutId);
+      assert.ok(payout, 'the payout exists after its insert');
+      return { ok: true, kind: 'created', payout };
+    });
+  }
+
+  async payout(payoutId: string): Promise<PayoutRow | undefined> {
+    return payoutIn(this.sql, payoutId);
+  }
+
+  async listPayouts(limit: number, options: { status?: PayoutStatus; before?: number } = {}): Promise<{ payouts: PayoutRow[]; cursors: number[] }> {
+    const before = options.before ?? Number.MAX_SAFE_INTEGER;
+    const rows =
+      options.status === undefined
+        ? await this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.id < ${before} ORDER BY p.id DESC LIMIT ${limit}`
+        : await this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.status = ${options.status} AND p.id < ${before} ORDER BY p.id DESC LIMIT ${limit}`;
+    return { payouts: rows.map(payoutOf), cursors: rows.map((row) => int(row.id)) };
+  }
+
+  // ------------------------------------------------------------ campaigns
+
+  putCampaign(campaign: CampaignRow, players: readonly string[]): Promise<CampaignWrite> {
+    return this.transaction(async (dbTx): Promise<CampaignWrite> => {
+      const [inserted] = await dbTx<Row[]>`
+        INSERT INTO campaigns (campaign_id, operator_id, game, currency, bet, rounds, expires_at, created_at)
+        VALUES (${campaign.campaignId}, ${campaign.operatorId}, ${campaign.game}, ${campaign.currency}, ${campaign.betMinor.toString()},
+          ${campaign.rounds}, ${campaign.expiresAt}, ${campaign.createdAt})
+        ON CONFLICT (campaign_id) DO NOTHING
+        RETURNING id`;
+      let pk: string;
+      if (inserted) pk = inserted.id as string;
+      else {
+        // Another put got there first (its insert committed before this one's did nothing): compare with it.
+        const [found] = await dbTx<Row[]>`SELECT * FROM campaigns WHERE campaign_id = ${campaign.campaignId}`;
+        assert.ok(found, 'the campaign exists after its insert');
+        if (!sameCampaign(campaignOf(found), campaign)) return 'conflict';
+        pk = found.id as string;
+      }
+      // Players may be added to a campaign; none is ever removed.
+      for (const player of players) await dbTx`INSERT INTO campaign_players (campaign_pk, player_id) VALUES (${pk}, ${player}) ON CONFLICT DO NOTHING`;
+      return inserted ? 'created' : 'exists';
+    });
+  }
+
+  async campaign(campaignId: string): Promise<(CampaignRow & { players: string[] }) | undefined> {
+    const [row] = await this.sql<Row[]>`SELECT * FROM campaigns WHERE campaign_id = ${campaignId}`;
+    if (!row) return undefined;
+    const players = await this.sql<{ player_id: string }[]>`SELECT player_id FROM campaign_players WHERE campaign_pk = ${row.id as string} ORDER BY player_id`;
+    return { ...campaignOf(row), players: players.map((p) => p.player_id) };
+  }
+
+  async campaignsOf(operatorId: string, playerId: string, game: string, currency: string, now: number): Promise<CampaignRow[]> {
+    const rows = await this.sql<Row[]>`
+      SELECT c.* FROM campaigns c JOIN campaign_players p ON p.campaign_pk = c.id
+      WHERE p.player_id = ${playerId} AND c.operator_id = ${operatorId} AND c.game = ${game} AND c.currency = ${currency}
+        AND (c.expires_at IS NULL OR c.expires_at > ${now})
+      ORDER BY c.id`;
+    return rows.map(campaignOf);
+  }
+
+  async campaignRoundsUsed(campaignId: string, operatorId: string, playerId: string): Promise<number> {
+    return roundsUsedIn(this.sql, campaignId, operatorId, playerId);
+  }
+}
+
+type Querier = postgres.Sql | postgres.TransactionSql;
+
+async function sessionIn(db: Querier, pk: number): Promise<GameSessionRow> {
+  const [row] = await db<Row[]>`SELECT * FROM game_sessions WHERE id = ${pk}`;
+  assert.ok(row, `game session ${pk} exists`);
+  return sessionOf(row);
+}
+
+async function roundsUsedIn(db: Querier, campaignId: string, operatorId: string, playerId: string): Promise<number> {
+  const [row] = await db<{ used: string }[]>`
+    SELECT count(*) AS used FROM rounds WHERE campaign_id = ${campaignId} AND operator_id = ${operatorId} AND player_id = ${playerId} AND status <> 'refused'`;
+  return int(row!.used);
+}
+
+/** A round as read: its outbox item's attempts while it is pending. */
+function roundsSelect(db: Querier) {
+  return db`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id`;
+}
+
+/** A payout as read, with its outbox item's attempts. */
+function payoutsSelect(db: Querier) {
+  return db`SELECT p.*, d.attempts AS item_attempts FROM payouts p JOIN dispatch_items d ON d.id = p.dispatch_item_id`;
+}
+
+async function payoutIn(db: Querier, payoutId: string): Promise<PayoutRow | undefined> {
+  const [row] = await db<Row[]>`${payoutsSelect(db)} WHERE p.payout_id = ${payoutId}`;
+  return row && payoutOf(row);
+}
+
+function insertRound(
+  dbTx: postgres.TransactionSql,
+  round: NewRound,
+  state: { status: RoundStatus; balanceAfterMinor: bigint | null; dispatchItemId: number | null; settledAt: number | null },
+) {
+  return dbTx<Row[]>`
+    INSERT INTO rounds
+      (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
+       chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id,
+       created_at, settled_at)
+    VALUES (${round.roundId}, ${round.sessionPk}, ${round.mode}, ${round.operatorId}, ${round.playerId}, ${round.game}, ${round.currency},
+      ${round.betMinor.toString()}, ${round.winMinor.toString()}, ${round.betTxId}, ${round.winTxId}, ${round.campaignId}, ${round.campaignFinished},
+      ${round.chancePct}, ${round.threshold}, ${round.roll}, ${round.serverSeed}, ${round.serverSeedHash}, ${round.clientSeed}, ${round.nonce},
+      ${round.requestBody}, ${state.status}, ${state.balanceAfterMinor?.toString() ?? null}, ${state.dispatchItemId}, ${round.createdAt}, ${state.settledAt})
+    RETURNING *`;
+}
