@@ -47,7 +47,7 @@ Usage:
   wagerlink operator launch-key PLAYER --game SLUG
   wagerlink operator launch-url [PLAYER] --game SLUG [--mode real|fun] [--language en] [--country DE] [--lobby URL] [--deposit URL] [--refresh URL]
   wagerlink operator game-bets --games SLUG[,SLUG] --currencies EUR[,USD]
-  wagerlink provider serve --config FILE [--host H] [--port P]
+  wagerlink provider serve --config FILE [--host H] [--port P] [--database PATH|URL]
   wagerlink provider payouts create --operator ID --player ID --currency C --amount A --campaign UUID [--payout UUID]
   wagerlink provider payouts import FILE.csv --operator ID --campaign UUID
   wagerlink provider outbox list [--status S] [--operator ID] [--limit N]
@@ -372,7 +372,11 @@ export async function main(argv: string[]): Promise<void> {
       if (!values.config) throw new UsageError('provider serve needs --config FILE (see examples/provider.json)');
       const port = values.port === undefined ? undefined : Number(values.port);
       if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be 0..65535`);
-      return serveProvider(values.config, { ...(values.host === undefined ? {} : { host: values.host }), ...(port === undefined ? {} : { port }) });
+      return serveProvider(values.config, {
+        ...(values.host === undefined ? {} : { host: values.host }),
+        ...(port === undefined ? {} : { port }),
+        ...(values.database === undefined ? {} : { database: values.database }),
+      });
     }
     case 'openapi':
       if (command !== 'operator' && command !== 'provider') throw new UsageError('openapi takes: operator, provider');

@@ -18,7 +18,8 @@ import { importConfigCampaigns } from './config-campaigns.js';
 import { createGameService, REAL_PROVIDER_WORLD } from './game-service.js';
 import { buildProviderApp } from './provider-app.js';
 import { readProviderConfig } from './provider-config.js';
-import { SqliteProviderStore } from './store/sqlite-provider-store.js';
+import { openProviderStore } from './store/open-provider-store.js';
+import { redactUrl } from '../platform/postgres/open-database.js';
 import { createRoundDelivery } from './round-delivery.js';
 import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
 import { ProviderMetrics } from './metrics.js';
@@ -26,6 +27,8 @@ import { ProviderMetrics } from './metrics.js';
 export interface ServeProviderFlags {
   host?: string;
   port?: number;
+  /** Replaces the config's `database`: a SQLite file path, or a postgres:// URL that several provider nodes share. */
+  database?: string;
 }
 
 /**
@@ -51,14 +54,16 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-provider' } });
   for (const warning of config.warnings) logger.warn(warning);
   if (flags.host !== undefined) config.host = flags.host;
+  if (flags.database !== undefined) config.database = flags.database;
   if (flags.port !== undefined) {
     const moved = movedPublicBaseUrl(config.publicBaseUrl, config.port, flags.port);
     if (moved.warning) logger.warn(moved.warning);
     config.publicBaseUrl = moved.url;
     config.port = flags.port;
   }
-  // The WAL could not be synced (wal-flusher.ts): nothing more is answered; the outbox delivers pending rounds after the restart.
-  const store = SqliteProviderStore.open(config.database, { onFatal: exitOnStorageFailure(logger), currencies: config.currencies });
+  // SQLite: the WAL could not be synced (wal-flusher.ts): nothing more is answered; the outbox delivers pending rounds after the restart.
+  // PostgreSQL: migrated once, whichever node starts first; every node delivers from the one outbox.
+  const store = await openProviderStore(config.database, { onFatal: exitOnStorageFailure(logger), currencies: config.currencies });
   const delivery = createRoundDelivery({ config, store, log: logger });
   const metrics = new ProviderMetrics({ outbox: store.outbox, clock: REAL_PROVIDER_WORLD.clock, processMetrics: true });
   delivery.dispatcher.onDelivery((delivered) => metrics.dispatch.observe(delivered));
@@ -78,7 +83,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   }
   delivery.start();
   logger.info(
-    { address, database: config.database, publicBaseUrl: config.publicBaseUrl, operators: config.operators.length, games: config.games.length },
+    { address, database: redactUrl(config.database), publicBaseUrl: config.publicBaseUrl, operators: config.operators.length, games: config.games.length },
     `wagerlink provider ready on ${address}`,
   );
 

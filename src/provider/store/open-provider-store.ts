@@ -1,0 +1,31 @@
+/**
+ * Picks the provider store's backend from the config's `database`, as the
+ * wallet's does (src/stores/open-store.ts): a postgres:// (or
+ * postgresql://) URL is PostgreSQL, shared by any number of provider nodes;
+ * anything else is a SQLite file, one process's.
+ */
+import { isPostgresUrl } from '../../platform/postgres/open-database.js';
+import type { Currencies } from '../../protocol/money.js';
+import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../../stores/settings.js';
+import { PostgresProviderStore } from './postgres-provider-store.js';
+import type { ProviderStore } from './provider-store.js';
+import { SqliteProviderStore, type OnFatal } from './sqlite-provider-store.js';
+
+export interface OpenProviderStoreOptions {
+  currencies: Currencies;
+  /** SQLite: called if the WAL cannot be synced (sqlite-provider-store.ts). PostgreSQL reports a failed commit on the write itself. */
+  onFatal?: OnFatal;
+  /** PostgreSQL: the pool and its time-outs (default DEFAULT_POSTGRES_SETTINGS). */
+  postgres?: PostgresSettings;
+}
+
+export function providerBackendOf(database: string): 'sqlite' | 'postgres' {
+  return isPostgresUrl(database) ? 'postgres' : 'sqlite';
+}
+
+export async function openProviderStore(database: string, options: OpenProviderStoreOptions): Promise<ProviderStore> {
+  if (providerBackendOf(database) === 'postgres') {
+    return PostgresProviderStore.open({ url: database, settings: options.postgres ?? DEFAULT_POSTGRES_SETTINGS, currencies: options.currencies });
+  }
+  return SqliteProviderStore.open(database, { currencies: options.currencies, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+}
