@@ -8,8 +8,10 @@
  * every round is settled and every prize paid; the operator received each
  * round's /transaction and each prize's /payout once (no two nodes claimed
  * one item); its ledger holds exactly the round log's bets and wins and the
- * payouts' credits, id by id; both nodes delivered. Skipped, saying so,
- * without DATABASE_URL.
+ * payouts' credits, id by id; both nodes delivered; and each node's
+ * round listeners heard every round once, whichever node finished it (so a
+ * player waiting on one node wakes when the other delivers). Skipped,
+ * saying so, without DATABASE_URL.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -48,6 +50,8 @@ interface Node {
   store: ProviderStore;
   started: StartedProvider;
   delivered: number;
+  /** Times its store's round listeners heard each round, by pk. */
+  heard: Map<number, number>;
 }
 
 let op: Operator;
@@ -76,7 +80,8 @@ before(async () => {
     // The switch a node's config makes: a postgres:// database opens the PostgreSQL store, migrated once whichever node comes first.
     const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL });
     const started = await startProvider({ config, store, world: testWorld(realClock()), deliveryLimits: { idleMs: 10 } });
-    const node: Node = { store, started, delivered: 0 };
+    const node: Node = { store, started, delivered: 0, heard: new Map() };
+    store.onRoundFinished((round) => node.heard.set(round.pk, (node.heard.get(round.pk) ?? 0) + 1));
     started.delivery.dispatcher.onDelivery((delivery) => {
       if (delivery.applied && delivery.decision.kind === 'sent') node.delivered += 1;
     });
@@ -161,6 +166,16 @@ test('two provider nodes on one PostgreSQL database: launches, rounds and prizes
   for (const id of [...rounds.map((round) => round.roundId), ...posted]) assert.equal(received.get(id), 1, `the operator received ${id} once`);
   assert.equal(received.size, rounds.length + posted.length, 'the operator received nothing else');
   assert.ok(a.delivered > 0 && b.delivered > 0, `both nodes delivered (${a.delivered}, ${b.delivered})`);
+
+  // Each node heard every round finished, its own and the other's, once.
+  for (const node of nodes) {
+    while (node.heard.size < rounds.length) {
+      assert.ok(Date.now() < deadline, `a node heard ${node.heard.size} of ${rounds.length} rounds finished`);
+      await sleep(20);
+    }
+    assert.deepEqual([...node.heard.keys()].sort((x, y) => x - y), rounds.map((round) => round.pk).sort((x, y) => x - y));
+    assert.deepEqual([...node.heard.values()].filter((times) => times !== 1), [], 'each round heard once');
+  }
 
   // The operator's ledger is the round log and the payouts, id by id, each once.
   const expected = new Map<string, { kind: string; minor: bigint }>();

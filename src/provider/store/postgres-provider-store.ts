@@ -26,10 +26,15 @@
  * only for the writes still on their way. The outbox's final hook settles
  * or refuses a round (or pays or refuses a payout) in the transaction that
  * records the item's outcome; that transaction may run more than once, so
- * `onRoundFinished` listeners are called after its commit.
+ * `onRoundFinished` listeners are called after its commit. The same
+ * transaction sends a notification (pg_notify, delivered on commit only),
+ * by which every other node on the database calls its listeners too: a
+ * player waiting on one node for a round another node delivered wakes at
+ * once, not at the end of the wait.
  */
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
 import { CONFLICT_RETRIES_MAX, PostgresOutbox } from '../../dispatch/postgres-outbox.js';
@@ -65,6 +70,13 @@ import {
 
 /** What pg_stat_activity shows for a provider node's pool. */
 export const PROVIDER_APPLICATION_NAME = 'wagerlink-provider';
+
+/**
+ * The channel of finished rounds. Notifications are the whole database's:
+ * the payload names the schema, so that deployments (or test runs) in
+ * other schemas of one database ignore each other's.
+ */
+const ROUND_FINISHED_CHANNEL = 'wagerlink_provider_round_finished';
 
 /** A row as postgres.js reads it: int8 columns arrive as text, int4 as numbers. */
 type Row = Record<string, unknown>;
@@ -191,6 +203,9 @@ export class PostgresProviderStore implements ProviderStore {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly finishing = new AsyncLocalStorage<Finishing>();
   private closing: Promise<void> | undefined;
+  /** This store's name in its notifications, and its schema's: it ignores its own, and other schemas'. */
+  private readonly nodeId = randomUUID();
+  private schema = '';
   readonly outbox: Outbox;
 
   private constructor(
@@ -198,6 +213,29 @@ export class PostgresProviderStore implements ProviderStore {
     private readonly currencies: Currencies,
   ) {
     this.outbox = this.outboxView(new PostgresOutbox(sql, { onFinal: this.finishFromOutbox }));
+  }
+
+  /**
+   * Listens for the rounds other nodes finish (a connection of its own,
+   * remade by postgres.js after a loss; a notification missed meanwhile
+   * only leaves a waiting player to the end of the wait, when the round is
+   * read again).
+   */
+  private async listen(): Promise<void> {
+    const [row] = await this.sql<{ schema: string }[]>`SELECT current_schema() AS schema`;
+    this.schema = row!.schema;
+    await this.sql.listen(ROUND_FINISHED_CHANNEL, (payload) => {
+      const [schema, nodeId, pk] = payload.split('/');
+      if (schema !== this.schema || nodeId === this.nodeId || this.roundListeners.size === 0 || this.closing) return;
+      this.round(int(pk)).then(
+        (round) => {
+          for (const listener of this.roundListeners) listener(round);
+        },
+        () => {
+          // Closing, or the database away: the waiting player reads the round again at the end of the wait.
+        },
+      );
+    });
   }
 
   /** Opens the pool and applies the pending migrations (once, whichever node starts first). */
@@ -209,7 +247,14 @@ export class PostgresProviderStore implements ProviderStore {
       await sql.end({ timeout: 5 });
       throw error;
     }
-    return new PostgresProviderStore(sql, options.currencies ?? CURRENCIES);
+    const store = new PostgresProviderStore(sql, options.currencies ?? CURRENCIES);
+    try {
+      await store.listen();
+    } catch (error) {
+      await sql.end({ timeout: 5 });
+      throw error;
+    }
+    return store;
   }
 
   /** Every write of this store has committed (durably) when its promise resolves: this waits for the ones on their way. */
@@ -329,6 +374,8 @@ export class PostgresProviderStore implements ProviderStore {
     if (round.status === 'settled' && round.balanceAfterMinor !== null) {
       await dbTx`UPDATE game_sessions SET balance = ${round.balanceAfterMinor.toString()} WHERE id = ${round.sessionPk}`;
     }
+    // Delivered to the other nodes when (and only if) this transaction commits.
+    await dbTx`SELECT pg_notify(${ROUND_FINISHED_CHANNEL}, ${`${this.schema}/${this.nodeId}/${round.pk}`})`;
     finishing?.rounds.push(round);
   };
 

@@ -191,7 +191,10 @@ export interface ProviderStore {
    * turn that finishes it, before its commit; on one whose outcome
    * transaction may run again after a conflict (PostgreSQL), once that
    * transaction has committed. Either way an answer built from it waits for
-   * durable(). It must not throw. Answers the function that stops it.
+   * durable(). A backend that several nodes share (PostgreSQL) also calls it
+   * with each round another node finishes, once that node's commit is seen,
+   * so that a player waiting here for a round delivered elsewhere wakes. It
+   * must not throw. Answers the function that stops it.
    */
   onRoundFinished(listener: (round: RoundRow) => void): () => void;
 
