@@ -40,7 +40,8 @@ import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
 import { CONFLICT_RETRIES_MAX, PostgresOutbox } from '../../dispatch/postgres-outbox.js';
 import { migrate } from '../../platform/postgres/migrate.js';
 import { openDatabase, type PoolSettings } from '../../platform/postgres/open-database.js';
-import { isConflict } from '../../platform/postgres/postgres-errors.js';
+import { isConflict, isUnavailable } from '../../platform/postgres/postgres-errors.js';
+import { UnavailableError } from '../../protocol/errors.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
 import {
@@ -222,7 +223,7 @@ export class PostgresProviderStore implements ProviderStore {
    * read again).
    */
   private async listen(): Promise<void> {
-    const [row] = await this.sql<{ schema: string }[]>`SELECT current_schema() AS schema`;
+    const [row] = await this.read(this.sql<{ schema: string }[]>`SELECT current_schema() AS schema`);
     this.schema = row!.schema;
     await this.sql.listen(ROUND_FINISHED_CHANNEL, (payload) => {
       const [schema, nodeId, pk] = payload.split('/');
@@ -296,7 +297,7 @@ export class PostgresProviderStore implements ProviderStore {
           try {
             return (await this.sql.begin(work)) as T;
           } catch (error) {
-            if (!isConflict(error) || retries >= CONFLICT_RETRIES_MAX) throw error;
+            if (!isConflict(error) || retries >= CONFLICT_RETRIES_MAX) throw unavailableOr(error);
           }
         }
       })(),
@@ -305,7 +306,16 @@ export class PostgresProviderStore implements ProviderStore {
 
   /** A single statement: atomic by itself. */
   private write<T>(statement: Promise<T>): Promise<T> {
-    return this.track(statement);
+    return this.track(this.read(statement));
+  }
+
+  /** A failure of the database itself (unreachable, too slow, restarting) is the caller's 503: nothing was applied, resend. */
+  private async read<T>(query: Promise<T>): Promise<T> {
+    try {
+      return await query;
+    } catch (error) {
+      throw unavailableOr(error);
+    }
   }
 
   /**
@@ -382,12 +392,12 @@ export class PostgresProviderStore implements ProviderStore {
   // -------------------------------------------------------- game sessions
 
   async sessionByLaunch(launchId: string): Promise<GameSessionRow | undefined> {
-    const [row] = await this.sql<Row[]>`SELECT * FROM game_sessions WHERE launch_id = ${launchId}`;
+    const [row] = await this.read(this.sql<Row[]>`SELECT * FROM game_sessions WHERE launch_id = ${launchId}`);
     return row && sessionOf(row);
   }
 
   async session(pk: number): Promise<GameSessionRow> {
-    return sessionIn(this.sql, pk);
+    return this.read(sessionIn(this.sql, pk));
   }
 
   async createSession(input: NewSession): Promise<GameSessionRow> {
@@ -476,23 +486,23 @@ export class PostgresProviderStore implements ProviderStore {
   }
 
   async round(pk: number): Promise<RoundRow> {
-    const [row] = await this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id = ${pk}`;
+    const [row] = await this.read(this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id = ${pk}`);
     assert.ok(row, `round ${pk} exists`);
     return roundOf(row);
   }
 
   async pendingRounds(sessionPk: number): Promise<RoundRow[]> {
-    const rows = await this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.session_pk = ${sessionPk} AND r.status = 'pending' ORDER BY r.id`;
+    const rows = await this.read(this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.session_pk = ${sessionPk} AND r.status = 'pending' ORDER BY r.id`);
     return rows.map(roundOf);
   }
 
   async recentRounds(sessionPk: number, limit: number): Promise<RoundRow[]> {
-    const rows = await this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.session_pk = ${sessionPk} AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ${limit}`;
+    const rows = await this.read(this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.session_pk = ${sessionPk} AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ${limit}`);
     return rows.map(roundOf);
   }
 
   async listRounds(limit: number, before?: number): Promise<RoundRow[]> {
-    const rows = await this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id < ${before ?? Number.MAX_SAFE_INTEGER} ORDER BY r.id DESC LIMIT ${limit}`;
+    const rows = await this.read(this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id < ${before ?? Number.MAX_SAFE_INTEGER} ORDER BY r.id DESC LIMIT ${limit}`);
     return rows.map(roundOf);
   }
 
@@ -526,15 +536,16 @@ export class PostgresProviderStore implements ProviderStore {
   }
 
   async payout(payoutId: string): Promise<PayoutRow | undefined> {
-    return payoutIn(this.sql, payoutId);
+    return this.read(payoutIn(this.sql, payoutId));
   }
 
   async listPayouts(limit: number, options: { status?: PayoutStatus; before?: number } = {}): Promise<{ payouts: PayoutRow[]; cursors: number[] }> {
     const before = options.before ?? Number.MAX_SAFE_INTEGER;
-    const rows =
+    const rows = await this.read(
       options.status === undefined
-        ? await this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.id < ${before} ORDER BY p.id DESC LIMIT ${limit}`
-        : await this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.status = ${options.status} AND p.id < ${before} ORDER BY p.id DESC LIMIT ${limit}`;
+        ? this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.id < ${before} ORDER BY p.id DESC LIMIT ${limit}`
+        : this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.status = ${options.status} AND p.id < ${before} ORDER BY p.id DESC LIMIT ${limit}`,
+    );
     return { payouts: rows.map(payoutOf), cursors: rows.map((row) => int(row.id)) };
   }
 
@@ -564,27 +575,33 @@ export class PostgresProviderStore implements ProviderStore {
   }
 
   async campaign(campaignId: string): Promise<(CampaignRow & { players: string[] }) | undefined> {
-    const [row] = await this.sql<Row[]>`SELECT * FROM campaigns WHERE campaign_id = ${campaignId}`;
+    const [row] = await this.read(this.sql<Row[]>`SELECT * FROM campaigns WHERE campaign_id = ${campaignId}`);
     if (!row) return undefined;
-    const players = await this.sql<{ player_id: string }[]>`SELECT player_id FROM campaign_players WHERE campaign_pk = ${row.id as string} ORDER BY player_id`;
+    const players = await this.read(this.sql<{ player_id: string }[]>`SELECT player_id FROM campaign_players WHERE campaign_pk = ${row.id as string} ORDER BY player_id`);
     return { ...campaignOf(row), players: players.map((p) => p.player_id) };
   }
 
   async campaignsOf(operatorId: string, playerId: string, game: string, currency: string, now: number): Promise<CampaignRow[]> {
-    const rows = await this.sql<Row[]>`
+    const rows = await this.read(this.sql<Row[]>`
       SELECT c.* FROM campaigns c JOIN campaign_players p ON p.campaign_pk = c.id
       WHERE p.player_id = ${playerId} AND c.operator_id = ${operatorId} AND c.game = ${game} AND c.currency = ${currency}
         AND (c.expires_at IS NULL OR c.expires_at > ${now})
-      ORDER BY c.id`;
+      ORDER BY c.id`);
     return rows.map(campaignOf);
   }
 
   async campaignRoundsUsed(campaignId: string, operatorId: string, playerId: string): Promise<number> {
-    return roundsUsedIn(this.sql, campaignId, operatorId, playerId);
+    return this.read(roundsUsedIn(this.sql, campaignId, operatorId, playerId));
   }
 }
 
 type Querier = postgres.Sql | postgres.TransactionSql;
+
+/** The error as a 503 when the database, not the call, is the problem (postgres-errors.ts); else as it is. */
+function unavailableOr(error: unknown): unknown {
+  if (!isUnavailable(error)) return error;
+  return new UnavailableError(`the provider's database is unavailable: ${(error as Error).message}; nothing was applied`, { cause: error });
+}
 
 async function sessionIn(db: Querier, pk: number): Promise<GameSessionRow> {
   const [row] = await db<Row[]>`SELECT * FROM game_sessions WHERE id = ${pk}`;
