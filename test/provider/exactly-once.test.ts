@@ -18,6 +18,12 @@
  * log says; the operator's books verify. Every kind of fault happened, so a
  * pass proves each one was survived.
  *
+ * The same run proves it for two provider nodes on one PostgreSQL
+ * database (skipped, saying so, without DATABASE_URL): launches are opened
+ * on both, each player's rounds go to both in turn, each prize is posted
+ * once on each; each node is killed with SIGKILL once and the operator
+ * once.
+ *
  * The sizes can be raised for a longer run: EXACTLY_ONCE_ROUNDS,
  * EXACTLY_ONCE_PAYOUTS.
  */
@@ -32,6 +38,7 @@ import { createProviderClient } from '../../src/clients/provider-client.js';
 import { FaultProxy, FAULTS } from '../harness/fault-proxy.js';
 import { cleanEnv, freePort, startWagerlink, type Child, type TestScope } from '../harness/child-process.js';
 import { ADMIN_TOKEN, adminOverHttp, ledgerOf, operatorServeEnv, tempDir } from '../helpers.js';
+import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
 import { exampleConfigFile, launchOf, OPERATOR_ID, WALLET_ID } from './provider-helpers.js';
 
 const SECRET = 'exactly-once-secret';
@@ -63,13 +70,17 @@ const DRAIN_MS_MAX = 120_000;
 const temp = tempDir('wagerlink-exactly-once-');
 after(() => temp.cleanup());
 
-function startOperator(port: number, t: TestScope): Promise<Child> {
-  const env = cleanEnv(operatorServeEnv(port, join(temp.dir, 'operator.db'), { secret: SECRET, accessToken: ACCESS_TOKEN }));
+/** The operator on its SQLite file `database`, one per run. */
+function startOperator(port: number, database: string, t: TestScope): Promise<Child> {
+  const env = cleanEnv(operatorServeEnv(port, database, { secret: SECRET, accessToken: ACCESS_TOKEN }));
   return startWagerlink(['operator', 'serve'], { env, until: t }).then(({ child }) => child);
 }
 
-function startProvider(configPath: string, t: TestScope): Promise<Child> {
-  return startWagerlink(['provider', 'serve', '--config', configPath], { until: t }).then(({ child }) => child);
+/** A provider node: its port, and (for PostgreSQL) the database it shares with the others. */
+function startProvider(configPath: string, port: number, database: string, t: TestScope): Promise<Child> {
+  return startWagerlink(['provider', 'serve', '--config', configPath, '--port', String(port), '--database', database], { until: t }).then(
+    ({ child }) => child,
+  );
 }
 
 /** SIGKILL, then the same command on the same database and port. */
@@ -109,28 +120,43 @@ function cents(amount: number | string): bigint {
   return BigInt(whole!) * 100n + BigInt(fraction.padEnd(2, '0'));
 }
 
-test(`exactly once: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty network, the provider killed twice and the operator once`, async (t) => {
+/**
+ * The run: `nodes` provider nodes on `database` (one SQLite file for one
+ * node; a PostgreSQL URL for several). `kills` names, in order, what is
+ * killed at a quarter, half and three quarters of the rounds: a provider
+ * node by its index, or the operator.
+ */
+async function provesExactlyOnce(t: TestScope, options: { database: string; nodes: number; kills: readonly (number | 'operator')[] }): Promise<void> {
   const operatorPort = await freePort();
-  const providerPort = await freePort();
+  const providerPorts: number[] = [];
+  for (let n = 0; n < options.nodes; n++) providerPorts.push(await freePort());
   const operatorOrigin = `http://127.0.0.1:${operatorPort}`;
-  const providerOrigin = `http://127.0.0.1:${providerPort}`;
-  let operator = await startOperator(operatorPort, t);
+  const providerOrigins = providerPorts.map((port) => `http://127.0.0.1:${port}`);
+  /** The node that answers the back office's reads at the end (any node would). */
+  const providerOrigin = providerOrigins[0]!;
+  const operatorDatabase = join(temp.dir, `operator-${options.nodes}.db`);
+  let operator = await startOperator(operatorPort, operatorDatabase, t);
   const proxy = await FaultProxy.start({ target: operatorOrigin, plan: PLAN, seed: 20_261_128, delayMs: 100, lateAnswerMs: LATE_ANSWER_MS, retryAfterSeconds: 1 });
   t.after(() => proxy.close());
 
   const file = exampleConfigFile();
   Object.assign(file, {
-    port: providerPort,
+    // The first node's; each other node's --port moves its launch URLs to itself.
+    port: providerPorts[0],
     publicBaseUrl: providerOrigin,
-    database: join(temp.dir, 'provider.db'),
+    database: options.database,
     adminToken: ADMIN_TOKEN,
     campaigns: [],
   });
   Object.assign(file.limits as Record<string, unknown>, { operatorAnswerMsMax: ANSWER_MS_MAX, retryDelayMsMax: 2_000, roundSettleMsMax: 1_500 });
   Object.assign(file.operators[0]!, { endpoint: proxy.origin, secret: SECRET, accessToken: ACCESS_TOKEN });
-  const configPath = join(temp.dir, 'provider.json');
+  const configPath = join(temp.dir, `provider-${options.nodes}.json`);
   writeFileSync(configPath, JSON.stringify(file, null, 2));
-  let provider = await startProvider(configPath, t);
+  const startNode = (n: number) => startProvider(configPath, providerPorts[n]!, options.database, t);
+  const providers: Child[] = [];
+  for (let n = 0; n < options.nodes; n++) providers.push(await startNode(n));
+  /** Requests go to the nodes in turn: `n` picks one. */
+  const nodeOrigin = (n: number) => providerOrigins[n % options.nodes]!;
 
   for (let i = 0; i < PLAYERS; i++) {
     const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', { playerId: `player-${i}`, currency: 'EUR', balance: DEPOSIT, country: 'DE' });
@@ -139,20 +165,22 @@ test(`exactly once: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty netw
 
   const agent = new Agent({ connections: PLAYERS + 2 });
   t.after(() => agent.close());
-  const launcher = createProviderClient({ endpoint: providerOrigin, secret: SECRET });
-  t.after(() => launcher.close());
+  const launchers = providerOrigins.map((endpoint) => createProviderClient({ endpoint, secret: SECRET }));
+  t.after(async () => {
+    for (const launcher of launchers) await launcher.close();
+  });
 
-  /** A launch that opened: a new launch key each try, since a key the operator took may not be taken twice. */
-  async function launch(playerId: string): Promise<{ path: string; token: string }> {
+  /** A launch that opened: made on one node and opened on the next; a new launch key each try, since a key the operator took may not be taken twice. */
+  async function launch(playerId: string, i: number): Promise<{ path: string; token: string }> {
     for (let attempt = 1; ; attempt++) {
       assert.ok(attempt <= 200, `${playerId} could not open a game in 200 tries`);
       try {
         const key = await adminOverHttp(operatorOrigin, 'POST', '/admin/launch-keys', { playerId, game: 'dice' });
         if (key.status !== 201) throw new Error(key.text);
-        const launched = await launcher.generateLaunchUrl({ mode: 'real', game: 'dice', language: 'en', walletId: WALLET_ID, operatorId: OPERATOR_ID, key: key.body.key as string, country: 'DE' });
+        const launched = await launchers[(i + attempt) % options.nodes]!.generateLaunchUrl({ mode: 'real', game: 'dice', language: 'en', walletId: WALLET_ID, operatorId: OPERATOR_ID, key: key.body.key as string, country: 'DE' });
         if (!launched.ok) throw new Error(JSON.stringify(launched));
         const opened = launchOf(launched.value.url);
-        const answer = await post(providerOrigin, `${opened.path}/api/open`, { token: opened.token }, agent);
+        const answer = await post(nodeOrigin(i + attempt + 1), `${opened.path}/api/open`, { token: opened.token }, agent);
         if (answer.status === 200) return opened;
       } catch {
         // A server being restarted, or a fault on /authenticate: try again.
@@ -161,16 +189,18 @@ test(`exactly once: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty netw
     }
   }
 
-  const launches = await Promise.all(Array.from({ length: PLAYERS }, (_, i) => launch(`player-${i}`)));
+  const launches = await Promise.all(Array.from({ length: PLAYERS }, (_, i) => launch(`player-${i}`, i)));
 
-  // The chaos: at a quarter of the rounds the provider is killed, at half the operator, at three quarters the provider again.
+  // The chaos: at a quarter, a half and three quarters of the rounds, what `kills` names is killed and restarted.
   let answered = 0;
   let chaos = Promise.resolve();
-  const steps = [
-    { at: ROUNDS / 4, run: async () => void (provider = await killAndRestart(provider, () => startProvider(configPath, t))) },
-    { at: ROUNDS / 2, run: async () => void (operator = await killAndRestart(operator, () => startOperator(operatorPort, t))) },
-    { at: (3 * ROUNDS) / 4, run: async () => void (provider = await killAndRestart(provider, () => startProvider(configPath, t))) },
-  ];
+  const steps = options.kills.map((victim, k) => ({
+    at: ((k + 1) * ROUNDS) / 4,
+    run: async () => {
+      if (victim === 'operator') operator = await killAndRestart(operator, () => startOperator(operatorPort, operatorDatabase, t));
+      else providers[victim] = await killAndRestart(providers[victim]!, () => startNode(victim));
+    },
+  }));
   const roundAnswered = () => {
     answered++;
     while (steps.length > 0 && answered >= steps[0]!.at) {
@@ -185,7 +215,7 @@ test(`exactly once: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty netw
       n++;
       const bet = BETS[n % BETS.length]!;
       try {
-        const answer = await post(providerOrigin, `${opened.path}/api/play`, { token: opened.token, bet, chancePct: 50, clientSeed: `p${i}-${n}` }, agent);
+        const answer = await post(nodeOrigin(i + n), `${opened.path}/api/play`, { token: opened.token, bet, chancePct: 50, clientSeed: `p${i}-${n}` }, agent);
         // 200: settled; 202: written, still being delivered. Anything else (the previous round still pending) is tried again.
         if (answer.status === 200 || answer.status === 202) roundAnswered();
         else await sleep(50);
@@ -200,11 +230,11 @@ test(`exactly once: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty netw
     for (let k = 0; k < PAYOUTS; k++) {
       const payoutId = randomUUID();
       const body = { operatorId: OPERATOR_ID, playerId: `player-${k % PLAYERS}`, currency: 'EUR', amount: PRIZE, campaignId: TOURNAMENT, payoutId };
-      // Twice: a back office that did not see its first answer posts again; the prize is paid once.
-      for (const expected of [202, 200]) {
-        for (;;) {
+      // Twice (on two nodes when there are two): a back office that did not see its first answer posts again; the prize is paid once.
+      for (const [posting, expected] of [202, 200].entries()) {
+        for (let attempt = 0; ; attempt++) {
           try {
-            const answer = await adminOverHttp(providerOrigin, 'POST', '/admin/payouts', body, agent);
+            const answer = await adminOverHttp(nodeOrigin(k + posting + attempt), 'POST', '/admin/payouts', body, agent);
             assert.ok(answer.status === expected || answer.status === 200, `payout ${payoutId}: ${answer.status} ${answer.text}`);
             break;
           } catch (error) {
@@ -283,8 +313,22 @@ test(`exactly once: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty netw
   const verified = await adminOverHttp(operatorOrigin, 'GET', '/admin/verify');
   assert.equal(verified.body.ok, true, verified.text);
   for (const fault of FAULTS) assert.ok(proxy.counts[fault] > 0, `the run met the fault ${fault} (${JSON.stringify(proxy.counts)})`);
-  console.log(`# exactly once: ${rounds.length} rounds, ${payouts.length} prizes; the proxy's fates: ${JSON.stringify(proxy.counts)}`);
+  console.log(`# exactly once, ${options.nodes} provider node(s): ${rounds.length} rounds, ${payouts.length} prizes; the proxy's fates: ${JSON.stringify(proxy.counts)}`);
 
-  await provider.stop('SIGTERM');
+  for (const provider of providers) await provider.stop('SIGTERM');
   await operator.stop('SIGTERM');
+}
+
+test(`exactly once: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty network, the provider killed twice and the operator once`, async (t) => {
+  await provesExactlyOnce(t, { database: join(temp.dir, 'provider.db'), nodes: 1, kills: [0, 'operator', 0] });
 });
+
+test(
+  `exactly once on two provider nodes sharing PostgreSQL: ${ROUNDS} rounds and ${PAYOUTS} prizes through a faulty network, each node killed once and the operator once`,
+  { skip: POSTGRES_UNAVAILABLE },
+  async (t) => {
+    const schema = await freshSchema('exactly_once');
+    t.after(() => schema.drop());
+    await provesExactlyOnce(t, { database: schema.url(), nodes: 2, kills: [0, 'operator', 1] });
+  },
+);
