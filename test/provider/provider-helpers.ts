@@ -1,5 +1,6 @@
 /**
- * Fixtures of the provider tests: a provider app on a fresh SQLite file,
+ * Fixtures of the provider tests: a provider app on a fresh SQLite file (or
+ * a fresh PostgreSQL schema, for the tests that run on every backend),
  * configured from examples/provider.json with test secrets, started as
  * `provider serve` starts it (by the same functions, without listening:
  * the game service, the app, then the delivery of rounds), a world whose
@@ -18,11 +19,29 @@ import { createGameService, REAL_PROVIDER_WORLD, type ProviderWorld } from '../.
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
 import type { ProviderStore } from '../../src/provider/store/provider-store.js';
-import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-store.js';
+import { openProviderStore } from '../../src/provider/store/open-provider-store.js';
 import { createRoundDelivery, type RoundDispatch } from '../../src/provider/round-delivery.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, adminOverHttp, SECRET, TestClock, tempDir } from '../helpers.js';
 import { startWagerlink, type Child, type TestScope } from '../harness/child-process.js';
+import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
+import { PROVIDER_TEST_POOL } from './store/backends.js';
+
+export type ProviderBackendName = 'sqlite' | 'postgres';
+
+/**
+ * The provider store backends the HTTP tests about rules run on, as the
+ * store suite's: `STORES` narrows them; PostgreSQL is skipped, with the
+ * reason, without DATABASE_URL.
+ */
+export const PROVIDER_BACKENDS: { name: ProviderBackendName; unavailable?: string }[] = (() => {
+  const all: { name: ProviderBackendName; unavailable?: string }[] = [
+    { name: 'sqlite' },
+    { name: 'postgres', ...(POSTGRES_UNAVAILABLE ? { unavailable: POSTGRES_UNAVAILABLE } : {}) },
+  ];
+  const wanted = process.env.STORES?.split(',').map((name) => name.trim()).filter(Boolean);
+  return wanted ? all.filter((backend) => wanted.includes(backend.name)) : all;
+})();
 
 export const EXAMPLE_CONFIG_URL = new URL('../../../examples/provider.json', import.meta.url);
 export const OPERATOR_ID = 'local-demo-operator';
@@ -174,24 +193,31 @@ export interface Provider {
   close: () => Promise<void>;
 }
 
+/** `backend`: the store's (default SQLite); PostgreSQL works in a fresh schema, dropped on close. */
 export async function makeProvider(
-  options: { endpoint?: string; edit?: (file: ConfigFile) => void; clock?: TestClock } & StartOptions = {},
+  options: { endpoint?: string; edit?: (file: ConfigFile) => void; clock?: TestClock; backend?: ProviderBackendName } & StartOptions = {},
 ): Promise<Provider> {
-  const { dir, cleanup } = tempDir('wagerlink-provider-');
-  const file = testConfigFile({ ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), database: join(dir, 'provider.db') });
+  const { dir, cleanup: removeDir } = tempDir('wagerlink-provider-');
+  const schema = options.backend === 'postgres' ? await freshSchema('provider') : undefined;
+  const cleanup = async () => {
+    removeDir();
+    await schema?.drop();
+  };
+  const database = schema === undefined ? join(dir, 'provider.db') : schema.url();
+  const file = testConfigFile({ ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), database });
   options.edit?.(file);
   const config = resolveProviderConfig(file);
-  const store = SqliteProviderStore.open(config.database, { currencies: config.currencies });
+  const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL });
   const clock = options.clock ?? new TestClock();
   const world = testWorld(clock);
-  const { endpoint: _endpoint, edit: _edit, clock: _clock, ...startOptions } = options;
+  const { endpoint: _endpoint, edit: _edit, clock: _clock, backend: _backend, ...startOptions } = options;
   const start = (again: StartOptions = startOptions) => startProvider({ config, store, world, ...again });
   let started: StartedProvider;
   try {
     started = await start();
   } catch (error) {
     await store.close();
-    cleanup();
+    await cleanup();
     throw error;
   }
   const provider: Provider = {
@@ -210,7 +236,7 @@ export async function makeProvider(
     close: async () => {
       await started.stop();
       await store.close();
-      cleanup();
+      await cleanup();
     },
   };
   return provider;
