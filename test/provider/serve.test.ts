@@ -61,6 +61,8 @@ test('provider serve: ready line, answers, SIGTERM exits 0; the operator command
     WAGERLINK_OPERATOR_ID: 'local-demo-operator',
     WAGERLINK_WALLET_ID: 'local-demo-wallet',
   });
+  // A back-office command needs the database to be there: migrate creates it.
+  assert.equal((await run(['operator', 'migrate'], env)).code, 0);
   const added = await run(['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--balance', '25', '--country', 'AT'], env);
   assert.equal(added.code, 0, added.stderr);
   const launched = await run(['operator', 'launch-url', 'bob', '--game', 'dice', '--language', 'de-AT', '--lobby', 'https://casino.example/'], env);
