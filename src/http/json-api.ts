@@ -389,9 +389,41 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(reply, 'INTERNAL_ERROR', 'an unexpected error occurred; nothing was applied');
   });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url}`));
+  const methods = routeMethods(app);
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methods(request.url);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; this path takes ${allowed.join(', ')}`);
+    }
+    return sendProblem(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url}`);
+  });
   if (options.logger) logRequests(app);
   return app;
+}
+
+/**
+ * The methods the app's routes take for a path, for the 405 of a known path
+ * asked with another method (RFC 9110 §15.5.6: with an `Allow` header). The
+ * router answers only "no route": the routes are kept here as they are
+ * added, each as a pattern of its path (`:param` one segment, `*` the rest).
+ * Only a request no route takes looks them up.
+ */
+function routeMethods(app: FastifyInstance): (url: string) => string[] {
+  const routes: { path: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    const source = route.url
+      .split('/')
+      .map((segment) => (segment === '*' ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    routes.push({ path: new RegExp(`^${source}/?$`), methods: [route.method].flat() });
+  });
+  return (url) => {
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const methods = new Set(routes.filter((route) => route.path.test(path)).flatMap((route) => route.methods));
+    return [...methods].sort();
+  };
 }
 
 /**

@@ -49,6 +49,8 @@ import type { OperatorSettings, ProviderConfig } from './provider-config.js';
 import { CampaignRequest, OpenGameRequest, OutboxQuery, OutboxResolveRequest, PayoutRequest, PayoutsQuery, PlayRequest } from './provider-schemas.js';
 import type { PayoutRow, ProviderStore, RoundRow } from './provider-store.js';
 import { exposeMetrics } from '../http/request-metrics.js';
+import { serveHomePage } from '../http/home-page.js';
+import { providerHomeSections } from './provider-home.js';
 import { ProviderMetrics } from './metrics.js';
 import { providerOpenApi } from './provider-openapi.js';
 
@@ -431,6 +433,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   exposeMetrics(app, metrics.requests, metrics.registry);
   const openApiText = JSON.stringify(providerOpenApi(), null, 2);
   app.get('/openapi.json', async (_request, reply) => sendJson(reply, 200, openApiText));
+  serveHomePage(app, 'Wagerlink provider', providerHomeSections(config));
 
   // ---------------------------------------------------------- back office
 
