@@ -383,11 +383,12 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
     if (!player.ok) return player;
     const key = await service.createLaunchKey(playerId, game);
     if (!key.ok) return key;
-    return { ok: true as const, key: key.key, country: values.country ?? player.country };
+    return { ok: true as const, key: key.key, country: values.country ?? player.country, currency: player.currency };
   });
   if (!prepared.ok) return report(prepared, () => undefined);
   if (!prepared.country) throw new UsageError(`player ${playerId} has no country: pass --country`);
-  return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country }));
+  // The player's currency goes along: a game with no bets in it is refused now, not when the page opens.
+  return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country, currency: prepared.currency }));
 }
 
 // ------------------------------------------------------ the conformance kit

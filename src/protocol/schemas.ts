@@ -141,6 +141,8 @@ export const GenerateLaunchUrlRequest = Type.Object({
   operatorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   key: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   country: Type.Optional(CountryCode),
+  /** The player's currency, where the operator knows it: a launch the game has no bets for is refused at once (docs/protocol.md §8.1). */
+  currency: Type.Optional(CurrencyCode),
   urls: Type.Optional(LaunchUrls),
 });
 export type GenerateLaunchUrlRequest = Static<typeof GenerateLaunchUrlRequest>;

@@ -38,7 +38,7 @@ export function providerOpenApi() {
           summary: 'A launch URL for a player session (real, with a launch key) or for play money (fun). Callers must be whitelisted.',
           security: signed,
           requestBody: body(S.GenerateLaunchUrlRequest),
-          responses: { ...ok('200', 'The launch URL', S.GenerateLaunchUrlResponse), ...problems([...WIRE, 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND']) },
+          responses: { ...ok('200', 'The launch URL', S.GenerateLaunchUrlResponse), ...problems([...WIRE, 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND', 'UNSUPPORTED_CURRENCY']) },
         },
       },
       '/game-bets': {

@@ -76,6 +76,11 @@ test('provider serve: ready line, answers, SIGTERM exits 0; the operator command
   const refused = await run(['operator', 'game-bets', '--games', 'poker', '--currencies', 'EUR'], env);
   assert.equal(refused.code, 1);
   assert.equal(JSON.parse(refused.stderr).code, 'GAME_NOT_FOUND');
+  // The player's currency goes with the launch: a game with no bets in it is refused before any page opens.
+  assert.equal((await run(['operator', 'players', 'add', 'sven', '--currency', 'SEK', '--country', 'SE'], env)).code, 0);
+  const noLadder = await run(['operator', 'launch-url', 'sven', '--game', 'dice'], env);
+  assert.equal(noLadder.code, 1, noLadder.stdout);
+  assert.equal(JSON.parse(noLadder.stderr).code, 'UNSUPPORTED_CURRENCY');
   const unknown = await run(['operator', 'launch-url', 'nobody', '--game', 'dice'], env);
   assert.equal(unknown.code, 1);
   assert.equal(JSON.parse(unknown.stderr).code, 'PLAYER_NOT_FOUND');
