@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isCountryCode } from '../protocol/regions.js';
 import { compile } from '../protocol/validate.js';
-import { AdjustmentRequest, CreatePlayerRequest } from '../protocol/schemas.js';
+import { AdjustmentRequest, CreatePlayerRequest, PageQuery } from '../protocol/schemas.js';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { decimalFromString, inexactNumbers, SIGNIFICANT_DIGITS_MAX } from '../protocol/money.js';
 import { operatorOpenApi } from '../operator/operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from '../operator/operator-views.js';
@@ -309,43 +310,53 @@ function report<T extends { ok: true }>(outcome: T | Refusal, view: (value: T) =
   }
 }
 
+/**
+ * A refusal of a member, told as the command line wrote it: `currency: must
+ * be ...` is `--currency must be ...`, the player id is PLAYER.
+ */
+function asOptions(detail: string): string {
+  return detail.replace(/^(\w+): /, (_whole, field: string) => (field === 'playerId' ? 'PLAYER ' : `--${field} `));
+}
+
+function checkedArgs<T extends TSchema>(schema: T, input: Record<string, unknown>): Static<T> {
+  for (const [name, value] of Object.entries(input)) if (value === undefined) delete input[name];
+  const checked = compile(schema).check(input);
+  if (!checked.ok) throw new UsageError(asOptions(checked.detail));
+  return checked.value;
+}
+
+/** The players commands: their input is checked before the database is opened, so bad input touches nothing. */
 async function players(action: string, playerId: string, values: Values): Promise<void> {
   const config = configFrom(values);
-  const pageLimit = values.limit === undefined ? undefined : Number(values.limit);
-  const before = values.cursor === undefined ? undefined : BigInt(values.cursor);
-  await withService(config, async (service) => {
-    switch (action) {
-      case 'add': {
-        const input = { playerId, currency: values.currency, balance: amountArg('balance', values.balance ?? '0'), country: values.country };
-        if (input.country === undefined) delete input.country;
-        const checked = compile(CreatePlayerRequest).check(input);
-        if (!checked.ok) throw new UsageError(checked.detail);
-        if (checked.value.country !== undefined && !isCountryCode(checked.value.country)) {
-          throw new UsageError(`--country ${checked.value.country} is not an ISO 3166-1 alpha-2 code`);
-        }
-        return report(await service.createPlayer(checked.value), playerBody);
-      }
-      case 'show':
-        return report(await service.getPlayer(playerId), playerBody);
-      case 'adjust': {
-        const input = { id: values.id ?? randomUUID(), type: values.type, amount: amountArg('amount', values.amount), reason: values.reason };
-        if (input.reason === undefined) delete input.reason;
-        const checked = compile(AdjustmentRequest).check(input);
-        if (!checked.ok) throw new UsageError(checked.detail);
-        const { id } = checked.value;
-        return report(await service.adjust(playerId, checked.value), (outcome) => adjustmentBody(id, outcome.balance));
-      }
-      case 'block':
-      case 'unblock':
-        return report(await service.setBlocked(playerId, action === 'block', values.reason), playerBody);
-      case 'rounds':
-        return report(await service.listRounds(playerId, pageLimit, before), roundsBody);
-      case 'transactions':
-        return report(await service.listTransfers(playerId, pageLimit, before), transfersBody);
-      default:
-        throw new UsageError(`unknown players action "${action}"`);
+  switch (action) {
+    case 'add': {
+      const input = checkedArgs(CreatePlayerRequest, { playerId, currency: values.currency, balance: amountArg('balance', values.balance ?? '0'), country: values.country });
+      if (input.country !== undefined && !isCountryCode(input.country)) throw new UsageError(`--country ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
+      return withService(config, async (service) => report(await service.createPlayer(input), playerBody));
     }
-  });
+    case 'show':
+      return withService(config, async (service) => report(await service.getPlayer(playerId), playerBody));
+    case 'adjust': {
+      const input = checkedArgs(AdjustmentRequest, { id: values.id ?? randomUUID(), type: values.type, amount: amountArg('amount', values.amount), reason: values.reason });
+      return withService(config, async (service) => report(await service.adjust(playerId, input), (outcome) => adjustmentBody(input.id, outcome.balance)));
+    }
+    case 'block':
+    case 'unblock':
+      return withService(config, async (service) => report(await service.setBlocked(playerId, action === 'block', values.reason), playerBody));
+    case 'rounds':
+    case 'transactions': {
+      const page = checkedArgs(PageQuery, { limit: values.limit, cursor: values.cursor });
+      const pageLimit = page.limit === undefined ? undefined : Number(page.limit);
+      const before = page.cursor === undefined ? undefined : BigInt(page.cursor);
+      return withService(config, async (service) =>
+        action === 'rounds'
+          ? report(await service.listRounds(playerId, pageLimit, before), roundsBody)
+          : report(await service.listTransfers(playerId, pageLimit, before), transfersBody),
+      );
+    }
+    default:
+      throw new UsageError(`unknown players action "${action}"`);
+  }
 }
 
 // ------------------------------------------------ the provider's endpoints

@@ -79,6 +79,9 @@ test("a usage error is one line, then the usage of the command it concerns, exit
     [['operator', 'players', 'fly', 'bob'], /^wagerlink: operator players takes: add, show, adjust, block, unblock, rounds, transactions \(got "fly"\)\n\n/, /^wagerlink operator players — /m],
     [['operator', 'serve', '--port', 'x'], /^wagerlink: --port must be a whole number 0\.\.65535, got "x"\n\n/, /^wagerlink operator serve — /m],
     [['provider', 'serve'], /^wagerlink: provider serve needs --config FILE\n\n/, /^wagerlink provider serve — /m],
+    // Input is checked, in words, before the database is looked for (this one does not exist).
+    [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^wagerlink operator players add — /m],
+    [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^wagerlink operator players rounds — /m],
   ];
   for (const [args, line, usage] of cases) {
     const run = await runWagerlink(args, { env: cleanEnv({ WAGERLINK_DATABASE: '/nonexistent/never.db' }) });
