@@ -4,13 +4,15 @@
  * the child is only made when the request first logs; and every request
  * answered is one line at info (method, path without its query, status, the
  * problem's code when refused, time, request id), refusals included, and no
- * more than one.
+ * more than one; a request refused on the socket before routing is one line
+ * too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createJsonApi } from '../../src/http/json-api.js';
+import { assertProblemAnswer, exchange } from './raw-http.js';
 
 function capture(): { lines: Record<string, unknown>[]; stream: Writable } {
   const lines: Record<string, unknown>[] = [];
@@ -88,4 +90,21 @@ test('every request answered is one line at info, refusals included, with its co
     assert.ok(typeof line.reqId === 'string' && line.reqId !== '');
   }
   assert.equal(new Set(requests.map((line) => line.reqId)).size, 3, 'each line names its own request');
+});
+
+test('a request refused on the socket, before routing, is one line with its status and code', async () => {
+  const { lines, stream } = capture();
+  const app = createJsonApi({ bodyBytesMax: 1024, logger: pino({ level: 'info' }, stream) });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const { port } = app.server.address() as { port: number };
+    const answered = await exchange(port, ['NOT HTTP AT ALL\r\n\r\n'], { waitMs: 2_000 });
+    assertProblemAnswer(answered.answers[0], 'INVALID_REQUEST');
+  } finally {
+    await app.close();
+  }
+  assert.deepEqual(
+    lines.filter((line) => !String(line.msg).startsWith('Server listening')).map((line) => [line.level, line.msg, line.status, line.code]),
+    [[30, 'refused before routing', 400, 'INVALID_REQUEST']],
+  );
 });
