@@ -173,6 +173,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   {
     name: 'provider payouts create',
     options: ['operator', 'player', 'currency', 'amount', 'campaign', 'payout', ...PROVIDER_ADMIN],
+    required: ['operator', 'player', 'currency', 'amount', 'campaign'],
     summary: 'pays one player a prize',
     help: ADMIN_HELP['payouts create'],
     run: (args, values) => providerAdmin('payouts', ['create', ...args], values, usage),
@@ -181,6 +182,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     name: 'provider payouts import',
     args: 'FILE.csv',
     options: ['operator', 'campaign', ...PROVIDER_ADMIN],
+    required: ['operator', 'campaign'],
     summary: "pays a leaderboard's prizes from a CSV file",
     help: ADMIN_HELP['payouts import'],
     run: (args, values) => providerAdmin('payouts', ['import', ...args], values, usage),
@@ -204,6 +206,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     name: 'provider outbox resolve',
     args: 'ID',
     options: ['reference', ...PROVIDER_ADMIN],
+    required: ['reference'],
     summary: "settles an outbox item by hand with the operator's reference",
     help: ADMIN_HELP.outbox,
     run: (args, values) => providerAdmin('outbox', ['resolve', ...args], values, usage),
