@@ -24,6 +24,7 @@ import { backendOf, openStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
 import { OperatorMetrics } from './metrics.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
+import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
 
 /**
@@ -95,7 +96,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     // A dead writer thread or a broken invariant means a state nobody can
     // vouch for: stop answering rather than serve from it.
     store.onFatal?.(exitOnStorageFailure(logger));
-    address = await app.listen({ host: config.host, port: config.port });
+    address = await listenOn(app, { host: config.host, port: config.port }, '--port or WAGERLINK_PORT');
   } catch (error) {
     // The store would otherwise keep alive a process that cannot serve (a
     // port in use, say), and a supervisor would never see it fail.

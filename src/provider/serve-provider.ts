@@ -20,6 +20,7 @@ import { buildProviderApp } from './provider-app.js';
 import { readProviderConfig } from './provider-config.js';
 import { ProviderStore } from './provider-store.js';
 import { createRoundDelivery } from './round-delivery.js';
+import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
 import { ProviderMetrics } from './metrics.js';
 
@@ -69,7 +70,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     // Before listening: the first request may already be a free round of one of them.
     await importConfigCampaigns(config, store, REAL_PROVIDER_WORLD.clock());
     app = await buildProviderApp({ config, store, games, logger, metrics, delivery });
-    address = await app.listen({ host: config.host, port: config.port });
+    address = await listenOn(app, { host: config.host, port: config.port }, '--port or the config\'s "port"');
   } catch (error) {
     await delivery.stop();
     await games.close();

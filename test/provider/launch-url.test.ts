@@ -5,7 +5,8 @@
  * only) and the order of these checks, each with a refusal; that a caller
  * not signing as the operator its body names learns nothing of operators or
  * wallets; and that the URL carries an opaque, sealed token holding the
- * launch and never a secret.
+ * launch and never a secret; a launch whose named currency has no ladder
+ * for the game at the operator is refused at once (422).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -110,7 +111,7 @@ describe('a valid launch', () => {
   });
 
   test('unknown members are ignored, __proto__ and constructor included', async () => {
-    const text = JSON.stringify({ ...realLaunchBody(), currency: 'XXX', extra: { nested: true } });
+    const text = JSON.stringify({ ...realLaunchBody(), theme: 'XXX', extra: { nested: true } });
     const answer = await launch(text.replace(/^\{/, '{"__proto__":{"mode":"fun"},"constructor":{"prototype":{"mode":"fun"}},'));
     assert.equal(answer.status, 200, answer.raw);
     assert.equal(claimsOf(answer.body.url as string)?.mode, 'real');
@@ -321,4 +322,39 @@ describe('games and wallets', () => {
     const own = await launch({ mode: 'fun', game: 'dice', language: 'en', walletId: WALLET_ID });
     assert.equal(own.status, 200, own.raw);
   });
+});
+
+describe('a launch that could not be played is refused when asked for, not when the page opens', () => {
+  test('422 UNSUPPORTED_CURRENCY: the player currency named has no ladder for the game at the operator', async () => {
+    // SEK has an exchange rate, so a ladder, but the operator does not take it; XTS has neither.
+    for (const currency of ['SEK', 'XTS']) {
+      const answer = await launch(realLaunchBody({ currency }));
+      assertProblem(answer, 'UNSUPPORTED_CURRENCY');
+      assert.equal(answer.body.detail, `game dice has no bet ladder for ${currency} at operator ${OPERATOR_ID}`);
+    }
+    const offered = await launch(realLaunchBody({ currency: 'USD' }));
+    assert.equal(offered.status, 200, offered.raw);
+    assert.equal(claimsOf(offered.body.url as string)?.mode, 'real');
+    const unnamed = await launch(realLaunchBody());
+    assert.equal(unnamed.status, 200, 'without a currency the check waits for /authenticate');
+  });
+
+  test('the currency is checked after the game, and its form like any member', async () => {
+    assertProblem(await launch(realLaunchBody({ game: 'roulette', currency: 'SEK' })), 'GAME_NOT_FOUND');
+    const malformed = await launch(realLaunchBody({ currency: 'eur' }));
+    assertProblem(malformed, 'INVALID_REQUEST');
+    assert.equal(malformed.body.detail, 'currency: must be a currency code of 2 to 10 capital letters or digits, got "eur"');
+  });
+});
+
+test('422 UNSUPPORTED_CURRENCY: a fun launch of a game with no ladder in the play-money currency', async () => {
+  // AUD has no ladder and no exchange rate: no game has bets in it.
+  const aussie = await makeProvider({ edit: (file) => void (file.fun = { currency: 'AUD', balance: '1000' }) });
+  try {
+    const answer = await operatorCall(aussie.app, '/generate-launch-url', { mode: 'fun', game: 'dice', language: 'en' });
+    assertProblem(answer, 'UNSUPPORTED_CURRENCY');
+    assert.equal(answer.body.detail, 'game dice has no bet ladder for the play-money currency AUD');
+  } finally {
+    await aussie.close();
+  }
 });
