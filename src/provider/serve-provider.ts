@@ -13,7 +13,6 @@
  * its own (provider-app.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { importConfigCampaigns } from './config-campaigns.js';
 import { createGameService, REAL_PROVIDER_WORLD } from './game-service.js';
 import { buildProviderApp } from './provider-app.js';
@@ -23,6 +22,7 @@ import { createRoundDelivery } from './round-delivery.js';
 import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
 import { ProviderMetrics } from './metrics.js';
+import { serverLogger } from '../http/server-logger.js';
 
 export interface ServeProviderFlags {
   host?: string;
@@ -49,7 +49,7 @@ export function movedPublicBaseUrl(publicBaseUrl: string, configPort: number, po
 
 export async function serveProvider(configPath: string, flags: ServeProviderFlags = {}): Promise<void> {
   const config = readProviderConfig(configPath);
-  const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-provider' } });
+  const logger = serverLogger(config.logLevel, { service: 'wagerlink-provider' });
   for (const warning of config.warnings) logger.warn(warning);
   if (flags.host !== undefined) config.host = flags.host;
   if (flags.port !== undefined) {
