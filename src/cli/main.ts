@@ -29,6 +29,7 @@ import { loadFixturesFile, type FixturesSetting } from '../conformance/fixtures.
 import { runOperatorConformance } from '../conformance/runner.js';
 import { reportFormat, writeReport } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
+import { conformanceProvider } from './conformance-provider.js';
 
 const USAGE = `wagerlink — the game provider <-> operator wallet interface
 
@@ -56,6 +57,7 @@ Usage:
     (payouts and outbox: --provider URL --admin-token T; each command takes --help)
   wagerlink openapi operator|provider
   wagerlink conformance operator --endpoint URL --secret S --token T (--fixtures FILE | --admin-token A) [--report FILE]... [--only AREA] [--bail]
+  wagerlink conformance provider --endpoint URL --secret S --operator-id ID --wallet-id ID --game SLUG [--currency C]... [--report FILE]... [--only AREA] [--bail]
 
 Configuration (environment):
 ${Object.entries({ ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES, ...PROVIDER_ADMIN_VARIABLES })
@@ -67,6 +69,7 @@ Results are printed as JSON. Exit codes: 0 done, 1 refused or failed, 2 usage.
 `;
 
 const CONFORMANCE_USAGE = `wagerlink conformance — checks an operator endpoint against docs/protocol.md
+(\`wagerlink conformance provider --help\` tells how to check a provider endpoint)
 
 Usage:
   wagerlink conformance operator --endpoint URL --secret SECRET --token TOKEN
@@ -310,7 +313,7 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
 
 /** Runs the operator's conformance cases; the exit code says whether any failed (1) or all that ran passed (0). */
 async function conformance(command: string | undefined, values: Values): Promise<void> {
-  if (command !== 'operator') throw new UsageError('conformance takes: operator (the provider side is not in the kit yet)');
+  if (command !== 'operator') throw new UsageError('conformance takes: operator, provider');
   const endpoint = values.endpoint;
   if (!endpoint) throw new UsageError('conformance operator needs --endpoint URL');
   if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
@@ -345,6 +348,8 @@ function packageVersion(): string {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // The provider side of the kit parses its own options (conformance-provider.ts).
+  if (argv[0] === 'conformance' && argv[1] === 'provider') return conformanceProvider(argv.slice(2));
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [area, command, ...rest] = positionals;
   if (area === 'conformance' && values.help) {
