@@ -47,8 +47,25 @@ const LAUNCH_KEY_BYTES = 16;
 /** Redirects followed when a launch URL is opened: a browser follows more, a game page needs few. */
 const REDIRECTS_MAX = 5;
 
+/** A request as the kit sends it: the method, the full URL, the headers and the exact body bytes. */
+export interface KitRequest {
+  method: 'POST' | 'GET';
+  url: string;
+  headers: Headers;
+  bytes: Uint8Array;
+}
+
+/**
+ * How a request travels and what came back. Over HTTP by default; a test
+ * suite passes one that hands the request to an app in-process, so that
+ * the same cases are its rule tests (docs/testing.md: one scenario, two runners).
+ */
+export type KitSend = (request: KitRequest) => Promise<Attempt>;
+
 export interface ProviderRunOptions {
   target: ProviderTarget;
+  /** Default: over HTTP, with the protocol's wait for an answer. */
+  send?: KitSend;
   /** Default: every provider case. */
   cases?: readonly ProviderCase[];
   /** Areas or case ids; default all. */
@@ -78,7 +95,7 @@ export async function runProviderConformance(options: ProviderRunOptions): Promi
   const started = performance.now();
   const emit = options.onEvent ?? (() => undefined);
   try {
-    const kit = new ProviderKit(target, dispatcher, answerMsMax);
+    const kit = new ProviderKit(target, dispatcher, answerMsMax, options.send);
     await kit.preflight();
     const label = `operator ${target.operatorId}, wallet ${target.walletId}, game ${target.game}, ${target.currencies.join(', ')}`;
     emit({ type: 'start', total: cases.length, endpoint: target.endpoint, fixtures: label });
@@ -124,13 +141,7 @@ function skipped(each: ProviderCase, reason: string): CaseResult {
   return { ...resultOf(each, 0), outcome: 'skipped', reason };
 }
 
-/** A request as the kit sent it. */
-interface Sent {
-  method: 'POST' | 'GET';
-  url: string;
-  headers: Headers;
-  bytes: Uint8Array;
-}
+type Sent = KitRequest;
 
 class StepFailed {
   constructor(
@@ -147,7 +158,13 @@ class ProviderKit {
     readonly target: Target,
     readonly dispatcher: Dispatcher,
     readonly answerMsMax: number,
+    private readonly sendOver?: KitSend,
   ) {}
+
+  /** Whether requests go over HTTP (redirects of a launch URL can then be followed). */
+  get overHttp(): boolean {
+    return this.sendOver === undefined;
+  }
 
   /** Headers of a well-formed signed call of these bytes (docs/protocol.md §8). */
   headersFor(bytes: Uint8Array): Headers {
@@ -155,6 +172,7 @@ class ProviderKit {
   }
 
   async send(sent: Sent): Promise<Attempt> {
+    if (this.sendOver !== undefined) return this.sendOver(sent);
     if (sent.method === 'POST') return postOnce({ dispatcher: this.dispatcher, answerMsMax: this.answerMsMax, world: REAL_CLIENT_WORLD }, sent.url, { ...sent.headers }, sent.bytes);
     try {
       const response = await request(sent.url, { method: 'GET', headers: sent.headers, dispatcher: this.dispatcher, signal: AbortSignal.timeout(this.answerMsMax) });
@@ -287,7 +305,7 @@ class ProviderCaseRun implements ProviderContext {
     for (let redirects = 0; ; redirects++) {
       const sent: Sent = { method: 'GET', url: current.split('#')[0]!, headers: { accept: 'text/html' }, bytes: new Uint8Array() };
       const attempt = await this.kit.send(sent);
-      if (attempt.kind === 'answer' && attempt.status >= 300 && attempt.status < 400 && redirects < REDIRECTS_MAX) {
+      if (attempt.kind === 'answer' && attempt.status >= 300 && attempt.status < 400 && redirects < REDIRECTS_MAX && this.kit.overHttp) {
         const location = await this.location(sent);
         if (location !== undefined) {
           current = new URL(location, sent.url).toString();
