@@ -44,6 +44,11 @@ export interface ProviderTarget {
 export const DEFAULT_CURRENCIES: readonly string[] = ['EUR'];
 /** A launch key the kit sends is this many random bytes, hex: as unguessable as an operator's (docs/protocol.md §5.1). */
 const LAUNCH_KEY_BYTES = 16;
+/**
+ * A secret shorter than this is not looked for in a launch URL (characters):
+ * it would turn up in any URL by chance, and the check would say nothing.
+ */
+const SECRET_SOUGHT_LENGTH_MIN = 8;
 /** Redirects followed when a launch URL is opened: a browser follows more, a game page needs few. */
 const REDIRECTS_MAX = 5;
 
@@ -269,7 +274,7 @@ class ProviderCaseRun implements ProviderContext {
   }
 
   holdsSecret(text: string): boolean {
-    const secrets = [this.kit.target.secret, this.kit.target.nextSecret].filter((each): each is string => each !== undefined && each.length > 0);
+    const secrets = [this.kit.target.secret, this.kit.target.nextSecret].filter((each): each is string => each !== undefined && each.length >= SECRET_SOUGHT_LENGTH_MIN);
     return secrets.some((secret) => text.includes(secret) || text.includes(encodeURIComponent(secret)));
   }
 
