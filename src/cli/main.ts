@@ -31,8 +31,10 @@ import { loadFixturesFile, type FixturesSetting } from '../conformance/fixtures.
 import { runOperatorConformance } from '../conformance/runner.js';
 import { reportFormat, writeReport } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
+import { CONFORMANCE_PROVIDER_USAGE, conformanceProvider } from './conformance-provider.js';
 
 const CONFORMANCE_USAGE = `wagerlink conformance — checks an operator endpoint against docs/protocol.md
+(\`wagerlink conformance provider --help\` tells how to check a provider endpoint)
 
 Usage:
   wagerlink conformance operator --endpoint URL --secret SECRET --token TOKEN
@@ -230,6 +232,15 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     help: CONFORMANCE_USAGE,
     run: (_args, values) => conformance('operator', values),
   },
+  {
+    name: 'conformance provider',
+    options: [],
+    synopsis: '--endpoint URL --secret S --operator-id ID --wallet-id ID --game SLUG [--currency C]... [--report FILE]... [--only AREA] [--bail]',
+    summary: 'checks a provider endpoint against docs/protocol.md',
+    help: CONFORMANCE_PROVIDER_USAGE,
+    // Listed here for the usage texts; main() hands its arguments to conformance-provider.ts, which parses its own.
+    run: (args) => conformanceProvider(args),
+  },
 ];
 
 const GROUPS: readonly Group[] = [
@@ -409,7 +420,7 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
 
 /** Runs the operator's conformance cases; the exit code says whether any failed (1) or all that ran passed (0). */
 async function conformance(command: string | undefined, values: Values): Promise<void> {
-  if (command !== 'operator') throw new UsageError('conformance takes: operator (the provider side is not in the kit yet)');
+  if (command !== 'operator') throw new UsageError('conformance takes: operator, provider');
   const endpoint = values.endpoint;
   if (!endpoint) throw new UsageError('conformance operator needs --endpoint URL');
   if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
@@ -452,6 +463,8 @@ export async function main(argv: string[]): Promise<void> {
     process.stdout.write(TABLE.help(TABLE.resolve(argv.slice(1)).node));
     return;
   }
+  // The provider side of the kit parses its own options, --help included (conformance-provider.ts).
+  if (argv[0] === 'conformance' && argv[1] === 'provider') return conformanceProvider(argv.slice(2));
   const { node, args, values } = TABLE.parse(argv, reached);
   if (values.version) {
     process.stdout.write(`wagerlink ${packageVersion()}\n`);
