@@ -6,15 +6,15 @@
  * database holds with other content stops the start.
  */
 import { ProviderConfigError, type ProviderConfig } from './provider-config.js';
-import type { ProviderStore } from './provider-store.js';
+import type { ProviderStore } from './store/provider-store.js';
 
 /** Writes the config's campaigns, durably; a campaign's players are added to those it has. `now` is their creation time. */
 export async function importConfigCampaigns(config: ProviderConfig, store: ProviderStore, now: number): Promise<void> {
-  config.campaigns.forEach((campaign, index) => {
+  for (const [index, campaign] of config.campaigns.entries()) {
     const { players, ...row } = campaign;
-    if (store.putCampaign({ ...row, createdAt: now }, players) === 'conflict') {
+    if ((await store.putCampaign({ ...row, createdAt: now }, players)) === 'conflict') {
       throw new ProviderConfigError(`campaigns[${index}].id: campaign ${campaign.campaignId} exists in the database with other content`);
     }
-  });
+  }
   await store.durable();
 }

@@ -7,7 +7,7 @@
  * Rounds of one launch run one at a time (a per-launch queue in this
  * process). A real round is logged pending with its exact request, which
  * the same database transaction enqueues in the durable outbox
- * (provider-store.ts, src/dispatch); once that is durable the dispatcher is
+ * (store/provider-store.ts, src/dispatch); once that is durable the dispatcher is
  * woken to send it, and the player waits for its final answer up to
  * limits.roundSettleMsMax. The dispatcher goes on without the player: a
  * round still pending then is delivered on the protocol's back-off until
@@ -32,7 +32,7 @@ import { Catalog } from './catalog.js';
 import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-token.js';
 import type { GameSettings, OperatorSettings, ProviderConfig } from './provider-config.js';
 import type { PlayRequest } from './provider-schemas.js';
-import type { CampaignRow, GameSessionRow, NewRound, ProviderStore, RoundRow } from './provider-store.js';
+import type { CampaignRow, GameSessionRow, NewRound, ProviderStore, RoundRow, RoundWrite } from './store/provider-store.js';
 import { timeOrderedUuid } from './time-ordered-id.js';
 
 export interface ProviderWorld extends ClientWorld {
@@ -221,14 +221,16 @@ export class GameService {
     const launch = this.launchOf(token, slug);
     if (!launch.ok) return launch;
     const { claims, operator } = launch;
-    const existing = this.options.store.sessionByLaunch(claims.launchId);
-    if (this.expired(claims, existing)) {
+    const { store } = this.options;
+    if (this.expired(claims, await store.sessionByLaunch(claims.launchId))) {
       return refuse('INVALID_LAUNCH_KEY', 'the launch URL has expired: launch the game again from the lobby');
     }
     return this.exclusive(claims.launchId, async () => {
-      const opened = claims.mode === 'fun' ? this.openFun(claims, existing) : await this.openReal(claims, operator, existing);
+      // Read again in the launch's turn: an open that went before may have created it.
+      const existing = await store.sessionByLaunch(claims.launchId);
+      const opened = claims.mode === 'fun' ? await this.openFun(claims, existing) : await this.openReal(claims, operator, existing);
       if (!opened.ok) return opened;
-      return this.sessionView(this.options.store.session(opened.session.pk), claims);
+      return this.sessionView(await store.session(opened.session.pk), claims);
     });
   }
 
@@ -242,12 +244,12 @@ export class GameService {
     if (!launch.ok) return launch;
     const { claims } = launch;
     const { store } = this.options;
-    const found = store.sessionByLaunch(claims.launchId);
+    const found = await store.sessionByLaunch(claims.launchId);
     if (!found) return refuse('SESSION_NOT_FOUND', 'the game session is not open: open the game first');
     if (this.expired(claims, found)) return refuse('INVALID_LAUNCH_KEY', 'the launch URL has expired: launch the game again from the lobby');
     // Nothing is shown that a crash could still take back (a final answer not yet synced).
     await store.durable();
-    return this.sessionView(store.session(found.pk), claims);
+    return this.sessionView(await store.session(found.pk), claims);
   }
 
   /** Outcomes: play view (its round pending when the casino has not answered in time) | INVALID_LAUNCH_KEY | SESSION_NOT_FOUND | SESSION_EXPIRED | INVALID_REQUEST | INSUFFICIENT_FUNDS | CAMPAIGN_FINISHED | the operator's refusals | SERVICE_UNAVAILABLE */
@@ -256,10 +258,10 @@ export class GameService {
     if (!launch.ok) return launch;
     const { claims } = launch;
     const { store, world, config } = this.options;
-    const found = store.sessionByLaunch(claims.launchId);
+    const found = await store.sessionByLaunch(claims.launchId);
     if (!found) return refuse('SESSION_NOT_FOUND', 'the game session is not open: open the game first');
     return this.exclusive(claims.launchId, async () => {
-      let session = store.session(found.pk);
+      let session = await store.session(found.pk);
       const now = world.clock();
       // Fun sessions expire here; real ones on the operator's rule (a bet on an expired session: SESSION_EXPIRED).
       if (session.mode === 'fun' && now - session.lastActiveAt > config.limits.sessionIdleMs) {
@@ -268,12 +270,13 @@ export class GameService {
       if (session.mode === 'real') {
         // In order: a launch's next round is played only once the one before it has a final answer.
         const left = await this.pendingAfterWait(session.pk);
-        session = store.session(found.pk);
+        session = await store.session(found.pk);
         if (left > 0) {
           return refuse('SERVICE_UNAVAILABLE', 'the previous round is still being settled with the casino: try again in a moment');
         }
       }
-      const plan = this.planRound(session, input);
+      // The plan reads the session and the campaigns; the round's write checks, in its own transaction, that they have not moved since.
+      const plan = await this.planRound(session, input);
       if (!plan.ok) return plan;
       return session.mode === 'fun' ? this.playFun(session, plan) : this.playReal(session, plan);
     });
@@ -305,16 +308,16 @@ export class GameService {
     return this.options.world.randomBytes(SERVER_SEED_BYTES).toString('hex');
   }
 
-  private openFun(claims: LaunchClaims, existing: GameSessionRow | undefined): { ok: true; session: GameSessionRow } | Refusal {
+  private async openFun(claims: LaunchClaims, existing: GameSessionRow | undefined): Promise<{ ok: true; session: GameSessionRow } | Refusal> {
     const { store, world, config, catalog } = this.options;
     if (existing) {
-      store.touchSession(existing.pk, world.clock());
+      await store.touchSession(existing.pk, world.clock());
       return { ok: true, session: existing };
     }
     if (!catalog.ladder(claims.game, config.fun.currency)) {
       return refuse('UNSUPPORTED_CURRENCY', `game ${claims.game} has no bet ladder for the play-money currency ${config.fun.currency}`);
     }
-    const session = store.createSession({
+    const session = await store.createSession({
       sessionId: world.newId(),
       launchId: claims.launchId,
       mode: 'fun',
@@ -356,9 +359,9 @@ export class GameService {
       if (existing.playerId !== playerId || existing.currency !== currency) {
         return refuse('SESSION_MISMATCH', 'the launch key now opens a session of another player or currency');
       }
-      return { ok: true, session: store.reopenSession(existing.pk, sessionId, balanceMinor, now) };
+      return { ok: true, session: await store.reopenSession(existing.pk, sessionId, balanceMinor, now) };
     }
-    const session = store.createSession({
+    const session = await store.createSession({
       sessionId: world.newId(),
       launchId: claims.launchId,
       mode: 'real',
@@ -379,7 +382,7 @@ export class GameService {
 
   // ------------------------------------------------------------- playing
 
-  private planRound(session: GameSessionRow, input: PlayRequest) {
+  private async planRound(session: GameSessionRow, input: PlayRequest) {
     const { catalog, world } = this.options;
     const game = catalog.game(session.game)!;
     const decimals = this.decimalsOf(session);
@@ -392,7 +395,7 @@ export class GameService {
     let campaignFinished = false;
     if (input.free) {
       if (session.mode === 'fun' || session.playerId === null) return refuse('CAMPAIGN_FINISHED', 'free rounds are played with real sessions only');
-      const offer = this.freeRoundsOf(session, world.clock());
+      const offer = await this.freeRoundsOf(session, world.clock());
       if (!offer) return refuse('CAMPAIGN_FINISHED', 'no free rounds are left', formatMinor(session.balanceMinor, decimals));
       campaign = offer.campaign;
       betMinor = campaign.betMinor;
@@ -434,18 +437,29 @@ export class GameService {
     return { ok: true as const, round };
   }
 
-  private playFun(session: GameSessionRow, plan: { round: NewRound }): PlayView | Refusal {
+  private async playFun(session: GameSessionRow, plan: { round: NewRound }): Promise<PlayView | Refusal> {
     const { store } = this.options;
-    const logged = store.playFunRound(plan.round, this.newSeed());
-    if (!logged) {
-      const decimals = this.decimalsOf(session);
-      return refuse(
-        'INSUFFICIENT_FUNDS',
-        `bet ${formatMinor(plan.round.betMinor, decimals)} exceeds balance ${formatMinor(session.balanceMinor, decimals)}`,
-        formatMinor(session.balanceMinor, decimals),
-      );
+    const logged = await store.playFunRound(plan.round, this.newSeed());
+    if (!logged.ok) {
+      if (logged.conflict !== 'insufficient-funds') return this.conflictRefusal(logged);
+      const decimals = this.decimalsOf(logged.session);
+      const balance = formatMinor(logged.session.balanceMinor, decimals);
+      return refuse('INSUFFICIENT_FUNDS', `bet ${formatMinor(plan.round.betMinor, decimals)} exceeds balance ${balance}`, balance);
     }
-    return this.playView(store.session(session.pk), logged);
+    return this.playView(await store.session(session.pk), logged.round);
+  }
+
+  /**
+   * A round whose write found the session or the campaign moved since it
+   * was planned (another request got there first, on this node or another):
+   * nothing was written, and playing again plans it anew.
+   */
+  private conflictRefusal(write: Extract<RoundWrite, { ok: false }>): Refusal {
+    const balance = formatMinor(write.session.balanceMinor, this.decimalsOf(write.session));
+    if (write.conflict === 'campaign-used') {
+      return refuse('SERVICE_UNAVAILABLE', "the player's free rounds were used at the same time by another game: try again", balance);
+    }
+    return refuse('SERVICE_UNAVAILABLE', 'another round of this game session was played at the same time: try again', balance);
   }
 
   private async playReal(session: GameSessionRow, plan: { round: NewRound }): Promise<PlayView | Refusal> {
@@ -465,17 +479,19 @@ export class GameService {
       round: { id: round.roundId, finished: true },
       ...(round.campaignId === null ? {} : { campaign: { id: round.campaignId, type: 'freeBets', finished: round.campaignFinished === true } }),
     });
-    const pending = store.beginRealRound({ ...round, requestBody: body }, this.newSeed());
+    const begun = await store.beginRealRound({ ...round, requestBody: body }, this.newSeed());
+    if (!begun.ok) return this.conflictRefusal(begun);
+    const pending = begun.round;
     // Never send a round the provider could still lose (a crash would forget a bet the operator booked): the outbox claims only durable items.
     await store.durable();
     this.options.delivery?.poke();
     const finished = await this.finished(pending.pk, config.limits.roundSettleMsMax);
     // Still pending: the round is kept in the outbox and delivered without its player; the page follows it (state).
-    if (finished.status === 'pending') return this.playView(store.session(session.pk), finished);
+    if (finished.status === 'pending') return this.playView(await store.session(session.pk), finished);
     if (finished.status === 'refused') return this.refusalOf(finished, decimals);
     // The operator answered 200, so it booked the round; only its balance is unknown (unreadable, or a round settled by hand).
     if (finished.balanceAfterMinor === null) return refuse('SERVICE_UNAVAILABLE', "the round was booked but the casino's answer gave no balance that can be read exactly");
-    return this.playView(store.session(session.pk), finished);
+    return this.playView(await store.session(session.pk), finished);
   }
 
   /**
@@ -484,7 +500,7 @@ export class GameService {
    */
   private async pendingAfterWait(sessionPk: number): Promise<number> {
     const { store, config } = this.options;
-    const pending = store.pendingRounds(sessionPk);
+    const pending = await store.pendingRounds(sessionPk);
     // A person waits: real time, whatever the world's clock says.
     const deadline = Date.now() + config.limits.roundSettleMsMax;
     for (const [index, round] of pending.entries()) {
@@ -501,7 +517,8 @@ export class GameService {
    */
   private async finished(pk: number, msMax: number): Promise<RoundRow> {
     const { store } = this.options;
-    if (store.round(pk).status !== 'pending' || msMax <= 0) return store.round(pk);
+    const current = await store.round(pk);
+    if (current.status !== 'pending' || msMax <= 0) return current;
     await new Promise<void>((resolve) => {
       let waiters = this.finishWaiters.get(pk);
       if (waiters === undefined) this.finishWaiters.set(pk, (waiters = new Set()));
@@ -515,7 +532,7 @@ export class GameService {
       const timer = setTimeout(done, msMax);
       own.add(done);
     });
-    return store.round(pk);
+    return await store.round(pk);
   }
 
   /** A refused round as the page gets it: the operator's code when it is one of the registry, with the balance its problem carried. */
@@ -548,18 +565,18 @@ export class GameService {
     return decimals;
   }
 
-  private freeRoundsOf(session: GameSessionRow, now: number): { campaign: CampaignRow; left: number } | undefined {
+  private async freeRoundsOf(session: GameSessionRow, now: number): Promise<{ campaign: CampaignRow; left: number } | undefined> {
     if (session.mode !== 'real' || session.playerId === null) return undefined;
     const { store } = this.options;
-    for (const campaign of store.campaignsOf(session.operatorId, session.playerId, session.game, session.currency, now)) {
-      const left = campaign.rounds - store.campaignRoundsUsed(campaign.campaignId, session.operatorId, session.playerId);
+    for (const campaign of await store.campaignsOf(session.operatorId, session.playerId, session.game, session.currency, now)) {
+      const left = campaign.rounds - (await store.campaignRoundsUsed(campaign.campaignId, session.operatorId, session.playerId));
       if (left > 0) return { campaign, left };
     }
     return undefined;
   }
 
-  private freeRoundsView(session: GameSessionRow): FreeRoundsView | null {
-    const offer = this.freeRoundsOf(session, this.options.world.clock());
+  private async freeRoundsView(session: GameSessionRow): Promise<FreeRoundsView | null> {
+    const offer = await this.freeRoundsOf(session, this.options.world.clock());
     if (!offer) return null;
     return { campaignId: offer.campaign.campaignId, left: offer.left, bet: formatMinor(offer.campaign.betMinor, this.decimalsOf(session)) };
   }
@@ -585,7 +602,7 @@ export class GameService {
     return view;
   }
 
-  private sessionView(session: GameSessionRow, claims: LaunchClaims): SessionView {
+  private async sessionView(session: GameSessionRow, claims: LaunchClaims): Promise<SessionView> {
     const { catalog, store, config } = this.options;
     const game = catalog.game(session.game)!;
     const decimals = this.decimalsOf(session);
@@ -611,19 +628,19 @@ export class GameService {
       language: session.language,
       urls: claims.urls,
       fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
-      rounds: store.recentRounds(session.pk, ROUNDS_SHOWN_MAX).map((round) => this.roundView(round, decimals)),
-      freeRounds: this.freeRoundsView(session),
+      rounds: (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => this.roundView(round, decimals)),
+      freeRounds: await this.freeRoundsView(session),
       refreshIntervalMs: session.mode === 'real' && claims.urls.refresh !== undefined ? config.limits.refreshIntervalMs : null,
     };
   }
 
-  private playView(session: GameSessionRow, round: RoundRow): PlayView {
+  private async playView(session: GameSessionRow, round: RoundRow): Promise<PlayView> {
     const decimals = this.decimalsOf(session);
     return {
       round: this.roundView(round, decimals),
       balance: formatMinor(round.balanceAfterMinor ?? session.balanceMinor, decimals),
       fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
-      freeRounds: this.freeRoundsView(session),
+      freeRounds: await this.freeRoundsView(session),
     };
   }
 

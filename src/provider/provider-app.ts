@@ -47,7 +47,7 @@ import { derivedPayoutId } from './payout-id.js';
 import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
 import type { OperatorSettings, ProviderConfig } from './provider-config.js';
 import { CampaignRequest, OpenGameRequest, OutboxQuery, OutboxResolveRequest, PayoutRequest, PayoutsQuery, PlayRequest } from './provider-schemas.js';
-import type { PayoutRow, ProviderStore, RoundRow } from './provider-store.js';
+import type { CampaignRow, PayoutRow, ProviderStore, RoundRow } from './store/provider-store.js';
 import { exposeMetrics } from '../http/request-metrics.js';
 import { serveHomePage } from '../http/home-page.js';
 import { providerHomeSections } from './provider-home.js';
@@ -492,7 +492,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
             return sendProblem(reply, 'INVALID_REQUEST', `betAmount: ${offLadderDetail(String(input.betAmount), input.game, input.currency, ladder, decimals)}`);
           }
           const campaignId = input.id.toLowerCase();
-          const written = store.putCampaign(
+          const written = await store.putCampaign(
             {
               campaignId,
               operatorId: input.operatorId,
@@ -507,13 +507,14 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           );
           if (written === 'conflict') return sendProblem(reply, 'DUPLICATE_CONFLICT', `campaign ${input.id} exists with other content`);
           await store.durable();
-          return sendJson(reply, written === 'created' ? 201 : 200, campaignBody(campaignId));
+          return sendJson(reply, written === 'created' ? 201 : 200, await campaignBody((await store.campaign(campaignId))!));
         });
 
         admin.get('/campaigns/:id', async (request, reply) => {
           const { id } = request.params as { id: string };
-          if (!store.campaign(id.toLowerCase())) return sendProblem(reply, 'NOT_FOUND', `no campaign ${id}`);
-          return sendJson(reply, 200, campaignBody(id.toLowerCase()));
+          const campaign = await store.campaign(id.toLowerCase());
+          if (!campaign) return sendProblem(reply, 'NOT_FOUND', `no campaign ${id}`);
+          return sendJson(reply, 200, await campaignBody(campaign));
         });
 
         admin.post('/payouts', async (request, reply) => {
@@ -532,7 +533,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           }
           const campaignId = input.campaignId.toLowerCase();
           const payoutId = input.payoutId?.toLowerCase() ?? derivedPayoutId(input.operatorId, campaignId, input.playerId);
-          const written = store.createPayout({
+          const written = await store.createPayout({
             payoutId,
             operatorId: input.operatorId,
             playerId: input.playerId,
@@ -548,14 +549,14 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           await store.durable();
           // Sent only once durable: the dispatcher claims nothing a power cut could take back.
           if (written.kind === 'created') options.delivery?.poke();
-          const payout = store.payout(payoutId)!;
+          const payout = (await store.payout(payoutId))!;
           reply.header('location', `/admin/payouts/${payoutId}`);
           return sendJson(reply, written.kind === 'created' ? 202 : 200, stringify(payoutItem(payout, decimals)));
         });
 
         admin.get('/payouts/:payoutId', async (request, reply) => {
           const { payoutId } = request.params as { payoutId: string };
-          const payout = store.payout(payoutId.toLowerCase());
+          const payout = await store.payout(payoutId.toLowerCase());
           if (!payout) return sendProblem(reply, 'NOT_FOUND', `no payout ${payoutId}`);
           return sendJson(reply, 200, stringify(payoutItem(payout, catalog.decimals(payout.currency) ?? 0)));
         });
@@ -567,7 +568,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           if (limit < 1 || limit > PAYOUTS_PAGE_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${PAYOUTS_PAGE_MAX}`);
           const before = checked.value.cursor === undefined ? undefined : Number(checked.value.cursor);
           if (before !== undefined && !Number.isSafeInteger(before)) return sendProblem(reply, 'INVALID_REQUEST', 'cursor: must be a nextCursor');
-          const page = store.listPayouts(limit, {
+          const page = await store.listPayouts(limit, {
             ...(checked.value.status === undefined ? {} : { status: checked.value.status }),
             ...(before === undefined ? {} : { before }),
           });
@@ -639,7 +640,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           if (limit < 1 || limit > ROUNDS_PAGE_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${ROUNDS_PAGE_MAX}`);
           const before = checked.value.cursor === undefined ? undefined : Number(checked.value.cursor);
           if (before !== undefined && !Number.isSafeInteger(before)) return sendProblem(reply, 'INVALID_REQUEST', 'cursor: must be a nextCursor');
-          const rounds = store.listRounds(limit, before);
+          const rounds = await store.listRounds(limit, before);
           const items = rounds.map((round) => roundItem(round, catalog.decimals(round.currency) ?? 0));
           const nextCursor = rounds.length === limit ? String(rounds[rounds.length - 1]!.pk) : null;
           return sendJson(reply, 200, stringify({ items, nextCursor }));
@@ -654,8 +655,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     return `operator ${payout.operatorId}, player ${payout.playerId}, ${formatMinor(payout.amountMinor, decimals)} ${payout.currency}, campaign ${payout.campaignId}`;
   }
 
-  function campaignBody(campaignId: string): string {
-    const campaign = store.campaign(campaignId)!;
+  async function campaignBody(campaign: CampaignRow & { players: string[] }): Promise<string> {
     const decimals = catalog.decimals(campaign.currency) ?? 0;
     return stringify({
       id: campaign.campaignId,
@@ -665,10 +665,12 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
       betAmount: raw(formatMinor(campaign.betMinor, decimals)),
       rounds: campaign.rounds,
       expiresAt: campaign.expiresAt === null ? null : new Date(campaign.expiresAt).toISOString(),
-      players: campaign.players.map((playerId) => ({
-        playerId,
-        roundsUsed: store.campaignRoundsUsed(campaign.campaignId, campaign.operatorId, playerId),
-      })),
+      players: await Promise.all(
+        campaign.players.map(async (playerId) => ({
+          playerId,
+          roundsUsed: await store.campaignRoundsUsed(campaign.campaignId, campaign.operatorId, playerId),
+        })),
+      ),
     });
   }
 

@@ -19,7 +19,7 @@ import { Dispatcher, httpSend, type DispatcherLimits, type DispatcherLog } from 
 import { DISPATCH_SCHEDULE, type DispatchSchedule } from '../dispatch/retry-schedule.js';
 import type { RoundDelivery } from './game-service.js';
 import type { ProviderConfig } from './provider-config.js';
-import type { ProviderStore } from './provider-store.js';
+import type { ProviderStore } from './store/provider-store.js';
 
 export interface RoundDeliverySetup {
   config: ProviderConfig;

@@ -17,7 +17,7 @@ import { importConfigCampaigns } from './config-campaigns.js';
 import { createGameService, REAL_PROVIDER_WORLD } from './game-service.js';
 import { buildProviderApp } from './provider-app.js';
 import { readProviderConfig } from './provider-config.js';
-import { ProviderStore } from './provider-store.js';
+import { SqliteProviderStore } from './store/sqlite-provider-store.js';
 import { createRoundDelivery } from './round-delivery.js';
 import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
@@ -59,7 +59,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     config.port = flags.port;
   }
   // The WAL could not be synced (wal-flusher.ts): nothing more is answered; the outbox delivers pending rounds after the restart.
-  const store = ProviderStore.open(config.database, { onFatal: exitOnStorageFailure(logger), currencies: config.currencies });
+  const store = SqliteProviderStore.open(config.database, { onFatal: exitOnStorageFailure(logger), currencies: config.currencies });
   const delivery = createRoundDelivery({ config, store, log: logger });
   const metrics = new ProviderMetrics({ outbox: store.outbox, clock: REAL_PROVIDER_WORLD.clock, processMetrics: true });
   delivery.dispatcher.onDelivery((delivered) => metrics.dispatch.observe(delivered));

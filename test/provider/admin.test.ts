@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
-import { ProviderStore } from '../../src/provider/provider-store.js';
+import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-store.js';
 import { adminCall, assertProblem, launchOf, makeProvider, operatorCall, pageCall, startProvider, testConfigFile, type Provider } from './provider-helpers.js';
 
 let provider: Provider;
@@ -162,13 +162,13 @@ test('a campaign created again after it expired answers as the first call did', 
   provider.clock.advance(120_000);
   const again = await adminCall(provider.app, 'POST', '/admin/campaigns', body);
   assert.equal(again.status, 200, again.raw);
-  assert.deepEqual(provider.store.campaignsOf('local-demo-operator', 'frank', 'dice', 'EUR', provider.clock.now), []);
+  assert.deepEqual(await provider.store.campaignsOf('local-demo-operator', 'frank', 'dice', 'EUR', provider.clock.now), []);
 });
 
 test('an expired campaign offers no free rounds', async () => {
   const body = campaign({ players: ['erin'], expiresAt: new Date(provider.clock.now - 1000).toISOString() });
   assert.equal((await adminCall(provider.app, 'POST', '/admin/campaigns', body)).status, 201);
-  assert.deepEqual(provider.store.campaignsOf('local-demo-operator', 'erin', 'dice', 'EUR', provider.clock.now), []);
+  assert.deepEqual(await provider.store.campaignsOf('local-demo-operator', 'erin', 'dice', 'EUR', provider.clock.now), []);
 });
 
 test('the round log is listed newest first, a page at a time', async () => {
@@ -208,7 +208,7 @@ test('a config campaign whose id the database holds with other content stops the
   // A second start on the same database, whose config changed the campaign's bet.
   const file = testConfigFile({ database: first.config.database });
   file.campaigns = [{ ...row, betAmount: '2' }];
-  const store = ProviderStore.open(first.config.database);
+  const store = SqliteProviderStore.open(first.config.database);
   try {
     await assert.rejects(startProvider({ config: resolveProviderConfig(file), store }), /campaigns\[0\]\.id: campaign .* exists in the database with other content/);
   } finally {

@@ -22,7 +22,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { createProviderClient } from '../../src/clients/provider-client.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
-import { ProviderStore, type RoundRow } from '../../src/provider/provider-store.js';
+import type { RoundRow } from '../../src/provider/store/provider-store.js';
+import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-store.js';
 import type { TestScope } from '../harness/child-process.js';
 import { adminOverHttp, ledgerOf, makeOperator, tempDir, type Operator } from '../helpers.js';
 import {
@@ -91,9 +92,9 @@ async function post(origin: string, path: string, body: unknown, dispatcher?: Ag
 
 /** The provider's round log as the file holds it. */
 async function roundLog(): Promise<RoundRow[]> {
-  const store = ProviderStore.open(databasePath);
+  const store = SqliteProviderStore.open(databasePath);
   try {
-    return store.listRounds(100_000);
+    return await store.listRounds(100_000);
   } finally {
     await store.close();
   }
@@ -213,7 +214,7 @@ test('a round committed but never sent when the process stopped is delivered aft
   assert.equal(key.status, 201, key.text);
 
   // The first process: the round is written and its request enqueued, durably, but the delivery never runs.
-  let store = ProviderStore.open(config.database, { currencies: config.currencies });
+  let store = SqliteProviderStore.open(config.database, { currencies: config.currencies });
   let started = await startInProcess({ config, store, deliver: false });
   let pk: number;
   try {
@@ -225,7 +226,7 @@ test('a round committed but never sent when the process stopped is delivered aft
     const played = await pageCall(started.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: 'unsent' });
     assert.equal(played.status, 202, played.raw);
     assert.equal((played.body.round as { status: string }).status, 'pending');
-    const [round] = store.listRounds(1);
+    const [round] = await store.listRounds(1);
     assert.equal(round?.status, 'pending');
     assert.equal(round?.attempts, 0, 'never claimed');
     pk = round!.pk;
@@ -236,15 +237,15 @@ test('a round committed but never sent when the process stopped is delivered aft
   assert.deepEqual((await ledgerOf(getOperator, playerId)).filter((item) => item.kind !== 'deposit'), [], 'nothing reached the operator');
 
   // The next process, on the same file: its delivery finds the round's request and sends it.
-  store = ProviderStore.open(config.database, { currencies: config.currencies });
+  store = SqliteProviderStore.open(config.database, { currencies: config.currencies });
   started = await startInProcess({ config, store });
   try {
     const deadline = Date.now() + DELIVERY_WAIT_MS;
-    while (store.round(pk).status === 'pending') {
+    while ((await store.round(pk)).status === 'pending') {
       assert.ok(Date.now() < deadline, 'the restarted provider delivered the round');
       await sleep(20);
     }
-    const round = store.round(pk);
+    const round = await store.round(pk);
     assert.equal(round.status, 'settled');
     assert.equal(round.attempts, 1);
     assert.equal((await store.outbox.item(round.dispatchItemId!))?.status, 'sent');
@@ -253,7 +254,7 @@ test('a round committed but never sent when the process stopped is delivered aft
       ['bet', round.betTxId, round.roundId],
       ['win', round.winTxId, round.roundId],
     ]);
-    assert.equal(store.session(round.sessionPk).balanceMinor, round.balanceAfterMinor);
+    assert.equal((await store.session(round.sessionPk)).balanceMinor, round.balanceAfterMinor);
   } finally {
     await started.stop();
     await store.close();

@@ -146,7 +146,7 @@ describe('real mode', () => {
     assert.equal(reloaded.body.balance, played.body.balance);
     assert.deepEqual(reloaded.body.fairness, played.body.fairness);
     assert.deepEqual((reloaded.body.rounds as unknown[])[0], played.body.round);
-    assert.equal(provider.store.sessionByLaunch(launchClaimsId(launch))?.nonce, 1);
+    assert.equal((await provider.store.sessionByLaunch(launchClaimsId(launch)))?.nonce, 1);
   });
 
   test("a play is one /transaction of bet and win that finishes the round; the balance is the operator's", async () => {
@@ -173,7 +173,7 @@ describe('real mode', () => {
       seenIds.push(round.roundId);
     }
     // The operator's ledger has each round as a bet and a win with the provider's ids, every round closed.
-    const rows = provider.store.listRounds(500).filter((row) => row.playerId === launch.playerId);
+    const rows = (await provider.store.listRounds(500)).filter((row) => row.playerId === launch.playerId);
     const ledger = await ledgerOf(async (url) => {
       const answer = await admin(op.app, 'GET', url);
       return { status: answer.status, text: answer.raw };
@@ -210,7 +210,7 @@ describe('real mode', () => {
     const opened = await open(launch);
     const answer = await play(launch, { bet: '1' });
     assertProblem(answer, 'INSUFFICIENT_FUNDS', 0.5);
-    const [refused] = provider.store.listRounds(1);
+    const [refused] = await provider.store.listRounds(1);
     assert.equal(refused?.status, 'refused');
     assert.equal(refused?.refusalCode, 'INSUFFICIENT_FUNDS');
     const again = await open(launch);
@@ -359,7 +359,7 @@ describe('free rounds', () => {
       assert.deepEqual(answer.body.freeRounds, i < 2 ? { campaignId, left: 2 - i, bet: '2' } : null);
     }
     assertProblem(await play(launch, { free: true }), 'CAMPAIGN_FINISHED');
-    const rows = provider.store.listRounds(3);
+    const rows = await provider.store.listRounds(3);
     assert.deepEqual(rows.map((row) => row.campaignFinished).reverse(), [false, false, true]);
     for (const row of rows) {
       assert.deepEqual(JSON.parse(row.requestBody!).campaign, { id: campaignId, type: 'freeBets', finished: row.campaignFinished });
@@ -371,6 +371,51 @@ describe('free rounds', () => {
     assert.equal(await balanceOf(op.app, playerId), Number(balance) / 100);
     const status = await adminCall(provider.app, 'GET', `/admin/campaigns/${campaignId}`);
     assert.deepEqual((status.body.players as unknown[])[0], { playerId, roundsUsed: 3 });
+  });
+
+  test("two launches of one player playing a campaign's last free round at once: one round is played, the other refused, and the campaign is not exceeded", async () => {
+    const playerId = await newPlayer({ balance: 10 });
+    const campaignId = randomUUID();
+    const created = await adminCall(provider.app, 'POST', '/admin/campaigns', {
+      id: campaignId,
+      operatorId: 'local-demo-operator',
+      game: 'dice',
+      currency: 'EUR',
+      betAmount: 2,
+      rounds: 1,
+      players: [playerId],
+    });
+    assert.equal(created.status, 201, created.raw);
+    const launches = [await launchReal({ playerId }), await launchReal({ playerId })];
+    for (const launch of launches) assert.deepEqual((await open(launch)).body.freeRounds, { campaignId, left: 1, bet: '2' });
+    // Each launch has its own queue: both plan the round on the same reading of the campaign (the first two reads wait for each other).
+    const { store } = provider;
+    const read = store.campaignRoundsUsed.bind(store);
+    let reads = 0;
+    let bothRead!: () => void;
+    const planned = new Promise<void>((resolve) => (bothRead = resolve));
+    store.campaignRoundsUsed = async (...args) => {
+      const used = await read(...args);
+      if (++reads === 2) bothRead();
+      await planned;
+      return used;
+    };
+    let answers;
+    try {
+      answers = await Promise.all(launches.map((launch) => play(launch, { free: true, bet: '2' })));
+    } finally {
+      store.campaignRoundsUsed = read;
+    }
+    const played = answers.filter((answer) => answer.status === 200);
+    assert.equal(played.length, 1, answers.map((answer) => answer.raw).join('\n'));
+    // The later write finds the round taken: nothing of it is written, and the player may try again.
+    assertProblem(answers.find((answer) => answer.status !== 200)!, 'SERVICE_UNAVAILABLE', 10);
+    const rows = (await provider.store.listRounds(50)).filter((row) => row.campaignId === campaignId);
+    assert.deepEqual(rows.map((row) => row.campaignFinished), [true]);
+    const ledger = await admin(op.app, 'GET', `/admin/players/${playerId}/transactions?limit=50`);
+    assert.equal((ledger.body.items as { kind: string }[]).filter((item) => item.kind === 'bet').length, 1);
+    // Nothing is left to try again: the campaign is finished for either launch.
+    assertProblem(await play(launches[0]!, { free: true }), 'CAMPAIGN_FINISHED');
   });
 
   test('409 CAMPAIGN_FINISHED: a free round without a campaign', async () => {
@@ -410,7 +455,7 @@ describe('fun mode', () => {
       assert.equal((await pageCall(poor.app, `${launch.path}/api/open`, { token: launch.token })).status, 200);
       const play100 = () => pageCall(poor.app, `${launch.path}/api/play`, { token: launch.token, bet: '100', chancePct: 10, clientSeed: 'x' });
       assertProblem(await play100(), 'INSUFFICIENT_FUNDS', 50);
-      assert.deepEqual(poor.store.listRounds(10), [], 'a refused fun round leaves no trace');
+      assert.deepEqual(await poor.store.listRounds(10), [], 'a refused fun round leaves no trace');
       const small = await pageCall(poor.app, `${launch.path}/api/play`, { token: launch.token, bet: '50', chancePct: 10, clientSeed: 'x' });
       assert.equal(small.status, 200, small.raw);
     } finally {

@@ -26,7 +26,7 @@ import {
   realClock,
   type Provider,
 } from './provider-helpers.js';
-import { realSession } from './store-fixtures.js';
+import { realSession } from './store/store-fixtures.js';
 
 const CAMPAIGN = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
 /** How long a test waits for the delivery to reach a state (ms), on a loaded machine. */
@@ -176,7 +176,7 @@ describe('the outbox over the back office, the delivery stopped', () => {
 
   before(async () => {
     provider = await makeProvider({ deliver: false, clock: realClock() });
-    realSession(provider.store, { operatorId: OPERATOR_ID, now: Date.now() });
+    await realSession(provider.store, { operatorId: OPERATOR_ID, now: Date.now() });
     payoutId = randomUUID();
     const created = await adminCall(provider.app, 'POST', '/admin/payouts', {
       operatorId: OPERATOR_ID,

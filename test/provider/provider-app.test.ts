@@ -18,11 +18,12 @@ import { importConfigCampaigns } from '../../src/provider/config-campaigns.js';
 import { createGameService } from '../../src/provider/game-service.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
-import { ProviderStore, type RoundRow } from '../../src/provider/provider-store.js';
+import type { RoundRow } from '../../src/provider/store/provider-store.js';
+import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-store.js';
 import { createRoundDelivery } from '../../src/provider/round-delivery.js';
 import { intervalsStartedBy, TestClock, tempDir } from '../helpers.js';
 import { testConfigFile, testWorld } from './provider-helpers.js';
-import { realRound, realSession, SEED } from './store-fixtures.js';
+import { begun, realRound, realSession, SEED } from './store/store-fixtures.js';
 
 const CAMPAIGN_ID = '7d1c3a52-2d1e-4c55-9c1a-7f0e3c2b9a10';
 /** The delivery's wait between claims in the test (ms): short, so that claims come within milliseconds. */
@@ -47,7 +48,7 @@ test("building the app writes nothing, not even the config's campaigns, and star
   const file = testConfigFile({ database: join(dir, 'provider.db') });
   file.campaigns = [{ id: CAMPAIGN_ID, operatorId: 'local-demo-operator', game: 'dice', currency: 'EUR', betAmount: '1', rounds: 5, players: ['alice'] }];
   const config = resolveProviderConfig(file);
-  const store = ProviderStore.open(config.database);
+  const store = SqliteProviderStore.open(config.database);
   const other = new Database(config.database, { readonly: true });
   const world = testWorld(new TestClock());
   const games = createGameService({ config, store, world });
@@ -56,12 +57,12 @@ test("building the app writes nothing, not even the config's campaigns, and star
     try {
       assert.equal(started, 0, 'building started an interval');
       await store.durable();
-      assert.equal(store.campaign(CAMPAIGN_ID), undefined);
+      assert.equal(await store.campaign(CAMPAIGN_ID), undefined);
       assert.equal(Number(other.prepare('SELECT count(*) FROM campaigns').pluck().get()), 0);
 
       // What `provider serve` runs before it listens: the campaign is written, durably.
       await importConfigCampaigns(config, store, world.clock());
-      assert.deepEqual(store.campaign(CAMPAIGN_ID)?.players, ['alice']);
+      assert.deepEqual((await store.campaign(CAMPAIGN_ID))?.players, ['alice']);
       assert.equal(Number(other.prepare('SELECT count(*) FROM campaigns').pluck().get()), 1);
       // Started again on the same database, the same campaign is no conflict.
       await importConfigCampaigns(config, store, world.clock());
@@ -80,7 +81,7 @@ test('the delivery of rounds: built, it sends nothing; started, it sends; stoppe
   const { dir, cleanup } = tempDir('wagerlink-provider-app-');
   const origin = 'http://operator.test';
   const config = resolveProviderConfig(testConfigFile({ database: join(dir, 'provider.db'), endpoint: origin }));
-  const store = ProviderStore.open(config.database, { currencies: config.currencies });
+  const store = SqliteProviderStore.open(config.database, { currencies: config.currencies });
   const agent = new MockAgent();
   agent.disableNetConnect();
   const sent: string[] = [];
@@ -93,11 +94,11 @@ test('the delivery of rounds: built, it sends nothing; started, it sends; stoppe
     })
     .delay(ANSWER_DELAY_MS)
     .persist();
-  const session = realSession(store, { operatorId: config.operators[0]!.operatorId, now: Date.now() });
-  const round = (nonce: number): RoundRow => store.beginRealRound(realRound(session, nonce, Date.now()), SEED);
+  const session = await realSession(store, { operatorId: config.operators[0]!.operatorId, now: Date.now() });
+  const round = async (nonce: number): Promise<RoundRow> => begun(await store.beginRealRound(realRound(session, nonce, Date.now()), SEED));
   const delivery = createRoundDelivery({ config, store, dispatcher: agent, world: REAL_CLIENT_WORLD, limits: { idleMs: IDLE_MS } });
   try {
-    const first = round(0);
+    const first = await round(0);
     await store.durable();
     delivery.poke();
     await sleep(QUIET_MS);
@@ -107,15 +108,15 @@ test('the delivery of rounds: built, it sends nothing; started, it sends; stoppe
     await until(() => sent.length === 1, 'the round is sent');
     // Stopped while the operator has not answered yet: the stop waits for the answer and records it.
     await delivery.stop();
-    assert.equal(store.round(first.pk).status, 'settled');
-    assert.equal(store.round(first.pk).balanceAfterMinor, 500n);
+    assert.equal((await store.round(first.pk)).status, 'settled');
+    assert.equal((await store.round(first.pk)).balanceAfterMinor, 500n);
 
-    const second = round(1);
+    const second = await round(1);
     await store.durable();
     delivery.poke();
     await sleep(QUIET_MS);
     assert.equal(sent.length, 1, 'stopped: nothing more is sent');
-    assert.equal(store.round(second.pk).status, 'pending');
+    assert.equal((await store.round(second.pk)).status, 'pending');
   } finally {
     await delivery.stop();
     await store.close();

@@ -17,7 +17,8 @@ import type { DispatcherLimits } from '../../src/dispatch/dispatcher.js';
 import { createGameService, REAL_PROVIDER_WORLD, type ProviderWorld } from '../../src/provider/game-service.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
-import { ProviderStore } from '../../src/provider/provider-store.js';
+import type { ProviderStore } from '../../src/provider/store/provider-store.js';
+import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-store.js';
 import { createRoundDelivery, type RoundDispatch } from '../../src/provider/round-delivery.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, adminOverHttp, SECRET, TestClock, tempDir } from '../helpers.js';
@@ -180,7 +181,7 @@ export async function makeProvider(
   const file = testConfigFile({ ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), database: join(dir, 'provider.db') });
   options.edit?.(file);
   const config = resolveProviderConfig(file);
-  const store = ProviderStore.open(config.database, { currencies: config.currencies });
+  const store = SqliteProviderStore.open(config.database, { currencies: config.currencies });
   const clock = options.clock ?? new TestClock();
   const world = testWorld(clock);
   const { endpoint: _endpoint, edit: _edit, clock: _clock, ...startOptions } = options;

@@ -160,7 +160,11 @@ const shortWaitProvider = (endpoint: string, dispatcher: MockAgent, clock?: Test
     },
   });
 
-const finished = (pk: number) => until(`round ${pk} is finished`, () => (provider.store.round(pk).status === 'pending' ? undefined : provider.store.round(pk)));
+const finished = (pk: number) =>
+  until(`round ${pk} is finished`, async () => {
+    const round = await provider.store.round(pk);
+    return round.status === 'pending' ? undefined : round;
+  });
 
 describe('resent with the same body', () => {
   test('503, 500 and a network error are retried after 0.5 s and 1 s doubling with full jitter, then 200 settles', async () => {
@@ -180,7 +184,7 @@ describe('resent with the same body', () => {
       assert.equal(each.headers['x-server-authorization'], sign(SECRET, sent[0]!.body));
       assert.equal(each.headers.authorization, `Bearer ${ACCESS_TOKEN}`);
     }
-    const [round] = provider.store.listRounds(1);
+    const [round] = await provider.store.listRounds(1);
     assert.equal(round?.status, 'settled');
     assert.equal(round?.attempts, 4);
     assert.equal(round?.requestBody, sent[0]!.body);
@@ -225,7 +229,7 @@ describe('resent with the same body', () => {
     const answer = await play(launch);
     assertProblem(answer, 'DUPLICATE_CONFLICT', 99);
     assert.equal(sent.length, 1);
-    const [round] = provider.store.listRounds(1);
+    const [round] = await provider.store.listRounds(1);
     assert.equal(round?.status, 'refused');
     assert.equal((await provider.store.outbox.item(round!.dispatchItemId!))?.status, 'refused');
     // Nothing is pending: the next round is sent as usual, and the refused one never again.
@@ -242,14 +246,14 @@ describe('resent with the same body', () => {
     answerTransactions({ status: 404, body: '<html>not here</html>', type: 'text/html' });
     assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
     assert.equal(sent.length, 1);
-    assert.equal(provider.store.listRounds(1)[0]?.refusalCode, 'HTTP_404');
+    assert.equal((await provider.store.listRounds(1))[0]?.refusalCode, 'HTTP_404');
   });
 
   test('a 200 whose balance a double cannot hold exactly is booked but not believed', async () => {
     const launch = await openLaunch();
     answerTransactions({ status: 200, body: '{"balance":12.3456789012345678}' });
     assertProblem(await play(launch), 'SERVICE_UNAVAILABLE');
-    const [round] = provider.store.listRounds(1);
+    const [round] = await provider.store.listRounds(1);
     assert.equal(round?.status, 'settled');
     assert.equal(round?.balanceAfterMinor, null);
   });
@@ -274,7 +278,7 @@ describe('a round its player stopped waiting for', () => {
     answerTransactions({ status: 503 });
     const answer = await play(launch);
     assertPendingView(answer);
-    const [pending] = provider.store.listRounds(1);
+    const [pending] = await provider.store.listRounds(1);
     assert.equal(pending?.status, 'pending');
     assert.equal((answer.body.round as { roundId: string }).roundId, pending?.roundId);
     await pendingAfter(1);
@@ -283,14 +287,14 @@ describe('a round its player stopped waiting for', () => {
 
   test('stays in the outbox; the launch plays no round meanwhile; it is delivered without its player, byte for byte', async () => {
     const { launch, pk, body: firstBody } = await leftPending();
-    const rounds = provider.store.listRounds(100).length;
+    const rounds = (await provider.store.listRounds(100)).length;
 
     // The next play waits for it, bounded, and is refused: nothing new is sent or played.
     const blocked = await play(launch);
     assertProblem(blocked, 'SERVICE_UNAVAILABLE');
     assert.match(blocked.body.detail as string, /previous round is still being settled/);
     assert.equal(sent.length, 1);
-    assert.equal(provider.store.listRounds(100).length, rounds);
+    assert.equal((await provider.store.listRounds(100)).length, rounds);
 
     // Its back-off passes and the operator answers: settled, with no player request.
     answerTransactions({ status: 200, body: '{"balance":98}' });
@@ -299,7 +303,7 @@ describe('a round its player stopped waiting for', () => {
     assert.equal(settled.status, 'settled');
     assert.equal(settled.attempts, 2);
     assert.equal(settled.balanceAfterMinor, 9_800n);
-    assert.equal(provider.store.session(settled.sessionPk).balanceMinor, 9_800n);
+    assert.equal((await provider.store.session(settled.sessionPk)).balanceMinor, 9_800n);
     assert.deepEqual(sent.map((each) => each.body), [firstBody, firstBody]);
     // What the page polls shows it settled, with the balance the operator answered; nothing was asked of the operator.
     const followed = await state(launch);
@@ -330,7 +334,7 @@ describe('a round its player stopped waiting for', () => {
     const answer = await next;
     assert.equal(answer.status, 200, answer.raw);
     assert.equal(answer.body.balance, '97');
-    assert.equal(provider.store.round(pk).status, 'settled');
+    assert.equal((await provider.store.round(pk)).status, 'settled');
     assert.equal(sent.length, 3);
   });
 
@@ -409,7 +413,7 @@ describe('an operator down longer than the player waits, in real time', () => {
     const launch = await openLaunch();
     const answer = await play(launch);
     assertPendingView(answer);
-    const [round] = provider.store.listRounds(1);
+    const [round] = await provider.store.listRounds(1);
     // Down through the third attempt, well past the player's wait; back right after it.
     await pendingAfter(3);
     const downSince = attempts[0]!;
@@ -441,7 +445,7 @@ describe('durability', () => {
     const sync = store.durable.bind(store);
     // Each wait records what the round log held when it began, and when the sync came back.
     store.durable = async () => {
-      const [latest] = store.listRounds(1);
+      const [latest] = await store.listRounds(1);
       events.push(`wait: ${latest?.status ?? 'no round'}`);
       await sync();
       events.push('synced');

@@ -1,19 +1,24 @@
 /**
- * The provider's own state in SQLite: game sessions, the round log and
- * free-bet campaigns. It survives restarts; the operator's wallet stays the
- * truth for real money, the round log is the provider's record of what it
- * sent and what the operator answered.
+ * The provider store (provider-store.ts) in SQLite: game sessions, the
+ * round log, free-bet campaigns and payouts. It survives restarts; the
+ * operator's wallet stays the truth for real money, the round log is the
+ * provider's record of what it sent and what the operator answered.
+ *
+ * Its methods answer promises, as the contract asks, but do their work
+ * synchronously inside: a write runs whole, statements and checks, within
+ * the call, and the promise it answers is already settled. Nothing awaits
+ * inside a turn, so the contract's atomicity costs nothing here.
  *
  * A real round is written `pending`, with the exact /transaction body, and
  * that body is enqueued in the durable outbox (src/dispatch, its table in
- * this file) in the same database transaction, before any attempt (the
+ * sqlite-migrations.ts) in the same database transaction, before any attempt (the
  * client creates the ids, persists, then sends). The dispatcher delivers it
  * through `outbox`, this connection's view of the outbox; the database
  * transaction that records the operator's final answer on the item also
  * settles or refuses the round (`finishFromOutbox`), so the two never
  * disagree, whatever stops the process in between. Fun money moves in one
  * database transaction with a conditional update, never read-then-write
- * across an await (better-sqlite3 is synchronous).
+ * across an await.
  *
  * Group commit: every write of one event-loop turn joins one database
  * transaction, opened by the turn's first write and committed when the turn
@@ -40,294 +45,41 @@
  */
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import { readBalance } from '../clients/operator-client.js';
-import type { FinalEvent, Outbox } from '../dispatch/outbox.js';
-import { OUTBOX_MIGRATION, SqliteOutbox } from '../dispatch/sqlite-outbox.js';
-import { BackgroundCheckpointer } from '../platform/sqlite/checkpointer.js';
-import { migrate, recordApplied, type Migration } from '../platform/sqlite/migrate.js';
-import { openDatabase } from '../platform/sqlite/open-database.js';
-import { WalFlusher } from '../platform/sqlite/wal-flusher.js';
-import { refuse, type Refusal } from '../protocol/errors.js';
-import { raw, stringify } from '../protocol/json.js';
-import { CURRENCIES, decimalFromString, formatMinor, toMinor, type Currencies } from '../protocol/money.js';
+import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
+import { SqliteOutbox } from '../../dispatch/sqlite-outbox.js';
+import { BackgroundCheckpointer } from '../../platform/sqlite/checkpointer.js';
+import { migrate } from '../../platform/sqlite/migrate.js';
+import { openDatabase } from '../../platform/sqlite/open-database.js';
+import { WalFlusher } from '../../platform/sqlite/wal-flusher.js';
+import { CURRENCIES, type Currencies } from '../../protocol/money.js';
+import { adoptUserVersion, PROVIDER_MIGRATIONS } from './sqlite-migrations.js';
+import {
+  freeRoundFits,
+  PAYOUT_REQUEST,
+  payoutOutcomeOf,
+  payoutRequest,
+  ROUND_REQUEST,
+  roundOutcomeOf,
+  sameCampaign,
+  samePayout,
+  type CampaignRow,
+  type CampaignWrite,
+  type GameSessionRow,
+  type Mode,
+  type NewPayout,
+  type NewRound,
+  type NewSession,
+  type PayoutRow,
+  type PayoutStatus,
+  type PayoutWrite,
+  type ProviderStore,
+  type RoundOutcome,
+  type RoundRow,
+  type RoundStatus,
+  type RoundWrite,
+} from './provider-store.js';
 
-/** The provider's own versions, numbered apart from the wallet's. */
-export const PROVIDER_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'round-log',
-    sql: `
-CREATE TABLE game_sessions (
-  id                  INTEGER PRIMARY KEY,
-  session_id          TEXT NOT NULL UNIQUE,
-  -- One game session per launch: reopening a launch URL finds this row.
-  launch_id           TEXT NOT NULL UNIQUE,
-  mode                TEXT NOT NULL CHECK (mode IN ('real', 'fun')),
-  operator_id         TEXT NOT NULL,
-  wallet_id           TEXT,
-  game                TEXT NOT NULL,
-  player_id           TEXT,
-  operator_session_id TEXT,
-  currency            TEXT NOT NULL,
-  country             TEXT,
-  language            TEXT NOT NULL,
-  -- Minor units: the fun balance held here, or the last balance the operator answered.
-  balance             INTEGER NOT NULL CHECK (balance >= 0),
-  -- The committed seed of the next round (hex) and the rounds played so far.
-  server_seed         TEXT NOT NULL,
-  nonce               INTEGER NOT NULL CHECK (nonce >= 0),
-  created_at          INTEGER NOT NULL,
-  last_active_at      INTEGER NOT NULL
-);
-
-CREATE TABLE rounds (
-  id                INTEGER PRIMARY KEY,
-  round_id          TEXT NOT NULL UNIQUE,
-  session_pk        INTEGER NOT NULL REFERENCES game_sessions (id),
-  mode              TEXT NOT NULL CHECK (mode IN ('real', 'fun')),
-  operator_id       TEXT NOT NULL,
-  player_id         TEXT,
-  game              TEXT NOT NULL,
-  currency          TEXT NOT NULL,
-  bet               INTEGER NOT NULL CHECK (bet > 0),
-  win               INTEGER NOT NULL CHECK (win >= 0),
-  bet_tx_id         TEXT UNIQUE,
-  win_tx_id         TEXT UNIQUE,
-  campaign_id       TEXT,
-  campaign_finished INTEGER,
-  chance_pct        INTEGER NOT NULL,
-  threshold         INTEGER NOT NULL,
-  roll              INTEGER NOT NULL,
-  server_seed       TEXT NOT NULL,
-  server_seed_hash  TEXT NOT NULL,
-  client_seed       TEXT NOT NULL,
-  nonce             INTEGER NOT NULL,
-  -- Real rounds: the exact /transaction body, resent byte for byte.
-  request_body      TEXT,
-  status            TEXT NOT NULL CHECK (status IN ('pending', 'settled', 'refused')),
-  refusal_code      TEXT,
-  refusal_detail    TEXT,
-  balance_after     INTEGER,
-  attempts          INTEGER NOT NULL DEFAULT 0,
-  created_at        INTEGER NOT NULL,
-  settled_at        INTEGER
-);
-CREATE INDEX rounds_by_session ON rounds (session_pk, id);
-CREATE INDEX rounds_pending ON rounds (session_pk) WHERE status = 'pending';
-CREATE INDEX rounds_by_campaign ON rounds (campaign_id, operator_id, player_id) WHERE campaign_id IS NOT NULL;
-
-CREATE TABLE campaigns (
-  id           INTEGER PRIMARY KEY,
-  campaign_id  TEXT NOT NULL UNIQUE,
-  operator_id  TEXT NOT NULL,
-  game         TEXT NOT NULL,
-  currency     TEXT NOT NULL,
-  bet          INTEGER NOT NULL CHECK (bet > 0),
-  rounds       INTEGER NOT NULL CHECK (rounds > 0),
-  expires_at   INTEGER,
-  created_at   INTEGER NOT NULL
-);
-
-CREATE TABLE campaign_players (
-  campaign_pk  INTEGER NOT NULL REFERENCES campaigns (id),
-  player_id    TEXT NOT NULL,
-  PRIMARY KEY (campaign_pk, player_id)
-) WITHOUT ROWID;
-CREATE INDEX campaign_players_by_player ON campaign_players (player_id);
-`,
-  },
-  {
-    version: 2,
-    name: OUTBOX_MIGRATION.name,
-    sql: `${OUTBOX_MIGRATION.sql}
--- A real round's request in the outbox: its final outcome settles or refuses the round.
-ALTER TABLE rounds ADD COLUMN dispatch_item_id INTEGER REFERENCES dispatch_items (id);
-CREATE UNIQUE INDEX rounds_by_dispatch_item ON rounds (dispatch_item_id) WHERE dispatch_item_id IS NOT NULL;
-
--- Rounds an earlier version left pending are delivered as new ones are: due now, each its own key.
-INSERT INTO dispatch_items (operator_id, ordering_key, sequence, kind, path, body, after_refusal, status, next_attempt_at, created_at)
-  SELECT operator_id, round_id, 1, 'bet', '/transaction', CAST(request_body AS BLOB), 'skip-rest', 'pending', created_at, created_at
-  FROM rounds WHERE mode = 'real' AND status = 'pending' AND request_body IS NOT NULL ORDER BY id;
-UPDATE rounds SET dispatch_item_id = (
-    SELECT d.id FROM dispatch_items d WHERE d.operator_id = rounds.operator_id AND d.ordering_key = rounds.round_id AND d.sequence = 1)
-  WHERE mode = 'real' AND status = 'pending' AND request_body IS NOT NULL;
-`,
-  },
-  {
-    version: 3,
-    name: 'payouts',
-    sql: `
--- A tournament prize: written with its /payout request in the outbox, in one transaction; the request's final outcome finishes it.
-CREATE TABLE payouts (
-  id                  INTEGER PRIMARY KEY,
-  payout_id           TEXT NOT NULL UNIQUE,
-  operator_id         TEXT NOT NULL,
-  player_id           TEXT NOT NULL,
-  currency            TEXT NOT NULL,
-  -- Minor units of the currency.
-  amount              INTEGER NOT NULL CHECK (amount > 0),
-  campaign_id         TEXT NOT NULL,
-  -- The operator's session of the player the request names (docs/protocol.md §7).
-  operator_session_id TEXT NOT NULL,
-  dispatch_item_id    INTEGER NOT NULL UNIQUE REFERENCES dispatch_items (id),
-  status              TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'refused')),
-  balance_after       INTEGER,
-  refusal_code        TEXT,
-  refusal_detail      TEXT,
-  created_at          INTEGER NOT NULL,
-  settled_at          INTEGER
-);
-CREATE INDEX payouts_by_status ON payouts (status, id);
--- A payout names the player's latest real session at the operator.
-CREATE INDEX game_sessions_by_player ON game_sessions (operator_id, player_id, last_active_at) WHERE mode = 'real';
-`,
-  },
-];
-
-/**
- * Before it used the shared runner, this store counted its migrations in
- * PRAGMA user_version. A file written then has those versions recorded as
- * applied, under the write lock, and user_version set back to 0, so that
- * schema_migrations is the one record. Once done, it costs one read per
- * open.
- */
-function adoptUserVersion(db: Database.Database): void {
-  const counted = () => Number(db.pragma('user_version', { simple: true }) as bigint);
-  if (counted() === 0) return;
-  db.transaction(() => {
-    const versions = counted();
-    assert.ok(versions <= PROVIDER_MIGRATIONS.length, `the database's user_version ${versions} is a version this code knows`);
-    // When they were applied is not known.
-    recordApplied(db, PROVIDER_MIGRATIONS.slice(0, versions), 0);
-    db.pragma('user_version = 0');
-  }).immediate();
-}
-
-export type Mode = 'real' | 'fun';
-export type RoundStatus = 'pending' | 'settled' | 'refused';
-
-export interface GameSessionRow {
-  pk: number;
-  sessionId: string;
-  launchId: string;
-  mode: Mode;
-  operatorId: string;
-  walletId: string | null;
-  game: string;
-  playerId: string | null;
-  operatorSessionId: string | null;
-  currency: string;
-  country: string | null;
-  language: string;
-  balanceMinor: bigint;
-  serverSeed: string;
-  nonce: number;
-  createdAt: number;
-  lastActiveAt: number;
-}
-
-export interface RoundRow {
-  pk: number;
-  roundId: string;
-  sessionPk: number;
-  mode: Mode;
-  operatorId: string;
-  playerId: string | null;
-  game: string;
-  currency: string;
-  betMinor: bigint;
-  winMinor: bigint;
-  betTxId: string | null;
-  winTxId: string | null;
-  campaignId: string | null;
-  campaignFinished: boolean | null;
-  chancePct: number;
-  threshold: number;
-  roll: number;
-  serverSeed: string;
-  serverSeedHash: string;
-  clientSeed: string;
-  nonce: number;
-  requestBody: string | null;
-  status: RoundStatus;
-  refusalCode: string | null;
-  refusalDetail: string | null;
-  /** Settled: the balance the operator answered. Refused: the balance its problem carried, if any. */
-  balanceAfterMinor: bigint | null;
-  /** Times the request was claimed for sending (its outbox item's attempts). */
-  attempts: number;
-  /** The round's request in the outbox (real rounds). */
-  dispatchItemId: number | null;
-  createdAt: number;
-  settledAt: number | null;
-}
-
-export type NewRound = Omit<RoundRow, 'pk' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'dispatchItemId' | 'settledAt'>;
-
-/** How a real round ended, as its outbox item's final outcome says. */
-export type RoundOutcome =
-  | { status: 'settled'; balanceAfterMinor: bigint | null }
-  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
-
-export interface CampaignRow {
-  campaignId: string;
-  operatorId: string;
-  game: string;
-  currency: string;
-  betMinor: bigint;
-  rounds: number;
-  expiresAt: number | null;
-  createdAt: number;
-}
-
-export type PayoutStatus = 'pending' | 'paid' | 'refused';
-
-/** A tournament prize, as the store keeps it. */
-export interface PayoutRow {
-  payoutId: string;
-  operatorId: string;
-  playerId: string;
-  currency: string;
-  amountMinor: bigint;
-  campaignId: string;
-  /** The operator's session of the player that the /payout request names. */
-  operatorSessionId: string;
-  /** Its /payout request in the outbox. */
-  dispatchItemId: number;
-  status: PayoutStatus;
-  /** Paid: the balance of the operator's 200, null when it could not be read exactly or the payout was resolved by hand. */
-  balanceAfterMinor: bigint | null;
-  refusalCode: string | null;
-  refusalDetail: string | null;
-  createdAt: number;
-  settledAt: number | null;
-  /** Times its request was claimed for sending. */
-  attempts: number;
-}
-
-/** A payout to create: what the back office asks for. Its content, for idempotency, is every field but `createdAt`. */
-export interface NewPayout {
-  payoutId: string;
-  operatorId: string;
-  playerId: string;
-  currency: string;
-  amountMinor: bigint;
-  campaignId: string;
-  createdAt: number;
-}
-
-/**
- * `created`: written and enqueued. `exists`: the same payout id with the
- * same content, answered as it is now (nothing written). `conflict`: the
- * payout id exists with other content (nothing written).
- */
-export type PayoutWrite = { ok: true; kind: 'created' | 'exists' | 'conflict'; payout: PayoutRow } | Refusal;
-
-/** The request of a payout, as it is enqueued; its ordering key is the payout id. */
-export const PAYOUT_REQUEST = { kind: 'payout', path: '/payout' } as const;
-
-/** A session to open: its row before the store numbers, times and counts it. */
-export type NewSession = Omit<GameSessionRow, 'pk' | 'nonce' | 'createdAt' | 'lastActiveAt'> & { now: number };
+export { PROVIDER_MIGRATIONS } from './sqlite-migrations.js';
 
 type Row = Record<string, unknown>;
 
@@ -412,16 +164,6 @@ function payoutOf(row: Row): PayoutRow {
   };
 }
 
-function samePayout(seen: PayoutRow, asked: NewPayout): boolean {
-  return (
-    seen.operatorId === asked.operatorId &&
-    seen.playerId === asked.playerId &&
-    seen.currency === asked.currency &&
-    seen.amountMinor === asked.amountMinor &&
-    seen.campaignId === asked.campaignId
-  );
-}
-
 function campaignOf(row: Row): CampaignRow {
   return {
     campaignId: row.campaign_id as string,
@@ -434,8 +176,6 @@ function campaignOf(row: Row): CampaignRow {
     createdAt: num(row.created_at),
   };
 }
-
-export type CampaignWrite = 'created' | 'exists' | 'conflict';
 
 /** A failed WAL sync: whether anything committed since the last one is durable can no longer be known. */
 export type OnFatal = (error: Error) => void;
@@ -451,15 +191,12 @@ export interface ProviderStoreOptions {
   currencies?: Currencies;
 }
 
-/** The request of a real round, as it is enqueued. */
-export const ROUND_REQUEST = { kind: 'bet', path: '/transaction' } as const;
-
 interface Waiter {
   resolve: () => void;
   reject: (error: Error) => void;
 }
 
-export class ProviderStore {
+export class SqliteProviderStore implements ProviderStore {
   private readonly db: Database.Database;
   private readonly flusher: WalFlusher | undefined;
   private readonly checkpointer: BackgroundCheckpointer | undefined;
@@ -562,7 +299,7 @@ export class ProviderStore {
     this.outbox = this.outboxView(this.dispatchItems);
   }
 
-  static open(path: string, options: ProviderStoreOptions = {}): ProviderStore {
+  static open(path: string, options: ProviderStoreOptions = {}): SqliteProviderStore {
     const currencies = options.currencies ?? CURRENCIES;
     // A pending round is written before its first attempt: it must survive
     // power loss. COMMIT does not sync; durable() waits for the flusher's.
@@ -571,10 +308,10 @@ export class ProviderStore {
     db.pragma('foreign_keys = ON');
     adoptUserVersion(db);
     migrate(db, PROVIDER_MIGRATIONS);
-    if (path === ':memory:') return new ProviderStore(db, undefined, undefined, currencies);
+    if (path === ':memory:') return new SqliteProviderStore(db, undefined, undefined, currencies);
     // After the migrations: the checkpointer's connection needs the database in WAL mode.
     const flusher = new WalFlusher(`${path}-wal`, options.onFatal ?? crash);
-    return new ProviderStore(db, flusher, new BackgroundCheckpointer(path, 'flusher'), currencies);
+    return new SqliteProviderStore(db, flusher, new BackgroundCheckpointer(path, 'flusher'), currencies);
   }
 
   /**
@@ -696,51 +433,52 @@ export class ProviderStore {
 
   // -------------------------------------------------------- game sessions
 
-  sessionByLaunch(launchId: string): GameSessionRow | undefined {
+  async sessionByLaunch(launchId: string): Promise<GameSessionRow | undefined> {
+    return this.sessionOfLaunch(launchId);
+  }
+
+  async session(pk: number): Promise<GameSessionRow> {
+    return this.sessionNow(pk);
+  }
+
+  async createSession(input: NewSession): Promise<GameSessionRow> {
+    this.write();
+    this.statements.insertSession.run({ ...input });
+    const created = this.sessionOfLaunch(input.launchId);
+    assert.ok(created, 'the session of a launch exists after its insert');
+    return created;
+  }
+
+  async reopenSession(pk: number, operatorSessionId: string | null, balanceMinor: bigint, now: number): Promise<GameSessionRow> {
+    this.write();
+    this.statements.reopenSession.run(operatorSessionId, balanceMinor, now, pk);
+    return this.sessionNow(pk);
+  }
+
+  async touchSession(pk: number, now: number): Promise<void> {
+    this.write();
+    this.statements.touchSession.run(now, pk);
+  }
+
+  private sessionOfLaunch(launchId: string): GameSessionRow | undefined {
     const row = this.statements.sessionByLaunch.get(launchId) as Row | undefined;
     return row && sessionOf(row);
   }
 
-  session(pk: number): GameSessionRow {
+  private sessionNow(pk: number): GameSessionRow {
     const row = this.statements.sessionByPk.get(pk) as Row | undefined;
     assert.ok(row, `game session ${pk} exists`);
     return sessionOf(row);
   }
 
-  /** Creates the session of a launch, or returns the one a concurrent open created first. */
-  createSession(input: NewSession): GameSessionRow {
-    this.write();
-    this.statements.insertSession.run({ ...input });
-    const created = this.sessionByLaunch(input.launchId);
-    assert.ok(created, 'the session of a launch exists after its insert');
-    return created;
-  }
-
-  /** A real session opened again (a reload): the operator's answer is the truth. */
-  reopenSession(pk: number, operatorSessionId: string | null, balanceMinor: bigint, now: number): GameSessionRow {
-    this.write();
-    this.statements.reopenSession.run(operatorSessionId, balanceMinor, now, pk);
-    return this.session(pk);
-  }
-
-  touchSession(pk: number, now: number): void {
-    this.write();
-    this.statements.touchSession.run(now, pk);
-  }
-
   // --------------------------------------------------------------- rounds
 
-  /**
-   * Writes a real round as pending, enqueues its request (the exact body,
-   * to the round's operator, the round id its ordering key) and commits the
-   * session's next seed, in one database transaction; `nonce` guards
-   * against a concurrent round.
-   */
-  beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): RoundRow {
+  async beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): Promise<RoundWrite> {
     this.write();
-    const begun = this.db.transaction(() => {
+    const begun = this.db.transaction((): RoundWrite => {
+      if (round.campaignId !== null && !this.freeRoundFits(round)) return { ok: false, conflict: 'campaign-used', session: this.sessionNow(round.sessionPk) };
       const moved = this.statements.advanceSeed.run(nextSeed, round.createdAt, round.sessionPk, round.nonce);
-      assert.equal(moved.changes, 1, 'rounds of one session are played one at a time');
+      if (moved.changes === 0) return { ok: false, conflict: 'nonce-moved', session: this.sessionNow(round.sessionPk) };
       const item = SqliteOutbox.enqueue(
         this.db,
         { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody },
@@ -766,27 +504,30 @@ export class ProviderStore {
         dispatchItemId: item.id,
         settledAt: null,
       };
-      return row;
+      return { ok: true, round: row };
     })();
     // Only once its savepoint is released: a round that failed enqueued nothing.
-    this.turnItemMax = Math.max(this.turnItemMax, begun.dispatchItemId!);
+    if (begun.ok) this.turnItemMax = Math.max(this.turnItemMax, begun.round.dispatchItemId!);
     return begun;
   }
 
-  /**
-   * A fun round: the balance moves (bet out, win in), the seed advances and
-   * the round is logged settled, in one database transaction. Undefined when
-   * the balance does not cover the bet (nothing is written).
-   */
-  playFunRound(round: NewRound, nextSeed: string): RoundRow | undefined {
+  /** A free round's campaign, as the round's transaction sees it: a round left, and the round the last exactly when it says so. */
+  private freeRoundFits(round: NewRound): boolean {
+    const campaign = this.statements.campaignById.get(round.campaignId) as Row | undefined;
+    if (campaign === undefined || round.playerId === null) return false;
+    const used = this.roundsUsed(round.campaignId!, round.operatorId, round.playerId);
+    return freeRoundFits(round, used, num(campaign.rounds));
+  }
+
+  async playFunRound(round: NewRound, nextSeed: string): Promise<RoundWrite> {
     this.write();
-    return this.db.transaction(() => {
+    return this.db.transaction((): RoundWrite => {
       const moved = this.statements.funMove.run(round.betMinor, round.winMinor, nextSeed, round.createdAt, round.sessionPk, round.nonce, round.betMinor);
       if (moved.changes === 0) {
-        assert.equal(this.session(round.sessionPk).nonce, round.nonce, 'rounds of one session are played one at a time');
-        return undefined;
+        const session = this.sessionNow(round.sessionPk);
+        return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
       }
-      const balanceAfterMinor = this.session(round.sessionPk).balanceMinor;
+      const balanceAfterMinor = this.sessionNow(round.sessionPk).balanceMinor;
       const inserted = this.statements.insertRound.run({
         ...round,
         campaignFinished: null,
@@ -795,64 +536,30 @@ export class ProviderStore {
         dispatchItemId: null,
         settledAt: round.createdAt,
       });
-      const logged = this.round(Number(inserted.lastInsertRowid));
+      const logged = this.roundNow(Number(inserted.lastInsertRowid));
       assert.equal(logged.balanceAfterMinor, balanceAfterMinor, 'the round log holds the balance it moved to');
-      return logged;
+      return { ok: true, round: logged };
     })();
   }
 
-  /**
-   * Calls `listener` with each real round the outbox finishes, inside the
-   * database transaction that finishes it (before its commit: an answer
-   * built from it waits for durable()). It must not throw: that would roll
-   * the outcome back.
-   */
   onRoundFinished(listener: (round: RoundRow) => void): () => void {
     this.roundListeners.add(listener);
     return () => this.roundListeners.delete(listener);
   }
 
   /**
-   * The outbox's hook: a final outcome of a round's request finishes the
-   * round, in the same database transaction. `sent`: settled, with the
-   * balance of the operator's 200 (null if it cannot be read exactly: the
-   * round was booked all the same), which the session takes. `refused`:
-   * refused with the operator's code (HTTP_<status> when the answer was no
-   * problem+json) and detail. `resolved` (settled by hand): settled, balance
-   * unknown. `skipped`: refused, never sent (a round has one item, so this
-   * comes only from an earlier item of its key).
+   * The outbox's hook: a final outcome of a round's or a payout's request
+   * finishes it (roundOutcomeOf, payoutOutcomeOf), in the same database
+   * transaction.
    */
   private readonly finishFromOutbox = (event: FinalEvent): void => {
     if (event.item.kind === PAYOUT_REQUEST.kind) return this.finishPayout(event);
-    const { item, outcome, answer } = event;
+    const { item } = event;
     const found = this.statements.roundOfItem.get(item.id) as Row | undefined;
     if (found === undefined) return;
     const round = roundOf(found);
     if (round.status !== 'pending') return;
-    const minor = (text: string | undefined) => this.minorOf(text, round.currency);
-    let finished: RoundOutcome;
-    switch (outcome) {
-      case 'sent': {
-        const read = answer.body === undefined ? undefined : readBalance(answer.body);
-        finished = { status: 'settled', balanceAfterMinor: read?.ok ? minor(read.value.balance) : null };
-        break;
-      }
-      case 'resolved':
-        finished = { status: 'settled', balanceAfterMinor: null };
-        break;
-      case 'refused':
-        finished = {
-          status: 'refused',
-          code: answer.code ?? (answer.status === undefined ? 'REFUSED' : `HTTP_${answer.status}`),
-          detail: answer.detail,
-          balanceAfterMinor: minor(answer.balance),
-        };
-        break;
-      case 'skipped':
-        finished = { status: 'refused', code: 'SKIPPED', detail: answer.detail, balanceAfterMinor: null };
-        break;
-    }
-    const row = this.finishRound(round.pk, finished, item.attempts, item.finishedAt ?? item.createdAt);
+    const row = this.finishRound(round.pk, roundOutcomeOf(event, round.currency, this.currencies), item.attempts, item.finishedAt ?? item.createdAt);
     for (const listener of this.roundListeners) listener(row);
   };
 
@@ -870,121 +577,71 @@ export class ProviderStore {
     return round;
   }
 
-  /** The minor units of an amount text in `currency`; an amount the currency cannot hold exactly is not believed: null, as if none was given. */
-  private minorOf(text: string | undefined, currency: string): bigint | null {
-    const decimals = this.currencies.decimals(currency);
-    if (text === undefined || decimals === undefined) return null;
-    const decimal = decimalFromString(text);
-    return decimal === undefined ? null : (toMinor(decimal, decimals) ?? null);
-  }
-
-  /**
-   * The outbox's hook for a payout's request: `sent` pays it, with the
-   * balance of the operator's 200; `refused` refuses it with the operator's
-   * code and detail; `resolved` (settled by hand) pays it, balance unknown.
-   * A payout's key holds one item, so `skipped` never comes; it would
-   * refuse it.
-   */
-  private finishPayout({ item, outcome, answer }: FinalEvent): void {
+  /** The outbox's hook for a payout's request: its outcome pays or refuses it. */
+  private finishPayout(event: FinalEvent): void {
+    const { item } = event;
     const found = this.statements.payoutOfItem.get(item.id) as Row | undefined;
     if (found === undefined) return;
     const payout = payoutOf(found);
     if (payout.status !== 'pending') return;
     const at = item.finishedAt ?? item.createdAt;
-    const pk = found.id as bigint;
-    switch (outcome) {
-      case 'sent': {
-        const read = answer.body === undefined ? undefined : readBalance(answer.body);
-        const balance = read?.ok ? this.minorOf(read.value.balance, payout.currency) : null;
-        this.statements.finishPayout.run('paid', balance, null, null, at, pk);
-        return;
-      }
-      case 'resolved':
-        this.statements.finishPayout.run('paid', null, null, null, at, pk);
-        return;
-      case 'refused': {
-        const code = answer.code ?? (answer.status === undefined ? 'REFUSED' : `HTTP_${answer.status}`);
-        this.statements.finishPayout.run('refused', this.minorOf(answer.balance, payout.currency), code, answer.detail, at, pk);
-        return;
-      }
-      case 'skipped':
-        this.statements.finishPayout.run('refused', null, 'SKIPPED', answer.detail, at, pk);
-        return;
-    }
+    const finished = payoutOutcomeOf(event, payout.currency, this.currencies);
+    if (finished.status === 'paid') this.statements.finishPayout.run('paid', finished.balanceAfterMinor, null, null, at, found.id);
+    else this.statements.finishPayout.run('refused', finished.balanceAfterMinor, finished.code, finished.detail, at, found.id);
   }
 
-  round(pk: number): RoundRow {
+  async round(pk: number): Promise<RoundRow> {
+    return this.roundNow(pk);
+  }
+
+  private roundNow(pk: number): RoundRow {
     const row = this.statements.roundByPk.get(pk) as Row | undefined;
     assert.ok(row, `round ${pk} exists`);
     return roundOf(row);
   }
 
-  pendingRounds(sessionPk: number): RoundRow[] {
+  async pendingRounds(sessionPk: number): Promise<RoundRow[]> {
     return (this.statements.pendingOfSession.all(sessionPk) as Row[]).map(roundOf);
   }
 
-  /** The session's latest rounds that were not refused, newest first. */
-  recentRounds(sessionPk: number, limit: number): RoundRow[] {
+  async recentRounds(sessionPk: number, limit: number): Promise<RoundRow[]> {
     return (this.statements.recentOfSession.all(sessionPk, limit) as Row[]).map(roundOf);
   }
 
-  /** The whole round log, newest first, a page at a time. */
-  listRounds(limit: number, before?: number): RoundRow[] {
+  async listRounds(limit: number, before?: number): Promise<RoundRow[]> {
     return (this.statements.listRounds.all(before ?? Number.MAX_SAFE_INTEGER, limit) as Row[]).map(roundOf);
   }
 
   // -------------------------------------------------------------- payouts
 
-  /**
-   * Creates a payout and enqueues its /payout request (to its operator,
-   * the payout id its ordering key, the exact body) in one database
-   * transaction. The request names the player's most recent real game
-   * session at the operator, whose currency must be the payout's. The same
-   * payout id again answers the payout as it is (`exists`, same content)
-   * or `conflict` (other content), and writes nothing.
-   */
-  createPayout(asked: NewPayout): PayoutWrite {
-    const found = this.payout(asked.payoutId);
+  async createPayout(asked: NewPayout): Promise<PayoutWrite> {
+    // Every read and the write in one synchronous call: nothing else writes in between.
+    const found = this.payoutNow(asked.payoutId);
     if (found) return { ok: true, kind: samePayout(found, asked) ? 'exists' : 'conflict', payout: found };
-    const decimals = this.currencies.decimals(asked.currency);
-    if (decimals === undefined) return refuse('INVALID_REQUEST', `currency: ${asked.currency} is not a currency this provider knows`);
-    if (asked.amountMinor <= 0n) return refuse('INVALID_REQUEST', 'amount: must be greater than 0');
     const sessionRow = this.statements.latestRealSession.get(asked.operatorId, asked.playerId) as Row | undefined;
-    if (sessionRow === undefined) {
-      return refuse(
-        'SESSION_NOT_FOUND',
-        `player ${asked.playerId} has no real game session at operator ${asked.operatorId}: a prize is paid on a session of the player's, so the player must have played here at that operator first`,
-      );
-    }
-    const session = sessionOf(sessionRow);
-    if (session.currency !== asked.currency) {
-      return refuse('INVALID_REQUEST', `currency: player ${asked.playerId} plays in ${session.currency} at operator ${asked.operatorId}, not ${asked.currency}`);
-    }
-    const operatorSessionId = session.operatorSessionId!;
-    const body = stringify({
-      sessionId: operatorSessionId,
-      payoutId: asked.payoutId,
-      amount: raw(formatMinor(asked.amountMinor, decimals)),
-      campaign: { id: asked.campaignId, type: 'tournament' },
-    });
+    const request = payoutRequest(asked, sessionRow && sessionOf(sessionRow), this.currencies);
+    if (!request.ok) return request;
     this.write();
     const itemId = this.db.transaction(() => {
-      const item = SqliteOutbox.enqueue(this.db, { operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body }, asked.createdAt);
-      this.statements.insertPayout.run({ ...asked, operatorSessionId, dispatchItemId: item.id });
+      const item = SqliteOutbox.enqueue(this.db, { operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body: request.body }, asked.createdAt);
+      this.statements.insertPayout.run({ ...asked, operatorSessionId: request.operatorSessionId, dispatchItemId: item.id });
       return item.id;
     })();
     // Only once its savepoint is released: a payout that failed enqueued nothing.
     this.turnItemMax = Math.max(this.turnItemMax, itemId);
-    return { ok: true, kind: 'created', payout: this.payout(asked.payoutId)! };
+    return { ok: true, kind: 'created', payout: this.payoutNow(asked.payoutId)! };
   }
 
-  payout(payoutId: string): PayoutRow | undefined {
+  async payout(payoutId: string): Promise<PayoutRow | undefined> {
+    return this.payoutNow(payoutId);
+  }
+
+  private payoutNow(payoutId: string): PayoutRow | undefined {
     const row = this.statements.payoutById.get(payoutId) as Row | undefined;
     return row && payoutOf(row);
   }
 
-  /** Payouts, newest first, a page at a time; `before` is the cursor (`payoutCursor` of the page's last). */
-  listPayouts(limit: number, options: { status?: PayoutStatus; before?: number } = {}): { payouts: PayoutRow[]; cursors: number[] } {
+  async listPayouts(limit: number, options: { status?: PayoutStatus; before?: number } = {}): Promise<{ payouts: PayoutRow[]; cursors: number[] }> {
     const before = options.before ?? Number.MAX_SAFE_INTEGER;
     const rows = (
       options.status === undefined ? this.statements.listPayouts.all(before, limit) : this.statements.listPayoutsByStatus.all(options.status, before, limit)
@@ -994,21 +651,12 @@ export class ProviderStore {
 
   // ------------------------------------------------------------ campaigns
 
-  /** Creates a campaign with its players; the same id again is `exists` with the same content, else `conflict`. */
-  putCampaign(campaign: CampaignRow, players: readonly string[]): CampaignWrite {
+  async putCampaign(campaign: CampaignRow, players: readonly string[]): Promise<CampaignWrite> {
     this.write();
     return this.db.transaction((): CampaignWrite => {
       const found = this.statements.campaignById.get(campaign.campaignId) as Row | undefined;
       if (found) {
-        const seen = campaignOf(found);
-        const same =
-          seen.operatorId === campaign.operatorId &&
-          seen.game === campaign.game &&
-          seen.currency === campaign.currency &&
-          seen.betMinor === campaign.betMinor &&
-          seen.rounds === campaign.rounds &&
-          seen.expiresAt === campaign.expiresAt;
-        if (!same) return 'conflict';
+        if (!sameCampaign(campaignOf(found), campaign)) return 'conflict';
         // Players may be added to a campaign; none is ever removed.
         for (const player of players) this.statements.insertCampaignPlayer.run(found.id, player);
         return 'exists';
@@ -1019,20 +667,22 @@ export class ProviderStore {
     })();
   }
 
-  campaign(campaignId: string): (CampaignRow & { players: string[] }) | undefined {
+  async campaign(campaignId: string): Promise<(CampaignRow & { players: string[] }) | undefined> {
     const row = this.statements.campaignById.get(campaignId) as Row | undefined;
     if (!row) return undefined;
     const players = (this.statements.playersOfCampaign.all(row.id) as Row[]).map((p) => p.player_id as string);
     return { ...campaignOf(row), players };
   }
 
-  /** The live campaigns a player can play on this game and currency, oldest first. */
-  campaignsOf(operatorId: string, playerId: string, game: string, currency: string, now: number): CampaignRow[] {
+  async campaignsOf(operatorId: string, playerId: string, game: string, currency: string, now: number): Promise<CampaignRow[]> {
     return (this.statements.campaignsOfPlayer.all(playerId, operatorId, game, currency, now) as Row[]).map(campaignOf);
   }
 
-  /** Free rounds a player has used (pending or settled) on a campaign. */
-  campaignRoundsUsed(campaignId: string, operatorId: string, playerId: string): number {
+  async campaignRoundsUsed(campaignId: string, operatorId: string, playerId: string): Promise<number> {
+    return this.roundsUsed(campaignId, operatorId, playerId);
+  }
+
+  private roundsUsed(campaignId: string, operatorId: string, playerId: string): number {
     const row = this.statements.campaignRoundsUsed.get(campaignId, operatorId, playerId) as Row;
     return num(row.used);
   }

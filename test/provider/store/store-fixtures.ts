@@ -3,12 +3,13 @@
  * real game session of player p-1 in EUR, and a real round of it (a lost
  * bet of 1.00), whose request body the test may name.
  */
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { GameSessionRow, NewRound, ProviderStore } from '../../src/provider/provider-store.js';
+import type { GameSessionRow, NewRound, ProviderStore, RoundRow, RoundWrite } from '../../../src/provider/store/provider-store.js';
 
 export const SEED = 'ab'.repeat(32);
 
-export function realSession(store: ProviderStore, options: { operatorId: string; now: number; balanceMinor?: bigint }): GameSessionRow {
+export function realSession(store: ProviderStore, options: { operatorId: string; now: number; balanceMinor?: bigint; playerId?: string }): Promise<GameSessionRow> {
   return store.createSession({
     sessionId: randomUUID(),
     launchId: randomUUID(),
@@ -16,7 +17,7 @@ export function realSession(store: ProviderStore, options: { operatorId: string;
     operatorId: options.operatorId,
     walletId: null,
     game: 'dice',
-    playerId: 'p-1',
+    playerId: options.playerId ?? 'p-1',
     operatorSessionId: randomUUID(),
     currency: 'EUR',
     country: null,
@@ -33,7 +34,7 @@ export function realRound(session: GameSessionRow, nonce: number, createdAt: num
     sessionPk: session.pk,
     mode: 'real',
     operatorId: session.operatorId,
-    playerId: 'p-1',
+    playerId: session.playerId,
     game: 'dice',
     currency: 'EUR',
     betMinor: 100n,
@@ -52,4 +53,10 @@ export function realRound(session: GameSessionRow, nonce: number, createdAt: num
     requestBody,
     createdAt,
   };
+}
+
+/** The round a write wrote; fails the test with the conflict when it wrote none. */
+export function begun(write: RoundWrite): RoundRow {
+  assert.ok(write.ok, `the round was written, not answered ${write.ok ? '' : write.conflict}`);
+  return write.round;
 }

@@ -1,0 +1,416 @@
+/**
+ * The provider's store, whatever holds it: game sessions, the round log,
+ * free-bet campaigns, tournament payouts and the durable outbox
+ * (src/dispatch) their requests go through. The game service, the app, the
+ * delivery and the back office know only this contract; the SQLite
+ * implementation is sqlite-provider-store.ts.
+ *
+ * Every method that reads or writes the database answers a promise. Each
+ * write method is atomic as a whole: it is one database transaction (or,
+ * on SQLite, one savepoint inside the turn's transaction), so a failure
+ * leaves nothing of it, and the conditions it checks are checked inside
+ * that transaction, never read first and written later. Where another
+ * writer (another request of this process, or another provider node on the
+ * same database) can get there first, the method answers a conflict
+ * outcome, named on the method, instead of writing; nothing is ever played
+ * or paid twice because two callers read the same state.
+ *
+ * A write is not yet durable when its promise resolves: `durable()`
+ * resolves once everything written before it is on stable storage, and
+ * nothing built from a write is answered before that. Writes of one
+ * process are visible to its own reads at once.
+ */
+import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
+import { readBalance } from '../../clients/operator-client.js';
+import { refuse, type Refusal } from '../../protocol/errors.js';
+import { raw, stringify } from '../../protocol/json.js';
+import { decimalFromString, formatMinor, toMinor, type Currencies } from '../../protocol/money.js';
+
+export type Mode = 'real' | 'fun';
+export type RoundStatus = 'pending' | 'settled' | 'refused';
+
+export interface GameSessionRow {
+  pk: number;
+  sessionId: string;
+  launchId: string;
+  mode: Mode;
+  operatorId: string;
+  walletId: string | null;
+  game: string;
+  playerId: string | null;
+  operatorSessionId: string | null;
+  currency: string;
+  country: string | null;
+  language: string;
+  balanceMinor: bigint;
+  serverSeed: string;
+  nonce: number;
+  createdAt: number;
+  lastActiveAt: number;
+}
+
+export interface RoundRow {
+  pk: number;
+  roundId: string;
+  sessionPk: number;
+  mode: Mode;
+  operatorId: string;
+  playerId: string | null;
+  game: string;
+  currency: string;
+  betMinor: bigint;
+  winMinor: bigint;
+  betTxId: string | null;
+  winTxId: string | null;
+  campaignId: string | null;
+  campaignFinished: boolean | null;
+  chancePct: number;
+  threshold: number;
+  roll: number;
+  serverSeed: string;
+  serverSeedHash: string;
+  clientSeed: string;
+  nonce: number;
+  requestBody: string | null;
+  status: RoundStatus;
+  refusalCode: string | null;
+  refusalDetail: string | null;
+  /** Settled: the balance the operator answered. Refused: the balance its problem carried, if any. */
+  balanceAfterMinor: bigint | null;
+  /** Times the request was claimed for sending (its outbox item's attempts). */
+  attempts: number;
+  /** The round's request in the outbox (real rounds). */
+  dispatchItemId: number | null;
+  createdAt: number;
+  settledAt: number | null;
+}
+
+export type NewRound = Omit<RoundRow, 'pk' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'dispatchItemId' | 'settledAt'>;
+
+/** How a real round ended, as its outbox item's final outcome says. */
+export type RoundOutcome =
+  | { status: 'settled'; balanceAfterMinor: bigint | null }
+  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
+
+export interface CampaignRow {
+  campaignId: string;
+  operatorId: string;
+  game: string;
+  currency: string;
+  betMinor: bigint;
+  rounds: number;
+  expiresAt: number | null;
+  createdAt: number;
+}
+
+export type PayoutStatus = 'pending' | 'paid' | 'refused';
+
+/** A tournament prize, as the store keeps it. */
+export interface PayoutRow {
+  payoutId: string;
+  operatorId: string;
+  playerId: string;
+  currency: string;
+  amountMinor: bigint;
+  campaignId: string;
+  /** The operator's session of the player that the /payout request names. */
+  operatorSessionId: string;
+  /** Its /payout request in the outbox. */
+  dispatchItemId: number;
+  status: PayoutStatus;
+  /** Paid: the balance of the operator's 200, null when it could not be read exactly or the payout was resolved by hand. */
+  balanceAfterMinor: bigint | null;
+  refusalCode: string | null;
+  refusalDetail: string | null;
+  createdAt: number;
+  settledAt: number | null;
+  /** Times its request was claimed for sending. */
+  attempts: number;
+}
+
+/** A payout to create: what the back office asks for. Its content, for idempotency, is every field but `createdAt`. */
+export interface NewPayout {
+  payoutId: string;
+  operatorId: string;
+  playerId: string;
+  currency: string;
+  amountMinor: bigint;
+  campaignId: string;
+  createdAt: number;
+}
+
+/**
+ * `created`: written and enqueued. `exists`: the same payout id with the
+ * same content, answered as it is now (nothing written). `conflict`: the
+ * payout id exists with other content (nothing written).
+ */
+export type PayoutWrite = { ok: true; kind: 'created' | 'exists' | 'conflict'; payout: PayoutRow } | Refusal;
+
+/** The request of a payout, as it is enqueued; its ordering key is the payout id. */
+export const PAYOUT_REQUEST = { kind: 'payout', path: '/payout' } as const;
+
+/** A session to open: its row before the store numbers, times and counts it. */
+export type NewSession = Omit<GameSessionRow, 'pk' | 'nonce' | 'createdAt' | 'lastActiveAt'> & { now: number };
+
+/** `created`: written. `exists`: the same campaign id with the same content (players it did not have are added). `conflict`: the id exists with other content (nothing written). */
+export type CampaignWrite = 'created' | 'exists' | 'conflict';
+
+/** The request of a real round, as it is enqueued. */
+export const ROUND_REQUEST = { kind: 'bet', path: '/transaction' } as const;
+
+/**
+ * A round's write: the round as written, or the conflict that stopped it
+ * (nothing written). `nonce-moved`: the session's nonce is no longer the
+ * round's, another round of the session was played first. `campaign-used`:
+ * a free round whose campaign's rounds were used meanwhile, so that the
+ * round would exceed the campaign or its `finished` flag would be wrong.
+ * `insufficient-funds` (fun rounds): the balance does not cover the bet.
+ */
+export type RoundWrite =
+  | { ok: true; round: RoundRow }
+  | { ok: false; conflict: 'nonce-moved' | 'campaign-used' | 'insufficient-funds'; session: GameSessionRow };
+
+export interface ProviderStore {
+  /**
+   * The outbox in this store's database, for the dispatcher. An outcome it
+   * records and the round or payout that outcome finishes commit in one
+   * database transaction (the store's final hook); a claim takes only
+   * items whose commit is durable.
+   */
+  readonly outbox: Outbox;
+
+  /** Resolves once everything written so far is committed and on stable storage; rejects if it could not be (nothing of that write was kept). */
+  durable(): Promise<void>;
+
+  /** Commits what is written and closes the database; closing again waits for the first close. */
+  close(): Promise<void>;
+
+  /**
+   * Calls `listener` once with each real round this process's outbox
+   * finishes: on a backend that group-commits (SQLite), inside the open
+   * turn that finishes it, before its commit; on one whose outcome
+   * transaction may run again after a conflict (PostgreSQL), once that
+   * transaction has committed. Either way an answer built from it waits for
+   * durable(). It must not throw. Answers the function that stops it.
+   */
+  onRoundFinished(listener: (round: RoundRow) => void): () => void;
+
+  // -------------------------------------------------------- game sessions
+
+  sessionByLaunch(launchId: string): Promise<GameSessionRow | undefined>;
+
+  /** The session; rejects if there is none (a pk comes only from the store). */
+  session(pk: number): Promise<GameSessionRow>;
+
+  /**
+   * Creates the session of a launch. Atomic: a session already there for
+   * the launch (a concurrent open, here or on another node, got there
+   * first) is answered instead, and nothing is written.
+   */
+  createSession(input: NewSession): Promise<GameSessionRow>;
+
+  /** A real session opened again (a reload): the operator's answer is the truth. Answers the session as written. */
+  reopenSession(pk: number, operatorSessionId: string | null, balanceMinor: bigint, now: number): Promise<GameSessionRow>;
+
+  touchSession(pk: number, now: number): Promise<void>;
+
+  // --------------------------------------------------------------- rounds
+
+  /**
+   * Writes a real round as pending, enqueues its request (the exact body,
+   * to the round's operator, the round id its ordering key) and commits the
+   * session's next seed, all in one database transaction, only if, inside
+   * it: the session's nonce is still the round's (else `nonce-moved`), and
+   * for a free round, the campaign has a round left and the round is its
+   * last exactly when `campaignFinished` says so (else `campaign-used`).
+   */
+  beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): Promise<RoundWrite>;
+
+  /**
+   * A fun round: the balance moves (bet out, win in), the seed advances and
+   * the round is logged settled, in one database transaction, with one
+   * conditional update on the session (its nonce still the round's and
+   * its balance covering the bet), never a balance read first and written
+   * after. Conflicts: `nonce-moved`, `insufficient-funds`; the session is
+   * answered as it is.
+   */
+  playFunRound(round: NewRound, nextSeed: string): Promise<RoundWrite>;
+
+  /** The round; rejects if there is none. Its attempts are its outbox item's while it is pending. */
+  round(pk: number): Promise<RoundRow>;
+
+  pendingRounds(sessionPk: number): Promise<RoundRow[]>;
+
+  /** The session's latest rounds that were not refused, newest first. */
+  recentRounds(sessionPk: number, limit: number): Promise<RoundRow[]>;
+
+  /** The whole round log, newest first, a page at a time. */
+  listRounds(limit: number, before?: number): Promise<RoundRow[]>;
+
+  // -------------------------------------------------------------- payouts
+
+  /**
+   * Creates a payout and enqueues its /payout request (to its operator, the
+   * payout id its ordering key, the exact body of `payoutRequest`) in one
+   * database transaction. The request names the player's most recent real
+   * game session at the operator, whose currency must be the payout's.
+   * Idempotent by payout id, inside that transaction: the same id again
+   * answers the payout as it is (`exists`, same content) or `conflict`
+   * (other content), and writes nothing; when a concurrent create of the
+   * same id commits first, the answer is the same as if it had come before.
+   */
+  createPayout(asked: NewPayout): Promise<PayoutWrite>;
+
+  payout(payoutId: string): Promise<PayoutRow | undefined>;
+
+  /** Payouts, newest first, a page at a time; `before` is the cursor (`cursors` holds each payout's). */
+  listPayouts(limit: number, options?: { status?: PayoutStatus; before?: number }): Promise<{ payouts: PayoutRow[]; cursors: number[] }>;
+
+  // ------------------------------------------------------------ campaigns
+
+  /**
+   * Creates a campaign with its players, or adds players to the same
+   * campaign, in one database transaction: `created`, `exists` (same
+   * content) or `conflict` (the id with other content: nothing written).
+   * Players are never removed.
+   */
+  putCampaign(campaign: CampaignRow, players: readonly string[]): Promise<CampaignWrite>;
+
+  campaign(campaignId: string): Promise<(CampaignRow & { players: string[] }) | undefined>;
+
+  /** The live campaigns a player can play on this game and currency, oldest first. */
+  campaignsOf(operatorId: string, playerId: string, game: string, currency: string, now: number): Promise<CampaignRow[]>;
+
+  /** Free rounds a player has used (pending or settled) on a campaign. */
+  campaignRoundsUsed(campaignId: string, operatorId: string, playerId: string): Promise<number>;
+}
+
+// ------------------------------------------- rules every backend shares
+
+/** Whether a payout asked again is the one there is: every field but `createdAt`. */
+export function samePayout(seen: PayoutRow, asked: NewPayout): boolean {
+  return (
+    seen.operatorId === asked.operatorId &&
+    seen.playerId === asked.playerId &&
+    seen.currency === asked.currency &&
+    seen.amountMinor === asked.amountMinor &&
+    seen.campaignId === asked.campaignId
+  );
+}
+
+/** Whether a campaign put again is the one there is (its players may grow). */
+export function sameCampaign(seen: CampaignRow, asked: CampaignRow): boolean {
+  return (
+    seen.operatorId === asked.operatorId &&
+    seen.game === asked.game &&
+    seen.currency === asked.currency &&
+    seen.betMinor === asked.betMinor &&
+    seen.rounds === asked.rounds &&
+    seen.expiresAt === asked.expiresAt
+  );
+}
+
+/**
+ * Whether a free round may be written with `used` rounds of its campaign
+ * already used: one is left, and the round says it is the last exactly
+ * when it is (its request carries that flag to the operator).
+ */
+export function freeRoundFits(round: Pick<NewRound, 'campaignFinished'>, used: number, rounds: number): boolean {
+  return used < rounds && (used + 1 === rounds) === (round.campaignFinished === true);
+}
+
+/**
+ * A payout's /payout request, checked against the session it names (the
+ * player's latest real session at the operator, undefined if none):
+ * refused with nothing to write when the currency is unknown, the amount
+ * not positive, the player has no such session or plays in another
+ * currency.
+ */
+export function payoutRequest(
+  asked: NewPayout,
+  session: GameSessionRow | undefined,
+  currencies: Currencies,
+): { ok: true; operatorSessionId: string; body: string } | Refusal {
+  const decimals = currencies.decimals(asked.currency);
+  if (decimals === undefined) return refuse('INVALID_REQUEST', `currency: ${asked.currency} is not a currency this provider knows`);
+  if (asked.amountMinor <= 0n) return refuse('INVALID_REQUEST', 'amount: must be greater than 0');
+  if (session === undefined || session.operatorSessionId === null) {
+    return refuse(
+      'SESSION_NOT_FOUND',
+      `player ${asked.playerId} has no real game session at operator ${asked.operatorId}: a prize is paid on a session of the player's, so the player must have played here at that operator first`,
+    );
+  }
+  if (session.currency !== asked.currency) {
+    return refuse('INVALID_REQUEST', `currency: player ${asked.playerId} plays in ${session.currency} at operator ${asked.operatorId}, not ${asked.currency}`);
+  }
+  const operatorSessionId = session.operatorSessionId;
+  const body = stringify({
+    sessionId: operatorSessionId,
+    payoutId: asked.payoutId,
+    amount: raw(formatMinor(asked.amountMinor, decimals)),
+    campaign: { id: asked.campaignId, type: 'tournament' },
+  });
+  return { ok: true, operatorSessionId, body };
+}
+
+/** The minor units of an amount text in `currency`; an amount the currency cannot hold exactly is not believed: null, as if none was given. */
+export function minorOf(text: string | undefined, currency: string, currencies: Currencies): bigint | null {
+  const decimals = currencies.decimals(currency);
+  if (text === undefined || decimals === undefined) return null;
+  const decimal = decimalFromString(text);
+  return decimal === undefined ? null : (toMinor(decimal, decimals) ?? null);
+}
+
+/** The code a refusal is recorded with: the operator's, else HTTP_<status> when the answer was no problem+json. */
+function refusalCodeOf(answer: FinalEvent['answer']): string {
+  return answer.code ?? (answer.status === undefined ? 'REFUSED' : `HTTP_${answer.status}`);
+}
+
+/**
+ * How a round's request ended, as its item's final outcome says. `sent`:
+ * settled, with the balance of the operator's 200 (null if it cannot be
+ * read exactly: the round was booked all the same). `refused`: refused
+ * with the operator's code and detail. `resolved` (settled by hand):
+ * settled, balance unknown. `skipped`: refused, never sent (a round has
+ * one item, so this comes only from an earlier item of its key).
+ */
+export function roundOutcomeOf({ outcome, answer }: FinalEvent, currency: string, currencies: Currencies): RoundOutcome {
+  switch (outcome) {
+    case 'sent': {
+      const read = answer.body === undefined ? undefined : readBalance(answer.body);
+      return { status: 'settled', balanceAfterMinor: read?.ok ? minorOf(read.value.balance, currency, currencies) : null };
+    }
+    case 'resolved':
+      return { status: 'settled', balanceAfterMinor: null };
+    case 'refused':
+      return { status: 'refused', code: refusalCodeOf(answer), detail: answer.detail, balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
+    case 'skipped':
+      return { status: 'refused', code: 'SKIPPED', detail: answer.detail, balanceAfterMinor: null };
+  }
+}
+
+/** How a payout ended: paid, with the balance of the operator's 200 (null for one resolved by hand or unreadable), or refused. */
+export type PayoutOutcome =
+  | { status: 'paid'; balanceAfterMinor: bigint | null }
+  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
+
+/**
+ * How a payout's request ended: `sent` pays it, with the balance of the
+ * operator's 200; `refused` refuses it with the operator's code and
+ * detail; `resolved` (settled by hand) pays it, balance unknown. A
+ * payout's key holds one item, so `skipped` never comes; it would refuse it.
+ */
+export function payoutOutcomeOf({ outcome, answer }: FinalEvent, currency: string, currencies: Currencies): PayoutOutcome {
+  switch (outcome) {
+    case 'sent': {
+      const read = answer.body === undefined ? undefined : readBalance(answer.body);
+      return { status: 'paid', balanceAfterMinor: read?.ok ? minorOf(read.value.balance, currency, currencies) : null };
+    }
+    case 'resolved':
+      return { status: 'paid', balanceAfterMinor: null };
+    case 'refused':
+      return { status: 'refused', code: refusalCodeOf(answer), detail: answer.detail, balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
+    case 'skipped':
+      return { status: 'refused', code: 'SKIPPED', detail: answer.detail, balanceAfterMinor: null };
+  }
+}
