@@ -100,15 +100,22 @@ async function freePort(): Promise<number> {
 async function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...SERVER_NODE_ARGS, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (ready.test(output)) started();
+  };
+  let started = () => {};
   await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (ready.test(output)) resolve();
-    };
+    started = resolve;
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`process exited (${code}) before ready:\n${output}`)));
   });
+  // Once ready, the output is read and dropped: a server logs a line per request, and keeping (and searching)
+  // it all would cost this process, on the cores the server is measured on, more with every request.
+  child.stdout!.off('data', onData).resume();
+  child.stderr!.off('data', onData).resume();
+  output = '';
   return child;
 }
 

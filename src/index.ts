@@ -4,7 +4,7 @@
  * calling an operator's wallet), the provider client (an operator calling a
  * provider), the signature of docs/protocol.md §2 for whoever serves an endpoint
  * of their own, exact money conversion, the wire schemas with their types,
- * and the error registry of §3.
+ * the error registry of §3, and the conformance kit that checks either side.
  *
  * Everything here is pure protocol code or a client over undici. The
  * servers, their stores and the CLI stay out, so that importing this module
@@ -37,6 +37,24 @@ export {
   type Refused,
   type RetryPolicy,
 } from './clients/http-call.js';
+
+// --- The conformance kit (docs/conformance.md) ---
+
+// Either side's cases run from a program of one's own (a CI job, a test
+// suite), with the report the command prints and writes. The kit is built on
+// the clients and the protocol module alone, so it brings no server code.
+export {
+  runOperatorConformance,
+  RunNotStarted,
+  type KitWorld,
+  type OperatorTarget,
+  type RunEvent,
+  type RunOptions,
+} from './conformance/runner.js';
+export { runProviderConformance, type ProviderRunOptions, type ProviderTarget } from './conformance/provider-runner.js';
+export type { FixturesFile, FixturesSetting } from './conformance/fixtures.js';
+export type { CaseResult, RunReport } from './conformance/report.js';
+export { writeReport } from './conformance/reporters/files.js';
 
 // --- Signing (docs/protocol.md §2) ---
 

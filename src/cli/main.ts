@@ -5,23 +5,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isCountryCode } from '../protocol/regions.js';
 import { compile } from '../protocol/validate.js';
-import { AdjustmentRequest, CreatePlayerRequest } from '../protocol/schemas.js';
+import { AdjustmentRequest, CreatePlayerRequest, PageQuery } from '../protocol/schemas.js';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { decimalFromString, inexactNumbers, SIGNIFICANT_DIGITS_MAX } from '../protocol/money.js';
 import { operatorOpenApi } from '../operator/operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from '../operator/operator-views.js';
 import { problemJson, type Refusal } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
-import { ConfigError, CONFIG_VARIABLES, parseWorkers, readOperatorConfig, type OperatorConfig } from '../operator/operator-config.js';
+import { CONFIG_VARIABLES, parseWorkers, readOperatorConfig, type OperatorConfig } from '../operator/operator-config.js';
 import { OperatorService } from '../operator/operator-service.js';
 import { readFileSync } from 'node:fs';
 import { serveOperator } from '../operator/serve-operator.js';
 import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
 import { serveProvider } from '../provider/serve-provider.js';
 import { providerOpenApi } from '../provider/provider-openapi.js';
-import { PROVIDER_ADMIN_VARIABLES, providerAdmin } from './provider-admin.js';
+import { ADMIN_HELP, PROVIDER_ADMIN_VARIABLES, providerAdmin } from './provider-admin.js';
+import { CommandTable, UsageError, type Command, type Group, type Node, type OptionName, type Values } from './command-table.js';
+import { cliFailure, requireExistingDatabase } from './cli-failure.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
 import { OPERATOR_AREAS } from '../conformance/case-model.js';
@@ -29,44 +31,10 @@ import { loadFixturesFile, type FixturesSetting } from '../conformance/fixtures.
 import { runOperatorConformance } from '../conformance/runner.js';
 import { reportFormat, writeReport } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
-
-const USAGE = `wagerlink — the game provider <-> operator wallet interface
-
-Usage:
-  wagerlink --help | --version
-  wagerlink operator serve [--host H] [--port P] [--database PATH|URL] [--workers N|auto]
-  wagerlink operator migrate [--database PATH|URL]
-  wagerlink operator verify [--database PATH|URL]
-  wagerlink operator players add PLAYER --currency EUR [--balance 100.00] [--country DE]
-  wagerlink operator players show PLAYER
-  wagerlink operator players adjust PLAYER --type deposit|withdrawal --amount 10.00 [--id UUID] [--reason TEXT]
-  wagerlink operator players block PLAYER [--reason TEXT]
-  wagerlink operator players unblock PLAYER
-  wagerlink operator players rounds PLAYER [--limit N] [--cursor C]
-  wagerlink operator players transactions PLAYER [--limit N] [--cursor C]
-  wagerlink operator launch-key PLAYER --game SLUG
-  wagerlink operator launch-url [PLAYER] --game SLUG [--mode real|fun] [--language en] [--country DE] [--lobby URL] [--deposit URL] [--refresh URL]
-  wagerlink operator game-bets --games SLUG[,SLUG] --currencies EUR[,USD]
-  wagerlink provider serve --config FILE [--host H] [--port P] [--database PATH|URL]
-  wagerlink provider payouts create --operator ID --player ID --currency C --amount A --campaign UUID [--payout UUID]
-  wagerlink provider payouts import FILE.csv --operator ID --campaign UUID
-  wagerlink provider outbox list [--status S] [--operator ID] [--limit N]
-  wagerlink provider outbox retry ID
-  wagerlink provider outbox resolve ID --reference REF
-    (payouts and outbox: --provider URL --admin-token T; each command takes --help)
-  wagerlink openapi operator|provider
-  wagerlink conformance operator --endpoint URL --secret S --token T (--fixtures FILE | --admin-token A) [--report FILE]... [--only AREA] [--bail]
-
-Configuration (environment):
-${Object.entries({ ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES, ...PROVIDER_ADMIN_VARIABLES })
-  .map(([name, text]) => `  ${name.padEnd(34)}${text}`)
-  .join('\n')}
-
-Results are printed as JSON. Exit codes: 0 done, 1 refused or failed, 2 usage.
-\`wagerlink conformance --help\` tells the conformance kit's own options.
-`;
+import { CONFORMANCE_PROVIDER_USAGE, conformanceProvider } from './conformance-provider.js';
 
 const CONFORMANCE_USAGE = `wagerlink conformance — checks an operator endpoint against docs/protocol.md
+(\`wagerlink conformance provider --help\` tells how to check a provider endpoint)
 
 Usage:
   wagerlink conformance operator --endpoint URL --secret SECRET --token TOKEN
@@ -89,66 +57,233 @@ Areas: ${OPERATOR_AREAS.join(', ')}.
 Exit codes: 0 every case judged passed, 1 a case failed, 2 usage, fixtures or set-up error (nothing judged).
 `;
 
-class UsageError extends Error {
-  override name = 'UsageError';
+/** The options of the operator's commands that open its database. */
+const DATABASE: readonly OptionName[] = ['database'];
+/** How the operator's commands reach the provider's endpoints. */
+const PROVIDER_LINK: readonly OptionName[] = ['provider', 'operator-id', 'wallet-id'];
+/** How the provider's back-office commands reach the provider. */
+const PROVIDER_ADMIN: readonly OptionName[] = ['provider', 'admin-token'];
+
+type Runner = (args: string[], values: Values) => Promise<void>;
+
+/** Every command, once: the usage of each is derived from its row, and its row says what runs it. */
+const COMMANDS: readonly (Command & { run: Runner })[] = [
+  {
+    name: 'operator serve',
+    options: ['host', 'port', ...DATABASE, 'workers'],
+    summary: 'runs the operator wallet; creates its database (SQLite file or PostgreSQL tables) if there is none yet',
+    run: async (_args, values) => serveOperator(configFrom(values)),
+  },
+  {
+    name: 'operator migrate',
+    options: DATABASE,
+    summary: 'creates the database, or brings its tables up to date, and prints the migrations applied',
+    run: async (_args, values) => {
+      const config = configFrom(values);
+      const applied = await migrateDatabase(config.database, config.postgres);
+      print({ database: backendOf(config.database).display, applied });
+    },
+  },
+  {
+    name: 'operator verify',
+    options: DATABASE,
+    summary: 'checks that the books balance; exit 1 with the problems when they do not',
+    run: async (_args, values) => {
+      const report = await withService(configFrom(values), (service) => service.verify());
+      print(report);
+      if (!report.ok) process.exitCode = 1;
+    },
+  },
+  {
+    name: 'operator players add',
+    args: 'PLAYER',
+    options: ['currency', 'balance', 'country', ...DATABASE],
+    required: ['currency'],
+    summary: 'adds a player with a currency and an opening balance',
+    run: (args, values) => players('add', args[0]!, values),
+  },
+  { name: 'operator players show', args: 'PLAYER', options: DATABASE, summary: 'prints a player', run: (args, values) => players('show', args[0]!, values) },
+  {
+    name: 'operator players adjust',
+    args: 'PLAYER',
+    options: ['type', 'amount', 'id', 'reason', ...DATABASE],
+    required: ['type', 'amount'],
+    summary: "deposits to or withdraws from a player's balance",
+    run: (args, values) => players('adjust', args[0]!, values),
+  },
+  {
+    name: 'operator players block',
+    args: 'PLAYER',
+    options: ['reason', ...DATABASE],
+    summary: 'blocks a player: their bets and new sessions are refused until unblocked',
+    run: (args, values) => players('block', args[0]!, values),
+  },
+  { name: 'operator players unblock', args: 'PLAYER', options: DATABASE, summary: 'unblocks a player', run: (args, values) => players('unblock', args[0]!, values) },
+  {
+    name: 'operator players rounds',
+    args: 'PLAYER',
+    options: ['limit', 'cursor', ...DATABASE],
+    summary: "lists a player's rounds, newest first",
+    run: (args, values) => players('rounds', args[0]!, values),
+  },
+  {
+    name: 'operator players transactions',
+    args: 'PLAYER',
+    options: ['limit', 'cursor', ...DATABASE],
+    summary: "lists a player's transfers, newest first",
+    run: (args, values) => players('transactions', args[0]!, values),
+  },
+  {
+    name: 'operator launch-key',
+    args: 'PLAYER',
+    options: ['game', ...DATABASE],
+    required: ['game'],
+    summary: 'makes a one-time launch key for a player and a game',
+    run: async ([playerId], values) => {
+      const game = values.game!;
+      report(await withService(configFrom(values), (service) => service.createLaunchKey(playerId!, game)), launchKeyBody);
+    },
+  },
+  {
+    name: 'operator launch-url',
+    args: '[PLAYER]',
+    options: ['game', 'mode', 'language', 'country', 'lobby', 'deposit', 'refresh', ...DATABASE, ...PROVIDER_LINK],
+    required: ['game'],
+    summary: "asks the provider for a game's launch URL (real mode: for the player, with a launch key made here)",
+    run: ([playerId], values) => launchUrl(playerId, values),
+  },
+  {
+    name: 'operator game-bets',
+    options: ['games', 'currencies', ...PROVIDER_LINK],
+    required: ['games', 'currencies'],
+    summary: "asks the provider for its games' bet ladders in these currencies",
+    run: async (_args, values) => {
+      const list = (text: string) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+      printCall(await requestGameBets(linkFrom(values), list(values.games!), list(values.currencies!)));
+    },
+  },
+  {
+    name: 'provider serve',
+    options: ['config', 'host', 'port', 'database'],
+    required: ['config'],
+    summary: 'runs the provider: its interface endpoints, game pages and back office',
+    run: async (_args, values) => {
+      const port = portFrom(values);
+      return serveProvider(values.config!, {
+        ...(values.host === undefined ? {} : { host: values.host }),
+        ...(port === undefined ? {} : { port }),
+        ...(values.database === undefined ? {} : { database: values.database }),
+      });
+    },
+  },
+  {
+    name: 'provider payouts create',
+    options: ['operator', 'player', 'currency', 'amount', 'campaign', 'payout', ...PROVIDER_ADMIN],
+    required: ['operator', 'player', 'currency', 'amount', 'campaign'],
+    summary: 'pays one player a prize',
+    help: ADMIN_HELP['payouts create'],
+    run: (args, values) => providerAdmin('payouts', ['create', ...args], values, usage),
+  },
+  {
+    name: 'provider payouts import',
+    args: 'FILE.csv',
+    options: ['operator', 'campaign', ...PROVIDER_ADMIN],
+    required: ['operator', 'campaign'],
+    summary: "pays a leaderboard's prizes from a CSV file",
+    help: ADMIN_HELP['payouts import'],
+    run: (args, values) => providerAdmin('payouts', ['import', ...args], values, usage),
+  },
+  {
+    name: 'provider outbox list',
+    options: ['status', 'operator', 'limit', ...PROVIDER_ADMIN],
+    summary: "lists the provider's outbox",
+    help: ADMIN_HELP.outbox,
+    run: (args, values) => providerAdmin('outbox', ['list', ...args], values, usage),
+  },
+  {
+    name: 'provider outbox retry',
+    args: 'ID',
+    options: PROVIDER_ADMIN,
+    summary: 'sends an outbox item again now',
+    help: ADMIN_HELP.outbox,
+    run: (args, values) => providerAdmin('outbox', ['retry', ...args], values, usage),
+  },
+  {
+    name: 'provider outbox resolve',
+    args: 'ID',
+    options: ['reference', ...PROVIDER_ADMIN],
+    required: ['reference'],
+    summary: "settles an outbox item by hand with the operator's reference",
+    help: ADMIN_HELP.outbox,
+    run: (args, values) => providerAdmin('outbox', ['resolve', ...args], values, usage),
+  },
+  {
+    name: 'openapi',
+    args: 'operator|provider',
+    options: [],
+    summary: "prints a server's OpenAPI document",
+    run: async ([which]) => {
+      if (which !== 'operator' && which !== 'provider') throw new UsageError(`openapi takes: operator, provider (got "${which}")`);
+      process.stdout.write(`${JSON.stringify(which === 'operator' ? operatorOpenApi() : providerOpenApi(), null, 2)}\n`);
+    },
+  },
+  {
+    name: 'conformance operator',
+    options: ['endpoint', 'secret', 'token', 'fixtures', 'admin-token', 'report', 'only', 'bail'],
+    required: ['endpoint', 'secret', 'token'],
+    synopsis: '--endpoint URL --secret S --token T (--fixtures FILE | --admin-token A) [--report FILE]... [--only AREA] [--bail]',
+    summary: 'checks an operator endpoint against docs/protocol.md',
+    help: CONFORMANCE_USAGE,
+    run: (_args, values) => conformance('operator', values),
+  },
+  {
+    name: 'conformance provider',
+    options: [],
+    synopsis: '--endpoint URL --secret S --operator-id ID --wallet-id ID --game SLUG [--currency C]... [--report FILE]... [--only AREA] [--bail]',
+    summary: 'checks a provider endpoint against docs/protocol.md',
+    help: CONFORMANCE_PROVIDER_USAGE,
+    // Listed here for the usage texts; main() hands its arguments to conformance-provider.ts, which parses its own.
+    run: (args) => conformanceProvider(args),
+  },
+];
+
+const GROUPS: readonly Group[] = [
+  { name: 'operator', summary: 'the operator wallet and its back office', environment: { ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES } },
+  { name: 'operator players', summary: 'players: add, show, adjust, block, histories' },
+  { name: 'provider', summary: 'the provider server and its back office', environment: { ...PROVIDER_ADMIN_VARIABLES, WAGERLINK_PROVIDER_URL: PROVIDER_LINK_VARIABLES.WAGERLINK_PROVIDER_URL } },
+  { name: 'provider payouts', summary: 'tournament prizes', help: ADMIN_HELP.payouts },
+  { name: 'provider outbox', summary: "the provider's outbox", help: ADMIN_HELP.outbox },
+  { name: 'conformance', summary: 'the conformance kit', help: CONFORMANCE_USAGE },
+];
+
+const TABLE = new CommandTable(COMMANDS, GROUPS, {
+  title: 'wagerlink — the game provider <-> operator wallet interface',
+  environment: { ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES, ...PROVIDER_ADMIN_VARIABLES },
+  footer: 'Results are printed as JSON. Exit codes: 0 done, 1 refused or failed, 2 usage.\n',
+});
+
+const usage = (message: string) => new UsageError(message);
+
+function portFrom(values: Values): number | undefined {
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!/^\d+$/.test(values.port!) || port > 65_535)) throw new UsageError(`--port must be a whole number 0..65535, got "${values.port}"`);
+  return port;
 }
 
-const OPTIONS = {
-  host: { type: 'string' },
-  port: { type: 'string' },
-  database: { type: 'string' },
-  workers: { type: 'string' },
-  currency: { type: 'string' },
-  balance: { type: 'string' },
-  country: { type: 'string' },
-  type: { type: 'string' },
-  amount: { type: 'string' },
-  id: { type: 'string' },
-  reason: { type: 'string' },
-  limit: { type: 'string' },
-  cursor: { type: 'string' },
-  game: { type: 'string' },
-  config: { type: 'string' },
-  mode: { type: 'string' },
-  language: { type: 'string' },
-  lobby: { type: 'string' },
-  deposit: { type: 'string' },
-  refresh: { type: 'string' },
-  games: { type: 'string' },
-  currencies: { type: 'string' },
-  provider: { type: 'string' },
-  'admin-token': { type: 'string' },
-  operator: { type: 'string' },
-  player: { type: 'string' },
-  campaign: { type: 'string' },
-  payout: { type: 'string' },
-  status: { type: 'string' },
-  reference: { type: 'string' },
-  'operator-id': { type: 'string' },
-  'wallet-id': { type: 'string' },
-  endpoint: { type: 'string' },
-  secret: { type: 'string' },
-  token: { type: 'string' },
-  fixtures: { type: 'string' },
-  report: { type: 'string', multiple: true },
-  only: { type: 'string', multiple: true },
-  bail: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean' },
-} satisfies ParseArgsConfig['options'];
-
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
-
 function configFrom(values: Values): OperatorConfig {
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be 0..65535`);
-  return readOperatorConfig(process.env, {
+  const port = portFrom(values);
+  const config = readOperatorConfig(process.env, {
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(port === undefined ? {} : { port }),
     ...(values.database === undefined ? {} : { database: values.database }),
     ...(values.workers === undefined ? {} : { workers: parseWorkers(values.workers, '--workers', availableParallelism()) }),
   });
+  databaseInUse = config.database;
+  return config;
 }
+
+/** The database the command works on, once known: a failure to reach it is told with its name. */
+let databaseInUse: string | undefined;
 
 /** A CLI amount is a decimal string; it is handed on as the JSON number it names. */
 function amountArg(name: string, text: string | undefined): number {
@@ -163,7 +298,14 @@ function print(value: unknown): void {
   process.stdout.write(`${stringify(value)}\n`);
 }
 
+/**
+ * Opens the operator's store for a back-office command. Only `serve` and
+ * `migrate` create a database: a command pointed at a SQLite file that is
+ * not there (a typo, another directory) says so instead of making an empty
+ * ledger there and answering from it.
+ */
 async function withService<T>(config: OperatorConfig, work: (service: OperatorService) => Promise<T>): Promise<T> {
+  requireExistingDatabase(config.database);
   const store = await openStore(config.database, {
     rules: config.rules,
     cryptoDecimals: config.cryptoDecimals,
@@ -186,80 +328,52 @@ function report<T extends { ok: true }>(outcome: T | Refusal, view: (value: T) =
   }
 }
 
-async function players(action: string | undefined, playerId: string | undefined, values: Values): Promise<void> {
-  if (!action || !playerId) throw new UsageError('players needs an action and a player id');
-  const config = configFrom(values);
-  const pageLimit = values.limit === undefined ? undefined : Number(values.limit);
-  const before = values.cursor === undefined ? undefined : BigInt(values.cursor);
-  await withService(config, async (service) => {
-    switch (action) {
-      case 'add': {
-        const input = { playerId, currency: values.currency, balance: amountArg('balance', values.balance ?? '0'), country: values.country };
-        if (input.country === undefined) delete input.country;
-        const checked = compile(CreatePlayerRequest).check(input);
-        if (!checked.ok) throw new UsageError(checked.detail);
-        if (checked.value.country !== undefined && !isCountryCode(checked.value.country)) {
-          throw new UsageError(`--country ${checked.value.country} is not an ISO 3166-1 alpha-2 code`);
-        }
-        return report(await service.createPlayer(checked.value), playerBody);
-      }
-      case 'show':
-        return report(await service.getPlayer(playerId), playerBody);
-      case 'adjust': {
-        const input = { id: values.id ?? randomUUID(), type: values.type, amount: amountArg('amount', values.amount), reason: values.reason };
-        if (input.reason === undefined) delete input.reason;
-        const checked = compile(AdjustmentRequest).check(input);
-        if (!checked.ok) throw new UsageError(checked.detail);
-        const { id } = checked.value;
-        return report(await service.adjust(playerId, checked.value), (outcome) => adjustmentBody(id, outcome.balance));
-      }
-      case 'block':
-      case 'unblock':
-        return report(await service.setBlocked(playerId, action === 'block', values.reason), playerBody);
-      case 'rounds':
-        return report(await service.listRounds(playerId, pageLimit, before), roundsBody);
-      case 'transactions':
-        return report(await service.listTransfers(playerId, pageLimit, before), transfersBody);
-      default:
-        throw new UsageError(`unknown players action "${action}"`);
-    }
-  });
+/**
+ * A refusal of a member, told as the command line wrote it: `currency: must
+ * be ...` is `--currency must be ...`, the player id is PLAYER.
+ */
+function asOptions(detail: string): string {
+  return detail.replace(/^(\w+): /, (_whole, field: string) => (field === 'playerId' ? 'PLAYER ' : `--${field} `));
 }
 
-async function operator(command: string | undefined, rest: string[], values: Values): Promise<void> {
-  switch (command) {
-    case 'serve':
-      return serveOperator(configFrom(values));
-    case 'migrate': {
-      const config = configFrom(values);
-      const applied = await migrateDatabase(config.database, config.postgres);
-      print({ database: backendOf(config.database).display, applied });
-      return;
+function checkedArgs<T extends TSchema>(schema: T, input: Record<string, unknown>): Static<T> {
+  for (const [name, value] of Object.entries(input)) if (value === undefined) delete input[name];
+  const checked = compile(schema).check(input);
+  if (!checked.ok) throw new UsageError(asOptions(checked.detail));
+  return checked.value;
+}
+
+/** The players commands: their input is checked before the database is opened, so bad input touches nothing. */
+async function players(action: string, playerId: string, values: Values): Promise<void> {
+  const config = configFrom(values);
+  switch (action) {
+    case 'add': {
+      const input = checkedArgs(CreatePlayerRequest, { playerId, currency: values.currency, balance: amountArg('balance', values.balance ?? '0'), country: values.country });
+      if (input.country !== undefined && !isCountryCode(input.country)) throw new UsageError(`--country ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
+      return withService(config, async (service) => report(await service.createPlayer(input), playerBody));
     }
-    case 'verify': {
-      const report = await withService(configFrom(values), (service) => service.verify());
-      print(report);
-      if (!report.ok) process.exitCode = 1;
-      return;
+    case 'show':
+      return withService(config, async (service) => report(await service.getPlayer(playerId), playerBody));
+    case 'adjust': {
+      const input = checkedArgs(AdjustmentRequest, { id: values.id ?? randomUUID(), type: values.type, amount: amountArg('amount', values.amount), reason: values.reason });
+      return withService(config, async (service) => report(await service.adjust(playerId, input), (outcome) => adjustmentBody(input.id, outcome.balance)));
     }
-    case 'players':
-      return players(rest[0], rest[1], values);
-    case 'launch-key': {
-      const playerId = rest[0];
-      if (!playerId || !values.game) throw new UsageError('launch-key needs a player id and --game');
-      const game = values.game;
-      const outcome = await withService(configFrom(values), (service) => service.createLaunchKey(playerId, game));
-      return report(outcome, launchKeyBody);
-    }
-    case 'launch-url':
-      return launchUrl(rest[0], values);
-    case 'game-bets': {
-      if (!values.games || !values.currencies) throw new UsageError('game-bets needs --games and --currencies');
-      const list = (text: string) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
-      return printCall(await requestGameBets(linkFrom(values), list(values.games), list(values.currencies)));
+    case 'block':
+    case 'unblock':
+      return withService(config, async (service) => report(await service.setBlocked(playerId, action === 'block', values.reason), playerBody));
+    case 'rounds':
+    case 'transactions': {
+      const page = checkedArgs(PageQuery, { limit: values.limit, cursor: values.cursor });
+      const pageLimit = page.limit === undefined ? undefined : Number(page.limit);
+      const before = page.cursor === undefined ? undefined : BigInt(page.cursor);
+      return withService(config, async (service) =>
+        action === 'rounds'
+          ? report(await service.listRounds(playerId, pageLimit, before), roundsBody)
+          : report(await service.listTransfers(playerId, pageLimit, before), transfersBody),
+      );
     }
     default:
-      throw new UsageError(`unknown operator command "${command ?? ''}"`);
+      throw new UsageError(`unknown players action "${action}"`);
   }
 }
 
@@ -283,8 +397,7 @@ function printCall<T>(outcome: CallOutcome<T>): void {
 
 /** A launch URL from the provider: real mode makes a launch key for the player in this operator's database first. */
 async function launchUrl(playerId: string | undefined, values: Values): Promise<void> {
-  const game = values.game;
-  if (!game) throw new UsageError('launch-url needs --game');
+  const game = values.game!;
   const mode = values.mode ?? 'real';
   if (mode !== 'real' && mode !== 'fun') throw new UsageError('--mode must be real or fun');
   const link = linkFrom(values);
@@ -299,18 +412,19 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
     if (!player.ok) return player;
     const key = await service.createLaunchKey(playerId, game);
     if (!key.ok) return key;
-    return { ok: true as const, key: key.key, country: values.country ?? player.country };
+    return { ok: true as const, key: key.key, country: values.country ?? player.country, currency: player.currency };
   });
   if (!prepared.ok) return report(prepared, () => undefined);
   if (!prepared.country) throw new UsageError(`player ${playerId} has no country: pass --country`);
-  return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country }));
+  // The player's currency goes along: a game with no bets in it is refused now, not when the page opens.
+  return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country, currency: prepared.currency }));
 }
 
 // ------------------------------------------------------ the conformance kit
 
 /** Runs the operator's conformance cases; the exit code says whether any failed (1) or all that ran passed (0). */
 async function conformance(command: string | undefined, values: Values): Promise<void> {
-  if (command !== 'operator') throw new UsageError('conformance takes: operator (the provider side is not in the kit yet)');
+  if (command !== 'operator') throw new UsageError('conformance takes: operator, provider');
   const endpoint = values.endpoint;
   if (!endpoint) throw new UsageError('conformance operator needs --endpoint URL');
   if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
@@ -344,66 +458,39 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
+/** Where the command line led: a usage error is told with this node's usage. */
+const reached: { node: Node } = { node: { kind: 'root' } };
+
 export async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  const [area, command, ...rest] = positionals;
-  if (area === 'conformance' && values.help) {
-    process.stdout.write(CONFORMANCE_USAGE);
+  // `wagerlink help [COMMAND...]` is `wagerlink [COMMAND...] --help`.
+  if (argv[0] === 'help') {
+    process.stdout.write(TABLE.help(TABLE.resolve(argv.slice(1)).node));
     return;
   }
-  // The provider's back-office commands have a help of their own.
-  const ownHelp = area === 'provider' && (command === 'payouts' || command === 'outbox');
+  // The provider side of the kit parses its own options, --help included (conformance-provider.ts).
+  if (argv[0] === 'conformance' && argv[1] === 'provider') return conformanceProvider(argv.slice(2));
+  const { node, args, values } = TABLE.parse(argv, reached);
   if (values.version) {
     process.stdout.write(`wagerlink ${packageVersion()}\n`);
     return;
   }
-  if ((values.help && !ownHelp) || area === 'help') {
-    process.stdout.write(USAGE);
+  if (values.help) {
+    process.stdout.write(TABLE.help(node));
     return;
   }
-  // A script that forgot its command must not pass: the usage, as a usage error.
-  if (area === undefined) throw new UsageError('a command is needed');
-  switch (area) {
-    case 'operator':
-      return operator(command, rest, values);
-    case 'provider': {
-      if (command === 'payouts' || command === 'outbox') return providerAdmin(command, rest, values, (message) => new UsageError(message));
-      if (command !== 'serve') throw new UsageError('provider takes: serve, payouts, outbox');
-      if (!values.config) throw new UsageError('provider serve needs --config FILE (see examples/provider.json)');
-      const port = values.port === undefined ? undefined : Number(values.port);
-      if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be 0..65535`);
-      return serveProvider(values.config, {
-        ...(values.host === undefined ? {} : { host: values.host }),
-        ...(port === undefined ? {} : { port }),
-        ...(values.database === undefined ? {} : { database: values.database }),
-      });
-    }
-    case 'openapi':
-      if (command !== 'operator' && command !== 'provider') throw new UsageError('openapi takes: operator, provider');
-      process.stdout.write(`${JSON.stringify(command === 'operator' ? operatorOpenApi() : providerOpenApi(), null, 2)}\n`);
-      return;
-    case 'conformance':
-      return conformance(command, values);
-    default:
-      throw new UsageError(`unknown command "${area}"`);
-  }
+  // parse() answers every other node with a usage error.
+  const command = COMMANDS.find((entry) => node.kind === 'command' && entry.name === node.name)!;
+  await command.run(args, values);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const err = error as Error & { code?: string };
-  if (error instanceof UsageError || err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    const conformanceCall = process.argv[2] === 'conformance';
-    process.stderr.write(`wagerlink: ${err.message}\n\n${conformanceCall ? CONFORMANCE_USAGE : USAGE}`);
-    process.exitCode = 2;
-  } else if (err.name === 'FixturesError' || err.name === 'RunNotStarted') {
-    // The conformance run could not start: nothing was judged.
-    process.stderr.write(`wagerlink conformance: ${err.message}\n`);
-    process.exitCode = 2;
-  } else if (error instanceof ConfigError || err.name === 'UnavailableError' || err.name === 'ProviderConfigError' || err.name === 'ProviderLinkError') {
-    process.stderr.write(`wagerlink: ${err.message}\n`);
-    process.exitCode = 1;
+  const failure = cliFailure(error, { database: databaseInUse });
+  const debug = process.argv.includes('--verbose') || process.env.WAGERLINK_DEBUG === '1';
+  if (failure.kind === 'usage') {
+    process.stderr.write(`wagerlink: ${failure.message}\n\n${TABLE.help(reached.node)}`);
   } else {
-    process.stderr.write(`wagerlink: ${err.stack ?? err.message}\n`);
-    process.exitCode = 1;
+    process.stderr.write(`wagerlink: ${failure.message}\n`);
   }
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  process.exitCode = failure.exitCode;
 });

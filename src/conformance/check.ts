@@ -80,26 +80,40 @@ export function describeAnswer(attempt: Attempt): string {
   return `${attempt.status} ${shown(attempt.text)}`;
 }
 
-export function judge(attempt: Attempt, expected: Expected): Judgement {
+/** What every answer is judged on, whichever side sent it: the status, its content type, and on a refusal the problem body (docs/protocol.md §1.4, §3.1). */
+export interface Shape {
+  problems: string[];
+  /** The answer's JSON object; undefined when there is none to judge further (the problems say why). */
+  body?: Record<string, unknown>;
+}
+
+export function judgeShape(attempt: Attempt, status: number, code?: ErrorCode): Shape {
   if (attempt.kind === 'failed') return { problems: [`no answer: ${attempt.detail}`] };
-  const want = `${expected.status}${expected.code === undefined ? '' : ` ${expected.code}`}`;
-  if (attempt.status !== expected.status) return { problems: [`expected ${want}, got ${describeAnswer(attempt)}`] };
+  const want = `${status}${code === undefined ? '' : ` ${code}`}`;
+  if (attempt.status !== status) return { problems: [`expected ${want}, got ${describeAnswer(attempt)}`] };
   const problems: string[] = [];
   const body = parseObject(attempt.text);
-  if (expected.status === 200) {
+  if (status === 200) {
     if (!/^application\/json(;|$)/i.test(attempt.contentType)) problems.push(`a 200 answer must be application/json, got Content-Type "${attempt.contentType}" (docs/protocol.md §1.4)`);
     if (body === undefined) return { problems: [...problems, `the 200 answer is not a JSON object: ${shown(attempt.text)}`] };
   } else {
     if (!/^application\/problem\+json(;|$)/i.test(attempt.contentType)) problems.push(`a refusal must be application/problem+json, got Content-Type "${attempt.contentType}" (docs/protocol.md §3.1)`);
     if (body === undefined) return { problems: [...problems, `the refusal is not a JSON object: ${shown(attempt.text)}`] };
-    if (body.code !== expected.code) problems.push(`expected ${want}, got ${attempt.status} ${String(body.code)}${typeof body.detail === 'string' ? ` (${shown(body.detail)})` : ''}`);
+    if (body.code !== code) problems.push(`expected ${want}, got ${attempt.status} ${String(body.code)}${typeof body.detail === 'string' ? ` (${shown(body.detail)})` : ''}`);
     else {
       if (body.status !== attempt.status) problems.push(`the problem's status member is ${JSON.stringify(body.status)}, not ${attempt.status} (docs/protocol.md §3.1)`);
-      if (body.type !== errorType(expected.code!)) problems.push(`the problem's type is ${JSON.stringify(body.type)}, not "${errorType(expected.code!)}" (docs/protocol.md §3.1)`);
+      if (body.type !== errorType(code!)) problems.push(`the problem's type is ${JSON.stringify(body.type)}, not "${errorType(code!)}" (docs/protocol.md §3.1)`);
       if (typeof body.title !== 'string' || body.title.length === 0) problems.push('the problem has no title (docs/protocol.md §3.1)');
       if (typeof body.detail !== 'string') problems.push('the problem has no detail (docs/protocol.md §3.1)');
     }
   }
+  return { problems, body };
+}
+
+export function judge(attempt: Attempt, expected: Expected): Judgement {
+  const shape = judgeShape(attempt, expected.status, expected.code);
+  const { problems, body } = shape;
+  if (body === undefined || attempt.kind === 'failed') return { problems };
   const judgement: Judgement = { problems };
   if (expected.endpoint === '/authenticate' && expected.status === 200) checkSession(body, expected, judgement);
   checkBalance(attempt.text, body, expected, judgement);

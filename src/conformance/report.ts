@@ -10,7 +10,8 @@ import { Type, type Static } from '@sinclair/typebox';
 export const REPORT_VERSION = 1;
 
 export const SentRequest = Type.Object({
-  method: Type.Literal('POST'),
+  /** POST, but for a case about another method and the GET that opens a launch URL. */
+  method: Type.Union([Type.Literal('POST'), Type.Literal('GET')]),
   url: Type.String(),
   /** Lower-case names; the access token shows as ${ACCESS_TOKEN}. */
   headers: Type.Record(Type.String(), Type.String()),

@@ -91,7 +91,7 @@ export class RunNotStarted extends Error {
 }
 
 /** The cases `only` names, by area or id, in their order; every entry must name something. */
-export function selectCases(cases: readonly OperatorCase[], only: readonly string[] = []): OperatorCase[] {
+export function selectCases<C extends { area: string; id: string }>(cases: readonly C[], only: readonly string[] = []): C[] {
   if (only.length === 0) return [...cases];
   const unknown = only.filter((entry) => !cases.some((each) => each.area === entry || each.id === entry));
   if (unknown.length > 0) {

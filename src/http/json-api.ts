@@ -291,11 +291,13 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
     if (answered.has(socket) || socket.destroyed) return;
     answered.add(socket);
     const problem = clientProblem(error, requestTimeoutMs);
-    log?.debug({ err: error }, 'client error');
     if (!problem) {
+      log?.debug({ err: error }, 'client error');
       socket.destroy();
       return;
     }
+    // Answered on the socket, before any request exists: its line has no method, path or request id.
+    log?.info({ status: ERRORS[problem.code].status, code: problem.code, reason: error.code }, 'refused before routing');
     answerClientError(socket, problem.code, problem.detail);
   };
 
@@ -303,7 +305,8 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
     bodyLimit: bodyBytesMax,
     // Fastify takes a ready logger (pino) only as `loggerInstance`; `logger` takes true/false or options.
     ...(typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
-    // One log line per request would cost more than the request itself; metrics count them.
+    // Fastify's own request logging writes two lines per request (incoming, completed), neither with the
+    // problem's code: the onResponse hook below writes one line instead (logRequests).
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger, bindings, childOptions) => new LazyChildLogger(logger, bindings, childOptions) as unknown as FastifyBaseLogger,
     // docs/protocol.md §9: headers and body within requestTimeoutMs, counted from a request's first byte (from
@@ -386,6 +389,69 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(reply, 'INTERNAL_ERROR', 'an unexpected error occurred; nothing was applied');
   });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url}`));
+  const methods = routeMethods(app);
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methods(request.url);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; this path takes ${allowed.join(', ')}`);
+    }
+    return sendProblem(reply, 'NOT_FOUND', `no route for ${request.method} ${request.url}`);
+  });
+  if (options.logger) logRequests(app);
   return app;
+}
+
+/**
+ * The methods the app's routes take for a path, for the 405 of a known path
+ * asked with another method (RFC 9110 §15.5.6: with an `Allow` header). The
+ * router answers only "no route": the routes are kept here as they are
+ * added, each as a pattern of its path (`:param` one segment, `*` the rest).
+ * Only a request no route takes looks them up.
+ */
+function routeMethods(app: FastifyInstance): (url: string) => string[] {
+  const routes: { path: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    const source = route.url
+      .split('/')
+      .map((segment) => (segment === '*' ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    routes.push({ path: new RegExp(`^${source}/?$`), methods: [route.method].flat() });
+  });
+  return (url) => {
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const methods = new Set(routes.filter((route) => route.path.test(path)).flatMap((route) => route.methods));
+    return [...methods].sort();
+  };
+}
+
+/**
+ * One line per request answered, refusals included, at `info`: method,
+ * path (without its query, which may carry cursors and ids nobody needs in
+ * a log), status, the problem's code when there was one, time in ms and the
+ * request id. One pino call on the app's logger, not the request's: a
+ * request's child logger would be made (its bindings serialized) only to
+ * write this line (LazyChildLogger). Bodies and headers are never logged:
+ * they carry tokens and signatures (docs/operator.md).
+ */
+function logRequests(app: FastifyInstance): void {
+  const log = app.log;
+  // A callback hook, not an async one: it runs on every request.
+  app.addHook('onResponse', (request, reply, done) => {
+    const url = request.url;
+    const query = url.indexOf('?');
+    log.info(
+      {
+        reqId: request.id,
+        method: request.method,
+        path: query === -1 ? url : url.slice(0, query),
+        status: reply.statusCode,
+        code: reply.problemCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
+    done();
+  });
 }

@@ -11,6 +11,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson, sendProblem, sendRefusal } from '../http/json-api.js';
+import { serveHomePage } from '../http/home-page.js';
 import { BODY_BYTES_MAX } from '../http/limits.js';
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Refusal } from '../protocol/errors.js';
@@ -187,6 +188,17 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   const openApiText = JSON.stringify(operatorOpenApi(), null, 2);
   app.get('/openapi.json', async (_request, reply) => sendJson(reply, 200, openApiText));
+  serveHomePage(app, 'Wagerlink operator wallet', [
+    {
+      heading: 'This server',
+      text: 'The wallet a game provider calls: POST /authenticate, /transaction and /payout, signed (docs/protocol.md). The back office is under /admin, with its bearer token.',
+      links: [
+        { href: '/openapi.json', text: 'OpenAPI document of every endpoint' },
+        { href: '/health', text: 'Health: the server and its database' },
+        { href: '/metrics', text: 'Prometheus metrics' },
+      ],
+    },
+  ]);
 
   // ---------------------------------------------------------- back office
 

@@ -4,7 +4,7 @@
  * prints it; openapi/operator.json is the committed copy, and a test fails
  * when the two drift.
  */
-import { body, METRICS_PATH, ok, plain, PROBLEM_COMPONENT, problems } from '../protocol/openapi-parts.js';
+import { body, HOME_PATH, METRICS_PATH, ok, plain, PROBLEM_COMPONENT, problems } from '../protocol/openapi-parts.js';
 import * as S from '../protocol/schemas.js';
 
 const WIRE_AUTH = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
@@ -64,6 +64,7 @@ export function operatorOpenApi() {
           },
         },
       },
+      '/': HOME_PATH,
       '/health': {
         get: { summary: 'Liveness and database reachability.', responses: { ...ok('200', 'Healthy', S.HealthResponse), ...problems(['SERVICE_UNAVAILABLE']) } },
       },

@@ -19,12 +19,13 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { backendOf, openStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
 import { OperatorMetrics } from './metrics.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
+import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
+import { serverLogger } from '../http/server-logger.js';
 
 /**
  * A worker still running this long (ms) after its shutdown time-out is
@@ -57,7 +58,7 @@ export async function serveOperator(config: OperatorConfig): Promise<void> {
 
 async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof requireServeSecrets>): Promise<void> {
   const worker = cluster.isWorker ? cluster.worker?.id : undefined;
-  const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-operator', ...(worker === undefined ? {} : { worker }) } });
+  const logger = serverLogger(config.logLevel, { service: 'wagerlink-operator', ...(worker === undefined ? {} : { worker }) });
   for (const warning of config.warnings) logger.warn(warning);
   const display = backendOf(config.database).display;
   // A stop from the primary can come while this worker still starts: it is kept, and made once it serves.
@@ -95,7 +96,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     // A dead writer thread or a broken invariant means a state nobody can
     // vouch for: stop answering rather than serve from it.
     store.onFatal?.(exitOnStorageFailure(logger));
-    address = await app.listen({ host: config.host, port: config.port });
+    address = await listenOn(app, { host: config.host, port: config.port }, '--port or WAGERLINK_PORT');
   } catch (error) {
     // The store would otherwise keep alive a process that cannot serve (a
     // port in use, say), and a supervisor would never see it fail.
@@ -114,7 +115,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
 }
 
 async function supervise(config: OperatorConfig): Promise<void> {
-  const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-operator', role: 'primary' } });
+  const logger = serverLogger(config.logLevel, { service: 'wagerlink-operator', role: 'primary' });
   const workers = new Set<Worker>();
   let listening = 0;
   let stopping = false;

@@ -19,6 +19,7 @@ export const ERRORS = {
   GAME_NOT_FOUND: { status: 404, title: 'Game not found' },
   WALLET_NOT_FOUND: { status: 404, title: 'Wallet not found' },
   NOT_FOUND: { status: 404, title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   DUPLICATE_CONFLICT: { status: 409, title: 'Duplicate conflict' },
   ROUND_CLOSED: { status: 409, title: 'Round closed' },
   ROUND_MISMATCH: { status: 409, title: 'Round mismatch' },
@@ -44,7 +45,7 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
  * Codes that Wagerlink adds beyond docs/protocol.md §3's table: back office,
  * routing, and the answers of the HTTP layer itself (docs/protocol.md §1, §9).
  */
-export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE'];
+export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE'];
 
 /** RFC 9457 body with docs/protocol.md's extra `code` member. */
 export interface Problem {

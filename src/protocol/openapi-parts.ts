@@ -40,6 +40,11 @@ export function okDescribed(status: string, description: string) {
 
 export const PROBLEM_COMPONENT = { Problem: plain(ProblemResponse) };
 
+/** `/`: a page for a person who opens the server's address in a browser. */
+export const HOME_PATH = {
+  get: { summary: 'A page for people: what this server is, with links to its document, health and metrics.', responses: { '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } },
+};
+
 export const METRICS_PATH = {
   get: { summary: 'Prometheus metrics.', responses: { '200': { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } } },
 };

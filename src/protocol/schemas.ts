@@ -7,8 +7,9 @@
  * them), so no object here sets `additionalProperties: false`.
  */
 import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
+import { inWords } from './validate.js';
 
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID_PATTERN = inWords('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', 'a UUID in its 8-4-4-4-12 hexadecimal form');
 const UUID_RE = new RegExp(UUID_PATTERN);
 // Formats are declared for the OpenAPI document; the validator knows them too.
 FormatRegistry.Set('uuid', (value) => UUID_RE.test(value));
@@ -41,17 +42,21 @@ export const Money = Type.Number({
 export const BalanceNumber = Type.Number({ description: "The player's balance in major units, exact." });
 
 /** Printable text without control characters. */
-const TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]+$';
+const TEXT_PATTERN = inWords('^[^\\u0000-\\u001f\\u007f]+$', 'text without control characters');
 
 export const PlayerId = Type.String({ minLength: 1, maxLength: 128, pattern: TEXT_PATTERN, description: "The operator's id of the player." });
 export const GameSlug = Type.String({
   minLength: 1,
   maxLength: 128,
-  pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$',
+  pattern: inWords('^[A-Za-z0-9][A-Za-z0-9._:-]*$', 'a game slug of letters, digits and . _ : -, starting with a letter or digit'),
   description: 'Game identifier (game slug).',
 });
-export const CurrencyCode = Type.String({ pattern: '^[A-Z0-9]{2,10}$', description: 'ISO 4217 code, or a configured crypto code.' });
-export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code, upper case.' });
+export const CurrencyCode = Type.String({ pattern: inWords('^[A-Z0-9]{2,10}$', 'a currency code of 2 to 10 capital letters or digits'), description: 'ISO 4217 code, or a configured crypto code.' });
+/** A page's size and its cursor, as query strings carry them. */
+export const LIMIT_PATTERN = inWords('^[0-9]{1,4}$', 'a whole number of 1 to 4 digits');
+export const CURSOR_PATTERN = inWords('^[0-9]{1,19}$', 'the cursor of a previous page, up to 19 digits');
+
+export const CountryCode = Type.String({ pattern: inWords('^[A-Z]{2}$', 'a country code of 2 capital letters (ISO 3166-1 alpha-2)'), description: 'ISO 3166-1 alpha-2 code, upper case.' });
 
 /** Regulatory metadata is stored verbatim; the body limit bounds it, this keeps one row sane. */
 export const REGULATORY_LENGTH_MAX = 16_384;
@@ -136,6 +141,8 @@ export const GenerateLaunchUrlRequest = Type.Object({
   operatorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   key: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   country: Type.Optional(CountryCode),
+  /** The player's currency, where the operator knows it: a launch the game has no bets for is refused at once (docs/protocol.md §8.1). */
+  currency: Type.Optional(CurrencyCode),
   urls: Type.Optional(LaunchUrls),
 });
 export type GenerateLaunchUrlRequest = Static<typeof GenerateLaunchUrlRequest>;
@@ -202,8 +209,8 @@ export type AdjustmentRequest = Static<typeof AdjustmentRequest>;
 export const BlockRequest = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1024 })) });
 
 export const PageQuery = Type.Object({
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
-  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
+  limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })),
+  cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN })),
 });
 
 export const RoundItem = Type.Object({

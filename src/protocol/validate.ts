@@ -4,6 +4,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType } from '@sinclair/typebox/errors';
 import { refuse, type Refusal } from './errors.js';
 import { scanIJson, utf8Text, type JsonNumbers } from './i-json.js';
 import { SIGNIFICANT_DIGITS_MAX } from './money.js';
@@ -24,7 +25,69 @@ export function fieldName(path: string): string {
     .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name === '' ? part : `${name}.${part}`), '');
 }
 
+/**
+ * What each pattern and format of a schema asks for, in words: a refusal
+ * says "a currency code of 2 to 10 capital letters or digits", never the
+ * regular expression. Schemas register the words beside their pattern
+ * (inWords), and compile() refuses a schema with a pattern that has none,
+ * so that no refusal can show a regular expression.
+ */
+const EXPECTED_IN_WORDS = new Map<string, string>([
+  ['format:uuid', 'a UUID in its 8-4-4-4-12 hexadecimal form'],
+  ['format:date-time', 'an RFC 3339 date-time with its offset, such as 2026-12-01T00:00:00Z'],
+]);
+
+/** A pattern, with what it asks for in words; where a schema names a pattern, this is how. */
+export function inWords(pattern: string, words: string): string {
+  const known = EXPECTED_IN_WORDS.get(`pattern:${pattern}`);
+  if (known !== undefined && known !== words) throw new Error(`pattern ${pattern} is described twice: "${known}" and "${words}"`);
+  EXPECTED_IN_WORDS.set(`pattern:${pattern}`, words);
+  return pattern;
+}
+
+/** The patterns and formats of a schema, however deep, that have no words: a programmer's error. */
+function unworded(schema: unknown, found: string[] = []): string[] {
+  if (schema === null || typeof schema !== 'object') return found;
+  const { pattern, format } = schema as { pattern?: unknown; format?: unknown };
+  if (typeof pattern === 'string' && !EXPECTED_IN_WORDS.has(`pattern:${pattern}`)) found.push(pattern);
+  if (typeof format === 'string' && !EXPECTED_IN_WORDS.has(`format:${format}`)) found.push(`format ${format}`);
+  for (const value of Object.values(schema)) unworded(value, found);
+  return found;
+}
+
+/** What a schema accepts, in words, where it can be said shortly; undefined for objects and arrays. */
+function expected(schema: TSchema): string | undefined {
+  if (typeof schema.pattern === 'string') return EXPECTED_IN_WORDS.get(`pattern:${schema.pattern}`);
+  if (typeof schema.format === 'string') return EXPECTED_IN_WORDS.get(`format:${schema.format}`);
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.anyOf)) {
+    const each = (schema.anyOf as TSchema[]).map(expected);
+    return each.every((words) => words !== undefined) ? each.join(' or ') : undefined;
+  }
+  switch (schema.type) {
+    case 'number':
+      return schema.minimum === 0 ? 'a number, 0 or more' : 'a number';
+    case 'integer':
+      return 'a whole number';
+    case 'string':
+      return 'a string';
+    case 'boolean':
+      return 'true or false';
+  }
+  return undefined;
+}
+
+/** A value short enough to quote in a refusal, as JSON (control characters escaped). */
+const QUOTED_UNITS_MAX = 64;
+
+function got(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text !== undefined && text.length <= QUOTED_UNITS_MAX ? `, got ${text}` : '';
+}
+
 export function compile<T extends TSchema>(schema: T): Validator<T> {
+  const missing = unworded(schema);
+  if (missing.length > 0) throw new Error(`no words for ${missing.join(', ')}: register them with inWords() beside the schema`);
   const compiled: TypeCheck<T> = TypeCompiler.Compile(schema);
   return {
     check(value) {
@@ -32,7 +95,10 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
       const first = compiled.Errors(value).First();
       if (!first) return refuse('INVALID_REQUEST', 'body does not match the schema');
       // A missing member reports the member's own path with an undefined value.
-      const message = first.value === undefined ? 'is required' : first.message.charAt(0).toLowerCase() + first.message.slice(1);
+      if (first.value === undefined) return refuse('INVALID_REQUEST', `${fieldName(first.path)}: is required`);
+      const inWordsOnly = first.type === ValueErrorType.StringPattern || first.type === ValueErrorType.StringFormat || first.type === ValueErrorType.Union;
+      const words = inWordsOnly ? expected(first.schema) : undefined;
+      const message = words !== undefined ? `must be ${words}${got(first.value)}` : first.message.charAt(0).toLowerCase() + first.message.slice(1);
       return refuse('INVALID_REQUEST', `${fieldName(first.path)}: ${message}`);
     },
   };

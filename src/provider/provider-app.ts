@@ -40,7 +40,7 @@ import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
 import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
-import { noLadderDetail, offLadderDetail } from './catalog.js';
+import { noLadderDetail, offLadderDetail, type Catalog } from './catalog.js';
 import { REAL_PROVIDER_WORLD, type GameService, type ProviderWorld, type RoundDelivery } from './game-service.js';
 import { LIST_MAX, type OutboxItem } from '../dispatch/outbox.js';
 import { derivedPayoutId } from './payout-id.js';
@@ -49,6 +49,8 @@ import type { OperatorSettings, ProviderConfig } from './provider-config.js';
 import { CampaignRequest, OpenGameRequest, OutboxQuery, OutboxResolveRequest, PayoutRequest, PayoutsQuery, PlayRequest } from './provider-schemas.js';
 import type { CampaignRow, PayoutRow, ProviderStore, RoundRow } from './store/provider-store.js';
 import { exposeMetrics } from '../http/request-metrics.js';
+import { serveHomePage } from '../http/home-page.js';
+import { providerHomeSections } from './provider-home.js';
 import { ProviderMetrics } from './metrics.js';
 import { providerOpenApi } from './provider-openapi.js';
 
@@ -217,6 +219,25 @@ function launchProblem(input: GenerateLaunchUrlRequest): string | undefined {
   return undefined;
 }
 
+/**
+ * Why a launch could not be played, if it could not: fun mode plays in the
+ * play-money currency, real mode in the player's, which the operator may
+ * name in `currency` (the provider learns it for certain only at
+ * /authenticate, when the page opens, and checks it again there).
+ */
+function launchCurrencyProblem(
+  input: GenerateLaunchUrlRequest,
+  operator: OperatorSettings,
+  catalog: Pick<Catalog, 'ladder' | 'offeredLadder'>,
+  funCurrency: string,
+): string | undefined {
+  if (input.mode === 'fun') {
+    return catalog.ladder(input.game, funCurrency) ? undefined : `game ${input.game} has no bet ladder for the play-money currency ${funCurrency}`;
+  }
+  if (input.currency === undefined) return undefined;
+  return catalog.offeredLadder(input.game, input.currency, operator) ? undefined : noLadderDetail(input.game, input.currency, operator.operatorId);
+}
+
 function roundItem(round: RoundRow, decimals: number) {
   const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
   return {
@@ -315,6 +336,9 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     if (input.walletId !== undefined && !operator.settings.walletIds.includes(input.walletId)) {
       return sendProblem(reply, 'WALLET_NOT_FOUND', `walletId ${input.walletId} is not registered for operator ${operator.settings.operatorId}`);
     }
+    // A launch the game could not be played in is refused now, not once the player has opened the page.
+    const unplayable = launchCurrencyProblem(input, operator.settings, catalog, config.fun.currency);
+    if (unplayable) return sendProblem(reply, 'UNSUPPORTED_CURRENCY', unplayable);
     const url = games.launchUrl({
       mode: input.mode,
       game: input.game,
@@ -431,6 +455,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   exposeMetrics(app, metrics.requests, metrics.registry);
   const openApiText = JSON.stringify(providerOpenApi(), null, 2);
   app.get('/openapi.json', async (_request, reply) => sendJson(reply, 200, openApiText));
+  serveHomePage(app, 'Wagerlink provider', providerHomeSections(config));
 
   // ---------------------------------------------------------- back office
 

@@ -25,7 +25,7 @@ import {
 } from '../protocol/money.js';
 import { CurrencyCode, GameSlug, PlayerId, Uuid } from '../protocol/schemas.js';
 import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
-import { compile } from '../protocol/validate.js';
+import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
 import { checkLadder, type Rational } from './ladders.js';
@@ -37,7 +37,7 @@ export class ProviderConfigError extends Error {
 
 // ------------------------------------------------------------------ schema
 
-const DecimalText = Type.Union([Type.String({ pattern: '^\\s*\\d{1,20}(\\.\\d{1,18})?\\s*$' }), Type.Number({ minimum: 0 })], {
+const DecimalText = Type.Union([Type.String({ pattern: inWords('^\\s*\\d{1,20}(\\.\\d{1,18})?\\s*$', 'decimal text such as "0.10"') }), Type.Number({ minimum: 0 })], {
   description: 'A non-negative decimal: a JSON number, or a string such as "0.10".',
 });
 const Secret = Type.String({ minLength: 1, maxLength: 1024 });

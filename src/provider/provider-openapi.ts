@@ -6,7 +6,7 @@
  * committed copy, and a test fails when the two drift. The provider serves
  * it at /openapi.json.
  */
-import { body, METRICS_PATH, ok, okDescribed, plain, PROBLEM_COMPONENT, problems } from '../protocol/openapi-parts.js';
+import { body, HOME_PATH, METRICS_PATH, ok, okDescribed, plain, PROBLEM_COMPONENT, problems } from '../protocol/openapi-parts.js';
 import * as S from '../protocol/schemas.js';
 import * as P from './provider-schemas.js';
 
@@ -38,7 +38,7 @@ export function providerOpenApi() {
           summary: 'A launch URL for a player session (real, with a launch key) or for play money (fun). Callers must be whitelisted.',
           security: signed,
           requestBody: body(S.GenerateLaunchUrlRequest),
-          responses: { ...ok('200', 'The launch URL', S.GenerateLaunchUrlResponse), ...problems([...WIRE, 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND']) },
+          responses: { ...ok('200', 'The launch URL', S.GenerateLaunchUrlResponse), ...problems([...WIRE, 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND', 'UNSUPPORTED_CURRENCY']) },
         },
       },
       '/game-bets': {
@@ -77,6 +77,7 @@ export function providerOpenApi() {
           responses: { ...okDescribed('200', 'The session, as /api/open answers it'), ...problems([...PAGE, 'SESSION_NOT_FOUND']) },
         },
       },
+      '/': HOME_PATH,
       '/health': { get: { summary: 'Liveness.', responses: { '200': { description: 'Alive', content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } } } } } } } } },
       '/metrics': METRICS_PATH,
       '/openapi.json': { get: { summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },

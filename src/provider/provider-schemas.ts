@@ -5,9 +5,13 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { CLIENT_SEED_PATTERN } from '../game/fairness.js';
-import { CurrencyCode, GameSlug, Money, PlayerId, Uuid } from '../protocol/schemas.js';
+import { CURSOR_PATTERN, CurrencyCode, GameSlug, LIMIT_PATTERN, Money, PlayerId, Uuid } from '../protocol/schemas.js';
+import { inWords } from '../protocol/validate.js';
 import { ITEM_STATUSES } from '../dispatch/outbox.js';
 import { TOKEN_LENGTH_MAX } from './launch-token.js';
+
+/** Decimal text of an amount ("0.50"), never rounded on the way. */
+const DECIMAL_TEXT_PATTERN = inWords('^\\d{1,20}(\\.\\d{1,18})?$', 'decimal text such as "0.50"');
 
 const Token = Type.String({ minLength: 1, maxLength: TOKEN_LENGTH_MAX, description: 'The launch token of the launch URL.' });
 
@@ -17,9 +21,9 @@ export type OpenGameRequest = Static<typeof OpenGameRequest>;
 export const PlayRequest = Type.Object({
   token: Token,
   /** Decimal text of a ladder amount ("0.5"); ignored for a free round, whose bet is the campaign's. */
-  bet: Type.String({ pattern: '^\\d{1,20}(\\.\\d{1,18})?$' }),
+  bet: Type.String({ pattern: DECIMAL_TEXT_PATTERN }),
   chancePct: Type.Integer({ minimum: 1, maximum: 99 }),
-  clientSeed: Type.String({ pattern: CLIENT_SEED_PATTERN }),
+  clientSeed: Type.String({ pattern: inWords(CLIENT_SEED_PATTERN, 'a client seed of 1 to 64 letters, digits, _ or -') }),
   free: Type.Optional(Type.Boolean()),
 });
 export type PlayRequest = Static<typeof PlayRequest>;
@@ -42,7 +46,7 @@ export const CampaignRequest = Type.Object({
   game: GameSlug,
   currency: CurrencyCode,
   /** A JSON number, or decimal text ("0.50") as the config file takes it: text is never rounded on the way. */
-  betAmount: Type.Union([Type.String({ pattern: '^\\d{1,20}(\\.\\d{1,18})?$', description: 'Decimal text, e.g. "0.50".' }), Money]),
+  betAmount: Type.Union([Type.String({ pattern: DECIMAL_TEXT_PATTERN, description: 'Decimal text, e.g. "0.50".' }), Money]),
   rounds: Type.Integer({ minimum: 1, maximum: 10_000 }),
   players: Type.Array(PlayerId, { minItems: 1, maxItems: 10_000 }),
   expiresAt: Type.Optional(CampaignExpiresAt),
@@ -50,7 +54,7 @@ export const CampaignRequest = Type.Object({
 export type CampaignRequest = Static<typeof CampaignRequest>;
 
 /** Decimal text of an amount ("50.00"), never rounded on the way. */
-const AmountText = Type.String({ pattern: '^\\d{1,20}(\\.\\d{1,18})?$', description: 'Decimal text, e.g. "50.00".' });
+const AmountText = Type.String({ pattern: DECIMAL_TEXT_PATTERN, description: 'Decimal text, e.g. "50.00".' });
 
 /**
  * A tournament prize for one player. Without `payoutId`, the id is derived
@@ -72,8 +76,8 @@ export const PAYOUT_STATUSES = ['pending', 'paid', 'refused'] as const;
 
 export const PayoutsQuery = Type.Object({
   status: Type.Optional(Type.Union(PAYOUT_STATUSES.map((status) => Type.Literal(status)))),
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
-  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
+  limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })),
+  cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN })),
 });
 export type PayoutsQuery = Static<typeof PayoutsQuery>;
 
@@ -81,8 +85,8 @@ export const OutboxQuery = Type.Object({
   status: Type.Optional(Type.Union(ITEM_STATUSES.map((status) => Type.Literal(status)))),
   operatorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   /** Items after this id: the previous page's nextCursor. */
-  after: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  after: Type.Optional(Type.String({ pattern: inWords('^[0-9]{1,15}$', 'an outbox item id of up to 15 digits') })),
+  limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })),
   /** 1: each item's body, as the text sent. */
   body: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1')])),
 });
@@ -90,6 +94,6 @@ export type OutboxQuery = Static<typeof OutboxQuery>;
 
 /** The operator's own reference of what it booked, for the record. */
 export const OutboxResolveRequest = Type.Object({
-  reference: Type.String({ minLength: 1, maxLength: 256, pattern: '\\S' }),
+  reference: Type.String({ minLength: 1, maxLength: 256, pattern: inWords('\\S', 'text that is not only spaces') }),
 });
 export type OutboxResolveRequest = Static<typeof OutboxResolveRequest>;

@@ -13,7 +13,6 @@
  * its own (provider-app.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { importConfigCampaigns } from './config-campaigns.js';
 import { createGameService, REAL_PROVIDER_WORLD } from './game-service.js';
 import { buildProviderApp } from './provider-app.js';
@@ -21,8 +20,10 @@ import { readProviderConfig } from './provider-config.js';
 import { openProviderStore } from './store/open-provider-store.js';
 import { redactUrl } from '../platform/postgres/open-database.js';
 import { createRoundDelivery } from './round-delivery.js';
+import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
 import { ProviderMetrics } from './metrics.js';
+import { serverLogger } from '../http/server-logger.js';
 
 export interface ServeProviderFlags {
   host?: string;
@@ -51,7 +52,7 @@ export function movedPublicBaseUrl(publicBaseUrl: string, configPort: number, po
 
 export async function serveProvider(configPath: string, flags: ServeProviderFlags = {}): Promise<void> {
   const config = readProviderConfig(configPath);
-  const logger = pino({ level: config.logLevel, base: { service: 'wagerlink-provider' } });
+  const logger = serverLogger(config.logLevel, { service: 'wagerlink-provider' });
   for (const warning of config.warnings) logger.warn(warning);
   if (flags.host !== undefined) config.host = flags.host;
   if (flags.database !== undefined) config.database = flags.database;
@@ -74,7 +75,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     // Before listening: the first request may already be a free round of one of them.
     await importConfigCampaigns(config, store, REAL_PROVIDER_WORLD.clock());
     app = await buildProviderApp({ config, store, games, logger, metrics, delivery });
-    address = await app.listen({ host: config.host, port: config.port });
+    address = await listenOn(app, { host: config.host, port: config.port }, '--port or the config\'s "port"');
   } catch (error) {
     await delivery.stop();
     await games.close();

@@ -125,7 +125,7 @@ test('outbox list, and retry or resolve of an item that does not exist', async (
   assert.match(unknown.stderr, /"code":"NOT_FOUND"/);
   const noReference = await runWagerlink(['provider', 'outbox', 'resolve', '1', ...connection()]);
   assert.equal(noReference.code, 2);
-  assert.match(noReference.stderr, /--reference is required/);
+  assert.match(noReference.stderr, /^wagerlink: provider outbox resolve needs --reference REF\n/);
   const wrongToken = await runWagerlink(['provider', 'outbox', 'list', '--provider', providerOrigin], { env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: 'wrong' }) });
   assert.equal(wrongToken.code, 1);
   assert.match(wrongToken.stderr, /"code":"INVALID_TOKEN"/);

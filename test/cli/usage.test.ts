@@ -1,17 +1,27 @@
 /**
  * Proves how the command meets a newcomer: `--version` prints the
- * package's version; `--help` and `help` print the usage and succeed;
- * no command at all prints the usage on stderr and exits 2 (a usage
- * error), so that a script that forgot its command does not pass; an
- * unknown command names itself in one line before the usage.
+ * package's version; `--help` and `help` print the usage and succeed, and so
+ * does every group's and command's own `--help`, each with its own usage
+ * and options; no command at all prints the usage on stderr and exits 2;
+ * a usage error (an unknown command or option, a missing argument, option
+ * or value) is one line `wagerlink: ...` followed by the usage of the
+ * command it concerns, not the global one, exit 2; every other failure is
+ * one line, exit 1, with no stack trace unless asked for; a back-office
+ * command pointed at a database that is not there says so and creates
+ * nothing (SQLite, and PostgreSQL when DATABASE_URL is set); serve on a
+ * port in use names the port and the setting that changes it.
  */
 import { test } from 'node:test';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, runWagerlink } from '../harness/child-process.js';
+import { ROOT, cleanEnv, freePort, runWagerlink } from '../harness/child-process.js';
+import { tempDir } from '../helpers.js';
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const GLOBAL_TITLE = /wagerlink — the game provider <-> operator wallet interface/;
 
 test('--version prints the version and succeeds', async () => {
   const run = await runWagerlink(['--version']);
@@ -27,6 +37,25 @@ test('--help and help print the usage and succeed', async () => {
   }
 });
 
+test("each group's and command's --help prints its own usage and options, on stdout", async () => {
+  const cases: [string[], RegExp[]][] = [
+    [['operator', '--help'], [/^wagerlink operator — /, /wagerlink operator players add PLAYER --currency C/, /WAGERLINK_DATABASE/]],
+    [['operator', 'players', '--help'], [/^wagerlink operator players — /, /wagerlink operator players adjust PLAYER --type deposit\|withdrawal --amount A/]],
+    [['operator', 'players', 'add', '--help'], [/^wagerlink operator players add — /, /Options:\n/, /--currency C +a currency code such as EUR/]],
+    [['help', 'operator', 'serve'], [/^wagerlink operator serve — /, /--workers N\|auto/]],
+    [['provider', '--help'], [/^wagerlink provider — /, /wagerlink provider serve --config FILE/]],
+    [['provider', 'serve', '--help'], [/^wagerlink provider serve — /, /--config FILE +the provider's JSON config/]],
+    [['openapi', '--help'], [/^wagerlink openapi — /, /wagerlink openapi operator\|provider/]],
+  ];
+  for (const [args, patterns] of cases) {
+    const run = await runWagerlink(args);
+    assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+    assert.equal(run.stderr, '');
+    for (const pattern of patterns) assert.match(run.stdout, pattern, args.join(' '));
+    assert.doesNotMatch(run.stdout, GLOBAL_TITLE, `${args.join(' ')} prints its own usage, not the global one`);
+  }
+});
+
 test('no command prints the usage on stderr and exits 2', async () => {
   const run = await runWagerlink([]);
   assert.equal(run.code, 2);
@@ -38,4 +67,93 @@ test('an unknown command is named in one line before the usage', async () => {
   const run = await runWagerlink(['dance']);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /^wagerlink: unknown command "dance"\n\n/);
+});
+
+test("a usage error is one line, then the usage of the command it concerns, exit 2", async () => {
+  const cases: [string[], RegExp, RegExp][] = [
+    [['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--colour', 'red'], /^wagerlink: unknown option --colour for "operator players add"\n\n/, /^wagerlink operator players add — /m],
+    [['operator', 'players', 'add', '--currency', 'EUR'], /^wagerlink: operator players add needs PLAYER\n\n/, /^wagerlink operator players add — /m],
+    [['operator', 'players', 'add', 'bob'], /^wagerlink: operator players add needs --currency C\n\n/, /^wagerlink operator players add — /m],
+    [['operator', 'players', 'add', 'bob', '--currency'], /^wagerlink: --currency needs a value: --currency C\n\n/, /^wagerlink operator players add — /m],
+    [['operator', 'players', 'show', 'bob', 'alice'], /^wagerlink: operator players show takes PLAYER; "alice" is one too many\n\n/, /^wagerlink operator players show — /m],
+    [['operator', 'players', 'fly', 'bob'], /^wagerlink: operator players takes: add, show, adjust, block, unblock, rounds, transactions \(got "fly"\)\n\n/, /^wagerlink operator players — /m],
+    [['operator', 'serve', '--port', 'x'], /^wagerlink: --port must be a whole number 0\.\.65535, got "x"\n\n/, /^wagerlink operator serve — /m],
+    [['provider', 'serve'], /^wagerlink: provider serve needs --config FILE\n\n/, /^wagerlink provider serve — /m],
+    // Input is checked, in words, before the database is looked for (this one does not exist).
+    [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^wagerlink operator players add — /m],
+    [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^wagerlink operator players rounds — /m],
+  ];
+  for (const [args, line, usage] of cases) {
+    const run = await runWagerlink(args, { env: cleanEnv({ WAGERLINK_DATABASE: '/nonexistent/never.db' }) });
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, line);
+    assert.match(run.stderr, usage);
+    assert.doesNotMatch(run.stderr, GLOBAL_TITLE, `${args.join(' ')}: not the global usage`);
+  }
+});
+
+test('a back-office command on a SQLite file that is not there says so, how to create it, and creates nothing', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const path = join(dir, 'typo.db');
+    for (const args of [['operator', 'players', 'show', 'bob'], ['operator', 'verify'], ['operator', 'launch-key', 'bob', '--game', 'dice']]) {
+      const run = await runWagerlink([...args, '--database', path]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr, `wagerlink: database file ${path} does not exist; create it with "wagerlink operator migrate --database ${path}" (or start "wagerlink operator serve"), or point --database or WAGERLINK_DATABASE at the existing one\n`);
+      assert.equal(existsSync(path), false, 'no database was created');
+    }
+    // migrate is the explicit way to create it; then the same command works.
+    assert.equal((await runWagerlink(['operator', 'migrate', '--database', path])).code, 0);
+    const shown = await runWagerlink(['operator', 'players', 'show', 'bob', '--database', path]);
+    assert.equal(shown.code, 1);
+    assert.equal(JSON.parse(shown.stderr).code, 'PLAYER_NOT_FOUND');
+  } finally {
+    cleanup();
+  }
+});
+
+test('a PostgreSQL database that does not exist is one line naming it and its host, no stack, for serve too', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, async () => {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = '/wagerlink_no_such_database';
+  const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_PORT: String(await freePort()) });
+  for (const args of [['operator', 'players', 'show', 'bob'], ['operator', 'serve']]) {
+    const run = await runWagerlink([...args, '--database', url.toString()], { env });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stderr, `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database or WAGERLINK_DATABASE at another\n`);
+  }
+});
+
+test('any other failure is one line without a stack, and --verbose adds the stack', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    // A directory where the database file should be: SQLite cannot open it.
+    const plain = await runWagerlink(['operator', 'migrate', '--database', dir]);
+    assert.equal(plain.code, 1);
+    assert.match(plain.stderr, /^wagerlink: [^\n]+\n$/);
+    assert.doesNotMatch(plain.stderr, /\n\s+at /);
+    const verbose = await runWagerlink(['operator', 'migrate', '--database', dir, '--verbose']);
+    assert.equal(verbose.code, 1);
+    assert.match(verbose.stderr, /\n\s+at /);
+  } finally {
+    cleanup();
+  }
+});
+
+test('serve on a port in use is one line naming the port and how to choose another', async () => {
+  const { dir, cleanup } = tempDir();
+  const holder = createServer();
+  try {
+    holder.listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const { port } = holder.address() as AddressInfo;
+    const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_DATABASE: join(dir, 'operator.db') });
+    const run = await runWagerlink(['operator', 'serve', '--port', String(port)], { env });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stderr, `wagerlink: port ${port} on 127.0.0.1 is already in use: stop what holds it, or choose another port with --port or WAGERLINK_PORT\n`);
+  } finally {
+    holder.close();
+    cleanup();
+  }
 });

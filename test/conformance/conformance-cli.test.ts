@@ -51,7 +51,8 @@ describe('wagerlink conformance operator', () => {
       [[...base()], /needs --fixtures FILE or --admin-token/],
       [[...base(), '--admin-token', ADMIN_TOKEN, '--report', join(dir, 'out.txt')], /ends in \.json, \.xml or \.html/],
       [[...base(), '--admin-token', ADMIN_TOKEN, '--only', 'auth,no-such-area'], /--only no-such-area: no such area or case/],
-      [['conformance', 'provider'], /conformance takes: operator/],
+      [['conformance', 'nothing'], /conformance takes: operator, provider/],
+      [['conformance', 'provider'], /conformance provider needs --endpoint/],
     ];
     for (const [args, message] of cases) {
       const result = await runWagerlink(args);

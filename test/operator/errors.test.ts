@@ -44,6 +44,7 @@ const TABLE = {
   SESSION_NOT_FOUND: [404, 'Session not found'],
   PLAYER_NOT_FOUND: [404, 'Player not found'],
   NOT_FOUND: [404, 'Not found'],
+  METHOD_NOT_ALLOWED: [405, 'Method not allowed'],
   DUPLICATE_CONFLICT: [409, 'Duplicate conflict'],
   ROUND_CLOSED: [409, 'Round closed'],
   ROUND_MISMATCH: [409, 'Round mismatch'],
@@ -366,9 +367,14 @@ for (const backend of OPERATOR_BACKENDS) {
         }
       });
 
-      test('404 NOT_FOUND: an unknown route or method is a problem too', async () => {
-        assertProblem(await send(op.app, 'GET', '/transaction'), 'NOT_FOUND', 'absent');
+      test('404 NOT_FOUND: an unknown route is a problem too', async () => {
         assertProblem(await send(op.app, 'POST', '/refund', '{}', walletHeaders('{}')), 'NOT_FOUND', 'absent');
+      });
+
+      test('405 METHOD_NOT_ALLOWED: a known route asked with another method, with Allow', async () => {
+        assertProblem(await send(op.app, 'GET', '/transaction'), 'METHOD_NOT_ALLOWED', 'absent');
+        const answer = await op.app.inject({ method: 'GET', url: '/payout' });
+        assert.equal(answer.headers.allow, 'POST');
       });
 
       test('503 SERVICE_UNAVAILABLE: the store is closed; nothing was applied', async () => {

@@ -98,6 +98,7 @@ describe('the package index', () => {
       'REGULATORY_LENGTH_MAX',
       'RETRY_STATUSES',
       'Round',
+      'RunNotStarted',
       'SIGNATURE_HEADER',
       'SIGNIFICANT_DIGITS_MAX',
       'TRANSACTIONS_PER_REQUEST_MAX',
@@ -115,11 +116,14 @@ describe('the package index', () => {
       'formatMinor',
       'isRetryableStatus',
       'raw',
+      'runOperatorConformance',
+      'runProviderConformance',
       'sign',
       'signingSecrets',
       'stringify',
       'toMinor',
       'verifySignature',
+      'writeReport',
     ]);
   });
 

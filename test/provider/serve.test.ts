@@ -61,6 +61,8 @@ test('provider serve: ready line, answers, SIGTERM exits 0; the operator command
     WAGERLINK_OPERATOR_ID: 'local-demo-operator',
     WAGERLINK_WALLET_ID: 'local-demo-wallet',
   });
+  // A back-office command needs the database to be there: migrate creates it.
+  assert.equal((await run(['operator', 'migrate'], env)).code, 0);
   const added = await run(['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--balance', '25', '--country', 'AT'], env);
   assert.equal(added.code, 0, added.stderr);
   const launched = await run(['operator', 'launch-url', 'bob', '--game', 'dice', '--language', 'de-AT', '--lobby', 'https://casino.example/'], env);
@@ -74,6 +76,11 @@ test('provider serve: ready line, answers, SIGTERM exits 0; the operator command
   const refused = await run(['operator', 'game-bets', '--games', 'poker', '--currencies', 'EUR'], env);
   assert.equal(refused.code, 1);
   assert.equal(JSON.parse(refused.stderr).code, 'GAME_NOT_FOUND');
+  // The player's currency goes with the launch: a game with no bets in it is refused before any page opens.
+  assert.equal((await run(['operator', 'players', 'add', 'sven', '--currency', 'SEK', '--country', 'SE'], env)).code, 0);
+  const noLadder = await run(['operator', 'launch-url', 'sven', '--game', 'dice'], env);
+  assert.equal(noLadder.code, 1, noLadder.stdout);
+  assert.equal(JSON.parse(noLadder.stderr).code, 'UNSUPPORTED_CURRENCY');
   const unknown = await run(['operator', 'launch-url', 'nobody', '--game', 'dice'], env);
   assert.equal(unknown.code, 1);
   assert.equal(JSON.parse(unknown.stderr).code, 'PLAYER_NOT_FOUND');

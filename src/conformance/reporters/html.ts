@@ -38,7 +38,7 @@ function failureBlock(result: CaseResult): string {
       const headers = Object.entries(request.headers)
         .map(([name, value]) => `${name}: ${value}`)
         .join('\n');
-      return `<pre>POST ${htmlText(request.url)}\n${htmlText(headers)}\n\n${htmlText(request.body)}</pre>${request.bodyCut === true ? `<p class="dim">The body is cut here; it has ${request.bodyBytes} bytes, all of them in the curl command.</p>` : ''}`;
+      return `<pre>${request.method} ${htmlText(request.url)}\n${htmlText(headers)}\n\n${htmlText(request.body)}</pre>${request.bodyCut === true ? `<p class="dim">The body is cut here; it has ${request.bodyBytes} bytes, all of them in the curl command.</p>` : ''}`;
     })
     .join('');
   const answer = failure.answer;
@@ -49,7 +49,7 @@ function failureBlock(result: CaseResult): string {
     `<ul>${failure.problems.map((problem) => `<li>${htmlText(problem)}</li>`).join('')}</ul>` +
     (requests === '' ? '' : `<p>Request${failure.requests.length > 1 ? `s, sent at once (${failure.requests.length})` : ''}:</p>${requests}`) +
     (answerText === '' ? '' : `<p>Answer:</p><pre>${htmlText(answerText)}</pre>`) +
-    (failure.curl === '' ? '' : `<p>To send it again (with <code>${ACCESS_TOKEN_VARIABLE}</code> set to the access token):</p><pre>${htmlText(failure.curl)}</pre>`) +
+    (failure.curl === '' ? '' : `<p>To send it again${result.side === 'operator' ? ` (with <code>${ACCESS_TOKEN_VARIABLE}</code> set to the access token)` : ''}:</p><pre>${htmlText(failure.curl)}</pre>`) +
     '</details>'
   );
 }

@@ -93,14 +93,16 @@ export function summaryText(report: RunReport, colour: boolean): string {
 
   const failures = report.cases.filter((result) => result.outcome === 'failed');
   if (failures.length > 0) {
-    lines.push('', paint.fail(paint.bold('Failures:')), paint.dim(`  (the curl commands read the access token from $${ACCESS_TOKEN_VARIABLE})`));
+    lines.push('', paint.fail(paint.bold('Failures:')));
+    // Only calls to an operator carry an access token; the provider's endpoints take none (docs/protocol.md §8).
+    if (report.side === 'operator') lines.push(paint.dim(`  (the curl commands read the access token from $${ACCESS_TOKEN_VARIABLE})`));
     failures.forEach((result, i) => {
       const failure = result.failure!;
       lines.push('', `${i + 1}) ${paint.bold(result.id)}: ${result.title}`, `   ${result.clause}`);
       lines.push(`   ${failure.step === 0 ? 'set-up' : `step ${failure.step}`}: ${failure.say}`);
       for (const problem of failure.problems) lines.push(paint.fail(indent(`- ${problem}`, '   ')));
       const request = failure.requests[failure.requests.length - 1];
-      if (request !== undefined) lines.push(`   request: POST ${request.url} (${request.bodyBytes} bytes${failure.requests.length > 1 ? `, one of ${failure.requests.length} sent at once` : ''})`);
+      if (request !== undefined) lines.push(`   request: ${request.method} ${request.url} (${request.bodyBytes} bytes${failure.requests.length > 1 ? `, one of ${failure.requests.length} sent at once` : ''})`);
       if (failure.answer !== undefined) {
         const answer = failure.answer;
         lines.push(`   answer: ${answer.error !== undefined ? `none (${answer.error})` : `${answer.status} ${answer.contentType ?? ''} ${answer.body ?? ''}`.trim()}`);

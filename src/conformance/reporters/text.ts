@@ -8,7 +8,7 @@ export function failureText(result: CaseResult): string {
   const lines = [`${result.id}: ${result.title} (${result.clause})`, `${failure.step === 0 ? 'set-up' : `step ${failure.step}`}: ${failure.say}`];
   for (const problem of failure.problems) lines.push(`- ${problem}`);
   failure.requests.forEach((request, i) => {
-    lines.push(`request${failure.requests.length > 1 ? ` ${i + 1}` : ''}: POST ${request.url}`);
+    lines.push(`request${failure.requests.length > 1 ? ` ${i + 1}` : ''}: ${request.method} ${request.url}`);
     for (const [name, value] of Object.entries(request.headers)) lines.push(`  ${name}: ${value}`);
     lines.push(`  body (${request.bodyBytes} bytes): ${request.body}`);
   });
@@ -16,6 +16,6 @@ export function failureText(result: CaseResult): string {
     const answer = failure.answer;
     lines.push(answer.error !== undefined ? `answer: none (${answer.error})` : `answer: ${answer.status} ${answer.contentType ?? ''}\n  ${answer.body ?? ''}`);
   }
-  if (failure.curl !== '') lines.push(`reproduce ($${ACCESS_TOKEN_VARIABLE} holds the access token):`, failure.curl);
+  if (failure.curl !== '') lines.push(result.side === 'operator' ? `reproduce ($${ACCESS_TOKEN_VARIABLE} holds the access token):` : 'reproduce:', failure.curl);
   return lines.join('\n');
 }

@@ -1,0 +1,79 @@
+/**
+ * How the command tells a failure: one line, `wagerlink: <message>`, never a
+ * stack trace (`--verbose` or WAGERLINK_DEBUG=1 adds it). Known failures,
+ * a usage error, a bad setting, a database that is not there, a port in
+ * use, are told in their own words; anything else by its message, with a
+ * hint where the stack is.
+ */
+import { existsSync } from 'node:fs';
+import { backendOf } from '../stores/open-store.js';
+
+export interface CliFailure {
+  /** A usage error is followed by the usage of the command it concerns. */
+  kind: 'usage' | 'failure';
+  message: string;
+  /** 2 for usage (and a conformance run that could not start), 1 for the rest. */
+  exitCode: 1 | 2;
+}
+
+/** A command's database is not there: it is told, and nothing is created. */
+export class MissingDatabaseError extends Error {
+  override name = 'MissingDatabaseError';
+}
+
+/** Failures whose message is already the whole story, told as they are. */
+const TOLD_AS_THEY_ARE = new Set(['ConfigError', 'UnavailableError', 'ProviderConfigError', 'ProviderLinkError', 'ListenError', 'MissingDatabaseError']);
+/** The conformance kit could not start a run: nothing was judged, which its exit code 2 says (docs/conformance.md). */
+const CONFORMANCE_NOT_STARTED = new Set(['FixturesError', 'RunNotStarted']);
+
+/** PostgreSQL's SQLSTATE for a database that does not exist (invalid_catalog_name). */
+const PG_DATABASE_MISSING = '3D000';
+
+/** `host:port` of a postgres:// URL, as a message names it. */
+function hostPort(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+  } catch {
+    return 'its host';
+  }
+}
+
+function databaseName(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A back-office command's SQLite file must be there already: opening it
+ * would create an empty ledger, and the command would answer from that
+ * (PLAYER_NOT_FOUND for a player who is in the real one).
+ */
+export function requireExistingDatabase(database: string): void {
+  if (backendOf(database).name !== 'sqlite' || database === ':memory:') return;
+  if (existsSync(database)) return;
+  throw new MissingDatabaseError(
+    `database file ${database} does not exist; create it with "wagerlink operator migrate --database ${database}" ` +
+      `(or start "wagerlink operator serve"), or point --database or WAGERLINK_DATABASE at the existing one`,
+  );
+}
+
+export function cliFailure(error: unknown, context: { database?: string | undefined }): CliFailure {
+  const err = (error instanceof Error ? error : new Error(String(error))) as Error & { code?: string; cause?: unknown };
+  if (err.name === 'UsageError') return { kind: 'usage', message: err.message, exitCode: 2 };
+  if (CONFORMANCE_NOT_STARTED.has(err.name)) return { kind: 'failure', message: err.message, exitCode: 2 };
+  const pgCode = err.code ?? (err.cause as { code?: string } | undefined)?.code;
+  if (pgCode === PG_DATABASE_MISSING && context.database !== undefined) {
+    const database = context.database;
+    return {
+      kind: 'failure',
+      message: `database "${databaseName(database)}" does not exist on ${hostPort(database)}; create it (createdb ${databaseName(database)}) or point --database or WAGERLINK_DATABASE at another`,
+      exitCode: 1,
+    };
+  }
+  if (TOLD_AS_THEY_ARE.has(err.name)) return { kind: 'failure', message: err.message, exitCode: 1 };
+  return { kind: 'failure', message: `${err.message} (--verbose or WAGERLINK_DEBUG=1 shows where)`, exitCode: 1 };
+}

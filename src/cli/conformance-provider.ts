@@ -1,0 +1,122 @@
+/**
+ * `wagerlink conformance provider`: runs the provider's conformance cases
+ * against a provider endpoint (docs/conformance.md) with the same output
+ * and reports as the operator side. Its options are its own, parsed here,
+ * and so are its usage errors: main.ts hands it the arguments after
+ * `conformance provider` and nothing else.
+ */
+import { parseArgs } from 'node:util';
+import { PROVIDER_AREAS } from '../conformance/provider/model.js';
+import { DEFAULT_CURRENCIES, runProviderConformance } from '../conformance/provider-runner.js';
+import { reportFormat, writeReport } from '../conformance/reporters/files.js';
+import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
+
+export const CONFORMANCE_PROVIDER_USAGE = `wagerlink conformance provider — checks a provider endpoint against docs/protocol.md
+
+Usage:
+  wagerlink conformance provider --endpoint URL --secret SECRET --operator-id ID --wallet-id ID --game SLUG
+      [--currency CODE[,CODE]]... [--next-secret SECRET] [--report FILE]... [--only AREA|CASE]... [--bail]
+
+Options:
+  --endpoint URL        the provider endpoint's base URL: its /generate-launch-url and /game-bets are checked
+  --secret SECRET       the operator's secret at the provider, which signs every request (docs/protocol.md §2.2)
+  --operator-id ID      the operator's id at the provider
+  --wallet-id ID        a wallet id the provider issued to that operator
+  --game SLUG           a game the provider offers the operator
+  --currency CODE       currencies the provider offers the operator for the game (default ${DEFAULT_CURRENCIES.join(', ')});
+                        may be repeated or comma-separated; the ladder cases check up to three
+  --next-secret SECRET  the next secret of a rotation, if the provider holds one: the rotation cases need it
+  --report FILE         also write a report: FILE.json, FILE.xml (JUnit) or FILE.html; may be repeated
+  --only AREA|CASE      run only these areas or case ids; may be repeated or comma-separated
+  --bail                stop at the first case that fails
+
+The kit calls from this machine's address, which the provider must whitelist for the operator
+(docs/protocol.md §2.5). Launch URLs the provider answers are opened with a GET.
+
+Areas: ${PROVIDER_AREAS.join(', ')}.
+
+Exit codes: 0 every case judged passed, 1 a case failed, 2 usage or set-up error (nothing judged).
+`;
+
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const list = (entries: readonly string[] | undefined) =>
+  (entries ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+
+/** Runs the command; sets the exit code and writes its own errors. */
+export async function conformanceProvider(argv: readonly string[]): Promise<void> {
+  try {
+    await run(argv);
+  } catch (error) {
+    const err = error as Error & { code?: string };
+    if (error instanceof UsageError || err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      process.stderr.write(`wagerlink: ${err.message}\n\n${CONFORMANCE_PROVIDER_USAGE}`);
+      process.exitCode = 2;
+    } else if (err.name === 'RunNotStarted') {
+      process.stderr.write(`wagerlink conformance: ${err.message}\n`);
+      process.exitCode = 2;
+    } else {
+      throw error;
+    }
+  }
+}
+
+async function run(argv: readonly string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      endpoint: { type: 'string' },
+      secret: { type: 'string' },
+      'next-secret': { type: 'string' },
+      'operator-id': { type: 'string' },
+      'wallet-id': { type: 'string' },
+      game: { type: 'string' },
+      currency: { type: 'string', multiple: true },
+      report: { type: 'string', multiple: true },
+      only: { type: 'string', multiple: true },
+      bail: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(CONFORMANCE_PROVIDER_USAGE);
+    return;
+  }
+  const endpoint = values.endpoint;
+  if (!endpoint) throw new UsageError('conformance provider needs --endpoint URL');
+  if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
+  for (const [name, text] of [
+    ['secret', 'the operator\'s secret that signs requests'],
+    ['operator-id', 'the operator\'s id at the provider'],
+    ['wallet-id', 'a wallet id the provider issued to the operator'],
+    ['game', 'a game the provider offers'],
+  ] as const) {
+    if (!values[name]) throw new UsageError(`conformance provider needs --${name} (${text})`);
+  }
+  const reports = values.report ?? [];
+  for (const path of reports) if (reportFormat(path) === undefined) throw new UsageError(`--report ${path}: a report file ends in .json, .xml or .html`);
+  const currencies = list(values.currency);
+  const report = await runProviderConformance({
+    target: {
+      endpoint,
+      secret: values.secret!,
+      ...(values['next-secret'] === undefined ? {} : { nextSecret: values['next-secret'] }),
+      operatorId: values['operator-id']!,
+      walletId: values['wallet-id']!,
+      game: values.game!,
+      ...(currencies.length === 0 ? {} : { currencies }),
+    },
+    only: list(values.only),
+    bail: values.bail === true,
+    onEvent: terminalReporter(process.stdout, wantsColour(process.stdout)),
+  });
+  for (const path of reports) {
+    await writeReport(report, path);
+    process.stdout.write(`report: ${path}\n`);
+  }
+  process.exitCode = report.summary.failed > 0 ? 1 : 0;
+}
