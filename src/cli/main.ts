@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { serveOperator } from '../operator/serve-operator.js';
 import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
 import { serveProvider } from '../provider/serve-provider.js';
+import { sandboxCommand } from './sandbox-command.js';
 import { providerOpenApi } from '../provider/provider-openapi.js';
 import { PROVIDER_ADMIN_VARIABLES, providerAdmin } from './provider-admin.js';
 import type { CallOutcome } from '../clients/http-call.js';
@@ -34,6 +35,7 @@ const USAGE = `wagerlink — the game provider <-> operator wallet interface
 
 Usage:
   wagerlink --help | --version
+  wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database URL]   (npm start; sandbox --help)
   wagerlink operator serve [--host H] [--port P] [--database PATH|URL] [--workers N|auto]
   wagerlink operator migrate [--database PATH|URL]
   wagerlink operator verify [--database PATH|URL]
@@ -345,6 +347,8 @@ function packageVersion(): string {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // The sandbox parses options of its own (sandbox-command.ts).
+  if (argv[0] === 'sandbox') return sandboxCommand(argv.slice(1), (message) => new UsageError(message));
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [area, command, ...rest] = positionals;
   if (area === 'conformance' && values.help) {
@@ -395,7 +399,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     // The conformance run could not start: nothing was judged.
     process.stderr.write(`wagerlink conformance: ${err.message}\n`);
     process.exitCode = 2;
-  } else if (error instanceof ConfigError || err.name === 'UnavailableError' || err.name === 'ProviderConfigError' || err.name === 'ProviderLinkError') {
+  } else if (error instanceof ConfigError || err.name === 'UnavailableError' || err.name === 'ProviderConfigError' || err.name === 'ProviderLinkError' || err.name === 'SandboxSetupError' || err.name === 'PagesNotBuilt') {
     process.stderr.write(`wagerlink: ${err.message}\n`);
     process.exitCode = 1;
   } else {
