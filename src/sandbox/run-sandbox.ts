@@ -127,7 +127,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     out.write(`  Operator API ${operatorUrl}  (${operatorUrl}/openapi.json)`);
     out.write(`  Provider API ${providerUrl}  (${providerUrl}/openapi.json)`);
     out.write('');
-    out.write(`wagerlink sandbox ready: Ctrl-C stops it`);
+    out.write(`wagerlink sandbox ready (pid ${process.pid}): Ctrl-C stops it`);
   } catch (error) {
     await closeAll();
     throw error;
