@@ -15,24 +15,12 @@ import type { CallOutcome } from '../clients/http-call.js';
 import { ERRORS, type ErrorCode } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { isCountryCode } from '../protocol/regions.js';
-import { CreatePlayerRequest, CurrencyCode, GameSlug, PlayerId } from '../protocol/schemas.js';
+import { CreatePlayerRequest, CurrencyCode, PlayerId } from '../protocol/schemas.js';
+import { LaunchRequest } from './lobby-openapi.js';
 import { compile, compileBody } from '../protocol/validate.js';
 import type { OperatorService } from './operator-service.js';
 import { playerBody } from './operator-views.js';
 import { requestGameBets, requestLaunchUrl, type ProviderLink } from './provider-link.js';
-
-export const LaunchRequest = Type.Object({
-  game: GameSlug,
-  mode: Type.Union([Type.Literal('real'), Type.Literal('fun')]),
-  playerId: Type.Optional(PlayerId),
-  language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'BCP 47 language tag (default en).' })),
-});
-
-export const LobbyGame = Type.Object({
-  slug: GameSlug,
-  title: Type.String(),
-  ladder: Type.Array(Type.Number(), { description: "The bet ladder in the currency asked for, major units; empty when the game has none in it." }),
-});
 
 export interface LobbyOptions {
   service: OperatorService;

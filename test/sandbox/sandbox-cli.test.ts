@@ -131,6 +131,12 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).status, 201);
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).body.code, 'PLAYER_EXISTS');
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"eve","currency":"EUR","balance":1.005,"country":"FR"}')).status, 400, 'too many decimals for EUR');
+  // The operator's OpenAPI document describes each of the lobby's routes called above.
+  const documented = (await json(`${origin}/openapi.json`)).body.paths as Record<string, Record<string, unknown>>;
+  assert.deepEqual(
+    Object.entries(documented).filter(([path]) => path.startsWith('/lobby/')).map(([path, methods]) => `${Object.keys(methods).join('+')} ${path}`),
+    ['get+post /lobby/api/players', 'get /lobby/api/players/{playerId}', 'get /lobby/api/games', 'post /lobby/api/launch'],
+  );
   // The back office keeps its token: the lobby's API is the only open door.
   assert.equal((await json(`${origin}/admin/players/alice`)).status, 401);
   const deposit = await json(`${origin}/admin/players/alice/adjustments`, {

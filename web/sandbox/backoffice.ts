@@ -157,7 +157,8 @@ function showRounds(): void {
     .map((r) => {
       const open = el('button', { type: 'button', 'data-round': r.roundId }, 'History');
       open.addEventListener('click', () => void showRound(r));
-      return [el('code', {}, r.roundId.slice(0, 8)), r.game, r.finished ? 'finished' : 'open', when(r.createdAt), open];
+      // Ids are time-ordered: their ends tell rounds apart, the whole id is in the title.
+      return [el('code', { title: r.roundId }, `…${r.roundId.slice(-12)}`), r.game, r.finished ? 'finished' : 'open', when(r.createdAt), open];
     });
   ui.rounds.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No rounds.') : table(['Round', 'Game', 'State', 'Started', ''], rows));
   ui.roundsMore.hidden = pages.roundsNext === null;
@@ -167,7 +168,7 @@ function showTransfers(): void {
   const kind = ui.transferKind.value;
   const rows = pages.transfers
     .filter((t) => kind === '' || t.kind === kind)
-    .map((t) => [when(t.createdAt), t.kind + (t.freeBet ? ' (free)' : ''), String(t.amount), t.game ?? '', t.roundId === null ? '' : el('code', {}, t.roundId.slice(0, 8))]);
+    .map((t) => [when(t.createdAt), t.kind + (t.freeBet ? ' (free)' : ''), String(t.amount), t.game ?? '', t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`)]);
   ui.transfers.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No transactions.') : table(['When', 'Kind', `Amount (${current?.currency ?? ''})`, 'Game', 'Round'], rows, [2]));
   ui.transfersMore.hidden = pages.transfersNext === null;
 }
