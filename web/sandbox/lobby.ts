@@ -32,6 +32,9 @@ const ui = {
 
 let player: Player | undefined;
 
+/** How often the balance is read again while a game is open (ms): the game books in the wallet, and the lobby shows it. */
+const BALANCE_REFRESH_MS = 5_000;
+
 function keptPlayers(): string[] {
   try {
     const value = JSON.parse(localStorage.getItem(KEPT_KEY) ?? '[]') as unknown;
@@ -146,6 +149,15 @@ ui.create.addEventListener('submit', (event) => {
     })
     .catch((error: unknown) => report(ui.problem, error));
 });
+
+setInterval(() => {
+  if (ui.stage.hidden || !player) return;
+  api<Player>('GET', `/lobby/api/players/${encodeURIComponent(player.playerId)}`)
+    .then((fresh) => {
+      ui.balance.textContent = money(fresh.balance, fresh.currency);
+    })
+    .catch(() => undefined); // the next tick tries again; a lasting problem shows when the game closes
+}, BALANCE_REFRESH_MS);
 
 if (new URLSearchParams(location.search).has('deposit')) {
   ui.notice.textContent = 'Deposits are made by the casino’s staff in the back office.';
