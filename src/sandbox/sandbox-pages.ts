@@ -62,6 +62,8 @@ export function registerSandboxPages(app: FastifyInstance, options: { providerOr
 
   const passThrough = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const rest = (request.params as { '*': string })['*'];
+    // Only the provider's back office: a dot segment would climb out of /admin once the URL is normalised.
+    if (/(^|\/)\.{1,2}(\/|$)/.test(rest) || rest.includes('%')) return sendProblem(reply, 'NOT_FOUND', 'only the provider\'s /admin/* is passed through');
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
     const headers: Record<string, string> = {};
     for (const name of ['authorization', 'content-type'] as const) {

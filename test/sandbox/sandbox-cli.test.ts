@@ -131,6 +131,12 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).status, 201);
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).body.code, 'PLAYER_EXISTS');
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"eve","currency":"EUR","balance":1.005,"country":"FR"}')).status, 400, 'too many decimals for EUR');
+  // The back office's pass-through reaches the provider's /admin/* with the caller's token, and nothing else.
+  const providerToken = (JSON.parse(secrets) as { providerAdminToken: string }).providerAdminToken;
+  const passed = await json(`${origin}/backoffice/provider/admin/outbox?status=parked`, { headers: { authorization: `Bearer ${providerToken}` } });
+  assert.equal(passed.status, 200, JSON.stringify(passed.body));
+  assert.equal((await json(`${origin}/backoffice/provider/admin/outbox`)).body.code, 'INVALID_TOKEN', 'the pass-through adds no token');
+  assert.equal((await json(`${origin}/backoffice/provider/admin/%2e%2e/health`)).status, 404);
   // The operator's OpenAPI document describes each of the lobby's routes called above.
   const documented = (await json(`${origin}/openapi.json`)).body.paths as Record<string, Record<string, unknown>>;
   assert.deepEqual(
