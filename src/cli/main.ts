@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { serveOperator } from '../operator/serve-operator.js';
 import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
 import { serveProvider } from '../provider/serve-provider.js';
+import { SANDBOX_USAGE, sandboxCommand } from './sandbox-command.js';
 import { providerOpenApi } from '../provider/provider-openapi.js';
 import { ADMIN_HELP, PROVIDER_ADMIN_VARIABLES, providerAdmin } from './provider-admin.js';
 import { CommandTable, UsageError, type Command, type Group, type Node, type OptionName, type Values } from './command-table.js';
@@ -216,6 +217,15 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: "settles an outbox item by hand with the operator's reference",
     help: ADMIN_HELP.outbox,
     run: (args, values) => providerAdmin('outbox', ['resolve', ...args], values, usage),
+  },
+  {
+    name: 'sandbox',
+    options: [],
+    synopsis: '[--data DIR] [--port P] [--provider-port P] [--database URL]',
+    summary: 'the whole interface on this machine, with a lobby and a back office (npm start)',
+    help: SANDBOX_USAGE,
+    // Listed here for the usage texts; main() hands its arguments to sandbox-command.ts, which parses its own.
+    run: (args) => sandboxCommand(args, (message) => new UsageError(message)),
   },
   {
     name: 'openapi',
@@ -466,6 +476,11 @@ export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'help') {
     process.stdout.write(TABLE.help(TABLE.resolve(argv.slice(1)).node));
     return;
+  }
+  // The sandbox parses options of its own (sandbox-command.ts); a usage error of its shows its own usage.
+  if (argv[0] === 'sandbox') {
+    reached.node = TABLE.resolve(['sandbox']).node;
+    return sandboxCommand(argv.slice(1), (message) => new UsageError(message));
   }
   // The provider side of the kit parses its own options, --help included (conformance-provider.ts).
   if (argv[0] === 'conformance' && argv[1] === 'provider') return conformanceProvider(argv.slice(2));

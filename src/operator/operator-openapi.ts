@@ -6,6 +6,7 @@
  */
 import { body, HOME_PATH, METRICS_PATH, ok, plain, PROBLEM_COMPONENT, problems } from '../protocol/openapi-parts.js';
 import * as S from '../protocol/schemas.js';
+import { lobbyOpenApiPaths } from './lobby-openapi.js';
 
 const WIRE_AUTH = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
@@ -120,6 +121,7 @@ export function operatorOpenApi() {
       '/admin/verify': {
         get: { summary: 'Prove the books balance.', security: admin, responses: { ...ok('200', 'The report', S.VerifyResponse), ...problems(ADMIN) } },
       },
+      ...lobbyOpenApiPaths(),
     },
     components: {
       schemas: PROBLEM_COMPONENT,

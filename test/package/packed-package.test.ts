@@ -180,7 +180,7 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     for (const needed of ['package.json', 'README.md', 'bin/wagerlink.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'openapi/operator.json', 'web/index.html', 'examples/operator.env']) {
       assert.ok(files.includes(needed), `${needed} is missing`);
     }
-    const allowed = /^(?:package\.json|README\.md|LICENSE|bin\/.+|dist\/src\/.+\.(?:js|d\.ts|js\.map)|openapi\/.+|web\/.+|examples\/.+)$/;
+    const allowed = /^(?:package\.json|README\.md|LICENSE|bin\/.+|dist\/src\/.+\.(?:js|d\.ts|js\.map)|dist\/web\/sandbox\/.+\.js|openapi\/.+|web\/.+|examples\/.+)$/;
     assert.deepEqual(files.filter((path) => !allowed.test(path)), []);
   });
 

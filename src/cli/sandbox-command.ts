@@ -1,0 +1,58 @@
+/**
+ * `wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database URL]`:
+ * its own options and help, parsed here so that main.ts only hands over.
+ */
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { backendOf } from '../stores/open-store.js';
+import { OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT } from '../sandbox/sandbox-config.js';
+import { runSandbox } from '../sandbox/run-sandbox.js';
+
+export const SANDBOX_USAGE = `wagerlink sandbox — the whole interface on this machine: the operator wallet with a lobby and a
+back office, and the provider with its games, on 127.0.0.1 (the same as npm start)
+
+Usage:
+  wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database postgres://...]
+
+Options:
+  --data DIR            where the databases and the integration's secrets are kept (default ./data)
+  --port P              the operator's port: lobby, back office, wallet API (default ${OPERATOR_PORT_DEFAULT})
+  --provider-port P     the provider's port: its API and the games (default ${PROVIDER_PORT_DEFAULT})
+  --database URL        the operator's database as a postgres:// URL (default DIR/operator.db, SQLite);
+                        the provider stays on SQLite in DIR
+`;
+
+function port(text: string | undefined, name: string, fallback: number, usage: (message: string) => Error): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^[0-9]{1,5}$/.test(text) || value < 1 || value > 65_535) throw usage(`--${name} must be a port, 1..65535, got "${text}"`);
+  return value;
+}
+
+export async function sandboxCommand(args: string[], usage: (message: string) => Error): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      data: { type: 'string' },
+      port: { type: 'string' },
+      'provider-port': { type: 'string' },
+      database: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(SANDBOX_USAGE);
+    return;
+  }
+  if (positionals.length > 0) throw usage(`sandbox takes no arguments, got "${positionals[0]}"`);
+  const dataDir = resolve(values.data ?? 'data');
+  const operatorPort = port(values.port, 'port', OPERATOR_PORT_DEFAULT, usage);
+  const providerPort = port(values['provider-port'], 'provider-port', PROVIDER_PORT_DEFAULT, usage);
+  if (operatorPort === providerPort) throw usage(`--port and --provider-port must differ, both are ${operatorPort}`);
+  if (values.database !== undefined && backendOf(values.database).name !== 'postgres') {
+    throw usage(`--database takes a postgres:// URL (the default is SQLite in --data), got "${values.database}"`);
+  }
+  await runSandbox({ dataDir, operatorPort, providerPort, operatorDatabase: values.database ?? `${dataDir}/operator.db` });
+}

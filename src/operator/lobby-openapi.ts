@@ -1,0 +1,65 @@
+/**
+ * The lobby API's part of the operator's OpenAPI document (lobby-routes.ts),
+ * and the schemas its routes check bodies with. The routes are served by
+ * `wagerlink sandbox` only, without a token, on 127.0.0.1.
+ */
+import { Type } from '@sinclair/typebox';
+import { body, ok, plain, problems } from '../protocol/openapi-parts.js';
+import * as S from '../protocol/schemas.js';
+
+export const LaunchRequest = Type.Object({
+  game: S.GameSlug,
+  mode: Type.Union([Type.Literal('real'), Type.Literal('fun')]),
+  playerId: Type.Optional(S.PlayerId),
+  language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'BCP 47 language tag (default en).' })),
+});
+
+export const LobbyGame = Type.Object({
+  slug: S.GameSlug,
+  title: Type.String(),
+  ladder: Type.Array(Type.Number(), { description: "The bet ladder in the currency asked for, major units; empty when the game has none in it." }),
+});
+
+
+const LOBBY = ['INVALID_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+const sandboxOnly = 'Served by `wagerlink sandbox` only (on 127.0.0.1, without a token: docs/sandbox.md#who-may-call-what).';
+const LobbyPlayers = Type.Object({ items: Type.Array(S.PlayerResponse) });
+const LobbyGames = Type.Object({ currency: S.CurrencyCode, items: Type.Array(LobbyGame) });
+
+export function lobbyOpenApiPaths() {
+  return {
+    '/lobby/api/players': {
+      get: { summary: 'The players the lobby lists (the demo players).', description: sandboxOnly, responses: { ...ok('200', 'The players', LobbyPlayers), ...problems(LOBBY) } },
+      post: {
+        summary: 'Create a player with an opening balance (booked as a deposit).',
+        description: sandboxOnly,
+        requestBody: body(S.CreatePlayerRequest),
+        responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_EXISTS', 'UNSUPPORTED_MEDIA_TYPE']) },
+      },
+    },
+    '/lobby/api/players/{playerId}': {
+      get: {
+        summary: 'A player and its balance.',
+        description: sandboxOnly,
+        parameters: [{ name: 'playerId', in: 'path', required: true, schema: plain(S.PlayerId) }],
+        responses: { ...ok('200', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND']) },
+      },
+    },
+    '/lobby/api/games': {
+      get: {
+        summary: "The provider's games with their bet ladders in one currency (through the provider's /game-bets).",
+        description: sandboxOnly,
+        parameters: [{ name: 'currency', in: 'query', required: true, schema: plain(S.CurrencyCode) }],
+        responses: { ...ok('200', 'The games', LobbyGames), ...problems(LOBBY) },
+      },
+    },
+    '/lobby/api/launch': {
+      post: {
+        summary: "A launch URL from the provider's /generate-launch-url: real money for a player (a fresh launch key), or fun.",
+        description: sandboxOnly,
+        requestBody: body(LaunchRequest),
+        responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE']) },
+      },
+    },
+  };
+}

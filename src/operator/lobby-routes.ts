@@ -1,0 +1,126 @@
+/**
+ * The lobby's API (/lobby/api/*): what a player-facing lobby page needs from
+ * the operator — its players and balances, the provider's games with their
+ * bet ladders (through the provider's /game-bets) and launch URLs (through
+ * /generate-launch-url). Registered by `wagerlink sandbox` only, which listens
+ * on 127.0.0.1: these routes take no token, as a casino's own lobby would sit
+ * behind the casino's player login, which the sandbox does not have
+ * (docs/sandbox.md#who-may-call-what). Everything else about a player stays
+ * behind the back office's admin token.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { bodyBytes, readBody, sendJson, sendProblem, sendRefusal } from '../http/json-api.js';
+import type { CallOutcome } from '../clients/http-call.js';
+import { ERRORS, type ErrorCode } from '../protocol/errors.js';
+import { stringify } from '../protocol/json.js';
+import { isCountryCode } from '../protocol/regions.js';
+import { CreatePlayerRequest, CurrencyCode, PlayerId } from '../protocol/schemas.js';
+import { LaunchRequest } from './lobby-openapi.js';
+import { compile, compileBody } from '../protocol/validate.js';
+import type { OperatorService } from './operator-service.js';
+import { playerBody } from './operator-views.js';
+import { requestGameBets, requestLaunchUrl, type ProviderLink } from './provider-link.js';
+
+export interface LobbyOptions {
+  service: OperatorService;
+  /** Where the provider is, and who this operator is to it. */
+  link: ProviderLink;
+  /** The provider's catalog: the games the lobby offers, in order. */
+  games: readonly { slug: string; title: string }[];
+  /** Players the lobby lists first (the sandbox's demo players). */
+  listedPlayers: () => readonly string[];
+  /** The lobby page's URL: a game's lobby and deposit buttons lead back to it. */
+  lobbyUrl: string;
+}
+
+const bodies = {
+  createPlayer: compileBody(CreatePlayerRequest, (value) => [['balance', value.balance]]),
+  launch: compileBody(LaunchRequest),
+};
+const playerParams = compile(Type.Object({ playerId: PlayerId }));
+const gamesQuery = compile(Type.Object({ currency: CurrencyCode }));
+
+/** A provider's answer passed on: its refusal keeps its code; no answer is 503, the provider being this operator's dependency. */
+function sendProviderFailure(reply: FastifyReply, outcome: Exclude<CallOutcome<unknown>, { ok: true }>): FastifyReply {
+  if (outcome.kind === 'refused' && outcome.code !== undefined && Object.hasOwn(ERRORS, outcome.code)) {
+    return sendProblem(reply, outcome.code as ErrorCode, `the provider refused: ${outcome.detail}`);
+  }
+  return sendProblem(reply, 'SERVICE_UNAVAILABLE', `the provider did not answer usefully: ${outcome.detail}`);
+}
+
+export function registerLobby(app: FastifyInstance, options: LobbyOptions): void {
+  const { service, link } = options;
+
+  app.get('/lobby/api/players', async (_request, reply) => {
+    const items = [];
+    for (const playerId of options.listedPlayers()) {
+      const player = await service.getPlayer(playerId);
+      if (player.ok) items.push(playerBody(player));
+    }
+    return sendJson(reply, 200, stringify({ items }));
+  });
+
+  app.post('/lobby/api/players', async (request, reply) => {
+    const bytes = bodyBytes(request, reply);
+    const input = bytes && readBody(reply, bytes, bodies.createPlayer);
+    if (!input) return reply;
+    if (input.country !== undefined && !isCountryCode(input.country)) {
+      return sendProblem(reply, 'INVALID_REQUEST', `country: ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
+    }
+    const outcome = await service.createPlayer(input);
+    if (!outcome.ok) return sendRefusal(reply, outcome);
+    return sendJson(reply, 201, stringify(playerBody(outcome)));
+  });
+
+  app.get('/lobby/api/players/:playerId', async (request, reply) => {
+    const checked = playerParams.check({ ...(request.params as object) });
+    if (!checked.ok) return sendRefusal(reply, checked);
+    const outcome = await service.getPlayer(checked.value.playerId);
+    if (!outcome.ok) return sendRefusal(reply, outcome);
+    return sendJson(reply, 200, stringify(playerBody(outcome)));
+  });
+
+  app.get('/lobby/api/games', async (request, reply) => {
+    const checked = gamesQuery.check({ ...(request.query as object) });
+    if (!checked.ok) return sendRefusal(reply, checked);
+    const { currency } = checked.value;
+    const slugs = options.games.map((game) => game.slug);
+    const bets = await requestGameBets(link, slugs, [currency]);
+    if (!bets.ok) return sendProviderFailure(reply, bets);
+    // Ladders stay the provider's exact decimal text, written as JSON numbers unchanged.
+    const items = options.games.map((game) => `{"slug":${JSON.stringify(game.slug)},"title":${JSON.stringify(game.title)},"ladder":[${(bets.value[game.slug]?.[currency] ?? []).join(',')}]}`);
+    return sendJson(reply, 200, `{"currency":${JSON.stringify(currency)},"items":[${items.join(',')}]}`);
+  });
+
+  app.post('/lobby/api/launch', async (request, reply) => {
+    const bytes = bodyBytes(request, reply);
+    const input = bytes && readBody(reply, bytes, bodies.launch);
+    if (!input) return reply;
+    const language = input.language ?? 'en';
+    if (input.mode === 'fun') {
+      const outcome = await requestLaunchUrl(link, { mode: 'fun', game: input.game, language, urls: { lobby: options.lobbyUrl } });
+      if (!outcome.ok) return sendProviderFailure(reply, outcome);
+      return sendJson(reply, 200, stringify({ url: outcome.value.url }));
+    }
+    if (input.playerId === undefined) return sendProblem(reply, 'INVALID_REQUEST', 'playerId: a real-money launch needs a player');
+    const player = await service.getPlayer(input.playerId);
+    if (!player.ok) return sendRefusal(reply, player);
+    const key = await service.createLaunchKey(input.playerId, input.game);
+    if (!key.ok) return sendRefusal(reply, key);
+    const back = new URL(options.lobbyUrl);
+    back.searchParams.set('player', input.playerId);
+    const deposit = new URL(back);
+    deposit.searchParams.set('deposit', '1');
+    const outcome = await requestLaunchUrl(link, {
+      mode: 'real',
+      game: input.game,
+      language,
+      key: key.key,
+      ...(player.country === undefined || player.country === null ? {} : { country: player.country }),
+      urls: { lobby: back.toString(), deposit: deposit.toString() },
+    });
+    if (!outcome.ok) return sendProviderFailure(reply, outcome);
+    return sendJson(reply, 200, stringify({ url: outcome.value.url }));
+  });
+}

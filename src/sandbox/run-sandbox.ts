@@ -1,0 +1,160 @@
+/**
+ * `wagerlink sandbox` (and `npm start`): the whole interface in one process
+ * on 127.0.0.1 — the operator wallet with the lobby and the back office, and
+ * the provider with its games — joined by one integration whose secrets are
+ * made on the first start and kept in the data folder. Demo players and a
+ * free-bet campaign are seeded idempotently, so a restart changes nothing
+ * that was there.
+ *
+ * One process, so that one Ctrl-C or SIGTERM stops everything: the first
+ * signal stops both servers gracefully (requests in flight finish, the
+ * provider's sends in flight are answered and recorded), then the databases
+ * close and the process exits 0; a second signal, or the shutdown time-out,
+ * closes the connections still open at once.
+ */
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildOperatorApp } from '../operator/operator-app.js';
+import { registerLobby } from '../operator/lobby-routes.js';
+import { OperatorService, REAL_WORLD } from '../operator/operator-service.js';
+import { readOperatorConfig } from '../operator/operator-config.js';
+import { importConfigCampaigns } from '../provider/config-campaigns.js';
+import { createGameService, REAL_PROVIDER_WORLD } from '../provider/game-service.js';
+import { buildProviderApp } from '../provider/provider-app.js';
+import { openProviderStore } from '../provider/store/open-provider-store.js';
+import { createRoundDelivery } from '../provider/round-delivery.js';
+import { backendOf, openStore } from '../stores/open-store.js';
+import { exitOnStorageFailure } from '../http/stop-on-signals.js';
+import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
+import { seedDemoPlayers } from './demo-seed.js';
+import { registerSandboxPages } from './sandbox-pages.js';
+import {
+  DEMO_PLAYERS,
+  operatorOrigin,
+  providerOrigin,
+  SANDBOX_HOST,
+  SANDBOX_OPERATOR_ID,
+  SANDBOX_WALLET_ID,
+  sandboxProviderConfig,
+  type SandboxSettings,
+} from './sandbox-config.js';
+import { loadOrCreateSecrets, SandboxSetupError } from './sandbox-secrets.js';
+
+export interface SandboxOutput {
+  write(line: string): void;
+}
+
+/** Listens, or explains a port that is taken in words a newcomer acts on. */
+async function listen(app: FastifyInstance, port: number, what: string, option: string): Promise<void> {
+  try {
+    await app.listen({ host: SANDBOX_HOST, port });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new SandboxSetupError(`port ${port} (the ${what}) is already in use on ${SANDBOX_HOST}, perhaps by another sandbox: stop it, or pick another port with ${option} PORT`);
+    }
+    throw error;
+  }
+}
+
+export async function runSandbox(settings: SandboxSettings, out: SandboxOutput = { write: (line) => process.stdout.write(`${line}\n`) }): Promise<void> {
+  const { secrets, created } = loadOrCreateSecrets(settings.dataDir);
+  // Warnings and failures only, on stderr: stdout holds what a person reads.
+  const logger = pino({ level: 'warn', base: { service: 'wagerlink-sandbox' } }, pino.destination(2));
+  const operatorLogger = logger.child({ side: 'operator' });
+  const providerLogger = logger.child({ side: 'provider' });
+
+  const operatorConfig = readOperatorConfig({}, { host: SANDBOX_HOST, port: settings.operatorPort, database: settings.operatorDatabase });
+  const providerConfig = sandboxProviderConfig(settings, secrets);
+  const operatorUrl = operatorOrigin(settings);
+  const providerUrl = providerOrigin(settings);
+  const postgres = backendOf(settings.operatorDatabase).name === 'postgres';
+
+  const closers: (() => Promise<unknown>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close();
+    closers.length = 0;
+  };
+  let operatorApp: FastifyInstance;
+  let providerApp: FastifyInstance;
+  let delivery: ReturnType<typeof createRoundDelivery>;
+  try {
+    const operatorStore = await openStore(settings.operatorDatabase, {
+      rules: operatorConfig.rules,
+      cryptoDecimals: operatorConfig.cryptoDecimals,
+      postgres: operatorConfig.postgres,
+    });
+    closers.push(() => operatorStore.close());
+    operatorStore.onFatal?.(exitOnStorageFailure(operatorLogger));
+    operatorApp = await buildOperatorApp({
+      store: operatorStore,
+      secrets: [secrets.secret],
+      accessTokens: [secrets.accessToken],
+      adminToken: secrets.adminToken,
+      logger: operatorLogger,
+    });
+    closers.push(() => operatorApp.close());
+    const service = new OperatorService(operatorStore, REAL_WORLD);
+    registerLobby(operatorApp, {
+      service,
+      link: { providerUrl, operatorId: SANDBOX_OPERATOR_ID, walletId: SANDBOX_WALLET_ID, secret: secrets.secret },
+      games: providerConfig.games.map((game) => ({ slug: game.slug, title: game.title })),
+      listedPlayers: () => DEMO_PLAYERS.map((player) => player.playerId),
+      lobbyUrl: `${operatorUrl}/lobby/`,
+    });
+    registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
+    const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken);
+
+    const providerStore = await openProviderStore(providerConfig.database, { onFatal: exitOnStorageFailure(providerLogger), currencies: providerConfig.currencies });
+    closers.push(() => providerStore.close());
+    delivery = createRoundDelivery({ config: providerConfig, store: providerStore, log: providerLogger });
+    const games = createGameService({ config: providerConfig, store: providerStore, delivery });
+    // Closed in reverse: the app, then the delivery (its sends in flight answered and recorded), then the games.
+    closers.push(() => games.close());
+    closers.push(() => delivery.stop());
+    await importConfigCampaigns(providerConfig, providerStore, REAL_PROVIDER_WORLD.clock());
+    providerApp = await buildProviderApp({ config: providerConfig, store: providerStore, games, logger: providerLogger, delivery });
+    closers.push(() => providerApp.close());
+
+    await listen(operatorApp, settings.operatorPort, 'operator', '--port');
+    await listen(providerApp, settings.providerPort, 'provider', '--provider-port');
+    delivery.start();
+
+    out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
+    if (postgres) out.write(`The operator runs on ${backendOf(settings.operatorDatabase).display}; the provider keeps its round log on SQLite (${providerConfig.database}): both sides in one database would share table names; a provider on PostgreSQL runs with provider serve --database.`);
+    out.write('');
+    out.write(`  Lobby        ${operatorUrl}/lobby/`);
+    out.write(`  Back office  ${operatorUrl}/backoffice/#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);
+    out.write(`  Operator API ${operatorUrl}  (${operatorUrl}/openapi.json)`);
+    out.write(`  Provider API ${providerUrl}  (${providerUrl}/openapi.json)`);
+    out.write('');
+    out.write(`wagerlink sandbox ready (pid ${process.pid}): Ctrl-C stops it`);
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+
+  let state: 'serving' | 'stopping' | 'now' = 'serving';
+  const finish = () =>
+    closeAll().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  const stopNow = () => {
+    if (state === 'now') return;
+    state = 'now';
+    operatorApp.server.closeAllConnections();
+    providerApp.server.closeAllConnections();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (state !== 'serving') return stopNow();
+    state = 'stopping';
+    out.write(`${signal}: stopping`);
+    setTimeout(stopNow, SHUTDOWN_TIMEOUT_MS).unref();
+    void finish();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

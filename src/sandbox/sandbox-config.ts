@@ -1,0 +1,93 @@
+/**
+ * What the sandbox runs: one operator and one provider on 127.0.0.1, joined
+ * by one integration whose secrets come from the data folder
+ * (sandbox-secrets.ts). The provider's config is built in memory from
+ * examples/provider.json (its games, ladders, exchange rates and limits), so
+ * the sandbox offers whatever games that catalog has; only the secrets, the
+ * ports, the paths and the demo players change.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveProviderConfig, type ProviderConfig, type ProviderConfigFile } from '../provider/provider-config.js';
+import type { SandboxSecrets } from './sandbox-secrets.js';
+
+/** The sandbox listens on the loopback interface only: its lobby API takes no token (docs/sandbox.md#who-may-call-what). */
+export const SANDBOX_HOST = '127.0.0.1';
+export const OPERATOR_PORT_DEFAULT = 8080;
+export const PROVIDER_PORT_DEFAULT = 8090;
+
+export const SANDBOX_OPERATOR_ID = 'sandbox-operator';
+export const SANDBOX_WALLET_ID = 'sandbox-wallet';
+
+/** The demo players, one per currency the issue names, each with an opening balance in its currency's units. */
+export const DEMO_PLAYERS = [
+  { playerId: 'alice', currency: 'EUR', balance: '100', country: 'DE' },
+  { playerId: 'bob', currency: 'USD', balance: '250', country: 'US' },
+  { playerId: 'chika', currency: 'JPY', balance: '20000', country: 'JP' },
+  { playerId: 'satoshi', currency: 'BTC', balance: '0.005', country: 'SV' },
+] as const;
+
+/** The one free-bet campaign: five free rounds of 1 EUR of the first game for alice; a fixed id, so a restart imports it once. */
+export const DEMO_CAMPAIGN_ID = '5b0c7a52-2d1e-4c55-9c1a-7f0e3c2b9a10';
+
+export interface SandboxSettings {
+  dataDir: string;
+  operatorPort: number;
+  providerPort: number;
+  /** The operator's database: a SQLite file in dataDir by default, or a postgres:// URL. */
+  operatorDatabase: string;
+}
+
+export function operatorOrigin(settings: SandboxSettings): string {
+  return `http://${SANDBOX_HOST}:${settings.operatorPort}`;
+}
+
+export function providerOrigin(settings: SandboxSettings): string {
+  return `http://${SANDBOX_HOST}:${settings.providerPort}`;
+}
+
+/** The example config the catalog comes from; shipped with the package (package.json "files"). */
+function exampleProviderConfig(): ProviderConfigFile {
+  const file = new URL('../../../examples/provider.json', import.meta.url);
+  return JSON.parse(readFileSync(file, 'utf8')) as ProviderConfigFile;
+}
+
+export function sandboxProviderConfig(settings: SandboxSettings, secrets: SandboxSecrets): ProviderConfig {
+  const example = exampleProviderConfig();
+  const firstGame = example.games[0]!.slug;
+  const file: ProviderConfigFile = {
+    ...example,
+    host: SANDBOX_HOST,
+    port: settings.providerPort,
+    publicBaseUrl: providerOrigin(settings),
+    database: join(settings.dataDir, 'provider.db'),
+    // The sandbox prints what a person needs; the servers log only what went wrong.
+    logLevel: 'warn',
+    launchTokenSecret: secrets.launchTokenSecret,
+    adminToken: secrets.providerAdminToken,
+    operators: [
+      {
+        operatorId: SANDBOX_OPERATOR_ID,
+        walletIds: [SANDBOX_WALLET_ID],
+        secret: secrets.secret,
+        ipWhitelist: ['127.0.0.1', '::1'],
+        trustedProxies: [],
+        endpoint: operatorOrigin(settings),
+        accessToken: secrets.accessToken,
+        currencies: [...new Set(DEMO_PLAYERS.map((player) => player.currency))],
+      },
+    ],
+    campaigns: [
+      {
+        id: DEMO_CAMPAIGN_ID,
+        operatorId: SANDBOX_OPERATOR_ID,
+        game: firstGame,
+        currency: 'EUR',
+        betAmount: '1',
+        rounds: 5,
+        players: ['alice'],
+      },
+    ],
+  };
+  return resolveProviderConfig(file);
+}

@@ -1,0 +1,72 @@
+/**
+ * The sandbox's secrets: made once, from the operating system's random
+ * source, the first time a data folder is used, and kept in it
+ * (sandbox-secrets.json, readable by its owner only) so that a restart keeps
+ * the same integration: the provider's outbox can still sign rounds it holds
+ * for the operator, and a back-office URL a person kept still works.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SECRETS_FILE = 'sandbox-secrets.json';
+
+/** Random bytes per secret: 256 bits, the HMAC-SHA256 key size, so that no secret is the weak link. */
+const SECRET_BYTES = 32;
+
+export interface SandboxSecrets {
+  /** The integration's HMAC secret, both directions (docs/protocol.md §2). */
+  secret: string;
+  /** The bearer token the provider sends the operator. */
+  accessToken: string;
+  /** The operator's back-office token. */
+  adminToken: string;
+  /** The provider's back-office token. */
+  providerAdminToken: string;
+  /** Signs the provider's launch tokens. */
+  launchTokenSecret: string;
+}
+
+const NAMES = ['secret', 'accessToken', 'adminToken', 'providerAdminToken', 'launchTokenSecret'] as const;
+
+export class SandboxSetupError extends Error {
+  override name = 'SandboxSetupError';
+}
+
+function fresh(): SandboxSecrets {
+  const one = () => randomBytes(SECRET_BYTES).toString('base64url');
+  return { secret: one(), accessToken: one(), adminToken: one(), providerAdminToken: one(), launchTokenSecret: one() };
+}
+
+/** Reads the data folder's secrets, or makes and keeps them (mode 0600) when it has none. */
+export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets; created: boolean } {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, SECRETS_FILE);
+  let text: string | undefined;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new SandboxSetupError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  if (text === undefined) {
+    const secrets = fresh();
+    // 'wx': two sandboxes started at once on one folder cannot both write; the loser fails rather than overwrite.
+    writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    // The mode above is masked by the umask; this makes it exactly owner-only.
+    chmodSync(path, 0o600);
+    return { secrets, created: true };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new SandboxSetupError(`${path} is not JSON: delete it to make new secrets (the data folder's players stay)`);
+  }
+  const value = parsed as Record<string, unknown>;
+  for (const name of NAMES) {
+    if (typeof value[name] !== 'string' || (value[name] as string).length < 16) {
+      throw new SandboxSetupError(`${path}: ${name} is missing or shorter than 16 characters: delete the file to make new secrets`);
+    }
+  }
+  return { secrets: value as unknown as SandboxSecrets, created: false };
+}

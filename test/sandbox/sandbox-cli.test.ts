@@ -1,0 +1,198 @@
+/**
+ * Proves `npm start` (`wagerlink sandbox`) as a newcomer meets it, run as
+ * child processes: npm itself is spawned, prints the URLs, and under SIGTERM
+ * or SIGINT leaves no process behind and frees both ports; the integration's
+ * secrets are made on the first start, readable by their owner only, and
+ * reused afterwards; the demo seeding is idempotent (a restart keeps what
+ * players won, lost or were given); a taken port, a second port equal to the
+ * first and a --database that is not PostgreSQL are refused with a clear
+ * message; and the lobby's API answers what the lobby page needs: the
+ * players, every game of the provider's catalog with its ladder in a
+ * currency, launch URLs for real and for fun, and problems with their codes.
+ * With DATABASE_URL, the operator runs on PostgreSQL and the sandbox says
+ * that the provider keeps its round log on SQLite.
+ */
+import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Child, cleanEnv, freePort, READY_TIMEOUT_MS, ROOT, runWagerlink, startWagerlink } from '../harness/child-process.js';
+
+const READY = /wagerlink sandbox ready \(pid (\d+)\)/;
+const EXAMPLE_GAMES = (JSON.parse(readFileSync(join(ROOT, 'examples', 'provider.json'), 'utf8')) as { games: { slug: string; title: string }[] }).games;
+
+function dataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'wagerlink-sandbox-'));
+}
+
+/** Whether a port on 127.0.0.1 can be listened on now. */
+async function portFree(port: number): Promise<boolean> {
+  const server = createServer();
+  server.listen(port, '127.0.0.1');
+  try {
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
+    server.close();
+    await once(server, 'close');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Processes whose command line names this data folder: none may outlive a stop. */
+function processesNaming(text: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) found.push(Number(entry));
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return found;
+}
+
+async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+  const answer = await fetch(url, init);
+  const text = await answer.text();
+  return { status: answer.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+const post = (url: string, body: string) => json(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`npm start prints the URLs, and ${signal} to npm stops everything and frees both ports`, async (t) => {
+    const dir = dataDir();
+    const [port, providerPort] = [await freePort(), await freePort()];
+    const npm = new Child('npm', ['start', '--silent', '--', '--data', dir, '--port', String(port), '--provider-port', String(providerPort)], { env: cleanEnv(), until: t });
+    const ready = await npm.waitForLine(READY, READY_TIMEOUT_MS);
+    for (const url of [`http://127.0.0.1:${port}/lobby/`, `http://127.0.0.1:${port}/backoffice/#admin=`, `http://127.0.0.1:${port}/openapi.json`, `http://127.0.0.1:${providerPort}/openapi.json`]) {
+      assert.ok(npm.stdout.includes(url), `the sandbox prints ${url}:\n${npm.stdout}`);
+    }
+    const lobby = await fetch(`http://127.0.0.1:${port}/lobby/`);
+    assert.equal(lobby.status, 200);
+    assert.match(await lobby.text(), /<h1>Lobby<\/h1>/);
+    assert.equal((await fetch(`http://127.0.0.1:${providerPort}/health`)).status, 200);
+    assert.ok(processesNaming(dir).includes(Number(ready[1])), 'the sandbox runs in the process it names');
+
+    const exit = await npm.stop(signal);
+    assert.ok(exit.code === 0 || exit.signal === signal, `npm ended with ${JSON.stringify(exit)}:\n${npm.output()}`);
+    // The sandbox (npm's grandchild) is gone too, and its ports are free.
+    for (let i = 0; i < 50 && processesNaming(dir).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(processesNaming(dir), [], 'no process outlives npm');
+    assert.equal(await portFree(port), true, `port ${port} is free`);
+    assert.equal(await portFree(providerPort), true, `port ${providerPort} is free`);
+    assert.match(npm.stdout, new RegExp(`${signal}: stopping`));
+  });
+}
+
+test('secrets are made once (0600) and reused; seeding is idempotent; the lobby API answers what the page needs', async (t) => {
+  const dir = dataDir();
+  const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
+  const origin = `http://127.0.0.1:${ports[1]}`;
+  const first = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
+  assert.match(first.child.stdout, /new secrets made and kept in .*; 4 demo players added/);
+  const secretsPath = join(dir, 'sandbox-secrets.json');
+  assert.equal(statSync(secretsPath).mode & 0o777, 0o600, 'the secrets are readable by their owner only');
+  const secrets = readFileSync(secretsPath, 'utf8');
+  const adminToken = (JSON.parse(secrets) as { adminToken: string }).adminToken;
+  assert.ok(first.child.stdout.includes(`#admin=${adminToken}&provider=`), 'the back-office URL carries the tokens in its fragment');
+
+  // The lobby's API: the demo players, one per currency.
+  const players = await json(`${origin}/lobby/api/players`);
+  assert.equal(players.status, 200);
+  assert.deepEqual(
+    players.body.items.map((p: { playerId: string; currency: string }) => `${p.playerId}:${p.currency}`),
+    ['alice:EUR', 'bob:USD', 'chika:JPY', 'satoshi:BTC'],
+  );
+  // Every game of the catalog, with its ladder in the currency asked for.
+  for (const currency of ['EUR', 'BTC']) {
+    const games = await json(`${origin}/lobby/api/games?currency=${currency}`);
+    assert.equal(games.status, 200, JSON.stringify(games.body));
+    assert.deepEqual(games.body.items.map((g: { slug: string }) => g.slug), EXAMPLE_GAMES.map((g) => g.slug));
+    for (const game of games.body.items) assert.ok(game.ladder.length > 0, `${game.slug} has a ${currency} ladder`);
+  }
+  assert.equal((await json(`${origin}/lobby/api/games?currency=eur`)).body.code, 'INVALID_REQUEST');
+  const real = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real","playerId":"alice"}');
+  assert.equal(real.status, 200, JSON.stringify(real.body));
+  assert.ok((real.body.url as string).startsWith(`http://127.0.0.1:${ports[3]}/game/dice`));
+  const fun = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"fun"}');
+  assert.equal(fun.status, 200, JSON.stringify(fun.body));
+  const nobody = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real","playerId":"nobody"}');
+  assert.equal(nobody.body.code, 'PLAYER_NOT_FOUND');
+  const noPlayer = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real"}');
+  assert.equal(noPlayer.status, 400);
+  const unknownGame = await post(`${origin}/lobby/api/launch`, '{"game":"no-such-game","mode":"fun"}');
+  assert.equal(unknownGame.body.code, 'GAME_NOT_FOUND');
+  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).status, 201);
+  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).body.code, 'PLAYER_EXISTS');
+  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"eve","currency":"EUR","balance":1.005,"country":"FR"}')).status, 400, 'too many decimals for EUR');
+  // The back office's pass-through reaches the provider's /admin/* with the caller's token, and nothing else.
+  const providerToken = (JSON.parse(secrets) as { providerAdminToken: string }).providerAdminToken;
+  const passed = await json(`${origin}/backoffice/provider/admin/outbox?status=parked`, { headers: { authorization: `Bearer ${providerToken}` } });
+  assert.equal(passed.status, 200, JSON.stringify(passed.body));
+  assert.equal((await json(`${origin}/backoffice/provider/admin/outbox`)).body.code, 'INVALID_TOKEN', 'the pass-through adds no token');
+  assert.equal((await json(`${origin}/backoffice/provider/admin/%2e%2e/health`)).status, 404);
+  // The operator's OpenAPI document describes each of the lobby's routes called above.
+  const documented = (await json(`${origin}/openapi.json`)).body.paths as Record<string, Record<string, unknown>>;
+  assert.deepEqual(
+    Object.entries(documented).filter(([path]) => path.startsWith('/lobby/')).map(([path, methods]) => `${Object.keys(methods).join('+')} ${path}`),
+    ['get+post /lobby/api/players', 'get /lobby/api/players/{playerId}', 'get /lobby/api/games', 'post /lobby/api/launch'],
+  );
+  // The back office keeps its token: the lobby's API is the only open door.
+  assert.equal((await json(`${origin}/admin/players/alice`)).status, 401);
+  const deposit = await json(`${origin}/admin/players/alice/adjustments`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: '{"id":"0b7f5d1e-6a43-4c1b-9d0c-2f9a8e7b6c5d","type":"deposit","amount":5}',
+  });
+  assert.equal(deposit.status, 200, JSON.stringify(deposit.body));
+  assert.equal((await first.child.stop('SIGTERM')).code, 0);
+
+  const second = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
+  assert.match(second.child.stdout, /secrets read in .*; 0 demo players added/);
+  assert.equal(readFileSync(secretsPath, 'utf8'), secrets, 'the same secrets');
+  const alice = await json(`${origin}/lobby/api/players/alice`);
+  assert.equal(alice.body.balance, 105, 'the restart kept the deposit and seeded nothing again');
+  assert.equal((await json(`${origin}/lobby/api/players/dora`)).body.balance, 12.5);
+  assert.equal((await second.child.stop('SIGTERM')).code, 0);
+});
+
+test('a taken port, equal ports and a --database that is not PostgreSQL are refused with a clear message', async () => {
+  const dir = dataDir();
+  const taken = createServer();
+  taken.listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  const port = (taken.address() as { port: number }).port;
+  try {
+    const busy = await runWagerlink(['sandbox', '--data', dir, '--port', String(port), '--provider-port', String(await freePort())]);
+    assert.equal(busy.code, 1, busy.stderr);
+    assert.match(busy.stderr, new RegExp(`port ${port} \\(the operator\\) is already in use on 127\\.0\\.0\\.1.*--port PORT`));
+  } finally {
+    taken.close();
+  }
+  const same = await runWagerlink(['sandbox', '--data', dir, '--port', '9999', '--provider-port', '9999']);
+  assert.equal(same.code, 2);
+  assert.match(same.stderr, /--port and --provider-port must differ/);
+  const sqlite = await runWagerlink(['sandbox', '--data', dir, '--database', './other.db']);
+  assert.equal(sqlite.code, 2);
+  assert.match(sqlite.stderr, /--database takes a postgres:\/\/ URL/);
+  const help = await runWagerlink(['sandbox', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /--provider-port P/);
+});
+
+const databaseUrl = process.env.DATABASE_URL;
+test('--database postgres:// puts the operator on PostgreSQL and says the provider keeps its round log on SQLite', { skip: databaseUrl ? false : 'DATABASE_URL is not set' }, async (t) => {
+  const dir = dataDir();
+  const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
+  const started = await startWagerlink(['sandbox', '--data', dir, '--database', databaseUrl!, ...ports], { ready: READY, until: t });
+  assert.match(started.child.stdout, /The operator runs on postgres.*; the provider keeps its round log on SQLite \(.*provider\.db\): both sides in one database would share table names/);
+  const alice = await json(`http://127.0.0.1:${ports[1]}/lobby/api/players/alice`);
+  assert.equal(alice.status, 200);
+  assert.equal((await started.child.stop('SIGTERM')).code, 0);
+});

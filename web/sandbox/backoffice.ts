@@ -1,0 +1,420 @@
+/**
+ * The back office: what a casino's staff looks at. Players (find, create,
+ * deposit, block), a player's rounds and transactions with filters and
+ * paging, one round's full history (the operator's bookings and the requests
+ * the provider sent with the answers it got), the ledger check, a tournament
+ * payout, the provider's outbox, and charts. It calls the operator's /admin
+ * API with the operator's admin token, and the provider's /admin API through
+ * the sandbox's pass-through with the provider's admin token; both tokens
+ * come in the URL's fragment, which the browser never sends, and are kept
+ * for this tab only.
+ */
+import { $, api, el, fields, money, report, type Player } from './api.js';
+import { barChart, lineChart } from './charts.js';
+
+interface Round {
+  roundId: string;
+  game: string;
+  finished: boolean;
+  createdAt: string;
+  finishedAt: string | null;
+}
+interface Transfer {
+  id: string;
+  kind: string;
+  amount: number;
+  jpAmount: number;
+  freeBet: boolean;
+  roundId: string | null;
+  game: string | null;
+  createdAt: string;
+}
+interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+interface OutboxItem {
+  id: string;
+  kind: string;
+  path: string;
+  status: string;
+  attempts: number;
+  lastAnswer: unknown;
+  createdAt: string;
+  body?: string;
+}
+
+/** The largest page the operator's API gives (PAGE_LIMIT_MAX): a round's history and the charts read one. */
+const PAGE_MAX = 500;
+const PAGE_SIZE = 20;
+
+const tokens = { admin: '', provider: '' };
+const ui = {
+  tokenForm: $<HTMLFormElement>('token-form'),
+  app: $('app'),
+  problem: $('problem'),
+  done: $('done'),
+  find: $<HTMLFormElement>('find-player'),
+  picker: $<HTMLInputElement>('player-id'),
+  known: $<HTMLDataListElement>('known-players'),
+  player: $('player'),
+  create: $<HTMLFormElement>('create-player'),
+  deposit: $<HTMLFormElement>('deposit'),
+  block: $<HTMLButtonElement>('block'),
+  rounds: $('rounds'),
+  roundGame: $<HTMLSelectElement>('round-game'),
+  roundsMore: $<HTMLButtonElement>('rounds-more'),
+  transfers: $('transfers'),
+  transferKind: $<HTMLSelectElement>('transfer-kind'),
+  transfersMore: $<HTMLButtonElement>('transfers-more'),
+  round: $('round'),
+  verify: $<HTMLButtonElement>('verify'),
+  verified: $('verified'),
+  payout: $<HTMLFormElement>('payout'),
+  outboxStatus: $<HTMLSelectElement>('outbox-status'),
+  outbox: $('outbox'),
+  balanceChart: $('balance-chart'),
+  ggrChart: $('ggr-chart'),
+  codesChart: $('codes-chart'),
+};
+
+let current: Player | undefined;
+const pages = { rounds: [] as Round[], roundsNext: null as string | null, transfers: [] as Transfer[], transfersNext: null as string | null };
+
+const admin = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => api<T>(method, `/admin${path}`, body, tokens.admin);
+const provider = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => api<T>(method, `/backoffice/provider/admin${path}`, body, tokens.provider);
+
+function say(text: string): void {
+  ui.problem.hidden = true;
+  ui.done.textContent = text;
+  ui.done.hidden = false;
+}
+
+function fail(error: unknown): void {
+  ui.done.hidden = true;
+  report(ui.problem, error);
+}
+
+// ------------------------------------------------------- exact decimal sums
+
+/** A JSON number's exact decimal value as integer units at a scale (String(n) is its shortest exact text). */
+function decimalOf(n: number): { units: bigint; scale: number } {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(n));
+  if (!match) throw new Error(`not a decimal: ${n}`);
+  const [, sign, int, frac = '', exp = '0'] = match;
+  let units = BigInt(`${sign}${int}${frac}`);
+  let scale = frac.length - Number(exp);
+  if (scale < 0) {
+    units *= 10n ** BigInt(-scale);
+    scale = 0;
+  }
+  return { units, scale };
+}
+
+function atScale(value: { units: bigint; scale: number }, scale: number): bigint {
+  return value.units * 10n ** BigInt(scale - value.scale);
+}
+
+function decimalText(units: bigint, scale: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`.replace(/\.?0+$/, '');
+  return `${negative ? '-' : ''}${text}`;
+}
+
+// --------------------------------------------------------------- the tables
+
+function table(head: string[], rows: (Node | string)[][], numeric: number[] = []): HTMLElement {
+  const th = head.map((text, i) => el('th', { scope: 'col', ...(numeric.includes(i) ? { class: 'num' } : {}) }, text));
+  const body = rows.map((cells) => el('tr', {}, ...cells.map((cell, i) => el('td', numeric.includes(i) ? { class: 'num' } : {}, cell))));
+  return el('div', { class: 'table-wrap' }, el('table', {}, el('thead', {}, el('tr', {}, ...th)), el('tbody', {}, ...body)));
+}
+
+const when = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
+function showPlayerCard(): void {
+  if (!current) {
+    ui.player.replaceChildren(el('p', { class: 'muted' }, 'No player chosen.'));
+    return;
+  }
+  ui.player.replaceChildren(
+    el('p', { class: 'balance' }, el('span', { class: 'muted' }, `${current.playerId} · ${current.country ?? 'no country'} · `), el('output', { id: 'player-balance' }, money(current.balance, current.currency))),
+    el('p', { class: current.blocked ? 'warning' : 'muted' }, current.blocked ? 'Blocked: bets are refused; wins and payouts still land.' : 'Active'),
+  );
+  ui.block.textContent = current.blocked ? 'Unblock' : 'Block';
+  ui.block.disabled = false;
+  (ui.deposit.elements.namedItem('currency-shown') as HTMLOutputElement).value = current.currency;
+}
+
+function showRounds(): void {
+  const game = ui.roundGame.value;
+  const games = [...new Set(pages.rounds.map((r) => r.game))];
+  const chosen = ui.roundGame.value;
+  ui.roundGame.replaceChildren(el('option', { value: '' }, 'All games'), ...games.map((g) => el('option', { value: g }, g)));
+  ui.roundGame.value = games.includes(chosen) ? chosen : '';
+  const rows = pages.rounds
+    .filter((r) => game === '' || r.game === game)
+    .map((r) => {
+      const open = el('button', { type: 'button', 'data-round': r.roundId }, 'History');
+      open.addEventListener('click', () => void showRound(r));
+      // Ids are time-ordered: their ends tell rounds apart, the whole id is in the title.
+      return [el('code', { title: r.roundId }, `…${r.roundId.slice(-12)}`), r.game, r.finished ? 'finished' : 'open', when(r.createdAt), open];
+    });
+  ui.rounds.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No rounds.') : table(['Round', 'Game', 'State', 'Started', ''], rows));
+  ui.roundsMore.hidden = pages.roundsNext === null;
+}
+
+function showTransfers(): void {
+  const kind = ui.transferKind.value;
+  const rows = pages.transfers
+    .filter((t) => kind === '' || t.kind === kind)
+    .map((t) => [when(t.createdAt), t.kind + (t.freeBet ? ' (free)' : ''), String(t.amount), t.game ?? '', t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`)]);
+  ui.transfers.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No transactions.') : table(['When', 'Kind', `Amount (${current?.currency ?? ''})`, 'Game', 'Round'], rows, [2]));
+  ui.transfersMore.hidden = pages.transfersNext === null;
+}
+
+async function loadRounds(more = false): Promise<void> {
+  if (!current) return;
+  const cursor = more && pages.roundsNext ? `&cursor=${pages.roundsNext}` : '';
+  const page = await admin<Page<Round>>('GET', `/players/${encodeURIComponent(current.playerId)}/rounds?limit=${PAGE_SIZE}${cursor}`);
+  pages.rounds = more ? [...pages.rounds, ...page.items] : page.items;
+  pages.roundsNext = page.nextCursor;
+  showRounds();
+}
+
+async function loadTransfers(more = false): Promise<void> {
+  if (!current) return;
+  const cursor = more && pages.transfersNext ? `&cursor=${pages.transfersNext}` : '';
+  const page = await admin<Page<Transfer>>('GET', `/players/${encodeURIComponent(current.playerId)}/transactions?limit=${PAGE_SIZE}${cursor}`);
+  pages.transfers = more ? [...pages.transfers, ...page.items] : page.items;
+  pages.transfersNext = page.nextCursor;
+  showTransfers();
+}
+
+/** A round's full history: the operator's bookings of it, and each request the provider sent about it with the answer. */
+async function showRound(round: Round): Promise<void> {
+  if (!current) return;
+  try {
+    const [booked, sent, waiting] = await Promise.all([
+      admin<Page<Transfer>>('GET', `/players/${encodeURIComponent(current.playerId)}/transactions?limit=${PAGE_MAX}`),
+      provider<{ items: OutboxItem[] }>('GET', `/outbox?status=sent&body=1&limit=${PAGE_MAX}`),
+      provider<{ items: OutboxItem[] }>('GET', `/outbox?status=pending&body=1&limit=${PAGE_MAX}`),
+    ]);
+    const bookings = booked.items.filter((t) => t.roundId === round.roundId).reverse();
+    const requests = [...sent.items, ...waiting.items].filter((item) => item.body?.includes(round.roundId));
+    ui.round.replaceChildren(
+      el('h3', {}, `Round ${round.roundId}`),
+      el('p', { class: 'muted' }, `${round.game} · ${round.finished ? 'finished' : 'open'} · started ${when(round.createdAt)}${round.finishedAt ? ` · finished ${when(round.finishedAt)}` : ''}`),
+      el('h4', {}, 'Booked by the operator'),
+      table(['When', 'Kind', `Amount (${current.currency})`, 'Transaction id'], bookings.map((t) => [when(t.createdAt), t.kind, String(t.amount), el('code', {}, t.id)]), [2]),
+      el('h4', {}, 'Requests from the provider and their answers'),
+      ...(requests.length === 0
+        ? [el('p', { class: 'muted' }, 'The provider holds no request of this round (rounds of another provider, or older than its outbox keeps).')]
+        : requests.map((item) =>
+            el('div', { class: 'request' },
+              el('p', {}, `${item.path} · ${item.status} after ${item.attempts} attempt(s) · ${when(item.createdAt)}`),
+              el('p', { class: 'muted' }, 'Request'), el('pre', {}, item.body ?? ''),
+              el('p', { class: 'muted' }, 'Answer'), el('pre', {}, JSON.stringify(item.lastAnswer, null, 1)),
+            ),
+          )),
+    );
+    ui.round.hidden = false;
+    ui.round.scrollIntoView({ block: 'start' });
+  } catch (error) {
+    fail(error);
+  }
+}
+
+// ------------------------------------------------------------------ charts
+
+async function drawPlayerCharts(): Promise<void> {
+  if (!current) return;
+  const page = await admin<Page<Transfer>>('GET', `/players/${encodeURIComponent(current.playerId)}/transactions?limit=${PAGE_MAX}`);
+  const transfers = [...page.items].reverse(); // oldest first
+  const scale = Math.max(decimalOf(current.balance).scale, ...transfers.map((t) => decimalOf(t.amount).scale));
+  const sign = (kind: string) => (kind === 'bet' || kind === 'withdrawal' ? -1n : 1n);
+  // The balance before the oldest transfer shown, walked back from today's exact balance.
+  let balance = atScale(decimalOf(current.balance), scale) - transfers.reduce((sum, t) => sum + sign(t.kind) * atScale(decimalOf(t.amount), scale), 0n);
+  const points = transfers.map((t) => {
+    balance += sign(t.kind) * atScale(decimalOf(t.amount), scale);
+    const text = decimalText(balance, scale);
+    return { x: when(t.createdAt).slice(0, 16), y: Number(text), text };
+  });
+  ui.balanceChart.replaceChildren(lineChart(`Balance of ${current.playerId} over its last ${transfers.length} transactions`, points));
+
+  const ggr = new Map<string, bigint>();
+  for (const t of transfers) {
+    if (t.game === null || (t.kind !== 'bet' && t.kind !== 'win')) continue;
+    const key = `${t.game} ${t.createdAt.slice(5, 10)}`;
+    ggr.set(key, (ggr.get(key) ?? 0n) - sign(t.kind) * atScale(decimalOf(t.amount), scale));
+  }
+  const bars = [...ggr].map(([label, units]) => ({ label, value: Number(decimalText(units, scale)), text: decimalText(units, scale) }));
+  ui.ggrChart.replaceChildren(barChart(`Gross gaming revenue of ${current.playerId} per game per day, ${current.currency}`, bars));
+}
+
+/** Requests answered by the operator, per answer code, from its /metrics (Prometheus text). */
+async function drawCodes(): Promise<void> {
+  const answer = await fetch('/metrics');
+  const text = await answer.text();
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^wagerlink_http_request_duration_seconds_count\{([^}]*)\} (\d+)/.exec(line);
+    if (!match) continue;
+    const labels = Object.fromEntries([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (!['/transaction', '/authenticate', '/payout'].includes(labels.route ?? '')) continue;
+    const code = labels.code || labels.status || '?';
+    counts.set(code, (counts.get(code) ?? 0) + Number(match[2]));
+  }
+  const bars = [...counts].sort().map(([code, n]) => ({ label: code === '' ? 'OK' : code, value: n, text: String(n) }));
+  ui.codesChart.replaceChildren(barChart('Wallet requests by answer code', bars));
+}
+
+// -------------------------------------------------------------- the outbox
+
+async function loadOutbox(): Promise<void> {
+  const status = ui.outboxStatus.value;
+  const page = await provider<{ items: OutboxItem[] }>('GET', `/outbox?status=${status}&limit=50`);
+  const rows = page.items.map((item) => {
+    const actions = el('div', { class: 'actions' });
+    if (item.status === 'parked' || item.status === 'refused') {
+      const retry = el('button', { type: 'button' }, 'Retry');
+      retry.addEventListener('click', () => void provider('POST', `/outbox/${item.id}/retry`, {}).then(loadOutbox).catch(fail));
+      actions.append(retry);
+    }
+    return [el('code', {}, item.id), item.kind, item.path, item.status, String(item.attempts), el('code', {}, JSON.stringify(item.lastAnswer) ?? ''), actions];
+  });
+  ui.outbox.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, `No ${status} items.`) : table(['Id', 'Kind', 'Path', 'Status', 'Attempts', 'Last answer', ''], rows, [4]));
+}
+
+// ------------------------------------------------------------------ wiring
+
+async function choose(playerId: string): Promise<void> {
+  try {
+    current = await admin<Player>('GET', `/players/${encodeURIComponent(playerId)}`);
+    ui.picker.value = current.playerId;
+    (ui.payout.elements.namedItem('playerId') as HTMLInputElement).value = current.playerId;
+    (ui.payout.elements.namedItem('currency') as HTMLInputElement).value = current.currency;
+    ui.round.hidden = true;
+    showPlayerCard();
+    await Promise.all([loadRounds(), loadTransfers(), drawPlayerCharts()]);
+  } catch (error) {
+    fail(error);
+  }
+}
+
+async function refresh(): Promise<void> {
+  if (current) await choose(current.playerId);
+  await Promise.all([loadOutbox(), drawCodes()]).catch(fail);
+}
+
+function start(): void {
+  ui.tokenForm.hidden = true;
+  ui.app.hidden = false;
+  api<{ items: Player[] }>('GET', '/lobby/api/players')
+    .then((listed) => {
+      ui.known.replaceChildren(...listed.items.map((p) => el('option', { value: p.playerId })));
+      const first = new URLSearchParams(location.search).get('player') ?? listed.items[0]?.playerId;
+      if (first) void choose(first);
+    })
+    .catch(fail);
+  void loadOutbox().catch(fail);
+  void drawCodes().catch(fail);
+}
+
+ui.find.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void choose(ui.picker.value.trim());
+});
+
+ui.create.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = fields(ui.create);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(input.balance ?? '')) return fail(new Error('Opening balance: a number such as 50 or 12.50'));
+  const body = `{"playerId":${JSON.stringify(input.playerId)},"currency":${JSON.stringify(input.currency)},"balance":${input.balance},"country":${JSON.stringify((input.country ?? '').toUpperCase())}}`;
+  admin<Player>('POST', '/players', body)
+    .then((player) => {
+      ui.create.reset();
+      say(`Created ${player.playerId} with ${money(player.balance, player.currency)}.`);
+      return choose(player.playerId);
+    })
+    .catch(fail);
+});
+
+ui.deposit.addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (!current) return fail(new Error('Choose a player first'));
+  const input = fields(ui.deposit);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(input.amount ?? '')) return fail(new Error('Amount: a number such as 50 or 12.50'));
+  // A fresh id per submission: the adjustment is idempotent by it, so a resend of this one would book once.
+  const body = `{"id":"${crypto.randomUUID()}","type":${JSON.stringify(input.type)},"amount":${input.amount},"reason":"back office"}`;
+  const player = current;
+  admin<{ balance: number }>('POST', `/players/${encodeURIComponent(player.playerId)}/adjustments`, body)
+    .then((done) => {
+      ui.deposit.reset();
+      say(`${input.type === 'deposit' ? 'Deposited' : 'Withdrew'} ${money(Number(input.amount), player.currency)}: balance ${money(done.balance, player.currency)}.`);
+      return choose(player.playerId);
+    })
+    .catch(fail);
+});
+
+ui.block.addEventListener('click', () => {
+  if (!current) return;
+  const player = current;
+  admin<Player>('POST', `/players/${encodeURIComponent(player.playerId)}/${player.blocked ? 'unblock' : 'block'}`, '{"reason":"back office"}')
+    .then((updated) => {
+      say(`${updated.playerId} is ${updated.blocked ? 'blocked' : 'unblocked'}.`);
+      return choose(updated.playerId);
+    })
+    .catch(fail);
+});
+
+ui.roundGame.addEventListener('change', showRounds);
+ui.transferKind.addEventListener('change', showTransfers);
+ui.roundsMore.addEventListener('click', () => void loadRounds(true).catch(fail));
+ui.transfersMore.addEventListener('click', () => void loadTransfers(true).catch(fail));
+ui.outboxStatus.addEventListener('change', () => void loadOutbox().catch(fail));
+$('refresh').addEventListener('click', () => void refresh());
+
+ui.verify.addEventListener('click', () => {
+  admin<{ ok: boolean }>('GET', '/verify')
+    .then((result) => {
+      ui.verified.replaceChildren(el('p', { class: result.ok ? 'done' : 'problem', id: 'verify-result' }, result.ok ? 'The books balance.' : 'The books do NOT balance.'), el('pre', {}, JSON.stringify(result, null, 1)));
+    })
+    .catch(fail);
+});
+
+ui.payout.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = fields(ui.payout);
+  const body = { operatorId: input.operatorId, playerId: input.playerId, currency: input.currency, amount: input.amount, campaignId: input.campaignId || crypto.randomUUID() };
+  provider<{ payoutId: string; status: string }>('POST', '/payouts', body)
+    .then((payout) => {
+      say(`Payout ${payout.payoutId} of ${body.amount} ${body.currency} to ${body.playerId}: ${payout.status}.`);
+      (ui.payout.elements.namedItem('campaignId') as HTMLInputElement).value = '';
+      // The provider delivers it to the operator in the background: look again shortly.
+      setTimeout(() => void refresh(), 1000);
+    })
+    .catch(fail);
+});
+
+$<HTMLFormElement>('token-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = fields(ui.tokenForm);
+  tokens.admin = input.admin ?? '';
+  tokens.provider = input.provider ?? '';
+  sessionStorage.setItem('wagerlink-tokens', JSON.stringify(tokens));
+  start();
+});
+
+// The tokens: from the fragment the sandbox printed (then taken out of the address bar), or from this tab's storage.
+const fragment = new URLSearchParams(location.hash.slice(1));
+if (fragment.get('admin')) {
+  tokens.admin = fragment.get('admin')!;
+  tokens.provider = fragment.get('provider') ?? '';
+  sessionStorage.setItem('wagerlink-tokens', JSON.stringify(tokens));
+  history.replaceState(null, '', location.pathname + location.search);
+} else {
+  Object.assign(tokens, JSON.parse(sessionStorage.getItem('wagerlink-tokens') ?? '{}') as object);
+}
+if (tokens.admin) start();
+else ui.tokenForm.hidden = false;

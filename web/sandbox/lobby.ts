@@ -1,0 +1,168 @@
+/**
+ * The lobby: a casino's player-facing page. Pick or create a player, see
+ * the balance, browse the provider's games with their bet ladders in the
+ * player's currency, and play for real money or for fun; the game opens in
+ * an iframe, and its lobby and deposit buttons lead back here. Everything
+ * goes through the operator's lobby API (/lobby/api/*).
+ */
+import { $, api, el, fields, money, report, type Player } from './api.js';
+
+interface Game {
+  slug: string;
+  title: string;
+  ladder: number[];
+}
+
+/** Players made in this browser, so that the picker offers them again (the server lists only the demo players). */
+const KEPT_KEY = 'wagerlink-lobby-players';
+
+const ui = {
+  picker: $<HTMLSelectElement>('player-picker'),
+  balance: $('balance'),
+  status: $('player-status'),
+  problem: $('problem'),
+  notice: $('notice'),
+  games: $('games'),
+  create: $<HTMLFormElement>('create-player'),
+  stage: $('stage'),
+  frame: $<HTMLIFrameElement>('game-frame'),
+  gameTitle: $('game-title'),
+  close: $<HTMLButtonElement>('close-game'),
+};
+
+let player: Player | undefined;
+
+/** How often the balance is read again while a game is open (ms): the game books in the wallet, and the lobby shows it. */
+const BALANCE_REFRESH_MS = 5_000;
+
+function keptPlayers(): string[] {
+  try {
+    const value = JSON.parse(localStorage.getItem(KEPT_KEY) ?? '[]') as unknown;
+    return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function keep(playerId: string): void {
+  const kept = keptPlayers();
+  if (!kept.includes(playerId)) localStorage.setItem(KEPT_KEY, JSON.stringify([...kept, playerId]));
+}
+
+async function fillPicker(selected?: string): Promise<void> {
+  const listed = await api<{ items: Player[] }>('GET', '/lobby/api/players');
+  const ids = [...listed.items.map((p) => p.playerId), ...keptPlayers()].filter((id, i, all) => all.indexOf(id) === i);
+  ui.picker.replaceChildren(...ids.map((id) => el('option', { value: id }, id)));
+  const want = selected ?? new URLSearchParams(location.search).get('player') ?? ids[0];
+  if (want !== undefined) {
+    if (!ids.includes(want)) ui.picker.append(el('option', { value: want }, want));
+    ui.picker.value = want;
+  }
+}
+
+async function showPlayer(): Promise<void> {
+  ui.problem.hidden = true;
+  const id = ui.picker.value;
+  if (!id) return;
+  try {
+    player = await api<Player>('GET', `/lobby/api/players/${encodeURIComponent(id)}`);
+    ui.balance.textContent = money(player.balance, player.currency);
+    ui.status.textContent = player.blocked ? 'blocked: bets are refused' : '';
+    await showGames(player.currency);
+  } catch (error) {
+    player = undefined;
+    ui.balance.textContent = '—';
+    report(ui.problem, error);
+  }
+}
+
+async function showGames(currency: string): Promise<void> {
+  const games = await api<{ items: Game[] }>('GET', `/lobby/api/games?currency=${encodeURIComponent(currency)}`);
+  ui.games.replaceChildren(
+    ...games.items.map((game) => {
+      const play = el('button', { type: 'button', class: 'primary' }, 'Play');
+      const demo = el('button', { type: 'button' }, 'Demo');
+      const noLadder = game.ladder.length === 0;
+      if (noLadder) play.setAttribute('disabled', '');
+      play.addEventListener('click', () => void launch(game, 'real'));
+      demo.addEventListener('click', () => void launch(game, 'fun'));
+      const ladder = noLadder
+        ? el('p', { class: 'muted' }, `Not offered in ${currency}`)
+        : el('ul', { class: 'ladder', 'aria-label': `Bets in ${currency}` }, ...game.ladder.map((bet) => el('li', {}, String(bet))));
+      return el(
+        'li',
+        { class: 'card game', 'data-game': game.slug },
+        el('h3', {}, game.title),
+        el('p', { class: 'muted' }, `Bets (${currency})`),
+        ladder,
+        el('div', { class: 'actions' }, play, demo),
+      );
+    }),
+  );
+}
+
+async function launch(game: Game, mode: 'real' | 'fun'): Promise<void> {
+  ui.problem.hidden = true;
+  try {
+    const body = mode === 'real' ? { game: game.slug, mode, playerId: player?.playerId, language: navigator.language } : { game: game.slug, mode, language: navigator.language };
+    const { url } = await api<{ url: string }>('POST', '/lobby/api/launch', body);
+    ui.gameTitle.textContent = `${game.title}${mode === 'fun' ? ' (demo: play money)' : ''}`;
+    ui.frame.src = url;
+    ui.stage.hidden = false;
+    ui.stage.scrollIntoView({ block: 'start' });
+    ui.frame.focus();
+  } catch (error) {
+    report(ui.problem, error);
+  }
+}
+
+ui.picker.addEventListener('change', () => {
+  const url = new URL(location.href);
+  url.searchParams.set('player', ui.picker.value);
+  url.searchParams.delete('deposit');
+  history.replaceState(null, '', url);
+  void showPlayer();
+});
+
+ui.close.addEventListener('click', () => {
+  ui.frame.src = 'about:blank';
+  ui.stage.hidden = true;
+  void showPlayer();
+});
+
+ui.create.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = fields(ui.create);
+  // The opening balance goes as the text typed, a JSON number: the server checks its decimals exactly.
+  const balance = input.balance === '' ? '0' : input.balance!;
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(balance)) {
+    report(ui.problem, new Error('Opening balance: a number such as 50 or 12.50'));
+    return;
+  }
+  const body = `{"playerId":${JSON.stringify(input.playerId)},"currency":${JSON.stringify(input.currency)},"balance":${balance}${input.country ? `,"country":${JSON.stringify(input.country.toUpperCase())}` : ''}}`;
+  api<Player>('POST', '/lobby/api/players', body)
+    .then(async (created) => {
+      keep(created.playerId);
+      ui.create.reset();
+      await fillPicker(created.playerId);
+      ui.picker.dispatchEvent(new Event('change'));
+    })
+    .catch((error: unknown) => report(ui.problem, error));
+});
+
+setInterval(() => {
+  if (ui.stage.hidden || !player) return;
+  api<Player>('GET', `/lobby/api/players/${encodeURIComponent(player.playerId)}`)
+    .then((fresh) => {
+      ui.balance.textContent = money(fresh.balance, fresh.currency);
+    })
+    .catch(() => undefined); // the next tick tries again; a lasting problem shows when the game closes
+}, BALANCE_REFRESH_MS);
+
+if (new URLSearchParams(location.search).has('deposit')) {
+  ui.notice.textContent = 'Deposits are made by the casino’s staff in the back office.';
+  ui.notice.hidden = false;
+}
+fillPicker()
+  .then(showPlayer)
+  .catch((error: unknown) => report(ui.problem, error));
