@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { PROVIDER_AREAS } from '../conformance/provider/model.js';
 import { DEFAULT_CURRENCIES, runProviderConformance } from '../conformance/provider-runner.js';
-import { reportFormat, writeReport } from '../conformance/reporters/files.js';
+import { reportFormat, writeReports } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
 
 export const CONFORMANCE_PROVIDER_USAGE = `wagerlink conformance provider — checks a provider endpoint against docs/protocol.md
@@ -114,9 +114,6 @@ async function run(argv: readonly string[]): Promise<void> {
     bail: values.bail === true,
     onEvent: terminalReporter(process.stdout, wantsColour(process.stdout)),
   });
-  for (const path of reports) {
-    await writeReport(report, path);
-    process.stdout.write(`report: ${path}\n`);
-  }
+  await writeReports(report, reports, process.stdout);
   process.exitCode = report.summary.failed > 0 ? 1 : 0;
 }

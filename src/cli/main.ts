@@ -30,7 +30,7 @@ import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
 import { OPERATOR_AREAS } from '../conformance/case-model.js';
 import { loadFixturesFile, type FixturesSetting } from '../conformance/fixtures.js';
 import { runOperatorConformance } from '../conformance/runner.js';
-import { reportFormat, writeReport } from '../conformance/reporters/files.js';
+import { reportFormat, writeReports } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
 import { CONFORMANCE_PROVIDER_USAGE, conformanceProvider } from './conformance-provider.js';
 
@@ -455,10 +455,7 @@ async function conformance(command: string | undefined, values: Values): Promise
     bail: values.bail === true,
     onEvent: terminalReporter(process.stdout, wantsColour(process.stdout)),
   });
-  for (const path of reports) {
-    await writeReport(report, path);
-    process.stdout.write(`report: ${path}\n`);
-  }
+  await writeReports(report, reports, process.stdout);
   process.exitCode = report.summary.failed > 0 ? 1 : 0;
 }
 

@@ -9,20 +9,19 @@
  * and undici are used: the kit sees a provider the way an operator does.
  */
 import { randomBytes } from 'node:crypto';
-import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
 import { ANSWER_MS_MAX, defaultDispatcher, postOnce, REAL_CLIENT_WORLD, type Attempt } from '../clients/http-call.js';
 import { CURRENCIES } from '../protocol/money.js';
 import { SIGNATURE_HEADER, sign } from '../protocol/signing.js';
-import type { Body, Headers } from './case-model.js';
+import type { Headers } from './case-model.js';
 import { describeAnswer, judgeShape } from './check.js';
 import { curlCommand, shellQuote } from './curl.js';
-import { writeJson } from './json-text.js';
+import { shownAnswer, shownRequest, toBytes } from './shown.js';
 import { PROVIDER_CASES } from './provider/index.js';
 import type { KeptAnswer, OpenStep, ProviderCallStep, ProviderCase, ProviderContext, ProviderStep } from './provider/model.js';
-import { REPORT_VERSION, type CaseFailure, type CaseResult, type ReceivedAnswer, type RunReport, type SentRequest } from './report.js';
-import { BODY_SHOWN_MAX, RunNotStarted, selectCases, type RunEvent } from './runner.js';
+import { REPORT_VERSION, type CaseFailure, type CaseResult, type RunReport } from './report.js';
+import { RunNotStarted, selectCases, type RunEvent } from './runner.js';
 
 export interface ProviderTarget {
   /** The provider endpoint's base URL: its /generate-launch-url and /game-bets are checked. */
@@ -352,32 +351,4 @@ function failure(step: number, say: string, failed: StepFailed): CaseFailure {
 
 function getCurl(sent: Sent): string {
   return [`curl -sS -i -L ${shellQuote(sent.url)}`, ...Object.entries(sent.headers).map(([name, value]) => `-H ${shellQuote(`${name}: ${value}`)}`)].join(' \\\n  ');
-}
-
-function cut(text: string): { text: string; cut: boolean } {
-  return text.length > BODY_SHOWN_MAX ? { text: `${text.slice(0, BODY_SHOWN_MAX)}…`, cut: true } : { text, cut: false };
-}
-
-function shownRequest(sent: Sent): SentRequest {
-  const bytes = Buffer.from(sent.bytes);
-  const body = cut(bytes.toString('utf8'));
-  return {
-    method: sent.method,
-    url: sent.url,
-    headers: { ...sent.headers },
-    body: body.text,
-    bodyBytes: bytes.length,
-    ...(isUtf8(bytes) ? {} : { bodyBase64: bytes.toString('base64') }),
-    ...(body.cut ? { bodyCut: true } : {}),
-  };
-}
-
-function shownAnswer(attempt: Attempt): ReceivedAnswer {
-  if (attempt.kind === 'failed') return { error: attempt.detail };
-  return { status: attempt.status, contentType: attempt.contentType, body: cut(attempt.text).text };
-}
-
-function toBytes(body: Body): Uint8Array {
-  if (body instanceof Uint8Array) return body;
-  return new Uint8Array(Buffer.from(typeof body === 'string' ? body : writeJson(body), 'utf8'));
 }

@@ -9,7 +9,6 @@
  * sees an operator the way a provider does.
  */
 import { randomUUID } from 'node:crypto';
-import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { ANSWER_MS_MAX, defaultDispatcher, postOnce, REAL_CLIENT_WORLD, type Attempt } from '../clients/http-call.js';
 import { raw, type RawJsonNumber } from '../protocol/json.js';
@@ -35,9 +34,9 @@ import type {
 import { describeAnswer, judge, type BalanceWanted } from './check.js';
 import { ACCESS_TOKEN_PLACEHOLDER, curlCommand, parallelCurl, type RecordedRequest } from './curl.js';
 import { fixtureSource, type FixtureSource, type FixturesSetting, type KitTransport } from './fixtures.js';
-import { writeJson } from './json-text.js';
+import { shownAnswer, shownRequest, toBytes } from './shown.js';
 import { OPERATOR_CASES } from './operator/index.js';
-import { REPORT_VERSION, type CaseFailure, type CaseResult, type ReceivedAnswer, type RunReport, type SentRequest } from './report.js';
+import { REPORT_VERSION, type CaseFailure, type CaseResult, type RunReport } from './report.js';
 
 export interface OperatorTarget {
   /** The operator endpoint's base URL, e.g. https://wallet.example/provider-x. */
@@ -61,8 +60,6 @@ export const REAL_KIT_WORLD: KitWorld = { sleep: (ms) => new Promise((resolve) =
  * system, and a second costs little beside the lives waited for.
  */
 export const CLOCK_MARGIN_MS = 1_000;
-/** Bodies and answers are shown in reports up to this many characters; curl holds every byte. */
-export const BODY_SHOWN_MAX = 4_096;
 
 export type RunEvent =
   | { type: 'start'; total: number; endpoint: string; fixtures: string }
@@ -271,7 +268,7 @@ class Kit {
   }
 
   private failure(step: number, say: string, failed: StepFailed): CaseFailure {
-    const requests = failed.requests.map((request) => shownRequest(redacted(request, this.target.accessToken)));
+    const requests = failed.requests.map((request) => shownRequest({ method: 'POST', ...redacted(request, this.target.accessToken) }));
     const commands = failed.requests.map((request) => redacted(request, this.target.accessToken));
     const curl = commands.length === 0 ? '' : failed.parallel ? parallelCurl(commands) : curlCommand(commands[commands.length - 1]!);
     return {
@@ -291,33 +288,6 @@ function redacted(request: RecordedRequest, accessToken: string): RecordedReques
   return { ...request, headers };
 }
 
-function cut(text: string): { text: string; cut: boolean } {
-  return text.length > BODY_SHOWN_MAX ? { text: `${text.slice(0, BODY_SHOWN_MAX)}…`, cut: true } : { text, cut: false };
-}
-
-function shownRequest(request: RecordedRequest): SentRequest {
-  const bytes = Buffer.from(request.bytes);
-  const body = cut(bytes.toString('utf8'));
-  return {
-    method: 'POST',
-    url: request.url,
-    headers: { ...request.headers },
-    body: body.text,
-    bodyBytes: bytes.length,
-    ...(isUtf8(bytes) ? {} : { bodyBase64: bytes.toString('base64') }),
-    ...(body.cut ? { bodyCut: true } : {}),
-  };
-}
-
-function shownAnswer(attempt: Attempt): ReceivedAnswer {
-  if (attempt.kind === 'failed') return { error: attempt.detail };
-  return { status: attempt.status, contentType: attempt.contentType, body: cut(attempt.text).text };
-}
-
-function toBytes(body: Body): Uint8Array {
-  if (body instanceof Uint8Array) return body;
-  return new Uint8Array(Buffer.from(typeof body === 'string' ? body : writeJson(body), 'utf8'));
-}
 
 /** One case's state: its ids, players, sessions, kept requests and the balances the kit knows. */
 class CaseRun implements CaseContext {

@@ -35,3 +35,11 @@ export async function writeReport(report: RunReport, path: string): Promise<void
   if (format === undefined) throw new Error(`${path}: a report file ends in .json, .xml or .html`);
   await writeFile(path, renderReport(report, format), 'utf8');
 }
+
+/** Writes the report to every path asked for (`--report`), naming each on `out` once written. */
+export async function writeReports(report: RunReport, paths: readonly string[], out: NodeJS.WritableStream): Promise<void> {
+  for (const path of paths) {
+    await writeReport(report, path);
+    out.write(`report: ${path}\n`);
+  }
+}
