@@ -377,19 +377,9 @@ function refusalCodeOf(answer: FinalEvent['answer']): string {
  * settled, balance unknown. `skipped`: refused, never sent (a round has
  * one item, so this comes only from an earlier item of its key).
  */
-export function roundOutcomeOf({ outcome, answer }: FinalEvent, currency: string, currencies: Currencies): RoundOutcome {
-  switch (outcome) {
-    case 'sent': {
-      const read = answer.body === undefined ? undefined : readBalance(answer.body);
-      return { status: 'settled', balanceAfterMinor: read?.ok ? minorOf(read.value.balance, currency, currencies) : null };
-    }
-    case 'resolved':
-      return { status: 'settled', balanceAfterMinor: null };
-    case 'refused':
-      return { status: 'refused', code: refusalCodeOf(answer), detail: answer.detail, balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
-    case 'skipped':
-      return { status: 'refused', code: 'SKIPPED', detail: answer.detail, balanceAfterMinor: null };
-  }
+export function roundOutcomeOf(event: FinalEvent, currency: string, currencies: Currencies): RoundOutcome {
+  const final = finalAnswerOf(event, currency, currencies);
+  return final.status === 'accepted' ? { status: 'settled', balanceAfterMinor: final.balanceAfterMinor } : final;
 }
 
 /** How a payout ended: paid, with the balance of the operator's 200 (null for one resolved by hand or unreadable), or refused. */
@@ -403,14 +393,29 @@ export type PayoutOutcome =
  * detail; `resolved` (settled by hand) pays it, balance unknown. A
  * payout's key holds one item, so `skipped` never comes; it would refuse it.
  */
-export function payoutOutcomeOf({ outcome, answer }: FinalEvent, currency: string, currencies: Currencies): PayoutOutcome {
+export function payoutOutcomeOf(event: FinalEvent, currency: string, currencies: Currencies): PayoutOutcome {
+  const final = finalAnswerOf(event, currency, currencies);
+  return final.status === 'accepted' ? { status: 'paid', balanceAfterMinor: final.balanceAfterMinor } : final;
+}
+
+/**
+ * What an item's final outcome says of the request, for a round and a
+ * payout alike: accepted (`sent`, with the balance of the operator's 200
+ * when it reads exactly; `resolved` by hand, balance unknown), or refused
+ * (`refused` with the operator's code, detail and balance; `skipped`).
+ */
+function finalAnswerOf(
+  { outcome, answer }: FinalEvent,
+  currency: string,
+  currencies: Currencies,
+): { status: 'accepted'; balanceAfterMinor: bigint | null } | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null } {
   switch (outcome) {
     case 'sent': {
       const read = answer.body === undefined ? undefined : readBalance(answer.body);
-      return { status: 'paid', balanceAfterMinor: read?.ok ? minorOf(read.value.balance, currency, currencies) : null };
+      return { status: 'accepted', balanceAfterMinor: read?.ok ? minorOf(read.value.balance, currency, currencies) : null };
     }
     case 'resolved':
-      return { status: 'paid', balanceAfterMinor: null };
+      return { status: 'accepted', balanceAfterMinor: null };
     case 'refused':
       return { status: 'refused', code: refusalCodeOf(answer), detail: answer.detail, balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
     case 'skipped':
