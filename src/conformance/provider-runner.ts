@@ -20,7 +20,7 @@ import { curlCommand, shellQuote } from './curl.js';
 import { shownAnswer, shownRequest, toBytes } from './shown.js';
 import { PROVIDER_CASES } from './provider/index.js';
 import type { KeptAnswer, OpenStep, ProviderCallStep, ProviderCase, ProviderContext, ProviderStep } from './provider/model.js';
-import { REPORT_VERSION, type CaseFailure, type CaseResult, type RunReport } from './report.js';
+import { runReport, type CaseFailure, type CaseResult, type RunReport } from './report.js';
 import { RunNotStarted, selectCases, type RunEvent } from './runner.js';
 
 export interface ProviderTarget {
@@ -117,19 +117,15 @@ export async function runProviderConformance(options: ProviderRunOptions): Promi
       results.push(result);
       emit({ type: 'case-end', index, total: cases.length, result });
     }
-    const count = (outcome: CaseResult['outcome']) => results.filter((result) => result.outcome === outcome).length;
-    const report: RunReport = {
-      kit: 'wagerlink-conformance',
-      reportVersion: REPORT_VERSION,
+    const report = runReport({
       side: 'provider',
       endpoint: target.endpoint,
       fixtures: label,
-      only: [...(options.only ?? [])],
-      startedAt: startedAt.toISOString(),
-      durationMs: Math.round(performance.now() - started),
-      summary: { total: results.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') },
-      cases: results,
-    };
+      only: options.only ?? [],
+      startedAt,
+      durationMs: performance.now() - started,
+      results,
+    });
     emit({ type: 'end', report });
     return report;
   } finally {

@@ -87,3 +87,28 @@ export const RunReport = Type.Object({
   cases: Type.Array(CaseResult),
 });
 export type RunReport = Static<typeof RunReport>;
+
+/** A run's report from its results: the summary is counted here, for both sides' runners alike. */
+export function runReport(run: {
+  side: RunReport['side'];
+  endpoint: string;
+  fixtures: string;
+  only: readonly string[];
+  startedAt: Date;
+  durationMs: number;
+  results: CaseResult[];
+}): RunReport {
+  const count = (outcome: CaseResult['outcome']) => run.results.filter((result) => result.outcome === outcome).length;
+  return {
+    kit: 'wagerlink-conformance',
+    reportVersion: REPORT_VERSION,
+    side: run.side,
+    endpoint: run.endpoint,
+    fixtures: run.fixtures,
+    only: [...run.only],
+    startedAt: run.startedAt.toISOString(),
+    durationMs: Math.round(run.durationMs),
+    summary: { total: run.results.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') },
+    cases: run.results,
+  };
+}

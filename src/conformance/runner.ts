@@ -36,7 +36,7 @@ import { ACCESS_TOKEN_PLACEHOLDER, curlCommand, parallelCurl, type RecordedReque
 import { fixtureSource, type FixtureSource, type FixturesSetting, type KitTransport } from './fixtures.js';
 import { shownAnswer, shownRequest, toBytes } from './shown.js';
 import { OPERATOR_CASES } from './operator/index.js';
-import { REPORT_VERSION, type CaseFailure, type CaseResult, type RunReport } from './report.js';
+import { runReport, type CaseFailure, type CaseResult, type RunReport } from './report.js';
 
 export interface OperatorTarget {
   /** The operator endpoint's base URL, e.g. https://wallet.example/provider-x. */
@@ -126,19 +126,15 @@ export async function runOperatorConformance(options: RunOptions): Promise<RunRe
       results.push(result);
       emit({ type: 'case-end', index, total: cases.length, result });
     }
-    const count = (outcome: CaseResult['outcome']) => results.filter((result) => result.outcome === outcome).length;
-    const report: RunReport = {
-      kit: 'wagerlink-conformance',
-      reportVersion: REPORT_VERSION,
+    const report = runReport({
       side: 'operator',
-      endpoint,
+      endpoint: endpoint,
       fixtures: source.label,
-      only: [...(options.only ?? [])],
-      startedAt: startedAt.toISOString(),
-      durationMs: Math.round(performance.now() - started),
-      summary: { total: results.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') },
-      cases: results,
-    };
+      only: options.only ?? [],
+      startedAt,
+      durationMs: performance.now() - started,
+      results,
+    });
     emit({ type: 'end', report });
     return report;
   } finally {
