@@ -51,12 +51,12 @@ import {
   payoutRequest,
   ROUND_REQUEST,
   roundOutcomeOf,
+  rowReaders,
   sameCampaign,
   samePayout,
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
-  type Mode,
   type NewPayout,
   type NewRound,
   type NewSession,
@@ -64,6 +64,7 @@ import {
   type PayoutStatus,
   type PayoutWrite,
   type ProviderStore,
+  type Row,
   type RoundRow,
   type RoundStatus,
   type RoundWrite,
@@ -80,7 +81,6 @@ export const PROVIDER_APPLICATION_NAME = 'wagerlink-provider';
 const ROUND_FINISHED_CHANNEL = 'wagerlink_provider_round_finished';
 
 /** A row as postgres.js reads it: int8 columns arrive as text, int4 as numbers. */
-type Row = Record<string, unknown>;
 
 /** Ids, nonces and epoch milliseconds are well within 2^53: plain numbers, checked. */
 function int(value: unknown): number {
@@ -93,96 +93,14 @@ const intOrNull = (value: unknown): number | null => (value === null || value ==
 const money = (value: unknown): bigint => BigInt(value as string);
 const moneyOrNull = (value: unknown): bigint | null => (value === null ? null : BigInt(value as string));
 
-function sessionOf(row: Row): GameSessionRow {
-  return {
-    pk: int(row.id),
-    sessionId: row.session_id as string,
-    launchId: row.launch_id as string,
-    mode: row.mode as Mode,
-    operatorId: row.operator_id as string,
-    walletId: row.wallet_id as string | null,
-    game: row.game as string,
-    playerId: row.player_id as string | null,
-    operatorSessionId: row.operator_session_id as string | null,
-    currency: row.currency as string,
-    country: row.country as string | null,
-    language: row.language as string,
-    balanceMinor: money(row.balance),
-    serverSeed: row.server_seed as string,
-    nonce: int(row.nonce),
-    createdAt: int(row.created_at),
-    lastActiveAt: int(row.last_active_at),
-  };
-}
-
-function roundOf(row: Row): RoundRow {
-  return {
-    pk: int(row.id),
-    roundId: row.round_id as string,
-    sessionPk: int(row.session_pk),
-    mode: row.mode as Mode,
-    operatorId: row.operator_id as string,
-    playerId: row.player_id as string | null,
-    game: row.game as string,
-    currency: row.currency as string,
-    betMinor: money(row.bet),
-    winMinor: money(row.win),
-    betTxId: row.bet_tx_id as string | null,
-    winTxId: row.win_tx_id as string | null,
-    campaignId: row.campaign_id as string | null,
-    campaignFinished: row.campaign_finished as boolean | null,
-    chancePct: int(row.chance_pct),
-    threshold: int(row.threshold),
-    roll: int(row.roll),
-    serverSeed: row.server_seed as string,
-    serverSeedHash: row.server_seed_hash as string,
-    clientSeed: row.client_seed as string,
-    nonce: int(row.nonce),
-    requestBody: row.request_body as string | null,
-    status: row.status as RoundStatus,
-    refusalCode: row.refusal_code as string | null,
-    refusalDetail: row.refusal_detail as string | null,
-    balanceAfterMinor: moneyOrNull(row.balance_after),
-    // The outbox item counts the attempts while the round is pending; a finished round keeps the count.
-    attempts: int(row.status === 'pending' ? (row.item_attempts ?? row.attempts) : row.attempts),
-    dispatchItemId: intOrNull(row.dispatch_item_id),
-    createdAt: int(row.created_at),
-    settledAt: intOrNull(row.settled_at),
-  };
-}
-
-function payoutOf(row: Row): PayoutRow {
-  return {
-    payoutId: row.payout_id as string,
-    operatorId: row.operator_id as string,
-    playerId: row.player_id as string,
-    currency: row.currency as string,
-    amountMinor: money(row.amount),
-    campaignId: row.campaign_id as string,
-    operatorSessionId: row.operator_session_id as string,
-    dispatchItemId: int(row.dispatch_item_id),
-    status: row.status as PayoutStatus,
-    balanceAfterMinor: moneyOrNull(row.balance_after),
-    refusalCode: row.refusal_code as string | null,
-    refusalDetail: row.refusal_detail as string | null,
-    createdAt: int(row.created_at),
-    settledAt: intOrNull(row.settled_at),
-    attempts: int(row.item_attempts ?? 0),
-  };
-}
-
-function campaignOf(row: Row): CampaignRow {
-  return {
-    campaignId: row.campaign_id as string,
-    operatorId: row.operator_id as string,
-    game: row.game as string,
-    currency: row.currency as string,
-    betMinor: money(row.bet),
-    rounds: int(row.rounds),
-    expiresAt: intOrNull(row.expires_at),
-    createdAt: int(row.created_at),
-  };
-}
+// postgres.js gives int8 columns as text and booleans as booleans.
+const { sessionOf, roundOf, payoutOf, campaignOf } = rowReaders({
+  int,
+  intOrNull,
+  money,
+  moneyOrNull,
+  booleanOrNull: (value) => value as boolean | null,
+});
 
 export interface PostgresProviderStoreOptions {
   /** postgres://... ; its search_path, if any, names the schema. */

@@ -422,3 +422,115 @@ function finalAnswerOf(
       return { status: 'refused', code: 'SKIPPED', detail: answer.detail, balanceAfterMinor: null };
   }
 }
+
+/** A row as a driver returns it: column names to values. */
+export type Row = Record<string, unknown>;
+
+/**
+ * How a backend's driver gives its columns: integers (ids, nonces, epoch
+ * ms), minor units of money, and a flag. SQLite gives bigints and 0/1;
+ * PostgreSQL gives int8 as text and booleans.
+ */
+export interface ColumnReader {
+  int(value: unknown): number;
+  intOrNull(value: unknown): number | null;
+  money(value: unknown): bigint;
+  moneyOrNull(value: unknown): bigint | null;
+  booleanOrNull(value: unknown): boolean | null;
+}
+
+/** The rows of the provider's tables as the contract's types, written once for every backend. */
+export function rowReaders(read: ColumnReader) {
+  return {
+  sessionOf(row: Row): GameSessionRow {
+    return {
+      pk: read.int(row.id),
+      sessionId: row.session_id as string,
+      launchId: row.launch_id as string,
+      mode: row.mode as Mode,
+      operatorId: row.operator_id as string,
+      walletId: row.wallet_id as string | null,
+      game: row.game as string,
+      playerId: row.player_id as string | null,
+      operatorSessionId: row.operator_session_id as string | null,
+      currency: row.currency as string,
+      country: row.country as string | null,
+      language: row.language as string,
+      balanceMinor: read.money(row.balance),
+      serverSeed: row.server_seed as string,
+      nonce: read.int(row.nonce),
+      createdAt: read.int(row.created_at),
+      lastActiveAt: read.int(row.last_active_at),
+    };
+  },
+
+  roundOf(row: Row): RoundRow {
+    return {
+      pk: read.int(row.id),
+      roundId: row.round_id as string,
+      sessionPk: read.int(row.session_pk),
+      mode: row.mode as Mode,
+      operatorId: row.operator_id as string,
+      playerId: row.player_id as string | null,
+      game: row.game as string,
+      currency: row.currency as string,
+      betMinor: read.money(row.bet),
+      winMinor: read.money(row.win),
+      betTxId: row.bet_tx_id as string | null,
+      winTxId: row.win_tx_id as string | null,
+      campaignId: row.campaign_id as string | null,
+      campaignFinished: read.booleanOrNull(row.campaign_finished),
+      chancePct: read.int(row.chance_pct),
+      threshold: read.int(row.threshold),
+      roll: read.int(row.roll),
+      serverSeed: row.server_seed as string,
+      serverSeedHash: row.server_seed_hash as string,
+      clientSeed: row.client_seed as string,
+      nonce: read.int(row.nonce),
+      requestBody: row.request_body as string | null,
+      status: row.status as RoundStatus,
+      refusalCode: row.refusal_code as string | null,
+      refusalDetail: row.refusal_detail as string | null,
+      balanceAfterMinor: read.moneyOrNull(row.balance_after),
+      // The outbox item counts the attempts while the round is pending; a finished round keeps the count.
+      attempts: read.int(row.status === 'pending' ? (row.item_attempts ?? row.attempts) : row.attempts),
+      dispatchItemId: read.intOrNull(row.dispatch_item_id),
+      createdAt: read.int(row.created_at),
+      settledAt: read.intOrNull(row.settled_at),
+    };
+  },
+
+  payoutOf(row: Row): PayoutRow {
+    return {
+      payoutId: row.payout_id as string,
+      operatorId: row.operator_id as string,
+      playerId: row.player_id as string,
+      currency: row.currency as string,
+      amountMinor: read.money(row.amount),
+      campaignId: row.campaign_id as string,
+      operatorSessionId: row.operator_session_id as string,
+      dispatchItemId: read.int(row.dispatch_item_id),
+      status: row.status as PayoutStatus,
+      balanceAfterMinor: read.moneyOrNull(row.balance_after),
+      refusalCode: row.refusal_code as string | null,
+      refusalDetail: row.refusal_detail as string | null,
+      createdAt: read.int(row.created_at),
+      settledAt: read.intOrNull(row.settled_at),
+      attempts: read.int(row.item_attempts ?? 0),
+    };
+  },
+
+  campaignOf(row: Row): CampaignRow {
+    return {
+      campaignId: row.campaign_id as string,
+      operatorId: row.operator_id as string,
+      game: row.game as string,
+      currency: row.currency as string,
+      betMinor: read.money(row.bet),
+      rounds: read.int(row.rounds),
+      expiresAt: read.intOrNull(row.expires_at),
+      createdAt: read.int(row.created_at),
+    };
+  },
+  };
+}

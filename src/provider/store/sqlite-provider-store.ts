@@ -60,12 +60,12 @@ import {
   payoutRequest,
   ROUND_REQUEST,
   roundOutcomeOf,
+  rowReaders,
   sameCampaign,
   samePayout,
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
-  type Mode,
   type NewPayout,
   type NewRound,
   type NewSession,
@@ -73,109 +73,25 @@ import {
   type PayoutStatus,
   type PayoutWrite,
   type ProviderStore,
+  type Row,
   type RoundOutcome,
   type RoundRow,
-  type RoundStatus,
   type RoundWrite,
 } from './provider-store.js';
 
 export { PROVIDER_MIGRATIONS } from './sqlite-migrations.js';
 
-type Row = Record<string, unknown>;
-
 const num = (value: unknown): number => Number(value as bigint);
 const numOrNull = (value: unknown): number | null => (value === null ? null : Number(value as bigint));
 
-function sessionOf(row: Row): GameSessionRow {
-  return {
-    pk: num(row.id),
-    sessionId: row.session_id as string,
-    launchId: row.launch_id as string,
-    mode: row.mode as Mode,
-    operatorId: row.operator_id as string,
-    walletId: row.wallet_id as string | null,
-    game: row.game as string,
-    playerId: row.player_id as string | null,
-    operatorSessionId: row.operator_session_id as string | null,
-    currency: row.currency as string,
-    country: row.country as string | null,
-    language: row.language as string,
-    balanceMinor: row.balance as bigint,
-    serverSeed: row.server_seed as string,
-    nonce: num(row.nonce),
-    createdAt: num(row.created_at),
-    lastActiveAt: num(row.last_active_at),
-  };
-}
-
-function roundOf(row: Row): RoundRow {
-  return {
-    pk: num(row.id),
-    roundId: row.round_id as string,
-    sessionPk: num(row.session_pk),
-    mode: row.mode as Mode,
-    operatorId: row.operator_id as string,
-    playerId: row.player_id as string | null,
-    game: row.game as string,
-    currency: row.currency as string,
-    betMinor: row.bet as bigint,
-    winMinor: row.win as bigint,
-    betTxId: row.bet_tx_id as string | null,
-    winTxId: row.win_tx_id as string | null,
-    campaignId: row.campaign_id as string | null,
-    campaignFinished: row.campaign_finished === null ? null : num(row.campaign_finished) === 1,
-    chancePct: num(row.chance_pct),
-    threshold: num(row.threshold),
-    roll: num(row.roll),
-    serverSeed: row.server_seed as string,
-    serverSeedHash: row.server_seed_hash as string,
-    clientSeed: row.client_seed as string,
-    nonce: num(row.nonce),
-    requestBody: row.request_body as string | null,
-    status: row.status as RoundStatus,
-    refusalCode: row.refusal_code as string | null,
-    refusalDetail: row.refusal_detail as string | null,
-    balanceAfterMinor: row.balance_after as bigint | null,
-    // The outbox item counts the attempts while the round is pending; a finished round keeps the count.
-    attempts: num(row.item_attempts ?? row.attempts),
-    dispatchItemId: numOrNull(row.dispatch_item_id),
-    createdAt: num(row.created_at),
-    settledAt: numOrNull(row.settled_at),
-  };
-}
-
-function payoutOf(row: Row): PayoutRow {
-  return {
-    payoutId: row.payout_id as string,
-    operatorId: row.operator_id as string,
-    playerId: row.player_id as string,
-    currency: row.currency as string,
-    amountMinor: row.amount as bigint,
-    campaignId: row.campaign_id as string,
-    operatorSessionId: row.operator_session_id as string,
-    dispatchItemId: num(row.dispatch_item_id),
-    status: row.status as PayoutStatus,
-    balanceAfterMinor: row.balance_after as bigint | null,
-    refusalCode: row.refusal_code as string | null,
-    refusalDetail: row.refusal_detail as string | null,
-    createdAt: num(row.created_at),
-    settledAt: numOrNull(row.settled_at),
-    attempts: num(row.item_attempts ?? 0),
-  };
-}
-
-function campaignOf(row: Row): CampaignRow {
-  return {
-    campaignId: row.campaign_id as string,
-    operatorId: row.operator_id as string,
-    game: row.game as string,
-    currency: row.currency as string,
-    betMinor: row.bet as bigint,
-    rounds: num(row.rounds),
-    expiresAt: numOrNull(row.expires_at),
-    createdAt: num(row.created_at),
-  };
-}
+// better-sqlite3 gives INTEGER columns as bigints (safeIntegers) and a flag as 0 or 1.
+const { sessionOf, roundOf, payoutOf, campaignOf } = rowReaders({
+  int: num,
+  intOrNull: numOrNull,
+  money: (value) => value as bigint,
+  moneyOrNull: (value) => value as bigint | null,
+  booleanOrNull: (value) => (value === null ? null : num(value) === 1),
+});
 
 /** A failed WAL sync: whether anything committed since the last one is durable can no longer be known. */
 export type OnFatal = (error: Error) => void;
