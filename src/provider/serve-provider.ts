@@ -12,17 +12,11 @@
  * This is where the provider's work starts: the app it builds has none of
  * its own (provider-app.ts).
  */
-import type { FastifyInstance } from 'fastify';
-import { importConfigCampaigns } from './config-campaigns.js';
-import { createGameService, REAL_PROVIDER_WORLD } from './game-service.js';
-import { buildProviderApp } from './provider-app.js';
 import { readProviderConfig } from './provider-config.js';
-import { openProviderStore } from './store/open-provider-store.js';
 import { redactUrl } from '../platform/postgres/open-database.js';
-import { createRoundDelivery } from './round-delivery.js';
 import { listenOn } from '../http/listen.js';
-import { exitOnStorageFailure, stopOnSignals } from '../http/stop-on-signals.js';
-import { ProviderMetrics } from './metrics.js';
+import { stopOnSignals } from '../http/stop-on-signals.js';
+import { buildProviderNode } from './provider-node.js';
 import { serverLogger } from '../http/server-logger.js';
 
 export interface ServeProviderFlags {
@@ -62,24 +56,13 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     config.publicBaseUrl = moved.url;
     config.port = flags.port;
   }
-  // SQLite: the WAL could not be synced (wal-flusher.ts): nothing more is answered; the outbox delivers pending rounds after the restart.
-  // PostgreSQL: migrated once, whichever node starts first; every node delivers from the one outbox.
-  const store = await openProviderStore(config.database, { onFatal: exitOnStorageFailure(logger), currencies: config.currencies });
-  const delivery = createRoundDelivery({ config, store, log: logger });
-  const metrics = new ProviderMetrics({ outbox: store.outbox, clock: REAL_PROVIDER_WORLD.clock, processMetrics: true });
-  delivery.dispatcher.onDelivery((delivered) => metrics.dispatch.observe(delivered));
-  const games = createGameService({ config, store, delivery });
-  let app: FastifyInstance;
+  const node = await buildProviderNode(config, { logger, metrics: { processMetrics: true } });
+  const { app, delivery } = node;
   let address: string;
   try {
-    // Before listening: the first request may already be a free round of one of them.
-    await importConfigCampaigns(config, store, REAL_PROVIDER_WORLD.clock());
-    app = await buildProviderApp({ config, store, games, logger, metrics, delivery });
     address = await listenOn(app, { host: config.host, port: config.port }, '--port or the config\'s "port"');
   } catch (error) {
-    await delivery.stop();
-    await games.close();
-    await store.close();
+    await node.stopWork();
     throw error;
   }
   delivery.start();
@@ -91,12 +74,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   stopOnSignals(
     logger,
     app,
-    async () => {
-      // The sends in flight end first: their answers are recorded before the database closes.
-      await delivery.stop();
-      await games.close();
-      await store.close();
-    },
+    () => node.stopWork(),
     { shutdownTimeoutMs: config.limits.shutdownTimeoutMs },
   );
 }

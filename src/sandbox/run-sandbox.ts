@@ -18,11 +18,8 @@ import { buildOperatorApp } from '../operator/operator-app.js';
 import { registerLobby } from '../operator/lobby-routes.js';
 import { OperatorService, REAL_WORLD } from '../operator/operator-service.js';
 import { readOperatorConfig } from '../operator/operator-config.js';
-import { importConfigCampaigns } from '../provider/config-campaigns.js';
-import { createGameService, REAL_PROVIDER_WORLD } from '../provider/game-service.js';
-import { buildProviderApp } from '../provider/provider-app.js';
-import { openProviderStore } from '../provider/store/open-provider-store.js';
-import { createRoundDelivery } from '../provider/round-delivery.js';
+import { buildProviderNode } from '../provider/provider-node.js';
+import type { RoundDispatch } from '../provider/round-delivery.js';
 import { backendOf, openStore } from '../stores/open-store.js';
 import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
@@ -76,7 +73,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
   };
   let operatorApp: FastifyInstance;
   let providerApp: FastifyInstance;
-  let delivery: ReturnType<typeof createRoundDelivery>;
+  let delivery: RoundDispatch;
   try {
     const operatorStore = await openStore(settings.operatorDatabase, {
       rules: operatorConfig.rules,
@@ -104,15 +101,11 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
     const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken);
 
-    const providerStore = await openProviderStore(providerConfig.database, { onFatal: exitOnStorageFailure(providerLogger), currencies: providerConfig.currencies });
-    closers.push(() => providerStore.close());
-    delivery = createRoundDelivery({ config: providerConfig, store: providerStore, log: providerLogger });
-    const games = createGameService({ config: providerConfig, store: providerStore, delivery });
-    // Closed in reverse: the app, then the delivery (its sends in flight answered and recorded), then the games.
-    closers.push(() => games.close());
-    closers.push(() => delivery.stop());
-    await importConfigCampaigns(providerConfig, providerStore, REAL_PROVIDER_WORLD.clock());
-    providerApp = await buildProviderApp({ config: providerConfig, store: providerStore, games, logger: providerLogger, delivery });
+    const provider = await buildProviderNode(providerConfig, { logger: providerLogger });
+    // Closed in reverse: the app, then the delivery (its sends in flight answered and recorded), the games and the store.
+    closers.push(() => provider.stopWork());
+    providerApp = provider.app;
+    delivery = provider.delivery;
     closers.push(() => providerApp.close());
 
     await listen(operatorApp, settings.operatorPort, 'operator', '--port');
