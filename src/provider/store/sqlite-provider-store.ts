@@ -302,9 +302,15 @@ export class SqliteProviderStore implements ProviderStore {
     else release();
   }
 
-  /** Resolves once no turn is open: at once if none is, else when the open one has committed or rolled back. */
-  private async betweenTurns(): Promise<void> {
+  /**
+   * Runs `then` with no turn open: at once if none is, else once the open
+   * one has committed or rolled back. The last check and the call are one
+   * synchronous step: after any await (even one that found no turn open) a
+   * write may have opened a turn before this code resumes.
+   */
+  private async betweenTurns<R>(then: () => R): Promise<Awaited<R>> {
     while (this.db.inTransaction) await new Promise<void>((resolve) => this.turnEnds.push(resolve));
+    return await then();
   }
 
   private outboxView(items: SqliteOutbox): Outbox {
@@ -318,21 +324,16 @@ export class SqliteProviderStore implements ProviderStore {
     // A read answers what is committed, as another node would see it.
     const betweenTurns =
       <A extends unknown[], R>(read: (...args: A) => Promise<R>) =>
-      async (...args: A): Promise<R> => {
-        await this.betweenTurns();
-        return read(...args);
-      };
+      (...args: A): Promise<R> =>
+        this.betweenTurns(() => read(...args));
     return {
       claim: async (now, node, limits) => {
         // A claim takes the write lock with a transaction of its own (BEGIN IMMEDIATE): between turns.
-        await this.betweenTurns();
-        if (this.durableItemMax < this.committedItemMax) {
-          // Items committed but not yet synced: one sync, no more (under load another commit is always on its way),
-          // then the claim takes the items that sync made durable.
-          await this.durable();
-          await this.betweenTurns();
-        }
-        return items.claim(now, node, limits);
+        const unsynced = await this.betweenTurns(() => this.durableItemMax < this.committedItemMax);
+        // Items committed but not yet synced: one sync, no more (under load another commit is always on its way),
+        // then the claim takes the items that sync made durable.
+        if (unsynced) await this.durable();
+        return this.betweenTurns(() => items.claim(now, node, limits));
       },
       sent: inTurn(items.sent.bind(items)),
       refused: inTurn(items.refused.bind(items)),

@@ -234,6 +234,20 @@ test('a claim runs between turns and takes only items whose commit is durable', 
   assert.equal(waited, 0);
 });
 
+test('a claim that finds no turn open still waits for one a write opens before the claim resumes', async () => {
+  const session = await openSession();
+  const round = begun(await store.beginRealRound(roundOf(session, 0), SEED));
+  await store.durable();
+  // No turn is open when the claim starts, but it resumes only after an await: a write made in between
+  // (here at once, under load any request's) opens a turn, and the claim must not run inside it.
+  const claiming = store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
+  const touched = store.touchSession(session.pk, NOW + 1);
+  const [claimed] = await Promise.all([claiming, touched]);
+  assert.deepEqual(claimed.map((one) => one.id), [round.dispatchItemId]);
+  await store.durable();
+  assert.deepEqual(committedItems().map((one) => one.status), ['pending']);
+});
+
 test('an outcome joins the open turn: neither it nor the round it finishes is committed before the turn ends', async () => {
   const session = await openSession();
   const round = begun(await store.beginRealRound(roundOf(session, 0), SEED));
