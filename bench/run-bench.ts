@@ -144,6 +144,15 @@ async function writeRequests(file: string, count: number, make: (i: number) => {
  * has formatted every request), so that wrk's start-up, when the server is
  * idle, counts neither as the server's time nor as the machine's idle time.
  */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function runWrk(port: number, requestsFile: string, serverPids?: number | readonly number[]): Promise<RunResult> {
   const script = join(ROOT, 'bench/requests.lua');
   // `times` reports the CPU that the load generator itself used.
@@ -163,6 +172,9 @@ async function runWrk(port: number, requestsFile: string, serverPids?: number | 
   const [code] = (await once(child, 'close')) as [number | null];
   const spent = before ? cpuBetween(before, sampleCpu(), serverPids) : CPU_UNMEASURED;
   if (code !== 0) throw new Error(`wrk failed: ${errors}`);
+  // A server that died during the run leaves wrk reconnecting to nothing: its numbers would be a silent lie.
+  const gone = [serverPids ?? []].flat().filter((pid) => !alive(pid));
+  if (gone.length > 0) throw new Error(`a server (pid ${gone.join(', ')}) stopped during the run: no row is measured from it`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in /.exec(out)?.[1]);
   const latency = (p: number) => Number(new RegExp(`latency_us p${p} (\\d+)`).exec(out)?.[1]) / 1000;

@@ -20,6 +20,12 @@ const TAG_BYTES = 16;
 const KEY_INFO = 'wagerlink launch token v1';
 /** A token longer than this is not one of ours: bounds the work on garbage (characters). */
 export const TOKEN_LENGTH_MAX = 4_096;
+/**
+ * Tokens whose claims are kept once opened, the most recently used: a page
+ * sends its token with every round, and opening it (AES-GCM and a schema
+ * check) was a few per cent of a round's CPU. At most about 16 MiB.
+ */
+export const OPENED_TOKENS_KEPT_MAX = 4_096;
 
 export const LaunchClaims = Type.Object({
   /** One id per launch: the provider's game session of this launch is keyed by it. */
@@ -45,8 +51,8 @@ const claimsCheck = compile(LaunchClaims);
 
 export interface LaunchTokens {
   seal(claims: LaunchClaims): string;
-  /** The claims, or undefined for anything that is not an intact token of ours. Expiry is the caller's rule. */
-  open(token: string): LaunchClaims | undefined;
+  /** The claims (frozen: they may be shared), or undefined for anything that is not an intact token of ours. Expiry is the caller's rule. */
+  open(token: string): Readonly<LaunchClaims> | undefined;
 }
 
 /**
@@ -57,6 +63,7 @@ export function launchTokens(secrets: readonly string[], randomBytes: (size: num
   if (secrets.length === 0 || secrets.some((secret) => secret.length === 0)) throw new Error('a launch-token secret is required');
   const keys = secrets.map((secret) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), KEY_INFO, 32)));
   const prefix = `${VERSION}.`;
+  const opened = new Map<string, Readonly<LaunchClaims>>();
   return {
     seal(claims) {
       const iv = randomBytes(IV_BYTES);
@@ -66,6 +73,23 @@ export function launchTokens(secrets: readonly string[], randomBytes: (size: num
       return prefix + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
     },
     open(token) {
+      const kept = opened.get(token);
+      if (kept !== undefined) {
+        // Most recently used last: the Map's order is the eviction order.
+        opened.delete(token);
+        opened.set(token, kept);
+        return kept;
+      }
+      const claims = unseal(token);
+      // Only intact tokens are kept: garbage costs its bounded work each time and takes no room.
+      if (claims === undefined) return undefined;
+      if (opened.size >= OPENED_TOKENS_KEPT_MAX) opened.delete(opened.keys().next().value!);
+      opened.set(token, claims);
+      return claims;
+    },
+  };
+
+  function unseal(token: string): Readonly<LaunchClaims> | undefined {
       if (token.length > TOKEN_LENGTH_MAX || !token.startsWith(prefix)) return undefined;
       const bytes = Buffer.from(token.slice(prefix.length), 'base64url');
       if (bytes.length < IV_BYTES + TAG_BYTES + 2) return undefined;
@@ -89,9 +113,8 @@ export function launchTokens(secrets: readonly string[], randomBytes: (size: num
           return undefined;
         }
         const checked = claimsCheck.check(value);
-        return checked.ok ? checked.value : undefined;
+        return checked.ok ? Object.freeze({ ...checked.value, urls: Object.freeze({ ...checked.value.urls }) }) : undefined;
       }
       return undefined;
-    },
-  };
+  }
 }

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { launchTokens, TOKEN_LENGTH_MAX, type LaunchClaims } from '../../src/provider/launch-token.js';
+import { launchTokens, OPENED_TOKENS_KEPT_MAX, TOKEN_LENGTH_MAX, type LaunchClaims } from '../../src/provider/launch-token.js';
 
 const CLAIMS: LaunchClaims = {
   launchId: '0b7d8f0e-1f1a-4f7b-9a53-3c2f2c9d7e11',
@@ -38,6 +38,8 @@ test('a sealed token opens to the same claims, and reveals none of them', () => 
 test('any changed character opens nothing', () => {
   const tokens = launchTokens([SECRET], randomBytes);
   const token = tokens.seal(CLAIMS);
+  // Opened once, its claims are kept: that must not make a token close to it open.
+  assert.ok(tokens.open(token));
   for (let i = 3; i < token.length; i += 7) {
     const swapped = token[i] === 'A' ? 'B' : 'A';
     const altered = token.slice(0, i) + swapped + token.slice(i + 1);
@@ -59,6 +61,22 @@ test("another provider's secret opens nothing; a previous secret still opens dur
   assert.deepEqual(rotated.open(token), CLAIMS);
   // New tokens are sealed with the new secret only.
   assert.equal(old.open(rotated.seal(CLAIMS)), undefined);
+});
+
+test('opened claims are kept for the most recently used tokens, frozen, and a kept token opens as before', () => {
+  const tokens = launchTokens([SECRET], randomBytes);
+  const first = tokens.seal(CLAIMS);
+  const claims = tokens.open(first)!;
+  assert.ok(Object.isFrozen(claims) && Object.isFrozen(claims.urls), 'a caller cannot change what the next request reads');
+  assert.equal(tokens.open(first), claims, 'opened once');
+  // More tokens than are kept, the first used again between them: it stays; the others still open when no longer kept.
+  const others = Array.from({ length: OPENED_TOKENS_KEPT_MAX + 10 }, (_, i) => tokens.seal({ ...CLAIMS, launchId: `launch-${i}` }));
+  others.forEach((token, i) => {
+    assert.equal(tokens.open(token)!.launchId, `launch-${i}`);
+    if (i % 1_000 === 0) assert.equal(tokens.open(first), claims);
+  });
+  assert.equal(tokens.open(first), claims, 'recently used: still kept');
+  assert.equal(tokens.open(others[0]!)!.launchId, 'launch-0', 'evicted, opened again');
 });
 
 test('a secret is required', () => {
