@@ -28,6 +28,7 @@ import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
+import { isPostgresUrl, schemaNameProblem } from '../platform/postgres/open-database.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
 
@@ -111,6 +112,7 @@ export const ProviderConfigSchema = Type.Object({
   port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
   publicBaseUrl: HttpUrl,
   database: Type.String({ minLength: 1 }),
+  databaseSchema: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
   logLevel: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
   launchTokenSecret: Type.String({ minLength: 16, maxLength: 1024 }),
   launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
@@ -192,6 +194,8 @@ export interface ProviderConfig {
   port: number;
   publicBaseUrl: string;
   database: string;
+  /** PostgreSQL: the schema of the provider's tables, made if missing; undefined: the URL's search_path. */
+  databaseSchema: string | undefined;
   logLevel: string;
   launchTokenSecrets: string[];
   adminToken: string | undefined;
@@ -395,12 +399,18 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     };
   });
   unique('campaigns', campaigns.map((c) => c.campaignId), 'id');
+  if (file.databaseSchema !== undefined) {
+    if (!isPostgresUrl(file.database)) fail('databaseSchema', 'a schema needs a postgres:// database');
+    const problem = schemaNameProblem(file.databaseSchema);
+    if (problem) fail('databaseSchema', problem);
+  }
 
   return {
     host: file.host ?? '127.0.0.1',
     port: file.port ?? 8090,
     publicBaseUrl: httpUrl('publicBaseUrl', file.publicBaseUrl),
     database: file.database,
+    databaseSchema: file.databaseSchema,
     logLevel: file.logLevel ?? 'info',
     launchTokenSecrets: [file.launchTokenSecret, ...(file.launchTokenSecretPrevious === undefined ? [] : [file.launchTokenSecretPrevious])],
     adminToken: file.adminToken,

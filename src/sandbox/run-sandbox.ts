@@ -113,7 +113,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     delivery.start();
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
-    if (postgres) out.write(`The operator runs on ${backendOf(settings.operatorDatabase).display}; the provider keeps its round log on SQLite (${providerConfig.database}): both sides in one database would share table names; a provider on PostgreSQL runs with provider serve --database.`);
+    if (postgres) {
+      out.write(`Both sides run on ${backendOf(settings.operatorDatabase).display}: the operator in the URL's schema, the provider in schema ${providerConfig.databaseSchema}.`);
+    }
     out.write('');
     out.write(`  Lobby        ${operatorUrl}/lobby/`);
     out.write(`  Back office  ${operatorUrl}/backoffice/#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);

@@ -34,6 +34,52 @@ export function redactUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
 }
 
+/**
+ * A schema that Wagerlink creates and names in search_path: lower-case
+ * letters, digits and _ (what PostgreSQL keeps of an unquoted name), so that
+ * the name means the same quoted or not and needs no escaping in a URL.
+ */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Why `schema` cannot name a schema of ours, or undefined when it can. */
+export function schemaNameProblem(schema: string): string | undefined {
+  return SCHEMA_NAME.test(schema) ? undefined : `"${schema}" must be 1 to 63 lower-case letters, digits or _, not starting with a digit`;
+}
+
+/**
+ * The URL with its search_path set to `schema` alone, so that every
+ * connection of a pool opened on it reads and writes that schema's tables,
+ * and unqualified names (`rounds`, `schema_migrations`) never meet another
+ * schema's of the same name.
+ */
+export function urlInSchema(url: string, schema: string): string {
+  const problem = schemaNameProblem(schema);
+  if (problem) throw new Error(`schema: ${problem}`);
+  const parsed = new URL(url);
+  parsed.searchParams.set('search_path', schema);
+  return parsed.toString();
+}
+
+/** SQLSTATEs of a CREATE SCHEMA IF NOT EXISTS that lost a race to another node's: the schema exists, which is what was asked. */
+const SCHEMA_RACE_CODES = new Set(['23505', '42P06']);
+
+/**
+ * Creates `schema` unless it exists, on one short-lived connection: nodes that
+ * start together may race, and the loser finds it made.
+ */
+export async function createSchema(url: string, schema: string, settings: PoolSettings): Promise<void> {
+  const problem = schemaNameProblem(schema);
+  if (problem) throw new Error(`schema: ${problem}`);
+  const sql = openDatabase(url, { ...settings, poolSize: 1 }, 'wagerlink-schema');
+  try {
+    await sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (error) {
+    if (!SCHEMA_RACE_CODES.has((error as { code?: string }).code ?? '')) throw error;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 /** `applicationName`: what pg_stat_activity shows as the client, so that operators can find a node's connections. */
 export function openDatabase(url: string, settings: PoolSettings, applicationName: string): postgres.Sql {
   return postgres(url, {
