@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { backendOf } from '../stores/open-store.js';
 import { OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDER_SCHEMA_DEFAULT } from '../sandbox/sandbox-config.js';
+import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
 import { schemaNameProblem } from '../platform/postgres/open-database.js';
 import { runSandbox } from '../sandbox/run-sandbox.js';
 
@@ -14,6 +15,7 @@ back office, and the provider with its games, on 127.0.0.1 (the same as npm star
 
 Usage:
   wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database postgres://... [--provider-schema NAME]]
+                    [--dispatch-horizon SECONDS]
 
 Options:
   --data DIR            where the databases and the integration's secrets are kept (default ./data)
@@ -23,6 +25,8 @@ Options:
                         provider.db); the operator's tables go in the URL's schema (its search_path,
                         else public), the provider's in a schema of their own
   --provider-schema S   with --database: the provider's schema, made if missing (default ${PROVIDER_SCHEMA_DEFAULT})
+  --dispatch-horizon S  how long the provider resends a round or payout before it parks it for staff, seconds
+                        (default 259200, 72 h); with the back office's Casino down, a short one parks items soon
 `;
 
 function port(text: string | undefined, name: string, fallback: number, usage: (message: string) => Error): number {
@@ -41,6 +45,7 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
       'provider-port': { type: 'string' },
       database: { type: 'string' },
       'provider-schema': { type: 'string' },
+      'dispatch-horizon': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -71,5 +76,16 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
       throw usage(`--provider-schema must differ from the operator's schema (the URL's search_path), both are ${operatorSchema}`);
     }
   }
-  await runSandbox({ dataDir, operatorPort, providerPort, operatorDatabase: values.database ?? `${dataDir}/operator.db`, providerSchema });
+  const horizon = values['dispatch-horizon'];
+  if (horizon !== undefined && (!/^[0-9]{1,7}$/.test(horizon) || Number(horizon) < 1 || Number(horizon) > DISPATCH_HORIZON_SECONDS_MAX)) {
+    throw usage(`--dispatch-horizon must be seconds, 1..${DISPATCH_HORIZON_SECONDS_MAX}, got "${horizon}"`);
+  }
+  await runSandbox({
+    dataDir,
+    operatorPort,
+    providerPort,
+    operatorDatabase: values.database ?? `${dataDir}/operator.db`,
+    providerSchema,
+    dispatchHorizonSeconds: horizon === undefined ? undefined : Number(horizon),
+  });
 }

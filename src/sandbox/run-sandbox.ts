@@ -25,8 +25,8 @@ import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 import { seedDemoPlayers } from './demo-seed.js';
 import { registerSandboxPages } from './sandbox-pages.js';
+import { registerCasinoOutage } from './casino-outage.js';
 import {
-  DEMO_PLAYERS,
   operatorOrigin,
   providerOrigin,
   SANDBOX_HOST,
@@ -95,10 +95,10 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       service,
       link: { providerUrl, operatorId: SANDBOX_OPERATOR_ID, walletId: SANDBOX_WALLET_ID, secret: secrets.secret },
       games: providerConfig.games.map((game) => ({ slug: game.slug, title: game.title })),
-      listedPlayers: () => DEMO_PLAYERS.map((player) => player.playerId),
       lobbyUrl: `${operatorUrl}/lobby/`,
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
+    registerCasinoOutage(operatorApp, { adminToken: secrets.adminToken });
     const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken);
 
     const provider = await buildProviderNode(providerConfig, { logger: providerLogger });

@@ -44,6 +44,8 @@ export interface SandboxSettings {
    * and a `schema_migrations`. Default PROVIDER_SCHEMA_DEFAULT.
    */
   providerSchema?: string | undefined;
+  /** The provider's limits.dispatchHorizonSeconds; default the config's (72 h). */
+  dispatchHorizonSeconds?: number | undefined;
 }
 
 /** The schema of the provider's tables when the sandbox runs on PostgreSQL. */
@@ -82,6 +84,7 @@ export function sandboxProviderConfig(settings: SandboxSettings, secrets: Sandbo
     ...providerDatabase(settings),
     // The sandbox prints what a person needs; the servers log only what went wrong.
     logLevel: 'warn',
+    ...(settings.dispatchHorizonSeconds === undefined ? {} : { limits: { ...example.limits, dispatchHorizonSeconds: settings.dispatchHorizonSeconds } }),
     launchTokenSecret: secrets.launchTokenSecret,
     adminToken: secrets.providerAdminToken,
     operators: [
