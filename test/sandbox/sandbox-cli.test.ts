@@ -8,7 +8,9 @@
  * first and a --database that is not PostgreSQL are refused with a clear
  * message; and the lobby's API answers what the lobby page needs: the
  * players, every game of the provider's catalog with its ladder in a
- * currency, launch URLs for real and for fun, and problems with their codes.
+ * currency, launch URLs for real and for fun, and problems with their codes;
+ * the back office's Casino down switch answers the provider's calls 503
+ * until it is switched back.
  * With DATABASE_URL, both sides run in one PostgreSQL database, each in a
  * schema of its own: a round played shows in the provider's tables and in
  * the operator's, and neither side's tables are in the other's schema.
@@ -111,6 +113,12 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
     players.body.items.map((p: { playerId: string; currency: string }) => `${p.playerId}:${p.currency}`),
     ['alice:EUR', 'bob:USD', 'chika:JPY', 'satoshi:BTC'],
   );
+  // Every player, paged by the last id.
+  const firstTwo = await json(`${origin}/lobby/api/players?limit=2`);
+  assert.deepEqual([firstTwo.body.items.map((p: { playerId: string }) => p.playerId), firstTwo.body.nextCursor], [['alice', 'bob'], 'bob']);
+  const rest = await json(`${origin}/lobby/api/players?limit=2&cursor=bob`);
+  assert.deepEqual([rest.body.items.map((p: { playerId: string }) => p.playerId), rest.body.nextCursor], [['chika', 'satoshi'], null]);
+  assert.equal((await json(`${origin}/lobby/api/players?limit=0`)).body.code, 'INVALID_REQUEST');
   // Every game of the catalog, with its ladder in the currency asked for.
   for (const currency of ['EUR', 'BTC']) {
     const games = await json(`${origin}/lobby/api/games?currency=${currency}`);
@@ -153,6 +161,17 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
     body: '{"id":"0b7f5d1e-6a43-4c1b-9d0c-2f9a8e7b6c5d","type":"deposit","amount":5}',
   });
   assert.equal(deposit.status, 200, JSON.stringify(deposit.body));
+  // Casino down: the provider's wallet calls are answered 503 and book nothing, until it is switched back; the admin API stays up.
+  const outage = (down: boolean, token = adminToken) =>
+    json(`${origin}/backoffice/api/outage`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ down }) });
+  assert.equal((await outage(true, 'not-the-token')).body.code, 'INVALID_TOKEN');
+  assert.deepEqual((await outage(true)).body, { down: true });
+  const refused = await post(`${origin}/transaction`, '{}');
+  assert.equal(refused.status, 503);
+  assert.match(refused.body.detail, /switched off in the sandbox's back office/);
+  assert.equal((await json(`${origin}/admin/players/alice`, { headers: { authorization: `Bearer ${adminToken}` } })).status, 200);
+  assert.deepEqual((await outage(false)).body, { down: false });
+  assert.equal((await post(`${origin}/transaction`, '{}')).status, 401, 'up again: the wallet checks the caller first');
   assert.equal((await first.child.stop('SIGTERM')).code, 0);
 
   const second = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
@@ -183,6 +202,9 @@ test('a taken port, equal ports and a --database that is not PostgreSQL are refu
   const sqlite = await runWagerlink(['sandbox', '--data', dir, '--database', './other.db']);
   assert.equal(sqlite.code, 2);
   assert.match(sqlite.stderr, /--database takes a postgres:\/\/ URL/);
+  const horizon = await runWagerlink(['sandbox', '--data', dir, '--dispatch-horizon', '0']);
+  assert.equal(horizon.code, 2);
+  assert.match(horizon.stderr, /--dispatch-horizon must be seconds, 1\.\.2592000, got "0"/);
   const help = await runWagerlink(['sandbox', '--help']);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--provider-port P/);
