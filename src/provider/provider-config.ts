@@ -28,8 +28,7 @@ import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
-import { DISPATCH_HORIZON_MS } from '../dispatch/retry-schedule.js';
-import { isPostgresUrl, schemaNameProblem } from '../platform/postgres/open-database.js';
+import { isPostgresUrl, schemaNameProblem } from '../stores/settings.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
 
@@ -157,7 +156,7 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   operatorAnswerMsMax: 5_000, // ms: docs/protocol.md §9
   retryDelayMsMin: 500, // ms: docs/protocol.md §9
   retryDelayMsMax: 60_000, // ms: docs/protocol.md §9
-  dispatchHorizonMs: DISPATCH_HORIZON_MS, // ms: 72 h, a weekend's outage at an operator (retry-schedule.ts)
+  dispatchHorizonMs: 72 * 3600 * 1000, // ms: 72 h, a weekend's outage at an operator; the outbox's own DISPATCH_HORIZON_MS (retry-schedule.ts), which a test holds it to
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
   requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: docs/protocol.md §9

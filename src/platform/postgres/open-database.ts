@@ -9,6 +9,7 @@
  * own application name.
  */
 import postgres from 'postgres';
+import { schemaNameProblem } from './database-names.js';
 
 /** The pool and its time-outs; src/stores/settings.ts documents each and names the defaults (DEFAULT_POSTGRES_SETTINGS). */
 export interface PoolSettings {
@@ -25,25 +26,11 @@ export interface PoolSettings {
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 
-export function isPostgresUrl(database: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(database);
-}
+export { isPostgresUrl, schemaNameProblem } from './database-names.js';
 
 /** The URL without its password, for logs and CLI output. */
 export function redactUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
-}
-
-/**
- * A schema that Wagerlink creates and names in search_path: lower-case
- * letters, digits and _ (what PostgreSQL keeps of an unquoted name), so that
- * the name means the same quoted or not and needs no escaping in a URL.
- */
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** Why `schema` cannot name a schema of ours, or undefined when it can. */
-export function schemaNameProblem(schema: string): string | undefined {
-  return SCHEMA_NAME.test(schema) ? undefined : `"${schema}" must be 1 to 63 lower-case letters, digits or _, not starting with a digit`;
 }
 
 /**
