@@ -221,7 +221,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   {
     name: 'sandbox',
     options: [],
-    synopsis: '[--data DIR] [--port P] [--provider-port P] [--database URL]',
+    synopsis: '[--data DIR] [--port P] [--provider-port P] [--database URL [--provider-schema NAME]] [--dispatch-horizon S]',
     summary: 'the whole interface on this machine, with a lobby and a back office (npm start)',
     help: SANDBOX_USAGE,
     // Listed here for the usage texts; main() hands its arguments to sandbox-command.ts, which parses its own.

@@ -1,25 +1,32 @@
 /**
- * `wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database URL]`:
+ * `wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database URL [--provider-schema NAME]]`:
  * its own options and help, parsed here so that main.ts only hands over.
  */
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { backendOf } from '../stores/open-store.js';
-import { OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT } from '../sandbox/sandbox-config.js';
+import { OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDER_SCHEMA_DEFAULT } from '../sandbox/sandbox-config.js';
+import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
+import { schemaNameProblem } from '../platform/postgres/open-database.js';
 import { runSandbox } from '../sandbox/run-sandbox.js';
 
 export const SANDBOX_USAGE = `wagerlink sandbox — the whole interface on this machine: the operator wallet with a lobby and a
 back office, and the provider with its games, on 127.0.0.1 (the same as npm start)
 
 Usage:
-  wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database postgres://...]
+  wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database postgres://... [--provider-schema NAME]]
+                    [--dispatch-horizon SECONDS]
 
 Options:
   --data DIR            where the databases and the integration's secrets are kept (default ./data)
   --port P              the operator's port: lobby, back office, wallet API (default ${OPERATOR_PORT_DEFAULT})
   --provider-port P     the provider's port: its API and the games (default ${PROVIDER_PORT_DEFAULT})
-  --database URL        the operator's database as a postgres:// URL (default DIR/operator.db, SQLite);
-                        the provider stays on SQLite in DIR
+  --database URL        both sides' database as a postgres:// URL (default SQLite in DIR: operator.db,
+                        provider.db); the operator's tables go in the URL's schema (its search_path,
+                        else public), the provider's in a schema of their own
+  --provider-schema S   with --database: the provider's schema, made if missing (default ${PROVIDER_SCHEMA_DEFAULT})
+  --dispatch-horizon S  how long the provider resends a round or payout before it parks it for staff, seconds
+                        (default 259200, 72 h); with the back office's Casino down, a short one parks items soon
 `;
 
 function port(text: string | undefined, name: string, fallback: number, usage: (message: string) => Error): number {
@@ -37,6 +44,8 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
       port: { type: 'string' },
       'provider-port': { type: 'string' },
       database: { type: 'string' },
+      'provider-schema': { type: 'string' },
+      'dispatch-horizon': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -54,5 +63,29 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
   if (values.database !== undefined && backendOf(values.database).name !== 'postgres') {
     throw usage(`--database takes a postgres:// URL (the default is SQLite in --data), got "${values.database}"`);
   }
-  await runSandbox({ dataDir, operatorPort, providerPort, operatorDatabase: values.database ?? `${dataDir}/operator.db` });
+  const providerSchema = values['provider-schema'];
+  if (providerSchema !== undefined) {
+    if (values.database === undefined) throw usage('--provider-schema needs --database postgres://... (SQLite keeps the provider in its own file)');
+    const problem = schemaNameProblem(providerSchema);
+    if (problem) throw usage(`--provider-schema: ${problem}`);
+  }
+  if (values.database !== undefined) {
+    // The operator's schema is the URL's search_path; the provider's must be another, or their tables would meet.
+    const operatorSchema = new URL(values.database).searchParams.get('search_path');
+    if (operatorSchema !== null && operatorSchema === (providerSchema ?? PROVIDER_SCHEMA_DEFAULT)) {
+      throw usage(`--provider-schema must differ from the operator's schema (the URL's search_path), both are ${operatorSchema}`);
+    }
+  }
+  const horizon = values['dispatch-horizon'];
+  if (horizon !== undefined && (!/^[0-9]{1,7}$/.test(horizon) || Number(horizon) < 1 || Number(horizon) > DISPATCH_HORIZON_SECONDS_MAX)) {
+    throw usage(`--dispatch-horizon must be seconds, 1..${DISPATCH_HORIZON_SECONDS_MAX}, got "${horizon}"`);
+  }
+  await runSandbox({
+    dataDir,
+    operatorPort,
+    providerPort,
+    operatorDatabase: values.database ?? `${dataDir}/operator.db`,
+    providerSchema,
+    dispatchHorizonSeconds: horizon === undefined ? undefined : Number(horizon),
+  });
 }

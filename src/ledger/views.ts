@@ -72,6 +72,80 @@ export interface PageOf<T> {
   next: bigint | null;
 }
 
+/** A page of players (store.ts, PlayersRequest). */
+export interface PlayersPage {
+  ok: true;
+  items: PlayerView[];
+  /** Pass as `after` for the next page: the last item's id; null on the last page. */
+  next: string | null;
+}
+
+/** One game's bets and wins in one currency on one day, in major units as exact JSON number text. */
+export interface GgrRow {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  game: string;
+  currency: string;
+  /** Bets the players paid; bets paid by a free-bet campaign are in `freeBets`, not here. */
+  bets: string;
+  freeBets: string;
+  /** Every win, of free bets too: the casino pays them. */
+  wins: string;
+  /** bets − wins: what the games kept of the players' money. */
+  ggr: string;
+  rounds: number;
+}
+
+export interface GgrReport {
+  ok: true;
+  rows: GgrRow[];
+}
+
+/** One game's sums on one day in one currency, as a store reads them, in minor units. */
+export interface StoredGgr {
+  /** Days since 1970-01-01 (UTC). */
+  day: number;
+  game: string;
+  currency: string;
+  bets: bigint;
+  freeBets: bigint;
+  wins: bigint;
+  rounds: number;
+}
+
+/** The report from a store's sums, ordered by day, game, currency (the stores sort alike; sorted again here, so the order is the ledger's). */
+export function ggrReport(sums: readonly StoredGgr[], currencies: Currencies): GgrReport {
+  const rows = [...sums]
+    .sort((a, b) => a.day - b.day || compareCodePoints(a.game, b.game) || compareCodePoints(a.currency, b.currency))
+    .map((sum) => {
+      const decimals = storedDecimals(currencies, sum.currency);
+      return {
+        day: new Date(sum.day * 86_400_000).toISOString().slice(0, 10),
+        game: sum.game,
+        currency: sum.currency,
+        bets: formatMinor(sum.bets, decimals),
+        freeBets: formatMinor(sum.freeBets, decimals),
+        wins: formatMinor(sum.wins, decimals),
+        ggr: formatMinor(sum.bets - sum.wins, decimals),
+        rounds: sum.rounds,
+      };
+    });
+  return { ok: true, rows };
+}
+
+/** Orders texts by code point, as SQLite's BINARY and PostgreSQL's "C" collation do over UTF-8. */
+export function compareCodePoints(a: string, b: string): number {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return Buffer.compare(x, y);
+}
+
+/** A page of players from up to limit + 1 of them, in id order: the extra one only tells that a next page exists. */
+export function playersPage(players: readonly StoredPlayer[], limit: number, currencies: Currencies): PlayersPage {
+  const items = players.slice(0, limit).map((player) => playerView(player, currencies));
+  return { ok: true, items, next: players.length > limit ? items[items.length - 1]!.playerId : null };
+}
+
 /** A player as a store reads it, in plain values. */
 export interface StoredPlayer {
   playerId: string;

@@ -23,13 +23,21 @@ export const LobbyGame = Type.Object({
 
 const LOBBY = ['INVALID_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const sandboxOnly = 'Served by `wagerlink sandbox` only (on 127.0.0.1, without a token: docs/sandbox.md#who-may-call-what).';
-const LobbyPlayers = Type.Object({ items: Type.Array(S.PlayerResponse) });
+
 const LobbyGames = Type.Object({ currency: S.CurrencyCode, items: Type.Array(LobbyGame) });
 
 export function lobbyOpenApiPaths() {
   return {
     '/lobby/api/players': {
-      get: { summary: 'The players the lobby lists (the demo players).', description: sandboxOnly, responses: { ...ok('200', 'The players', LobbyPlayers), ...problems(LOBBY) } },
+      get: {
+        summary: 'Every player, for the lobby\'s picker: in the order of their ids, 50 a page by default (GET /admin/players without its filters).',
+        description: sandboxOnly,
+        parameters: [
+          { name: 'limit', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, description: 'Items per page, 1..500 (default 50).' },
+          { name: 'cursor', in: 'query', required: false, schema: plain(S.PlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
+        ],
+        responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(LOBBY) },
+      },
       post: {
         summary: 'Create a player with an opening balance (booked as a deposit).',
         description: sandboxOnly,

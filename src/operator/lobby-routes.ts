@@ -15,11 +15,12 @@ import type { CallOutcome } from '../clients/http-call.js';
 import { ERRORS, type ErrorCode } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { isCountryCode } from '../protocol/regions.js';
-import { CreatePlayerRequest, CurrencyCode, PlayerId } from '../protocol/schemas.js';
+import { CreatePlayerRequest, CurrencyCode, LIMIT_PATTERN, PlayerId } from '../protocol/schemas.js';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../stores/store.js';
 import { LaunchRequest } from './lobby-openapi.js';
 import { compile, compileBody } from '../protocol/validate.js';
 import type { OperatorService } from './operator-service.js';
-import { playerBody } from './operator-views.js';
+import { playerBody, playersBody } from './operator-views.js';
 import { requestGameBets, requestLaunchUrl, type ProviderLink } from './provider-link.js';
 
 export interface LobbyOptions {
@@ -28,8 +29,6 @@ export interface LobbyOptions {
   link: ProviderLink;
   /** The provider's catalog: the games the lobby offers, in order. */
   games: readonly { slug: string; title: string }[];
-  /** Players the lobby lists first (the sandbox's demo players). */
-  listedPlayers: () => readonly string[];
   /** The lobby page's URL: a game's lobby and deposit buttons lead back to it. */
   lobbyUrl: string;
 }
@@ -40,6 +39,7 @@ const bodies = {
 };
 const playerParams = compile(Type.Object({ playerId: PlayerId }));
 const gamesQuery = compile(Type.Object({ currency: CurrencyCode }));
+const playersQuery = compile(Type.Object({ limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })), cursor: Type.Optional(PlayerId) }));
 
 /** A provider's answer passed on: its refusal keeps its code; no answer is 503, the provider being this operator's dependency. */
 function sendProviderFailure(reply: FastifyReply, outcome: Exclude<CallOutcome<unknown>, { ok: true }>): FastifyReply {
@@ -52,13 +52,13 @@ function sendProviderFailure(reply: FastifyReply, outcome: Exclude<CallOutcome<u
 export function registerLobby(app: FastifyInstance, options: LobbyOptions): void {
   const { service, link } = options;
 
-  app.get('/lobby/api/players', async (_request, reply) => {
-    const items = [];
-    for (const playerId of options.listedPlayers()) {
-      const player = await service.getPlayer(playerId);
-      if (player.ok) items.push(playerBody(player));
-    }
-    return sendJson(reply, 200, stringify({ items }));
+  app.get('/lobby/api/players', async (request, reply) => {
+    const checked = playersQuery.check({ ...(request.query as object) });
+    if (!checked.ok) return sendRefusal(reply, checked);
+    const limit = checked.value.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(checked.value.limit);
+    if (limit < 1 || limit > PAGE_LIMIT_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${PAGE_LIMIT_MAX}`);
+    const page = await service.listPlayers({ limit, after: checked.value.cursor });
+    return sendJson(reply, 200, stringify(playersBody(page)));
   });
 
   app.post('/lobby/api/players', async (request, reply) => {

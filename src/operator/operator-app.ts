@@ -23,7 +23,9 @@ import {
   BlockRequest,
   CreateLaunchKeyRequest,
   CreatePlayerRequest,
+  GgrQuery,
   PageQuery,
+  PlayersQuery,
   PlayerId,
   PayoutRequest,
   TRANSACTIONS_PER_REQUEST_MAX,
@@ -32,10 +34,10 @@ import {
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
 import { precheckTransaction } from '../ledger/rules.js';
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type BalanceOutcome, type PlayerView } from '../stores/store.js';
+import { DAY_MS, GGR_DAYS_MAX, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type BalanceOutcome, type PlayerView } from '../stores/store.js';
 import type { WalletStore } from '../stores/operations.js';
 import { operatorOpenApi } from './operator-openapi.js';
-import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from './operator-views.js';
+import { adjustmentBody, ggrBody, launchKeyBody, playerBody, playersBody, roundsBody, transfersBody } from './operator-views.js';
 import { OperatorMetrics } from './metrics.js';
 import { exposeMetrics } from '../http/request-metrics.js';
 import { OperatorService, REAL_WORLD, type World } from './operator-service.js';
@@ -80,6 +82,18 @@ const bodies = {
   block: compileBody(BlockRequest),
 };
 const pageQuery = compile(PageQuery);
+const playersQuery = compile(PlayersQuery);
+const ggrQuery = compile(GgrQuery);
+/** A GGR report without `from` covers this many days up to `to` (today by default), both included. */
+const GGR_DAYS_DEFAULT = 30;
+
+/** Epoch ms of a day's midnight (UTC), or undefined when the text is no calendar day (2026-02-30). */
+function dayStart(day: string): number | undefined {
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== day ? undefined : ms;
+}
+
+const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** Route parameters of the back office, checked like the bodies that carry the same ids. */
 const playerParams = compile(Type.Object({ playerId: PlayerId }));
 
@@ -255,6 +269,38 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         const outcome = await service.createPlayer(input);
         if (!outcome.ok) return sendRefusal(reply, outcome);
         return sendJson(reply, 201, playerJson(outcome));
+      });
+
+      admin.get('/players', async (request, reply) => {
+        const checked = playersQuery.check({ ...(request.query as object) });
+        if (!checked.ok) return sendRefusal(reply, checked);
+        const query = checked.value;
+        const limit = query.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(query.limit);
+        if (limit < 1 || limit > PAGE_LIMIT_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${PAGE_LIMIT_MAX}`);
+        const page = await service.listPlayers({
+          limit,
+          after: query.cursor,
+          currency: query.currency,
+          blocked: query.blocked === undefined ? undefined : query.blocked === 'true',
+          prefix: query.prefix,
+        });
+        return sendJson(reply, 200, stringify(playersBody(page)));
+      });
+
+      admin.get('/ggr', async (request, reply) => {
+        const checked = ggrQuery.check({ ...(request.query as object) });
+        if (!checked.ok) return sendRefusal(reply, checked);
+        const today = Math.floor(service.now() / DAY_MS) * DAY_MS;
+        const to = checked.value.to === undefined ? today : dayStart(checked.value.to);
+        if (to === undefined) return sendProblem(reply, 'INVALID_REQUEST', `to: ${checked.value.to} is not a day of the calendar`);
+        const from = checked.value.from === undefined ? to - (GGR_DAYS_DEFAULT - 1) * DAY_MS : dayStart(checked.value.from);
+        if (from === undefined) return sendProblem(reply, 'INVALID_REQUEST', `from: ${checked.value.from} is not a day of the calendar`);
+        if (from > to) return sendProblem(reply, 'INVALID_REQUEST', `from: ${dayText(from)} is after to: ${dayText(to)}`);
+        if ((to - from) / DAY_MS + 1 > GGR_DAYS_MAX) {
+          return sendProblem(reply, 'INVALID_REQUEST', `from..to: at most ${GGR_DAYS_MAX} days, got ${(to - from) / DAY_MS + 1}`);
+        }
+        const report = await service.ggr(from, to);
+        return sendJson(reply, 200, stringify(ggrBody(report, dayText(from), dayText(to))));
       });
 
       admin.get('/players/:playerId', async (request, reply) => {

@@ -6,6 +6,7 @@
  */
 import { body, HOME_PATH, METRICS_PATH, ok, plain, PROBLEM_COMPONENT, problems } from '../protocol/openapi-parts.js';
 import * as S from '../protocol/schemas.js';
+import { GGR_DAYS_MAX } from '../stores/store.js';
 import { lobbyOpenApiPaths } from './lobby-openapi.js';
 
 const WIRE_AUTH = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
@@ -71,6 +72,18 @@ export function operatorOpenApi() {
       },
       '/metrics': METRICS_PATH,
       '/admin/players': {
+        get: {
+          summary: 'Every player, in the order of their ids (by code point), 50 a page by default; the filters narrow together.',
+          security: admin,
+          parameters: [
+            pageParams[0],
+            { name: 'cursor', in: 'query', required: false, schema: plain(S.PlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
+            { name: 'currency', in: 'query', required: false, schema: plain(S.CurrencyCode), description: 'Only players of this currency.' },
+            { name: 'blocked', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only blocked (true) or unblocked (false) players.' },
+            { name: 'prefix', in: 'query', required: false, schema: plain(S.PlayerId), description: 'Only players whose id starts with this text.' },
+          ],
+          responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(ADMIN) },
+        },
         post: {
           summary: 'Create a player with an opening balance (booked as a deposit).',
           security: admin,
@@ -117,6 +130,17 @@ export function operatorOpenApi() {
       },
       '/admin/players/{playerId}/transactions': {
         get: { summary: "A player's transfers, newest first.", security: admin, parameters: [...playerParam, ...pageParams], responses: { ...ok('200', 'A page', S.Page(S.TransferItem)), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) } },
+      },
+      '/admin/ggr': {
+        get: {
+          summary: 'Gross gaming revenue (bets − wins) of the whole casino per game per day (UTC) per currency, from the ledger.',
+          security: admin,
+          parameters: [
+            { name: 'from', in: 'query', required: false, schema: plain(S.Day), description: 'First day, included (default: 29 days before `to`).' },
+            { name: 'to', in: 'query', required: false, schema: plain(S.Day), description: `Last day, included (default: today, UTC). At most ${GGR_DAYS_MAX} days in all.` },
+          ],
+          responses: { ...ok('200', 'The report, ordered by day, game and currency', S.GgrResponse), ...problems(ADMIN) },
+        },
       },
       '/admin/verify': {
         get: { summary: 'Prove the books balance.', security: admin, responses: { ...ok('200', 'The report', S.VerifyResponse), ...problems(ADMIN) } },

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Refusal } from '../protocol/errors.js';
 import type { AdjustmentRequest, CreatePlayerRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
-import { PAGE_LIMIT_DEFAULT } from '../stores/store.js';
+import { DAY_MS, PAGE_LIMIT_DEFAULT, type PlayersRequest } from '../stores/store.js';
 import type { WalletStore } from '../stores/operations.js';
 
 export interface World {
@@ -70,6 +70,20 @@ export class OperatorService {
 
   listTransfers(playerId: string, limit = PAGE_LIMIT_DEFAULT, before?: bigint) {
     return this.store.listTransfers({ playerId, limit, before });
+  }
+
+  /** The world's clock (epoch ms): the default span of a GGR report ends today. */
+  now() {
+    return this.world.clock();
+  }
+
+  listPlayers(page: PlayersRequest) {
+    return this.store.listPlayers(page);
+  }
+
+  /** GGR of the days from `from` to `to`, both included (epoch ms of their midnights, UTC). */
+  ggr(from: number, to: number) {
+    return this.store.ggr({ from, to: to + DAY_MS });
   }
 
   verify() {

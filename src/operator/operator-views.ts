@@ -3,12 +3,25 @@
  * both print the same thing. Amounts stay exact (RawJsonNumber).
  */
 import { raw, stringify } from '../protocol/json.js';
-import type { PageOf, PlayerView, RoundView, TransferView } from '../stores/store.js';
+import type { GgrReport, PageOf, PlayersPage, PlayerView, RoundView, TransferView } from '../stores/store.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function playerBody(player: PlayerView) {
   return { playerId: player.playerId, currency: player.currency, balance: raw(player.balance), blocked: player.blocked, country: player.country };
+}
+
+export function playersBody(page: PlayersPage) {
+  return { items: page.items.map(playerBody), nextCursor: page.next };
+}
+
+/** `from` and `to` as the request named them (or the defaults), both days included. */
+export function ggrBody(report: GgrReport, from: string, to: string) {
+  return {
+    from,
+    to,
+    rows: report.rows.map((row) => ({ ...row, bets: raw(row.bets), freeBets: raw(row.freeBets), wins: raw(row.wins), ggr: raw(row.ggr) })),
+  };
 }
 
 export function roundsBody(page: PageOf<RoundView>) {

@@ -213,6 +213,44 @@ export const PageQuery = Type.Object({
   cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN })),
 });
 
+/** GET /admin/players: every filter optional; they narrow together. */
+export const PlayersQuery = Type.Object({
+  limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })),
+  cursor: Type.Optional(Type.String({ ...PlayerId, description: 'nextCursor of the previous page: the last player id it listed.' })),
+  currency: Type.Optional(CurrencyCode),
+  blocked: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  prefix: Type.Optional(Type.String({ ...PlayerId, description: 'Only players whose id starts with this text.' })),
+});
+
+export const PlayerItem = Type.Object({
+  playerId: PlayerId,
+  currency: CurrencyCode,
+  balance: BalanceNumber,
+  blocked: Type.Boolean(),
+  country: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** A UTC calendar day, as GGR reports name their days. */
+export const Day = Type.String({ pattern: inWords('^[0-9]{4}-[0-9]{2}-[0-9]{2}$', 'a day as YYYY-MM-DD'), description: 'A day (UTC), YYYY-MM-DD.' });
+
+export const GgrQuery = Type.Object({
+  from: Type.Optional(Day),
+  to: Type.Optional(Day),
+});
+
+export const GgrRowItem = Type.Object({
+  day: Day,
+  game: GameSlug,
+  currency: CurrencyCode,
+  bets: Type.Number({ description: 'Bets the players paid (free bets excluded), major units, exact.' }),
+  freeBets: Type.Number({ description: "Bets paid by the operator's free-bet campaigns." }),
+  wins: Type.Number({ description: 'Every win, of free bets too.' }),
+  ggr: Type.Number({ description: 'bets − wins; negative when the games paid out more than they took.' }),
+  rounds: Type.Integer({ description: 'Rounds with a bet or win that day.' }),
+});
+
+export const GgrResponse = Type.Object({ from: Day, to: Day, rows: Type.Array(GgrRowItem) });
+
 export const RoundItem = Type.Object({
   roundId: Uuid,
   game: GameSlug,

@@ -28,6 +28,7 @@ import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
+import { isPostgresUrl, schemaNameProblem } from '../stores/settings.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
 
@@ -54,6 +55,9 @@ export const RETIRED_LIMITS: Readonly<Record<string, string>> = {
     'rounds are delivered by the durable outbox, which sends each one as soon as it is written and resends it on the back-off of retryDelayMsMin and retryDelayMsMax until the operator answers (docs/provider.md)',
 };
 
+/** The longest horizon a config may set (s): 30 days; past that a person should have been asked long before. */
+export const DISPATCH_HORIZON_SECONDS_MAX = 30 * 24 * 3600;
+
 export const ProviderLimitsSchema = Type.Object(
   {
     bodyBytesMax: Type.Optional(Count('Request body limit, bytes. Default 262144 (docs/protocol.md §9).', 16 * 1024 * 1024)),
@@ -62,6 +66,9 @@ export const ProviderLimitsSchema = Type.Object(
     operatorAnswerMsMax: Type.Optional(Count("The wait for one operator answer before it counts as failed, ms. Default 5000 (docs/protocol.md §9).", 600_000)),
     retryDelayMsMin: Type.Optional(Count('First retry back-off, ms. Default 500.', 600_000)),
     retryDelayMsMax: Type.Optional(Count('Largest retry back-off, ms. Default 60000.', 3_600_000)),
+    dispatchHorizonSeconds: Type.Optional(
+      Count('How long the outbox resends a round or a payout the operator has not answered for good before it parks it for a person, seconds. Default 259200 (72 h).', DISPATCH_HORIZON_SECONDS_MAX),
+    ),
     roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
     refreshIntervalSeconds: Type.Optional(Count('How often the game page calls urls.refresh, seconds. Default 300.', 24 * 3600)),
     requestTimeoutMs: Type.Optional(
@@ -111,6 +118,7 @@ export const ProviderConfigSchema = Type.Object({
   port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
   publicBaseUrl: HttpUrl,
   database: Type.String({ minLength: 1 }),
+  databaseSchema: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
   logLevel: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
   launchTokenSecret: Type.String({ minLength: 16, maxLength: 1024 }),
   launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
@@ -134,6 +142,7 @@ export interface ProviderLimits {
   operatorAnswerMsMax: number;
   retryDelayMsMin: number;
   retryDelayMsMax: number;
+  dispatchHorizonMs: number;
   roundSettleMsMax: number;
   refreshIntervalMs: number;
   requestTimeoutMs: number;
@@ -147,6 +156,7 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   operatorAnswerMsMax: 5_000, // ms: docs/protocol.md §9
   retryDelayMsMin: 500, // ms: docs/protocol.md §9
   retryDelayMsMax: 60_000, // ms: docs/protocol.md §9
+  dispatchHorizonMs: 72 * 3600 * 1000, // ms: 72 h, a weekend's outage at an operator; the outbox's own DISPATCH_HORIZON_MS (retry-schedule.ts), which a test holds it to
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
   requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: docs/protocol.md §9
@@ -192,6 +202,8 @@ export interface ProviderConfig {
   port: number;
   publicBaseUrl: string;
   database: string;
+  /** PostgreSQL: the schema of the provider's tables, made if missing; undefined: the URL's search_path. */
+  databaseSchema: string | undefined;
   logLevel: string;
   launchTokenSecrets: string[];
   adminToken: string | undefined;
@@ -285,6 +297,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     operatorAnswerMsMax: limitsIn.operatorAnswerMsMax ?? DEFAULT_LIMITS.operatorAnswerMsMax,
     retryDelayMsMin: limitsIn.retryDelayMsMin ?? DEFAULT_LIMITS.retryDelayMsMin,
     retryDelayMsMax: limitsIn.retryDelayMsMax ?? DEFAULT_LIMITS.retryDelayMsMax,
+    dispatchHorizonMs: (limitsIn.dispatchHorizonSeconds ?? DEFAULT_LIMITS.dispatchHorizonMs / 1000) * 1000,
     roundSettleMsMax: limitsIn.roundSettleMsMax ?? DEFAULT_LIMITS.roundSettleMsMax,
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
     requestTimeoutMs: limitsIn.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs,
@@ -395,12 +408,18 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     };
   });
   unique('campaigns', campaigns.map((c) => c.campaignId), 'id');
+  if (file.databaseSchema !== undefined) {
+    if (!isPostgresUrl(file.database)) fail('databaseSchema', 'a schema needs a postgres:// database');
+    const problem = schemaNameProblem(file.databaseSchema);
+    if (problem) fail('databaseSchema', problem);
+  }
 
   return {
     host: file.host ?? '127.0.0.1',
     port: file.port ?? 8090,
     publicBaseUrl: httpUrl('publicBaseUrl', file.publicBaseUrl),
     database: file.database,
+    databaseSchema: file.databaseSchema,
     logLevel: file.logLevel ?? 'info',
     launchTokenSecrets: [file.launchTokenSecret, ...(file.launchTokenSecretPrevious === undefined ? [] : [file.launchTokenSecretPrevious])],
     adminToken: file.adminToken,

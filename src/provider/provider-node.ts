@@ -34,7 +34,11 @@ export async function buildProviderNode(
   const { logger } = options;
   // SQLite: the WAL could not be synced (wal-flusher.ts): nothing more is answered; the outbox delivers pending rounds after the restart.
   // PostgreSQL: migrated once, whichever node starts first; every node delivers from the one outbox.
-  const store = await openProviderStore(config.database, { onFatal: exitOnStorageFailure(logger), currencies: config.currencies });
+  const store = await openProviderStore(config.database, {
+    onFatal: exitOnStorageFailure(logger),
+    currencies: config.currencies,
+    schema: config.databaseSchema,
+  });
   const delivery = createRoundDelivery({ config, store, log: logger });
   let metrics: ProviderMetrics | undefined;
   if (options.metrics) {

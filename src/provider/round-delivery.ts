@@ -51,10 +51,14 @@ export function nodeName(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
 
-/** The protocol's schedule with the config's back-off bounds (limits.retryDelayMsMin, limits.retryDelayMsMax). */
+/** The protocol's schedule with the config's back-off bounds (limits.retryDelayMsMin, limits.retryDelayMsMax) and horizon (limits.dispatchHorizonSeconds, every kind). */
 export function roundSchedule(config: ProviderConfig): DispatchSchedule {
-  const { retryDelayMsMin, retryDelayMsMax } = config.limits;
-  return { ...DISPATCH_SCHEDULE, retry: { ...DISPATCH_SCHEDULE.retry, retryDelayMsMin, retryDelayMsMax } };
+  const { retryDelayMsMin, retryDelayMsMax, dispatchHorizonMs } = config.limits;
+  return {
+    ...DISPATCH_SCHEDULE,
+    retry: { ...DISPATCH_SCHEDULE.retry, retryDelayMsMin, retryDelayMsMax },
+    horizonMs: { bet: dispatchHorizonMs, win: dispatchHorizonMs, payout: dispatchHorizonMs },
+  };
 }
 
 export function createRoundDelivery(setup: RoundDeliverySetup): RoundDispatch {

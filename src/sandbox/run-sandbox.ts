@@ -25,8 +25,8 @@ import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 import { seedDemoPlayers } from './demo-seed.js';
 import { registerSandboxPages } from './sandbox-pages.js';
+import { registerCasinoOutage } from './casino-outage.js';
 import {
-  DEMO_PLAYERS,
   operatorOrigin,
   providerOrigin,
   SANDBOX_HOST,
@@ -95,10 +95,10 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       service,
       link: { providerUrl, operatorId: SANDBOX_OPERATOR_ID, walletId: SANDBOX_WALLET_ID, secret: secrets.secret },
       games: providerConfig.games.map((game) => ({ slug: game.slug, title: game.title })),
-      listedPlayers: () => DEMO_PLAYERS.map((player) => player.playerId),
       lobbyUrl: `${operatorUrl}/lobby/`,
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
+    registerCasinoOutage(operatorApp, { adminToken: secrets.adminToken });
     const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken);
 
     const provider = await buildProviderNode(providerConfig, { logger: providerLogger });
@@ -113,7 +113,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     delivery.start();
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
-    if (postgres) out.write(`The operator runs on ${backendOf(settings.operatorDatabase).display}; the provider keeps its round log on SQLite (${providerConfig.database}): both sides in one database would share table names; a provider on PostgreSQL runs with provider serve --database.`);
+    if (postgres) {
+      out.write(`Both sides run on ${backendOf(settings.operatorDatabase).display}: the operator in the URL's schema, the provider in schema ${providerConfig.databaseSchema}.`);
+    }
     out.write('');
     out.write(`  Lobby        ${operatorUrl}/lobby/`);
     out.write(`  Back office  ${operatorUrl}/backoffice/#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);

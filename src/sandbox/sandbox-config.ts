@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isPostgresUrl } from '../platform/postgres/open-database.js';
 import { resolveProviderConfig, type ProviderConfig, type ProviderConfigFile } from '../provider/provider-config.js';
 import type { SandboxSecrets } from './sandbox-secrets.js';
 
@@ -36,6 +37,26 @@ export interface SandboxSettings {
   providerPort: number;
   /** The operator's database: a SQLite file in dataDir by default, or a postgres:// URL. */
   operatorDatabase: string;
+  /**
+   * With a postgres:// operatorDatabase, the provider's tables live in the
+   * same database under this schema (made if missing), beside the wallet's
+   * in the URL's own (public by default): both sides have a `rounds` table
+   * and a `schema_migrations`. Default PROVIDER_SCHEMA_DEFAULT.
+   */
+  providerSchema?: string | undefined;
+  /** The provider's limits.dispatchHorizonSeconds; default the config's (72 h). */
+  dispatchHorizonSeconds?: number | undefined;
+}
+
+/** The schema of the provider's tables when the sandbox runs on PostgreSQL. */
+export const PROVIDER_SCHEMA_DEFAULT = 'wagerlink_provider';
+
+/** The provider's database: its schema of the operator's PostgreSQL database, or a SQLite file in dataDir. */
+export function providerDatabase(settings: SandboxSettings): { database: string; databaseSchema?: string } {
+  if (isPostgresUrl(settings.operatorDatabase)) {
+    return { database: settings.operatorDatabase, databaseSchema: settings.providerSchema ?? PROVIDER_SCHEMA_DEFAULT };
+  }
+  return { database: join(settings.dataDir, 'provider.db') };
 }
 
 export function operatorOrigin(settings: SandboxSettings): string {
@@ -60,9 +81,10 @@ export function sandboxProviderConfig(settings: SandboxSettings, secrets: Sandbo
     host: SANDBOX_HOST,
     port: settings.providerPort,
     publicBaseUrl: providerOrigin(settings),
-    database: join(settings.dataDir, 'provider.db'),
+    ...providerDatabase(settings),
     // The sandbox prints what a person needs; the servers log only what went wrong.
     logLevel: 'warn',
+    ...(settings.dispatchHorizonSeconds === undefined ? {} : { limits: { ...example.limits, dispatchHorizonSeconds: settings.dispatchHorizonSeconds } }),
     launchTokenSecret: secrets.launchTokenSecret,
     adminToken: secrets.providerAdminToken,
     operators: [

@@ -19,11 +19,15 @@ import type {
   BalanceOutcome,
   BlockCommand,
   CreatePlayerCommand,
+  GgrReport,
+  GgrRequest,
   LaunchKeyCommand,
   LaunchKeyView,
   PageOf,
   PageRequest,
   PayoutCommand,
+  PlayersPage,
+  PlayersRequest,
   PlayerView,
   RoundView,
   SessionOutcome,
@@ -104,6 +108,10 @@ export const OPERATIONS = {
   listRounds: operation<PageRequest, PageOf<RoundView> | Refusal>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
   /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
   listTransfers: operation<PageRequest, PageOf<TransferView> | Refusal>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  /** Outcomes: page (no refusals: every filter and cursor is a plain text, and one that matches nothing gives an empty page). */
+  listPlayers: operation<PlayersRequest, PlayersPage>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  /** Outcomes: report (no refusals: its caller keeps the span within GGR_DAYS_MAX, store.ts). */
+  ggr: operation<GgrRequest, GgrReport>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
   /**
    * Proves that every transfer balances and every kept balance equals the
    * sum of its postings, with sums exact at any size. No refusals: a proof

@@ -7,6 +7,9 @@
 
 import type { RulesConfig } from '../ledger/rules.js';
 
+/** For configs, which check a database's URL and schema when read and load no driver. */
+export { isPostgresUrl, schemaNameProblem } from '../platform/postgres/database-names.js';
+
 /** What a store of either backend takes besides where its database is; each backend names its own defaults. */
 export interface StoreOptions {
   rules?: RulesConfig;

@@ -77,8 +77,32 @@ export interface PageRequest {
   before?: bigint | undefined;
 }
 
+/**
+ * A page of all players, in the order of their ids (by code point, the same
+ * on every backend). Every filter is optional, and together they narrow.
+ */
+export interface PlayersRequest {
+  limit: number;
+  /** The `next` of the previous page: the page starts after this id. Any id may be given; none need exist. */
+  after?: string | undefined;
+  currency?: string | undefined;
+  blocked?: boolean | undefined;
+  /** Only ids that start with this text. */
+  prefix?: string | undefined;
+}
+
+/**
+ * Gross gaming revenue per game per day (UTC) per currency, from the ledger's
+ * bets and wins booked in [from, to). Days are whole days: from and to are
+ * midnights (UTC), in epoch ms.
+ */
+export interface GgrRequest {
+  from: number;
+  to: number;
+}
+
 /** What a call answers: money as exact JSON number text, ready for the wire. The ledger shapes each (views.ts). */
-export type { BalanceOutcome, Booked, PageOf, PlayerView, RoundView, SessionOutcome, TransferView } from '../ledger/views.js';
+export type { BalanceOutcome, Booked, GgrReport, GgrRow, PageOf, PlayersPage, PlayerView, RoundView, SessionOutcome, TransferView } from '../ledger/views.js';
 
 export interface LaunchKeyView {
   ok: true;
@@ -92,3 +116,9 @@ export type VerifyReport = BooksReport;
 /** Pages hold at most this many items: bounds one admin query's work. */
 export const PAGE_LIMIT_MAX = 500;
 export const PAGE_LIMIT_DEFAULT = 50;
+/**
+ * A GGR report spans at most this many days: one row per game and currency
+ * per day, so this bounds its rows and the ledger rows it sums.
+ */
+export const GGR_DAYS_MAX = 92;
+export const DAY_MS = 86_400_000;

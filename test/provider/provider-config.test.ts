@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { DEFAULT_LIMITS, parseProviderConfig, ProviderConfigError, readProviderConfig, resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { tempDir } from '../helpers.js';
 import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provider-helpers.js';
+import { roundSchedule } from '../../src/provider/round-delivery.js';
+import { DISPATCH_SCHEDULE } from '../../src/dispatch/retry-schedule.js';
 
 function operatorEnv(): Record<string, string> {
   const text = readFileSync(new URL('../../../examples/operator.env', import.meta.url), 'utf8');
@@ -163,4 +165,21 @@ test('a file error names the file', () => {
   } finally {
     cleanup();
   }
+});
+
+test('dispatchHorizonSeconds sets the outbox horizon of every kind; databaseSchema needs PostgreSQL and a plain name', () => {
+  const file = exampleConfigFile();
+  file.limits = { ...(file.limits as object), dispatchHorizonSeconds: 90 };
+  const config = resolveProviderConfig(file);
+  assert.equal(config.limits.dispatchHorizonMs, 90_000);
+  assert.deepEqual(roundSchedule(config).horizonMs, { bet: 90_000, win: 90_000, payout: 90_000 });
+  assert.deepEqual(roundSchedule(resolveProviderConfig(exampleConfigFile())).horizonMs, DISPATCH_SCHEDULE.horizonMs, 'the default is the protocol schedule\'s');
+  file.limits = { ...(file.limits as object), dispatchHorizonSeconds: 0 };
+  assert.throws(() => resolveProviderConfig(file), ProviderConfigError);
+
+  const onPostgres = { ...exampleConfigFile(), database: 'postgres://db.internal/wagerlink', databaseSchema: 'provider_eu' };
+  assert.equal(resolveProviderConfig(onPostgres).databaseSchema, 'provider_eu');
+  assert.throws(() => resolveProviderConfig({ ...onPostgres, databaseSchema: 'Provider-EU' }), /databaseSchema: "Provider-EU" must be 1 to 63 lower-case letters/);
+  assert.throws(() => resolveProviderConfig({ ...onPostgres, database: 'provider.db' }), /databaseSchema: a schema needs a postgres:\/\/ database/);
+  assert.equal(resolveProviderConfig(exampleConfigFile()).databaseSchema, undefined);
 });

@@ -6,7 +6,11 @@
  * the operator's ledger; a demo (fun) launch plays without touching the
  * operator (the player's balance and transactions stay as they were); the
  * back office shows the player's rounds and one round's requests and
- * answers; a tournament payout from its form reaches the player. The pages
+ * answers; a tournament payout from its form reaches the player; the list
+ * of all players pages through the seeded players and filters them; with
+ * the casino switched off (Casino down), a payout is parked after the
+ * (shortened) horizon, and resolved from the outbox's Resolve form with the
+ * operator's reference, as the provider's API then shows. The pages
  * log no errors and fit 1280 and 360 px wide screens without sideways
  * scrolling (screenshots in test-artifacts/). Skipped, with a notice, where
  * /usr/bin/chromium is absent.
@@ -60,7 +64,11 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   mkdirSync(ARTIFACTS, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), 'wagerlink-sandbox-browser-'));
   const [port, providerPort] = [await freePort(), await freePort()];
-  await startWagerlink(['sandbox', '--data', dir, '--port', String(port), '--provider-port', String(providerPort)], { ready: /sandbox ready/, until: t });
+  // A horizon of 2 s: a payout the casino cannot answer (Casino down) is parked soon, for the Resolve form.
+  await startWagerlink(['sandbox', '--data', dir, '--port', String(port), '--provider-port', String(providerPort), '--dispatch-horizon', '2'], {
+    ready: /sandbox ready/,
+    until: t,
+  });
   const origin = `http://127.0.0.1:${port}`;
   const secrets = JSON.parse(readFileSync(join(dir, 'sandbox-secrets.json'), 'utf8')) as { adminToken: string; providerAdminToken: string };
   const ledger = async (playerId: string) => {
@@ -150,7 +158,77 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   assert.equal((await ledger('browser-player')).balance, Math.round((owed.balance + 7.5) * 100) / 100);
   await page.screenshot({ path: `${ARTIFACTS}sandbox-backoffice-1280.png`, fullPage: true });
 
+  // The list of all players: 25 more, seeded through the API; 20 a page, More for the rest, and the filters.
+  for (let i = 1; i <= 25; i++) {
+    const playerId = `seeded-${String(i).padStart(2, '0')}`;
+    const made = await fetch(`${origin}/admin/players`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secrets.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ playerId, currency: i % 2 ? 'EUR' : 'USD', balance: i, country: 'DE' }),
+    });
+    assert.equal(made.status, 201, await made.text());
+  }
+  const listed = () => page.$$eval('#players tbody tr td:first-child', (cells) => cells.map((cell) => cell.textContent));
+  await page.click('#refresh');
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#players tbody tr').length === 20, undefined, { timeout: PAGE_WAIT_MS });
+  // By id, in code-point order: the demo players, the browser's, then the seeded ones.
+  assert.deepEqual((await listed()).slice(0, 6), ['alice', 'bob', 'browser-player', 'chika', 'satoshi', 'seeded-01']);
+  await page.click('#players-more');
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#players tbody tr').length === 30, undefined, { timeout: PAGE_WAIT_MS });
+  assert.equal((await listed()).at(-1), 'seeded-25');
+  assert.equal(await page.isHidden('#players-more'), true, 'no page after the last');
+  await page.fill('#players-filter [name=prefix]', 'seeded-1');
+  await page.selectOption('#players-filter [name=currency]', 'USD');
+  await page.click('#players-filter button[type=submit]');
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#players tbody tr').length === 5, undefined, { timeout: PAGE_WAIT_MS });
+  assert.deepEqual(await listed(), ['seeded-10', 'seeded-12', 'seeded-14', 'seeded-16', 'seeded-18']);
+  await page.click('#players tbody tr button[data-player="seeded-12"]');
+  await page.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '12 USD', undefined, { timeout: PAGE_WAIT_MS });
+  // The casino's GGR chart: the browser player's rounds, in EUR.
+  assert.match((await page.getAttribute('#ggr-chart svg', 'aria-label'))!, /^Gross gaming revenue of the casino per game per day, EUR, /);
+
+  // The casino down: a payout is parked after the horizon, then resolved from the form with the casino back up.
+  await page.click('#outage');
+  await page.locator('#outage[aria-pressed="true"]').waitFor({ timeout: PAGE_WAIT_MS });
+  const unpaid = await ledger('browser-player');
+  await page.fill('#payout [name=playerId]', 'browser-player');
+  await page.fill('#payout [name=currency]', 'EUR');
+  await page.fill('#payout [name=amount]', '3');
+  await page.click('#payout button[type=submit]');
+  await page.waitForFunction(() => /Payout .* to browser-player: /.test((globalThis as any).document.getElementById('done').textContent), undefined, { timeout: PAGE_WAIT_MS });
+  const providerAdmin = async (path: string) => {
+    const answer = await fetch(`http://127.0.0.1:${providerPort}/admin${path}`, { headers: { authorization: `Bearer ${secrets.providerAdminToken}` } });
+    return (await answer.json()) as { items: { id: string; status: string; path: string; resolution: string | null }[] };
+  };
+  let parked: { id: string } | undefined;
+  for (let i = 0; i < 100 && !parked; i++) {
+    parked = (await providerAdmin('/outbox?status=parked')).items.find((item) => item.path === '/payout');
+    if (!parked) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  assert.ok(parked, 'the payout the casino could not take is parked after the horizon');
+  assert.equal((await ledger('browser-player')).balance, unpaid.balance, 'the casino down booked nothing');
+  await page.click('#outage');
+  await page.locator('#outage[aria-pressed="false"]').waitFor({ timeout: PAGE_WAIT_MS });
+  await page.selectOption('#outbox-status', 'parked');
+  const form = page.locator(`#outbox form.resolve[data-item="${parked.id}"]`);
+  await form.waitFor({ timeout: PAGE_WAIT_MS });
+  await page.screenshot({ path: `${ARTIFACTS}sandbox-backoffice-outbox-1280.png`, fullPage: true });
+  // An empty reference is the person's mistake, said on the page; nothing is sent.
+  await form.locator('button[type=submit]').click();
+  assert.equal(await page.isVisible(`#outbox form.resolve[data-item="${parked.id}"]`), true);
+  await form.locator('[name=reference]').fill('casino-ref-42');
+  await form.locator('button[type=submit]').click();
+  await page.waitForFunction((id) => (globalThis as any).document.getElementById('done').textContent === `Item ${id} is resolved with the reference casino-ref-42.`, parked.id, { timeout: PAGE_WAIT_MS });
+  await page.locator(`#outbox form.resolve[data-item="${parked.id}"]`).waitFor({ state: 'detached', timeout: PAGE_WAIT_MS });
+  const resolved = (await providerAdmin('/outbox?status=resolved')).items.find((item) => item.id === parked!.id);
+  assert.equal(resolved?.resolution, 'casino-ref-42', "the provider holds the item as resolved, with the operator's reference");
+  assert.equal((await ledger('browser-player')).balance, unpaid.balance, 'resolved by hand: not sent again');
+
   await page.setViewportSize(SIZES.phone);
+  await page.selectOption('#outbox-status', 'resolved');
+  await page.locator(`#outbox code`).first().waitFor({ timeout: PAGE_WAIT_MS });
+  assert.equal(await fitsWidth(page), true, 'the back office with its players and outbox fits 360 px');
+  await page.screenshot({ path: `${ARTIFACTS}sandbox-backoffice-players-360.png`, fullPage: true });
   await page.reload();
   await page.locator('#rounds tbody tr').first().waitFor({ timeout: PAGE_WAIT_MS });
   assert.equal(await fitsWidth(page), true, 'the back office fits 360 px');

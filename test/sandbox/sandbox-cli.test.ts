@@ -8,11 +8,14 @@
  * first and a --database that is not PostgreSQL are refused with a clear
  * message; and the lobby's API answers what the lobby page needs: the
  * players, every game of the provider's catalog with its ladder in a
- * currency, launch URLs for real and for fun, and problems with their codes.
- * With DATABASE_URL, the operator runs on PostgreSQL and the sandbox says
- * that the provider keeps its round log on SQLite.
+ * currency, launch URLs for real and for fun, and problems with their codes;
+ * the back office's Casino down switch answers the provider's calls 503
+ * until it is switched back.
+ * With DATABASE_URL, both sides run in one PostgreSQL database, each in a
+ * schema of its own: a round played shows in the provider's tables and in
+ * the operator's, and neither side's tables are in the other's schema.
  */
-import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -20,6 +23,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Child, cleanEnv, freePort, READY_TIMEOUT_MS, ROOT, runWagerlink, startWagerlink } from '../harness/child-process.js';
+import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
 
 const READY = /wagerlink sandbox ready \(pid (\d+)\)/;
 const EXAMPLE_GAMES = (JSON.parse(readFileSync(join(ROOT, 'examples', 'provider.json'), 'utf8')) as { games: { slug: string; title: string }[] }).games;
@@ -109,6 +113,12 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
     players.body.items.map((p: { playerId: string; currency: string }) => `${p.playerId}:${p.currency}`),
     ['alice:EUR', 'bob:USD', 'chika:JPY', 'satoshi:BTC'],
   );
+  // Every player, paged by the last id.
+  const firstTwo = await json(`${origin}/lobby/api/players?limit=2`);
+  assert.deepEqual([firstTwo.body.items.map((p: { playerId: string }) => p.playerId), firstTwo.body.nextCursor], [['alice', 'bob'], 'bob']);
+  const rest = await json(`${origin}/lobby/api/players?limit=2&cursor=bob`);
+  assert.deepEqual([rest.body.items.map((p: { playerId: string }) => p.playerId), rest.body.nextCursor], [['chika', 'satoshi'], null]);
+  assert.equal((await json(`${origin}/lobby/api/players?limit=0`)).body.code, 'INVALID_REQUEST');
   // Every game of the catalog, with its ladder in the currency asked for.
   for (const currency of ['EUR', 'BTC']) {
     const games = await json(`${origin}/lobby/api/games?currency=${currency}`);
@@ -151,6 +161,17 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
     body: '{"id":"0b7f5d1e-6a43-4c1b-9d0c-2f9a8e7b6c5d","type":"deposit","amount":5}',
   });
   assert.equal(deposit.status, 200, JSON.stringify(deposit.body));
+  // Casino down: the provider's wallet calls are answered 503 and book nothing, until it is switched back; the admin API stays up.
+  const outage = (down: boolean, token = adminToken) =>
+    json(`${origin}/backoffice/api/outage`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ down }) });
+  assert.equal((await outage(true, 'not-the-token')).body.code, 'INVALID_TOKEN');
+  assert.deepEqual((await outage(true)).body, { down: true });
+  const refused = await post(`${origin}/transaction`, '{}');
+  assert.equal(refused.status, 503);
+  assert.match(refused.body.detail, /switched off in the sandbox's back office/);
+  assert.equal((await json(`${origin}/admin/players/alice`, { headers: { authorization: `Bearer ${adminToken}` } })).status, 200);
+  assert.deepEqual((await outage(false)).body, { down: false });
+  assert.equal((await post(`${origin}/transaction`, '{}')).status, 401, 'up again: the wallet checks the caller first');
   assert.equal((await first.child.stop('SIGTERM')).code, 0);
 
   const second = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
@@ -181,18 +202,66 @@ test('a taken port, equal ports and a --database that is not PostgreSQL are refu
   const sqlite = await runWagerlink(['sandbox', '--data', dir, '--database', './other.db']);
   assert.equal(sqlite.code, 2);
   assert.match(sqlite.stderr, /--database takes a postgres:\/\/ URL/);
+  const horizon = await runWagerlink(['sandbox', '--data', dir, '--dispatch-horizon', '0']);
+  assert.equal(horizon.code, 2);
+  assert.match(horizon.stderr, /--dispatch-horizon must be seconds, 1\.\.2592000, got "0"/);
   const help = await runWagerlink(['sandbox', '--help']);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--provider-port P/);
 });
 
-const databaseUrl = process.env.DATABASE_URL;
-test('--database postgres:// puts the operator on PostgreSQL and says the provider keeps its round log on SQLite', { skip: databaseUrl ? false : 'DATABASE_URL is not set' }, async (t) => {
+test('--database postgres:// puts both sides in one PostgreSQL database, each in its schema: a round played shows in both', { skip: POSTGRES_UNAVAILABLE ?? false }, async (t) => {
   const dir = dataDir();
   const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
-  const started = await startWagerlink(['sandbox', '--data', dir, '--database', databaseUrl!, ...ports], { ready: READY, until: t });
-  assert.match(started.child.stdout, /The operator runs on postgres.*; the provider keeps its round log on SQLite \(.*provider\.db\): both sides in one database would share table names/);
-  const alice = await json(`http://127.0.0.1:${ports[1]}/lobby/api/players/alice`);
+  const operatorSchema = await freshSchema('sandbox');
+  const providerSchema = `${operatorSchema.name}_p`;
+  t.after(async () => {
+    await operatorSchema.admin.unsafe(`DROP SCHEMA IF EXISTS ${providerSchema} CASCADE`);
+    await operatorSchema.drop();
+  });
+  const started = await startWagerlink(['sandbox', '--data', dir, '--database', operatorSchema.url(), '--provider-schema', providerSchema, ...ports], { ready: READY, until: t });
+  assert.match(started.child.stdout, new RegExp(`Both sides run on postgres.*: the operator in the URL's schema, the provider in schema ${providerSchema}\\.`));
+  const origin = `http://127.0.0.1:${ports[1]}`;
+  const providerOrigin = `http://127.0.0.1:${ports[3]}`;
+
+  // A real round of dice for alice, through the lobby's launch and the game page's API.
+  const launch = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real","playerId":"alice"}');
+  assert.equal(launch.status, 200, JSON.stringify(launch.body));
+  const token = decodeURIComponent(new URL(launch.body.url as string).hash.slice(1));
+  const opened = await post(`${providerOrigin}/game/dice/api/open`, JSON.stringify({ token }));
+  assert.equal(opened.status, 200, JSON.stringify(opened.body));
+  const played = await post(`${providerOrigin}/game/dice/api/play`, JSON.stringify({ token, bet: '1', chancePct: 50, clientSeed: 'sandbox-pg' }));
+  assert.ok(played.status === 200 || played.status === 202, JSON.stringify(played.body));
+
+  // The round, in each side's tables, in each side's schema; no Wagerlink table in the other.
+  const tables = async (schema: string) =>
+    (await operatorSchema.admin<{ table_name: string }[]>`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema}`).map((row) => row.table_name);
+  assert.ok((await tables(operatorSchema.name)).includes('transfers'), 'the wallet is in the operator schema');
+  assert.ok((await tables(providerSchema)).includes('dispatch_items'), 'the outbox is in the provider schema');
+  assert.ok(!(await tables(providerSchema)).includes('transfers') && !(await tables(operatorSchema.name)).includes('dispatch_items'));
+  const providerRounds = await operatorSchema.admin.unsafe(`SELECT count(*)::int AS n FROM ${providerSchema}.rounds`);
+  assert.equal(providerRounds[0]!.n, 1, 'the provider kept its round');
+  // The provider delivers the round after it is kept: wait for the operator to book it.
+  for (let i = 0; i < 100 && (await operatorSchema.admin.unsafe(`SELECT 1 FROM ${operatorSchema.name}.rounds`)).length === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal((await operatorSchema.admin.unsafe(`SELECT count(*)::int AS n FROM ${operatorSchema.name}.rounds`))[0]!.n, 1, 'the operator booked the round');
+  const alice = await json(`${origin}/lobby/api/players/alice`);
   assert.equal(alice.status, 200);
+  assert.notEqual(alice.body.balance, 100, 'the round moved alice\'s balance');
   assert.equal((await started.child.stop('SIGTERM')).code, 0);
+  assert.equal(existsSync(join(dir, 'provider.db')), false, 'no SQLite file for the provider');
+});
+
+test('--provider-schema is refused without --database, with a bad name, or equal to the operator\'s schema', async () => {
+  const dir = dataDir();
+  const alone = await runWagerlink(['sandbox', '--data', dir, '--provider-schema', 'prov']);
+  assert.equal(alone.code, 2);
+  assert.match(alone.stderr, /--provider-schema needs --database postgres:\/\//);
+  const bad = await runWagerlink(['sandbox', '--data', dir, '--database', 'postgres://127.0.0.1:1/x', '--provider-schema', 'Prov-1']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--provider-schema: "Prov-1" must be 1 to 63 lower-case letters, digits or _/);
+  const same = await runWagerlink(['sandbox', '--data', dir, '--database', 'postgres://127.0.0.1:1/x?search_path=wagerlink_provider']);
+  assert.equal(same.code, 2);
+  assert.match(same.stderr, /--provider-schema must differ from the operator's schema/);
 });

@@ -1,9 +1,10 @@
 /**
- * The back office: what a casino's staff looks at. Players (find, create,
- * deposit, block), a player's rounds and transactions with filters and
+ * The back office: what a casino's staff looks at. Every player, filtered
+ * and paged; one player (find, create, deposit, block), its rounds and transactions with filters and
  * paging, one round's full history (the operator's bookings and the requests
  * the provider sent with the answers it got), the ledger check, a tournament
- * payout, the provider's outbox, and charts. It calls the operator's /admin
+ * payout, the provider's outbox (retry, or resolve by hand with the
+ * operator's reference), and charts (the casino's GGR among them). It calls the operator's /admin
  * API with the operator's admin token, and the provider's /admin API through
  * the sandbox's pass-through with the provider's admin token; both tokens
  * come in the URL's fragment, which the browser never sends, and are kept
@@ -33,6 +34,12 @@ interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
+interface GgrRow {
+  day: string;
+  game: string;
+  currency: string;
+  ggr: number;
+}
 interface OutboxItem {
   id: string;
   kind: string;
@@ -54,6 +61,9 @@ const ui = {
   app: $('app'),
   problem: $('problem'),
   done: $('done'),
+  playersFilter: $<HTMLFormElement>('players-filter'),
+  players: $('players'),
+  playersMore: $<HTMLButtonElement>('players-more'),
   find: $<HTMLFormElement>('find-player'),
   picker: $<HTMLInputElement>('player-id'),
   known: $<HTMLDataListElement>('known-players'),
@@ -73,12 +83,15 @@ const ui = {
   payout: $<HTMLFormElement>('payout'),
   outboxStatus: $<HTMLSelectElement>('outbox-status'),
   outbox: $('outbox'),
+  outage: $<HTMLButtonElement>('outage'),
+  outageState: $('outage-state'),
   balanceChart: $('balance-chart'),
   ggrChart: $('ggr-chart'),
   codesChart: $('codes-chart'),
 };
 
 let current: Player | undefined;
+const listing = { players: [] as Player[], next: null as string | null };
 const pages = { rounds: [] as Round[], roundsNext: null as string | null, transfers: [] as Transfer[], transfersNext: null as string | null };
 
 const admin = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => api<T>(method, `/admin${path}`, body, tokens.admin);
@@ -241,15 +254,22 @@ async function drawPlayerCharts(): Promise<void> {
     return { x: when(t.createdAt).slice(0, 16), y: Number(text), text };
   });
   ui.balanceChart.replaceChildren(lineChart(`Balance of ${current.playerId} over its last ${transfers.length} transactions`, points));
+}
 
-  const ggr = new Map<string, bigint>();
-  for (const t of transfers) {
-    if (t.game === null || (t.kind !== 'bet' && t.kind !== 'win')) continue;
-    const key = `${t.game} ${t.createdAt.slice(5, 10)}`;
-    ggr.set(key, (ggr.get(key) ?? 0n) - sign(t.kind) * atScale(decimalOf(t.amount), scale));
-  }
-  const bars = [...ggr].map(([label, units]) => ({ label, value: Number(decimalText(units, scale)), text: decimalText(units, scale) }));
-  ui.ggrChart.replaceChildren(barChart(`Gross gaming revenue of ${current.playerId} per game per day, ${current.currency}`, bars));
+/** The casino's GGR per game per day (GET /admin/ggr, last 30 days): one chart per currency, whose amounts cannot be added. */
+async function drawGgr(): Promise<void> {
+  const report = await admin<{ from: string; to: string; rows: GgrRow[] }>('GET', '/ggr');
+  const currencies = [...new Set(report.rows.map((row) => row.currency))].sort();
+  ui.ggrChart.replaceChildren(
+    ...(currencies.length === 0
+      ? [el('p', { class: 'muted' }, `No bets from ${report.from} to ${report.to}.`)]
+      : currencies.map((currency) =>
+          barChart(
+            `Gross gaming revenue of the casino per game per day, ${currency}, ${report.from} to ${report.to}`,
+            report.rows.filter((row) => row.currency === currency).map((row) => ({ label: `${row.game} ${row.day.slice(5)}`, value: row.ggr, text: `${row.ggr} ${currency}` })),
+          ),
+        )),
+  );
 }
 
 /** Requests answered by the operator, per answer code, from its /metrics (Prometheus text). */
@@ -271,19 +291,92 @@ async function drawCodes(): Promise<void> {
 
 // -------------------------------------------------------------- the outbox
 
+/**
+ * Resolve: settles a parked item (or a pending one between attempts) by hand
+ * with the operator's reference for what it booked, or that it booked
+ * nothing; the item is not sent again, and its round's later items go on.
+ */
+function resolveForm(item: OutboxItem): HTMLFormElement {
+  const reference = el('input', { name: 'reference', required: '', maxlength: '256', autocomplete: 'off', 'aria-label': `The operator's reference for item ${item.id}`, placeholder: "Operator's reference" });
+  const form = el('form', { class: 'resolve', 'data-item': item.id }, reference, el('button', { type: 'submit' }, 'Resolve'));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = reference.value.trim();
+    if (text === '') return fail(new Error("Resolve: the operator's reference, such as its transaction id"));
+    provider<OutboxItem>('POST', `/outbox/${item.id}/resolve`, { reference: text })
+      .then((resolved) => {
+        say(`Item ${resolved.id} is ${resolved.status} with the reference ${text}.`);
+        return loadOutbox();
+      })
+      .catch(fail);
+  });
+  return form;
+}
+
+/** An item's last answer in short (its status and code), the whole of it in the title. */
+function answerShown(answer: unknown): HTMLElement {
+  const whole = JSON.stringify(answer) ?? '';
+  const { status, code } = (answer ?? {}) as { status?: unknown; code?: unknown };
+  const short = typeof status === 'number' ? `${status}${typeof code === 'string' ? ` ${code}` : ''}` : whole;
+  return el('code', { class: 'answer', title: whole }, short);
+}
+
+/** The sandbox's Casino down switch (casino-outage.ts): while on, the operator answers the provider 503 and the outbox keeps what it could not deliver. */
+function showOutage(down: boolean): void {
+  ui.outage.setAttribute('aria-pressed', String(down));
+  ui.outage.textContent = down ? 'Casino back up' : 'Casino down';
+  ui.outageState.textContent = down
+    ? 'The casino answers the provider 503: rounds and payouts wait in the outbox, and are parked after the horizon.'
+    : 'The casino answers the provider.';
+}
+
+async function loadOutage(): Promise<void> {
+  showOutage((await api<{ down: boolean }>('GET', '/backoffice/api/outage', undefined, tokens.admin)).down);
+}
+
 async function loadOutbox(): Promise<void> {
   const status = ui.outboxStatus.value;
   const page = await provider<{ items: OutboxItem[] }>('GET', `/outbox?status=${status}&limit=50`);
   const rows = page.items.map((item) => {
     const actions = el('div', { class: 'actions' });
-    if (item.status === 'parked' || item.status === 'refused') {
+    // What the provider's /admin/outbox/:id/retry and /resolve accept: the API refuses any other state with STATE_CONFLICT.
+    if (item.status === 'parked' || item.status === 'refused' || item.status === 'pending') {
       const retry = el('button', { type: 'button' }, 'Retry');
       retry.addEventListener('click', () => void provider('POST', `/outbox/${item.id}/retry`, {}).then(loadOutbox).catch(fail));
       actions.append(retry);
     }
-    return [el('code', {}, item.id), item.kind, item.path, item.status, String(item.attempts), el('code', {}, JSON.stringify(item.lastAnswer) ?? ''), actions];
+    if (item.status === 'parked' || item.status === 'pending') actions.append(resolveForm(item));
+    return [el('code', {}, item.id), item.kind, item.path, item.status, String(item.attempts), answerShown(item.lastAnswer), actions];
   });
   ui.outbox.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, `No ${status} items.`) : table(['Id', 'Kind', 'Path', 'Status', 'Attempts', 'Last answer', ''], rows, [4]));
+}
+
+// ------------------------------------------------------------- all players
+
+/** Players per page of the list; More appends the next. */
+const PLAYERS_PAGE_SIZE = 20;
+
+function showPlayers(): void {
+  const rows = listing.players.map((p) => {
+    const show = el('button', { type: 'button', 'data-player': p.playerId }, 'Show');
+    show.addEventListener('click', () => void choose(p.playerId));
+    return [p.playerId, p.currency, String(p.balance), p.blocked ? 'blocked' : 'active', p.country ?? '', show];
+  });
+  ui.players.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No players match.') : table(['Player', 'Currency', 'Balance', 'State', 'Country', ''], rows, [2]));
+  ui.playersMore.hidden = listing.next === null;
+  ui.known.replaceChildren(...listing.players.map((p) => el('option', { value: p.playerId })));
+}
+
+/** A page of GET /admin/players with the filter's fields; `more` appends the page after the last one shown. */
+async function loadPlayers(more = false): Promise<void> {
+  const filter = fields(ui.playersFilter);
+  const query = new URLSearchParams({ limit: String(PLAYERS_PAGE_SIZE) });
+  for (const name of ['prefix', 'currency', 'blocked']) if (filter[name]) query.set(name, filter[name]!);
+  if (more && listing.next !== null) query.set('cursor', listing.next);
+  const page = await admin<Page<Player>>('GET', `/players?${query.toString()}`);
+  listing.players = more ? [...listing.players, ...page.items] : page.items;
+  listing.next = page.nextCursor;
+  showPlayers();
 }
 
 // ------------------------------------------------------------------ wiring
@@ -304,22 +397,29 @@ async function choose(playerId: string): Promise<void> {
 
 async function refresh(): Promise<void> {
   if (current) await choose(current.playerId);
-  await Promise.all([loadOutbox(), drawCodes()]).catch(fail);
+  await Promise.all([loadPlayers(), loadOutbox(), drawGgr(), drawCodes()]).catch(fail);
 }
 
 function start(): void {
   ui.tokenForm.hidden = true;
   ui.app.hidden = false;
-  api<{ items: Player[] }>('GET', '/lobby/api/players')
-    .then((listed) => {
-      ui.known.replaceChildren(...listed.items.map((p) => el('option', { value: p.playerId })));
-      const first = new URLSearchParams(location.search).get('player') ?? listed.items[0]?.playerId;
+  loadPlayers()
+    .then(() => {
+      const first = new URLSearchParams(location.search).get('player') ?? listing.players[0]?.playerId;
       if (first) void choose(first);
     })
     .catch(fail);
   void loadOutbox().catch(fail);
+  void loadOutage().catch(fail);
+  void drawGgr().catch(fail);
   void drawCodes().catch(fail);
 }
+
+ui.playersFilter.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void loadPlayers().catch(fail);
+});
+ui.playersMore.addEventListener('click', () => void loadPlayers(true).catch(fail));
 
 ui.find.addEventListener('submit', (event) => {
   event.preventDefault();
@@ -373,6 +473,12 @@ ui.transferKind.addEventListener('change', showTransfers);
 ui.roundsMore.addEventListener('click', () => void loadRounds(true).catch(fail));
 ui.transfersMore.addEventListener('click', () => void loadTransfers(true).catch(fail));
 ui.outboxStatus.addEventListener('change', () => void loadOutbox().catch(fail));
+ui.outage.addEventListener('click', () => {
+  const down = ui.outage.getAttribute('aria-pressed') !== 'true';
+  api<{ down: boolean }>('POST', '/backoffice/api/outage', { down }, tokens.admin)
+    .then((state) => showOutage(state.down))
+    .catch(fail);
+});
 $('refresh').addEventListener('click', () => void refresh());
 
 ui.verify.addEventListener('click', () => {

@@ -13,8 +13,8 @@ interface Game {
   ladder: number[];
 }
 
-/** Players made in this browser, so that the picker offers them again (the server lists only the demo players). */
-const KEPT_KEY = 'wagerlink-lobby-players';
+/** The picker lists at most this many players (a select of more is no way to pick one); any other comes by ?player=. */
+const PICKER_PLAYERS_MAX = 500;
 
 const ui = {
   picker: $<HTMLSelectElement>('player-picker'),
@@ -35,23 +35,21 @@ let player: Player | undefined;
 /** How often the balance is read again while a game is open (ms): the game books in the wallet, and the lobby shows it. */
 const BALANCE_REFRESH_MS = 5_000;
 
-function keptPlayers(): string[] {
-  try {
-    const value = JSON.parse(localStorage.getItem(KEPT_KEY) ?? '[]') as unknown;
-    return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function keep(playerId: string): void {
-  const kept = keptPlayers();
-  if (!kept.includes(playerId)) localStorage.setItem(KEPT_KEY, JSON.stringify([...kept, playerId]));
+/** Every player's id in id order, page after page of the lobby's API, up to PICKER_PLAYERS_MAX. */
+async function listedPlayerIds(): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const after: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const page: { items: Player[]; nextCursor: string | null } = await api('GET', `/lobby/api/players?limit=100${after}`);
+    ids.push(...page.items.map((p) => p.playerId));
+    cursor = page.nextCursor;
+  } while (cursor !== null && ids.length < PICKER_PLAYERS_MAX);
+  return ids.slice(0, PICKER_PLAYERS_MAX);
 }
 
 async function fillPicker(selected?: string): Promise<void> {
-  const listed = await api<{ items: Player[] }>('GET', '/lobby/api/players');
-  const ids = [...listed.items.map((p) => p.playerId), ...keptPlayers()].filter((id, i, all) => all.indexOf(id) === i);
+  const ids = await listedPlayerIds();
   ui.picker.replaceChildren(...ids.map((id) => el('option', { value: id }, id)));
   const want = selected ?? new URLSearchParams(location.search).get('player') ?? ids[0];
   if (want !== undefined) {
@@ -142,7 +140,6 @@ ui.create.addEventListener('submit', (event) => {
   const body = `{"playerId":${JSON.stringify(input.playerId)},"currency":${JSON.stringify(input.currency)},"balance":${balance}${input.country ? `,"country":${JSON.stringify(input.country.toUpperCase())}` : ''}}`;
   api<Player>('POST', '/lobby/api/players', body)
     .then(async (created) => {
-      keep(created.playerId);
       ui.create.reset();
       await fillPicker(created.playerId);
       ui.picker.dispatchEvent(new Event('change'));

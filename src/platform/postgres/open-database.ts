@@ -9,6 +9,7 @@
  * own application name.
  */
 import postgres from 'postgres';
+import { schemaNameProblem } from './database-names.js';
 
 /** The pool and its time-outs; src/stores/settings.ts documents each and names the defaults (DEFAULT_POSTGRES_SETTINGS). */
 export interface PoolSettings {
@@ -25,13 +26,45 @@ export interface PoolSettings {
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 
-export function isPostgresUrl(database: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(database);
-}
+export { isPostgresUrl, schemaNameProblem } from './database-names.js';
 
 /** The URL without its password, for logs and CLI output. */
 export function redactUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+/**
+ * The URL with its search_path set to `schema` alone, so that every
+ * connection of a pool opened on it reads and writes that schema's tables,
+ * and unqualified names (`rounds`, `schema_migrations`) never meet another
+ * schema's of the same name.
+ */
+export function urlInSchema(url: string, schema: string): string {
+  const problem = schemaNameProblem(schema);
+  if (problem) throw new Error(`schema: ${problem}`);
+  const parsed = new URL(url);
+  parsed.searchParams.set('search_path', schema);
+  return parsed.toString();
+}
+
+/** SQLSTATEs of a CREATE SCHEMA IF NOT EXISTS that lost a race to another node's: the schema exists, which is what was asked. */
+const SCHEMA_RACE_CODES = new Set(['23505', '42P06']);
+
+/**
+ * Creates `schema` unless it exists, on one short-lived connection: nodes that
+ * start together may race, and the loser finds it made.
+ */
+export async function createSchema(url: string, schema: string, settings: PoolSettings): Promise<void> {
+  const problem = schemaNameProblem(schema);
+  if (problem) throw new Error(`schema: ${problem}`);
+  const sql = openDatabase(url, { ...settings, poolSize: 1 }, 'wagerlink-schema');
+  try {
+    await sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (error) {
+    if (!SCHEMA_RACE_CODES.has((error as { code?: string }).code ?? '')) throw error;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }
 
 /** `applicationName`: what pg_stat_activity shows as the client, so that operators can find a node's connections. */

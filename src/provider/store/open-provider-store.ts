@@ -17,6 +17,8 @@ export interface OpenProviderStoreOptions {
   onFatal?: OnFatal;
   /** PostgreSQL: the pool and its time-outs (default DEFAULT_POSTGRES_SETTINGS). */
   postgres?: PostgresSettings;
+  /** PostgreSQL: the schema of the provider's tables, made if missing (postgres-provider-store.ts); default the URL's search_path. */
+  schema?: string | undefined;
 }
 
 export function providerBackendOf(database: string): 'sqlite' | 'postgres' {
@@ -25,7 +27,12 @@ export function providerBackendOf(database: string): 'sqlite' | 'postgres' {
 
 export async function openProviderStore(database: string, options: OpenProviderStoreOptions): Promise<ProviderStore> {
   if (providerBackendOf(database) === 'postgres') {
-    return PostgresProviderStore.open({ url: database, settings: options.postgres ?? DEFAULT_POSTGRES_SETTINGS, currencies: options.currencies });
+    return PostgresProviderStore.open({
+      url: database,
+      schema: options.schema,
+      settings: options.postgres ?? DEFAULT_POSTGRES_SETTINGS,
+      currencies: options.currencies,
+    });
   }
   return SqliteProviderStore.open(database, { currencies: options.currencies, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
 }

@@ -39,7 +39,7 @@ import type postgres from 'postgres';
 import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
 import { CONFLICT_RETRIES_MAX, PostgresOutbox } from '../../dispatch/postgres-outbox.js';
 import { migrate } from '../../platform/postgres/migrate.js';
-import { openDatabase, type PoolSettings } from '../../platform/postgres/open-database.js';
+import { createSchema, openDatabase, urlInSchema, type PoolSettings } from '../../platform/postgres/open-database.js';
 import { isConflict, isUnavailable } from '../../platform/postgres/postgres-errors.js';
 import { UnavailableError } from '../../protocol/errors.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
@@ -103,8 +103,15 @@ const { sessionOf, roundOf, payoutOf, campaignOf } = rowReaders({
 });
 
 export interface PostgresProviderStoreOptions {
-  /** postgres://... ; its search_path, if any, names the schema. */
+  /** postgres://... ; its search_path, if any, names the schema, unless `schema` does. */
   url: string;
+  /**
+   * The schema that holds the provider's tables, made if missing: the URL's
+   * search_path is replaced by it. Lets the provider share a database with
+   * the operator's wallet, whose tables have the same names (`rounds`,
+   * `schema_migrations`) in their own schema.
+   */
+  schema?: string | undefined;
   settings: PoolSettings;
   /** The currencies whose decimals read an operator's balances (the config's); default ISO 4217 and the default crypto codes. */
   currencies?: Currencies;
@@ -159,7 +166,9 @@ export class PostgresProviderStore implements ProviderStore {
 
   /** Opens the pool and applies the pending migrations (once, whichever node starts first). */
   static async open(options: PostgresProviderStoreOptions): Promise<PostgresProviderStore> {
-    const sql = openDatabase(options.url, options.settings, PROVIDER_APPLICATION_NAME);
+    if (options.schema !== undefined) await createSchema(options.url, options.schema, options.settings);
+    const url = options.schema === undefined ? options.url : urlInSchema(options.url, options.schema);
+    const sql = openDatabase(url, options.settings, PROVIDER_APPLICATION_NAME);
     try {
       await migrate(sql, POSTGRES_PROVIDER_MIGRATIONS);
     } catch (error) {

@@ -53,7 +53,9 @@ import {
 import {
   balanceOutcome,
   bookedOf,
+  ggrReport,
   pageOf,
+  playersPage,
   sessionOutcome,
   playerExists,
   playerNotFound,
@@ -72,11 +74,15 @@ import type {
   BlockCommand,
   Booked,
   CreatePlayerCommand,
+  GgrReport,
+  GgrRequest,
   LaunchKeyCommand,
   LaunchKeyView,
   PageOf,
   PageRequest,
   PayoutCommand,
+  PlayersPage,
+  PlayersRequest,
   PlayerView,
   RoundView,
   SessionOutcome,
@@ -84,6 +90,7 @@ import type {
   TransferView,
   VerifyReport,
 } from '../store.js';
+import { DAY_MS } from '../store.js';
 import type { HotOperationName, OperationArgs } from '../operations.js';
 import { ABANDONED, DEFER } from './hot-batcher.js';
 import { ClaimLostError } from './postgres-errors.js';
@@ -833,6 +840,44 @@ export class PostgresLedger {
       createdAt: Number(r.created_at),
       finishedAt: r.finished_at === null ? null : Number(r.finished_at),
     }));
+  }
+
+  async listPlayers(page: PlayersRequest): Promise<PlayersPage> {
+    // Ids compare by code point ("C"), as SQLite's BINARY does, so that every backend pages in one order.
+    // Each filter is off when its parameter is null; the prefix also bounds the range from below.
+    const prefix = page.prefix ?? null;
+    const blocked = page.blocked ?? null;
+    const rows = await this.sql<PlayerRow[]>`SELECT ${this.sql.unsafe(PLAYER_COLUMNS)} FROM players p JOIN accounts a ON a.id = p.account_id
+      WHERE p.player_id COLLATE "C" > ${page.after ?? ''}
+        AND (${prefix}::text IS NULL OR (p.player_id COLLATE "C" >= ${prefix} AND left(p.player_id, length(${prefix})) = ${prefix}))
+        AND (${page.currency ?? null}::text IS NULL OR p.currency = ${page.currency ?? null})
+        AND (${blocked}::boolean IS NULL OR p.blocked = ${blocked})
+      ORDER BY p.player_id COLLATE "C" LIMIT ${page.limit + 1}`;
+    return playersPage(rows.map(storedPlayer), page.limit, this.currencies);
+  }
+
+  async ggr(span: GgrRequest): Promise<GgrReport> {
+    const rows = await this.sql<{ day: Int8; game: string; currency: string; bets: string; free_bets: string; wins: string; rounds: Int8 }[]>`
+      SELECT t.created_at / ${DAY_MS}::bigint AS day, r.game, p.currency,
+          sum(CASE WHEN t.kind = 'bet' AND NOT t.free_bet THEN t.amount ELSE 0 END) AS bets,
+          sum(CASE WHEN t.kind = 'bet' AND t.free_bet THEN t.amount ELSE 0 END) AS free_bets,
+          sum(CASE WHEN t.kind = 'win' THEN t.amount ELSE 0 END) AS wins,
+          count(DISTINCT t.round_pk) AS rounds
+        FROM transfers t JOIN rounds r ON r.id = t.round_pk JOIN players p ON p.id = t.player_pk
+        WHERE t.kind IN ('bet', 'win') AND t.created_at >= ${span.from} AND t.created_at < ${span.to}
+        GROUP BY 1, r.game, p.currency`;
+    return ggrReport(
+      rows.map((r) => ({
+        day: Number(r.day),
+        game: r.game,
+        currency: r.currency,
+        bets: BigInt(r.bets),
+        freeBets: BigInt(r.free_bets),
+        wins: BigInt(r.wins),
+        rounds: Number(r.rounds),
+      })),
+      this.currencies,
+    );
   }
 
   /** The facts of a page's cursor, judged by the rule (rules.ts, checkCursor). */

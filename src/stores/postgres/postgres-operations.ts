@@ -41,4 +41,6 @@ export const POSTGRES_OPERATIONS: { [K in DerivedOperationName]: PostgresOperati
   setBlocked: { run: ({ ledger }, command) => ledger.setBlocked(command) },
   listRounds: { run: ({ ledger }, page) => ledger.listRounds(page) },
   listTransfers: { run: ({ ledger }, page) => ledger.listTransfers(page) },
+  listPlayers: { run: ({ ledger }, page) => ledger.listPlayers(page) },
+  ggr: { run: ({ ledger }, span) => ledger.ggr(span) },
 };

@@ -28,7 +28,9 @@ import {
 import {
   balanceOutcome,
   bookedOf,
+  ggrReport,
   pageOf,
+  playersPage,
   sessionOutcome,
   playerExists,
   playerNotFound,
@@ -47,11 +49,15 @@ import type {
   BlockCommand,
   Booked,
   CreatePlayerCommand,
+  GgrReport,
+  GgrRequest,
   LaunchKeyCommand,
   LaunchKeyView,
   PageOf,
   PageRequest,
   PayoutCommand,
+  PlayersPage,
+  PlayersRequest,
   PlayerView,
   RoundView,
   SessionOutcome,
@@ -59,6 +65,7 @@ import type {
   TransferView,
   VerifyReport,
 } from '../store.js';
+import { DAY_MS } from '../store.js';
 import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
 import { WalletMemory, type PlayerRow, type RoundRow, type SessionAt } from './wallet-memory.js';
 import { IdIndex } from './id-index.js';
@@ -157,6 +164,20 @@ export class SqliteLedger {
       dataVersion: prepare('PRAGMA data_version').pluck(true),
       sessionWithPlayer: prepare(SESSION_WITH_PLAYER).raw(true),
       playerById: prepare(`SELECT ${PLAYER_COLUMNS} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.player_id = ?`),
+      // Each filter is off when its parameter is null. The prefix also bounds the range from below,
+      // so that the unique index on player_id starts there instead of at the first id.
+      players: prepare(`SELECT ${PLAYER_COLUMNS} FROM players p JOIN accounts a ON a.id = p.account_id
+        WHERE p.player_id > @after AND (@prefix IS NULL OR (p.player_id >= @prefix AND substr(p.player_id, 1, length(@prefix)) = @prefix))
+          AND (@currency IS NULL OR p.currency = @currency) AND (@blocked IS NULL OR p.blocked = @blocked)
+        ORDER BY p.player_id LIMIT @limit`),
+      ggr: prepare(`SELECT t.created_at / ${DAY_MS} AS day, r.game, p.currency,
+          sum(CASE WHEN t.kind = 'bet' AND t.free_bet = 0 THEN t.amount ELSE 0 END) AS bets,
+          sum(CASE WHEN t.kind = 'bet' AND t.free_bet <> 0 THEN t.amount ELSE 0 END) AS free_bets,
+          sum(CASE WHEN t.kind = 'win' THEN t.amount ELSE 0 END) AS wins,
+          count(DISTINCT t.round_pk) AS rounds
+        FROM transfers t JOIN rounds r ON r.id = t.round_pk JOIN players p ON p.id = t.player_pk
+        WHERE t.kind IN ('bet', 'win') AND t.created_at >= ? AND t.created_at < ?
+        GROUP BY day, r.game, p.currency`),
       seen: prepare(SEEN).raw(true),
       refused: prepare(REFUSED).raw(true),
       insertRefused: prepare(`INSERT INTO refused_transactions (uuid, player_pk, kind, player_id, round_uuid, amount, jp_amount, code,
@@ -462,6 +483,33 @@ export class SqliteLedger {
       createdAt: Number(r.created_at),
       finishedAt: r.finished_at === null ? null : Number(r.finished_at),
     }));
+  }
+
+  listPlayers(page: PlayersRequest): PlayersPage {
+    const rows = this.statements.players.all({
+      after: page.after ?? '',
+      prefix: page.prefix ?? null,
+      currency: page.currency ?? null,
+      blocked: page.blocked === undefined ? null : page.blocked ? 1 : 0,
+      limit: page.limit + 1,
+    }) as PlayerRow[];
+    return playersPage(rows.map(storedPlayer), page.limit, this.currencies);
+  }
+
+  ggr(span: GgrRequest): GgrReport {
+    const rows = this.statements.ggr.all(span.from, span.to) as {
+      day: bigint;
+      game: string;
+      currency: string;
+      bets: bigint;
+      free_bets: bigint;
+      wins: bigint;
+      rounds: bigint;
+    }[];
+    return ggrReport(
+      rows.map((r) => ({ day: Number(r.day), game: r.game, currency: r.currency, bets: r.bets, freeBets: r.free_bets, wins: r.wins, rounds: Number(r.rounds) })),
+      this.currencies,
+    );
   }
 
   listTransfers(page: PageRequest): PageOf<TransferView> | Refusal {

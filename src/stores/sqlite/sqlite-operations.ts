@@ -64,6 +64,8 @@ export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
   // Page cursors are bigints, which JSON cannot carry.
   listRounds: { run: ({ ledger }, page) => ledger.listRounds(page), handoff: CLONED },
   listTransfers: { run: ({ ledger }, page) => ledger.listTransfers(page), handoff: CLONED },
+  listPlayers: { run: ({ ledger }, page) => ledger.listPlayers(page), handoff: AS_JSON },
+  ggr: { run: ({ ledger }, span) => ledger.ggr(span), handoff: AS_JSON },
   // Only an in-memory database proves its books on the writer (a file's are proved beside it,
   // verify-worker.ts): too rare to be worth the JSON path, so its report is cloned as it is.
   verify: { run: ({ ledger }) => ledger.verify(), handoff: CLONED },
