@@ -19,6 +19,7 @@
  * from the config; the server (serve-provider.ts) owns it and closes it
  * after the app.
  */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chanceRange, isOfferedChance, quote, settle, type DiceRules } from '../game/dice.js';
 import { commitment, rollOf, SERVER_SEED_BYTES } from '../game/fairness.js';
@@ -30,7 +31,7 @@ import { PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type ClientWorld, 
 import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
 import { Catalog } from './catalog.js';
 import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-token.js';
-import type { GameSettings, OperatorSettings, ProviderConfig } from './provider-config.js';
+import type { DiceGameSettings, GameSettings, OperatorSettings, ProviderConfig } from './provider-config.js';
 import type { PlayRequest } from './provider-schemas.js';
 import type { CampaignRow, GameSessionRow, NewRound, ProviderStore, RoundRow, RoundWrite } from './store/provider-store.js';
 import { timeOrderedUuid } from './time-ordered-id.js';
@@ -384,7 +385,7 @@ export class GameService {
 
   private async planRound(session: GameSessionRow, input: PlayRequest) {
     const { catalog, world } = this.options;
-    const game = catalog.game(session.game)!;
+    const game = this.diceGame(session.game);
     const decimals = this.decimalsOf(session);
     if (!isOfferedChance(game.rules, input.chancePct)) {
       const range = chanceRange(game.rules);
@@ -554,6 +555,12 @@ export class GameService {
     return refuse('SERVICE_UNAVAILABLE', `the casino did not answer: ${answer.detail}`);
   }
 
+  private diceGame(slug: string): DiceGameSettings {
+    const game = this.options.catalog.game(slug);
+    assert.ok(game?.kind === 'dice', `game ${slug} is a dice game`);
+    return game;
+  }
+
   private minorOf(text: string, decimals: number): bigint | undefined {
     const decimal = decimalFromString(text);
     return decimal === undefined ? undefined : toMinor(decimal, decimals);
@@ -604,7 +611,7 @@ export class GameService {
 
   private async sessionView(session: GameSessionRow, claims: LaunchClaims): Promise<SessionView> {
     const { catalog, store, config } = this.options;
-    const game = catalog.game(session.game)!;
+    const game = this.diceGame(session.game);
     const decimals = this.decimalsOf(session);
     const ladder = (catalog.ladder(session.game, session.currency) ?? []).map((amount) => formatMinor(amount, decimals));
     const range = chanceRange(game.rules);
