@@ -45,7 +45,7 @@ import { REAL_PROVIDER_WORLD, type GameService, type ProviderWorld, type RoundDe
 import { LIST_MAX, type OutboxItem } from '../dispatch/outbox.js';
 import { derivedPayoutId } from './payout-id.js';
 import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
-import type { OperatorSettings, ProviderConfig } from './provider-config.js';
+import type { GameKind, OperatorSettings, ProviderConfig } from './provider-config.js';
 import { CampaignRequest, OpenGameRequest, OutboxQuery, OutboxResolveRequest, PayoutRequest, PayoutsQuery, PlayRequest } from './provider-schemas.js';
 import type { CampaignRow, PayoutRow, ProviderStore, RoundRow } from './store/provider-store.js';
 import { exposeMetrics } from '../http/request-metrics.js';
@@ -161,7 +161,10 @@ function stateDetail(item: OutboxItem, action: string, now: number): string {
 /** The files of the game page, by URL name; nothing else under /game/assets is served. */
 const WEB_FILES: Readonly<Record<string, string>> = {
   'game.css': 'text/css; charset=utf-8',
+  'page.js': 'text/javascript; charset=utf-8',
   'game.js': 'text/javascript; charset=utf-8',
+  'reels.js': 'text/javascript; charset=utf-8',
+  'reels-api.js': 'text/javascript; charset=utf-8',
   'strings.json': 'application/json; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
@@ -284,7 +287,8 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const adminTokens = config.adminToken === undefined ? [] : [Buffer.from(config.adminToken)];
 
   const webDir = options.webDir ?? fileURLToPath(new URL('../../../web/', import.meta.url));
-  const pageHtml = readFileSync(`${webDir}/index.html`);
+  // Each kind of game has its page (index.html is dice's); they share the assets.
+  const pages: Readonly<Record<GameKind, Buffer>> = { dice: readFileSync(`${webDir}/index.html`), reels: readFileSync(`${webDir}/reels.html`) };
   const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
   const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, requestTimeoutMs: config.limits.requestTimeoutMs, logger: options.logger });
@@ -393,7 +397,8 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
 
   app.get('/game/:slug', async (request, reply) => {
     const { slug } = request.params as { slug: string };
-    if (!catalog.game(slug)) return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${slug}`);
+    const game = catalog.game(slug);
+    if (!game) return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${slug}`);
     return reply
       .code(200)
       .header('content-type', 'text/html; charset=utf-8')
@@ -401,7 +406,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
       .header('content-security-policy', PAGE_POLICY)
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
-      .send(pageHtml);
+      .send(pages[game.kind]);
   });
 
   app.get('/game/assets/:file', async (request, reply) => {
