@@ -45,52 +45,52 @@ export function reelsApi(call) {
 
 /**
  * A spin as the page draws it: window[reel][row] of symbol letters, the
- * lines it paid ({line, symbols, win}), its win (decimal text) and the spins
+ * lines it paid ({line, symbols}), its win (decimal text) and the free spins
  * it added to the feature.
  */
 function spinOf(view) {
   if (!view) return null;
   return {
     window: view.window,
-    lines: (view.lines ?? []).map((line) => ({ line: line.line, symbols: line.symbols, win: line.win })),
-    win: view.win ?? '0',
-    awarded: view.freeSpinsAwarded ?? view.awarded ?? 0,
+    lines: view.lines.map((line) => ({ line: line.line, symbols: line.symbols })),
+    win: view.win,
+    awarded: view.freeSpinsAwarded,
   };
 }
 
 /**
- * A round as the page keeps it. `delivering`: the casino has not answered
- * the round's call yet and the page shows nothing of what it holds; a round
- * whose feature has spins left is the player's to play, not delivering.
+ * A round as the page keeps it. `delivering`: a request of the round is on
+ * its way to the casino and the page waits for it (stage betting: nothing of
+ * the outcome is known yet; closing: the feature's wins). `featureLeft`: free
+ * spins the player has to play (stage feature), else 0.
  */
 export function roundOf(view) {
   const feature = view.feature
     ? {
-        spins: (view.feature.spins ?? []).map(spinOf),
+        spins: view.feature.spins.map(spinOf),
         played: view.feature.played,
         left: view.feature.left,
-        total: view.feature.played + view.feature.left,
-        win: view.feature.win ?? null,
-        completed: Boolean(view.feature.completedAt ?? view.feature.completed),
+        total: view.feature.total,
+        win: view.feature.win,
+        completed: view.feature.completedByProvider,
       }
     : null;
-  const base = spinOf(view.base);
   return {
     roundId: view.roundId,
     nonce: view.nonce,
-    status: view.status,
+    stage: view.stage,
     bet: view.bet,
-    free: Boolean(view.free),
+    free: view.free,
     at: view.at,
     serverSeedHash: view.serverSeedHash,
     clientSeed: view.clientSeed,
     serverSeed: view.serverSeed,
-    base,
+    base: spinOf(view.base),
     jackpotWin: view.jackpotWin ?? null,
     feature,
     win: view.win ?? null,
-    delivering: view.status === 'pending' && (!base || !feature || feature.left === 0),
-    featureLeft: feature && base ? feature.left : 0,
+    delivering: view.stage === 'betting' || view.stage === 'closing',
+    featureLeft: view.stage === 'feature' && feature ? feature.left : 0,
   };
 }
 
@@ -127,7 +127,5 @@ function playOf(view) {
 
 /** The jackpot pool shown (decimal text), or null when the answer carries none. */
 function jackpotOf(view) {
-  const jackpot = view.jackpot;
-  if (jackpot === undefined || jackpot === null) return null;
-  return typeof jackpot === 'object' ? (jackpot.pool ?? null) : String(jackpot);
+  return view.jackpot?.pool ?? null;
 }

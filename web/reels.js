@@ -182,7 +182,7 @@ function showSpin(spin) {
   ui.lineWins.replaceChildren(
     ...spin.lines.map((line) => {
       const item = document.createElement('li');
-      item.textContent = t('lineWin', { line: state.numbers.count.format(line.line), symbols: [...line.symbols].map(symbolName).join(' '), win: money(line.win) });
+      item.textContent = t('lineWin', { line: state.numbers.count.format(line.line), symbols: [...line.symbols].map(symbolName).join(' ') });
       return item;
     }),
   );
@@ -227,20 +227,7 @@ function renderFeature() {
   const { played, total } = round.feature;
   ui.featureBtn.textContent = t('freeSpinOf', { n: state.numbers.count.format(played + 1), m: state.numbers.count.format(total) });
   ui.featureBtn.disabled = state.busy || state.pending !== null;
-  ui.featureText.textContent = t('featureText', { played: state.numbers.count.format(played), total: state.numbers.count.format(total), win: money(featureWinSoFar(round)) });
-}
-
-/** The sum of the revealed free spins' wins, exactly. */
-function featureWinSoFar(round) {
-  const decimals = state.session.decimals;
-  const minor = round.feature.spins.reduce((sum, spin) => sum + toMinor(spin.win, decimals), 0n);
-  return fromMinorText(minor);
-}
-
-function fromMinorText(minor) {
-  const decimals = state.session.decimals;
-  const digits = minor.toString().padStart(decimals + 1, '0');
-  return decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+  ui.featureText.textContent = t('featureText', { played: state.numbers.count.format(played), total: state.numbers.count.format(total), win: money(round.feature.win) });
 }
 
 function renderJackpot() {
@@ -353,7 +340,7 @@ function announce(round, spin) {
     text = t('jackpotWon', { amount: money(round.jackpotWin) });
     result = 'win';
   } else if (featureDone) {
-    text = t('featureDone', { amount: money(round.feature.win ?? featureWinSoFar(round)) });
+    text = t(round.feature.completed ? 'featureDoneProvider' : 'featureDone', { amount: money(round.feature.win) });
     result = 'win';
   } else if (spin.awarded > 0) {
     text = spin === round.base ? t('featureStart', { spins: state.numbers.count.format(spin.awarded) }) : t('featureMore', { spins: state.numbers.count.format(spin.awarded) });
