@@ -249,7 +249,10 @@ function roundItem(round) {
   const left = document.createElement('div');
   const symbols = document.createElement('span');
   symbols.className = 'r-roll r-symbols';
-  symbols.textContent = round.base ? round.base.window.map((reel) => reel[1]).join(' ') : '· · ·';
+  // The base spin's middle row, small: what a player recognises a round by.
+  if (round.base) symbols.append(...round.base.window.map((reel) => symbolCell(reel[1])));
+  else symbols.textContent = '· · ·';
+  symbols.setAttribute('role', 'img');
   symbols.setAttribute('aria-label', round.base ? round.base.window.map((reel) => symbolName(reel[1])).join(', ') : t('delivering'));
   left.append(symbols);
   const tag = (key) => {
