@@ -94,7 +94,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     registerLobby(operatorApp, {
       service,
       link: { providerUrl, operatorId: SANDBOX_OPERATOR_ID, walletId: SANDBOX_WALLET_ID, secret: secrets.secret },
-      games: providerConfig.games.map((game) => ({ slug: game.slug, title: game.title })),
+      games: providerConfig.games.map((game) => ({ slug: game.slug, title: game.title, kind: game.kind })),
       listedPlayers: () => DEMO_PLAYERS.map((player) => player.playerId),
       lobbyUrl: `${operatorUrl}/lobby/`,
     });

@@ -10,8 +10,15 @@ import { $, api, el, fields, money, report, type Player } from './api.js';
 interface Game {
   slug: string;
   title: string;
+  kind: string;
   ladder: number[];
 }
+
+/** What the lobby says a game is, by its kind; a kind not here shows as its name. */
+const KIND_TEXT: Readonly<Record<string, string>> = {
+  dice: 'Dice: pick your chance',
+  reels: 'Reels: 5 lines, free spins, jackpot',
+};
 
 /** Players made in this browser, so that the picker offers them again (the server lists only the demo players). */
 const KEPT_KEY = 'wagerlink-lobby-players';
@@ -93,6 +100,7 @@ async function showGames(currency: string): Promise<void> {
         'li',
         { class: 'card game', 'data-game': game.slug },
         el('h3', {}, game.title),
+        el('p', { class: 'kind' }, KIND_TEXT[game.kind] ?? game.kind),
         el('p', { class: 'muted' }, `Bets (${currency})`),
         ladder,
         el('div', { class: 'actions' }, play, demo),
