@@ -391,6 +391,8 @@ async function spin(free) {
   } catch (error) {
     await stop();
     failed(error);
+    // Another tab of this launch left a feature open: show it, so that its free spins can be played here.
+    if (error.problem?.code === 'ROUND_UNFINISHED') await refresh();
   } finally {
     setBusy(false);
     focusNext();
