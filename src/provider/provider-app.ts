@@ -41,12 +41,22 @@ import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protoco
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
 import { noLadderDetail, offLadderDetail, type Catalog } from './catalog.js';
-import { REAL_PROVIDER_WORLD, type GameService, type ProviderWorld, type RoundDelivery } from './game-service.js';
+import { answeredPending, REAL_PROVIDER_WORLD, type GameService, type ProviderWorld, type RoundDelivery } from './game-service.js';
 import { LIST_MAX, type OutboxItem } from '../dispatch/outbox.js';
 import { derivedPayoutId } from './payout-id.js';
 import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
 import type { OperatorSettings, ProviderConfig } from './provider-config.js';
-import { CampaignRequest, OpenGameRequest, OutboxQuery, OutboxResolveRequest, PayoutRequest, PayoutsQuery, PlayRequest } from './provider-schemas.js';
+import {
+  CampaignRequest,
+  FreeSpinRequest,
+  OpenGameRequest,
+  OutboxQuery,
+  OutboxResolveRequest,
+  PayoutRequest,
+  PayoutsQuery,
+  PlayRequest,
+  ReelsPlayRequest,
+} from './provider-schemas.js';
 import type { CampaignRow, PayoutRow, ProviderStore, RoundRow } from './store/provider-store.js';
 import { exposeMetrics } from '../http/request-metrics.js';
 import { serveHomePage } from '../http/home-page.js';
@@ -91,6 +101,8 @@ const bodies = {
   bets: compileBody(GameBetsRequest),
   open: compileBody(OpenGameRequest),
   play: compileBody(PlayRequest),
+  reelsPlay: compileBody(ReelsPlayRequest),
+  freeSpin: compileBody(FreeSpinRequest),
   campaign: compileBody(CampaignRequest, (value) => [['betAmount', typeof value.betAmount === 'number' ? value.betAmount : undefined]]),
   payout: compileBody(PayoutRequest, (value) => [['amount', typeof value.amount === 'number' ? value.amount : undefined]]),
   resolve: compileBody(OutboxResolveRequest),
@@ -433,12 +445,29 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   });
 
   app.post('/game/:slug/api/play', async (request, reply) => {
+    // Each game kind has its own play body: a reels spin has no chance to pick.
+    if (catalog.game((request.params as { slug: string }).slug)?.kind === 'reels') {
+      const call = pageCall(request, reply, bodies.reelsPlay);
+      if (!call) return reply;
+      const outcome = await games.play(call.input.token, call.slug, call.input);
+      if ('ok' in outcome) return sendRefusal(reply, outcome);
+      return sendJson(reply, answeredPending(outcome) ? 202 : 200, JSON.stringify(outcome));
+    }
     const call = pageCall(request, reply, bodies.play);
     if (!call) return reply;
     const outcome = await games.play(call.input.token, call.slug, call.input);
     if ('ok' in outcome) return sendRefusal(reply, outcome);
     // 202: the round is accepted and kept, its final answer not in yet (docs/provider.md).
-    return sendJson(reply, outcome.round.status === 'pending' ? 202 : 200, JSON.stringify(outcome));
+    return sendJson(reply, answeredPending(outcome) ? 202 : 200, JSON.stringify(outcome));
+  });
+
+  // A reels round's next free spin; after the last, its wins' answer is waited for as a play's (202 while on its way).
+  app.post('/game/:slug/api/free-spin', async (request, reply) => {
+    const call = pageCall(request, reply, bodies.freeSpin);
+    if (!call) return reply;
+    const outcome = await games.freeSpin(call.input.token, call.slug, call.input.roundId.toLowerCase());
+    if ('ok' in outcome) return sendRefusal(reply, outcome);
+    return sendJson(reply, answeredPending(outcome) ? 202 : 200, JSON.stringify(outcome));
   });
 
   // What the page polls while a round is pending: the stored launch, with no call to the casino.
