@@ -324,6 +324,24 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.deepEqual(operatorCalls.slice(before).filter((url) => url !== '/authenticate'), []);
     });
 
+    test("the back office lists a reels round with its progress and its calls' transactions", async () => {
+      const listed = await adminCall(provider.app, 'GET', '/admin/rounds?limit=500');
+      assert.equal(listed.status, 200, listed.raw);
+      const items = listed.body.items as Json[];
+      const reels = items.filter((item) => item.kind === 'reels' && item.status === 'settled');
+      assert.ok(reels.length > 0);
+      for (const item of reels) {
+        assert.equal(item.reels.freeSpinsPlayed, item.reels.freeSpins);
+        const row = (await provider.store.listRounds(1_000)).find((one) => one.roundId === item.roundId)!;
+        const calls = await provider.store.roundCalls(row.pk);
+        assert.deepEqual(
+          item.reels.calls.map((call: Json) => [call.index, call.status, call.transactions]),
+          calls.map((call) => [call.index, call.status, JSON.parse(call.body).transactions]),
+        );
+      }
+      assert.ok(items.some((item) => item.kind === 'dice') || items.every((item) => item.kind === 'reels'));
+    });
+
     test("the operator's ledger is exactly the provider's accepted calls, id by id, for every player", async () => {
       for (const playerId of players) {
         const ledger = (await ledgerOf(async (url) => {
