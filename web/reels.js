@@ -177,6 +177,7 @@ function animateSpin() {
 
 /** Shows a spin: its window, its paying lines listed with their wins. */
 function showSpin(spin) {
+  ui.window.classList.remove('waiting');
   state.shownWindow = spin.window;
   drawWindow(spin.window, spin.lines.map((line) => line.line));
   ui.lineWins.replaceChildren(
@@ -425,7 +426,7 @@ async function freeSpin() {
 
 function failed(error) {
   // The reels stop where the last shown spin left them: the failed play showed nothing.
-  drawWindow(state.shownWindow);
+  if (state.pending === null) drawWindow(state.shownWindow);
   ui.verdict.textContent = t('reelsReady');
   if (error.problem && error.problem.balance !== undefined) setBalance(ui.balance, String(error.problem.balance), false);
   toast(problemText(error.problem));
@@ -458,6 +459,9 @@ async function refresh() {
 /** Shows a round the casino has not answered yet, and asks after it until it lands or is refused. */
 function showPending(round) {
   state.pending = round.roundId;
+  // Nothing of its outcome is known to the page: empty reels, not the last frame of the spin's animation.
+  drawWindow(STRIPS.map(() => ['-', '-', '-']));
+  ui.window.classList.add('waiting');
   ui.app.dataset.result = 'pending';
   ui.verdict.textContent = t('roundPending');
   clearTimeout(state.pollTimer);
@@ -578,7 +582,6 @@ function renderSession() {
     ui.verdict.textContent = t('featureResume', { left: state.numbers.count.format(unfinished.featureLeft) });
   } else if (delivering) {
     showPending(delivering);
-    drawWindow(state.shownWindow);
   } else {
     const last = session.rounds.find((round) => round.base);
     if (last) state.shownWindow = lastRevealedSpin(last).window;

@@ -282,6 +282,11 @@ describe('the reels page in a browser', { skip: absent }, () => {
       assert.equal(await page.isDisabled('#spin-btn'), true);
       assert.equal(await page.textContent('#spin-reason'), 'Spin is paused until your last round is delivered.');
       assert.equal(await page.textContent('#balance'), '€50.00', 'the balance as last known');
+      assert.deepEqual(
+        await page.$$eval('#window .cell', (cells) => [...new Set(cells.map((cell) => cell.getAttribute('data-symbol')))]),
+        ['-'],
+        'nothing of the outcome: empty reels, not the last frame of the animation',
+      );
       await page.screenshot({ path: `${ARTIFACTS}reels-page-pending.png` });
 
       gate.down = false;
