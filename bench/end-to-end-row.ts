@@ -179,7 +179,7 @@ interface ReelsState {
  * player's page would, while wrk plays the rounds. Bounded: one pass per
  * FOLLOW_INTERVAL_MS, each launch's feature at most FREE_SPINS_MAX spins.
  */
-class FeatureFollower {
+export class FeatureFollower {
   freeSpins = 0;
   private running = false;
   /** What stopped the follower early: thrown by stop(), so that the row fails with it. */
