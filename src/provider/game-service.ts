@@ -342,6 +342,8 @@ export class GameService {
           : refuse('ROUND_MISMATCH', `round ${roundId} is no round of this launch`, balance);
       }
       if (stageOf(round) === 'betting') return refuse('SERVICE_UNAVAILABLE', "the round's bet is still being settled with the casino: try again in a moment", balance);
+      // A fun session stays alive while its player spins.
+      if (session.mode === 'fun') await store.touchSession(session.pk, now);
       const played = round.reels!.freeSpinsPlayed;
       const written = await store.playFreeSpins(round.pk, played, played + 1, now);
       if (!written.ok) {
