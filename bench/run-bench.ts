@@ -26,7 +26,7 @@ import { openStore } from '../src/stores/open-store.js';
 import { SYNC_WRITE_BYTES, syncLatency, wakeRoundTripUs, type SyncLatency } from './host-probe.js';
 import { judgeTargets, verdictLines } from './targets.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
-import { END_TO_END_ROW, endToEndRow } from './end-to-end-row.js';
+import { END_TO_END_ROWS, endToEndRow, type EndToEndGame } from './end-to-end-row.js';
 import { rowFilter } from './row-filter.js';
 import { commitTimes, SLOW_COMMIT_S } from './commit-times.js';
 import { measureRun, STEAL_RETRIES, stealText } from './steal.js';
@@ -447,15 +447,16 @@ async function main(): Promise<void> {
         },
       ],
     ];
-    const wanted = rowFilter(values.rows, [...walletRows.map(([name]) => name), END_TO_END_ROW, ...POSTGRES_ROWS]);
+    const wanted = rowFilter(values.rows, [...walletRows.map(([name]) => name), ...Object.values(END_TO_END_ROWS), ...POSTGRES_ROWS]);
     for (const [name, row] of walletRows) {
       if (!wanted(name)) continue;
       await measureCeiling(`before ${name}`);
       rows[name] = await walletRow(work, name, row);
     }
-    if (wanted(END_TO_END_ROW)) {
-      await measureCeiling(`before ${END_TO_END_ROW}`);
-      rows[END_TO_END_ROW] = await endToEndRow(kit, { work, runs: RUNS, launches: CONNECTIONS, env: SERVER_ENV });
+    for (const [game, name] of Object.entries(END_TO_END_ROWS) as [EndToEndGame, string][]) {
+      if (!wanted(name)) continue;
+      await measureCeiling(`before ${name}`);
+      rows[name] = await endToEndRow(kit, game, { work, runs: RUNS, launches: CONNECTIONS, env: SERVER_ENV });
     }
     if (POSTGRES_ROWS.some(wanted)) {
       await measureCeiling('before the postgres rows');

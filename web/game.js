@@ -5,38 +5,18 @@
 // Referer header. Amounts travel as decimal strings and are computed with
 // BigInt, never floats.
 
-// Every text the page shows, by language (en is the fallback): data, so that translators need not read code.
-import STRINGS from './strings.json' with { type: 'json' };
+import {
+  applyLanguage as applyPageLanguage, call, canVerify, fromMinor, isPressable, isTextField, keepSpaceForPlay,
+  loadClientSeed, money, numberFormat, page, problemText, seedMatchesHash, setBalance as showBalance, setMoney, startRefresh, t, toast, toMinor,
+  uniformFromDigests, wireCasinoButtons, wireClientSeed,
+} from './page.js';
 
 const ROLL_OUTCOMES = 1000000n;
 const RTP_SCALE = 10000n;
-const WORD_LIMIT = Math.floor(2 ** 32 / 1e6) * 1e6;
 /** The roll animation lasts at least this long, so a fast answer still reads as a roll (ms). */
 const ROLL_ANIMATION_MS = 650;
 const CLIENT_SEED_KEY = 'wagerlink.dice.clientSeed';
 
-
-/**
- * The page's own sentence for each problem code of the registry
- * (src/protocol/errors.ts); a code not here gets pGeneric. The problem's
- * `detail` is for developers (the console): it is the provider's or the
- * casino's English, with ids a player has no use for.
- */
-const PROBLEM_TEXT = {
-  INSUFFICIENT_FUNDS: 'pFunds',
-  SESSION_EXPIRED: 'pSession',
-  INVALID_LAUNCH_KEY: 'pLink', INVALID_TOKEN: 'pLink', SESSION_NOT_FOUND: 'pLink', SESSION_MISMATCH: 'pLink',
-  WALLET_NOT_FOUND: 'pLink', PLAYER_NOT_FOUND: 'pLink',
-  PLAYER_BLOCKED: 'pBlocked',
-  UNSUPPORTED_CURRENCY: 'pCurrency',
-  GAME_NOT_FOUND: 'pGame', NOT_FOUND: 'pGame',
-  SERVICE_UNAVAILABLE: 'pBusy', REQUEST_TIMEOUT: 'pBusy', INTERNAL_ERROR: 'pBusy',
-  CAMPAIGN_FINISHED: 'pFree',
-  RATE_LIMITED: 'pRate',
-  INVALID_REQUEST: 'pBet',
-  DUPLICATE_CONFLICT: 'pRound', ROUND_CLOSED: 'pRound', ROUND_MISMATCH: 'pRound',
-  NETWORK: 'pNetwork',
-};
 /** How often the page asks after a round still being delivered (ms): the provider resends at least once a second meanwhile. */
 const ROUND_POLL_MS = 1000;
 
@@ -52,11 +32,7 @@ const ui = {
 };
 
 const state = {
-  token: decodeURIComponent(location.hash.slice(1)),
-  api: location.pathname.replace(/\/+$/, '') + '/api',
   session: null,
-  strings: STRINGS.en,
-  moneyFormat: null,
   betIndex: 0,
   chancePct: 50,
   clientSeed: '',
@@ -69,17 +45,9 @@ const state = {
 
 // ------------------------------------------------------------------ text
 
-function t(key, vars = {}) {
-  const text = state.strings[key] ?? STRINGS.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ''));
-}
-
 function applyLanguage(tag) {
-  const base = String(tag || 'en').toLowerCase().split('-')[0];
-  state.strings = STRINGS[base] ?? STRINGS.en;
-  document.documentElement.lang = tag || 'en';
-  state.numbers = makeNumberFormats(tag || 'en');
-  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  applyPageLanguage(tag);
+  state.numbers = makeNumberFormats();
   ui.trackScale.replaceChildren(
     ...[0, 25, 50, 75, 100].map((value) => {
       const mark = document.createElement('span');
@@ -90,56 +58,15 @@ function applyLanguage(tag) {
 }
 
 /** Every number the page shows goes through one of these, in the page's language. */
-function makeNumberFormats(language) {
-  let tag = language;
-  try {
-    Intl.NumberFormat.supportedLocalesOf([tag]);
-  } catch {
-    tag = 'en';
-  }
+function makeNumberFormats() {
   return {
-    roll: new Intl.NumberFormat(tag, { minimumFractionDigits: 4, maximumFractionDigits: 4 }),
-    rollShort: new Intl.NumberFormat(tag, { minimumFractionDigits: 2, maximumFractionDigits: 2, roundingMode: 'trunc' }),
-    percent: new Intl.NumberFormat(tag, { style: 'percent', maximumFractionDigits: 0 }),
-    count: new Intl.NumberFormat(tag, { maximumFractionDigits: 0 }),
-    multiplier: new Intl.NumberFormat(tag, { minimumFractionDigits: 2, maximumFractionDigits: 4 }),
-    rtp: new Intl.NumberFormat(tag, { maximumFractionDigits: 2 }),
+    roll: numberFormat({ minimumFractionDigits: 4, maximumFractionDigits: 4 }),
+    rollShort: numberFormat({ minimumFractionDigits: 2, maximumFractionDigits: 2, roundingMode: 'trunc' }),
+    percent: numberFormat({ style: 'percent', maximumFractionDigits: 0 }),
+    count: numberFormat({ maximumFractionDigits: 0 }),
+    multiplier: numberFormat({ minimumFractionDigits: 2, maximumFractionDigits: 4 }),
+    rtp: numberFormat({ maximumFractionDigits: 2 }),
   };
-}
-
-/** The page's sentence for a problem, with the balance it carried in the locale's money format. */
-function problemText(problem) {
-  const text = t(PROBLEM_TEXT[problem?.code] ?? 'pGeneric');
-  if (problem?.balance === undefined || !state.moneyFormat) return text;
-  return `${text} ${t('balanceIs', { balance: money(String(problem.balance)) })}`;
-}
-
-// ----------------------------------------------------------------- money
-
-function toMinor(text, decimals) {
-  const [whole, fraction = ''] = String(text).split('.');
-  return BigInt(whole + fraction.padEnd(decimals, '0').slice(0, decimals));
-}
-
-function fromMinor(minor, decimals) {
-  const digits = minor.toString().padStart(decimals + 1, '0');
-  return decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
-}
-
-function makeMoneyFormat(language, currency, decimals) {
-  const digits = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
-  try {
-    const format = new Intl.NumberFormat(language, { style: 'currency', currency, ...digits });
-    return (text) => format.format(text);
-  } catch {
-    // Codes Intl does not take as a currency (USDT, ...): the number and the code.
-    const format = new Intl.NumberFormat(language, digits);
-    return (text) => `${format.format(text)} ${currency}`;
-  }
-}
-
-function money(text) {
-  return state.moneyFormat ? state.moneyFormat(String(text)) : String(text);
 }
 
 /** A roll (0 to 999999) as the locale writes 0.0000 to 99.9999; exact decimal text in, so no float rounding. */
@@ -162,92 +89,13 @@ function quote(betMinor, chancePct) {
   return { win, threshold: Number(threshold) };
 }
 
-// ------------------------------------------------------------------- api
-
-/** Throws an Error whose `problem` has the problem's code (NETWORK when nothing came back); its detail goes to the console only. */
-async function call(path, body) {
-  let response;
-  let text;
-  try {
-    response = await fetch(`${state.api}/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: state.token, ...body }),
-    });
-    text = await response.text();
-  } catch (cause) {
-    const error = new Error(`${path}: ${cause}`);
-    error.problem = { code: 'NETWORK' };
-    console.info(`dice: ${error.message}`);
-    throw error;
-  }
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    data = { detail: text || `HTTP ${response.status}` };
-  }
-  if (!response.ok) {
-    const error = new Error(data.detail || `HTTP ${response.status}`);
-    error.problem = data;
-    console.info(`dice: ${path} answered ${response.status} ${data.code ?? ''}: ${error.message}`);
-    throw error;
-  }
-  return data;
-}
-
 // ------------------------------------------------------------ fairness
-
-function hexToBytes(hex) {
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return bytes;
-}
-
-function bytesToHex(bytes) {
-  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** Recomputes a revealed round (src/game/fairness.ts): true, false, or null when WebCrypto is unavailable. */
 async function verifyRound(round) {
-  if (!globalThis.crypto?.subtle || round.serverSeed === undefined) return null;
-  const seed = hexToBytes(round.serverSeed);
-  const hash = bytesToHex(new Uint8Array(await crypto.subtle.digest('SHA-256', seed)));
-  if (hash !== round.serverSeedHash) return false;
-  const key = await crypto.subtle.importKey('raw', seed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  for (let extra = 0; extra <= 3; extra++) {
-    const message = extra === 0 ? `${round.clientSeed}:${round.nonce}` : `${round.clientSeed}:${round.nonce}:${extra}`;
-    const digest = new DataView(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(message)));
-    for (let word = 0; word < 8; word++) {
-      const value = digest.getUint32(word * 4);
-      if (value < WORD_LIMIT) return value % 1000000 === round.roll;
-    }
-  }
-  return false;
-}
-
-function newClientSeed() {
-  const bytes = new Uint8Array(8);
-  crypto.getRandomValues(bytes);
-  return bytesToHex(bytes);
-}
-
-function loadClientSeed() {
-  try {
-    const saved = localStorage.getItem(CLIENT_SEED_KEY);
-    if (saved && /^[A-Za-z0-9_-]{1,64}$/.test(saved)) return saved;
-  } catch {
-    // Storage may be blocked inside a third-party iframe: a fresh seed is fine.
-  }
-  return newClientSeed();
-}
-
-function saveClientSeed(seed) {
-  try {
-    localStorage.setItem(CLIENT_SEED_KEY, seed);
-  } catch {
-    // See loadClientSeed.
-  }
+  if (!canVerify() || round.serverSeed === undefined) return null;
+  if (!(await seedMatchesHash(round.serverSeed, round.serverSeedHash))) return false;
+  return (await uniformFromDigests(round.serverSeed, `${round.clientSeed}:${round.nonce}`, Number(ROLL_OUTCOMES))) === round.roll;
 }
 
 // ---------------------------------------------------------------- render
@@ -257,12 +105,7 @@ function currentBetMinor() {
 }
 
 function setBalance(text, bump) {
-  ui.balance.textContent = money(text);
-  if (bump) {
-    ui.balance.classList.remove('bump');
-    void ui.balance.offsetWidth;
-    ui.balance.classList.add('bump');
-  }
+  showBalance(ui.balance, text, bump);
 }
 
 function renderQuote() {
@@ -352,12 +195,11 @@ function renderRounds() {
 function renderSession() {
   const session = state.session;
   applyLanguage(session.language);
-  state.moneyFormat = makeMoneyFormat(session.language, session.currency, session.decimals);
+  setMoney(session.currency, session.decimals);
   document.title = session.game.title;
   ui.title.textContent = session.game.title;
   ui.modeBadge.hidden = session.mode !== 'fun';
-  ui.lobby.hidden = !session.urls.lobby;
-  ui.deposit.hidden = !session.urls.deposit || session.mode === 'fun';
+  wireCasinoButtons(session, ui.lobby, ui.deposit);
   ui.chance.min = String(session.game.chancePctMin);
   ui.chance.max = String(session.game.chancePctMax);
   state.chancePct = Math.min(session.game.chancePctMax, Math.max(session.game.chancePctMin, state.chancePct));
@@ -381,7 +223,6 @@ function renderSession() {
     rtp: state.numbers.rtp.format(fromMinor(BigInt(session.game.rtpBp), 2)),
     volatility: t(session.game.volatility),
   });
-  ui.clientSeed.value = state.clientSeed;
   setBalance(session.balance, false);
   const last = session.rounds.find((round) => round.status === 'settled');
   if (last) showRoll(last, false);
@@ -451,16 +292,6 @@ function showRoll(round, announce) {
   }
 }
 
-let toastTimer;
-function toast(message) {
-  ui.toast.textContent = message;
-  ui.toast.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => {
-    ui.toast.hidden = true;
-  }, 5000);
-}
-
 function setBusy(busy) {
   state.busy = busy;
   renderQuote();
@@ -525,14 +356,6 @@ function stepChance(delta) {
   renderQuote();
 }
 
-function navigateTop(url) {
-  try {
-    window.top.location.href = url;
-  } catch {
-    window.location.href = url;
-  }
-}
-
 function wire() {
   ui.rollBtn.addEventListener('click', () => play(false));
   ui.freeBtn.addEventListener('click', () => play(true));
@@ -542,16 +365,8 @@ function wire() {
     state.chancePct = Number(ui.chance.value);
     renderQuote();
   });
-  ui.lobby.addEventListener('click', () => navigateTop(state.session.urls.lobby));
-  ui.deposit.addEventListener('click', () => navigateTop(state.session.urls.deposit));
-  ui.clientSeed.addEventListener('change', () => {
-    const value = ui.clientSeed.value.trim();
-    if (/^[A-Za-z0-9_-]{1,64}$/.test(value)) {
-      state.clientSeed = value;
-      saveClientSeed(value);
-    } else {
-      ui.clientSeed.value = state.clientSeed;
-    }
+  wireClientSeed(ui.clientSeed, CLIENT_SEED_KEY, () => state.clientSeed, (seed) => {
+    state.clientSeed = seed;
   });
   document.addEventListener('keydown', (event) => {
     const target = event.target;
@@ -577,36 +392,15 @@ function wire() {
       play(true);
     }
   });
-  // A button or summary acts on Space's keyup: the roll was Space's only effect.
-  document.addEventListener('keyup', (event) => {
-    if (event.key === ' ' && !isTextField(event.target)) event.preventDefault();
-  });
-}
-
-function isTextField(node) {
-  if (node instanceof HTMLTextAreaElement || node?.isContentEditable) return true;
-  return node instanceof HTMLInputElement && !['range', 'button', 'checkbox', 'radio', 'submit', 'reset'].includes(node.type);
-}
-
-function isPressable(node) {
-  return node instanceof HTMLButtonElement || node instanceof HTMLAnchorElement || node?.tagName === 'SUMMARY';
-}
-
-function startRefresh() {
-  const { refreshIntervalMs, urls } = state.session;
-  if (!refreshIntervalMs || !urls.refresh) return;
-  // The call's form is the casino's (the interface leaves it open: docs/protocol.md §8.1): a credentialed POST without a body.
-  setInterval(() => {
-    fetch(urls.refresh, { method: 'POST', mode: 'no-cors', credentials: 'include', keepalive: true }).catch(() => {});
-  }, refreshIntervalMs);
+  keepSpaceForPlay();
 }
 
 async function start() {
+  page.name = 'dice';
   applyLanguage(navigator.language);
+  state.clientSeed = loadClientSeed(CLIENT_SEED_KEY);
   wire();
-  state.clientSeed = loadClientSeed();
-  saveClientSeed(state.clientSeed);
-  if (!state.token) {
+  if (!page.token) {
     ui.app.dataset.state = 'failed';
     ui.overlayText.textContent = t('noToken');
     return;
@@ -620,7 +414,7 @@ async function start() {
   }
   renderSession();
   ui.app.dataset.state = 'ready';
-  startRefresh();
+  startRefresh(state.session);
   ui.rollBtn.focus({ preventScroll: true });
 }
 

@@ -17,6 +17,7 @@ export const LaunchRequest = Type.Object({
 export const LobbyGame = Type.Object({
   slug: S.GameSlug,
   title: Type.String(),
+  kind: Type.String({ description: 'Which game it is: dice or reels (its page differs).' }),
   ladder: Type.Array(Type.Number(), { description: "The bet ladder in the currency asked for, major units; empty when the game has none in it." }),
 });
 

@@ -28,7 +28,7 @@ export interface LobbyOptions {
   /** Where the provider is, and who this operator is to it. */
   link: ProviderLink;
   /** The provider's catalog: the games the lobby offers, in order. */
-  games: readonly { slug: string; title: string }[];
+  games: readonly { slug: string; title: string; kind: string }[];
   /** The lobby page's URL: a game's lobby and deposit buttons lead back to it. */
   lobbyUrl: string;
 }
@@ -89,7 +89,7 @@ export function registerLobby(app: FastifyInstance, options: LobbyOptions): void
     const bets = await requestGameBets(link, slugs, [currency]);
     if (!bets.ok) return sendProviderFailure(reply, bets);
     // Ladders stay the provider's exact decimal text, written as JSON numbers unchanged.
-    const items = options.games.map((game) => `{"slug":${JSON.stringify(game.slug)},"title":${JSON.stringify(game.title)},"ladder":[${(bets.value[game.slug]?.[currency] ?? []).join(',')}]}`);
+    const items = options.games.map((game) => `{"slug":${JSON.stringify(game.slug)},"title":${JSON.stringify(game.title)},"kind":${JSON.stringify(game.kind)},"ladder":[${(bets.value[game.slug]?.[currency] ?? []).join(',')}]}`);
     return sendJson(reply, 200, `{"currency":${JSON.stringify(currency)},"items":[${items.join(',')}]}`);
   });
 

@@ -27,6 +27,7 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   PLAYER_EXISTS: { status: 409, title: 'Player exists' },
   STATE_CONFLICT: { status: 409, title: 'State conflict' },
+  ROUND_UNFINISHED: { status: 409, title: 'Round unfinished' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   URI_TOO_LONG: { status: 414, title: 'URI too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
@@ -45,7 +46,7 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
  * Codes that Wagerlink adds beyond docs/protocol.md §3's table: back office,
  * routing, and the answers of the HTTP layer itself (docs/protocol.md §1, §9).
  */
-export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE'];
+export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'ROUND_UNFINISHED', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE'];
 
 /** RFC 9457 body with docs/protocol.md's extra `code` member. */
 export interface Problem {

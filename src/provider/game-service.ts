@@ -19,6 +19,7 @@
  * from the config; the server (serve-provider.ts) owns it and closes it
  * after the app.
  */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chanceRange, isOfferedChance, quote, settle, type DiceRules } from '../game/dice.js';
 import { commitment, rollOf, SERVER_SEED_BYTES } from '../game/fairness.js';
@@ -30,9 +31,10 @@ import { PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type ClientWorld, 
 import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
 import { Catalog } from './catalog.js';
 import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-token.js';
-import type { GameSettings, OperatorSettings, ProviderConfig } from './provider-config.js';
-import type { PlayRequest } from './provider-schemas.js';
-import type { CampaignRow, GameSessionRow, NewRound, ProviderStore, RoundRow, RoundWrite } from './store/provider-store.js';
+import type { DiceGameSettings, GameSettings, OperatorSettings, ProviderConfig, ReelsGameSettings } from './provider-config.js';
+import type { PlayRequest, ReelsPlayRequest } from './provider-schemas.js';
+import { planReelsRound, drawnRound, reelsGameView, reelsRoundView, spinView, stageOf, type ReelsGameView, type ReelsRoundView, type SpinView } from './reels-rounds.js';
+import { featureDone, type CampaignRow, type GameSessionRow, type NewRound, type ProviderStore, type RoundRow, type RoundWrite } from './store/provider-store.js';
 import { timeOrderedUuid } from './time-ordered-id.js';
 
 export interface ProviderWorld extends ClientWorld {
@@ -109,6 +111,30 @@ export interface PlayView {
   balance: string;
   fairness: { serverSeedHash: string; nonce: number };
   freeRounds: FreeRoundsView | null;
+}
+
+/** The reels game's session view (docs/provider.md, The reels game's API): the launch's common part, its game, pool and rounds. */
+export interface ReelsSessionView extends Omit<SessionView, 'game' | 'rounds'> {
+  game: ReelsGameView;
+  jackpot: { pool: string };
+  /** The launch's round whose free spins are not all played, if any: a reload resumes it. */
+  unfinished: ReelsRoundView | null;
+  rounds: ReelsRoundView[];
+}
+
+/** A reels play or free spin and the launch after it; `spin` is the free spin just played. */
+export interface ReelsPlayView {
+  round: ReelsRoundView;
+  balance: string;
+  fairness: { serverSeedHash: string; nonce: number };
+  freeRounds: FreeRoundsView | null;
+  jackpot: { pool: string };
+  spin?: SpinView;
+}
+
+/** Whether a play's answer is the app's 202: its round's requests are still on their way to the casino. */
+export function answeredPending(view: PlayView | ReelsPlayView): boolean {
+  return 'stage' in view.round ? view.round.stage === 'betting' || view.round.stage === 'closing' : view.round.status === 'pending';
 }
 
 // --------------------------------------------------------------- service
@@ -217,7 +243,7 @@ export class GameService {
   }
 
   /** Outcomes: session view | INVALID_LAUNCH_KEY | SESSION_MISMATCH | WALLET_NOT_FOUND | GAME_NOT_FOUND | UNSUPPORTED_CURRENCY | the operator's refusals | SERVICE_UNAVAILABLE */
-  async open(token: string, slug: string): Promise<SessionView | Refusal> {
+  async open(token: string, slug: string): Promise<SessionView | ReelsSessionView | Refusal> {
     const launch = this.launchOf(token, slug);
     if (!launch.ok) return launch;
     const { claims, operator } = launch;
@@ -239,7 +265,7 @@ export class GameService {
    * page follows a pending round with it (a round gone from `rounds` was
    * refused). Outcomes: session view | INVALID_LAUNCH_KEY | SESSION_MISMATCH | WALLET_NOT_FOUND | GAME_NOT_FOUND | SESSION_NOT_FOUND
    */
-  async state(token: string, slug: string): Promise<SessionView | Refusal> {
+  async state(token: string, slug: string): Promise<SessionView | ReelsSessionView | Refusal> {
     const launch = this.launchOf(token, slug);
     if (!launch.ok) return launch;
     const { claims } = launch;
@@ -253,7 +279,9 @@ export class GameService {
   }
 
   /** Outcomes: play view (its round pending when the casino has not answered in time) | INVALID_LAUNCH_KEY | SESSION_NOT_FOUND | SESSION_EXPIRED | INVALID_REQUEST | INSUFFICIENT_FUNDS | CAMPAIGN_FINISHED | the operator's refusals | SERVICE_UNAVAILABLE */
-  async play(token: string, slug: string, input: PlayRequest): Promise<PlayView | Refusal> {
+  async play(token: string, slug: string, input: PlayRequest): Promise<PlayView | Refusal>;
+  async play(token: string, slug: string, input: ReelsPlayRequest): Promise<ReelsPlayView | Refusal>;
+  async play(token: string, slug: string, input: PlayRequest | ReelsPlayRequest): Promise<PlayView | ReelsPlayView | Refusal> {
     const launch = this.launchOf(token, slug);
     if (!launch.ok) return launch;
     const { claims } = launch;
@@ -267,18 +295,71 @@ export class GameService {
       if (session.mode === 'fun' && now - session.lastActiveAt > config.limits.sessionIdleMs) {
         return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', formatMinor(session.balanceMinor, this.decimalsOf(session)));
       }
-      if (session.mode === 'real') {
-        // In order: a launch's next round is played only once the one before it has a final answer.
-        const left = await this.pendingAfterWait(session.pk);
-        session = await store.session(found.pk);
-        if (left > 0) {
-          return refuse('SERVICE_UNAVAILABLE', 'the previous round is still being settled with the casino: try again in a moment');
-        }
+      // In order: a launch's next round is played only once the one before it has a final answer (and, reels, its free spins are played).
+      const left = await this.pendingAfterWait(session.pk);
+      session = await store.session(found.pk);
+      if (left === 'unfinished') {
+        return refuse('ROUND_UNFINISHED', 'the previous round still has free spins to play: play them first', formatMinor(session.balanceMinor, this.decimalsOf(session)));
       }
+      if (left > 0) {
+        return refuse('SERVICE_UNAVAILABLE', 'the previous round is still being settled with the casino: try again in a moment');
+      }
+      const game = this.options.catalog.game(session.game)!;
+      if (game.kind === 'reels') return this.playReels(session, game, input as ReelsPlayRequest);
       // The plan reads the session and the campaigns; the round's write checks, in its own transaction, that they have not moved since.
-      const plan = await this.planRound(session, input);
+      const plan = await this.planRound(session, input as PlayRequest);
       if (!plan.ok) return plan;
       return session.mode === 'fun' ? this.playFun(session, plan) : this.playReal(session, plan);
+    });
+  }
+
+  /**
+   * Plays the next free spin of a reels round's feature (drawn with the
+   * round); after the last, the feature's call goes to the casino and the
+   * answer waits for it as a play does. Outcomes: play view with the spin |
+   * INVALID_LAUNCH_KEY | SESSION_NOT_FOUND | SESSION_EXPIRED | ROUND_MISMATCH (no round of the launch) |
+   * ROUND_CLOSED (no free spin left) | SERVICE_UNAVAILABLE (its bet still being settled, or another request played it first)
+   */
+  async freeSpin(token: string, slug: string, roundId: string): Promise<ReelsPlayView | Refusal> {
+    const launch = this.launchOf(token, slug);
+    if (!launch.ok) return launch;
+    const { claims } = launch;
+    const { store, world, config } = this.options;
+    const found = await store.sessionByLaunch(claims.launchId);
+    if (!found) return refuse('SESSION_NOT_FOUND', 'the game session is not open: open the game first');
+    return this.exclusive(claims.launchId, async () => {
+      const session = await store.session(found.pk);
+      const balance = formatMinor(session.balanceMinor, this.decimalsOf(session));
+      const now = world.clock();
+      if (session.mode === 'fun' && now - session.lastActiveAt > config.limits.sessionIdleMs) {
+        return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', balance);
+      }
+      const round = (await store.pendingRounds(session.pk)).find((one) => one.roundId === roundId);
+      if (round === undefined || round.kind !== 'reels' || featureDone(round.reels!)) {
+        const known = (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).some((one) => one.roundId === roundId);
+        return known || round !== undefined
+          ? refuse('ROUND_CLOSED', `round ${roundId} has no free spin left to play`, balance)
+          : refuse('ROUND_MISMATCH', `round ${roundId} is no round of this launch`, balance);
+      }
+      if (stageOf(round) === 'betting') return refuse('SERVICE_UNAVAILABLE', "the round's bet is still being settled with the casino: try again in a moment", balance);
+      // A fun session stays alive while its player spins.
+      if (session.mode === 'fun') await store.touchSession(session.pk, now);
+      const played = round.reels!.freeSpinsPlayed;
+      const written = await store.playFreeSpins(round.pk, played, played + 1, now);
+      if (!written.ok) {
+        return featureDone(written.round.reels!)
+          ? refuse('ROUND_CLOSED', `round ${roundId} has no free spin left to play`, balance)
+          : refuse('SERVICE_UNAVAILABLE', 'this free spin was played at the same time by another request: try again', balance);
+      }
+      let after = written.round;
+      if (after.mode === 'real' && featureDone(after.reels!)) {
+        // The feature's wins were enqueued (or are, once the base spin's answer is recorded): wait for the round's end as a play waits.
+        await store.durable();
+        this.options.delivery?.poke();
+        after = await this.waitFor(after.pk, config.limits.roundSettleMsMax, (now) => now.status !== 'pending');
+      }
+      const view = await this.reelsPlayView(session.pk, after);
+      return { ...view, spin: spinView(drawnRound(after).freeSpins[played]!, this.decimalsOf(session), false) };
     });
   }
 
@@ -384,28 +465,17 @@ export class GameService {
 
   private async planRound(session: GameSessionRow, input: PlayRequest) {
     const { catalog, world } = this.options;
-    const game = catalog.game(session.game)!;
+    const game = this.diceGame(session.game);
     const decimals = this.decimalsOf(session);
     if (!isOfferedChance(game.rules, input.chancePct)) {
       const range = chanceRange(game.rules);
       return refuse('INVALID_REQUEST', `chancePct: must be a whole percent from ${range.min} to ${range.max}`);
     }
-    let betMinor: bigint;
-    let campaign: CampaignRow | undefined;
-    let campaignFinished = false;
-    if (input.free) {
-      if (session.mode === 'fun' || session.playerId === null) return refuse('CAMPAIGN_FINISHED', 'free rounds are played with real sessions only');
-      const offer = await this.freeRoundsOf(session, world.clock());
-      if (!offer) return refuse('CAMPAIGN_FINISHED', 'no free rounds are left', formatMinor(session.balanceMinor, decimals));
-      campaign = offer.campaign;
-      betMinor = campaign.betMinor;
-      campaignFinished = offer.left === 1;
-    } else {
-      const bet = this.minorOf(input.bet, decimals);
-      const ladder = catalog.ladder(session.game, session.currency) ?? [];
-      if (bet === undefined || !ladder.includes(bet)) return refuse('INVALID_REQUEST', `bet: ${input.bet} is not on the ${session.currency} bet ladder`);
-      betMinor = bet;
-    }
+    const stake = await this.stakeOf(session, input);
+    if (!stake.ok) return stake;
+    const { betMinor } = stake;
+    const campaign = stake.campaign?.row;
+    const campaignFinished = stake.campaign?.finished ?? false;
     const priced = quote(game.rules, betMinor, input.chancePct);
     if (!priced) return refuse('INVALID_REQUEST', `bet: ${input.bet} is too small to pay anything at ${input.chancePct} %`);
     const roll = rollOf(session.serverSeed, input.clientSeed, session.nonce);
@@ -437,15 +507,95 @@ export class GameService {
     return { ok: true as const, round };
   }
 
+  /**
+   * The bet of a round: a ladder amount, or a free round's (the player's
+   * oldest live campaign on this game, `finished` on its last round).
+   * Outcomes: the stake | INVALID_REQUEST | CAMPAIGN_FINISHED
+   */
+  private async stakeOf(
+    session: GameSessionRow,
+    input: { bet?: string; free?: boolean },
+  ): Promise<{ ok: true; betMinor: bigint; campaign: { row: CampaignRow; finished: boolean } | undefined } | Refusal> {
+    const { catalog, world } = this.options;
+    const decimals = this.decimalsOf(session);
+    if (input.free) {
+      if (session.mode === 'fun' || session.playerId === null) return refuse('CAMPAIGN_FINISHED', 'free rounds are played with real sessions only');
+      const offer = await this.freeRoundsOf(session, world.clock());
+      if (!offer) return refuse('CAMPAIGN_FINISHED', 'no free rounds are left', formatMinor(session.balanceMinor, decimals));
+      return { ok: true, betMinor: offer.campaign.betMinor, campaign: { row: offer.campaign, finished: offer.left === 1 } };
+    }
+    if (input.bet === undefined) return refuse('INVALID_REQUEST', 'bet: a bet from the ladder is needed unless free is true');
+    const bet = this.minorOf(input.bet, decimals);
+    const ladder = catalog.ladder(session.game, session.currency) ?? [];
+    if (bet === undefined || !ladder.includes(bet)) return refuse('INVALID_REQUEST', `bet: ${input.bet} is not on the ${session.currency} bet ladder`);
+    return { ok: true, betMinor: bet, campaign: undefined };
+  }
+
+  /**
+   * A reels round: drawn whole from the session's seeds, written with its
+   * bet's request (real) or its balance's move (fun), then answered once the
+   * bet and the base spin's win are booked, or pending (the app's 202)
+   * after limits.roundSettleMsMax. Outcomes: play view | INVALID_REQUEST |
+   * INSUFFICIENT_FUNDS | CAMPAIGN_FINISHED | the operator's refusals | SERVICE_UNAVAILABLE
+   */
+  private async playReels(session: GameSessionRow, game: ReelsGameSettings, input: ReelsPlayRequest): Promise<ReelsPlayView | Refusal> {
+    const { store, world, config } = this.options;
+    const decimals = this.decimalsOf(session);
+    const stake = await this.stakeOf(session, input);
+    if (!stake.ok) return stake;
+    const { round } = planReelsRound({
+      game,
+      session,
+      betMinor: stake.betMinor,
+      clientSeed: input.clientSeed,
+      roundId: world.newId(),
+      createdAt: world.clock(),
+      newId: world.newId,
+      campaign: stake.campaign,
+      decimals,
+      serverSeedHash: commitment(session.serverSeed),
+    });
+    const begun = await store.beginReelsRound(round, this.newSeed());
+    if (!begun.ok) return begun.conflict === 'insufficient-funds' ? this.fundsRefusal(begun.session, round.betMinor) : this.conflictRefusal(begun);
+    if (session.mode === 'fun') return this.reelsPlayView(session.pk, begun.round);
+    // As a dice round: nothing is sent before it is durable; then the player waits for the bet and the base spin's win.
+    await store.durable();
+    this.options.delivery?.poke();
+    const after = await this.waitFor(begun.round.pk, config.limits.roundSettleMsMax, (now) => now.status !== 'pending' || now.reels!.callsDone >= 2);
+    if (after.status === 'refused') return this.refusalOf(after, decimals);
+    return this.reelsPlayView(session.pk, after);
+  }
+
+  private async reelsPlayView(sessionPk: number, round: RoundRow): Promise<ReelsPlayView> {
+    const session = await this.options.store.session(sessionPk);
+    const decimals = this.decimalsOf(session);
+    return {
+      round: reelsRoundView(round, decimals),
+      balance: formatMinor(session.balanceMinor, decimals),
+      fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
+      freeRounds: await this.freeRoundsView(session),
+      jackpot: { pool: formatMinor(await this.poolOf(session), decimals) },
+    };
+  }
+
+  /** The launch's jackpot pool; in fun mode the seed, which a fun jackpot pays. */
+  private async poolOf(session: GameSessionRow): Promise<bigint> {
+    const game = this.options.catalog.game(session.game);
+    if (game?.kind !== 'reels') return 0n;
+    const seed = game.jackpotSeeds.get(session.currency) ?? 0n;
+    return session.mode === 'fun' ? seed : this.options.store.jackpotPool(session.operatorId, session.game, session.currency, seed);
+  }
+
+  private fundsRefusal(session: GameSessionRow, betMinor: bigint): Refusal {
+    const decimals = this.decimalsOf(session);
+    const balance = formatMinor(session.balanceMinor, decimals);
+    return refuse('INSUFFICIENT_FUNDS', `bet ${formatMinor(betMinor, decimals)} exceeds balance ${balance}`, balance);
+  }
+
   private async playFun(session: GameSessionRow, plan: { round: NewRound }): Promise<PlayView | Refusal> {
     const { store } = this.options;
     const logged = await store.playFunRound(plan.round, this.newSeed());
-    if (!logged.ok) {
-      if (logged.conflict !== 'insufficient-funds') return this.conflictRefusal(logged);
-      const decimals = this.decimalsOf(logged.session);
-      const balance = formatMinor(logged.session.balanceMinor, decimals);
-      return refuse('INSUFFICIENT_FUNDS', `bet ${formatMinor(plan.round.betMinor, decimals)} exceeds balance ${balance}`, balance);
-    }
+    if (!logged.ok) return logged.conflict === 'insufficient-funds' ? this.fundsRefusal(logged.session, plan.round.betMinor) : this.conflictRefusal(logged);
     return this.playView(await store.session(session.pk), logged.round);
   }
 
@@ -485,7 +635,7 @@ export class GameService {
     // Never send a round the provider could still lose (a crash would forget a bet the operator booked): the outbox claims only durable items.
     await store.durable();
     this.options.delivery?.poke();
-    const finished = await this.finished(pending.pk, config.limits.roundSettleMsMax);
+    const finished = await this.waitFor(pending.pk, config.limits.roundSettleMsMax, (now) => now.status !== 'pending');
     // Still pending: the round is kept in the outbox and delivered without its player; the page follows it (state).
     if (finished.status === 'pending') return this.playView(await store.session(session.pk), finished);
     if (finished.status === 'refused') return this.refusalOf(finished, decimals);
@@ -496,29 +646,41 @@ export class GameService {
 
   /**
    * Waits for the session's pending rounds to get a final answer, in order,
-   * up to limits.roundSettleMsMax in all; answers how many are still pending.
+   * up to limits.roundSettleMsMax in all; answers how many are still
+   * pending, or `unfinished` at once when one is a reels round with free
+   * spins left: only its player (or the completion) can end that wait.
    */
-  private async pendingAfterWait(sessionPk: number): Promise<number> {
+  private async pendingAfterWait(sessionPk: number): Promise<number | 'unfinished'> {
     const { store, config } = this.options;
     const pending = await store.pendingRounds(sessionPk);
+    if (pending.some((round) => round.reels !== null && !featureDone(round.reels))) return 'unfinished';
     // A person waits: real time, whatever the world's clock says.
     const deadline = Date.now() + config.limits.roundSettleMsMax;
     for (const [index, round] of pending.entries()) {
-      if ((await this.finished(round.pk, deadline - Date.now())).status === 'pending') return pending.length - index;
+      if ((await this.waitFor(round.pk, deadline - Date.now(), (now) => now.status !== 'pending')).status === 'pending') return pending.length - index;
     }
     return 0;
   }
 
   /**
-   * The round once it has a final answer, or as it is after `msMax` (real
-   * time: a player is waiting). Woken by the store when this process's
-   * dispatcher finishes it; read again at the end, since another process
-   * (or a person resolving it) may have finished it meanwhile.
+   * The round once `done` holds of it, or as it is after `msMax` (real
+   * time: a player is waiting). Woken by the store each time this process's
+   * dispatcher records an answer of the round; read again at the end, since
+   * another process (or a person resolving it) may have answered it meanwhile.
    */
-  private async finished(pk: number, msMax: number): Promise<RoundRow> {
+  private async waitFor(pk: number, msMax: number, done: (round: RoundRow) => boolean): Promise<RoundRow> {
     const { store } = this.options;
-    const current = await store.round(pk);
-    if (current.status !== 'pending' || msMax <= 0) return current;
+    const deadline = Date.now() + msMax;
+    for (;;) {
+      const current = await store.round(pk);
+      const left = deadline - Date.now();
+      if (done(current) || left <= 0) return current;
+      await this.wake(pk, left);
+    }
+  }
+
+  /** Resolves when the store reports an answer of the round, or after `msMax`. */
+  private async wake(pk: number, msMax: number): Promise<void> {
     await new Promise<void>((resolve) => {
       let waiters = this.finishWaiters.get(pk);
       if (waiters === undefined) this.finishWaiters.set(pk, (waiters = new Set()));
@@ -532,7 +694,6 @@ export class GameService {
       const timer = setTimeout(done, msMax);
       own.add(done);
     });
-    return await store.round(pk);
   }
 
   /** A refused round as the page gets it: the operator's code when it is one of the registry, with the balance its problem carried. */
@@ -552,6 +713,12 @@ export class GameService {
     }
     if (answer.kind === 'invalid-answer') return refuse('SERVICE_UNAVAILABLE', `the casino's answer was unreadable: ${answer.detail}`);
     return refuse('SERVICE_UNAVAILABLE', `the casino did not answer: ${answer.detail}`);
+  }
+
+  private diceGame(slug: string): DiceGameSettings {
+    const game = this.options.catalog.game(slug);
+    assert.ok(game?.kind === 'dice', `game ${slug} is a dice game`);
+    return game;
   }
 
   private minorOf(text: string, decimals: number): bigint | undefined {
@@ -602,11 +769,33 @@ export class GameService {
     return view;
   }
 
-  private async sessionView(session: GameSessionRow, claims: LaunchClaims): Promise<SessionView> {
+  private async sessionView(session: GameSessionRow, claims: LaunchClaims): Promise<SessionView | ReelsSessionView> {
     const { catalog, store, config } = this.options;
-    const game = catalog.game(session.game)!;
     const decimals = this.decimalsOf(session);
     const ladder = (catalog.ladder(session.game, session.currency) ?? []).map((amount) => formatMinor(amount, decimals));
+    const anyGame = catalog.game(session.game)!;
+    if (anyGame.kind === 'reels') {
+      const rounds = (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => reelsRoundView(round, decimals));
+      const first = rounds[0];
+      return {
+        mode: session.mode,
+        game: reelsGameView(anyGame),
+        currency: session.currency,
+        decimals,
+        balance: formatMinor(session.balanceMinor, decimals),
+        ladder,
+        defaultBet: ladder[Math.floor((ladder.length - 1) / 3)] ?? '0',
+        language: session.language,
+        urls: claims.urls,
+        fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
+        jackpot: { pool: formatMinor(await this.poolOf(session), decimals) },
+        unfinished: first !== undefined && first.stage === 'feature' ? first : null,
+        rounds,
+        freeRounds: await this.freeRoundsView(session),
+        refreshIntervalMs: session.mode === 'real' && claims.urls.refresh !== undefined ? config.limits.refreshIntervalMs : null,
+      };
+    }
+    const game = this.diceGame(session.game);
     const range = chanceRange(game.rules);
     return {
       mode: session.mode,

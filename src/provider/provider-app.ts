@@ -29,6 +29,7 @@
  * registered to it (404 WALLET_NOT_FOUND); unknown games (404
  * GAME_NOT_FOUND); currencies without a ladder (422 UNSUPPORTED_CURRENCY).
  */
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
@@ -41,13 +42,23 @@ import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protoco
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
 import { noLadderDetail, offLadderDetail, type Catalog } from './catalog.js';
-import { REAL_PROVIDER_WORLD, type GameService, type ProviderWorld, type RoundDelivery } from './game-service.js';
+import { answeredPending, REAL_PROVIDER_WORLD, type GameService, type ProviderWorld, type RoundDelivery } from './game-service.js';
 import { LIST_MAX, type OutboxItem } from '../dispatch/outbox.js';
 import { derivedPayoutId } from './payout-id.js';
 import { addressSet, callerAddress, type AddressSet } from './ip-whitelist.js';
-import type { OperatorSettings, ProviderConfig } from './provider-config.js';
-import { CampaignRequest, OpenGameRequest, OutboxQuery, OutboxResolveRequest, PayoutRequest, PayoutsQuery, PlayRequest } from './provider-schemas.js';
-import type { CampaignRow, PayoutRow, ProviderStore, RoundRow } from './store/provider-store.js';
+import type { GameKind, OperatorSettings, ProviderConfig } from './provider-config.js';
+import {
+  CampaignRequest,
+  FreeSpinRequest,
+  OpenGameRequest,
+  OutboxQuery,
+  OutboxResolveRequest,
+  PayoutRequest,
+  PayoutsQuery,
+  PlayRequest,
+  ReelsPlayRequest,
+} from './provider-schemas.js';
+import type { CampaignRow, PayoutRow, ProviderStore, RoundCallRow, RoundRow } from './store/provider-store.js';
 import { exposeMetrics } from '../http/request-metrics.js';
 import { serveHomePage } from '../http/home-page.js';
 import { providerHomeSections } from './provider-home.js';
@@ -91,6 +102,8 @@ const bodies = {
   bets: compileBody(GameBetsRequest),
   open: compileBody(OpenGameRequest),
   play: compileBody(PlayRequest),
+  reelsPlay: compileBody(ReelsPlayRequest),
+  freeSpin: compileBody(FreeSpinRequest),
   campaign: compileBody(CampaignRequest, (value) => [['betAmount', typeof value.betAmount === 'number' ? value.betAmount : undefined]]),
   payout: compileBody(PayoutRequest, (value) => [['amount', typeof value.amount === 'number' ? value.amount : undefined]]),
   resolve: compileBody(OutboxResolveRequest),
@@ -161,7 +174,10 @@ function stateDetail(item: OutboxItem, action: string, now: number): string {
 /** The files of the game page, by URL name; nothing else under /game/assets is served. */
 const WEB_FILES: Readonly<Record<string, string>> = {
   'game.css': 'text/css; charset=utf-8',
+  'page.js': 'text/javascript; charset=utf-8',
   'game.js': 'text/javascript; charset=utf-8',
+  'reels.js': 'text/javascript; charset=utf-8',
+  'reels-api.js': 'text/javascript; charset=utf-8',
   'strings.json': 'application/json; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
@@ -238,10 +254,49 @@ function launchCurrencyProblem(
   return catalog.offeredLadder(input.game, input.currency, operator) ? undefined : noLadderDetail(input.game, input.currency, operator.operatorId);
 }
 
-function roundItem(round: RoundRow, decimals: number) {
+/**
+ * The transactions of a request body with their amounts as the body spells
+ * them: JSON.parse would read them as doubles. The body is ours
+ * (reels-rounds.ts): each transaction's members in the order id, type,
+ * amount, jpAmount, and no other member named amount.
+ */
+function transactionsOf(body: string) {
+  const parsed = JSON.parse(body) as { transactions: { id: string; type: string; jpAmount?: number }[] };
+  const amounts = [...body.matchAll(/"(amount|jpAmount)":(-?[0-9.eE+]+)/g)];
+  let next = 0;
+  const take = (name: string) => {
+    const found = amounts[next++];
+    assert.ok(found && found[1] === name, `the body spells ${name} where expected`);
+    return raw(found[2]!);
+  };
+  return parsed.transactions.map((tx) => ({ id: tx.id, type: tx.type, amount: take('amount'), ...(tx.jpAmount === undefined ? {} : { jpAmount: take('jpAmount') }) }));
+}
+
+/** A reels round's part of the back office's round: its progress and its calls, each with the transactions it books (the exact body's). */
+function reelsItem(round: RoundRow, calls: RoundCallRow[], decimals: number) {
+  const reels = round.reels!;
+  const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
+  return {
+    freeSpins: reels.freeSpins,
+    freeSpinsPlayed: reels.freeSpinsPlayed,
+    jackpotContribution: amount(reels.jackpotContributionMinor),
+    jackpotWin: reels.jackpotWinMinor === null ? null : amount(reels.jackpotWinMinor),
+    completedAt: iso(reels.completedAt),
+    calls: calls.map((call) => ({
+      index: call.index,
+      status: call.status,
+      refusalCode: call.refusalCode,
+      transactions: transactionsOf(call.body),
+      finishedAt: iso(call.finishedAt),
+    })),
+  };
+}
+
+function roundItem(round: RoundRow, decimals: number, calls: RoundCallRow[] = []) {
   const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
   return {
     roundId: round.roundId,
+    kind: round.kind,
     status: round.status,
     mode: round.mode,
     operatorId: round.operatorId,
@@ -267,6 +322,7 @@ function roundItem(round: RoundRow, decimals: number) {
     attempts: round.attempts,
     createdAt: new Date(round.createdAt).toISOString(),
     settledAt: iso(round.settledAt),
+    ...(round.reels === null ? {} : { reels: reelsItem(round, calls, decimals) }),
   };
 }
 
@@ -284,7 +340,8 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const adminTokens = config.adminToken === undefined ? [] : [Buffer.from(config.adminToken)];
 
   const webDir = options.webDir ?? fileURLToPath(new URL('../../../web/', import.meta.url));
-  const pageHtml = readFileSync(`${webDir}/index.html`);
+  // Each kind of game has its page (index.html is dice's); they share the assets.
+  const pages: Readonly<Record<GameKind, Buffer>> = { dice: readFileSync(`${webDir}/index.html`), reels: readFileSync(`${webDir}/reels.html`) };
   const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
   const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, requestTimeoutMs: config.limits.requestTimeoutMs, logger: options.logger });
@@ -393,7 +450,8 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
 
   app.get('/game/:slug', async (request, reply) => {
     const { slug } = request.params as { slug: string };
-    if (!catalog.game(slug)) return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${slug}`);
+    const game = catalog.game(slug);
+    if (!game) return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${slug}`);
     return reply
       .code(200)
       .header('content-type', 'text/html; charset=utf-8')
@@ -401,7 +459,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
       .header('content-security-policy', PAGE_POLICY)
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
-      .send(pageHtml);
+      .send(pages[game.kind]);
   });
 
   app.get('/game/assets/:file', async (request, reply) => {
@@ -433,12 +491,29 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   });
 
   app.post('/game/:slug/api/play', async (request, reply) => {
+    // Each game kind has its own play body: a reels spin has no chance to pick.
+    if (catalog.game((request.params as { slug: string }).slug)?.kind === 'reels') {
+      const call = pageCall(request, reply, bodies.reelsPlay);
+      if (!call) return reply;
+      const outcome = await games.play(call.input.token, call.slug, call.input);
+      if ('ok' in outcome) return sendRefusal(reply, outcome);
+      return sendJson(reply, answeredPending(outcome) ? 202 : 200, JSON.stringify(outcome));
+    }
     const call = pageCall(request, reply, bodies.play);
     if (!call) return reply;
     const outcome = await games.play(call.input.token, call.slug, call.input);
     if ('ok' in outcome) return sendRefusal(reply, outcome);
     // 202: the round is accepted and kept, its final answer not in yet (docs/provider.md).
-    return sendJson(reply, outcome.round.status === 'pending' ? 202 : 200, JSON.stringify(outcome));
+    return sendJson(reply, answeredPending(outcome) ? 202 : 200, JSON.stringify(outcome));
+  });
+
+  // A reels round's next free spin; after the last, its wins' answer is waited for as a play's (202 while on its way).
+  app.post('/game/:slug/api/free-spin', async (request, reply) => {
+    const call = pageCall(request, reply, bodies.freeSpin);
+    if (!call) return reply;
+    const outcome = await games.freeSpin(call.input.token, call.slug, call.input.roundId.toLowerCase());
+    if ('ok' in outcome) return sendRefusal(reply, outcome);
+    return sendJson(reply, answeredPending(outcome) ? 202 : 200, JSON.stringify(outcome));
   });
 
   // What the page polls while a round is pending: the stored launch, with no call to the casino.
@@ -641,7 +716,9 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           const before = checked.value.cursor === undefined ? undefined : Number(checked.value.cursor);
           if (before !== undefined && !Number.isSafeInteger(before)) return sendProblem(reply, 'INVALID_REQUEST', 'cursor: must be a nextCursor');
           const rounds = await store.listRounds(limit, before);
-          const items = rounds.map((round) => roundItem(round, catalog.decimals(round.currency) ?? 0));
+          const items = await Promise.all(
+            rounds.map(async (round) => roundItem(round, catalog.decimals(round.currency) ?? 0, round.kind === 'reels' ? await store.roundCalls(round.pk) : [])),
+          );
           const nextCursor = rounds.length === limit ? String(rounds[rounds.length - 1]!.pk) : null;
           return sendJson(reply, 200, stringify({ items, nextCursor }));
         });

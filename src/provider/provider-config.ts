@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { VOLATILITIES, RTP_BP_MAX, RTP_BP_MIN, RTP_BP_SCALE, type DiceRules, type Volatility } from '../game/dice.js';
+import { JACKPOT_BP_MAX, REELS_RTP_BP_MIN, type ReelsRules } from '../game/reels.js';
 import {
   amountMinorMax,
   createCurrencies,
@@ -70,6 +71,9 @@ export const ProviderLimitsSchema = Type.Object(
       Count('How long the outbox resends a round or a payout the operator has not answered for good before it parks it for a person, seconds. Default 259200 (72 h).', DISPATCH_HORIZON_SECONDS_MAX),
     ),
     roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
+    roundCompletionMinutes: Type.Optional(
+      Count('A reels round whose free spins the player left unplayed this long is completed by the provider, minutes. Default 10.', 7 * 24 * 60),
+    ),
     refreshIntervalSeconds: Type.Optional(Count('How often the game page calls urls.refresh, seconds. Default 300.', 24 * 3600)),
     requestTimeoutMs: Type.Optional(
       Count("A request's headers and body must arrive within this, else 408; also the keep-alive idle time-out, ms. Default 10000 (docs/protocol.md §9).", 600_000),
@@ -93,13 +97,26 @@ export const OperatorSchema = Type.Object({
   currencies: Type.Array(CurrencyCode, { minItems: 1, maxItems: 200 }),
 });
 
+export const GAME_KINDS = ['dice', 'reels'] as const;
+export type GameKind = (typeof GAME_KINDS)[number];
+
 export const GameSchema = Type.Object({
   slug: GameSlug,
   title: Type.String({ minLength: 1, maxLength: 80 }),
+  kind: Type.Optional(Type.Union(GAME_KINDS.map((k) => Type.Literal(k)), { description: 'Which game this is; default dice.' })),
   rtp: DecimalText,
-  volatility: Type.Union(VOLATILITIES.map((v) => Type.Literal(v))),
+  volatility: Type.Optional(Type.Union(VOLATILITIES.map((v) => Type.Literal(v)), { description: 'Dice only, and required there.' })),
   ladders: Type.Record(Type.String(), Type.Array(DecimalText, { minItems: 1, maxItems: 100 })),
   baseLadder: Type.Optional(CurrencyCode),
+  jackpot: Type.Optional(
+    Type.Object(
+      {
+        share: DecimalText,
+        seeds: Type.Optional(Type.Record(Type.String(), DecimalText)),
+      },
+      { description: 'Reels only: the share of every bet that feeds the jackpot (of the rtp), and the amount a pool starts from, per currency.' },
+    ),
+  ),
 });
 
 export const CampaignSchema = Type.Object({
@@ -144,6 +161,7 @@ export interface ProviderLimits {
   retryDelayMsMax: number;
   dispatchHorizonMs: number;
   roundSettleMsMax: number;
+  roundCompletionMs: number;
   refreshIntervalMs: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -158,6 +176,8 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   retryDelayMsMax: 60_000, // ms: docs/protocol.md §9
   dispatchHorizonMs: 72 * 3600 * 1000, // ms: 72 h, a weekend's outage at an operator; the outbox's own DISPATCH_HORIZON_MS (retry-schedule.ts), which a test holds it to
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
+  // ms: a reload or a lost connection comes back well within 10 minutes; a player gone longer has left, and the round must not stay open for days
+  roundCompletionMs: 10 * 60_000,
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
   requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: docs/protocol.md §9
   shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, // ms: docs/protocol.md §9
@@ -176,15 +196,25 @@ export interface OperatorSettings {
   currencies: string[];
 }
 
-export interface GameSettings {
+interface GameSettingsOf<K extends GameKind, R> {
   slug: string;
   title: string;
-  rules: DiceRules;
+  kind: K;
+  rules: R;
   /** Ladders written in the config, minor units. */
   ladders: Map<string, bigint[]>;
   /** The currency whose ladder derives the others, if any. */
   baseLadder: string | undefined;
 }
+
+export type DiceGameSettings = GameSettingsOf<'dice', DiceRules>;
+
+export interface ReelsGameSettings extends GameSettingsOf<'reels', ReelsRules> {
+  /** What a jackpot pool starts from, and is reset to after a hit, per currency (minor units); a currency not written starts from 0. */
+  jackpotSeeds: Map<string, bigint>;
+}
+
+export type GameSettings = DiceGameSettings | ReelsGameSettings;
 
 export interface CampaignSettings {
   campaignId: string;
@@ -282,6 +312,26 @@ function rtpBpOf(member: string, value: string | number): number {
   return Number(bp);
 }
 
+/** A reels game's RTP, jackpot share and seeds, each checked against the game's bounds (src/game/reels.ts). */
+function reelsRulesOf(member: string, game: Static<typeof GameSchema>, currencies: Currencies): Pick<ReelsGameSettings, 'rules' | 'jackpotSeeds'> {
+  const rtp = toMinor(decimalOf(`${member}.rtp`, game.rtp), 4);
+  if (rtp === undefined) fail(`${member}.rtp`, 'has more than 4 decimals (basis points)');
+  if (rtp < BigInt(REELS_RTP_BP_MIN) || rtp > BigInt(RTP_BP_MAX)) {
+    fail(`${member}.rtp`, `a reels game's rtp must be between ${REELS_RTP_BP_MIN / RTP_BP_SCALE} and ${RTP_BP_MAX / RTP_BP_SCALE}, got ${game.rtp}`);
+  }
+  const share = game.jackpot === undefined ? 0n : toMinor(decimalOf(`${member}.jackpot.share`, game.jackpot.share), 4);
+  if (share === undefined) fail(`${member}.jackpot.share`, 'has more than 4 decimals (basis points)');
+  if (share > BigInt(JACKPOT_BP_MAX)) {
+    fail(`${member}.jackpot.share`, `must be at most ${JACKPOT_BP_MAX / RTP_BP_SCALE} of every bet, got ${game.jackpot!.share}`);
+  }
+  const jackpotSeeds = new Map<string, bigint>();
+  for (const [code, amount] of Object.entries(game.jackpot?.seeds ?? {})) {
+    const decimals = knownCurrency(`${member}.jackpot.seeds.${code}`, code, currencies);
+    jackpotSeeds.set(code, minorOf(`${member}.jackpot.seeds.${code}`, amount, code, decimals));
+  }
+  return { rules: { rtpBp: Number(rtp), jackpotBp: Number(share) }, jackpotSeeds };
+}
+
 /** Checks a parsed config file and resolves it; throws ProviderConfigError naming the member at fault. */
 export function resolveProviderConfig(input: unknown): ProviderConfig {
   const checked = schemaCheck.check(input);
@@ -299,6 +349,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     retryDelayMsMax: limitsIn.retryDelayMsMax ?? DEFAULT_LIMITS.retryDelayMsMax,
     dispatchHorizonMs: (limitsIn.dispatchHorizonSeconds ?? DEFAULT_LIMITS.dispatchHorizonMs / 1000) * 1000,
     roundSettleMsMax: limitsIn.roundSettleMsMax ?? DEFAULT_LIMITS.roundSettleMsMax,
+    roundCompletionMs: (limitsIn.roundCompletionMinutes ?? DEFAULT_LIMITS.roundCompletionMs / 60_000) * 60_000,
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
     requestTimeoutMs: limitsIn.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs,
     shutdownTimeoutMs: limitsIn.shutdownTimeoutMs ?? DEFAULT_LIMITS.shutdownTimeoutMs,
@@ -369,13 +420,14 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
       if (!exchangeRates) fail(`${member}.baseLadder`, 'deriving ladders needs exchangeRates');
       if (!exchangeRates.rates.has(game.baseLadder)) fail(`${member}.baseLadder`, `exchangeRates has no rate for ${game.baseLadder}`);
     }
-    return {
-      slug: game.slug,
-      title: game.title,
-      rules: { rtpBp: rtpBpOf(`${member}.rtp`, game.rtp), volatility: game.volatility as Volatility },
-      ladders,
-      baseLadder: game.baseLadder,
-    };
+    const common = { slug: game.slug, title: game.title, ladders, baseLadder: game.baseLadder };
+    if ((game.kind ?? 'dice') === 'dice') {
+      if (game.volatility === undefined) fail(`${member}.volatility`, `a dice game needs one of ${VOLATILITIES.join(', ')}`);
+      if (game.jackpot !== undefined) fail(`${member}.jackpot`, 'only a reels game has a jackpot');
+      return { ...common, kind: 'dice', rules: { rtpBp: rtpBpOf(`${member}.rtp`, game.rtp), volatility: game.volatility as Volatility } };
+    }
+    if (game.volatility !== undefined) fail(`${member}.volatility`, 'a reels game has no volatility setting: its volatility is its paytable (docs/games.md)');
+    return { ...common, kind: 'reels', ...reelsRulesOf(member, game, currencies) };
   });
   unique('games', games.map((game) => game.slug), 'slug');
 

@@ -4,7 +4,7 @@
  * (before the app: the first request may be a free round of one of them),
  * then the app. Listening and starting the delivery stay with the caller
  * (`serve-provider.ts`, the sandbox), which may listen on more than one
- * server first. Whatever was opened is closed again if a part fails.
+ * server first; so does starting the completion of interrupted rounds. Whatever was opened is closed again if a part fails.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,6 +15,7 @@ import { ProviderMetrics } from './metrics.js';
 import { buildProviderApp } from './provider-app.js';
 import type { ProviderConfig } from './provider-config.js';
 import { createRoundDelivery, type RoundDispatch } from './round-delivery.js';
+import { RoundCompletion } from './round-completion.js';
 import { openProviderStore } from './store/open-provider-store.js';
 import type { ProviderStore } from './store/provider-store.js';
 
@@ -22,6 +23,8 @@ export interface ProviderNode {
   app: FastifyInstance;
   store: ProviderStore;
   delivery: RoundDispatch;
+  /** The sweep that completes reels rounds their players left (round-completion.ts); started beside the delivery. */
+  completion: RoundCompletion;
   games: GameService;
   /** After the app has closed: the sends in flight end first, so that their answers are recorded before the database closes. */
   stopWork(): Promise<void>;
@@ -47,7 +50,15 @@ export async function buildProviderNode(
     delivery.dispatcher.onDelivery((delivered) => observed.dispatch.observe(delivered));
   }
   const games = createGameService({ config, store, delivery });
+  const completion = new RoundCompletion({
+    store,
+    roundCompletionMs: config.limits.roundCompletionMs,
+    clock: REAL_PROVIDER_WORLD.clock,
+    delivery,
+    onError: (error) => logger.warn({ err: error }, 'completing interrupted rounds failed; the next sweep tries again'),
+  });
   const stopWork = async () => {
+    await completion.stop();
     await delivery.stop();
     await games.close();
     await store.close();
@@ -55,7 +66,7 @@ export async function buildProviderNode(
   try {
     await importConfigCampaigns(config, store, REAL_PROVIDER_WORLD.clock());
     const app = await buildProviderApp({ config, store, games, logger, delivery, ...(metrics === undefined ? {} : { metrics }) });
-    return { app, store, delivery, games, stopWork };
+    return { app, store, delivery, completion, games, stopWork };
   } catch (error) {
     await stopWork();
     throw error;

@@ -7,6 +7,7 @@
  * it at /openapi.json.
  */
 import { body, HOME_PATH, METRICS_PATH, ok, okDescribed, plain, PROBLEM_COMPONENT, problems } from '../protocol/openapi-parts.js';
+import { Type } from '@sinclair/typebox';
 import * as S from '../protocol/schemas.js';
 import * as P from './provider-schemas.js';
 
@@ -59,13 +60,26 @@ export function providerOpenApi() {
       },
       '/game/{slug}/api/play': {
         post: {
-          summary: 'Play one round. 202 when the operator has not answered within the wait: the round is being delivered.',
+          summary:
+            'Play one round: a dice roll (chancePct), or a reels spin (no chancePct; bet, or free: true). 202 when the operator has not answered within the wait: the round is being delivered.',
           parameters: [slugParam],
-          requestBody: body(P.PlayRequest),
+          requestBody: body(Type.Union([P.PlayRequest, P.ReelsPlayRequest])),
           responses: {
-            ...okDescribed('200', 'The round settled, the balance and the next commitment'),
-            ...okDescribed('202', 'The round pending: no roll or win revealed; follow it with /api/state'),
-            ...problems([...PAGE, 'SESSION_NOT_FOUND', 'SESSION_EXPIRED', 'INSUFFICIENT_FUNDS', 'CAMPAIGN_FINISHED', 'PLAYER_BLOCKED']),
+            ...okDescribed('200', 'The round settled (reels: its bet and base spin booked), the balance and the next commitment'),
+            ...okDescribed('202', 'The round pending: no outcome revealed; follow it with /api/state'),
+            ...problems([...PAGE, 'SESSION_NOT_FOUND', 'SESSION_EXPIRED', 'INSUFFICIENT_FUNDS', 'CAMPAIGN_FINISHED', 'PLAYER_BLOCKED', 'ROUND_UNFINISHED']),
+          },
+        },
+      },
+      '/game/{slug}/api/free-spin': {
+        post: {
+          summary: "Reels: play the round's next free spin (drawn with the round). After the last, waits for the feature's wins to be booked; 202 while they are on their way.",
+          parameters: [slugParam],
+          requestBody: body(P.FreeSpinRequest),
+          responses: {
+            ...okDescribed('200', 'The round with the spin played, the balance'),
+            ...okDescribed('202', "The last free spin played, the feature's wins still on their way to the operator"),
+            ...problems([...PAGE, 'SESSION_NOT_FOUND', 'SESSION_EXPIRED', 'ROUND_CLOSED', 'ROUND_MISMATCH']),
           },
         },
       },

@@ -28,6 +28,19 @@ export const PlayRequest = Type.Object({
 });
 export type PlayRequest = Static<typeof PlayRequest>;
 
+/** A reels play: a ladder bet, or a free round of a campaign (`free: true`, at the campaign's bet, `bet` left out). */
+export const ReelsPlayRequest = Type.Object({
+  token: Token,
+  bet: Type.Optional(Type.String({ pattern: DECIMAL_TEXT_PATTERN })),
+  clientSeed: Type.String({ pattern: inWords(CLIENT_SEED_PATTERN, 'a client seed of 1 to 64 letters, digits, _ or -') }),
+  free: Type.Optional(Type.Boolean()),
+});
+export type ReelsPlayRequest = Static<typeof ReelsPlayRequest>;
+
+/** The next free spin of a reels round of the launch. */
+export const FreeSpinRequest = Type.Object({ token: Token, roundId: Uuid });
+export type FreeSpinRequest = Static<typeof FreeSpinRequest>;
+
 /**
  * The end of a campaign's free rounds (RFC 3339, with its offset). An instant
  * already past is accepted, as a campaign that offers nothing, not refused:

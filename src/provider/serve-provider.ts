@@ -66,6 +66,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     throw error;
   }
   delivery.start();
+  node.completion.start();
   logger.info(
     { address, database: redactUrl(config.database), publicBaseUrl: config.publicBaseUrl, operators: config.operators.length, games: config.games.length },
     `wagerlink provider ready on ${address}`,

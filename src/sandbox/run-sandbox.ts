@@ -20,6 +20,7 @@ import { OperatorService, REAL_WORLD } from '../operator/operator-service.js';
 import { readOperatorConfig } from '../operator/operator-config.js';
 import { buildProviderNode } from '../provider/provider-node.js';
 import type { RoundDispatch } from '../provider/round-delivery.js';
+import type { RoundCompletion } from '../provider/round-completion.js';
 import { backendOf, openStore } from '../stores/open-store.js';
 import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
@@ -74,6 +75,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
   let operatorApp: FastifyInstance;
   let providerApp: FastifyInstance;
   let delivery: RoundDispatch;
+  let completion: RoundCompletion;
   try {
     const operatorStore = await openStore(settings.operatorDatabase, {
       rules: operatorConfig.rules,
@@ -94,7 +96,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     registerLobby(operatorApp, {
       service,
       link: { providerUrl, operatorId: SANDBOX_OPERATOR_ID, walletId: SANDBOX_WALLET_ID, secret: secrets.secret },
-      games: providerConfig.games.map((game) => ({ slug: game.slug, title: game.title })),
+      games: providerConfig.games.map((game) => ({ slug: game.slug, title: game.title, kind: game.kind })),
       lobbyUrl: `${operatorUrl}/lobby/`,
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
@@ -106,11 +108,13 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     closers.push(() => provider.stopWork());
     providerApp = provider.app;
     delivery = provider.delivery;
+    completion = provider.completion;
     closers.push(() => providerApp.close());
 
     await listen(operatorApp, settings.operatorPort, 'operator', '--port');
     await listen(providerApp, settings.providerPort, 'provider', '--provider-port');
     delivery.start();
+    completion.start();
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
     if (postgres) {

@@ -1,6 +1,7 @@
-/** `--rows`: a row's whole name selects it alone; otherwise any of the comma-separated words. */
+/** `--rows`: a row's whole name selects it alone; otherwise any of the comma-separated words; the end-to-end rows by game. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { END_TO_END_ROWS } from '../../bench/end-to-end-row.js';
 import { rowFilter } from '../../bench/row-filter.js';
 
 const ROWS = ['wallet, single bet', 'wallet, single bet, hot player', 'wallet, realistic mix', 'pgbench tpcb-like', 'postgres, single bet, 1 node'];
@@ -20,4 +21,15 @@ test('otherwise any of the comma-separated words selects the rows that contain i
   assert.deepEqual(picked('mix,1 node'), ['wallet, realistic mix', 'postgres, single bet, 1 node']);
   assert.deepEqual(picked('hot, ,pgbench'), ['wallet, single bet, hot player', 'pgbench tpcb-like']);
   assert.deepEqual(picked('nothing like it'), []);
+});
+
+test('the end-to-end rows, one per game: "end to end" selects both, a game\'s name its own', () => {
+  const names = Object.values(END_TO_END_ROWS);
+  const all = [...ROWS, ...names];
+  const pick = (filter: string) => all.filter(rowFilter(filter, all));
+  assert.deepEqual(names, ['end to end, dice rounds', 'end to end, reels rounds']);
+  assert.deepEqual(pick('end to end'), names);
+  assert.deepEqual(pick('reels'), ['end to end, reels rounds']);
+  assert.deepEqual(pick('dice'), ['end to end, dice rounds']);
+  assert.deepEqual(pick('end to end, dice rounds'), ['end to end, dice rounds']);
 });

@@ -9,11 +9,15 @@
  * provider waits). Players play thousands of dice rounds and the back
  * office posts hundreds of tournament prizes, each twice, while the
  * provider is killed with SIGKILL twice and the operator once, each
- * restarted on the same database.
+ * restarted on the same database. Half the players play dice, half reels:
+ * rounds of two or three calls, a bet, its base spin's win and, when the
+ * draw gives free spins, the feature the player plays spin by spin before
+ * its wins are sent (a player stopping at the end first finishes the
+ * feature it is in).
  *
  * At the end, with nothing left in the outbox: every round is settled and
  * every prize paid; the operator's ledger holds exactly the round log's
- * bets and wins and the payouts' credits, id by id, kind by kind, amount by
+ * bets and wins (every reels call's transactions) and the payouts' credits, id by id, kind by kind, amount by
  * amount, each once; each player's balance is their deposit plus what the
  * log says; the operator's books verify. Every kind of fault happened, so a
  * pass proves each one was survived.
@@ -53,8 +57,11 @@ const PLAYERS = 8;
 const DEPOSIT = 100_000;
 const PRIZE = '1.25';
 const TOURNAMENT = '7f1d6c1e-62a8-4b6e-9a55-3f2d7c1b0e41';
-/** The bets the players cycle through (examples/provider.json's EUR ladder for dice). */
+/** The bets the players cycle through (examples/provider.json's EUR ladders for dice and reels). */
 const BETS = ['0.10', '0.50', '1', '2'];
+const REELS_BETS = ['1', '2'];
+/** Odd players play reels, even ones dice. */
+const gameOf = (i: number) => (i % 2 === 1 ? 'reels' : 'dice');
 /**
  * Each fault's share of the requests that reach the proxy. About one
  * request in six meets one: enough of each kind in a run of this size,
@@ -172,12 +179,13 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
 
   /** A launch that opened: made on one node and opened on the next; a new launch key each try, since a key the operator took may not be taken twice. */
   async function launch(playerId: string, i: number): Promise<{ path: string; token: string }> {
+    const game = gameOf(i);
     for (let attempt = 1; ; attempt++) {
       assert.ok(attempt <= 200, `${playerId} could not open a game in 200 tries`);
       try {
-        const key = await adminOverHttp(operatorOrigin, 'POST', '/admin/launch-keys', { playerId, game: 'dice' });
+        const key = await adminOverHttp(operatorOrigin, 'POST', '/admin/launch-keys', { playerId, game });
         if (key.status !== 201) throw new Error(key.text);
-        const launched = await launchers[(i + attempt) % options.nodes]!.generateLaunchUrl({ mode: 'real', game: 'dice', language: 'en', walletId: WALLET_ID, operatorId: OPERATOR_ID, key: key.body.key as string, country: 'DE' });
+        const launched = await launchers[(i + attempt) % options.nodes]!.generateLaunchUrl({ mode: 'real', game, language: 'en', walletId: WALLET_ID, operatorId: OPERATOR_ID, key: key.body.key as string, country: 'DE' });
         if (!launched.ok) throw new Error(JSON.stringify(launched));
         const opened = launchOf(launched.value.url);
         const answer = await post(nodeOrigin(i + attempt + 1), `${opened.path}/api/open`, { token: opened.token }, agent);
@@ -209,7 +217,51 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
     }
   };
 
+  let features = 0;
+  let freeSpins = 0;
+  /**
+   * A reels player: plays rounds, and the free spins of each round that has
+   * some, one by one; finds the round its free spins belong to again after a
+   * restart (ROUND_UNFINISHED, then the session's `unfinished`); and
+   * finishes the feature it is in before it stops.
+   */
+  const reelsPlayer = async (opened: { path: string; token: string }, i: number) => {
+    let n = 0;
+    let unfinished: string | null = null;
+    while (answered < ROUNDS || unfinished !== null) {
+      n++;
+      const origin = nodeOrigin(i + n);
+      try {
+        if (unfinished !== null) {
+          const answer = await post(origin, `${opened.path}/api/free-spin`, { token: opened.token, roundId: unfinished }, agent);
+          if (answer.status === 200 || answer.status === 202) {
+            freeSpins++;
+            if (answer.body.round.stage !== 'feature') unfinished = null;
+          } else if (answer.status === 409 && answer.body.code === 'ROUND_CLOSED') unfinished = null;
+          else await sleep(50); // its bet still on its way, or a spin played at the same time
+          continue;
+        }
+        const bet = REELS_BETS[n % REELS_BETS.length]!;
+        const answer = await post(origin, `${opened.path}/api/play`, { token: opened.token, bet, clientSeed: `p${i}-${n}` }, agent);
+        if (answer.status === 200 || answer.status === 202) {
+          roundAnswered();
+          if (answer.body.round.stage === 'feature') {
+            features++;
+            unfinished = answer.body.round.roundId as string;
+          }
+        } else if (answer.status === 409 && answer.body.code === 'ROUND_UNFINISHED') {
+          const state = await post(origin, `${opened.path}/api/state`, { token: opened.token }, agent);
+          unfinished = (state.body.unfinished?.roundId as string | undefined) ?? null;
+          if (unfinished === null) await sleep(50); // the round's bet is still on its way: its free spins come after it
+        } else await sleep(50);
+      } catch {
+        await sleep(100); // the provider is down
+      }
+    }
+  };
+
   const players = launches.map(async (opened, i) => {
+    if (gameOf(i) === 'reels') return reelsPlayer(opened, i);
     let n = 0;
     while (answered < ROUNDS) {
       n++;
@@ -267,7 +319,18 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
   }
 
   // The provider's record: rounds and prizes.
-  type Round = { roundId: string; status: string; playerId: string; bet: string; win: string; betTransactionId: string; winTransactionId: string };
+  type Call = { status: string; transactions: { id: string; type: string; amount: number }[] };
+  type Round = {
+    roundId: string;
+    kind: string;
+    status: string;
+    playerId: string;
+    bet: string;
+    win: string;
+    betTransactionId: string;
+    winTransactionId: string;
+    reels?: { freeSpins: number; freeSpinsPlayed: number; calls: Call[] };
+  };
   type Payout = { payoutId: string; status: string; playerId: string; amount: string };
   const rounds = await everyPage<Round>(providerOrigin, '/admin/rounds');
   const payouts = await everyPage<Payout>(providerOrigin, '/admin/payouts');
@@ -283,7 +346,19 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
     assert.ok(!expected.has(id), `id ${id} is used once in the provider's record`);
     expected.set(id, entry);
   };
+  const reelsRounds = rounds.filter((round) => round.kind === 'reels');
+  assert.ok(reelsRounds.length > 0 && reelsRounds.length < rounds.length, `dice and reels rounds both played (${reelsRounds.length} reels of ${rounds.length})`);
+  const featured = reelsRounds.filter((round) => round.reels!.freeSpins > 0);
+  assert.ok(featured.length > 0, 'some reels rounds had free spins');
   for (const round of rounds) {
+    if (round.kind === 'reels') {
+      assert.equal(round.reels!.freeSpinsPlayed, round.reels!.freeSpins, `round ${round.roundId}: every free spin played`);
+      for (const call of round.reels!.calls) {
+        assert.equal(call.status, 'accepted', `round ${round.roundId}: every call accepted`);
+        for (const tx of call.transactions) add(tx.id, { kind: tx.type, cents: cents(tx.amount), playerId: round.playerId });
+      }
+      continue;
+    }
     add(round.betTransactionId, { kind: 'bet', cents: cents(round.bet), playerId: round.playerId });
     add(round.winTransactionId, { kind: 'win', cents: cents(round.win), playerId: round.playerId });
   }
@@ -313,7 +388,9 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
   const verified = await adminOverHttp(operatorOrigin, 'GET', '/admin/verify');
   assert.equal(verified.body.ok, true, verified.text);
   for (const fault of FAULTS) assert.ok(proxy.counts[fault] > 0, `the run met the fault ${fault} (${JSON.stringify(proxy.counts)})`);
-  console.log(`# exactly once, ${options.nodes} provider node(s): ${rounds.length} rounds, ${payouts.length} prizes; the proxy's fates: ${JSON.stringify(proxy.counts)}`);
+  console.log(
+    `# exactly once, ${options.nodes} provider node(s): ${rounds.length} rounds (${reelsRounds.length} reels, ${featured.length} with free spins: ${features} seen by players, ${freeSpins} spins played), ${payouts.length} prizes; the proxy's fates: ${JSON.stringify(proxy.counts)}`,
+  );
 
   for (const provider of providers) await provider.stop('SIGTERM');
   await operator.stop('SIGTERM');

@@ -94,14 +94,27 @@ for (const backend of PROVIDER_BACKENDS) {
         assert.equal(page.headers['referrer-policy'], 'no-referrer');
       });
 
+      test("each game is served its kind's page: reels its own, with the same policy", async () => {
+        const page = await provider.app.inject({ method: 'GET', url: '/game/reels' });
+        assert.equal(page.statusCode, 200);
+        assert.match(page.body, /<script type="module" src="assets\/reels\.js">/);
+        assert.doesNotMatch(page.body, /assets\/game\.js/);
+        assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
+      });
+
       test('the assets are served with their types, and nothing else', async () => {
-        const types: Record<string, RegExp> = { 'game.js': /^text\/javascript/, 'game.css': /^text\/css/, 'favicon.svg': /^image\/svg\+xml/, 'strings.json': /^application\/json/ };
+        const types: Record<string, RegExp> = {
+          'page.js': /^text\/javascript/,
+          'reels.js': /^text\/javascript/,
+          'reels-api.js': /^text\/javascript/,
+          'game.js': /^text\/javascript/,
+          'game.css': /^text\/css/, 'favicon.svg': /^image\/svg\+xml/, 'strings.json': /^application\/json/ };
         for (const [file, type] of Object.entries(types)) {
           const asset = await provider.app.inject({ method: 'GET', url: `/game/assets/${file}` });
           assert.equal(asset.statusCode, 200, file);
           assert.match(String(asset.headers['content-type']), type);
         }
-        for (const url of ['/game/assets/index.html', '/game/assets/..%2Fpackage.json', '/game/assets/constructor', '/game/assets/__proto__']) {
+        for (const url of ['/game/assets/index.html', '/game/assets/reels.html', '/game/assets/..%2Fpackage.json', '/game/assets/constructor', '/game/assets/__proto__']) {
           const asset = await provider.app.inject({ method: 'GET', url });
           assert.equal(asset.statusCode, 404, url);
         }

@@ -39,6 +39,12 @@ test('examples/provider.json is valid and pairs with examples/operator.env', () 
   assert.ok(operator.ipWhitelist.includes('127.0.0.1'));
   // The operator's README plays "dice"; the example offers it.
   assert.ok(config.games.some((game) => game.slug === 'dice'));
+  // The second game: rounds of several calls, with a jackpot seeded per currency.
+  const reels = config.games.find((game) => game.slug === 'reels');
+  assert.equal(reels?.kind, 'reels');
+  assert.deepEqual(reels.rules, { rtpBp: 9_600, jackpotBp: 100 });
+  assert.equal(reels.jackpotSeeds.get('EUR'), 10_000n);
+  assert.equal(config.limits.roundCompletionMs, 10 * 60_000);
 });
 
 test('left-out members take their defaults', () => {
@@ -122,6 +128,15 @@ const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
   ['a limit of zero', (f) => (f.limits = { operatorAnswerMsMax: 0 }), /^limits\.operatorAnswerMsMax:/],
   ['a fun balance with too many decimals', (f) => (f.fun = { currency: 'JPY', balance: '10.5' }), /^fun\.balance: 10\.5 has more decimals than JPY allows \(0\)/],
   ['no games', (f) => (f.games = []), /^games:/],
+  ['a dice game without a volatility', (f) => delete f.games[0]!.volatility, /^games\[0\]\.volatility: a dice game needs one of low, medium, high$/],
+  ['a dice game with a jackpot', (f) => (f.games[0]!.jackpot = { share: '0.01' }), /^games\[0\]\.jackpot: only a reels game has a jackpot$/],
+  ['an unknown game kind', (f) => (f.games[2]!.kind = 'poker'), /^games\[2\]\.kind:/],
+  ['a reels game with a volatility', (f) => (f.games[2]!.volatility = 'high'), /^games\[2\]\.volatility: a reels game has no volatility setting/],
+  ['a reels RTP below its floor', (f) => (f.games[2]!.rtp = '0.75'), /^games\[2\]\.rtp: a reels game's rtp must be between 0\.8 and 1, got 0\.75$/],
+  ['a jackpot share above 5 %', (f) => (f.games[2]!.jackpot = { share: '0.06' }), /^games\[2\]\.jackpot\.share: must be at most 0\.05 of every bet, got 0\.06$/],
+  ['a jackpot share finer than basis points', (f) => (f.games[2]!.jackpot = { share: '0.00001' }), /^games\[2\]\.jackpot\.share: has more than 4 decimals/],
+  ['a jackpot seed in an unknown currency', (f) => (f.games[2]!.jackpot = { share: '0.01', seeds: { ABC: '1' } }), /^games\[2\]\.jackpot\.seeds\.ABC: ABC is not a known currency/],
+  ['a jackpot seed with too many decimals', (f) => (f.games[2]!.jackpot = { share: '0.01', seeds: { JPY: '1.5' } }), /^games\[2\]\.jackpot\.seeds\.JPY: 1\.5 has more decimals than JPY allows \(0\)/],
 ];
 
 for (const [name, mistake, message] of MISTAKES) {

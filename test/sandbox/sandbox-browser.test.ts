@@ -1,8 +1,9 @@
 /**
  * Proves the sandbox's pages in a real browser (headless Chromium through
  * playwright-core) against `wagerlink sandbox` run as a child process: the
- * lobby creates a player, launches both of the catalog's games for real in
- * its iframe and plays rounds of each, and the balance it then shows equals
+ * lobby creates a player, lists the catalog's games and launches a game of
+ * each kind (dice and reels) for real in its iframe and plays rounds of each
+ * (a reels feature spin by spin when one comes), and the balance it then shows equals
  * the operator's ledger; a demo (fun) launch plays without touching the
  * operator (the player's balance and transactions stay as they were); the
  * back office shows the player's rounds and one round's requests and
@@ -42,14 +43,28 @@ function watchErrors(page: Page): string[] {
   return errors;
 }
 
-/** Plays `count` rounds in the game's iframe, waiting for each to settle. */
+/**
+ * Plays `count` rounds in the game's iframe, waiting for each to settle: a
+ * dice page's Roll, or a reels page's Spin and the free spins of a feature
+ * it triggers, one by one.
+ */
 async function playRounds(game: FrameLocator, count: number): Promise<void> {
   await game.locator('#app[data-state="ready"]').waitFor({ timeout: PAGE_WAIT_MS });
+  const reels = (await game.locator('#spin-btn').count()) > 0;
+  const play = reels ? '#spin-btn' : '#roll-btn';
   for (let i = 1; i <= count; i++) {
-    await game.locator('#roll-btn').click();
+    await game.locator(play).click();
     await game.locator(`#rounds li:nth-child(${i})`).waitFor({ timeout: PAGE_WAIT_MS });
     await game.locator('#rounds li.pending').waitFor({ state: 'detached', timeout: PAGE_WAIT_MS });
-    await game.locator('#roll-btn:not([disabled])').waitFor({ timeout: PAGE_WAIT_MS });
+    if (reels) {
+      await game.locator(`${play}:not([disabled]), #feature-btn:not([hidden]):not([disabled])`).first().waitFor({ timeout: PAGE_WAIT_MS });
+      while (await game.locator('#feature-btn:not([hidden])').count()) {
+        await game.locator('#feature-btn:not([disabled])').click();
+        await game.locator(`${play}:not([disabled]), #feature-btn:not([hidden]):not([disabled])`).first().waitFor({ timeout: PAGE_WAIT_MS });
+      }
+      await game.locator('#rounds li.pending').waitFor({ state: 'detached', timeout: PAGE_WAIT_MS });
+    }
+    await game.locator(`${play}:not([disabled])`).waitFor({ timeout: PAGE_WAIT_MS });
   }
 }
 
@@ -98,15 +113,15 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await page.waitForFunction(() => (globalThis as any).document.getElementById('balance').textContent === '80 EUR', undefined, { timeout: PAGE_WAIT_MS });
   assert.equal(await page.inputValue('#player-picker'), 'browser-player');
   const slugs = await page.$$eval('#games li.game', (items) => items.map((item) => item.getAttribute('data-game')));
-  assert.ok(slugs.length >= 2, `the lobby lists the catalog's games: ${slugs.join(', ')}`);
+  assert.ok(slugs.includes('dice') && slugs.includes('reels'), `the lobby lists the catalog's games, of both kinds: ${slugs.join(', ')}`);
   await page.screenshot({ path: `${ARTIFACTS}sandbox-lobby-1280.png`, fullPage: true });
 
-  // Play both games for real, in the iframe.
-  for (const slug of slugs.slice(0, 2)) {
+  // Play a game of each kind for real, in the iframe.
+  for (const slug of ['dice', 'reels']) {
     await page.click(`#games li[data-game="${slug}"] button.primary`);
     await page.locator('#stage:not([hidden])').waitFor({ timeout: PAGE_WAIT_MS });
     await playRounds(page.frameLocator('#game-frame'), 3);
-    if (slug === slugs[0]) await page.screenshot({ path: `${ARTIFACTS}sandbox-lobby-game-1280.png`, fullPage: true });
+    await page.screenshot({ path: `${ARTIFACTS}sandbox-lobby-${slug}-1280.png`, fullPage: true });
     await page.click('#close-game');
   }
   const booked = await ledger('browser-player');

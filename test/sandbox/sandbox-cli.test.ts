@@ -26,7 +26,7 @@ import { Child, cleanEnv, freePort, READY_TIMEOUT_MS, ROOT, runWagerlink, startW
 import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
 
 const READY = /wagerlink sandbox ready \(pid (\d+)\)/;
-const EXAMPLE_GAMES = (JSON.parse(readFileSync(join(ROOT, 'examples', 'provider.json'), 'utf8')) as { games: { slug: string; title: string }[] }).games;
+const EXAMPLE_GAMES = (JSON.parse(readFileSync(join(ROOT, 'examples', 'provider.json'), 'utf8')) as { games: { slug: string; title: string; kind?: string }[] }).games;
 
 function dataDir(): string {
   return mkdtempSync(join(tmpdir(), 'wagerlink-sandbox-'));
@@ -123,7 +123,11 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   for (const currency of ['EUR', 'BTC']) {
     const games = await json(`${origin}/lobby/api/games?currency=${currency}`);
     assert.equal(games.status, 200, JSON.stringify(games.body));
-    assert.deepEqual(games.body.items.map((g: { slug: string }) => g.slug), EXAMPLE_GAMES.map((g) => g.slug));
+    assert.deepEqual(
+      games.body.items.map((g: { slug: string; kind: string }) => `${g.slug}:${g.kind}`),
+      EXAMPLE_GAMES.map((g) => `${g.slug}:${g.kind ?? 'dice'}`),
+      'the games in order, each with its kind',
+    );
     for (const game of games.body.items) assert.ok(game.ladder.length > 0, `${game.slug} has a ${currency} ladder`);
   }
   assert.equal((await json(`${origin}/lobby/api/games?currency=eur`)).body.code, 'INVALID_REQUEST');

@@ -10,11 +10,18 @@ import { $, api, el, fields, money, report, type Player } from './api.js';
 interface Game {
   slug: string;
   title: string;
+  kind: string;
   ladder: number[];
 }
 
 /** The picker lists at most this many players (a select of more is no way to pick one); any other comes by ?player=. */
 const PICKER_PLAYERS_MAX = 500;
+
+/** What the lobby says a game is, by its kind; a kind not here shows as its name. */
+const KIND_TEXT: Readonly<Record<string, string>> = {
+  dice: 'Dice: pick your chance',
+  reels: 'Reels: 5 lines, free spins, jackpot',
+};
 
 const ui = {
   picker: $<HTMLSelectElement>('player-picker'),
@@ -91,6 +98,7 @@ async function showGames(currency: string): Promise<void> {
         'li',
         { class: 'card game', 'data-game': game.slug },
         el('h3', {}, game.title),
+        el('p', { class: 'kind' }, KIND_TEXT[game.kind] ?? game.kind),
         el('p', { class: 'muted' }, `Bets (${currency})`),
         ladder,
         el('div', { class: 'actions' }, play, demo),

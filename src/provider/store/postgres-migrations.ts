@@ -16,6 +16,7 @@
  */
 import type { Migration } from '../../platform/postgres/migrate.js';
 import { OUTBOX_MIGRATION } from '../../dispatch/postgres-outbox.js';
+import { reelsMigrationSql } from './reels-migration.js';
 
 export const POSTGRES_PROVIDER_MIGRATIONS: readonly Migration[] = [
   {
@@ -137,4 +138,5 @@ CREATE TABLE payouts (
 CREATE INDEX payouts_by_status ON payouts (status, id);
 `,
   },
+  { version: 4, name: 'reels-rounds', sql: reelsMigrationSql({ int: 'integer', money: 'bigint' }) },
 ];

@@ -45,7 +45,9 @@ import { UnavailableError } from '../../protocol/errors.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
 import {
+  featureDone,
   freeRoundFits,
+  reelsCallStep,
   PAYOUT_REQUEST,
   payoutOutcomeOf,
   payoutRequest,
@@ -57,7 +59,9 @@ import {
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
+  type FreeSpinWrite,
   type NewPayout,
+  type NewReelsRound,
   type NewRound,
   type NewSession,
   type PayoutRow,
@@ -65,6 +69,7 @@ import {
   type PayoutWrite,
   type ProviderStore,
   type Row,
+  type RoundCallRow,
   type RoundRow,
   type RoundStatus,
   type RoundWrite,
@@ -94,7 +99,7 @@ const money = (value: unknown): bigint => BigInt(value as string);
 const moneyOrNull = (value: unknown): bigint | null => (value === null ? null : BigInt(value as string));
 
 // postgres.js gives int8 columns as text and booleans as booleans.
-const { sessionOf, roundOf, payoutOf, campaignOf } = rowReaders({
+const { sessionOf, roundOf, payoutOf, campaignOf, callOf } = rowReaders({
   int,
   intOrNull,
   money,
@@ -296,6 +301,14 @@ export class PostgresProviderStore implements ProviderStore {
         refusal_code = ${code}, refusal_detail = ${detail}, settled_at = ${at} WHERE id = ${found.id as string} AND status = 'pending'`;
       return;
     }
+    const [call] = await dbTx<Row[]>`SELECT * FROM round_calls WHERE dispatch_item_id = ${item.id}`;
+    if (call !== undefined) {
+      const round = await this.finishCall(dbTx, callOf(call), int(call.round_pk), event);
+      if (round === undefined) return;
+      await dbTx`SELECT pg_notify(${ROUND_FINISHED_CHANNEL}, ${`${this.schema}/${this.nodeId}/${round.pk}`})`;
+      finishing?.rounds.push(round);
+      return;
+    }
     const [found] = await dbTx<Row[]>`SELECT id, currency, status FROM rounds WHERE dispatch_item_id = ${item.id}`;
     if (found === undefined || found.status !== 'pending') return;
     const outcome = roundOutcomeOf(event, found.currency as string, this.currencies);
@@ -315,6 +328,43 @@ export class PostgresProviderStore implements ProviderStore {
     await dbTx`SELECT pg_notify(${ROUND_FINISHED_CHANNEL}, ${`${this.schema}/${this.nodeId}/${round.pk}`})`;
     finishing?.rounds.push(round);
   };
+
+  /**
+   * A reels call's final outcome, in its transaction: the call and the
+   * round record it, and the round goes on as reelsCallStep says. The
+   * round's row is updated first, so its lock orders this against
+   * playFreeSpins on any node: whichever commits second sees the other's
+   * write and enqueues the feature's call, once (the call's `waiting`
+   * status is claimed by a conditional update).
+   */
+  private async finishCall(dbTx: postgres.TransactionSql, call: RoundCallRow, roundPk: number, event: FinalEvent): Promise<RoundRow | undefined> {
+    if (call.status !== 'pending') return undefined;
+    const { item } = event;
+    const at = item.finishedAt ?? item.createdAt;
+    const [currencyRow] = await dbTx<Row[]>`SELECT currency FROM rounds WHERE id = ${roundPk}`;
+    const outcome = roundOutcomeOf(event, currencyRow!.currency as string, this.currencies);
+    const accepted = outcome.status === 'settled';
+    const [code, detail] = accepted ? [null, null] : [outcome.code, outcome.detail];
+    const balance = outcome.balanceAfterMinor?.toString() ?? null;
+    const [updated] = await dbTx<Row[]>`
+      UPDATE rounds SET calls_done = calls_done + 1, balance_after = COALESCE(${accepted ? balance : null}::bigint, balance_after), attempts = attempts + ${item.attempts}
+      WHERE id = ${roundPk} RETURNING *`;
+    await dbTx`UPDATE round_calls SET status = ${accepted ? 'accepted' : 'refused'}, refusal_code = ${code}, refusal_detail = ${detail},
+      balance_after = ${balance}, finished_at = ${at} WHERE round_pk = ${roundPk} AND call_index = ${call.index} AND status = 'pending'`;
+    const round = roundOf(updated!);
+    if (accepted && outcome.balanceAfterMinor !== null) await dbTx`UPDATE game_sessions SET balance = ${balance} WHERE id = ${round.sessionPk}`;
+    const step = reelsCallStep(round.reels!, call.index, accepted);
+    if (step.finish === 'refused') {
+      await dbTx`UPDATE rounds SET status = 'refused', refusal_code = ${code}, refusal_detail = ${detail}, balance_after = ${balance}, settled_at = ${at}
+        WHERE id = ${roundPk} AND status = 'pending'`;
+      await returnToPool(dbTx, round);
+    } else {
+      if (!accepted) await dbTx`UPDATE rounds SET refusal_code = ${code}, refusal_detail = ${`call ${call.index}: ${detail}`} WHERE id = ${roundPk}`;
+      if (step.finish === 'settled') await dbTx`UPDATE rounds SET status = 'settled', settled_at = ${at} WHERE id = ${roundPk} AND status = 'pending'`;
+      if (step.next !== null) await enqueueCall(dbTx, round, step.next, at);
+    }
+    return roundOf((await dbTx<Row[]>`${roundsSelect(dbTx)} WHERE r.id = ${roundPk}`)[0]!);
+  }
 
   // -------------------------------------------------------- game sessions
 
@@ -410,6 +460,121 @@ export class PostgresProviderStore implements ProviderStore {
       const [row] = await insertRound(dbTx, { ...round, campaignFinished: null }, { status: 'settled', balanceAfterMinor, dispatchItemId: null, settledAt: round.createdAt });
       return { ok: true, round: roundOf(row!) };
     });
+  }
+
+  beginReelsRound(round: NewReelsRound, nextSeed: string): Promise<RoundWrite> {
+    const { plan } = round;
+    return this.transaction(async (dbTx): Promise<RoundWrite> => {
+      let jackpotWinMinor: bigint | null = null;
+      let balanceAfterMinor: bigint | null = null;
+      if (round.mode === 'fun') {
+        // A fun jackpot pays the seed: play money has no pool.
+        jackpotWinMinor = plan.jackpotHit ? plan.jackpotSeedMinor : null;
+        const credit = plan.baseWinMinor + (jackpotWinMinor ?? 0n);
+        const [moved] = await dbTx<Row[]>`
+          UPDATE game_sessions SET balance = balance - ${round.betMinor.toString()} + ${credit.toString()}, server_seed = ${nextSeed},
+            nonce = nonce + 1, last_active_at = ${round.createdAt}
+          WHERE id = ${round.sessionPk} AND nonce = ${round.nonce} AND balance >= ${round.betMinor.toString()}
+          RETURNING balance`;
+        if (moved === undefined) {
+          const session = await sessionIn(dbTx, round.sessionPk);
+          return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
+        }
+        balanceAfterMinor = money(moved.balance);
+      } else {
+        if (round.campaignId !== null && !(await this.freeRoundFits(dbTx, round))) {
+          return { ok: false, conflict: 'campaign-used', session: await sessionIn(dbTx, round.sessionPk) };
+        }
+        const moved = await dbTx`
+          UPDATE game_sessions SET server_seed = ${nextSeed}, nonce = nonce + 1, last_active_at = ${round.createdAt}
+          WHERE id = ${round.sessionPk} AND nonce = ${round.nonce}`;
+        if (moved.count === 0) return { ok: false, conflict: 'nonce-moved', session: await sessionIn(dbTx, round.sessionPk) };
+        await dbTx`INSERT INTO jackpot_pools (operator_id, game, currency, amount)
+          VALUES (${round.operatorId}, ${round.game}, ${round.currency}, ${plan.jackpotSeedMinor.toString()}) ON CONFLICT DO NOTHING`;
+        // The pool's row lock, to the commit: of two nodes' jackpot rounds, the later reads the pool the earlier left.
+        const [pool] = await dbTx<Row[]>`SELECT amount FROM jackpot_pools
+          WHERE operator_id = ${round.operatorId} AND game = ${round.game} AND currency = ${round.currency} FOR UPDATE`;
+        const amount = money(pool!.amount);
+        if (plan.jackpotHit) jackpotWinMinor = amount + plan.jackpotContributionMinor;
+        const after = plan.jackpotHit ? plan.jackpotSeedMinor : amount + plan.jackpotContributionMinor;
+        await dbTx`UPDATE jackpot_pools SET amount = ${after.toString()}
+          WHERE operator_id = ${round.operatorId} AND game = ${round.game} AND currency = ${round.currency}`;
+      }
+      const bodies = round.mode === 'real' ? round.callBodies!(jackpotWinMinor ?? undefined) : [];
+      const settledNow = round.mode === 'fun' && plan.freeSpins === 0;
+      const win = round.winMinor + (jackpotWinMinor ?? 0n);
+      const [row] = await dbTx<Row[]>`
+        INSERT INTO rounds
+          (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
+           chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id,
+           created_at, settled_at, kind, reels_rtp_bp, reels_jackpot_bp, base_win, feature_win, jackpot_contribution, jackpot_win, jackpot_seed,
+           free_spins, free_spins_played, calls, calls_done)
+        VALUES (${round.roundId}, ${round.sessionPk}, ${round.mode}, ${round.operatorId}, ${round.playerId}, ${round.game}, ${round.currency},
+          ${round.betMinor.toString()}, ${win.toString()}, ${round.betTxId}, ${round.winTxId}, ${round.campaignId}, ${round.campaignFinished},
+          0, 0, 0, ${round.serverSeed}, ${round.serverSeedHash}, ${round.clientSeed}, ${round.nonce}, NULL, ${settledNow ? 'settled' : 'pending'},
+          ${balanceAfterMinor?.toString() ?? null}, NULL, ${round.createdAt}, ${settledNow ? round.createdAt : null}, 'reels', ${plan.rtpBp},
+          ${plan.jackpotBp}, ${plan.baseWinMinor.toString()}, ${plan.featureWinMinor.toString()}, ${plan.jackpotContributionMinor.toString()},
+          ${jackpotWinMinor?.toString() ?? null}, ${plan.jackpotSeedMinor.toString()}, ${plan.freeSpins}, 0, ${bodies.length}, 0)
+        RETURNING id`;
+      const pk = int(row!.id);
+      for (const [index, body] of bodies.entries()) {
+        await dbTx`INSERT INTO round_calls (round_pk, call_index, request_body, status) VALUES (${pk}, ${index + 1}, ${body}, 'waiting')`;
+      }
+      if (bodies.length > 0) {
+        const item = await PostgresOutbox.enqueue(
+          dbTx,
+          { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: bodies[0]! },
+          round.createdAt,
+        );
+        await dbTx`UPDATE round_calls SET status = 'pending', dispatch_item_id = ${item.id} WHERE round_pk = ${pk} AND call_index = 1`;
+        await dbTx`UPDATE rounds SET dispatch_item_id = ${item.id} WHERE id = ${pk}`;
+      }
+      const [written] = await dbTx<Row[]>`${roundsSelect(dbTx)} WHERE r.id = ${pk}`;
+      return { ok: true, round: roundOf(written!) };
+    });
+  }
+
+  playFreeSpins(roundPk: number, played: number, upTo: number, now: number, completedAt?: number): Promise<FreeSpinWrite> {
+    return this.transaction(async (dbTx): Promise<FreeSpinWrite> => {
+      const moved = async (): Promise<FreeSpinWrite> => ({ ok: false, conflict: 'moved', round: roundOf((await dbTx<Row[]>`${roundsSelect(dbTx)} WHERE r.id = ${roundPk}`)[0]!) });
+      if (upTo <= played) return moved();
+      // The row lock orders this against the hook of the base spin's call (finishCall).
+      const [updated] = await dbTx<Row[]>`
+        UPDATE rounds SET free_spins_played = ${upTo}, completed_at = COALESCE(${completedAt ?? null}::bigint, completed_at)
+        WHERE id = ${roundPk} AND kind = 'reels' AND status = 'pending' AND free_spins_played = ${played} AND ${upTo} <= free_spins
+        RETURNING *`;
+      if (updated === undefined) return moved();
+      const round = roundOf(updated);
+      const reels = round.reels!;
+      if (featureDone(reels)) {
+        if (round.mode === 'fun') {
+          const [session] = await dbTx<Row[]>`UPDATE game_sessions SET balance = balance + ${reels.featureWinMinor.toString()}, last_active_at = ${now}
+            WHERE id = ${round.sessionPk} RETURNING balance`;
+          await dbTx`UPDATE rounds SET status = 'settled', settled_at = ${now}, balance_after = ${session!.balance as string} WHERE id = ${roundPk} AND status = 'pending'`;
+        } else if (reels.callsDone >= 2) {
+          await enqueueCall(dbTx, round, 3, now);
+        }
+      }
+      const [written] = await dbTx<Row[]>`${roundsSelect(dbTx)} WHERE r.id = ${roundPk}`;
+      return { ok: true, round: roundOf(written!) };
+    });
+  }
+
+  async unfinishedFeatures(startedBefore: number, limit: number): Promise<RoundRow[]> {
+    const rows = await this.read(this.sql<Row[]>`${roundsSelect(this.sql)}
+      WHERE r.kind = 'reels' AND r.status = 'pending' AND r.free_spins_played < r.free_spins AND r.created_at <= ${startedBefore}
+      ORDER BY r.created_at, r.id LIMIT ${limit}`);
+    return rows.map(roundOf);
+  }
+
+  async roundCalls(roundPk: number): Promise<RoundCallRow[]> {
+    const rows = await this.read(this.sql<Row[]>`SELECT * FROM round_calls WHERE round_pk = ${roundPk} ORDER BY call_index`);
+    return rows.map(callOf);
+  }
+
+  async jackpotPool(operatorId: string, game: string, currency: string, seedMinor: bigint): Promise<bigint> {
+    const [row] = await this.read(this.sql<Row[]>`SELECT amount FROM jackpot_pools WHERE operator_id = ${operatorId} AND game = ${game} AND currency = ${currency}`);
+    return row === undefined ? seedMinor : money(row.amount);
   }
 
   async round(pk: number): Promise<RoundRow> {
@@ -555,6 +720,26 @@ function payoutsSelect(db: Querier) {
 async function payoutIn(db: Querier, payoutId: string): Promise<PayoutRow | undefined> {
   const [row] = await db<Row[]>`${payoutsSelect(db)} WHERE p.payout_id = ${payoutId}`;
   return row && payoutOf(row);
+}
+
+/** Enqueues a waiting call of a round (once: the conditional update claims it). Runs in the caller's database transaction. */
+async function enqueueCall(dbTx: postgres.TransactionSql, round: RoundRow, index: number, now: number): Promise<void> {
+  const [call] = await dbTx<Row[]>`SELECT request_body FROM round_calls WHERE round_pk = ${round.pk} AND call_index = ${index} AND status = 'waiting' FOR UPDATE`;
+  if (call === undefined) return;
+  const item = await PostgresOutbox.enqueue(
+    dbTx,
+    { operatorId: round.operatorId, orderingKey: round.roundId, kind: 'win', path: ROUND_REQUEST.path, body: call.request_body as string },
+    now,
+  );
+  await dbTx`UPDATE round_calls SET status = 'pending', dispatch_item_id = ${item.id} WHERE round_pk = ${round.pk} AND call_index = ${index} AND status = 'waiting'`;
+}
+
+/** A refused bet's round gives back what it took from the pool: its contribution, or the pool it won less the seed it left. Never below 0. */
+async function returnToPool(dbTx: postgres.TransactionSql, round: RoundRow): Promise<void> {
+  const reels = round.reels!;
+  const back = reels.jackpotWinMinor === null ? -reels.jackpotContributionMinor : reels.jackpotWinMinor - reels.jackpotContributionMinor - reels.jackpotSeedMinor;
+  await dbTx`UPDATE jackpot_pools SET amount = GREATEST(amount + ${back.toString()}::bigint, 0)
+    WHERE operator_id = ${round.operatorId} AND game = ${round.game} AND currency = ${round.currency}`;
 }
 
 function insertRound(

@@ -27,7 +27,56 @@ import { raw, stringify } from '../../protocol/json.js';
 import { decimalFromString, formatMinor, toMinor, type Currencies } from '../../protocol/money.js';
 
 export type Mode = 'real' | 'fun';
+/**
+ * A dice round: `pending` until its one request has a final answer. A reels
+ * round: `pending` while it is unfinished (a call on its way, or free spins
+ * not yet played), `settled` once its last call is answered (fun: its last
+ * free spin played), `refused` when its bet was.
+ */
 export type RoundStatus = 'pending' | 'settled' | 'refused';
+export type GameKindOfRound = 'dice' | 'reels';
+
+/**
+ * What a reels round's row holds besides the round's: the rules it was
+ * played with and the inputs of its draw (the seeds and nonce on the round)
+ * recompute every spin exactly, so only the amounts and the progress are
+ * kept. Amounts in minor units.
+ */
+export interface ReelsPart {
+  rtpBp: number;
+  jackpotBp: number;
+  /** The base spin's line win. */
+  baseWinMinor: bigint;
+  /** The free spins' wins, all of them. */
+  featureWinMinor: bigint;
+  /** The bet's jpAmount: added to the pool with the bet. */
+  jackpotContributionMinor: bigint;
+  /** The pool the round won, null when it won none. */
+  jackpotWinMinor: bigint | null;
+  /** What the pool was reset to by the win (for a refused bet's undo). */
+  jackpotSeedMinor: bigint;
+  /** Free spins the draw gives the round (0: no feature). */
+  freeSpins: number;
+  /** Free spins revealed so far, by the player or the provider's completion. */
+  freeSpinsPlayed: number;
+  /** The round's /transaction requests (0 for fun rounds). */
+  calls: number;
+  /** Calls with a final answer. */
+  callsDone: number;
+  /** When the provider completed the feature the player left; null when the player played it, or there is none. */
+  completedAt: number | null;
+}
+
+/** A reels round's request, as the store keeps it. `waiting`: not yet enqueued (its turn has not come). */
+export interface RoundCallRow {
+  index: number;
+  body: string;
+  status: 'waiting' | 'pending' | 'accepted' | 'refused';
+  dispatchItemId: number | null;
+  refusalCode: string | null;
+  balanceAfterMinor: bigint | null;
+  finishedAt: number | null;
+}
 
 export interface GameSessionRow {
   pk: number;
@@ -51,6 +100,9 @@ export interface GameSessionRow {
 
 export interface RoundRow {
   pk: number;
+  kind: GameKindOfRound;
+  /** Reels rounds only; null on a dice round. */
+  reels: ReelsPart | null;
   roundId: string;
   sessionPk: number;
   mode: Mode;
@@ -64,6 +116,7 @@ export interface RoundRow {
   winTxId: string | null;
   campaignId: string | null;
   campaignFinished: boolean | null;
+  /** Dice: the chance, threshold and roll; 0 on a reels round. */
   chancePct: number;
   threshold: number;
   roll: number;
@@ -85,7 +138,57 @@ export interface RoundRow {
   settledAt: number | null;
 }
 
-export type NewRound = Omit<RoundRow, 'pk' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'dispatchItemId' | 'settledAt'>;
+export type NewRound = Omit<
+  RoundRow,
+  'pk' | 'kind' | 'reels' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'dispatchItemId' | 'settledAt'
+>;
+
+/**
+ * A reels round to write: its row (winMinor: base and free spins' wins,
+ * the jackpot not counted; the store adds the pool it takes), what the
+ * draw gave, and for a real round its requests' bodies, made from the
+ * jackpot the round's own transaction takes from the pool.
+ */
+export interface NewReelsRound extends NewRound {
+  plan: {
+    rtpBp: number;
+    jackpotBp: number;
+    baseWinMinor: bigint;
+    featureWinMinor: bigint;
+    jackpotContributionMinor: bigint;
+    /** The base spin showed three crowns on line 1. */
+    jackpotHit: boolean;
+    /** The pool's seed in the round's currency: what a new pool starts from and a win resets it to. */
+    jackpotSeedMinor: bigint;
+    freeSpins: number;
+  };
+  /** Real rounds: the bodies of the round's calls, in order (reels-calls.ts), given the pool won (undefined: none). Pure. */
+  callBodies?: (jackpotWinMinor: bigint | undefined) => string[];
+}
+
+/** Free spins revealed: the round as written, or `moved` (another request revealed them first, or the round is finished): nothing written. */
+export type FreeSpinWrite = { ok: true; round: RoundRow } | { ok: false; conflict: 'moved'; round: RoundRow };
+
+/**
+ * What a reels call's final outcome does to its round, read from the round
+ * as the outcome's transaction left it (its callsDone counting this call):
+ * a refused bet refuses the round; the last call's answer settles it;
+ * otherwise the next call is due now if it is the base spin's, or the
+ * feature's with every free spin played (else playFreeSpins enqueues it).
+ * A refused win goes on like an accepted one: the operator's refusal is
+ * kept on its call, and the round still closes at the operator.
+ */
+export function reelsCallStep(reels: ReelsPart, callIndex: number, accepted: boolean): { finish: 'settled' | 'refused' | null; next: number | null } {
+  if (callIndex === 1 && !accepted) return { finish: 'refused', next: null };
+  if (reels.callsDone >= reels.calls) return { finish: 'settled', next: null };
+  const next = reels.callsDone + 1;
+  return { finish: null, next: next === 2 || featureDone(reels) ? next : null };
+}
+
+/** Whether a reels round's feature has been played to its end (by the player or the completion). */
+export function featureDone(reels: ReelsPart): boolean {
+  return reels.freeSpinsPlayed >= reels.freeSpins;
+}
 
 /** How a real round ended, as its outbox item's final outcome says. */
 export type RoundOutcome =
@@ -238,6 +341,49 @@ export interface ProviderStore {
    * answered as it is.
    */
   playFunRound(round: NewRound, nextSeed: string): Promise<RoundWrite>;
+
+  /**
+   * A reels round, real or fun, in one database transaction, only if the
+   * session's nonce is still the round's (else `nonce-moved`) and a free
+   * round fits its campaign (else `campaign-used`); fun: only if the
+   * balance covers the bet (else `insufficient-funds`).
+   *
+   * Its jackpot pool (one per operator, game and currency, created at the
+   * seed) takes the bet's contribution; when the round hit the jackpot it
+   * takes the pool (the contribution included) and resets the pool to the
+   * seed, under the pool's row lock, so that two nodes never pay one pool
+   * twice. Fun rounds touch no pool: a fun jackpot pays the seed.
+   *
+   * Real: every call's body is kept, the bet's call enqueued (its key the
+   * round id); the outbox's final hook enqueues the next call once the one
+   * before has a final answer — the base spin's right after the bet, the
+   * feature's once its free spins are all played — so that a refused bet
+   * ends the round with nothing sent after it (and returns the pool what
+   * the round took), and a win the operator refuses is kept on its call
+   * and in the outbox's refused items while the round goes on to its end.
+   * Fun: the balance pays the bet and gets the base spin's win and the
+   * jackpot at once, the feature's wins when the feature ends.
+   */
+  beginReelsRound(round: NewReelsRound, nextSeed: string): Promise<RoundWrite>;
+
+  /**
+   * Reveals a reels round's free spins from `played` up to `upTo`, only if
+   * the round is unfinished and has `played` revealed (else `moved`). When
+   * that ends the feature: real, its call is enqueued now if the base spin's
+   * is answered (else that answer's hook enqueues it); fun, the feature's
+   * wins are paid to the balance and the round settled. `completedAt`: the
+   * provider completes a feature its player left (recorded on the round).
+   */
+  playFreeSpins(roundPk: number, played: number, upTo: number, now: number, completedAt?: number): Promise<FreeSpinWrite>;
+
+  /** Reels rounds started at or before `startedBefore` whose feature is not played to its end, oldest first. */
+  unfinishedFeatures(startedBefore: number, limit: number): Promise<RoundRow[]>;
+
+  /** A reels round's calls, in order. */
+  roundCalls(roundPk: number): Promise<RoundCallRow[]>;
+
+  /** The jackpot pool of an operator's game in a currency (minor units): the seed when none has been made. */
+  jackpotPool(operatorId: string, game: string, currency: string, seedMinor: bigint): Promise<bigint>;
 
   /** The round; rejects if there is none. Its attempts are its outbox item's while it is pending. */
   round(pk: number): Promise<RoundRow>;
@@ -465,8 +611,27 @@ export function rowReaders(read: ColumnReader) {
   },
 
   roundOf(row: Row): RoundRow {
+    const kind = (row.kind ?? 'dice') as GameKindOfRound;
     return {
       pk: read.int(row.id),
+      kind,
+      reels:
+        kind === 'reels'
+          ? {
+              rtpBp: read.int(row.reels_rtp_bp),
+              jackpotBp: read.int(row.reels_jackpot_bp),
+              baseWinMinor: read.money(row.base_win),
+              featureWinMinor: read.money(row.feature_win),
+              jackpotContributionMinor: read.money(row.jackpot_contribution),
+              jackpotWinMinor: read.moneyOrNull(row.jackpot_win),
+              jackpotSeedMinor: read.money(row.jackpot_seed),
+              freeSpins: read.int(row.free_spins),
+              freeSpinsPlayed: read.int(row.free_spins_played),
+              calls: read.int(row.calls),
+              callsDone: read.int(row.calls_done),
+              completedAt: read.intOrNull(row.completed_at),
+            }
+          : null,
       roundId: row.round_id as string,
       sessionPk: read.int(row.session_pk),
       mode: row.mode as Mode,
@@ -517,6 +682,18 @@ export function rowReaders(read: ColumnReader) {
       createdAt: read.int(row.created_at),
       settledAt: read.intOrNull(row.settled_at),
       attempts: read.int(row.item_attempts ?? 0),
+    };
+  },
+
+  callOf(row: Row): RoundCallRow {
+    return {
+      index: read.int(row.call_index),
+      body: row.request_body as string,
+      status: row.status as RoundCallRow['status'],
+      dispatchItemId: read.intOrNull(row.dispatch_item_id),
+      refusalCode: row.refusal_code as string | null,
+      balanceAfterMinor: read.moneyOrNull(row.balance_after),
+      finishedAt: read.intOrNull(row.finished_at),
     };
   },
 

@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import { OUTBOX_MIGRATION } from '../../dispatch/sqlite-outbox.js';
 import { recordApplied, type Migration } from '../../platform/sqlite/migrate.js';
+import { reelsMigrationSql } from './reels-migration.js';
+
+const REELS_MIGRATION_SQL = reelsMigrationSql({ int: 'INTEGER', money: 'INTEGER' });
 
 /** The provider's own versions, numbered apart from the wallet's. */
 export const PROVIDER_MIGRATIONS: readonly Migration[] = [
@@ -139,6 +142,11 @@ CREATE INDEX payouts_by_status ON payouts (status, id);
 -- A payout names the player's latest real session at the operator.
 CREATE INDEX game_sessions_by_player ON game_sessions (operator_id, player_id, last_active_at) WHERE mode = 'real';
 `,
+  },
+  {
+    version: 4,
+    name: 'reels-rounds',
+    sql: REELS_MIGRATION_SQL,
   },
 ];
 

@@ -54,7 +54,9 @@ import { WalFlusher } from '../../platform/sqlite/wal-flusher.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { adoptUserVersion, PROVIDER_MIGRATIONS } from './sqlite-migrations.js';
 import {
+  featureDone,
   freeRoundFits,
+  reelsCallStep,
   PAYOUT_REQUEST,
   payoutOutcomeOf,
   payoutRequest,
@@ -66,7 +68,9 @@ import {
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
+  type FreeSpinWrite,
   type NewPayout,
+  type NewReelsRound,
   type NewRound,
   type NewSession,
   type PayoutRow,
@@ -74,6 +78,7 @@ import {
   type PayoutWrite,
   type ProviderStore,
   type Row,
+  type RoundCallRow,
   type RoundOutcome,
   type RoundRow,
   type RoundWrite,
@@ -85,7 +90,7 @@ const num = (value: unknown): number => Number(value as bigint);
 const numOrNull = (value: unknown): number | null => (value === null ? null : Number(value as bigint));
 
 // better-sqlite3 gives INTEGER columns as bigints (safeIntegers) and a flag as 0 or 1.
-const { sessionOf, roundOf, payoutOf, campaignOf } = rowReaders({
+const { sessionOf, roundOf, payoutOf, campaignOf, callOf } = rowReaders({
   int: num,
   intOrNull: numOrNull,
   money: (value) => value as bigint,
@@ -205,6 +210,37 @@ export class SqliteProviderStore implements ProviderStore {
       payoutOfItem: payoutsWhere('WHERE p.dispatch_item_id = ?'),
       listPayouts: payoutsWhere('WHERE p.id < ? ORDER BY p.id DESC LIMIT ?'),
       listPayoutsByStatus: payoutsWhere('WHERE p.status = ? AND p.id < ? ORDER BY p.id DESC LIMIT ?'),
+      insertReelsRound: db.prepare(`INSERT INTO rounds
+        (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
+         chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id, created_at, settled_at,
+         kind, reels_rtp_bp, reels_jackpot_bp, base_win, feature_win, jackpot_contribution, jackpot_win, jackpot_seed, free_spins, free_spins_played, calls, calls_done)
+        VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
+         0, 0, 0, @serverSeed, @serverSeedHash, @clientSeed, @nonce, NULL, @status, @balanceAfterMinor, NULL, @createdAt, @settledAt,
+         'reels', @rtpBp, @jackpotBp, @baseWinMinor, @featureWinMinor, @jackpotContributionMinor, @jackpotWinMinor, @jackpotSeedMinor, @freeSpins, 0, @calls, 0)`),
+      setRoundItem: db.prepare('UPDATE rounds SET dispatch_item_id = ? WHERE id = ?'),
+      insertCall: db.prepare("INSERT INTO round_calls (round_pk, call_index, request_body, status) VALUES (?, ?, ?, 'waiting')"),
+      waitingCall: db.prepare("SELECT request_body FROM round_calls WHERE round_pk = ? AND call_index = ? AND status = 'waiting'"),
+      callEnqueued: db.prepare("UPDATE round_calls SET status = 'pending', dispatch_item_id = ? WHERE round_pk = ? AND call_index = ? AND status = 'waiting'"),
+      callOfItem: db.prepare('SELECT * FROM round_calls WHERE dispatch_item_id = ?'),
+      callsOfRound: db.prepare('SELECT * FROM round_calls WHERE round_pk = ? ORDER BY call_index'),
+      finishCall: db.prepare(
+        "UPDATE round_calls SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, finished_at = ? WHERE round_pk = ? AND call_index = ? AND status = 'pending'",
+      ),
+      callDone: db.prepare('UPDATE rounds SET calls_done = calls_done + 1, balance_after = COALESCE(?, balance_after), attempts = attempts + ? WHERE id = ?'),
+      endReels: db.prepare("UPDATE rounds SET status = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
+      noteRefusal: db.prepare('UPDATE rounds SET refusal_code = ?, refusal_detail = ? WHERE id = ?'),
+      refuseReels: db.prepare("UPDATE rounds SET status = 'refused', refusal_code = ?, refusal_detail = ?, balance_after = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
+      revealSpins: db.prepare(`UPDATE rounds SET free_spins_played = ?, completed_at = COALESCE(?, completed_at)
+        WHERE id = ? AND kind = 'reels' AND status = 'pending' AND free_spins_played = ? AND ? <= free_spins`),
+      funFeaturePaid: db.prepare('UPDATE game_sessions SET balance = balance + ?, last_active_at = ? WHERE id = ?'),
+      funFeatureSettled: db.prepare("UPDATE rounds SET status = 'settled', settled_at = ?, balance_after = ? WHERE id = ? AND status = 'pending'"),
+      unfinishedFeatures: roundsWhere(
+        "WHERE r.kind = 'reels' AND r.status = 'pending' AND r.free_spins_played < r.free_spins AND r.created_at <= ? ORDER BY r.created_at, r.id LIMIT ?",
+      ),
+      insertPool: db.prepare('INSERT INTO jackpot_pools (operator_id, game, currency, amount) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
+      poolAmount: db.prepare('SELECT amount FROM jackpot_pools WHERE operator_id = ? AND game = ? AND currency = ?').pluck(),
+      setPool: db.prepare('UPDATE jackpot_pools SET amount = ? WHERE operator_id = ? AND game = ? AND currency = ?'),
+      addPool: db.prepare('UPDATE jackpot_pools SET amount = MAX(amount + ?, 0) WHERE operator_id = ? AND game = ? AND currency = ?'),
       finishPayout: db.prepare(
         "UPDATE payouts SET status = ?, balance_after = ?, refusal_code = ?, refusal_detail = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
       ),
@@ -413,6 +449,8 @@ export class SqliteProviderStore implements ProviderStore {
       const row: RoundRow = {
         ...round,
         pk: Number(inserted.lastInsertRowid),
+        kind: 'dice',
+        reels: null,
         status: 'pending',
         refusalCode: null,
         refusalDetail: null,
@@ -472,6 +510,8 @@ export class SqliteProviderStore implements ProviderStore {
   private readonly finishFromOutbox = (event: FinalEvent): void => {
     if (event.item.kind === PAYOUT_REQUEST.kind) return this.finishPayout(event);
     const { item } = event;
+    const call = this.statements.callOfItem.get(item.id) as Row | undefined;
+    if (call !== undefined) return this.finishCall(callOf(call), num(call.round_pk), event);
     const found = this.statements.roundOfItem.get(item.id) as Row | undefined;
     if (found === undefined) return;
     const round = roundOf(found);
@@ -479,6 +519,142 @@ export class SqliteProviderStore implements ProviderStore {
     const row = this.finishRound(round.pk, roundOutcomeOf(event, round.currency, this.currencies), item.attempts, item.finishedAt ?? item.createdAt);
     for (const listener of this.roundListeners) listener(row);
   };
+
+  /**
+   * A reels call's final outcome, in its transaction: the call and the
+   * round record it, and the round goes on as reelsCallStep says.
+   */
+  private finishCall(call: RoundCallRow, roundPk: number, event: FinalEvent): void {
+    if (call.status !== 'pending') return;
+    const { item } = event;
+    const at = item.finishedAt ?? item.createdAt;
+    const before = this.roundNow(roundPk);
+    const outcome = roundOutcomeOf(event, before.currency, this.currencies);
+    const accepted = outcome.status === 'settled';
+    const [code, detail] = accepted ? [null, null] : [outcome.code, outcome.detail];
+    this.statements.finishCall.run(accepted ? 'accepted' : 'refused', code, detail, outcome.balanceAfterMinor, at, roundPk, call.index);
+    this.statements.callDone.run(accepted ? outcome.balanceAfterMinor : null, item.attempts, roundPk);
+    if (accepted && outcome.balanceAfterMinor !== null) this.statements.setBalance.run(outcome.balanceAfterMinor, before.sessionPk);
+    const round = this.roundNow(roundPk);
+    const step = reelsCallStep(round.reels!, call.index, accepted);
+    if (step.finish === 'refused') {
+      this.statements.refuseReels.run(code, detail, outcome.balanceAfterMinor, at, roundPk);
+      this.returnToPool(round);
+    } else {
+      if (!accepted) this.statements.noteRefusal.run(code, `call ${call.index}: ${detail}`, roundPk);
+      if (step.finish === 'settled') this.statements.endReels.run('settled', at, roundPk);
+      if (step.next !== null) this.enqueueCall(round, step.next, at);
+    }
+    const row = this.roundNow(roundPk);
+    for (const listener of this.roundListeners) listener(row);
+  }
+
+  /** A refused bet's round took from the pool what it must give back: its contribution, or the pool it won less the seed it left. */
+  private returnToPool(round: RoundRow): void {
+    const reels = round.reels!;
+    const back = reels.jackpotWinMinor === null ? -reels.jackpotContributionMinor : reels.jackpotWinMinor - reels.jackpotContributionMinor - reels.jackpotSeedMinor;
+    this.statements.addPool.run(back, round.operatorId, round.game, round.currency);
+  }
+
+  /** Enqueues a waiting call of a round (once: a call already enqueued is left as it is). Runs in the caller's database transaction. */
+  private enqueueCall(round: RoundRow, index: number, now: number): void {
+    const body = this.statements.waitingCall.pluck().get(round.pk, index) as string | undefined;
+    if (body === undefined) return;
+    const item = SqliteOutbox.enqueue(this.db, { operatorId: round.operatorId, orderingKey: round.roundId, kind: 'win', path: ROUND_REQUEST.path, body }, now);
+    this.statements.callEnqueued.run(item.id, round.pk, index);
+    this.turnItemMax = Math.max(this.turnItemMax, item.id);
+  }
+
+  async beginReelsRound(round: NewReelsRound, nextSeed: string): Promise<RoundWrite> {
+    this.write();
+    const { plan } = round;
+    const itemsBefore = this.turnItemMax;
+    const begun = this.db.transaction((): RoundWrite => {
+      let jackpotWinMinor: bigint | null = null;
+      let balanceAfterMinor: bigint | null = null;
+      const immediateWin = (jackpot: bigint | null) => plan.baseWinMinor + (jackpot ?? 0n);
+      if (round.mode === 'fun') {
+        // A fun jackpot pays the seed: play money has no pool.
+        jackpotWinMinor = plan.jackpotHit ? plan.jackpotSeedMinor : null;
+        const moved = this.statements.funMove.run(round.betMinor, immediateWin(jackpotWinMinor), nextSeed, round.createdAt, round.sessionPk, round.nonce, round.betMinor);
+        if (moved.changes === 0) {
+          const session = this.sessionNow(round.sessionPk);
+          return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
+        }
+        balanceAfterMinor = this.sessionNow(round.sessionPk).balanceMinor;
+      } else {
+        if (round.campaignId !== null && !this.freeRoundFits(round)) return { ok: false, conflict: 'campaign-used', session: this.sessionNow(round.sessionPk) };
+        const moved = this.statements.advanceSeed.run(nextSeed, round.createdAt, round.sessionPk, round.nonce);
+        if (moved.changes === 0) return { ok: false, conflict: 'nonce-moved', session: this.sessionNow(round.sessionPk) };
+        const pool = [round.operatorId, round.game, round.currency] as const;
+        this.statements.insertPool.run(...pool, plan.jackpotSeedMinor);
+        if (plan.jackpotHit) {
+          jackpotWinMinor = (this.statements.poolAmount.get(...pool) as bigint) + plan.jackpotContributionMinor;
+          this.statements.setPool.run(plan.jackpotSeedMinor, ...pool);
+        } else {
+          this.statements.addPool.run(plan.jackpotContributionMinor, ...pool);
+        }
+      }
+      const bodies = round.mode === 'real' ? round.callBodies!(jackpotWinMinor ?? undefined) : [];
+      const settledNow = round.mode === 'fun' && plan.freeSpins === 0;
+      const inserted = this.statements.insertReelsRound.run({
+        ...round,
+        winMinor: round.winMinor + (jackpotWinMinor ?? 0n),
+        campaignFinished: round.campaignFinished === null ? null : round.campaignFinished ? 1 : 0,
+        status: settledNow ? 'settled' : 'pending',
+        balanceAfterMinor,
+        settledAt: settledNow ? round.createdAt : null,
+        ...plan,
+        jackpotWinMinor,
+        calls: bodies.length,
+      });
+      const pk = Number(inserted.lastInsertRowid);
+      bodies.forEach((body, index) => this.statements.insertCall.run(pk, index + 1, body));
+      if (bodies.length > 0) {
+        const body = bodies[0]!;
+        const item = SqliteOutbox.enqueue(this.db, { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body }, round.createdAt);
+        this.statements.callEnqueued.run(item.id, pk, 1);
+        this.statements.setRoundItem.run(item.id, pk);
+        this.turnItemMax = Math.max(this.turnItemMax, item.id);
+      }
+      return { ok: true, round: this.roundNow(pk) };
+    })();
+    // A round that failed enqueued nothing: its savepoint rolled back.
+    if (!begun.ok) this.turnItemMax = itemsBefore;
+    return begun;
+  }
+
+  async playFreeSpins(roundPk: number, played: number, upTo: number, now: number, completedAt?: number): Promise<FreeSpinWrite> {
+    if (upTo <= played) return { ok: false, conflict: 'moved', round: this.roundNow(roundPk) };
+    this.write();
+    return this.db.transaction((): FreeSpinWrite => {
+      const moved = this.statements.revealSpins.run(upTo, completedAt ?? null, roundPk, played, upTo);
+      if (moved.changes === 0) return { ok: false, conflict: 'moved', round: this.roundNow(roundPk) };
+      const round = this.roundNow(roundPk);
+      const reels = round.reels!;
+      if (featureDone(reels)) {
+        if (round.mode === 'fun') {
+          this.statements.funFeaturePaid.run(reels.featureWinMinor, now, round.sessionPk);
+          this.statements.funFeatureSettled.run(now, this.sessionNow(round.sessionPk).balanceMinor, roundPk);
+        } else if (reels.callsDone >= 2) {
+          this.enqueueCall(round, 3, now);
+        }
+      }
+      return { ok: true, round: this.roundNow(roundPk) };
+    })();
+  }
+
+  async unfinishedFeatures(startedBefore: number, limit: number): Promise<RoundRow[]> {
+    return (this.statements.unfinishedFeatures.all(startedBefore, limit) as Row[]).map(roundOf);
+  }
+
+  async roundCalls(roundPk: number): Promise<RoundCallRow[]> {
+    return (this.statements.callsOfRound.all(roundPk) as Row[]).map(callOf);
+  }
+
+  async jackpotPool(operatorId: string, game: string, currency: string, seedMinor: bigint): Promise<bigint> {
+    return (this.statements.poolAmount.get(operatorId, game, currency) as bigint | undefined) ?? seedMinor;
+  }
 
   /** Records how a pending round ended; a settled round with a known balance sets the session's. Runs in the caller's database transaction. */
   private finishRound(pk: number, outcome: RoundOutcome, attempts: number, now: number): RoundRow {
