@@ -15,7 +15,7 @@ export const CONFORMANCE_PROVIDER_USAGE = `wagerlink conformance provider — ch
 
 Usage:
   wagerlink conformance provider --endpoint URL --secret SECRET --operator-id ID --wallet-id ID --game SLUG
-      [--currency CODE[,CODE]]... [--next-secret SECRET] [--report FILE]... [--only AREA|CASE]... [--bail]
+      [--currency CODE[,CODE]]... [--next-secret SECRET] [--outside-whitelist] [--report FILE]... [--only AREA|CASE]... [--bail]
 
 Options:
   --endpoint URL        the provider endpoint's base URL: its /generate-launch-url and /game-bets are checked
@@ -26,12 +26,15 @@ Options:
   --currency CODE       currencies the provider offers the operator for the game (default ${DEFAULT_CURRENCIES.join(', ')});
                         may be repeated or comma-separated; the ladder cases check up to three
   --next-secret SECRET  the next secret of a rotation, if the provider holds one: the rotation cases need it
+  --outside-whitelist   this machine's address is NOT whitelisted for the operator: check the whitelist's refusal
+                        (403 IP_NOT_ALLOWED) and skip the other /generate-launch-url cases
   --report FILE         also write a report: FILE.json, FILE.xml (JUnit) or FILE.html; may be repeated
   --only AREA|CASE      run only these areas or case ids; may be repeated or comma-separated
   --bail                stop at the first case that fails
 
 The kit calls from this machine's address, which the provider must whitelist for the operator
-(docs/protocol.md §2.5). Launch URLs the provider answers are opened with a GET.
+(docs/protocol.md §2.5); a second run from an address it does not admit, with --outside-whitelist,
+checks the refusal. Launch URLs the provider answers are opened with a GET.
 
 Areas: ${PROVIDER_AREAS.join(', ')}.
 
@@ -72,6 +75,7 @@ async function run(argv: readonly string[]): Promise<void> {
       endpoint: { type: 'string' },
       secret: { type: 'string' },
       'next-secret': { type: 'string' },
+      'outside-whitelist': { type: 'boolean' },
       'operator-id': { type: 'string' },
       'wallet-id': { type: 'string' },
       game: { type: 'string' },
@@ -105,6 +109,7 @@ async function run(argv: readonly string[]): Promise<void> {
       endpoint,
       secret: values.secret!,
       ...(values['next-secret'] === undefined ? {} : { nextSecret: values['next-secret'] }),
+      ...(values['outside-whitelist'] === true ? { outsideWhitelist: true } : {}),
       operatorId: values['operator-id']!,
       walletId: values['wallet-id']!,
       game: values.game!,

@@ -37,6 +37,13 @@ export interface ProviderTarget {
   game: string;
   /** Currencies the provider offers the operator for the game; default EUR. */
   currencies?: readonly string[];
+  /**
+   * The kit calls from an address the provider's whitelist does not admit
+   * for the operator: the whitelist's refusal is checked, and the other
+   * cases of /generate-launch-url are skipped (a run from an admitted
+   * address checks them).
+   */
+  outsideWhitelist?: boolean;
 }
 
 /** The currency of a run that names none: the protocol's examples are in it, and every provider of the examples offers it. */
@@ -219,6 +226,13 @@ class ProviderKit {
   }
 
   private unmetNeed(each: ProviderCase): string | undefined {
+    const outside = this.target.outsideWhitelist === true;
+    if (each.needs.includes('outside-whitelist') !== outside) {
+      if (!outside) return 'needs a call from an address the provider does not whitelist: run the kit from one with --outside-whitelist';
+      if (each.steps.some((step) => step.kind === 'call' && step.endpoint === '/generate-launch-url')) {
+        return 'calls /generate-launch-url, which refuses this address: run the kit from a whitelisted address to check it';
+      }
+    }
     for (const need of each.needs) {
       if (need === 'next-secret' && this.target.nextSecret === undefined) return 'needs the next secret of a rotation: give --next-secret';
       if (need === 'currencies-2' && this.target.currencies.length < 2) return 'needs a second currency: give --currency with two or more';

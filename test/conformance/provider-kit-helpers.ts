@@ -24,13 +24,15 @@ export interface ListeningProvider {
   close: () => Promise<void>;
 }
 
-export async function listeningProvider(): Promise<ListeningProvider> {
+/** `whitelist`: the demo operator's, when a run must call from outside it (default the helpers' own). */
+export async function listeningProvider(options: { whitelist?: string[] } = {}): Promise<ListeningProvider> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const provider = await makeProvider({
     edit: (file) => {
       file.publicBaseUrl = origin;
       file.operators[0]!.secretNext = NEXT_SECRET;
+      if (options.whitelist !== undefined) file.operators[0]!.ipWhitelist = options.whitelist;
     },
   });
   try {
@@ -60,6 +62,9 @@ export function injectSend(app: FastifyInstance, remoteAddress = '127.0.0.1'): K
     return { kind: 'answer', status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text: response.body, retryAfterMs: undefined };
   };
 }
+
+/** The cases only a run from outside the operator's whitelist checks (--outside-whitelist). */
+export const OUTSIDE_WHITELIST_CASES = PROVIDER_CASES.filter((each) => each.needs.includes('outside-whitelist')).map((each) => each.id);
 
 /** The kit's cases every call of which is to `endpoint`: the rule tests of that endpoint run them. */
 export function casesOf(endpoint: ProviderEndpoint): ProviderCase[] {

@@ -128,6 +128,17 @@ describe('the conformance kit\'s /game-bets cases, in-process', () => {
     assert.ok(cases.length >= 20, `${cases.length} cases`);
     assert.deepEqual(failedIds(report), [], shown(report));
     // The demo operator of this config holds no next secret: the rotation case is the only one not judged.
+    assert.deepEqual(report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id), ['auth.next-secret-bets', 'ip-whitelist.game-bets-outside']);
+  });
+
+  test('from an address no whitelist admits, every kit case of /game-bets passes the same (it has no address rule)', async () => {
+    const cases = casesOf('/game-bets');
+    const report = await runProviderConformance({
+      target: { ...providerTarget('http://provider.invalid'), nextSecret: undefined, outsideWhitelist: true },
+      cases,
+      send: injectSend(provider.app, '198.51.100.23'),
+    });
+    assert.deepEqual(failedIds(report), [], shown(report));
     assert.deepEqual(report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id), ['auth.next-secret-bets']);
   });
 });

@@ -351,6 +351,18 @@ describe('the conformance kit\'s /generate-launch-url cases, in-process', () => 
     const report = await runProviderConformance({ target: { ...providerTarget('http://provider.invalid'), nextSecret: undefined }, cases, send: injectSend(provider.app) });
     assert.ok(cases.length >= 20, `${cases.length} cases`);
     assert.deepEqual(failedIds(report), [], shown(report));
-    assert.deepEqual(report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id), ['auth.next-secret-launch']);
+    assert.deepEqual(report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id), ['auth.next-secret-launch', 'ip-whitelist.refused-outside']);
+  });
+
+  test('from an address no whitelist admits, the kit\'s refusal case passes and every other launch case is skipped, saying why', async () => {
+    const cases = casesOf('/generate-launch-url');
+    const report = await runProviderConformance({
+      target: { ...providerTarget('http://provider.invalid'), nextSecret: undefined, outsideWhitelist: true },
+      cases,
+      send: injectSend(provider.app, '198.51.100.23'),
+    });
+    assert.deepEqual(failedIds(report), [], shown(report));
+    assert.deepEqual(report.cases.filter((each) => each.outcome === 'passed').map((each) => each.id), ['ip-whitelist.refused-outside']);
+    assert.equal(report.summary.skipped, cases.length - 1);
   });
 });

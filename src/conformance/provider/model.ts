@@ -22,9 +22,13 @@ export type ProviderEndpoint = '/generate-launch-url' | '/game-bets';
  * What a case needs beyond the target, which not every run gives: a case
  * whose needs are not met is skipped, saying why.
  * - `next-secret`: the operator's next secret during a rotation (docs/protocol.md §2.2);
- * - `currencies-2`, `currencies-3`: the target names at least that many currencies.
+ * - `currencies-2`, `currencies-3`: the target names at least that many currencies;
+ * - `outside-whitelist`: the kit calls from an address the provider does not
+ *   admit for the operator (docs/protocol.md §2.5). Such a run checks the
+ *   whitelist's refusal, and skips every other case that calls
+ *   /generate-launch-url, which only a whitelisted caller can pass.
  */
-export type ProviderNeed = 'next-secret' | 'currencies-2' | 'currencies-3';
+export type ProviderNeed = 'next-secret' | 'currencies-2' | 'currencies-3' | 'outside-whitelist';
 
 /** What a step learns from the run: the target's ids, signatures, and the answers of earlier steps. */
 export interface ProviderContext {
