@@ -6,7 +6,7 @@
 // BigInt, never floats.
 
 import {
-  applyLanguage as applyPageLanguage, call, canVerify, fromMinor, isPressable, isTextField, keepSpaceForPlay,
+  applyLanguage as applyPageLanguage, call, canVerify, fairnessMark, fromMinor, isPressable, isTextField, keepSpaceForPlay,
   loadClientSeed, money, numberFormat, page, problemText, seedMatchesHash, setBalance as showBalance, setMoney, startRefresh, t, toast, toMinor,
   uniformFromDigests, wireCasinoButtons, wireClientSeed,
 } from './page.js';
@@ -172,18 +172,7 @@ function roundItem(round) {
   const win = document.createElement('span');
   win.className = 'r-win';
   win.textContent = !settled ? t('delivering') : won ? `+${money(round.win)}` : round.free ? money('0') : `−${money(round.bet)}`;
-  const check = document.createElement('span');
-  check.className = 'r-check';
-  check.textContent = settled ? '…' : '';
-  check.title = `nonce ${state.numbers.count.format(round.nonce)}\nserver seed hash ${round.serverSeedHash}\nclient seed ${round.clientSeed}${settled ? `\nserver seed ${round.serverSeed}` : ''}`;
-  item.append(left, win, check);
-  if (settled) {
-    verifyRound(round).then((ok) => {
-      check.textContent = ok === null ? '?' : ok ? '✓' : '✗';
-      check.classList.add(ok ? 'ok' : ok === false ? 'bad' : 'unknown');
-      check.title = `${ok === null ? t('cannotVerify') : ok ? t('verified') : t('notVerified')}\n${check.title}`;
-    });
-  }
+  item.append(left, win, fairnessMark(round, settled, state.numbers.count.format(round.nonce), verifyRound));
   return item;
 }
 

@@ -166,6 +166,26 @@ export function canVerify() {
   return Boolean(globalThis.crypto?.subtle);
 }
 
+/**
+ * The fairness mark of a round in the history: its seeds and nonce as the
+ * title, and once its server seed is revealed, ✓ or ✗ from `verify` (a
+ * promise of true, false, or null when this browser cannot check).
+ */
+export function fairnessMark(round, revealed, countText, verify) {
+  const check = document.createElement('span');
+  check.className = 'r-check';
+  check.textContent = revealed ? '…' : '';
+  check.title = `nonce ${countText}\nserver seed hash ${round.serverSeedHash}\nclient seed ${round.clientSeed}${revealed ? `\nserver seed ${round.serverSeed}` : ''}`;
+  if (revealed) {
+    verify(round).then((ok) => {
+      check.textContent = ok === null ? '?' : ok ? '✓' : '✗';
+      check.classList.add(ok ? 'ok' : ok === false ? 'bad' : 'unknown');
+      check.title = `${ok === null ? t('cannotVerify') : ok ? t('verified') : t('notVerified')}\n${check.title}`;
+    });
+  }
+  return check;
+}
+
 /** Whether a revealed server seed is the one committed to: SHA-256 of its bytes is the hash shown before the round. */
 export async function seedMatchesHash(serverSeed, serverSeedHash) {
   const digest = await crypto.subtle.digest('SHA-256', hexToBytes(serverSeed));

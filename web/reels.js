@@ -5,7 +5,7 @@
 // Amounts travel as decimal strings and are computed with BigInt, never floats.
 
 import {
-  applyLanguage, call, canVerify, isTextField, keepSpaceForPlay, loadClientSeed, money, numberFormat, page, problemText,
+  applyLanguage, call, canVerify, fairnessMark, isTextField, keepSpaceForPlay, loadClientSeed, money, numberFormat, page, problemText,
   seedMatchesHash, setBalance, setMoney, startRefresh, t, toast, toMinor, uniformFromDigests, wireCasinoButtons, wireClientSeed,
 } from './page.js';
 import { LINES, reelsApi, STRIPS, windowOf } from './reels-api.js';
@@ -272,19 +272,7 @@ function roundItem(round) {
   const result = document.createElement('span');
   result.className = 'r-win';
   result.textContent = round.delivering ? t('delivering') : open ? t('featureOpen') : win > 0n ? `+${money(round.win)}` : round.free ? money('0') : `−${money(round.bet)}`;
-  const check = document.createElement('span');
-  check.className = 'r-check';
-  const revealed = round.serverSeed !== undefined;
-  check.textContent = revealed ? '…' : '';
-  check.title = `nonce ${state.numbers.count.format(round.nonce)}\nserver seed hash ${round.serverSeedHash}\nclient seed ${round.clientSeed}${revealed ? `\nserver seed ${round.serverSeed}` : ''}`;
-  item.append(left, result, check);
-  if (revealed) {
-    verifyRound(round).then((ok) => {
-      check.textContent = ok === null ? '?' : ok ? '✓' : '✗';
-      check.classList.add(ok ? 'ok' : ok === false ? 'bad' : 'unknown');
-      check.title = `${ok === null ? t('cannotVerify') : ok ? t('verified') : t('notVerified')}\n${check.title}`;
-    });
-  }
+  item.append(left, result, fairnessMark(round, round.serverSeed !== undefined, state.numbers.count.format(round.nonce), verifyRound));
   return item;
 }
 
