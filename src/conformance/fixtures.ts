@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Type, type Static } from '@sinclair/typebox';
-import { postOnce, type Transport } from '../clients/http-call.js';
+import { postOnce, type Attempt, type Transport } from '../clients/http-call.js';
 import { raw, stringify } from '../protocol/json.js';
 import { CURRENCIES, formatMinor } from '../protocol/money.js';
 import { CurrencyCode, GameSlug, PlayerId } from '../protocol/schemas.js';
@@ -139,8 +139,14 @@ export interface FixturesSetting {
   adminToken?: string;
 }
 
+/**
+ * How a back-office call travels when not over HTTP: the run's own send,
+ * so that an in-process run makes its players in-process too.
+ */
+export type FixturePost = (request: { method: 'POST'; url: string; headers: Record<string, string>; bytes: Uint8Array }) => Promise<Attempt>;
+
 /** The source a setting gives, or a FixturesError saying why the setting cannot work. */
-export function fixtureSource(setting: FixturesSetting, endpoint: string, transport: KitTransport): FixtureSource {
+export function fixtureSource(setting: FixturesSetting, endpoint: string, transport: KitTransport, send?: FixturePost): FixtureSource {
   const content: FixturesFile = setting.file?.content ?? {};
   const origin = setting.file?.origin ?? 'the fixtures';
   const games = content.games ?? (setting.adminToken === undefined ? undefined : DEFAULT_GAMES);
@@ -149,7 +155,7 @@ export function fixtureSource(setting: FixturesSetting, endpoint: string, transp
     if (fileOnly.length > 0) {
       throw new FixturesError(`${origin}: ${fileOnly.join(', ')} cannot be used with --admin-token, which makes the players through the back office`);
     }
-    return new BackOfficeSource(endpoint, setting.adminToken, games!, content.expiry, transport);
+    return new BackOfficeSource(endpoint, setting.adminToken, games!, content.expiry, transport, send);
   }
   if (setting.file === undefined) throw new FixturesError('give --fixtures FILE, --admin-token TOKEN, or both');
   if (content.players === undefined) throw new FixturesError(`${origin}: players is required without --admin-token`);
@@ -185,6 +191,7 @@ class BackOfficeSource implements FixtureSource {
     readonly games: readonly string[],
     readonly expiry: Expiry | undefined,
     private readonly transport: KitTransport,
+    private readonly sendOver?: FixturePost,
   ) {
     this.label = `the back office of ${endpoint} (docs/protocol.md §11)`;
   }
@@ -192,7 +199,9 @@ class BackOfficeSource implements FixtureSource {
   private async post(path: string, body: unknown): Promise<{ status: number; text: string } | { status: undefined; text: string }> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.adminToken}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const answer = await postOnce(this.transport, `${this.endpoint}${path}`, headers, body === undefined ? '' : stringify(body));
+    const url = `${this.endpoint}${path}`;
+    const text = body === undefined ? '' : stringify(body);
+    const answer = this.sendOver === undefined ? await postOnce(this.transport, url, headers, text) : await this.sendOver({ method: 'POST', url, headers, bytes: new TextEncoder().encode(text) });
     return answer.kind === 'failed' ? { status: undefined, text: answer.detail } : { status: answer.status, text: answer.text };
   }
 

@@ -34,6 +34,7 @@ import type {
 import { describeAnswer, judge, type BalanceWanted } from './check.js';
 import { ACCESS_TOKEN_PLACEHOLDER, curlCommand, parallelCurl, type RecordedRequest } from './curl.js';
 import { fixtureSource, type FixtureSource, type FixturesSetting, type KitTransport } from './fixtures.js';
+import type { KitSend } from './provider-runner.js';
 import { shownAnswer, shownRequest, toBytes } from './shown.js';
 import { OPERATOR_CASES } from './operator/index.js';
 import { runReport, type CaseFailure, type CaseResult, type RunReport } from './report.js';
@@ -70,6 +71,13 @@ export type RunEvent =
 export interface RunOptions {
   target: OperatorTarget;
   fixtures: FixturesSetting;
+  /**
+   * Default: over HTTP, with the protocol's wait for an answer. A test
+   * suite passes one that hands each request (the cases' and the back
+   * office's) to an app in-process, so that the same cases are its rule
+   * tests (docs/testing.md: one scenario, two runners).
+   */
+  send?: KitSend;
   /** Default: every operator case. */
   cases?: readonly OperatorCase[];
   /** Areas or case ids; default all. */
@@ -108,8 +116,8 @@ export async function runOperatorConformance(options: RunOptions): Promise<RunRe
   const emit = options.onEvent ?? (() => undefined);
   try {
     const http: KitTransport = { dispatcher, answerMsMax, world: REAL_CLIENT_WORLD };
-    const source = fixtureSource(options.fixtures, endpoint, http);
-    const kit = new Kit({ ...options.target, endpoint }, source, http, options.world ?? REAL_KIT_WORLD);
+    const source = fixtureSource(options.fixtures, endpoint, http, options.send);
+    const kit = new Kit({ ...options.target, endpoint }, source, http, options.world ?? REAL_KIT_WORLD, options.send);
     await kit.preflight();
     emit({ type: 'start', total: cases.length, endpoint, fixtures: source.label });
     const results: CaseResult[] = [];
@@ -185,6 +193,7 @@ class Kit {
     readonly source: FixtureSource,
     readonly http: KitTransport,
     readonly world: KitWorld,
+    private readonly sendOver?: KitSend,
   ) {}
 
   /** Headers of a well-formed signed call of these bytes. */
@@ -193,6 +202,7 @@ class Kit {
   }
 
   send(request: RecordedRequest): Promise<Attempt> {
+    if (this.sendOver !== undefined) return this.sendOver({ method: 'POST', url: request.url, headers: { ...request.headers }, bytes: request.bytes });
     return postOnce(this.http, request.url, { ...request.headers }, request.bytes);
   }
 
