@@ -282,22 +282,11 @@ export class GameService {
   async play(token: string, slug: string, input: PlayRequest): Promise<PlayView | Refusal>;
   async play(token: string, slug: string, input: ReelsPlayRequest): Promise<ReelsPlayView | Refusal>;
   async play(token: string, slug: string, input: PlayRequest | ReelsPlayRequest): Promise<PlayView | ReelsPlayView | Refusal> {
-    const launch = this.launchOf(token, slug);
-    if (!launch.ok) return launch;
-    const { claims } = launch;
-    const { store, world, config } = this.options;
-    const found = await store.sessionByLaunch(claims.launchId);
-    if (!found) return refuse('SESSION_NOT_FOUND', 'the game session is not open: open the game first');
-    return this.exclusive(claims.launchId, async () => {
-      let session = await store.session(found.pk);
-      const now = world.clock();
-      // Fun sessions expire here; real ones on the operator's rule (a bet on an expired session: SESSION_EXPIRED).
-      if (session.mode === 'fun' && now - session.lastActiveAt > config.limits.sessionIdleMs) {
-        return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', formatMinor(session.balanceMinor, this.decimalsOf(session)));
-      }
+    const { store } = this.options;
+    return this.inLaunchTurn(token, slug, async (opened) => {
       // In order: a launch's next round is played only once the one before it has a final answer (and, reels, its free spins are played).
-      const left = await this.pendingAfterWait(session.pk);
-      session = await store.session(found.pk);
+      const left = await this.pendingAfterWait(opened.pk);
+      const session = await store.session(opened.pk);
       if (left === 'unfinished') {
         return refuse('ROUND_UNFINISHED', 'the previous round still has free spins to play: play them first', formatMinor(session.balanceMinor, this.decimalsOf(session)));
       }
@@ -321,19 +310,10 @@ export class GameService {
    * ROUND_CLOSED (no free spin left) | SERVICE_UNAVAILABLE (its bet still being settled, or another request played it first)
    */
   async freeSpin(token: string, slug: string, roundId: string): Promise<ReelsPlayView | Refusal> {
-    const launch = this.launchOf(token, slug);
-    if (!launch.ok) return launch;
-    const { claims } = launch;
     const { store, world, config } = this.options;
-    const found = await store.sessionByLaunch(claims.launchId);
-    if (!found) return refuse('SESSION_NOT_FOUND', 'the game session is not open: open the game first');
-    return this.exclusive(claims.launchId, async () => {
-      const session = await store.session(found.pk);
+    return this.inLaunchTurn(token, slug, async (session) => {
       const balance = formatMinor(session.balanceMinor, this.decimalsOf(session));
       const now = world.clock();
-      if (session.mode === 'fun' && now - session.lastActiveAt > config.limits.sessionIdleMs) {
-        return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', balance);
-      }
       const round = (await store.pendingRounds(session.pk)).find((one) => one.roundId === roundId);
       if (round === undefined || round.kind !== 'reels' || featureDone(round.reels!)) {
         const known = (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).some((one) => one.roundId === roundId);
@@ -834,6 +814,27 @@ export class GameService {
   }
 
   /** Runs `work` after every earlier work of the same launch has finished, and answers once what it wrote is durable. */
+  /**
+   * Runs `work` in the launch's turn with its session as it is then: a
+   * launch that does not open, a session not opened, or a fun session idle
+   * past its time (real ones expire on the operator's rule) is refused first.
+   */
+  private async inLaunchTurn<T>(token: string, slug: string, work: (session: GameSessionRow) => Promise<T | Refusal>): Promise<T | Refusal> {
+    const launch = this.launchOf(token, slug);
+    if (!launch.ok) return launch;
+    const { claims } = launch;
+    const { store, world, config } = this.options;
+    const found = await store.sessionByLaunch(claims.launchId);
+    if (!found) return refuse('SESSION_NOT_FOUND', 'the game session is not open: open the game first');
+    return this.exclusive(claims.launchId, async () => {
+      const session = await store.session(found.pk);
+      if (session.mode === 'fun' && world.clock() - session.lastActiveAt > config.limits.sessionIdleMs) {
+        return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', formatMinor(session.balanceMinor, this.decimalsOf(session)));
+      }
+      return work(session);
+    });
+  }
+
   private async exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
     const before = this.queues.get(key) ?? Promise.resolve();
     let release!: () => void;

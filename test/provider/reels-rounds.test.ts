@@ -246,7 +246,8 @@ for (const backend of PROVIDER_BACKENDS) {
       });
       assert.equal(await completion.sweep(), 0, 'not yet due');
       provider.clock.advance(provider.config.limits.roundCompletionMs);
-      assert.equal(await completion.sweep(), 1);
+      // This round at least: a round an earlier test of this store left with free spins is due as well.
+      assert.ok((await completion.sweep()) >= 1);
       assert.equal(await completion.sweep(), 0, 'completed once');
       const row = (await provider.store.listRounds(10)).find((one) => one.roundId === roundId)!;
       const finished = await settledRound(row.pk);
@@ -304,22 +305,19 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal(opened.status, 200, opened.raw);
       assert.equal(opened.body.mode, 'fun');
       let balance = minor(opened.body.balance as string);
-      // The fun session's seed: its first round is the only fun round of this store so far.
-      let featured = false;
-      for (let i = 0; i < 300 && !featured; i++) {
-        const answer = await play(launch, { bet: '1', clientSeed: `fun-${i}` });
-        assert.equal(answer.status, 200, answer.raw);
-        let round = answer.body.round as Json;
-        while (round.stage === 'feature') {
-          featured = true;
-          const step = await freeSpin(launch, round.roundId as string);
-          assert.equal(step.status, 200, step.raw);
-          round = step.body.round as Json;
-          balance = minor(step.body.balance as string);
-        }
-        assert.equal(round.stage, 'settled');
+      // A client seed whose round, drawn from the fun session's own seed, triggers the feature.
+      const clientSeed = await seedFor(launch, 100n, (round) => round.freeSpins.length > 0 && !round.jackpot);
+      const answer = await play(launch, { bet: '1', clientSeed });
+      assert.equal(answer.status, 200, answer.raw);
+      let round = answer.body.round as Json;
+      assert.equal(round.stage, 'feature');
+      while (round.stage === 'feature') {
+        const step = await freeSpin(launch, round.roundId as string);
+        assert.equal(step.status, 200, step.raw);
+        round = step.body.round as Json;
+        balance = minor(step.body.balance as string);
       }
-      assert.ok(featured, 'a feature within 300 fun rounds (1 in 101 each)');
+      assert.equal(round.stage, 'settled');
       assert.equal(minor(((await state(launch)).body as Json).balance as string), balance);
       assert.deepEqual(operatorCalls.slice(before).filter((url) => url !== '/authenticate'), []);
     });

@@ -410,14 +410,8 @@ export class PostgresProviderStore implements ProviderStore {
 
   beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): Promise<RoundWrite> {
     return this.transaction(async (dbTx): Promise<RoundWrite> => {
-      if (round.campaignId !== null && !(await this.freeRoundFits(dbTx, round))) {
-        return { ok: false, conflict: 'campaign-used', session: await sessionIn(dbTx, round.sessionPk) };
-      }
-      // Waits for a concurrent round's row lock, then finds its nonce moved: nothing written.
-      const moved = await dbTx`
-        UPDATE game_sessions SET server_seed = ${nextSeed}, nonce = nonce + 1, last_active_at = ${round.createdAt}
-        WHERE id = ${round.sessionPk} AND nonce = ${round.nonce}`;
-      if (moved.count === 0) return { ok: false, conflict: 'nonce-moved', session: await sessionIn(dbTx, round.sessionPk) };
+      const conflict = await this.advanceRealSession(dbTx, round, nextSeed);
+      if (conflict) return conflict;
       const item = await PostgresOutbox.enqueue(
         dbTx,
         { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody },
@@ -435,6 +429,28 @@ export class PostgresProviderStore implements ProviderStore {
    * and READ COMMITTED reads it on a snapshot taken after the lock: it
    * counts every free round of the player committed before.
    */
+  /**
+   * A real round's move of its session, in the round's transaction: a free
+   * round must still fit its campaign, and the session must be at the nonce
+   * the round was drawn at (a concurrent round's row lock is waited for, and
+   * then its nonce has moved: nothing is written). Answers the conflict, or
+   * nothing once the session has its next seed.
+   */
+  private async advanceRealSession(
+    dbTx: postgres.TransactionSql,
+    round: NewRound,
+    nextSeed: string,
+  ): Promise<{ ok: false; conflict: 'nonce-moved' | 'campaign-used'; session: GameSessionRow } | undefined> {
+    if (round.campaignId !== null && !(await this.freeRoundFits(dbTx, round))) {
+      return { ok: false, conflict: 'campaign-used', session: await sessionIn(dbTx, round.sessionPk) };
+    }
+    const moved = await dbTx`
+      UPDATE game_sessions SET server_seed = ${nextSeed}, nonce = nonce + 1, last_active_at = ${round.createdAt}
+      WHERE id = ${round.sessionPk} AND nonce = ${round.nonce}`;
+    if (moved.count === 0) return { ok: false, conflict: 'nonce-moved', session: await sessionIn(dbTx, round.sessionPk) };
+    return undefined;
+  }
+
   private async freeRoundFits(dbTx: postgres.TransactionSql, round: NewRound): Promise<boolean> {
     if (round.playerId === null) return false;
     await dbTx`SELECT pg_advisory_xact_lock(hashtext(current_schema()),
@@ -482,13 +498,8 @@ export class PostgresProviderStore implements ProviderStore {
         }
         balanceAfterMinor = money(moved.balance);
       } else {
-        if (round.campaignId !== null && !(await this.freeRoundFits(dbTx, round))) {
-          return { ok: false, conflict: 'campaign-used', session: await sessionIn(dbTx, round.sessionPk) };
-        }
-        const moved = await dbTx`
-          UPDATE game_sessions SET server_seed = ${nextSeed}, nonce = nonce + 1, last_active_at = ${round.createdAt}
-          WHERE id = ${round.sessionPk} AND nonce = ${round.nonce}`;
-        if (moved.count === 0) return { ok: false, conflict: 'nonce-moved', session: await sessionIn(dbTx, round.sessionPk) };
+        const conflict = await this.advanceRealSession(dbTx, round, nextSeed);
+        if (conflict) return conflict;
         await dbTx`INSERT INTO jackpot_pools (operator_id, game, currency, amount)
           VALUES (${round.operatorId}, ${round.game}, ${round.currency}, ${plan.jackpotSeedMinor.toString()}) ON CONFLICT DO NOTHING`;
         // The pool's row lock, to the commit: of two nodes' jackpot rounds, the later reads the pool the earlier left.
