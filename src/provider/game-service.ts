@@ -753,41 +753,9 @@ export class GameService {
     const { catalog, store, config } = this.options;
     const decimals = this.decimalsOf(session);
     const ladder = (catalog.ladder(session.game, session.currency) ?? []).map((amount) => formatMinor(amount, decimals));
-    const anyGame = catalog.game(session.game)!;
-    if (anyGame.kind === 'reels') {
-      const rounds = (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => reelsRoundView(round, decimals));
-      const first = rounds[0];
-      return {
-        mode: session.mode,
-        game: reelsGameView(anyGame),
-        currency: session.currency,
-        decimals,
-        balance: formatMinor(session.balanceMinor, decimals),
-        ladder,
-        defaultBet: ladder[Math.floor((ladder.length - 1) / 3)] ?? '0',
-        language: session.language,
-        urls: claims.urls,
-        fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
-        jackpot: { pool: formatMinor(await this.poolOf(session), decimals) },
-        unfinished: first !== undefined && first.stage === 'feature' ? first : null,
-        rounds,
-        freeRounds: await this.freeRoundsView(session),
-        refreshIntervalMs: session.mode === 'real' && claims.urls.refresh !== undefined ? config.limits.refreshIntervalMs : null,
-      };
-    }
-    const game = this.diceGame(session.game);
-    const range = chanceRange(game.rules);
-    return {
+    // What every game's page is told of its launch; each kind adds its game, rounds and what only it has.
+    const shared = {
       mode: session.mode,
-      game: {
-        slug: game.slug,
-        title: game.title,
-        rtp: rtpText(game.rules),
-        volatility: game.rules.volatility,
-        chancePctMin: range.min,
-        chancePctMax: range.max,
-        rtpBp: game.rules.rtpBp,
-      },
       currency: session.currency,
       decimals,
       balance: formatMinor(session.balanceMinor, decimals),
@@ -797,9 +765,35 @@ export class GameService {
       language: session.language,
       urls: claims.urls,
       fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
-      rounds: (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => this.roundView(round, decimals)),
       freeRounds: await this.freeRoundsView(session),
       refreshIntervalMs: session.mode === 'real' && claims.urls.refresh !== undefined ? config.limits.refreshIntervalMs : null,
+    };
+    const anyGame = catalog.game(session.game)!;
+    if (anyGame.kind === 'reels') {
+      const rounds = (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => reelsRoundView(round, decimals));
+      const first = rounds[0];
+      return {
+        ...shared,
+        game: reelsGameView(anyGame),
+        jackpot: { pool: formatMinor(await this.poolOf(session), decimals) },
+        unfinished: first !== undefined && first.stage === 'feature' ? first : null,
+        rounds,
+      };
+    }
+    const game = this.diceGame(session.game);
+    const range = chanceRange(game.rules);
+    return {
+      ...shared,
+      game: {
+        slug: game.slug,
+        title: game.title,
+        rtp: rtpText(game.rules),
+        volatility: game.rules.volatility,
+        chancePctMin: range.min,
+        chancePctMax: range.max,
+        rtpBp: game.rules.rtpBp,
+      },
+      rounds: (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => this.roundView(round, decimals)),
     };
   }
 
