@@ -31,7 +31,8 @@ export async function wakeRoundTripUs(roundTrips = WAKE_ROUND_TRIPS, group = WAK
     `const { parentPort, workerData: { cell, roundTrips } } = require('node:worker_threads');
     parentPort.postMessage('ready');
     for (let i = 0; i < roundTrips; i++) {
-      Atomics.wait(cell, 0, 0);
+      // A wake-up may come from the other side's previous turn: only the cell's value says it is this side's turn.
+      while (Atomics.load(cell, 0) === 0) Atomics.wait(cell, 0, 0);
       Atomics.store(cell, 0, 0);
       Atomics.notify(cell, 0);
     }`,
@@ -49,8 +50,10 @@ export async function wakeRoundTripUs(roundTrips = WAKE_ROUND_TRIPS, group = WAK
       for (let i = 0; i < count; i++) {
         Atomics.store(cell, 0, 1);
         Atomics.notify(cell, 0);
-        // Returns at once ('not-equal') if the worker already answered: no wake-up is lost.
-        Atomics.wait(cell, 0, 1);
+        // Returns at once ('not-equal') if the worker already answered. A notify the worker sent for the turn
+        // before can also end a wait early (when this thread was slow to see it): each side waits until the cell
+        // itself has turned, or a side would count a turn twice, run ahead, and leave the other waiting forever.
+        while (Atomics.load(cell, 0) === 1) Atomics.wait(cell, 0, 1);
       }
       means.push(Number(process.hrtime.bigint() - started) / 1_000 / count);
     }
