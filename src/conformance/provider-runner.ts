@@ -17,6 +17,7 @@ import { SIGNATURE_HEADER, sign } from '../protocol/signing.js';
 import type { Headers } from './case-model.js';
 import { describeAnswer, judgeShape } from './check.js';
 import { curlCommand, shellQuote } from './curl.js';
+import type { KitRequest, KitSend } from './kit-send.js';
 import { shownAnswer, shownRequest, toBytes } from './shown.js';
 import { PROVIDER_CASES } from './provider/index.js';
 import type { KeptAnswer, OpenStep, ProviderCallStep, ProviderCase, ProviderContext, ProviderStep } from './provider/model.js';
@@ -57,21 +58,6 @@ const LAUNCH_KEY_BYTES = 16;
 const SECRET_SOUGHT_LENGTH_MIN = 8;
 /** Redirects followed when a launch URL is opened: a browser follows more, a game page needs few. */
 const REDIRECTS_MAX = 5;
-
-/** A request as the kit sends it: the method, the full URL, the headers and the exact body bytes. */
-export interface KitRequest {
-  method: 'POST' | 'GET';
-  url: string;
-  headers: Headers;
-  bytes: Uint8Array;
-}
-
-/**
- * How a request travels and what came back. Over HTTP by default; a test
- * suite passes one that hands the request to an app in-process, so that
- * the same cases are its rule tests (docs/testing.md: one scenario, two runners).
- */
-export type KitSend = (request: KitRequest) => Promise<Attempt>;
 
 export interface ProviderRunOptions {
   target: ProviderTarget;

@@ -34,7 +34,7 @@ import type {
 import { describeAnswer, judge, type BalanceWanted } from './check.js';
 import { ACCESS_TOKEN_PLACEHOLDER, curlCommand, parallelCurl, type RecordedRequest } from './curl.js';
 import { fixtureSource, type FixtureSource, type FixturesSetting, type KitTransport } from './fixtures.js';
-import type { KitSend } from './provider-runner.js';
+import type { KitSend } from './kit-send.js';
 import { shownAnswer, shownRequest, toBytes } from './shown.js';
 import { OPERATOR_CASES } from './operator/index.js';
 import { runReport, type CaseFailure, type CaseResult, type RunReport } from './report.js';

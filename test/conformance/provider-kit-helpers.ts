@@ -7,7 +7,8 @@
  * run them.
  */
 import type { FastifyInstance } from 'fastify';
-import type { KitSend, ProviderTarget } from '../../src/conformance/provider-runner.js';
+import type { KitSend } from '../../src/conformance/kit-send.js';
+import type { ProviderTarget } from '../../src/conformance/provider-runner.js';
 import type { ProviderCase, ProviderEndpoint } from '../../src/conformance/provider/model.js';
 import { PROVIDER_CASES } from '../../src/conformance/provider/index.js';
 import { NEXT_SECRET, SECRET } from '../helpers.js';
