@@ -2,7 +2,7 @@
 // page's language, money as exact decimal text, the call to the page's own
 // API, the client seed, the fairness check's bytes, the toast, and the
 // casino's lobby, deposit and refresh urls. A game's own file (game.js for
-// dice, reels.js) draws its table and plays its rounds with these.
+// dice, reels-page.js) draws its table and plays its rounds with these.
 
 // Every text the pages show, by language (en is the fallback): data, so that translators need not read code.
 import STRINGS from './strings.json' with { type: 'json' };

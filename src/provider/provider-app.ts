@@ -176,7 +176,7 @@ const WEB_FILES: Readonly<Record<string, string>> = {
   'game.css': 'text/css; charset=utf-8',
   'page.js': 'text/javascript; charset=utf-8',
   'game.js': 'text/javascript; charset=utf-8',
-  'reels.js': 'text/javascript; charset=utf-8',
+  'reels-page.js': 'text/javascript; charset=utf-8',
   'reels-api.js': 'text/javascript; charset=utf-8',
   'strings.json': 'application/json; charset=utf-8',
   'favicon.svg': 'image/svg+xml',

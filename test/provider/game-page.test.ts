@@ -97,7 +97,7 @@ for (const backend of PROVIDER_BACKENDS) {
       test("each game is served its kind's page: reels its own, with the same policy", async () => {
         const page = await provider.app.inject({ method: 'GET', url: '/game/reels' });
         assert.equal(page.statusCode, 200);
-        assert.match(page.body, /<script type="module" src="assets\/reels\.js">/);
+        assert.match(page.body, /<script type="module" src="assets\/reels-page\.js">/);
         assert.doesNotMatch(page.body, /assets\/game\.js/);
         assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
       });
@@ -105,7 +105,7 @@ for (const backend of PROVIDER_BACKENDS) {
       test('the assets are served with their types, and nothing else', async () => {
         const types: Record<string, RegExp> = {
           'page.js': /^text\/javascript/,
-          'reels.js': /^text\/javascript/,
+          'reels-page.js': /^text\/javascript/,
           'reels-api.js': /^text\/javascript/,
           'game.js': /^text\/javascript/,
           'game.css': /^text\/css/, 'favicon.svg': /^image\/svg\+xml/, 'strings.json': /^application\/json/ };

@@ -42,7 +42,7 @@ test('every language has every text of English, with the same placeholders', () 
 test('every text key the reels page and the shared code use is in strings.json', () => {
   const strings = JSON.parse(readFileSync(new URL('strings.json', WEB), 'utf8')) as Record<string, Record<string, string>>;
   const used = new Set<string>();
-  for (const file of ['reels.js', 'page.js', 'reels.html']) {
+  for (const file of ['reels-page.js', 'page.js', 'reels.html']) {
     const source = readFileSync(new URL(file, WEB), 'utf8');
     for (const match of source.matchAll(/\bt\('(\w+)'/g)) used.add(match[1]!);
     for (const match of source.matchAll(/data-i18n(?:-label)?="(\w+)"/g)) used.add(match[1]!);
