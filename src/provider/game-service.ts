@@ -34,7 +34,7 @@ import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-tok
 import type { DiceGameSettings, GameSettings, OperatorSettings, ProviderConfig, ReelsGameSettings } from './provider-config.js';
 import type { PlayRequest, ReelsPlayRequest } from './provider-schemas.js';
 import { planReelsRound, drawnRound, reelsGameView, reelsRoundView, spinView, stageOf, type ReelsGameView, type ReelsRoundView, type SpinView } from './reels-rounds.js';
-import { featureDone, type CampaignRow, type GameSessionRow, type NewRound, type ProviderStore, type RoundRow, type RoundWrite } from './store/provider-store.js';
+import { featureDone, roundOfSession, type CampaignRow, type GameSessionRow, type NewRound, type ProviderStore, type RoundRow, type RoundWrite } from './store/provider-store.js';
 import { timeOrderedUuid } from './time-ordered-id.js';
 
 export interface ProviderWorld extends ClientWorld {
@@ -462,12 +462,7 @@ export class GameService {
     const outcome = settle(priced, roll);
     const round: NewRound = {
       roundId: world.newId(),
-      sessionPk: session.pk,
-      mode: session.mode,
-      operatorId: session.operatorId,
-      playerId: session.playerId,
-      game: session.game,
-      currency: session.currency,
+      ...roundOfSession(session),
       betMinor,
       winMinor: outcome.winMinor,
       betTxId: session.mode === 'real' ? world.newId() : null,
@@ -477,10 +472,8 @@ export class GameService {
       chancePct: input.chancePct,
       threshold: priced.threshold,
       roll,
-      serverSeed: session.serverSeed,
       serverSeedHash: commitment(session.serverSeed),
       clientSeed: input.clientSeed,
-      nonce: session.nonce,
       requestBody: null,
       createdAt: world.clock(),
     };

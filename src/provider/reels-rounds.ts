@@ -16,7 +16,7 @@ import { roundCalls, type TransactionSlot } from '../game/reels-calls.js';
 import { raw, stringify } from '../protocol/json.js';
 import { formatMinor } from '../protocol/money.js';
 import type { ReelsGameSettings } from './provider-config.js';
-import { featureDone, type CampaignRow, type GameSessionRow, type NewReelsRound, type RoundRow } from './store/provider-store.js';
+import { featureDone, roundOfSession, type CampaignRow, type GameSessionRow, type NewReelsRound, type RoundRow } from './store/provider-store.js';
 
 export interface SpinView {
   stops: number[];
@@ -159,12 +159,7 @@ export function planReelsRound(input: ReelsPlanInput): { round: NewReelsRound; d
   const featureWinMinor = drawn.freeSpins.reduce((sum, spin) => sum + spin.winMinor, 0n);
   const round: NewReelsRound = {
     roundId: input.roundId,
-    sessionPk: session.pk,
-    mode: session.mode,
-    operatorId: session.operatorId,
-    playerId: session.playerId,
-    game: session.game,
-    currency: session.currency,
+    ...roundOfSession(session),
     betMinor,
     winMinor: drawn.winMinor,
     betTxId,
@@ -174,10 +169,8 @@ export function planReelsRound(input: ReelsPlanInput): { round: NewReelsRound; d
     chancePct: 0,
     threshold: 0,
     roll: 0,
-    serverSeed: session.serverSeed,
     serverSeedHash: input.serverSeedHash,
     clientSeed: input.clientSeed,
-    nonce: session.nonce,
     requestBody: null,
     createdAt: input.createdAt,
     plan: {

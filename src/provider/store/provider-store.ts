@@ -143,6 +143,12 @@ export type NewRound = Omit<
   'pk' | 'kind' | 'reels' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'dispatchItemId' | 'settledAt'
 >;
 
+/** What a new round of either game takes from its session: whose it is, and the draw's seed and nonce. */
+export function roundOfSession(session: GameSessionRow): Pick<NewRound, 'sessionPk' | 'mode' | 'operatorId' | 'playerId' | 'game' | 'currency' | 'serverSeed' | 'nonce'> {
+  const { pk: sessionPk, mode, operatorId, playerId, game, currency, serverSeed, nonce } = session;
+  return { sessionPk, mode, operatorId, playerId, game, currency, serverSeed, nonce };
+}
+
 /**
  * A reels round to write: its row (winMinor: base and free spins' wins,
  * the jackpot not counted; the store adds the pool it takes), what the
