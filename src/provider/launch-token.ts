@@ -90,31 +90,31 @@ export function launchTokens(secrets: readonly string[], randomBytes: (size: num
   };
 
   function unseal(token: string): Readonly<LaunchClaims> | undefined {
-      if (token.length > TOKEN_LENGTH_MAX || !token.startsWith(prefix)) return undefined;
-      const bytes = Buffer.from(token.slice(prefix.length), 'base64url');
-      if (bytes.length < IV_BYTES + TAG_BYTES + 2) return undefined;
-      const iv = bytes.subarray(0, IV_BYTES);
-      const tag = bytes.subarray(bytes.length - TAG_BYTES);
-      const body = bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES);
-      for (const key of keys) {
-        let text: string;
-        try {
-          const decipher = createDecipheriv('aes-256-gcm', key, iv);
-          decipher.setAAD(Buffer.from(VERSION));
-          decipher.setAuthTag(tag);
-          text = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
-        } catch {
-          continue; // not sealed with this key, or altered
-        }
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch {
-          return undefined;
-        }
-        const checked = claimsCheck.check(value);
-        return checked.ok ? Object.freeze({ ...checked.value, urls: Object.freeze({ ...checked.value.urls }) }) : undefined;
+    if (token.length > TOKEN_LENGTH_MAX || !token.startsWith(prefix)) return undefined;
+    const bytes = Buffer.from(token.slice(prefix.length), 'base64url');
+    if (bytes.length < IV_BYTES + TAG_BYTES + 2) return undefined;
+    const iv = bytes.subarray(0, IV_BYTES);
+    const tag = bytes.subarray(bytes.length - TAG_BYTES);
+    const body = bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES);
+    for (const key of keys) {
+      let text: string;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv);
+        decipher.setAAD(Buffer.from(VERSION));
+        decipher.setAuthTag(tag);
+        text = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+      } catch {
+        continue; // not sealed with this key, or altered
       }
-      return undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return undefined;
+      }
+      const checked = claimsCheck.check(value);
+      return checked.ok ? Object.freeze({ ...checked.value, urls: Object.freeze({ ...checked.value.urls }) }) : undefined;
+    }
+    return undefined;
   }
 }
