@@ -6,7 +6,7 @@
 // BigInt, never floats.
 
 import {
-  applyLanguage as applyPageLanguage, call, canVerify, fairnessMark, fromMinor, isPressable, isTextField, keepSpaceForPlay,
+  applyLanguage as applyPageLanguage, call, canVerify, fairnessMark, ladderChips, openLaunch, fromMinor, isPressable, isTextField, keepSpaceForPlay,
   loadClientSeed, money, numberFormat, page, problemText, seedMatchesHash, setBalance as showBalance, setMoney, startRefresh, t, toast, toMinor,
   uniformFromDigests, wireCasinoButtons, wireClientSeed,
 } from './page.js';
@@ -195,17 +195,9 @@ function renderSession() {
   ui.chance.value = String(state.chancePct);
   state.betIndex = Math.max(0, session.ladder.indexOf(session.defaultBet));
   ui.chips.replaceChildren(
-    ...session.ladder.map((amount, index) => {
-      const chip = document.createElement('button');
-      chip.type = 'button';
-      chip.className = 'chip';
-      chip.dataset.index = String(index);
-      chip.textContent = money(amount);
-      chip.addEventListener('click', () => {
-        state.betIndex = index;
-        renderQuote();
-      });
-      return chip;
+    ...ladderChips(session.ladder, (index) => {
+      state.betIndex = index;
+      renderQuote();
     }),
   );
   ui.rtpLine.textContent = t('rtp', {
@@ -389,18 +381,9 @@ async function start() {
   applyLanguage(navigator.language);
   state.clientSeed = loadClientSeed(CLIENT_SEED_KEY);
   wire();
-  if (!page.token) {
-    ui.app.dataset.state = 'failed';
-    ui.overlayText.textContent = t('noToken');
-    return;
-  }
-  try {
-    state.session = await call('open', {});
-  } catch (error) {
-    ui.app.dataset.state = 'failed';
-    ui.overlayText.textContent = `${t('failed')}. ${problemText(error.problem)}`;
-    return;
-  }
+  const session = await openLaunch(ui.app, ui.overlayText, () => call('open', {}));
+  if (!session) return;
+  state.session = session;
   renderSession();
   ui.app.dataset.state = 'ready';
   startRefresh(state.session);

@@ -166,6 +166,39 @@ export function canVerify() {
   return Boolean(globalThis.crypto?.subtle);
 }
 
+/** The bet ladder as chips: a button per amount, `pick(index)` when one is pressed. */
+export function ladderChips(ladder, pick) {
+  return ladder.map((amount, index) => {
+    const chip = document.createElement('button');
+    chip.type = 'button';
+    chip.className = 'chip';
+    chip.dataset.index = String(index);
+    chip.textContent = money(amount);
+    chip.addEventListener('click', () => pick(index));
+    return chip;
+  });
+}
+
+/**
+ * Opens the launch as every game page does: without a token, or when the
+ * provider refuses it, the page says why on its overlay and this answers
+ * undefined; otherwise it answers the session `open()` gave.
+ */
+export async function openLaunch(app, overlayText, open) {
+  if (!page.token) {
+    app.dataset.state = 'failed';
+    overlayText.textContent = t('noToken');
+    return undefined;
+  }
+  try {
+    return await open();
+  } catch (error) {
+    app.dataset.state = 'failed';
+    overlayText.textContent = `${t('failed')}. ${problemText(error.problem)}`;
+    return undefined;
+  }
+}
+
 /**
  * The fairness mark of a round in the history: its seeds and nonce as the
  * title, and once its server seed is revealed, ✓ or ✗ from `verify` (a

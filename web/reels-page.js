@@ -5,7 +5,7 @@
 // Amounts travel as decimal strings and are computed with BigInt, never floats.
 
 import {
-  applyLanguage, call, canVerify, fairnessMark, isTextField, keepSpaceForPlay, loadClientSeed, money, numberFormat, page, problemText,
+  applyLanguage, call, canVerify, fairnessMark, ladderChips, openLaunch, isTextField, keepSpaceForPlay, loadClientSeed, money, numberFormat, page, problemText,
   seedMatchesHash, setBalance, setMoney, startRefresh, t, toast, toMinor, uniformFromDigests, wireCasinoButtons, wireClientSeed,
 } from './page.js';
 import { LINES, reelsApi, STRIPS, windowOf } from './reels-api.js';
@@ -545,17 +545,9 @@ function renderSession() {
   wireCasinoButtons(session, ui.lobby, ui.deposit);
   state.betIndex = Math.max(0, session.ladder.indexOf(session.defaultBet));
   ui.chips.replaceChildren(
-    ...session.ladder.map((amount, index) => {
-      const chip = document.createElement('button');
-      chip.type = 'button';
-      chip.className = 'chip';
-      chip.dataset.index = String(index);
-      chip.textContent = money(amount);
-      chip.addEventListener('click', () => {
-        state.betIndex = index;
-        renderControls();
-      });
-      return chip;
+    ...ladderChips(session.ladder, (index) => {
+      state.betIndex = index;
+      renderControls();
     }),
   );
   ui.rtpLine.textContent = t('reelsRtp', { rtp: state.numbers.rtp.format(Number(session.game.rtpBp) / 100) });
@@ -584,18 +576,9 @@ async function start() {
   state.numbers = { count: numberFormat({ maximumFractionDigits: 0 }), rtp: numberFormat({ maximumFractionDigits: 2 }) };
   state.clientSeed = loadClientSeed(CLIENT_SEED_KEY);
   wire();
-  if (!page.token) {
-    ui.app.dataset.state = 'failed';
-    ui.overlayText.textContent = t('noToken');
-    return;
-  }
-  try {
-    state.session = await api.open();
-  } catch (error) {
-    ui.app.dataset.state = 'failed';
-    ui.overlayText.textContent = `${t('failed')}. ${problemText(error.problem)}`;
-    return;
-  }
+  const session = await openLaunch(ui.app, ui.overlayText, () => api.open());
+  if (!session) return;
+  state.session = session;
   renderSession();
   ui.app.dataset.state = 'ready';
   startRefresh(state.session);
