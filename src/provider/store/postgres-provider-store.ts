@@ -430,6 +430,29 @@ export class PostgresProviderStore implements ProviderStore {
    * counts every free round of the player committed before.
    */
   /**
+   * A fun round's move of its session, in the round's transaction: one
+   * conditional update, the balance covering the bet and the nonce the
+   * round's, or nothing moves. Answers the balance after, or the conflict.
+   */
+  private async advanceFunSession(
+    dbTx: postgres.TransactionSql,
+    round: NewRound,
+    creditMinor: bigint,
+    nextSeed: string,
+  ): Promise<{ ok: true; balanceAfterMinor: bigint } | { ok: false; conflict: 'nonce-moved' | 'insufficient-funds'; session: GameSessionRow }> {
+    const [moved] = await dbTx<Row[]>`
+      UPDATE game_sessions SET balance = balance - ${round.betMinor.toString()} + ${creditMinor.toString()}, server_seed = ${nextSeed},
+        nonce = nonce + 1, last_active_at = ${round.createdAt}
+      WHERE id = ${round.sessionPk} AND nonce = ${round.nonce} AND balance >= ${round.betMinor.toString()}
+      RETURNING balance`;
+    if (moved === undefined) {
+      const session = await sessionIn(dbTx, round.sessionPk);
+      return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
+    }
+    return { ok: true, balanceAfterMinor: money(moved.balance) };
+  }
+
+  /**
    * A real round's move of its session, in the round's transaction: a free
    * round must still fit its campaign, and the session must be at the nonce
    * the round was drawn at (a concurrent round's row lock is waited for, and
@@ -462,17 +485,9 @@ export class PostgresProviderStore implements ProviderStore {
 
   playFunRound(round: NewRound, nextSeed: string): Promise<RoundWrite> {
     return this.transaction(async (dbTx): Promise<RoundWrite> => {
-      // One conditional update: the balance covers the bet and the nonce is the round's, or nothing moves.
-      const [moved] = await dbTx<Row[]>`
-        UPDATE game_sessions SET balance = balance - ${round.betMinor.toString()} + ${round.winMinor.toString()}, server_seed = ${nextSeed},
-          nonce = nonce + 1, last_active_at = ${round.createdAt}
-        WHERE id = ${round.sessionPk} AND nonce = ${round.nonce} AND balance >= ${round.betMinor.toString()}
-        RETURNING balance`;
-      if (moved === undefined) {
-        const session = await sessionIn(dbTx, round.sessionPk);
-        return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
-      }
-      const balanceAfterMinor = money(moved.balance);
+      const moved = await this.advanceFunSession(dbTx, round, round.winMinor, nextSeed);
+      if (!moved.ok) return moved;
+      const { balanceAfterMinor } = moved;
       const [row] = await insertRound(dbTx, { ...round, campaignFinished: null }, { status: 'settled', balanceAfterMinor, dispatchItemId: null, settledAt: round.createdAt });
       return { ok: true, round: roundOf(row!) };
     });
@@ -487,16 +502,9 @@ export class PostgresProviderStore implements ProviderStore {
         // A fun jackpot pays the seed: play money has no pool.
         jackpotWinMinor = plan.jackpotHit ? plan.jackpotSeedMinor : null;
         const credit = plan.baseWinMinor + (jackpotWinMinor ?? 0n);
-        const [moved] = await dbTx<Row[]>`
-          UPDATE game_sessions SET balance = balance - ${round.betMinor.toString()} + ${credit.toString()}, server_seed = ${nextSeed},
-            nonce = nonce + 1, last_active_at = ${round.createdAt}
-          WHERE id = ${round.sessionPk} AND nonce = ${round.nonce} AND balance >= ${round.betMinor.toString()}
-          RETURNING balance`;
-        if (moved === undefined) {
-          const session = await sessionIn(dbTx, round.sessionPk);
-          return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
-        }
-        balanceAfterMinor = money(moved.balance);
+        const moved = await this.advanceFunSession(dbTx, round, credit, nextSeed);
+        if (!moved.ok) return moved;
+        balanceAfterMinor = moved.balanceAfterMinor;
       } else {
         const conflict = await this.advanceRealSession(dbTx, round, nextSeed);
         if (conflict) return conflict;
