@@ -222,16 +222,29 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
   /**
    * A reels player: plays rounds, and the free spins of each round that has
    * some, one by one; finds the round its free spins belong to again after a
-   * restart (ROUND_UNFINISHED, then the session's `unfinished`); and
-   * finishes the feature it is in before it stops.
+   * restart (ROUND_UNFINISHED, then the session's `unfinished`); and,
+   * before it stops, waits for its last round's bet to land and finishes
+   * the feature that round holds.
    */
   const reelsPlayer = async (opened: { path: string; token: string }, i: number) => {
     let n = 0;
     let unfinished: string | null = null;
-    while (answered < ROUNDS || unfinished !== null) {
+    for (;;) {
       n++;
       const origin = nodeOrigin(i + n);
       try {
+        if (answered >= ROUNDS && unfinished === null) {
+          // Before it stops, the player looks again, as the page does: a round answered while its bet was still on its way
+          // (stage `betting`), or whose answer a kill swallowed, may turn out to hold a feature the player was never shown.
+          const state = await post(origin, `${opened.path}/api/state`, { token: opened.token }, agent);
+          if (state.status !== 200) throw new Error(`state: ${state.status}`);
+          if (state.body.rounds[0]?.stage === 'betting') {
+            await sleep(100);
+            continue;
+          }
+          unfinished = (state.body.unfinished?.roundId as string | undefined) ?? null;
+          if (unfinished === null) break;
+        }
         if (unfinished !== null) {
           const answer = await post(origin, `${opened.path}/api/free-spin`, { token: opened.token, roundId: unfinished }, agent);
           if (answer.status === 200 || answer.status === 202) {
@@ -335,7 +348,10 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
   const rounds = await everyPage<Round>(providerOrigin, '/admin/rounds');
   const payouts = await everyPage<Payout>(providerOrigin, '/admin/payouts');
   assert.ok(rounds.length >= ROUNDS, `${rounds.length} rounds logged, at least ${ROUNDS} answered`);
-  assert.deepEqual(rounds.filter((round) => round.status !== 'settled'), [], 'every round is settled');
+  const unsettled = rounds
+    .filter((round) => round.status !== 'settled')
+    .map(({ roundId, kind, status, playerId, reels }) => ({ roundId, kind, status, playerId, freeSpins: reels?.freeSpins, freeSpinsPlayed: reels?.freeSpinsPlayed }));
+  assert.deepEqual(unsettled, [], 'every round is settled');
   assert.equal(payouts.length, PAYOUTS);
   assert.deepEqual(new Set(payouts.map((payout) => payout.payoutId)), new Set(posted));
   assert.deepEqual(payouts.filter((payout) => payout.status !== 'paid'), [], 'every prize is paid');
