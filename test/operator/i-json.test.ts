@@ -7,6 +7,10 @@
  * declared in another charset than UTF-8 is 415. Also that
  * -0 is never an amount (§4: an amount is not negative), while it stays
  * valid I-JSON elsewhere.
+ *
+ * The kit's validation cases send one body of each kind, in-process on every
+ * backend; this suite keeps the many spellings of each, the details' wording
+ * and the back office's bodies, which the kit does not judge.
  */
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';

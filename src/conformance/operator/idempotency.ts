@@ -171,6 +171,22 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
     tx('b1 with amount 5', { transactions: [{ id: 'b1', type: 'bet', amount: '5' }], round: 'r1' }, CONFLICT),
   ),
   {
+    id: 'final-beside-booked',
+    title: 'a booked id beside a new bet refused for funds: the request stays refused once funded, and the booked id alone is still a replay',
+    clause: 'docs/protocol.md §6.4',
+    players: { main: { currency: 'EUR', balance: '10' } },
+    steps: [
+      tx('bet 10 (b1) in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-10' }),
+      tx('b1 and a new bet of 5 (b2) in r1', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }, { id: 'b2', type: 'bet', amount: '5' }], round: { id: 'r1', finished: false } }, INSUFFICIENT, {
+        keep: 'refused',
+      }),
+      tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
+      call({ say: 'send the refused request again', endpoint: '/transaction', resend: 'refused', expect: INSUFFICIENT }),
+      tx('b1 alone again', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } }, { status: 200, balance: 'unchanged' }),
+      probe('b1 was booked once and b2 never'),
+    ],
+  },
+  {
     id: 'final-session-mismatch',
     title: 'a SESSION_MISMATCH is final: the same ids under the session\'s own game answer it again (game is not part of the content)',
     clause: 'docs/protocol.md §6.4',

@@ -4,7 +4,7 @@
  * with its amount greater than 0, and the order of checks of §7.
  */
 import type { Role } from '../case-model.js';
-import { call, operatorCases, pay, probe, refusal, UNKNOWN_SESSION, type CaseSpec, type PayoutSpec } from './define.js';
+import { call, operatorCases, pay, probe, refusal, tx, UNKNOWN_SESSION, type CaseSpec, type PayoutSpec } from './define.js';
 
 const CONFLICT = refusal('DUPLICATE_CONFLICT', 'unchanged');
 const REFUSED = refusal('INVALID_REQUEST');
@@ -41,6 +41,16 @@ export const PAYOUTS_CASES = operatorCases('payouts', [
   conflict('amount', 'another amount', 'p1 with amount 6', { amount: '6' }),
   conflict('campaign', 'another campaign', 'p1 for campaign c2', { campaign: 'c2' }),
   conflict('player', "another session's player", "p1 through the other player's session", { session: 'other' }, 'other'),
+  {
+    id: 'conflict-transaction-id',
+    title: 'a payoutId that is a transaction id already booked is a 409 DUPLICATE_CONFLICT: the ids share one space',
+    clause: 'docs/protocol.md §7',
+    steps: [
+      tx('bet 1 under id b1', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }] }, { status: 200, balance: '-1' }),
+      pay('payout 1 with payoutId b1', { id: 'b1', amount: '1' }, CONFLICT),
+      probe('the payout was not credited'),
+    ],
+  },
   {
     id: 'replay-other-session',
     title: 'a payout sent again through another session of the same player is a replay',
