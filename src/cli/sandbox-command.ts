@@ -3,9 +3,9 @@
  * its own options and help, parsed here so that main.ts only hands over.
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { backendOf } from '../stores/open-store.js';
-import { OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDER_SCHEMA_DEFAULT } from '../sandbox/sandbox-config.js';
+import { OPERATOR_DB_FILE, OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDER_SCHEMA_DEFAULT } from '../sandbox/sandbox-config.js';
 import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
 import { schemaNameProblem } from '../platform/postgres/open-database.js';
 import { runSandbox } from '../sandbox/run-sandbox.js';
@@ -22,8 +22,9 @@ Options:
   --port P              the operator's port: lobby, back office, wallet API (default ${OPERATOR_PORT_DEFAULT})
   --provider-port P     the provider's port: its API and the games (default ${PROVIDER_PORT_DEFAULT})
   --database URL        both sides' database as a postgres:// URL (default SQLite in DIR: operator.db,
-                        provider.db); the operator's tables go in the URL's schema (its search_path,
-                        else public), the provider's in a schema of their own
+                        provider.db, which a start with --database neither reads nor changes); the
+                        operator's tables go in the URL's schema (its search_path, else public), the
+                        provider's in a schema of their own
   --provider-schema S   with --database: the provider's schema, made if missing (default ${PROVIDER_SCHEMA_DEFAULT})
   --dispatch-horizon S  how long the provider resends a round or payout before it parks it for staff, seconds
                         (default 259200, 72 h); with the back office's Casino down, a short one parks items soon
@@ -84,7 +85,7 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
     dataDir,
     operatorPort,
     providerPort,
-    operatorDatabase: values.database ?? `${dataDir}/operator.db`,
+    operatorDatabase: values.database ?? join(dataDir, OPERATOR_DB_FILE),
     providerSchema,
     dispatchHorizonSeconds: horizon === undefined ? undefined : Number(horizon),
   });

@@ -21,13 +21,14 @@ import { readOperatorConfig } from '../operator/operator-config.js';
 import { buildProviderNode } from '../provider/provider-node.js';
 import type { RoundDispatch } from '../provider/round-delivery.js';
 import type { RoundCompletion } from '../provider/round-completion.js';
-import { backendOf, openStore } from '../stores/open-store.js';
+import { openStore } from '../stores/open-store.js';
 import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 import { seedDemoPlayers } from './demo-seed.js';
 import { registerSandboxPages } from './sandbox-pages.js';
 import { registerCasinoOutage } from './casino-outage.js';
 import {
+  databaseLines,
   operatorOrigin,
   providerOrigin,
   SANDBOX_HOST,
@@ -65,7 +66,6 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
   const providerConfig = sandboxProviderConfig(settings, secrets);
   const operatorUrl = operatorOrigin(settings);
   const providerUrl = providerOrigin(settings);
-  const postgres = backendOf(settings.operatorDatabase).name === 'postgres';
 
   const closers: (() => Promise<unknown>)[] = [];
   const closeAll = async () => {
@@ -117,9 +117,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     completion.start();
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
-    if (postgres) {
-      out.write(`Both sides run on ${backendOf(settings.operatorDatabase).display}: the operator in the URL's schema, the provider in schema ${providerConfig.databaseSchema}.`);
-    }
+    for (const line of databaseLines(settings)) out.write(line);
     out.write('');
     out.write(`  Lobby        ${operatorUrl}/lobby/`);
     out.write(`  Back office  ${operatorUrl}/backoffice/#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);
