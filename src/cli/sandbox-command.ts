@@ -37,21 +37,36 @@ function port(text: string | undefined, name: string, fallback: number, usage: (
   return value;
 }
 
+const SANDBOX_OPTIONS = {
+  data: { type: 'string' },
+  port: { type: 'string' },
+  'provider-port': { type: 'string' },
+  database: { type: 'string' },
+  'provider-schema': { type: 'string' },
+  'dispatch-horizon': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  // Read by main.ts's failure report; accepted here so that it is no unknown option.
+  verbose: { type: 'boolean' },
+} as const;
+
+/** The options, or a usage error in the words the other commands use (node's own messages name its API, not ours). */
+function sandboxOptions(args: string[], usage: (message: string) => Error) {
+  try {
+    return parseArgs({ args, options: SANDBOX_OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    // Node quotes the option as given ('--bogus', '-x') or as declared ('-h, --help', '--port <value>'): the long name if any.
+    const option = /'(?:-[a-z], )?(--?[^' ,<]+)/i.exec(message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw usage(`unknown option ${option} for "sandbox"`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      throw usage(SANDBOX_OPTIONS[option.replace(/^--/, '') as keyof typeof SANDBOX_OPTIONS]?.type === 'boolean' ? `${option} takes no value` : `${option} needs a value`);
+    }
+    throw error;
+  }
+}
+
 export async function sandboxCommand(args: string[], usage: (message: string) => Error): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      data: { type: 'string' },
-      port: { type: 'string' },
-      'provider-port': { type: 'string' },
-      database: { type: 'string' },
-      'provider-schema': { type: 'string' },
-      'dispatch-horizon': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = sandboxOptions(args, usage);
   if (values.help) {
     process.stdout.write(SANDBOX_USAGE);
     return;

@@ -46,6 +46,7 @@ test("each group's and command's --help prints its own usage and options, on std
     [['provider', '--help'], [/^wagerlink provider — /, /wagerlink provider serve --config FILE/]],
     [['provider', 'serve', '--help'], [/^wagerlink provider serve — /, /--config FILE +the provider's JSON config/]],
     [['openapi', '--help'], [/^wagerlink openapi — /, /wagerlink openapi operator\|provider/]],
+    [['sandbox', '--help'], [/^wagerlink sandbox — /, /--provider-port P +the provider's port/]],
   ];
   for (const [args, patterns] of cases) {
     const run = await runWagerlink(args);
@@ -79,6 +80,10 @@ test("a usage error is one line, then the usage of the command it concerns, exit
     [['operator', 'players', 'fly', 'bob'], /^wagerlink: operator players takes: add, show, adjust, block, unblock, rounds, transactions \(got "fly"\)\n\n/, /^wagerlink operator players — /m],
     [['operator', 'serve', '--port', 'x'], /^wagerlink: --port must be a whole number 0\.\.65535, got "x"\n\n/, /^wagerlink operator serve — /m],
     [['provider', 'serve'], /^wagerlink: provider serve needs --config FILE\n\n/, /^wagerlink provider serve — /m],
+    // The sandbox parses its own options, in the same words.
+    [['sandbox', '--colour', 'red'], /^wagerlink: unknown option --colour for "sandbox"\n\n/, /^wagerlink sandbox — /m],
+    [['sandbox', '--port'], /^wagerlink: --port needs a value\n\n/, /^wagerlink sandbox — /m],
+    [['sandbox', '--help=yes'], /^wagerlink: --help takes no value\n\n/, /^wagerlink sandbox — /m],
     // Input is checked, in words, before the database is looked for (this one does not exist).
     [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^wagerlink operator players add — /m],
     [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^wagerlink operator players rounds — /m],
