@@ -39,6 +39,18 @@ import {
 } from './sandbox-config.js';
 import { loadOrCreateSecrets, SandboxSetupError } from './sandbox-secrets.js';
 
+/** The sandbox's own pages, first on the operator's `/`: a person who opens the bare address finds them. */
+const SANDBOX_HOME_SECTIONS = [
+  {
+    heading: 'The sandbox',
+    text: 'The player\'s side and the casino staff\'s side of this sandbox. The back office asks for the admin tokens unless opened from the address the sandbox printed.',
+    links: [
+      { href: '/lobby/', text: 'Lobby: pick or create a player, play the games for real or for fun' },
+      { href: '/backoffice/', text: 'Back office: players, rounds, payouts, the outbox, charts' },
+    ],
+  },
+];
+
 export interface SandboxOutput {
   write(line: string): void;
 }
@@ -90,6 +102,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       accessTokens: [secrets.accessToken],
       adminToken: secrets.adminToken,
       logger: operatorLogger,
+      homeSections: SANDBOX_HOME_SECTIONS,
     });
     closers.push(() => operatorApp.close());
     const service = new OperatorService(operatorStore, REAL_WORLD);

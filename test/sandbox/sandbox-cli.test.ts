@@ -1,6 +1,7 @@
 /**
  * Proves `npm start` (`wagerlink sandbox`) as a newcomer meets it, run as
- * child processes: npm itself is spawned, prints the URLs, and under SIGTERM
+ * child processes: npm itself is spawned, prints the URLs, links the lobby
+ * and the back office from the operator's `/`, and under SIGTERM
  * or SIGINT leaves no process behind and frees both ports; the integration's
  * secrets are made on the first start, readable by their owner only, and
  * reused afterwards; the demo seeding is idempotent (a restart keeps what
@@ -82,6 +83,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const lobby = await fetch(`http://127.0.0.1:${port}/lobby/`);
     assert.equal(lobby.status, 200);
     assert.match(await lobby.text(), /<h1>Lobby<\/h1>/);
+    // The bare address leads to both pages.
+    const home = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    assert.match(home, /<a href="\/lobby\/">Lobby: /);
+    assert.match(home, /<a href="\/backoffice\/">Back office: /);
     assert.equal((await fetch(`http://127.0.0.1:${providerPort}/health`)).status, 200);
     assert.ok(processesNaming(dir).includes(Number(ready[1])), 'the sandbox runs in the process it names');
 
