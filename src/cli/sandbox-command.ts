@@ -65,7 +65,11 @@ function sandboxOptions(args: string[], usage: (message: string) => Error) {
   }
 }
 
-export async function sandboxCommand(args: string[], usage: (message: string) => Error): Promise<void> {
+/**
+ * Runs the sandbox. `usage` makes a usage error of a message; `onDatabase` is told the PostgreSQL
+ * database once the options name one, so that a failure to reach it is told with its name.
+ */
+export async function sandboxCommand(args: string[], usage: (message: string) => Error, onDatabase: (database: string) => void = () => {}): Promise<void> {
   const { values, positionals } = sandboxOptions(args, usage);
   if (values.help) {
     process.stdout.write(SANDBOX_USAGE);
@@ -92,6 +96,7 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
       throw usage(`--provider-schema must differ from the operator's schema (the URL's search_path), both are ${operatorSchema}`);
     }
   }
+  if (values.database !== undefined) onDatabase(values.database);
   const horizon = values['dispatch-horizon'];
   if (horizon !== undefined && (!/^[0-9]{1,7}$/.test(horizon) || Number(horizon) < 1 || Number(horizon) > DISPATCH_HORIZON_SECONDS_MAX)) {
     throw usage(`--dispatch-horizon must be seconds, 1..${DISPATCH_HORIZON_SECONDS_MAX}, got "${horizon}"`);

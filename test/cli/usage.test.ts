@@ -119,7 +119,7 @@ test('a back-office command on a SQLite file that is not there says so, how to c
   }
 });
 
-test('a PostgreSQL database that does not exist is one line naming it and its host, no stack, for serve too', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, async () => {
+test('a PostgreSQL database that does not exist is one line naming it and its host, no stack, for serve and the sandbox too', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, async () => {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = '/wagerlink_no_such_database';
   const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_PORT: String(await freePort()) });
@@ -127,6 +127,16 @@ test('a PostgreSQL database that does not exist is one line naming it and its ho
     const run = await runWagerlink([...args, '--database', url.toString()], { env });
     assert.equal(run.code, 1, run.stderr);
     assert.equal(run.stderr, `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database or WAGERLINK_DATABASE at another\n`);
+  }
+  // The sandbox reads no environment: only its option is named.
+  const { dir, cleanup } = tempDir();
+  try {
+    const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
+    const run = await runWagerlink(['sandbox', '--data', dir, '--database', url.toString(), ...ports], { env: cleanEnv() });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stderr, `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database at another\n`);
+  } finally {
+    cleanup();
   }
 });
 
