@@ -156,6 +156,10 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).status, 201);
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).body.code, 'PLAYER_EXISTS');
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"eve","currency":"EUR","balance":1.005,"country":"FR"}')).status, 400, 'too many decimals for EUR');
+  // A player whose currency no game has bets in is refused when the launch is asked for, not when the page opens.
+  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"zola","currency":"ZAR","balance":50,"country":"ZA"}')).status, 201);
+  const noLadder = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real","playerId":"zola"}');
+  assert.deepEqual([noLadder.status, noLadder.body.code], [422, 'UNSUPPORTED_CURRENCY'], JSON.stringify(noLadder.body));
   // The back office's pass-through reaches the provider's /admin/* with the caller's token, and nothing else.
   const providerToken = (JSON.parse(secrets) as { providerAdminToken: string }).providerAdminToken;
   const passed = await json(`${origin}/backoffice/provider/admin/outbox?status=parked`, { headers: { authorization: `Bearer ${providerToken}` } });
