@@ -144,6 +144,11 @@ function table(head: string[], rows: (Node | string)[][], numeric: number[] = []
 }
 
 const when = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+/** A time in a table cell: the day and the time each kept whole, so that a phone's narrow column breaks between them, not inside the date. */
+const whenCell = (iso: string) => {
+  const [day, time] = when(iso).split(' ');
+  return el('time', { datetime: iso }, el('span', { class: 'nowrap' }, day ?? ''), ' ', el('span', { class: 'nowrap' }, time ?? ''));
+};
 
 function showPlayerCard(): void {
   if (!current) {
@@ -171,7 +176,7 @@ function showRounds(): void {
       const open = el('button', { type: 'button', 'data-round': r.roundId }, 'History');
       open.addEventListener('click', () => void showRound(r));
       // Ids are time-ordered: their ends tell rounds apart, the whole id is in the title.
-      return [el('code', { title: r.roundId }, `…${r.roundId.slice(-12)}`), r.game, r.finished ? 'finished' : 'open', when(r.createdAt), open];
+      return [el('code', { title: r.roundId }, `…${r.roundId.slice(-12)}`), r.game, r.finished ? 'finished' : 'open', whenCell(r.createdAt), open];
     });
   ui.rounds.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No rounds.') : table(['Round', 'Game', 'State', 'Started', ''], rows));
   ui.roundsMore.hidden = pages.roundsNext === null;
@@ -181,7 +186,7 @@ function showTransfers(): void {
   const kind = ui.transferKind.value;
   const rows = pages.transfers
     .filter((t) => kind === '' || t.kind === kind)
-    .map((t) => [when(t.createdAt), t.kind + (t.freeBet ? ' (free)' : ''), String(t.amount), t.game ?? '', t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`)]);
+    .map((t) => [whenCell(t.createdAt), t.kind + (t.freeBet ? ' (free)' : ''), String(t.amount), t.game ?? '', t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`)]);
   ui.transfers.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No transactions.') : table(['When', 'Kind', `Amount (${current?.currency ?? ''})`, 'Game', 'Round'], rows, [2]));
   ui.transfersMore.hidden = pages.transfersNext === null;
 }
@@ -219,7 +224,7 @@ async function showRound(round: Round): Promise<void> {
       el('h3', {}, `Round ${round.roundId}`),
       el('p', { class: 'muted' }, `${round.game} · ${round.finished ? 'finished' : 'open'} · started ${when(round.createdAt)}${round.finishedAt ? ` · finished ${when(round.finishedAt)}` : ''}`),
       el('h4', {}, 'Booked by the operator'),
-      table(['When', 'Kind', `Amount (${current.currency})`, 'Transaction id'], bookings.map((t) => [when(t.createdAt), t.kind, String(t.amount), el('code', {}, t.id)]), [2]),
+      table(['When', 'Kind', `Amount (${current.currency})`, 'Transaction id'], bookings.map((t) => [whenCell(t.createdAt), t.kind, String(t.amount), el('code', {}, t.id)]), [2]),
       el('h4', {}, 'Requests from the provider and their answers'),
       ...(requests.length === 0
         ? [el('p', { class: 'muted' }, 'The provider holds no request of this round (rounds of another provider, or older than its outbox keeps).')]
@@ -253,7 +258,7 @@ async function drawPlayerCharts(): Promise<void> {
     const text = decimalText(balance, scale);
     return { x: when(t.createdAt).slice(0, 16), y: Number(text), text };
   });
-  ui.balanceChart.replaceChildren(lineChart(`Balance of ${current.playerId} over its last ${transfers.length} transactions`, points));
+  ui.balanceChart.replaceChildren(lineChart(`Balance of ${current.playerId} over its last ${transfers.length} transactions`, points, ui.balanceChart.clientWidth));
 }
 
 /** The casino's GGR per game per day (GET /admin/ggr, last 30 days): one chart per currency, whose amounts cannot be added. */
@@ -267,6 +272,7 @@ async function drawGgr(): Promise<void> {
           barChart(
             `Gross gaming revenue of the casino per game per day, ${currency}, ${report.from} to ${report.to}`,
             report.rows.filter((row) => row.currency === currency).map((row) => ({ label: `${row.game} ${row.day.slice(5)}`, value: row.ggr, text: `${row.ggr} ${currency}` })),
+            ui.ggrChart.clientWidth,
           ),
         )),
   );
@@ -286,7 +292,7 @@ async function drawCodes(): Promise<void> {
     counts.set(code, (counts.get(code) ?? 0) + Number(match[2]));
   }
   const bars = [...counts].sort().map(([code, n]) => ({ label: code === '' ? 'OK' : code, value: n, text: String(n) }));
-  ui.codesChart.replaceChildren(barChart('Wallet requests by answer code', bars));
+  ui.codesChart.replaceChildren(barChart('Wallet requests by answer code', bars, ui.codesChart.clientWidth));
 }
 
 // -------------------------------------------------------------- the outbox
