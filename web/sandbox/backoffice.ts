@@ -258,23 +258,46 @@ async function drawPlayerCharts(): Promise<void> {
     const text = decimalText(balance, scale);
     return { x: when(t.createdAt).slice(0, 16), y: Number(text), text };
   });
-  ui.balanceChart.replaceChildren(lineChart(`Balance of ${current.playerId} over its last ${transfers.length} transactions`, points, ui.balanceChart.clientWidth));
+  const playerId = current.playerId;
+  drawChart(ui.balanceChart, (width) => [lineChart(`Balance of ${playerId} over its last ${transfers.length} transactions`, points, width)]);
 }
+
+/**
+ * Each chart box's drawing, kept so that a box whose width changes (a window made narrower, a phone
+ * turned) is drawn again at its new width: charts are drawn one unit a pixel (charts.ts).
+ */
+const drawings = new Map<HTMLElement, { draw: (width: number) => Node[]; width: number }>();
+
+function drawChart(box: HTMLElement, draw: (width: number) => Node[]): void {
+  const width = box.clientWidth;
+  drawings.set(box, { draw, width });
+  box.replaceChildren(...draw(width));
+}
+
+/** How long the window's size must hold before the charts are drawn again (ms): one drawing per resize, not one per frame. */
+const REDRAW_AFTER_RESIZE_MS = 200;
+let redrawTimer: ReturnType<typeof setTimeout> | undefined;
+window.addEventListener('resize', () => {
+  clearTimeout(redrawTimer);
+  redrawTimer = setTimeout(() => {
+    for (const [box, drawing] of drawings) if (box.clientWidth !== drawing.width) drawChart(box, drawing.draw);
+  }, REDRAW_AFTER_RESIZE_MS);
+});
 
 /** The casino's GGR per game per day (GET /admin/ggr, last 30 days): one chart per currency, whose amounts cannot be added. */
 async function drawGgr(): Promise<void> {
   const report = await admin<{ from: string; to: string; rows: GgrRow[] }>('GET', '/ggr');
   const currencies = [...new Set(report.rows.map((row) => row.currency))].sort();
-  ui.ggrChart.replaceChildren(
-    ...(currencies.length === 0
+  drawChart(ui.ggrChart, (width) =>
+    currencies.length === 0
       ? [el('p', { class: 'muted' }, `No bets from ${report.from} to ${report.to}.`)]
       : currencies.map((currency) =>
           barChart(
             `Gross gaming revenue of the casino per game per day, ${currency}, ${report.from} to ${report.to}`,
             report.rows.filter((row) => row.currency === currency).map((row) => ({ label: `${row.game} ${row.day.slice(5)}`, value: row.ggr, text: `${row.ggr} ${currency}` })),
-            ui.ggrChart.clientWidth,
+            width,
           ),
-        )),
+        ),
   );
 }
 
@@ -292,7 +315,7 @@ async function drawCodes(): Promise<void> {
     counts.set(code, (counts.get(code) ?? 0) + Number(match[2]));
   }
   const bars = [...counts].sort().map(([code, n]) => ({ label: code === '' ? 'OK' : code, value: n, text: String(n) }));
-  ui.codesChart.replaceChildren(barChart('Wallet requests by answer code', bars, ui.codesChart.clientWidth));
+  drawChart(ui.codesChart, (width) => [barChart('Wallet requests by answer code', bars, width)]);
 }
 
 // -------------------------------------------------------------- the outbox
