@@ -61,7 +61,14 @@ export function requireExistingDatabase(database: string): void {
   );
 }
 
-export function cliFailure(error: unknown, context: { database?: string | undefined }): CliFailure {
+export interface FailureContext {
+  /** The database the command works on, once known. */
+  database?: string | undefined;
+  /** What sets it, as the message names it; default "--database or WAGERLINK_DATABASE" (the sandbox reads no environment). */
+  databaseSetting?: string | undefined;
+}
+
+export function cliFailure(error: unknown, context: FailureContext): CliFailure {
   const err = (error instanceof Error ? error : new Error(String(error))) as Error & { code?: string; cause?: unknown };
   if (err.name === 'UsageError') return { kind: 'usage', message: err.message, exitCode: 2 };
   if (CONFORMANCE_NOT_STARTED.has(err.name)) return { kind: 'failure', message: err.message, exitCode: 2 };
@@ -70,7 +77,9 @@ export function cliFailure(error: unknown, context: { database?: string | undefi
     const database = context.database;
     return {
       kind: 'failure',
-      message: `database "${databaseName(database)}" does not exist on ${hostPort(database)}; create it (createdb ${databaseName(database)}) or point --database or WAGERLINK_DATABASE at another`,
+      message:
+        `database "${databaseName(database)}" does not exist on ${hostPort(database)}; create it (createdb ${databaseName(database)}) ` +
+        `or point ${context.databaseSetting ?? '--database or WAGERLINK_DATABASE'} at another`,
       exitCode: 1,
     };
   }

@@ -294,6 +294,8 @@ function configFrom(values: Values): OperatorConfig {
 
 /** The database the command works on, once known: a failure to reach it is told with its name. */
 let databaseInUse: string | undefined;
+/** What set it, when not the operator commands' --database or WAGERLINK_DATABASE. */
+let databaseSetting: string | undefined;
 
 /** A CLI amount is a decimal string; it is handed on as the JSON number it names. */
 function amountArg(name: string, text: string | undefined): number {
@@ -477,7 +479,14 @@ export async function main(argv: string[]): Promise<void> {
   // The sandbox parses options of its own (sandbox-command.ts); a usage error of its shows its own usage.
   if (argv[0] === 'sandbox') {
     reached.node = TABLE.resolve(['sandbox']).node;
-    return sandboxCommand(argv.slice(1), (message) => new UsageError(message));
+    return sandboxCommand(
+      argv.slice(1),
+      (message) => new UsageError(message),
+      (database) => {
+        databaseInUse = database;
+        databaseSetting = '--database';
+      },
+    );
   }
   // The provider side of the kit parses its own options, --help included (conformance-provider.ts).
   if (argv[0] === 'conformance' && argv[1] === 'provider') return conformanceProvider(argv.slice(2));
@@ -496,7 +505,7 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const failure = cliFailure(error, { database: databaseInUse });
+  const failure = cliFailure(error, { database: databaseInUse, databaseSetting });
   const debug = process.argv.includes('--verbose') || process.env.WAGERLINK_DEBUG === '1';
   if (failure.kind === 'usage') {
     process.stderr.write(`wagerlink: ${failure.message}\n\n${TABLE.help(reached.node)}`);

@@ -3,9 +3,9 @@
  * its own options and help, parsed here so that main.ts only hands over.
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { backendOf } from '../stores/open-store.js';
-import { OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDER_SCHEMA_DEFAULT } from '../sandbox/sandbox-config.js';
+import { OPERATOR_DB_FILE, OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDER_SCHEMA_DEFAULT } from '../sandbox/sandbox-config.js';
 import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
 import { schemaNameProblem } from '../platform/postgres/open-database.js';
 import { runSandbox } from '../sandbox/run-sandbox.js';
@@ -22,8 +22,9 @@ Options:
   --port P              the operator's port: lobby, back office, wallet API (default ${OPERATOR_PORT_DEFAULT})
   --provider-port P     the provider's port: its API and the games (default ${PROVIDER_PORT_DEFAULT})
   --database URL        both sides' database as a postgres:// URL (default SQLite in DIR: operator.db,
-                        provider.db); the operator's tables go in the URL's schema (its search_path,
-                        else public), the provider's in a schema of their own
+                        provider.db, which a start with --database neither reads nor changes); the
+                        operator's tables go in the URL's schema (its search_path, else public), the
+                        provider's in a schema of their own
   --provider-schema S   with --database: the provider's schema, made if missing (default ${PROVIDER_SCHEMA_DEFAULT})
   --dispatch-horizon S  how long the provider resends a round or payout before it parks it for staff, seconds
                         (default 259200, 72 h); with the back office's Casino down, a short one parks items soon
@@ -36,21 +37,40 @@ function port(text: string | undefined, name: string, fallback: number, usage: (
   return value;
 }
 
-export async function sandboxCommand(args: string[], usage: (message: string) => Error): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      data: { type: 'string' },
-      port: { type: 'string' },
-      'provider-port': { type: 'string' },
-      database: { type: 'string' },
-      'provider-schema': { type: 'string' },
-      'dispatch-horizon': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+const SANDBOX_OPTIONS = {
+  data: { type: 'string' },
+  port: { type: 'string' },
+  'provider-port': { type: 'string' },
+  database: { type: 'string' },
+  'provider-schema': { type: 'string' },
+  'dispatch-horizon': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  // Read by main.ts's failure report; accepted here so that it is no unknown option.
+  verbose: { type: 'boolean' },
+} as const;
+
+/** The options, or a usage error in the words the other commands use (node's own messages name its API, not ours). */
+function sandboxOptions(args: string[], usage: (message: string) => Error) {
+  try {
+    return parseArgs({ args, options: SANDBOX_OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    // Node quotes the option as given ('--bogus', '-x') or as declared ('-h, --help', '--port <value>'): the long name if any.
+    const option = /'(?:-[a-z], )?(--?[^' ,<]+)/i.exec(message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw usage(`unknown option ${option} for "sandbox"`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      throw usage(SANDBOX_OPTIONS[option.replace(/^--/, '') as keyof typeof SANDBOX_OPTIONS]?.type === 'boolean' ? `${option} takes no value` : `${option} needs a value`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Runs the sandbox. `usage` makes a usage error of a message; `onDatabase` is told the PostgreSQL
+ * database once the options name one, so that a failure to reach it is told with its name.
+ */
+export async function sandboxCommand(args: string[], usage: (message: string) => Error, onDatabase: (database: string) => void = () => {}): Promise<void> {
+  const { values, positionals } = sandboxOptions(args, usage);
   if (values.help) {
     process.stdout.write(SANDBOX_USAGE);
     return;
@@ -76,6 +96,7 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
       throw usage(`--provider-schema must differ from the operator's schema (the URL's search_path), both are ${operatorSchema}`);
     }
   }
+  if (values.database !== undefined) onDatabase(values.database);
   const horizon = values['dispatch-horizon'];
   if (horizon !== undefined && (!/^[0-9]{1,7}$/.test(horizon) || Number(horizon) < 1 || Number(horizon) > DISPATCH_HORIZON_SECONDS_MAX)) {
     throw usage(`--dispatch-horizon must be seconds, 1..${DISPATCH_HORIZON_SECONDS_MAX}, got "${horizon}"`);
@@ -84,7 +105,7 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
     dataDir,
     operatorPort,
     providerPort,
-    operatorDatabase: values.database ?? `${dataDir}/operator.db`,
+    operatorDatabase: values.database ?? join(dataDir, OPERATOR_DB_FILE),
     providerSchema,
     dispatchHorizonSeconds: horizon === undefined ? undefined : Number(horizon),
   });

@@ -59,7 +59,7 @@ export function lobbyOpenApiPaths() {
         summary: "The provider's games with their bet ladders in one currency (through the provider's /game-bets).",
         description: sandboxOnly,
         parameters: [{ name: 'currency', in: 'query', required: true, schema: plain(S.CurrencyCode) }],
-        responses: { ...ok('200', 'The games', LobbyGames), ...problems(LOBBY) },
+        responses: { ...ok('200', 'The games', LobbyGames), ...problems([...LOBBY, 'UNSUPPORTED_CURRENCY']) },
       },
     },
     '/lobby/api/launch': {
@@ -67,7 +67,7 @@ export function lobbyOpenApiPaths() {
         summary: "A launch URL from the provider's /generate-launch-url: real money for a player (a fresh launch key), or fun.",
         description: sandboxOnly,
         requestBody: body(LaunchRequest),
-        responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE']) },
+        responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY', 'UNSUPPORTED_MEDIA_TYPE']) },
       },
     },
   };

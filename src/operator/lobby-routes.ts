@@ -118,6 +118,8 @@ export function registerLobby(app: FastifyInstance, options: LobbyOptions): void
       language,
       key: key.key,
       ...(player.country === undefined || player.country === null ? {} : { country: player.country }),
+      // The player's currency goes along: a game with no bets in it is refused now, not when the page opens.
+      currency: player.currency,
       urls: { lobby: back.toString(), deposit: deposit.toString() },
     });
     if (!outcome.ok) return sendProviderFailure(reply, outcome);

@@ -11,7 +11,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson, sendProblem, sendRefusal } from '../http/json-api.js';
-import { serveHomePage } from '../http/home-page.js';
+import { serveHomePage, type HomeSection } from '../http/home-page.js';
 import { BODY_BYTES_MAX } from '../http/limits.js';
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Refusal } from '../protocol/errors.js';
@@ -65,6 +65,8 @@ export interface OperatorAppOptions {
    * passes metrics with them.
    */
   metrics?: OperatorMetrics;
+  /** Sections the page at `/` shows before its own: the sandbox's lobby and back office, which a bare server does not serve. */
+  homeSections?: readonly HomeSection[];
 }
 
 const bodies = {
@@ -203,6 +205,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   const openApiText = JSON.stringify(operatorOpenApi(), null, 2);
   app.get('/openapi.json', async (_request, reply) => sendJson(reply, 200, openApiText));
   serveHomePage(app, 'Wagerlink operator wallet', [
+    ...(options.homeSections ?? []),
     {
       heading: 'This server',
       text: 'The wallet a game provider calls: POST /authenticate, /transaction and /payout, signed (docs/protocol.md). The back office is under /admin, with its bearer token.',

@@ -21,13 +21,14 @@ import { readOperatorConfig } from '../operator/operator-config.js';
 import { buildProviderNode } from '../provider/provider-node.js';
 import type { RoundDispatch } from '../provider/round-delivery.js';
 import type { RoundCompletion } from '../provider/round-completion.js';
-import { backendOf, openStore } from '../stores/open-store.js';
+import { openStore } from '../stores/open-store.js';
 import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 import { seedDemoPlayers } from './demo-seed.js';
 import { registerSandboxPages } from './sandbox-pages.js';
 import { registerCasinoOutage } from './casino-outage.js';
 import {
+  databaseLines,
   operatorOrigin,
   providerOrigin,
   SANDBOX_HOST,
@@ -37,6 +38,18 @@ import {
   type SandboxSettings,
 } from './sandbox-config.js';
 import { loadOrCreateSecrets, SandboxSetupError } from './sandbox-secrets.js';
+
+/** The sandbox's own pages, first on the operator's `/`: a person who opens the bare address finds them. */
+const SANDBOX_HOME_SECTIONS = [
+  {
+    heading: 'The sandbox',
+    text: 'The player\'s side and the casino staff\'s side of this sandbox. The back office asks for the admin tokens unless opened from the address the sandbox printed.',
+    links: [
+      { href: '/lobby/', text: 'Lobby: pick or create a player, play the games for real or for fun' },
+      { href: '/backoffice/', text: 'Back office: players, rounds, payouts, the outbox, charts' },
+    ],
+  },
+];
 
 export interface SandboxOutput {
   write(line: string): void;
@@ -65,7 +78,6 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
   const providerConfig = sandboxProviderConfig(settings, secrets);
   const operatorUrl = operatorOrigin(settings);
   const providerUrl = providerOrigin(settings);
-  const postgres = backendOf(settings.operatorDatabase).name === 'postgres';
 
   const closers: (() => Promise<unknown>)[] = [];
   const closeAll = async () => {
@@ -90,6 +102,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       accessTokens: [secrets.accessToken],
       adminToken: secrets.adminToken,
       logger: operatorLogger,
+      homeSections: SANDBOX_HOME_SECTIONS,
     });
     closers.push(() => operatorApp.close());
     const service = new OperatorService(operatorStore, REAL_WORLD);
@@ -117,9 +130,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     completion.start();
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
-    if (postgres) {
-      out.write(`Both sides run on ${backendOf(settings.operatorDatabase).display}: the operator in the URL's schema, the provider in schema ${providerConfig.databaseSchema}.`);
-    }
+    for (const line of databaseLines(settings)) out.write(line);
     out.write('');
     out.write(`  Lobby        ${operatorUrl}/lobby/`);
     out.write(`  Back office  ${operatorUrl}/backoffice/#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);

@@ -6,9 +6,10 @@
  * the sandbox offers whatever games that catalog has; only the secrets, the
  * ports, the paths and the demo players change.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPostgresUrl } from '../platform/postgres/open-database.js';
+import { backendOf } from '../stores/open-store.js';
 import { resolveProviderConfig, type ProviderConfig, type ProviderConfigFile } from '../provider/provider-config.js';
 import type { SandboxSecrets } from './sandbox-secrets.js';
 
@@ -51,12 +52,43 @@ export interface SandboxSettings {
 /** The schema of the provider's tables when the sandbox runs on PostgreSQL. */
 export const PROVIDER_SCHEMA_DEFAULT = 'wagerlink_provider';
 
+/** Each side's SQLite file in the data folder, when the sandbox runs on SQLite. */
+export const OPERATOR_DB_FILE = 'operator.db';
+export const PROVIDER_DB_FILE = 'provider.db';
+
 /** The provider's database: its schema of the operator's PostgreSQL database, or a SQLite file in dataDir. */
 export function providerDatabase(settings: SandboxSettings): { database: string; databaseSchema?: string } {
   if (isPostgresUrl(settings.operatorDatabase)) {
     return { database: settings.operatorDatabase, databaseSchema: settings.providerSchema ?? PROVIDER_SCHEMA_DEFAULT };
   }
-  return { database: join(settings.dataDir, 'provider.db') };
+  return { database: join(settings.dataDir, PROVIDER_DB_FILE) };
+}
+
+/**
+ * What the sandbox says of its databases when it is ready: where each side
+ * keeps its data and, on PostgreSQL, the SQLite files an earlier start left
+ * in the data folder. Those are not read, not copied and not deleted: a
+ * person who moves to PostgreSQL may well come back, and the provider's
+ * outbox in provider.db may still hold a round or payout for the operator
+ * of that database, which only a start on SQLite delivers.
+ */
+export function databaseLines(settings: SandboxSettings, exists: (path: string) => boolean = existsSync): string[] {
+  if (!isPostgresUrl(settings.operatorDatabase)) {
+    return [`Databases: SQLite, the operator's ${settings.operatorDatabase}, the provider's ${providerDatabase(settings).database}`];
+  }
+  const operatorSchema = new URL(settings.operatorDatabase).searchParams.get('search_path') ?? 'public';
+  const lines = [
+    `Databases: PostgreSQL ${backendOf(settings.operatorDatabase).display}, the operator's in schema ${operatorSchema}, ` +
+      `the provider's in schema ${providerDatabase(settings).databaseSchema}`,
+  ];
+  const left = [OPERATOR_DB_FILE, PROVIDER_DB_FILE].map((file) => join(settings.dataDir, file)).filter((path) => exists(path));
+  if (left.length > 0) {
+    lines.push(
+      `  ${left.join(' and ')}, of a start on SQLite, ${left.length === 1 ? 'is' : 'are'} left as ${left.length === 1 ? 'it is' : 'they are'} ` +
+        'and not read here: a start without --database runs on them again (and sends what their outbox still holds)',
+    );
+  }
+  return lines;
 }
 
 export function operatorOrigin(settings: SandboxSettings): string {

@@ -46,6 +46,7 @@ test("each group's and command's --help prints its own usage and options, on std
     [['provider', '--help'], [/^wagerlink provider — /, /wagerlink provider serve --config FILE/]],
     [['provider', 'serve', '--help'], [/^wagerlink provider serve — /, /--config FILE +the provider's JSON config/]],
     [['openapi', '--help'], [/^wagerlink openapi — /, /wagerlink openapi operator\|provider/]],
+    [['sandbox', '--help'], [/^wagerlink sandbox — /, /--provider-port P +the provider's port/]],
   ];
   for (const [args, patterns] of cases) {
     const run = await runWagerlink(args);
@@ -79,6 +80,10 @@ test("a usage error is one line, then the usage of the command it concerns, exit
     [['operator', 'players', 'fly', 'bob'], /^wagerlink: operator players takes: add, show, adjust, block, unblock, rounds, transactions \(got "fly"\)\n\n/, /^wagerlink operator players — /m],
     [['operator', 'serve', '--port', 'x'], /^wagerlink: --port must be a whole number 0\.\.65535, got "x"\n\n/, /^wagerlink operator serve — /m],
     [['provider', 'serve'], /^wagerlink: provider serve needs --config FILE\n\n/, /^wagerlink provider serve — /m],
+    // The sandbox parses its own options, in the same words.
+    [['sandbox', '--colour', 'red'], /^wagerlink: unknown option --colour for "sandbox"\n\n/, /^wagerlink sandbox — /m],
+    [['sandbox', '--port'], /^wagerlink: --port needs a value\n\n/, /^wagerlink sandbox — /m],
+    [['sandbox', '--help=yes'], /^wagerlink: --help takes no value\n\n/, /^wagerlink sandbox — /m],
     // Input is checked, in words, before the database is looked for (this one does not exist).
     [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^wagerlink operator players add — /m],
     [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^wagerlink operator players rounds — /m],
@@ -114,7 +119,7 @@ test('a back-office command on a SQLite file that is not there says so, how to c
   }
 });
 
-test('a PostgreSQL database that does not exist is one line naming it and its host, no stack, for serve too', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, async () => {
+test('a PostgreSQL database that does not exist is one line naming it and its host, no stack, for serve and the sandbox too', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, async () => {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = '/wagerlink_no_such_database';
   const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_PORT: String(await freePort()) });
@@ -122,6 +127,16 @@ test('a PostgreSQL database that does not exist is one line naming it and its ho
     const run = await runWagerlink([...args, '--database', url.toString()], { env });
     assert.equal(run.code, 1, run.stderr);
     assert.equal(run.stderr, `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database or WAGERLINK_DATABASE at another\n`);
+  }
+  // The sandbox reads no environment: only its option is named.
+  const { dir, cleanup } = tempDir();
+  try {
+    const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
+    const run = await runWagerlink(['sandbox', '--data', dir, '--database', url.toString(), ...ports], { env: cleanEnv() });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stderr, `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database at another\n`);
+  } finally {
+    cleanup();
   }
 });
 

@@ -1,6 +1,7 @@
 /**
  * Proves `npm start` (`wagerlink sandbox`) as a newcomer meets it, run as
- * child processes: npm itself is spawned, prints the URLs, and under SIGTERM
+ * child processes: npm itself is spawned, prints the URLs, links the lobby
+ * and the back office from the operator's `/`, and under SIGTERM
  * or SIGINT leaves no process behind and frees both ports; the integration's
  * secrets are made on the first start, readable by their owner only, and
  * reused afterwards; the demo seeding is idempotent (a restart keeps what
@@ -13,7 +14,9 @@
  * until it is switched back.
  * With DATABASE_URL, both sides run in one PostgreSQL database, each in a
  * schema of its own: a round played shows in the provider's tables and in
- * the operator's, and neither side's tables are in the other's schema.
+ * the operator's, and neither side's tables are in the other's schema; a
+ * start on PostgreSQL after one on SQLite names the SQLite files it leaves
+ * alone, and leaves them unchanged.
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -80,6 +83,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const lobby = await fetch(`http://127.0.0.1:${port}/lobby/`);
     assert.equal(lobby.status, 200);
     assert.match(await lobby.text(), /<h1>Lobby<\/h1>/);
+    // The bare address leads to both pages.
+    const home = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    assert.match(home, /<a href="\/lobby\/">Lobby: /);
+    assert.match(home, /<a href="\/backoffice\/">Back office: /);
     assert.equal((await fetch(`http://127.0.0.1:${providerPort}/health`)).status, 200);
     assert.ok(processesNaming(dir).includes(Number(ready[1])), 'the sandbox runs in the process it names');
 
@@ -100,6 +107,10 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   const origin = `http://127.0.0.1:${ports[1]}`;
   const first = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
   assert.match(first.child.stdout, /new secrets made and kept in .*; 4 demo players added/);
+  assert.ok(
+    first.child.stdout.includes(`Databases: SQLite, the operator's ${join(dir, 'operator.db')}, the provider's ${join(dir, 'provider.db')}\n`),
+    `the sandbox says where its data is:\n${first.child.stdout}`,
+  );
   const secretsPath = join(dir, 'sandbox-secrets.json');
   assert.equal(statSync(secretsPath).mode & 0o777, 0o600, 'the secrets are readable by their owner only');
   const secrets = readFileSync(secretsPath, 'utf8');
@@ -145,6 +156,10 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).status, 201);
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).body.code, 'PLAYER_EXISTS');
   assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"eve","currency":"EUR","balance":1.005,"country":"FR"}')).status, 400, 'too many decimals for EUR');
+  // A player whose currency no game has bets in is refused when the launch is asked for, not when the page opens.
+  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"zola","currency":"ZAR","balance":50,"country":"ZA"}')).status, 201);
+  const noLadder = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real","playerId":"zola"}');
+  assert.deepEqual([noLadder.status, noLadder.body.code], [422, 'UNSUPPORTED_CURRENCY'], JSON.stringify(noLadder.body));
   // The back office's pass-through reaches the provider's /admin/* with the caller's token, and nothing else.
   const providerToken = (JSON.parse(secrets) as { providerAdminToken: string }).providerAdminToken;
   const passed = await json(`${origin}/backoffice/provider/admin/outbox?status=parked`, { headers: { authorization: `Bearer ${providerToken}` } });
@@ -224,7 +239,11 @@ test('--database postgres:// puts both sides in one PostgreSQL database, each in
     await operatorSchema.drop();
   });
   const started = await startWagerlink(['sandbox', '--data', dir, '--database', operatorSchema.url(), '--provider-schema', providerSchema, ...ports], { ready: READY, until: t });
-  assert.match(started.child.stdout, new RegExp(`Both sides run on postgres.*: the operator in the URL's schema, the provider in schema ${providerSchema}\\.`));
+  assert.match(
+    started.child.stdout,
+    new RegExp(`^Databases: PostgreSQL postgres://[^ ]+, the operator's in schema ${operatorSchema.name}, the provider's in schema ${providerSchema}$`, 'm'),
+  );
+  assert.doesNotMatch(started.child.stdout, /of a start on SQLite/, 'no SQLite file to speak of');
   const origin = `http://127.0.0.1:${ports[1]}`;
   const providerOrigin = `http://127.0.0.1:${ports[3]}`;
 
@@ -255,6 +274,36 @@ test('--database postgres:// puts both sides in one PostgreSQL database, each in
   assert.notEqual(alice.body.balance, 100, 'the round moved alice\'s balance');
   assert.equal((await started.child.stop('SIGTERM')).code, 0);
   assert.equal(existsSync(join(dir, 'provider.db')), false, 'no SQLite file for the provider');
+});
+
+test('--database postgres:// after a start on SQLite says that the SQLite files are left alone, and leaves them so', { skip: POSTGRES_UNAVAILABLE ?? false }, async (t) => {
+  const dir = dataDir();
+  const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
+  const onSqlite = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
+  assert.equal((await onSqlite.child.stop('SIGTERM')).code, 0);
+  const files = ['operator.db', 'provider.db'].map((file) => join(dir, file));
+  const contents = () => files.map((path) => readFileSync(path).toString('base64'));
+  const before = contents();
+
+  const schema = await freshSchema('sandbox_after');
+  const providerSchema = `${schema.name}_p`;
+  t.after(async () => {
+    await schema.admin.unsafe(`DROP SCHEMA IF EXISTS ${providerSchema} CASCADE`);
+    await schema.drop();
+  });
+  const onPostgres = await startWagerlink(['sandbox', '--data', dir, '--database', schema.url(), '--provider-schema', providerSchema, ...ports], { ready: READY, until: t });
+  assert.ok(
+    onPostgres.child.stdout.includes(
+      `  ${files[0]} and ${files[1]}, of a start on SQLite, are left as they are and not read here: ` +
+        'a start without --database runs on them again (and sends what their outbox still holds)\n',
+    ),
+    onPostgres.child.stdout,
+  );
+  // The demo players are made again, in PostgreSQL: nothing was read from the SQLite files.
+  assert.match(onPostgres.child.stdout, /secrets read in .*; 4 demo players added/);
+  assert.equal((await onPostgres.child.stop('SIGTERM')).code, 0);
+  assert.deepEqual(contents(), before, 'the SQLite files are unchanged');
+  assert.deepEqual(readdirSync(dir).sort(), ['operator.db', 'provider.db', 'sandbox-secrets.json']);
 });
 
 test('--provider-schema is refused without --database, with a bad name, or equal to the operator\'s schema', async () => {

@@ -10,11 +10,24 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
+import { GGR } from '../../src/stores/sqlite/sqlite-ledger.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { DAY_MS } from '../../src/stores/store.js';
 import { uuidToBytes } from '../../src/stores/uuid-bytes.js';
 import { tempDir } from '../helpers.js';
+import { bookBetsOverDays } from './store-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+/** SQLite's plan for the GGR report's query, one line per step. */
+function ggrPlan(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare(`EXPLAIN QUERY PLAN ${GGR}`).all(NOW, NOW + DAY_MS) as { detail: string }[]).map((step) => step.detail).join('\n');
+  } finally {
+    db.close();
+  }
+}
 
 describe('sqlite migrations', () => {
   test('a version 1 ledger is linked into per-player chains, and lists the same after', async () => {
@@ -104,6 +117,50 @@ describe('sqlite migrations', () => {
       // The deposit booked after the migration is the one id above the marks.
       assert.deepEqual(unmerged, [1, 0]);
       assert.deepEqual(marks, [['rounds', 1, 256], ['transfers', 1, 256]]);
+      assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
+    } finally {
+      cleanup();
+    }
+  });
+
+  test('a version 4 ledger gains the transfers-by-time index: the GGR report reads its span through it and sums the same', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, 'wallet.db');
+      // Bets over three days, booked by the store; then the ledger as version 4 left it. Version 5 adds the
+      // index and nothing else, so without the index and its row the file is a version 4 ledger.
+      const span = { from: NOW, to: NOW + 3 * DAY_MS };
+      const store = await SqliteStore.open({ path });
+      let before: Awaited<ReturnType<SqliteStore['ggr']>>;
+      try {
+        await bookBetsOverDays(store, 'm-gina', 3);
+        before = await store.ggr(span);
+      } finally {
+        await store.close();
+      }
+      assert.deepEqual(
+        before.rows.map((row) => [row.day, row.bets, row.rounds]),
+        [
+          ['2026-01-01', '3', 2],
+          ['2026-01-02', '6', 3],
+          ['2026-01-03', '10', 4],
+        ],
+      );
+      const db = new Database(path);
+      db.exec('DROP INDEX transfers_by_time; DELETE FROM schema_migrations WHERE version = 5');
+      db.close();
+      assert.match(ggrPlan(path), /^SCAN t$/m, 'version 4 reads every transfer');
+
+      const reopened = await SqliteStore.open({ path });
+      try {
+        assert.deepEqual(await reopened.ggr(span), before);
+      } finally {
+        await reopened.close();
+      }
+      assert.match(ggrPlan(path), /^SEARCH t USING INDEX transfers_by_time \(created_at>\? AND created_at<\?\)$/m);
+      const after = new Database(path, { readonly: true });
+      const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
+      after.close();
       assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
     } finally {
       cleanup();

@@ -1,11 +1,13 @@
 /**
  * What tests of a store, called directly, share: the clock of their
- * commands, and a player with an open session to bet on.
+ * commands, a player with an open session to bet on, and bets booked
+ * over several days.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import type { WalletStore } from '../../src/stores/operations.js';
+import { DAY_MS } from '../../src/stores/store.js';
 
 export const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -29,4 +31,21 @@ export async function openSession(store: WalletStore, playerId: string, balance 
 /** A round of one bet, finished, with new ids unless given. */
 export function singleBet(session: StoreSession, amount: number, ids: { tx?: string; round?: string } = {}): TransactionRequest {
   return { ...session, transactions: [{ id: ids.tx ?? randomUUID(), type: 'bet', amount }], round: { id: ids.round ?? randomUUID(), finished: true } };
+}
+
+/** Rounds of one bet over `days` days from NOW, 2 + day of them on each (1, 2, 3... EUR), each day in a session of its own. */
+export async function bookBetsOverDays(store: WalletStore, playerId: string, days: number): Promise<void> {
+  assert.ok((await store.createPlayer({ playerId, currency: 'EUR', balance: 1000, depositId: randomUUID(), now: NOW })).ok);
+  for (let day = 0; day < days; day++) {
+    const now = NOW + day * DAY_MS;
+    const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now });
+    assert.ok(key.ok);
+    const auth = await store.authenticate({ key: key.key, game: 'dice', now, newSessionId: randomUUID() });
+    assert.ok(auth.ok, JSON.stringify(auth));
+    const session = { sessionId: auth.sessionId, playerId, game: 'dice' };
+    for (let i = 1; i <= 2 + day; i++) {
+      const outcome = await store.transact({ request: singleBet(session, i), now: now + i });
+      assert.ok(outcome.ok, JSON.stringify(outcome));
+    }
+  }
 }

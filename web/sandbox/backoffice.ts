@@ -144,6 +144,11 @@ function table(head: string[], rows: (Node | string)[][], numeric: number[] = []
 }
 
 const when = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+/** A time in a table cell: the day and the time each kept whole, so that a phone's narrow column breaks between them, not inside the date. */
+const whenCell = (iso: string) => {
+  const [day, time] = when(iso).split(' ');
+  return el('time', { datetime: iso }, el('span', { class: 'nowrap' }, day ?? ''), ' ', el('span', { class: 'nowrap' }, time ?? ''));
+};
 
 function showPlayerCard(): void {
   if (!current) {
@@ -171,7 +176,7 @@ function showRounds(): void {
       const open = el('button', { type: 'button', 'data-round': r.roundId }, 'History');
       open.addEventListener('click', () => void showRound(r));
       // Ids are time-ordered: their ends tell rounds apart, the whole id is in the title.
-      return [el('code', { title: r.roundId }, `…${r.roundId.slice(-12)}`), r.game, r.finished ? 'finished' : 'open', when(r.createdAt), open];
+      return [el('code', { title: r.roundId }, `…${r.roundId.slice(-12)}`), r.game, r.finished ? 'finished' : 'open', whenCell(r.createdAt), open];
     });
   ui.rounds.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No rounds.') : table(['Round', 'Game', 'State', 'Started', ''], rows));
   ui.roundsMore.hidden = pages.roundsNext === null;
@@ -181,7 +186,7 @@ function showTransfers(): void {
   const kind = ui.transferKind.value;
   const rows = pages.transfers
     .filter((t) => kind === '' || t.kind === kind)
-    .map((t) => [when(t.createdAt), t.kind + (t.freeBet ? ' (free)' : ''), String(t.amount), t.game ?? '', t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`)]);
+    .map((t) => [whenCell(t.createdAt), t.kind + (t.freeBet ? ' (free)' : ''), String(t.amount), t.game ?? '', t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`)]);
   ui.transfers.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No transactions.') : table(['When', 'Kind', `Amount (${current?.currency ?? ''})`, 'Game', 'Round'], rows, [2]));
   ui.transfersMore.hidden = pages.transfersNext === null;
 }
@@ -219,7 +224,7 @@ async function showRound(round: Round): Promise<void> {
       el('h3', {}, `Round ${round.roundId}`),
       el('p', { class: 'muted' }, `${round.game} · ${round.finished ? 'finished' : 'open'} · started ${when(round.createdAt)}${round.finishedAt ? ` · finished ${when(round.finishedAt)}` : ''}`),
       el('h4', {}, 'Booked by the operator'),
-      table(['When', 'Kind', `Amount (${current.currency})`, 'Transaction id'], bookings.map((t) => [when(t.createdAt), t.kind, String(t.amount), el('code', {}, t.id)]), [2]),
+      table(['When', 'Kind', `Amount (${current.currency})`, 'Transaction id'], bookings.map((t) => [whenCell(t.createdAt), t.kind, String(t.amount), el('code', {}, t.id)]), [2]),
       el('h4', {}, 'Requests from the provider and their answers'),
       ...(requests.length === 0
         ? [el('p', { class: 'muted' }, 'The provider holds no request of this round (rounds of another provider, or older than its outbox keeps).')]
@@ -253,22 +258,46 @@ async function drawPlayerCharts(): Promise<void> {
     const text = decimalText(balance, scale);
     return { x: when(t.createdAt).slice(0, 16), y: Number(text), text };
   });
-  ui.balanceChart.replaceChildren(lineChart(`Balance of ${current.playerId} over its last ${transfers.length} transactions`, points));
+  const playerId = current.playerId;
+  drawChart(ui.balanceChart, (width) => [lineChart(`Balance of ${playerId} over its last ${transfers.length} transactions`, points, width)]);
 }
+
+/**
+ * Each chart box's drawing, kept so that a box whose width changes (a window made narrower, a phone
+ * turned) is drawn again at its new width: charts are drawn one unit a pixel (charts.ts).
+ */
+const drawings = new Map<HTMLElement, { draw: (width: number) => Node[]; width: number }>();
+
+function drawChart(box: HTMLElement, draw: (width: number) => Node[]): void {
+  const width = box.clientWidth;
+  drawings.set(box, { draw, width });
+  box.replaceChildren(...draw(width));
+}
+
+/** How long the window's size must hold before the charts are drawn again (ms): one drawing per resize, not one per frame. */
+const REDRAW_AFTER_RESIZE_MS = 200;
+let redrawTimer: ReturnType<typeof setTimeout> | undefined;
+window.addEventListener('resize', () => {
+  clearTimeout(redrawTimer);
+  redrawTimer = setTimeout(() => {
+    for (const [box, drawing] of drawings) if (box.clientWidth !== drawing.width) drawChart(box, drawing.draw);
+  }, REDRAW_AFTER_RESIZE_MS);
+});
 
 /** The casino's GGR per game per day (GET /admin/ggr, last 30 days): one chart per currency, whose amounts cannot be added. */
 async function drawGgr(): Promise<void> {
   const report = await admin<{ from: string; to: string; rows: GgrRow[] }>('GET', '/ggr');
   const currencies = [...new Set(report.rows.map((row) => row.currency))].sort();
-  ui.ggrChart.replaceChildren(
-    ...(currencies.length === 0
+  drawChart(ui.ggrChart, (width) =>
+    currencies.length === 0
       ? [el('p', { class: 'muted' }, `No bets from ${report.from} to ${report.to}.`)]
       : currencies.map((currency) =>
           barChart(
             `Gross gaming revenue of the casino per game per day, ${currency}, ${report.from} to ${report.to}`,
             report.rows.filter((row) => row.currency === currency).map((row) => ({ label: `${row.game} ${row.day.slice(5)}`, value: row.ggr, text: `${row.ggr} ${currency}` })),
+            width,
           ),
-        )),
+        ),
   );
 }
 
@@ -286,7 +315,7 @@ async function drawCodes(): Promise<void> {
     counts.set(code, (counts.get(code) ?? 0) + Number(match[2]));
   }
   const bars = [...counts].sort().map(([code, n]) => ({ label: code === '' ? 'OK' : code, value: n, text: String(n) }));
-  ui.codesChart.replaceChildren(barChart('Wallet requests by answer code', bars));
+  drawChart(ui.codesChart, (width) => [barChart('Wallet requests by answer code', bars, width)]);
 }
 
 // -------------------------------------------------------------- the outbox

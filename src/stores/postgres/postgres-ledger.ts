@@ -115,6 +115,19 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 
 const PLAYER_COLUMNS = 'p.id AS player_pk, p.player_id, p.currency, p.country, p.blocked, p.account_id, a.balance, a.version';
 
+/**
+ * The GGR report's sums over a span of creation times [$1, $2): the range reads the transfers_by_time
+ * index (migration 4); exported so that a test can ask PostgreSQL for its plan.
+ */
+export const GGR = `SELECT t.created_at / ${DAY_MS}::bigint AS day, r.game, p.currency,
+    sum(CASE WHEN t.kind = 'bet' AND NOT t.free_bet THEN t.amount ELSE 0 END) AS bets,
+    sum(CASE WHEN t.kind = 'bet' AND t.free_bet THEN t.amount ELSE 0 END) AS free_bets,
+    sum(CASE WHEN t.kind = 'win' THEN t.amount ELSE 0 END) AS wins,
+    count(DISTINCT t.round_pk) AS rounds
+  FROM transfers t JOIN rounds r ON r.id = t.round_pk JOIN players p ON p.id = t.player_pk
+  WHERE t.kind IN ('bet', 'win') AND t.created_at >= $1 AND t.created_at < $2
+  GROUP BY 1, r.game, p.currency`;
+
 interface SeenRow {
   uuid: string;
   kind: TransferKind;
@@ -857,15 +870,10 @@ export class PostgresLedger {
   }
 
   async ggr(span: GgrRequest): Promise<GgrReport> {
-    const rows = await this.sql<{ day: Int8; game: string; currency: string; bets: string; free_bets: string; wins: string; rounds: Int8 }[]>`
-      SELECT t.created_at / ${DAY_MS}::bigint AS day, r.game, p.currency,
-          sum(CASE WHEN t.kind = 'bet' AND NOT t.free_bet THEN t.amount ELSE 0 END) AS bets,
-          sum(CASE WHEN t.kind = 'bet' AND t.free_bet THEN t.amount ELSE 0 END) AS free_bets,
-          sum(CASE WHEN t.kind = 'win' THEN t.amount ELSE 0 END) AS wins,
-          count(DISTINCT t.round_pk) AS rounds
-        FROM transfers t JOIN rounds r ON r.id = t.round_pk JOIN players p ON p.id = t.player_pk
-        WHERE t.kind IN ('bet', 'win') AND t.created_at >= ${span.from} AND t.created_at < ${span.to}
-        GROUP BY 1, r.game, p.currency`;
+    const rows = await this.sql.unsafe<{ day: Int8; game: string; currency: string; bets: string; free_bets: string; wins: string; rounds: Int8 }[]>(
+      GGR,
+      [span.from, span.to],
+    );
     return ggrReport(
       rows.map((r) => ({
         day: Number(r.day),

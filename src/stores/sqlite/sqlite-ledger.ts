@@ -131,6 +131,19 @@ function refusedOf(v: unknown[]): SeenTransfer {
   };
 }
 
+/**
+ * The GGR report's sums over a span of creation times [from, to): the range reads the transfers_by_time
+ * index (migration 5); exported so that a test can ask SQLite for its plan.
+ */
+export const GGR = `SELECT t.created_at / ${DAY_MS} AS day, r.game, p.currency,
+    sum(CASE WHEN t.kind = 'bet' AND t.free_bet = 0 THEN t.amount ELSE 0 END) AS bets,
+    sum(CASE WHEN t.kind = 'bet' AND t.free_bet <> 0 THEN t.amount ELSE 0 END) AS free_bets,
+    sum(CASE WHEN t.kind = 'win' THEN t.amount ELSE 0 END) AS wins,
+    count(DISTINCT t.round_pk) AS rounds
+  FROM transfers t JOIN rounds r ON r.id = t.round_pk JOIN players p ON p.id = t.player_pk
+  WHERE t.kind IN ('bet', 'win') AND t.created_at >= ? AND t.created_at < ?
+  GROUP BY day, r.game, p.currency`;
+
 const ROUND = `SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.id = ?`;
 function roundOf(v: unknown[]): RoundRow {
   return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] === 1n };
@@ -170,14 +183,7 @@ export class SqliteLedger {
         WHERE p.player_id > @after AND (@prefix IS NULL OR (p.player_id >= @prefix AND substr(p.player_id, 1, length(@prefix)) = @prefix))
           AND (@currency IS NULL OR p.currency = @currency) AND (@blocked IS NULL OR p.blocked = @blocked)
         ORDER BY p.player_id LIMIT @limit`),
-      ggr: prepare(`SELECT t.created_at / ${DAY_MS} AS day, r.game, p.currency,
-          sum(CASE WHEN t.kind = 'bet' AND t.free_bet = 0 THEN t.amount ELSE 0 END) AS bets,
-          sum(CASE WHEN t.kind = 'bet' AND t.free_bet <> 0 THEN t.amount ELSE 0 END) AS free_bets,
-          sum(CASE WHEN t.kind = 'win' THEN t.amount ELSE 0 END) AS wins,
-          count(DISTINCT t.round_pk) AS rounds
-        FROM transfers t JOIN rounds r ON r.id = t.round_pk JOIN players p ON p.id = t.player_pk
-        WHERE t.kind IN ('bet', 'win') AND t.created_at >= ? AND t.created_at < ?
-        GROUP BY day, r.game, p.currency`),
+      ggr: prepare(GGR),
       seen: prepare(SEEN).raw(true),
       refused: prepare(REFUSED).raw(true),
       insertRefused: prepare(`INSERT INTO refused_transactions (uuid, player_pk, kind, player_id, round_uuid, amount, jp_amount, code,
