@@ -41,6 +41,7 @@ export async function buildProviderNode(
     onFatal: exitOnStorageFailure(logger),
     currencies: config.currencies,
     schema: config.databaseSchema,
+    postgres: config.postgres,
   });
   const delivery = createRoundDelivery({ config, store, log: logger });
   let metrics: ProviderMetrics | undefined;
