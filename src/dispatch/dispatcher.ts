@@ -65,6 +65,15 @@ export interface DispatcherLimits {
  */
 export const OPERATOR_PROBE_MS = 1_000;
 
+/**
+ * While claiming fails (the database is down, stuck or out of connections),
+ * the loop waits twice as long after each failure, from the idle wait up to
+ * this (ms). An outage costs a few claims a minute instead of four a second,
+ * and the loop notices the database's return within 5 s; a send that ends or
+ * a poke (a write went through, so the database is back) claims at once.
+ */
+export const CLAIM_BACKOFF_MS_MAX = 5_000;
+
 export const DISPATCHER_LIMITS: DispatcherLimits = {
   batchSizeMax: CLAIM_BATCH_MAX,
   inFlightMax: 64,
@@ -78,6 +87,8 @@ export interface DispatcherLog {
   error(details: object, message: string): void;
   /** One line per item parked or refused: each asks a person to look (parked) or is a round the player lost nothing on (refused). */
   warn(details: object, message: string): void;
+  /** The end of an outage of storage, whose start was logged as an error: one line each. */
+  info?(details: object, message: string): void;
 }
 
 export interface DispatcherOptions {
@@ -127,6 +138,8 @@ export class Dispatcher {
   private wake: (() => void) | undefined;
   /** A send ended, or the owner poked, while the loop was claiming: the next idle wait is skipped, since an item may have become due. */
   private woken = false;
+  /** Claims that failed in a row (storage away): the loop backs off, and logs the outage once. */
+  private claimFailures = 0;
   private readonly watchers = new Set<(delivery: Delivery) => void>();
   /** Operators whose last answer on this node was none or one to resend, with when each was last probed (OPERATOR_PROBE_MS). */
   private readonly failing = new Map<string, number>();
@@ -176,7 +189,8 @@ export class Dispatcher {
   private async loop(): Promise<void> {
     const { outbox, node, log } = this.options;
     while (this.running) {
-      await this.probeFailing();
+      // While claiming fails, a probe would fail as well: the operators' items keep their back-off until storage answers.
+      if (this.claimFailures === 0) await this.probeFailing();
       const room = this.limits.inFlightMax - this.inFlight.size;
       let claimed: OutboxItem[] = [];
       if (room > 0) {
@@ -186,10 +200,18 @@ export class Dispatcher {
             operatorInFlightMax: this.limits.operatorInFlightMax,
             leaseMs: this.limits.leaseMs,
           });
+          if (this.claimFailures > 0) {
+            log?.info?.({ failedClaims: this.claimFailures }, 'dispatch: claiming works again; delivery resumes');
+            this.claimFailures = 0;
+          }
         } catch (error) {
-          // Storage may come back: the loop waits and claims again. A broken invariant (an AssertionError) stops the process.
+          // Storage may come back: the loop backs off and claims again. A broken invariant (an AssertionError) stops the process.
           if (error instanceof assert.AssertionError) throw error;
-          log?.error({ err: error }, 'dispatch: claiming failed; trying again after the idle wait');
+          // One line per outage, not one per attempt: the end of it is logged too.
+          if (this.claimFailures === 0) log?.error({ err: error }, 'dispatch: claiming failed; backing off and trying again until storage answers');
+          this.claimFailures += 1;
+          await this.idle(Math.min(this.limits.idleMs * 2 ** Math.min(this.claimFailures, 30), CLAIM_BACKOFF_MS_MAX));
+          continue;
         }
       }
       for (const item of claimed) this.launch(item);
@@ -213,14 +235,14 @@ export class Dispatcher {
     }
   }
 
-  private idle(): Promise<void> {
+  private idle(waitMs = this.limits.idleMs): Promise<void> {
     if (this.woken) {
       this.woken = false;
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
       this.wake = resolve;
-      void this.world.sleep(this.limits.idleMs).then(resolve);
+      void this.world.sleep(waitMs).then(resolve);
     }).finally(() => {
       this.wake = undefined;
     });

@@ -83,6 +83,13 @@ export interface JsonApiOptions {
   /** A request's headers and body must arrive within this (ms); default REQUEST_TIMEOUT_MS. */
   requestTimeoutMs?: number | undefined;
   logger?: FastifyBaseLogger | boolean | undefined;
+  /**
+   * A 503 for storage that is unavailable (an UnavailableError) says
+   * `Retry-After` this many seconds, so that a caller waits a moment rather
+   * than resends at once into an outage; unset, it says none (the
+   * operator's, whose caller, the provider, backs off by its own schedule).
+   */
+  storageRetryAfterS?: number | undefined;
 }
 
 export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, balance?: string): FastifyReply {
@@ -374,7 +381,10 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
   });
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
-    if (error instanceof UnavailableError) return sendProblem(reply, 'SERVICE_UNAVAILABLE', error.message);
+    if (error instanceof UnavailableError) {
+      if (options.storageRetryAfterS !== undefined) reply.header('retry-after', String(options.storageRetryAfterS));
+      return sendProblem(reply, 'SERVICE_UNAVAILABLE', error.message);
+    }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return sendProblem(reply, 'PAYLOAD_TOO_LARGE', `body is over the limit of ${bodyBytesMax} bytes`);

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { cryptoDecimalsProblem, CRYPTO_DECIMALS_MAX, DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
-import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../stores/settings.js';
+import { DEFAULT_POSTGRES_SETTINGS, readPostgresSettings, type PostgresSettings } from '../stores/settings.js';
 import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 
 export interface OperatorConfig {
@@ -70,6 +70,14 @@ export const CONFIG_VARIABLES = {
 } as const;
 
 type Env = Record<string, string | undefined>;
+
+/** The variable of each PostgreSQL setting (settings.ts checks them, as it does the provider config's). */
+const POSTGRES_VARIABLES: Record<keyof PostgresSettings, keyof typeof CONFIG_VARIABLES> = {
+  poolSize: 'WAGERLINK_PG_POOL_SIZE',
+  statementTimeoutMs: 'WAGERLINK_PG_STATEMENT_TIMEOUT_MS',
+  idleTimeoutS: 'WAGERLINK_PG_IDLE_TIMEOUT_S',
+  connectTimeoutS: 'WAGERLINK_PG_CONNECT_TIMEOUT_S',
+};
 
 /**
  * `serve` runs at most this many processes: one per core is the useful
@@ -135,12 +143,11 @@ export function readOperatorConfig(
     host: flags.host ?? (env.WAGERLINK_HOST || '127.0.0.1'),
     port,
     database: flags.database ?? (env.WAGERLINK_DATABASE || './data/operator.db'),
-    postgres: {
-      poolSize: positiveInteger(env, 'WAGERLINK_PG_POOL_SIZE', DEFAULT_POSTGRES_SETTINGS.poolSize),
-      statementTimeoutMs: positiveInteger(env, 'WAGERLINK_PG_STATEMENT_TIMEOUT_MS', DEFAULT_POSTGRES_SETTINGS.statementTimeoutMs),
-      idleTimeoutS: positiveInteger(env, 'WAGERLINK_PG_IDLE_TIMEOUT_S', DEFAULT_POSTGRES_SETTINGS.idleTimeoutS),
-      connectTimeoutS: positiveInteger(env, 'WAGERLINK_PG_CONNECT_TIMEOUT_S', DEFAULT_POSTGRES_SETTINGS.connectTimeoutS),
-    },
+    postgres: readPostgresSettings({
+      value: (key) => env[POSTGRES_VARIABLES[key]],
+      name: (key) => POSTGRES_VARIABLES[key],
+      error: (message) => new ConfigError(message),
+    }),
     workers: flags.workers ?? parseWorkers(env.WAGERLINK_WORKERS, 'WAGERLINK_WORKERS', cores),
     secret: env.WAGERLINK_SECRET || undefined,
     secretNext: env.WAGERLINK_SECRET_NEXT || undefined,

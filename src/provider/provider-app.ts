@@ -91,6 +91,15 @@ export interface ProviderAppOptions {
 }
 
 /** Admin listing pages hold at most this many rounds. */
+/**
+ * The Retry-After (s) of a 503 for the provider's database failing (down,
+ * stuck, out of connections, a statement timed out). A second: an operator's
+ * call or a player's click comes back soon after a restart or a fail-over,
+ * without resending at once into the outage; each call answers within its
+ * deadline (postgres-provider-store.ts), so the waits do not pile up.
+ */
+export const STORAGE_RETRY_AFTER_S = 1;
+
 const ROUNDS_PAGE_MAX = 500;
 const ROUNDS_PAGE_DEFAULT = 50;
 /** Admin pages of payouts and outbox items: the rounds' default; at most the outbox's own listing cap. */
@@ -344,7 +353,12 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const pages: Readonly<Record<GameKind, Buffer>> = { dice: readFileSync(`${webDir}/index.html`), reels: readFileSync(`${webDir}/reels.html`) };
   const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
-  const app = createJsonApi({ bodyBytesMax: config.limits.bodyBytesMax, requestTimeoutMs: config.limits.requestTimeoutMs, logger: options.logger });
+  const app = createJsonApi({
+    bodyBytesMax: config.limits.bodyBytesMax,
+    requestTimeoutMs: config.limits.requestTimeoutMs,
+    logger: options.logger,
+    storageRetryAfterS: STORAGE_RETRY_AFTER_S,
+  });
   const metrics = options.metrics ?? new ProviderMetrics({ outbox: store.outbox, clock: world.clock });
 
   const signature = (request: FastifyRequest) => request.headers[SIGNATURE_HEADER];

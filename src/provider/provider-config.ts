@@ -29,7 +29,7 @@ import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
-import { isPostgresUrl, schemaNameProblem } from '../stores/settings.js';
+import { isPostgresUrl, readPostgresSettings, schemaNameProblem, type PostgresSettings } from '../stores/settings.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
 
@@ -136,6 +136,13 @@ export const ProviderConfigSchema = Type.Object({
   publicBaseUrl: HttpUrl,
   database: Type.String({ minLength: 1 }),
   databaseSchema: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+  /** PostgreSQL's pool and time-outs; each value is checked as the operator's WAGERLINK_PG_* are (stores/settings.ts). */
+  postgres: Type.Optional(
+    Type.Object(
+      { poolSize: Type.Optional(Type.Number()), statementTimeoutMs: Type.Optional(Type.Number()), idleTimeoutS: Type.Optional(Type.Number()), connectTimeoutS: Type.Optional(Type.Number()) },
+      { additionalProperties: false },
+    ),
+  ),
   logLevel: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
   launchTokenSecret: Type.String({ minLength: 16, maxLength: 1024 }),
   launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
@@ -234,6 +241,8 @@ export interface ProviderConfig {
   database: string;
   /** PostgreSQL: the schema of the provider's tables, made if missing; undefined: the URL's search_path. */
   databaseSchema: string | undefined;
+  /** PostgreSQL: the pool and its time-outs (the operator's settings, read by the same code); unused on SQLite. */
+  postgres: PostgresSettings;
   logLevel: string;
   launchTokenSecrets: string[];
   adminToken: string | undefined;
@@ -472,6 +481,11 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     publicBaseUrl: httpUrl('publicBaseUrl', file.publicBaseUrl),
     database: file.database,
     databaseSchema: file.databaseSchema,
+    postgres: readPostgresSettings({
+      value: (key) => file.postgres?.[key],
+      name: (key) => `postgres.${key}`,
+      error: (message) => new ProviderConfigError(message),
+    }),
     logLevel: file.logLevel ?? 'info',
     launchTokenSecrets: [file.launchTokenSecret, ...(file.launchTokenSecretPrevious === undefined ? [] : [file.launchTokenSecretPrevious])],
     adminToken: file.adminToken,

@@ -41,6 +41,7 @@ export async function buildProviderNode(
     onFatal: exitOnStorageFailure(logger),
     currencies: config.currencies,
     schema: config.databaseSchema,
+    postgres: config.postgres,
   });
   const delivery = createRoundDelivery({ config, store, log: logger });
   let metrics: ProviderMetrics | undefined;
@@ -55,7 +56,8 @@ export async function buildProviderNode(
     roundCompletionMs: config.limits.roundCompletionMs,
     clock: REAL_PROVIDER_WORLD.clock,
     delivery,
-    onError: (error) => logger.warn({ err: error }, 'completing interrupted rounds failed; the next sweep tries again'),
+    onError: (error) => logger.warn({ err: error }, 'completing interrupted rounds failed; the next sweeps try again, and their return is logged'),
+    onRecovered: (failedSweeps) => logger.info({ failedSweeps }, 'completing interrupted rounds works again'),
   });
   const stopWork = async () => {
     await completion.stop();

@@ -40,14 +40,22 @@ export interface RoundCompletionSetup {
   delivery?: RoundDelivery;
   /** Default COMPLETION_SWEEP_MS. */
   sweepMs?: number;
-  /** Told of a sweep that failed (the database away): the next sweep tries again. */
+  /**
+   * Told of the first sweep that failed (the database away) of an outage,
+   * not of each: the next sweeps try again, one every sweepMs, which is
+   * back-off enough for one query.
+   */
   onError?: (error: unknown) => void;
+  /** Told once a sweep works again after an outage, with how many sweeps failed in it. */
+  onRecovered?: (failedSweeps: number) => void;
 }
 
 export class RoundCompletion {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  /** Sweeps that failed in a row: an outage is told once, at its start, and once at its end. */
+  private failedSweeps = 0;
 
   constructor(private readonly setup: RoundCompletionSetup) {}
 
@@ -78,7 +86,16 @@ export class RoundCompletion {
     const sweepMs = this.setup.sweepMs ?? COMPLETION_SWEEP_MS;
     const tick = () => {
       this.running = this.sweep()
-        .catch((error: unknown) => this.setup.onError?.(error))
+        .then(
+          () => {
+            if (this.failedSweeps > 0) this.setup.onRecovered?.(this.failedSweeps);
+            this.failedSweeps = 0;
+          },
+          (error: unknown) => {
+            if (this.failedSweeps === 0) this.setup.onError?.(error);
+            this.failedSweeps += 1;
+          },
+        )
         .finally(() => {
           this.running = undefined;
           if (!this.stopped) this.timer = setTimeout(tick, sweepMs);

@@ -59,3 +59,42 @@ export const DEFAULT_POSTGRES_SETTINGS: PostgresSettings = {
   idleTimeoutS: 60, // s
   connectTimeoutS: 2, // s
 };
+
+/** Where a config reads each PostgreSQL setting from, and the error it throws: the operator's environment, the provider's JSON file. */
+export interface PostgresSettingsSource {
+  /** The value as written: text from an environment variable, a number from a JSON file; undefined or '' when not set. */
+  value: (key: keyof PostgresSettings) => string | number | undefined;
+  /** How the config names the setting in its message, e.g. WAGERLINK_PG_POOL_SIZE or postgres.poolSize. */
+  name: (key: keyof PostgresSettings) => string;
+  /** The config's own error, so that start-up stops with the config's message. */
+  error: (message: string) => Error;
+}
+
+/**
+ * The PostgreSQL settings of a config, each a positive whole number or its
+ * default: the one check that both the operator's and the provider's
+ * configs apply, so that the two read the same setting the same way.
+ */
+export function readPostgresSettings(source: PostgresSettingsSource): PostgresSettings {
+  const read = (key: keyof PostgresSettings): number => {
+    const value = source.value(key);
+    if (value === undefined || value === '') return DEFAULT_POSTGRES_SETTINGS[key];
+    const text = String(value);
+    if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+      throw source.error(`${source.name(key)} must be a positive whole number, got "${text}"`);
+    }
+    return Number(text);
+  };
+  return { poolSize: read('poolSize'), statementTimeoutMs: read('statementTimeoutMs'), idleTimeoutS: read('idleTimeoutS'), connectTimeoutS: read('connectTimeoutS') };
+}
+
+/**
+ * A call that has no answer by then answers 503 (ms): one statement time-out
+ * plus one connection attempt. With the defaults, 4 s: inside the provider's
+ * 5 s wait for the operator, and well inside a player's wait on a game page.
+ * It also bounds the wait when a connection is accepted and then never
+ * answered (a proxy in front of a database that is down, a stuck server).
+ */
+export function callTimeoutMs(settings: PostgresSettings): number {
+  return settings.statementTimeoutMs + settings.connectTimeoutS * 1_000;
+}

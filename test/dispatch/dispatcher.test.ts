@@ -10,15 +10,17 @@
  * 4xx is final, never resent, and skips the rest of its key; a 200's text
  * reaches whoever watches the outcome. With the send injected: one slow
  * operator does not stall another, an item past its horizon is parked,
- * building a dispatcher starts nothing, and a poke claims at once instead
- * of after the idle wait.
+ * building a dispatcher starts nothing, a poke claims at once instead
+ * of after the idle wait, and an outage of storage (claims failing) is
+ * logged once, backed off from, and recovered from with nothing lost or
+ * sent twice.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PROTOCOL_RETRY, REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
-import { Dispatcher, httpSend, type Send } from '../../src/dispatch/dispatcher.js';
+import { CLAIM_BACKOFF_MS_MAX, Dispatcher, httpSend, type Send } from '../../src/dispatch/dispatcher.js';
 import type { NewItem, Outbox, OutboxItem } from '../../src/dispatch/outbox.js';
 import { DISPATCH_SCHEDULE, type DispatchSchedule, type SendAttempt } from '../../src/dispatch/retry-schedule.js';
 import { sign } from '../../src/protocol/signing.js';
@@ -315,6 +317,53 @@ for (const backend of OUTBOX_BACKENDS) {
         await until('every item is sent', async () => (await outbox.list({ status: 'sent' })).length === keys.length, 5_000);
         const settledIn = Date.now() - back;
         assert.ok(settledIn < 5_000, `settled ${settledIn} ms after the operator's return, not after the 60 s back-off`);
+      } finally {
+        await dispatcher.stop();
+        await db.close();
+      }
+    });
+
+    test('an outage of storage: claims fail, the loop backs off and logs once, then resumes and sends each item once', async () => {
+      const keys = Array.from({ length: 6 }, (_, i) => `r-${i}`);
+      const { db, outbox } = await setUp(keys.map((key) => bet('op-1', key)));
+      let down = true;
+      let failedClaims = 0;
+      // The database away: every claim fails as the store fails it (the connection refused).
+      const claim: Outbox['claim'] = async (...args) => {
+        if (!down) return outbox.claim(...args);
+        failedClaims += 1;
+        throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      };
+      const failing = new Proxy(outbox, {
+        get: (target, name, receiver) => (name === 'claim' ? claim : (Reflect.get(target, name, receiver) as unknown)),
+      });
+      const lines: { level: string; message: string }[] = [];
+      const log = {
+        error: (_: object, message: string) => lines.push({ level: 'error', message }),
+        warn: (_: object, message: string) => lines.push({ level: 'warn', message }),
+        info: (_: object, message: string) => lines.push({ level: 'info', message }),
+      };
+      // The waits are recorded and kept short, so that the back-off shows without the test waiting for it.
+      const waits: number[] = [];
+      const world = { ...REAL_CLIENT_WORLD, sleep: (ms: number) => (waits.push(ms), new Promise<void>((resolve) => setTimeout(resolve, 2).unref())) };
+      const sends = new Map<string, number>();
+      const send: Send = async (item) => (sends.set(item.orderingKey, (sends.get(item.orderingKey) ?? 0) + 1), { kind: 'answered', status: 200 });
+      const idleMs = 5;
+      const dispatcher = new Dispatcher({ outbox: failing, node: 'a', send, world, log, limits: { idleMs } });
+      dispatcher.start();
+      try {
+        await until('ten claims have failed', async () => failedClaims >= 10);
+        assert.equal(sends.size, 0, 'nothing is sent while claiming fails');
+        assert.deepEqual(lines, [{ level: 'error', message: 'dispatch: claiming failed; backing off and trying again until storage answers' }], 'one line for the outage');
+        const backoff = waits.slice(0, 10);
+        assert.deepEqual(backoff, backoff.map((_, i) => Math.min(idleMs * 2 ** (i + 1), CLAIM_BACKOFF_MS_MAX)), 'each wait doubles, up to the limit');
+        down = false;
+        await until('every item is sent', async () => sends.size === keys.length);
+        await until('every item is recorded as sent', async () => (await outbox.list({ status: 'sent' })).length === keys.length);
+        await dispatcher.stop();
+        assert.deepEqual([...sends.values()], keys.map(() => 1), 'each item sent once');
+        assert.equal(lines.length, 2);
+        assert.deepEqual(lines[1], { level: 'info', message: 'dispatch: claiming works again; delivery resumes' });
       } finally {
         await dispatcher.stop();
         await db.close();

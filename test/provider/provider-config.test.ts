@@ -13,6 +13,7 @@ import { tempDir } from '../helpers.js';
 import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provider-helpers.js';
 import { roundSchedule } from '../../src/provider/round-delivery.js';
 import { DISPATCH_SCHEDULE } from '../../src/dispatch/retry-schedule.js';
+import { DEFAULT_POSTGRES_SETTINGS } from '../../src/stores/settings.js';
 
 function operatorEnv(): Record<string, string> {
   const text = readFileSync(new URL('../../../examples/operator.env', import.meta.url), 'utf8');
@@ -197,4 +198,26 @@ test('dispatchHorizonSeconds sets the outbox horizon of every kind; databaseSche
   assert.throws(() => resolveProviderConfig({ ...onPostgres, databaseSchema: 'Provider-EU' }), /databaseSchema: "Provider-EU" must be 1 to 63 lower-case letters/);
   assert.throws(() => resolveProviderConfig({ ...onPostgres, database: 'provider.db' }), /databaseSchema: a schema needs a postgres:\/\/ database/);
   assert.equal(resolveProviderConfig(exampleConfigFile()).databaseSchema, undefined);
+});
+
+test("postgres takes the operator's pool and time-outs, checked by the same rule, each left out taking the operator's default", () => {
+  assert.deepEqual(resolveProviderConfig(exampleConfigFile()).postgres, DEFAULT_POSTGRES_SETTINGS);
+  const onPostgres = { ...exampleConfigFile(), database: 'postgres://db.internal/wagerlink' };
+  const set = resolveProviderConfig({ ...onPostgres, postgres: { poolSize: 12, statementTimeoutMs: 750, idleTimeoutS: 30, connectTimeoutS: 1 } });
+  assert.deepEqual(set.postgres, { poolSize: 12, statementTimeoutMs: 750, idleTimeoutS: 30, connectTimeoutS: 1 });
+  assert.deepEqual(resolveProviderConfig({ ...onPostgres, postgres: { poolSize: 2 } }).postgres, { ...DEFAULT_POSTGRES_SETTINGS, poolSize: 2 });
+  for (const [key, value] of [
+    ['poolSize', 0],
+    ['statementTimeoutMs', -5],
+    ['idleTimeoutS', 1.5],
+    ['connectTimeoutS', 2 ** 60],
+  ] as const) {
+    assert.throws(
+      () => resolveProviderConfig({ ...onPostgres, postgres: { [key]: value } }),
+      (error: Error) => error instanceof ProviderConfigError && error.message.startsWith(`postgres.${key} must be a positive whole number`),
+      `${key}=${value}`,
+    );
+  }
+  assert.throws(() => resolveProviderConfig({ ...onPostgres, postgres: { poolSize: '4' } }), ProviderConfigError, 'numbers, as JSON writes them');
+  assert.throws(() => resolveProviderConfig({ ...onPostgres, postgres: { pool: 4 } }), ProviderConfigError, 'an unknown setting is a mistake');
 });

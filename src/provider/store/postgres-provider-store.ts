@@ -31,6 +31,15 @@
  * by which every other node on the database calls its listeners too: a
  * player waiting on one node for a round another node delivered wakes at
  * once, not at the end of the wait.
+ *
+ * Every call, the outbox's included, has a deadline (callTimeoutMs: one
+ * statement time-out plus one connection attempt, 4 s with the defaults)
+ * and a failure of the database itself becomes an UnavailableError, which
+ * the HTTP layer answers 503 with Retry-After: a database that is down,
+ * stuck or out of connections turns into a prompt 503, never a hung
+ * request. A transaction whose deadline passed is rolled back instead of
+ * committed, so that what was answered 503 is not applied later (unless
+ * its COMMIT was already on its way: every request is safe to resend).
  */
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -42,6 +51,8 @@ import { migrate } from '../../platform/postgres/migrate.js';
 import { createSchema, openDatabase, urlInSchema, type PoolSettings } from '../../platform/postgres/open-database.js';
 import { isConflict, isUnavailable } from '../../platform/postgres/postgres-errors.js';
 import { UnavailableError } from '../../protocol/errors.js';
+import { callTimeoutMs } from '../../stores/settings.js';
+import { CallDeadlines, type CallDeadline } from '../../stores/postgres/call-deadlines.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
 import {
@@ -142,6 +153,7 @@ export class PostgresProviderStore implements ProviderStore {
   private constructor(
     private readonly sql: postgres.Sql,
     private readonly currencies: Currencies,
+    private readonly deadlines: CallDeadlines,
   ) {
     this.outbox = this.outboxView(new PostgresOutbox(sql, { onFinal: this.finishFromOutbox }));
   }
@@ -180,7 +192,12 @@ export class PostgresProviderStore implements ProviderStore {
       await sql.end({ timeout: 5 });
       throw error;
     }
-    const store = new PostgresProviderStore(sql, options.currencies ?? CURRENCIES);
+    const timeoutMs = callTimeoutMs(options.settings);
+    const deadlines = new CallDeadlines(
+      timeoutMs,
+      () => new UnavailableError(`the provider's database did not answer within ${timeoutMs} ms; nothing was applied, try again`),
+    );
+    const store = new PostgresProviderStore(sql, options.currencies ?? CURRENCIES, deadlines);
     try {
       await store.listen();
     } catch (error) {
@@ -200,6 +217,7 @@ export class PostgresProviderStore implements ProviderStore {
     this.closing ??= (async () => {
       await this.durable();
       await this.sql.end({ timeout: 5 });
+      this.deadlines.stop();
     })();
     return this.closing;
   }
@@ -224,16 +242,39 @@ export class PostgresProviderStore implements ProviderStore {
    */
   private transaction<T>(work: (dbTx: postgres.TransactionSql) => Promise<T>): Promise<T> {
     return this.track(
-      (async () => {
+      this.bounded(async (deadline) => {
+        // Past the deadline the caller has its 503: roll back rather than apply what it was told was not.
+        const inTime = async (dbTx: postgres.TransactionSql): Promise<T> => {
+          const result = await work(dbTx);
+          if (deadline.aborted) throw deadline.reason;
+          return result;
+        };
         for (let retries = 0; ; retries += 1) {
           try {
-            return (await this.sql.begin(work)) as T;
+            return (await this.sql.begin(inTime)) as T;
           } catch (error) {
-            if (!isConflict(error) || retries >= CONFLICT_RETRIES_MAX) throw unavailableOr(error);
+            if (!isConflict(error) || retries >= CONFLICT_RETRIES_MAX || deadline.aborted) throw error;
           }
         }
-      })(),
+      }),
     );
+  }
+
+  /**
+   * Runs one call under the call deadline: it answers by then, or rejects
+   * with the deadline's UnavailableError; a failure of the database itself
+   * becomes an UnavailableError too (unavailableOr).
+   */
+  private async bounded<T>(call: (deadline: CallDeadline) => Promise<T>): Promise<T> {
+    const deadline = this.deadlines.start();
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        deadline.addEventListener('abort', () => reject(deadline.reason));
+        call(deadline).then(resolve, (error: unknown) => reject(unavailableOr(error)));
+      });
+    } finally {
+      this.deadlines.settle(deadline);
+    }
   }
 
   /** A single statement: atomic by itself. */
@@ -242,12 +283,8 @@ export class PostgresProviderStore implements ProviderStore {
   }
 
   /** A failure of the database itself (unreachable, too slow, restarting) is the caller's 503: nothing was applied, resend. */
-  private async read<T>(query: Promise<T>): Promise<T> {
-    try {
-      return await query;
-    } catch (error) {
-      throw unavailableOr(error);
-    }
+  private read<T>(query: Promise<T>): Promise<T> {
+    return this.bounded(() => query);
   }
 
   /**
@@ -255,24 +292,26 @@ export class PostgresProviderStore implements ProviderStore {
    * finishes rounds calls the listeners with them once it has committed.
    */
   private outboxView(items: PostgresOutbox): Outbox {
+    // Each call has the store's deadline and its 503 (bounded). A claim, or an outcome, answered late is not
+    // lost: its items' lease runs out and they are claimed and sent again (every request is idempotent).
     const thenNotify = async <R>(applied: (result: R) => boolean, call: () => Promise<R>): Promise<R> => {
       const finishing: Finishing = { dbTx: undefined, rounds: [] };
-      const result = await this.track(this.finishing.run(finishing, call));
+      const result = await this.track(this.bounded(() => this.finishing.run(finishing, call)));
       if (applied(result)) for (const round of finishing.rounds) for (const listener of this.roundListeners) listener(round);
       return result;
     };
     return {
-      claim: items.claim.bind(items),
+      claim: (...args) => this.read(items.claim(...args)),
       sent: (id, node, answer, now) => thenNotify((done) => done, () => items.sent(id, node, answer, now)),
       refused: (id, node, answer, now) => thenNotify((done) => done.applied, () => items.refused(id, node, answer, now)),
       resolve: (id, reference, now) => thenNotify((done) => done, () => items.resolve(id, reference, now)),
-      retryLater: (...args) => this.track(items.retryLater(...args)),
-      park: (...args) => this.track(items.park(...args)),
-      retryNow: (...args) => this.track(items.retryNow(...args)),
-      hasten: (...args) => this.track(items.hasten(...args)),
-      backlog: items.backlog.bind(items),
-      item: items.item.bind(items),
-      list: items.list.bind(items),
+      retryLater: (...args) => this.track(this.read(items.retryLater(...args))),
+      park: (...args) => this.track(this.read(items.park(...args))),
+      retryNow: (...args) => this.track(this.read(items.retryNow(...args))),
+      hasten: (...args) => this.track(this.read(items.hasten(...args))),
+      backlog: (...args) => this.read(items.backlog(...args)),
+      item: (...args) => this.read(items.item(...args)),
+      list: (...args) => this.read(items.list(...args)),
     };
   }
 

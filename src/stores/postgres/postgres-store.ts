@@ -19,7 +19,7 @@ import type { VerifyReport } from '../store.js';
 import type { WalletStore } from '../operations.js';
 import { migrate } from './migrations.js';
 import { openDatabase, redactUrl } from './open-database.js';
-import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings, type StoreOptions } from '../settings.js';
+import { callTimeoutMs, DEFAULT_POSTGRES_SETTINGS, type PostgresSettings, type StoreOptions } from '../settings.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, HotBatcher } from './hot-batcher.js';
 import { CallDeadlines, type CallSignal } from './call-deadlines.js';
@@ -48,16 +48,8 @@ export const INFLIGHT_CALLS_MAX = 2_000;
 export const CONFLICT_RETRIES_MAX = 3;
 /** Each retry waits a random time up to this (ms), so that two losers do not collide again in step. */
 export const CONFLICT_RETRY_DELAY_MS_MAX = 20;
-/**
- * A call that has no answer by then answers 503 (ms): one statement time-out
- * (a batch's statements wait on locks only in its first one) plus one
- * connection attempt. With the defaults, 4 s: inside the provider's 5 s wait.
- * It also bounds the wait when postgres.js keeps retrying a connection that
- * is accepted and dropped (a proxy in front of a database that is down).
- */
-export function callTimeoutMs(settings: PostgresSettings): number {
-  return settings.statementTimeoutMs + settings.connectTimeoutS * 1_000;
-}
+/** A call that has no answer by then answers 503 (ms); a batch's statements wait on locks only in its first one (settings.ts). */
+export { callTimeoutMs };
 
 /**
  * A group-committed batch that has settled neither way after this many call
