@@ -130,11 +130,17 @@ export interface OutboxItem {
  */
 export const LEASE_MS = 30_000;
 /**
- * Items of one operator in flight across all nodes. Enough to keep a
- * healthy wallet busy from a few nodes; few enough that an operator coming
- * back from an outage is not hit by the whole backlog at once.
+ * Items of one operator in flight across all nodes, by default (the
+ * provider's `limits.operatorInFlightMax`). As many as the players one
+ * node serves at once: with fewer, rounds queue for a slot while the
+ * wallet, which answers each in a few milliseconds, sits idle (the end-to-end
+ * bench row, 64 players, read about a third more rounds at 64 than at 16,
+ * docs/performance.md). Few enough that an operator coming back from an
+ * outage is not hit by the whole backlog at once.
  */
-export const OPERATOR_IN_FLIGHT_MAX = 16;
+export const OPERATOR_IN_FLIGHT_MAX = 64;
+/** The largest `limits.operatorInFlightMax` a provider's config may set. */
+export const OPERATOR_IN_FLIGHT_LIMIT_MAX = 1_024;
 /** Items one claim returns at most: bounds one database transaction's work. */
 export const CLAIM_BATCH_MAX = 100;
 

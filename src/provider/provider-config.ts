@@ -29,6 +29,7 @@ import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
+import { OPERATOR_IN_FLIGHT_LIMIT_MAX, OPERATOR_IN_FLIGHT_MAX } from '../dispatch/outbox.js';
 import { isPostgresUrl, readPostgresSettings, schemaNameProblem, type PostgresSettings } from '../stores/settings.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
@@ -69,6 +70,12 @@ export const ProviderLimitsSchema = Type.Object(
     retryDelayMsMax: Type.Optional(Count('Largest retry back-off, ms. Default 60000.', 3_600_000)),
     dispatchHorizonSeconds: Type.Optional(
       Count('How long the outbox resends a round or a payout the operator has not answered for good before it parks it for a person, seconds. Default 259200 (72 h).', DISPATCH_HORIZON_SECONDS_MAX),
+    ),
+    operatorInFlightMax: Type.Optional(
+      Count(
+        "Requests to one operator in flight at once, across every node on the provider's database. Default 64.",
+        OPERATOR_IN_FLIGHT_LIMIT_MAX,
+      ),
     ),
     roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
     roundCompletionMinutes: Type.Optional(
@@ -167,6 +174,7 @@ export interface ProviderLimits {
   retryDelayMsMin: number;
   retryDelayMsMax: number;
   dispatchHorizonMs: number;
+  operatorInFlightMax: number;
   roundSettleMsMax: number;
   roundCompletionMs: number;
   refreshIntervalMs: number;
@@ -182,6 +190,7 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   retryDelayMsMin: 500, // ms: docs/protocol.md §9
   retryDelayMsMax: 60_000, // ms: docs/protocol.md §9
   dispatchHorizonMs: 72 * 3600 * 1000, // ms: 72 h, a weekend's outage at an operator; the outbox's own DISPATCH_HORIZON_MS (retry-schedule.ts), which a test holds it to
+  operatorInFlightMax: OPERATOR_IN_FLIGHT_MAX, // requests: the dispatch module's own default
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
   // ms: a reload or a lost connection comes back well within 10 minutes; a player gone longer has left, and the round must not stay open for days
   roundCompletionMs: 10 * 60_000,
@@ -357,6 +366,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     retryDelayMsMin: limitsIn.retryDelayMsMin ?? DEFAULT_LIMITS.retryDelayMsMin,
     retryDelayMsMax: limitsIn.retryDelayMsMax ?? DEFAULT_LIMITS.retryDelayMsMax,
     dispatchHorizonMs: (limitsIn.dispatchHorizonSeconds ?? DEFAULT_LIMITS.dispatchHorizonMs / 1000) * 1000,
+    operatorInFlightMax: limitsIn.operatorInFlightMax ?? DEFAULT_LIMITS.operatorInFlightMax,
     roundSettleMsMax: limitsIn.roundSettleMsMax ?? DEFAULT_LIMITS.roundSettleMsMax,
     roundCompletionMs: (limitsIn.roundCompletionMinutes ?? DEFAULT_LIMITS.roundCompletionMs / 60_000) * 60_000,
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,

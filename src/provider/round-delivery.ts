@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 import { REAL_CLIENT_WORLD, type ClientWorld } from '../clients/http-call.js';
-import { Dispatcher, httpSend, type DispatcherLimits, type DispatcherLog } from '../dispatch/dispatcher.js';
+import { Dispatcher, DISPATCHER_LIMITS, httpSend, type DispatcherLimits, type DispatcherLog } from '../dispatch/dispatcher.js';
 import { DISPATCH_SCHEDULE, type DispatchSchedule } from '../dispatch/retry-schedule.js';
 import type { RoundDelivery } from './game-service.js';
 import type { ProviderConfig } from './provider-config.js';
@@ -81,7 +81,12 @@ export function createRoundDelivery(setup: RoundDeliverySetup): RoundDispatch {
     send: sender.send,
     schedule: roundSchedule(config),
     world,
-    ...(setup.limits === undefined ? {} : { limits: setup.limits }),
+    limits: {
+      operatorInFlightMax: config.limits.operatorInFlightMax,
+      // One node can keep one operator's whole limit busy.
+      inFlightMax: Math.max(DISPATCHER_LIMITS.inFlightMax, config.limits.operatorInFlightMax),
+      ...setup.limits,
+    },
     ...(setup.log === undefined ? {} : { log: setup.log }),
   });
   let started = false;

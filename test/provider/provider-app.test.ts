@@ -124,3 +124,46 @@ test('the delivery of rounds: built, it sends nothing; started, it sends; stoppe
     cleanup();
   }
 });
+
+test("the delivery of rounds keeps at most the config's limits.operatorInFlightMax requests to one operator in flight", async () => {
+  const { dir, cleanup } = tempDir('wagerlink-provider-app-');
+  const origin = 'http://operator.test';
+  const file = testConfigFile({ database: join(dir, 'provider.db'), endpoint: origin });
+  file.limits = { ...(file.limits as object), operatorInFlightMax: 2 };
+  const config = resolveProviderConfig(file);
+  assert.equal(config.limits.operatorInFlightMax, 2);
+  const store = SqliteProviderStore.open(config.database, { currencies: config.currencies });
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  let sent = 0;
+  agent
+    .get(origin)
+    .intercept({ path: '/transaction', method: 'POST' })
+    .reply(() => {
+      sent++;
+      return { statusCode: 200, data: '{"balance":5}', responseOptions: { headers: { 'content-type': 'application/json' } } };
+    })
+    // Long enough that no answer comes back while the test looks at the first sends.
+    .delay(4 * QUIET_MS)
+    .persist();
+  const session = await realSession(store, { operatorId: config.operators[0]!.operatorId, now: Date.now() });
+  const delivery = createRoundDelivery({ config, store, dispatcher: agent, world: REAL_CLIENT_WORLD, limits: { idleMs: IDLE_MS } });
+  try {
+    // Six rounds, each its own ordering key: only the operator's limit holds them back.
+    const rounds: RoundRow[] = [];
+    for (let nonce = 0; nonce < 6; nonce++) rounds.push(begun(await store.beginRealRound(realRound(session, nonce, Date.now()), SEED)));
+    await store.durable();
+    delivery.start();
+    await until(() => sent === 2, 'two rounds are sent');
+    await sleep(QUIET_MS);
+    assert.equal(sent, 2, 'no third request while two are unanswered');
+    await until(() => sent === 6, 'every round is sent');
+    await delivery.stop();
+    for (const round of rounds) assert.equal((await store.round(round.pk)).status, 'settled');
+  } finally {
+    await delivery.stop();
+    await store.close();
+    await agent.close();
+    cleanup();
+  }
+});

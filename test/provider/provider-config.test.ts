@@ -13,6 +13,7 @@ import { tempDir } from '../helpers.js';
 import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provider-helpers.js';
 import { roundSchedule } from '../../src/provider/round-delivery.js';
 import { DISPATCH_SCHEDULE } from '../../src/dispatch/retry-schedule.js';
+import { OPERATOR_IN_FLIGHT_LIMIT_MAX, OPERATOR_IN_FLIGHT_MAX } from '../../src/dispatch/outbox.js';
 import { DEFAULT_POSTGRES_SETTINGS } from '../../src/stores/settings.js';
 
 function operatorEnv(): Record<string, string> {
@@ -183,7 +184,7 @@ test('a file error names the file', () => {
   }
 });
 
-test('dispatchHorizonSeconds sets the outbox horizon of every kind; databaseSchema needs PostgreSQL and a plain name', () => {
+test('dispatchHorizonSeconds sets the outbox horizon of every kind; operatorInFlightMax is bounded; databaseSchema needs PostgreSQL and a plain name', () => {
   const file = exampleConfigFile();
   file.limits = { ...(file.limits as object), dispatchHorizonSeconds: 90 };
   const config = resolveProviderConfig(file);
@@ -192,6 +193,11 @@ test('dispatchHorizonSeconds sets the outbox horizon of every kind; databaseSche
   assert.deepEqual(roundSchedule(resolveProviderConfig(exampleConfigFile())).horizonMs, DISPATCH_SCHEDULE.horizonMs, 'the default is the protocol schedule\'s');
   file.limits = { ...(file.limits as object), dispatchHorizonSeconds: 0 };
   assert.throws(() => resolveProviderConfig(file), ProviderConfigError);
+
+  assert.equal(resolveProviderConfig(exampleConfigFile()).limits.operatorInFlightMax, OPERATOR_IN_FLIGHT_MAX, "the operator's in-flight limit defaults to the outbox's");
+  for (const refused of [0, OPERATOR_IN_FLIGHT_LIMIT_MAX + 1]) {
+    assert.throws(() => resolveProviderConfig({ ...exampleConfigFile(), limits: { operatorInFlightMax: refused } }), /operatorInFlightMax/);
+  }
 
   const onPostgres = { ...exampleConfigFile(), database: 'postgres://db.internal/wagerlink', databaseSchema: 'provider_eu' };
   assert.equal(resolveProviderConfig(onPostgres).databaseSchema, 'provider_eu');
