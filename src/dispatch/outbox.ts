@@ -139,8 +139,6 @@ export const LEASE_MS = 30_000;
  * outage is not hit by the whole backlog at once.
  */
 export const OPERATOR_IN_FLIGHT_MAX = 64;
-/** The largest `limits.operatorInFlightMax` a provider's config may set. */
-export const OPERATOR_IN_FLIGHT_LIMIT_MAX = 1_024;
 /** Items one claim returns at most: bounds one database transaction's work. */
 export const CLAIM_BATCH_MAX = 100;
 

@@ -29,7 +29,6 @@ import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
-import { OPERATOR_IN_FLIGHT_LIMIT_MAX, OPERATOR_IN_FLIGHT_MAX } from '../dispatch/outbox.js';
 import { isPostgresUrl, readPostgresSettings, schemaNameProblem, type PostgresSettings } from '../stores/settings.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
@@ -59,6 +58,8 @@ export const RETIRED_LIMITS: Readonly<Record<string, string>> = {
 
 /** The longest horizon a config may set (s): 30 days; past that a person should have been asked long before. */
 export const DISPATCH_HORIZON_SECONDS_MAX = 30 * 24 * 3600;
+/** The largest `limits.operatorInFlightMax`: beyond it a node's sockets, not the operator, are the bound. */
+export const OPERATOR_IN_FLIGHT_LIMIT_MAX = 1_024;
 
 export const ProviderLimitsSchema = Type.Object(
   {
@@ -190,7 +191,7 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   retryDelayMsMin: 500, // ms: docs/protocol.md §9
   retryDelayMsMax: 60_000, // ms: docs/protocol.md §9
   dispatchHorizonMs: 72 * 3600 * 1000, // ms: 72 h, a weekend's outage at an operator; the outbox's own DISPATCH_HORIZON_MS (retry-schedule.ts), which a test holds it to
-  operatorInFlightMax: OPERATOR_IN_FLIGHT_MAX, // requests: the dispatch module's own default
+  operatorInFlightMax: 64, // requests: the outbox's own OPERATOR_IN_FLIGHT_MAX (outbox.ts), which a test holds it to
   roundSettleMsMax: 20_000, // ms: a player waits this long at most, then the round is left pending
   // ms: a reload or a lost connection comes back well within 10 minutes; a player gone longer has left, and the round must not stay open for days
   roundCompletionMs: 10 * 60_000,

@@ -8,12 +8,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LIMITS, parseProviderConfig, ProviderConfigError, readProviderConfig, resolveProviderConfig } from '../../src/provider/provider-config.js';
+import { DEFAULT_LIMITS, OPERATOR_IN_FLIGHT_LIMIT_MAX, parseProviderConfig, ProviderConfigError, readProviderConfig, resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { tempDir } from '../helpers.js';
 import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provider-helpers.js';
 import { roundSchedule } from '../../src/provider/round-delivery.js';
 import { DISPATCH_SCHEDULE } from '../../src/dispatch/retry-schedule.js';
-import { OPERATOR_IN_FLIGHT_LIMIT_MAX, OPERATOR_IN_FLIGHT_MAX } from '../../src/dispatch/outbox.js';
+import { OPERATOR_IN_FLIGHT_MAX } from '../../src/dispatch/outbox.js';
 import { DEFAULT_POSTGRES_SETTINGS } from '../../src/stores/settings.js';
 
 function operatorEnv(): Record<string, string> {

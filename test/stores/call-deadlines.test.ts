@@ -6,7 +6,7 @@
  */
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallDeadlines } from '../../src/stores/postgres/call-deadlines.js';
+import { CallDeadlines } from '../../src/platform/postgres/call-deadlines.js';
 
 const TIMEOUT_MS = 1_000;
 

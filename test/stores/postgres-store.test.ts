@@ -22,7 +22,7 @@ import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrati
 import type { WalletStore } from '../../src/stores/operations.js';
 import { DAY_MS } from '../../src/stores/store.js';
 import { DATABASE_URL, freshSchema, openPostgresStore, openTwoPostgresStores, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE, type Schema } from './postgres-fixtures.js';
-import { bookBetsOverDays, NOW as FIXTURES_NOW } from './store-fixtures.js';
+import { ggrOfThreeDays, NOW as FIXTURES_NOW } from './store-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -135,22 +135,7 @@ describe('postgres store: migrations', { skip: POSTGRES_UNAVAILABLE }, () => {
     // Bets over three days, booked by the store; then the schema as version 3 left it. Version 4 adds the
     // index and nothing else, so without the index and its row the schema is a version 3 one.
     const span = { from: FIXTURES_NOW, to: FIXTURES_NOW + 3 * DAY_MS };
-    const store = await PostgresStore.open({ url, settings: { poolSize: 1 } });
-    let before: Awaited<ReturnType<PostgresStore['ggr']>>;
-    try {
-      await bookBetsOverDays(store, 'm-gina', 3);
-      before = await store.ggr(span);
-    } finally {
-      await store.close();
-    }
-    assert.deepEqual(
-      before.rows.map((row) => [row.day, row.bets, row.rounds]),
-      [
-        ['2026-01-01', '3', 2],
-        ['2026-01-02', '6', 3],
-        ['2026-01-03', '10', 4],
-      ],
-    );
+    const before = await ggrOfThreeDays(() => PostgresStore.open({ url, settings: { poolSize: 1 } }));
     await schema.admin.unsafe(`DROP INDEX ${schema.name}.transfers_by_time; DELETE FROM ${schema.name}.schema_migrations WHERE version = 4`);
     // Version 3 has no index on the time: the span is a filter over every transfer, read in some other order.
     assert.doesNotMatch(await plan(), /Index Cond: \(\(created_at >=/, 'version 3 reads every transfer');

@@ -15,7 +15,7 @@ import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { DAY_MS } from '../../src/stores/store.js';
 import { uuidToBytes } from '../../src/stores/uuid-bytes.js';
 import { tempDir } from '../helpers.js';
-import { bookBetsOverDays } from './store-fixtures.js';
+import { ggrOfThreeDays } from './store-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -130,22 +130,7 @@ describe('sqlite migrations', () => {
       // Bets over three days, booked by the store; then the ledger as version 4 left it. Version 5 adds the
       // index and nothing else, so without the index and its row the file is a version 4 ledger.
       const span = { from: NOW, to: NOW + 3 * DAY_MS };
-      const store = await SqliteStore.open({ path });
-      let before: Awaited<ReturnType<SqliteStore['ggr']>>;
-      try {
-        await bookBetsOverDays(store, 'm-gina', 3);
-        before = await store.ggr(span);
-      } finally {
-        await store.close();
-      }
-      assert.deepEqual(
-        before.rows.map((row) => [row.day, row.bets, row.rounds]),
-        [
-          ['2026-01-01', '3', 2],
-          ['2026-01-02', '6', 3],
-          ['2026-01-03', '10', 4],
-        ],
-      );
+      const before = await ggrOfThreeDays(() => SqliteStore.open({ path }));
       const db = new Database(path);
       db.exec('DROP INDEX transfers_by_time; DELETE FROM schema_migrations WHERE version = 5');
       db.close();

@@ -34,7 +34,7 @@ export function singleBet(session: StoreSession, amount: number, ids: { tx?: str
 }
 
 /** Rounds of one bet over `days` days from NOW, 2 + day of them on each (1, 2, 3... EUR), each day in a session of its own. */
-export async function bookBetsOverDays(store: WalletStore, playerId: string, days: number): Promise<void> {
+async function bookBetsOverDays(store: WalletStore, playerId: string, days: number): Promise<void> {
   assert.ok((await store.createPlayer({ playerId, currency: 'EUR', balance: 1000, depositId: randomUUID(), now: NOW })).ok);
   for (let day = 0; day < days; day++) {
     const now = NOW + day * DAY_MS;
@@ -48,4 +48,29 @@ export async function bookBetsOverDays(store: WalletStore, playerId: string, day
       assert.ok(outcome.ok, JSON.stringify(outcome));
     }
   }
+}
+
+/**
+ * A store opened by `open` books three days of bets (bookBetsOverDays) and
+ * is closed; answers its GGR report over them, checked day by day, for a
+ * migration test to compare with the report after the migration.
+ */
+export async function ggrOfThreeDays<S extends WalletStore>(open: () => Promise<S>): Promise<Awaited<ReturnType<WalletStore['ggr']>>> {
+  const store = await open();
+  let report: Awaited<ReturnType<WalletStore['ggr']>>;
+  try {
+    await bookBetsOverDays(store, 'm-gina', 3);
+    report = await store.ggr({ from: NOW, to: NOW + 3 * DAY_MS });
+  } finally {
+    await store.close();
+  }
+  assert.deepEqual(
+    report.rows.map((row) => [row.day, row.bets, row.rounds]),
+    [
+      ['2026-01-01', '3', 2],
+      ['2026-01-02', '6', 3],
+      ['2026-01-03', '10', 4],
+    ],
+  );
+  return report;
 }

@@ -52,7 +52,7 @@ import { createSchema, openDatabase, urlInSchema, type PoolSettings } from '../.
 import { isConflict, isUnavailable } from '../../platform/postgres/postgres-errors.js';
 import { UnavailableError } from '../../protocol/errors.js';
 import { callTimeoutMs } from '../../stores/settings.js';
-import { CallDeadlines, type CallDeadline } from '../../stores/postgres/call-deadlines.js';
+import { CallDeadlines, type CallDeadline } from '../../platform/postgres/call-deadlines.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
 import {

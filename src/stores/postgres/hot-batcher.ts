@@ -22,7 +22,7 @@
  * the call that causes it fails.
  */
 import assert, { AssertionError } from 'node:assert/strict';
-import type { CallSignal } from './call-deadlines.js';
+import type { CallSignal } from '../../platform/postgres/call-deadlines.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 
 /** A batch runner's answer for a call that must wait for the next batch. */

@@ -11,7 +11,7 @@
  * build.
  */
 import type { DerivedOperationName, OperationArgs, OperationOutcome } from '../operations.js';
-import type { CallSignal } from './call-deadlines.js';
+import type { CallSignal } from '../../platform/postgres/call-deadlines.js';
 import type { HotBatcher } from './hot-batcher.js';
 import type { HotCall, HotResult, PostgresLedger } from './postgres-ledger.js';
 

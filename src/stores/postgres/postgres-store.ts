@@ -22,7 +22,7 @@ import { openDatabase, redactUrl } from './open-database.js';
 import { callTimeoutMs, DEFAULT_POSTGRES_SETTINGS, type PostgresSettings, type StoreOptions } from '../settings.js';
 import { isRetryable, isUnavailable } from './postgres-errors.js';
 import { BATCH_CALLS_MAX, HotBatcher } from './hot-batcher.js';
-import { CallDeadlines, type CallSignal } from './call-deadlines.js';
+import { CallDeadlines, type CallSignal } from '../../platform/postgres/call-deadlines.js';
 import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
 import { POSTGRES_OPERATIONS, type PostgresHandlerContext } from './postgres-operations.js';
 import { probeWrite, refusesWrites, writeFailureOf } from './write-probe.js';
