@@ -198,7 +198,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     name: 'provider outbox list',
     options: ['status', 'operator', 'limit', ...PROVIDER_ADMIN],
     summary: "lists the provider's outbox",
-    help: ADMIN_HELP.outbox,
+    help: ADMIN_HELP['outbox list'],
     run: (args, values) => providerAdmin('outbox', ['list', ...args], values, usage),
   },
   {
@@ -206,7 +206,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     args: 'ID',
     options: PROVIDER_ADMIN,
     summary: 'sends an outbox item again now',
-    help: ADMIN_HELP.outbox,
+    help: ADMIN_HELP['outbox retry'],
     run: (args, values) => providerAdmin('outbox', ['retry', ...args], values, usage),
   },
   {
@@ -215,7 +215,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     options: ['reference', ...PROVIDER_ADMIN],
     required: ['reference'],
     summary: "settles an outbox item by hand with the operator's reference",
-    help: ADMIN_HELP.outbox,
+    help: ADMIN_HELP['outbox resolve'],
     run: (args, values) => providerAdmin('outbox', ['resolve', ...args], values, usage),
   },
   {

@@ -88,14 +88,42 @@ Usage:
   wagerlink provider outbox retry ID --provider URL --admin-token T
   wagerlink provider outbox resolve ID --reference REF --provider URL --admin-token T
 
+Run "wagerlink provider outbox list --help", "... retry --help" or "... resolve --help" for more.
+`,
+  'outbox list': `wagerlink provider outbox list — the outbox's items of one status
+
+Usage:
+  wagerlink provider outbox list [--status S] [--operator ID] [--limit N] --provider URL --admin-token T
+
 ${CONNECTION}
   --status S           pending (default), parked, refused, sent, skipped or resolved
   --operator ID        only this operator's items
   --limit N            at most N items (default 50, at most 1000)
-  --reference REF      resolve: the operator's reference of what it booked
 
-retry: a parked item, or a pending one not in flight, is sent again now. resolve: settled by hand
-with the operator's reference; the round or payout it carries is finished as settled or paid.
+Prints the items as JSON: each with its operator, kind, path, attempts, whether a node holds it in
+flight, and the last answer. Exit 0 listed, 1 refused (a problem on stderr), 2 usage.
+`,
+  'outbox retry': `wagerlink provider outbox retry — send an item again now
+
+Usage:
+  wagerlink provider outbox retry ID --provider URL --admin-token T
+
+${CONNECTION}
+
+ID is the item's id as outbox list shows it. A parked item, or a pending one that no node holds in
+flight, is made due now; its back-off starts again. Safe to repeat: the operator books each request
+once. Exit 0 done, 1 refused (a problem on stderr: e.g. the item is in flight or already final), 2 usage.
+`,
+  'outbox resolve': `wagerlink provider outbox resolve — settle an item by hand
+
+Usage:
+  wagerlink provider outbox resolve ID --reference REF --provider URL --admin-token T
+
+${CONNECTION}
+  --reference REF      the operator's reference of what it booked (kept with the item)
+
+For an item the operator has booked, or settled with the player, outside the outbox: the item is
+resolved and is never sent again, and the round or payout it carries is finished as settled or paid.
 Exit 0 done, 1 refused (a problem on stderr), 2 usage.
 `,
 } as const;

@@ -148,7 +148,10 @@ for (const backend of PROVIDER_BACKENDS) {
         [['provider', 'payouts', '--help'], /wagerlink provider payouts — /],
         [['provider', 'payouts', 'create', '--help'], /wagerlink provider payouts create — /],
         [['provider', 'payouts', 'import', '--help'], /playerId,currency,amount\[,payoutId\]/],
-        [['provider', 'outbox', 'list', '--help'], /wagerlink provider outbox — /],
+        [['provider', 'outbox', '--help'], /wagerlink provider outbox — /],
+        [['provider', 'outbox', 'list', '--help'], /wagerlink provider outbox list — [^]*--status S/],
+        [['provider', 'outbox', 'retry', '--help'], /wagerlink provider outbox retry — /],
+        [['provider', 'outbox', 'resolve', '--help'], /wagerlink provider outbox resolve — [^]*--reference REF/],
       ] as const) {
         const run = await runWagerlink(args);
         assert.equal(run.code, 0, run.stderr);
