@@ -103,15 +103,15 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     await store.close();
     throw error;
   }
+  // Before the ready line: a signal sent the moment a supervisor reads it must find the handler, not the default that kills.
+  stopper = stopOnSignals(logger, app, () => store.close(), { shutdownTimeoutMs: config.shutdownTimeoutMs });
+  if (stopAsked !== undefined) stopAsPrimaryAsks(stopAsked);
   if (worker === undefined) {
     logger.info({ address, database: display, backend: store.backend }, `wagerlink operator ready on ${address}`);
   } else {
     // The primary logs the ready line once every worker listens.
     logger.info({ address, database: display, backend: store.backend }, `worker ${worker} listening`);
   }
-
-  stopper = stopOnSignals(logger, app, () => store.close(), { shutdownTimeoutMs: config.shutdownTimeoutMs });
-  if (stopAsked !== undefined) stopAsPrimaryAsks(stopAsked);
 }
 
 async function supervise(config: OperatorConfig): Promise<void> {

@@ -67,15 +67,15 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   }
   delivery.start();
   node.completion.start();
-  logger.info(
-    { address, database: redactUrl(config.database), publicBaseUrl: config.publicBaseUrl, operators: config.operators.length, games: config.games.length },
-    `wagerlink provider ready on ${address}`,
-  );
-
+  // Before the ready line: a signal sent the moment a supervisor reads it must find the handler, not the default that kills.
   stopOnSignals(
     logger,
     app,
     () => node.stopWork(),
     { shutdownTimeoutMs: config.limits.shutdownTimeoutMs },
+  );
+  logger.info(
+    { address, database: redactUrl(config.database), publicBaseUrl: config.publicBaseUrl, operators: config.operators.length, games: config.games.length },
+    `wagerlink provider ready on ${address}`,
   );
 }

@@ -12,6 +12,7 @@
  * close and the process exits 0; a second signal, or the shutdown time-out,
  * closes the connections still open at once.
  */
+import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildOperatorApp } from '../operator/operator-app.js';
@@ -40,6 +41,9 @@ import {
 import { loadOrCreateSecrets, SandboxSetupError } from './sandbox-secrets.js';
 
 /** The sandbox's own pages, first on the operator's `/`: a person who opens the bare address finds them. */
+/** The file in the data folder that holds a line per request of both sides (appended to by each start). */
+export const SANDBOX_LOG_FILE = 'sandbox.log';
+
 const SANDBOX_HOME_SECTIONS = [
   {
     heading: 'The sandbox',
@@ -69,8 +73,16 @@ async function listen(app: FastifyInstance, port: number, what: string, option: 
 
 export async function runSandbox(settings: SandboxSettings, out: SandboxOutput = { write: (line) => process.stdout.write(`${line}\n`) }): Promise<void> {
   const { secrets, created } = loadOrCreateSecrets(settings.dataDir);
-  // Warnings and failures only, on stderr: stdout holds what a person reads.
-  const logger = pino({ level: 'warn', base: { service: 'wagerlink-sandbox' } }, pino.destination(2));
+  // Every request, refusals included, at the servers' default level into a file in the data folder; on the terminal,
+  // warnings and failures only, so that the URLs stay readable among a lobby's and a game's steady requests.
+  const logFile = join(settings.dataDir, SANDBOX_LOG_FILE);
+  const logger = pino(
+    { level: 'info', base: { service: 'wagerlink-sandbox' } },
+    pino.multistream([
+      { level: 'info', stream: pino.destination({ dest: logFile, append: true, sync: true }) },
+      { level: 'warn', stream: pino.destination(2) },
+    ]),
+  );
   const operatorLogger = logger.child({ side: 'operator' });
   const providerLogger = logger.child({ side: 'provider' });
 
@@ -88,6 +100,28 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
   let providerApp: FastifyInstance;
   let delivery: RoundDispatch;
   let completion: RoundCompletion;
+  let state: 'serving' | 'stopping' | 'now' = 'serving';
+  const finish = () =>
+    closeAll().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  const stopNow = () => {
+    if (state === 'now') return;
+    state = 'now';
+    operatorApp.server.closeAllConnections();
+    providerApp.server.closeAllConnections();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (state !== 'serving') return stopNow();
+    state = 'stopping';
+    out.write(`${signal}: stopping`);
+    setTimeout(stopNow, SHUTDOWN_TIMEOUT_MS).unref();
+    void finish();
+  };
   try {
     const operatorStore = await openStore(settings.operatorDatabase, {
       rules: operatorConfig.rules,
@@ -128,6 +162,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     await listen(providerApp, settings.providerPort, 'provider', '--provider-port');
     delivery.start();
     completion.start();
+    // Before the ready line: a signal sent the moment a person or a script reads it must find the handler.
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
     for (const line of databaseLines(settings)) out.write(line);
@@ -136,6 +173,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     out.write(`  Back office  ${operatorUrl}/backoffice/#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);
     out.write(`  Operator API ${operatorUrl}  (${operatorUrl}/openapi.json)`);
     out.write(`  Provider API ${providerUrl}  (${providerUrl}/openapi.json)`);
+    out.write(`  Request log  ${logFile}`);
     out.write('');
     out.write(`wagerlink sandbox ready (pid ${process.pid}): Ctrl-C stops it`);
   } catch (error) {
@@ -143,28 +181,4 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     throw error;
   }
 
-  let state: 'serving' | 'stopping' | 'now' = 'serving';
-  const finish = () =>
-    closeAll().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  const stopNow = () => {
-    if (state === 'now') return;
-    state = 'now';
-    operatorApp.server.closeAllConnections();
-    providerApp.server.closeAllConnections();
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (state !== 'serving') return stopNow();
-    state = 'stopping';
-    out.write(`${signal}: stopping`);
-    setTimeout(stopNow, SHUTDOWN_TIMEOUT_MS).unref();
-    void finish();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
 }

@@ -27,6 +27,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Child, cleanEnv, freePort, READY_TIMEOUT_MS, ROOT, runWagerlink, startWagerlink } from '../harness/child-process.js';
 import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
+import { SANDBOX_LOG_FILE } from '../../src/sandbox/run-sandbox.js';
 
 const READY = /wagerlink sandbox ready \(pid (\d+)\)/;
 const EXAMPLE_GAMES = (JSON.parse(readFileSync(join(ROOT, 'examples', 'provider.json'), 'utf8')) as { games: { slug: string; title: string; kind?: string }[] }).games;
@@ -130,6 +131,25 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   const rest = await json(`${origin}/lobby/api/players?limit=2&cursor=bob`);
   assert.deepEqual([rest.body.items.map((p: { playerId: string }) => p.playerId), rest.body.nextCursor], [['chika', 'satoshi'], null]);
   assert.equal((await json(`${origin}/lobby/api/players?limit=0`)).body.code, 'INVALID_REQUEST');
+  // Every request, the refusal included, is a line of the request log the start names.
+  const logFile = join(dir, SANDBOX_LOG_FILE);
+  assert.ok(first.child.stdout.includes(`  Request log  ${logFile}\n`), first.child.stdout);
+  // The line is written once the answer has gone out, so it may come a moment after the answer.
+  const isRefusal = (line: Record<string, unknown>) => line.msg === 'request' && line.path === '/lobby/api/players' && line.status === 400;
+  let logged: Record<string, unknown>[] = [];
+  for (let i = 0; i < 50 && !logged.some(isRefusal); i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    logged = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+  const refusal = logged.find(isRefusal);
+  assert.ok(refusal, `the refusal is in the request log:\n${logged.map((line) => JSON.stringify(line)).join('\n')}`);
+  assert.equal(refusal.code, 'INVALID_REQUEST');
+  assert.equal(refusal.side, 'operator');
+  assert.equal(refusal.method, 'GET');
+  assert.ok(typeof refusal.reqId === 'string' && typeof refusal.ms === 'number', JSON.stringify(refusal));
   // Every game of the catalog, with its ladder in the currency asked for.
   for (const currency of ['EUR', 'BTC']) {
     const games = await json(`${origin}/lobby/api/games?currency=${currency}`);
@@ -303,7 +323,7 @@ test('--database postgres:// after a start on SQLite says that the SQLite files 
   assert.match(onPostgres.child.stdout, /secrets read in .*; 4 demo players added/);
   assert.equal((await onPostgres.child.stop('SIGTERM')).code, 0);
   assert.deepEqual(contents(), before, 'the SQLite files are unchanged');
-  assert.deepEqual(readdirSync(dir).sort(), ['operator.db', 'provider.db', 'sandbox-secrets.json']);
+  assert.deepEqual(readdirSync(dir).sort(), ['operator.db', 'provider.db', 'sandbox-secrets.json', 'sandbox.log']);
 });
 
 test('--provider-schema is refused without --database, with a bad name, or equal to the operator\'s schema', async () => {
