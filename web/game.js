@@ -7,7 +7,7 @@
 
 import {
   applyLanguage as applyPageLanguage, call, canVerify, fairnessMark, ladderChips, openLaunch, fromMinor, isPressable, isTextField, keepSpaceForPlay,
-  loadClientSeed, money, numberFormat, page, problemText, seedMatchesHash, setBalance as showBalance, setMoney, startRefresh, t, toast, toMinor,
+  loadClientSeed, money, numberFormat, page, problemText, seedMatchesHash, setBalance as showBalance, setMoney, showFairness, startRefresh, t, toast, toMinor,
   uniformFromDigests, wireCasinoButtons, wireClientSeed,
 } from './page.js';
 
@@ -143,12 +143,6 @@ function renderFree() {
   ui.freeBtn.disabled = state.busy || state.pending !== null;
 }
 
-function renderFairness() {
-  ui.nextHash.textContent = state.session.fairness.serverSeedHash;
-  ui.nextHash.title = state.session.fairness.serverSeedHash;
-  ui.nonce.textContent = state.numbers.count.format(state.session.fairness.nonce);
-}
-
 function roundItem(round) {
   const item = document.createElement('li');
   const settled = round.status === 'settled';
@@ -213,7 +207,7 @@ function renderSession() {
   if (pending) showPending(pending);
   renderQuote();
   renderFree();
-  renderFairness();
+  showFairness(ui, state.session.fairness, state.numbers.count);
   renderRounds();
 }
 
@@ -257,7 +251,7 @@ async function followPending() {
   setBalance(session.balance, true);
   renderQuote();
   renderFree();
-  renderFairness();
+  showFairness(ui, state.session.fairness, state.numbers.count);
   renderRounds();
 }
 
@@ -306,7 +300,7 @@ async function play(free) {
     if (result.round.status === 'pending') showPending(result.round);
     else showRoll(result.round, true);
     setBalance(result.balance, result.round.status !== 'pending');
-    renderFairness();
+    showFairness(ui, state.session.fairness, state.numbers.count);
     renderRounds();
   } catch (error) {
     clearInterval(spin);

@@ -199,6 +199,13 @@ export async function openLaunch(app, overlayText, open) {
   }
 }
 
+/** The next round's commitment as the page shows it: the server seed's hash (whole in its title) and the nonce. */
+export function showFairness(ui, fairness, countFormat) {
+  ui.nextHash.textContent = fairness.serverSeedHash;
+  ui.nextHash.title = fairness.serverSeedHash;
+  ui.nonce.textContent = countFormat.format(fairness.nonce);
+}
+
 /**
  * The fairness mark of a round in the history: its seeds and nonce as the
  * title, and once its server seed is revealed, ✓ or ✗ from `verify` (a

@@ -6,7 +6,7 @@
 
 import {
   applyLanguage, call, canVerify, fairnessMark, ladderChips, openLaunch, isTextField, keepSpaceForPlay, loadClientSeed, money, numberFormat, page, problemText,
-  seedMatchesHash, setBalance, setMoney, startRefresh, t, toast, toMinor, uniformFromDigests, wireCasinoButtons, wireClientSeed,
+  seedMatchesHash, setBalance, setMoney, showFairness, startRefresh, t, toast, toMinor, uniformFromDigests, wireCasinoButtons, wireClientSeed,
 } from './page.js';
 import { LINES, reelsApi, STRIPS, windowOf } from './reels-api.js';
 
@@ -235,12 +235,6 @@ function renderJackpot() {
   ui.jackpot.textContent = state.session.jackpot === null ? '—' : money(state.session.jackpot);
 }
 
-function renderFairness() {
-  ui.nextHash.textContent = state.session.fairness.serverSeedHash;
-  ui.nextHash.title = state.session.fairness.serverSeedHash;
-  ui.nonce.textContent = state.numbers.count.format(state.session.fairness.nonce);
-}
-
 function roundItem(round) {
   const item = document.createElement('li');
   const decimals = state.session.decimals;
@@ -284,7 +278,7 @@ function renderRounds() {
 function renderAll() {
   renderControls();
   renderJackpot();
-  renderFairness();
+  showFairness(ui, state.session.fairness, state.numbers.count);
   renderRounds();
 }
 
@@ -493,7 +487,7 @@ function setBusy(busy) {
   renderControls();
   if (!busy) {
     renderJackpot();
-    renderFairness();
+    showFairness(ui, state.session.fairness, state.numbers.count);
     renderRounds();
   }
 }
