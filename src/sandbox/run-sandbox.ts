@@ -40,10 +40,10 @@ import {
 } from './sandbox-config.js';
 import { loadOrCreateSecrets, SandboxSetupError } from './sandbox-secrets.js';
 
-/** The sandbox's own pages, first on the operator's `/`: a person who opens the bare address finds them. */
 /** The file in the data folder that holds a line per request of both sides (appended to by each start). */
 export const SANDBOX_LOG_FILE = 'sandbox.log';
 
+/** The sandbox's own pages, first on the operator's `/`: a person who opens the bare address finds them. */
 const SANDBOX_HOME_SECTIONS = [
   {
     heading: 'The sandbox',
