@@ -51,6 +51,13 @@ export const END_TO_END_ROWS: Readonly<Record<EndToEndGame, string>> = {
   reels: 'end to end, reels rounds',
 };
 
+/**
+ * The bound of the rows above on this stack: the wallet's single bet sent
+ * through a forwarder (bench/forwarder-server.ts) that adds only a round's
+ * second HTTP hop. It runs with them under the same filter.
+ */
+export const FORWARDER_ROW = 'end to end, forwarding only';
+
 const OPERATOR_ID = 'bench-operator';
 const WALLET_ID = 'bench-wallet';
 /** A bet of each game's ladder below; dice at a chance that makes about half the rounds a [bet, win]. */

@@ -26,7 +26,7 @@ import { openStore } from '../src/stores/open-store.js';
 import { SYNC_WRITE_BYTES, syncLatency, wakeRoundTripUs, type SyncLatency } from './host-probe.js';
 import { judgeTargets, verdictLines } from './targets.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
-import { END_TO_END_ROWS, endToEndRow, type EndToEndGame } from './end-to-end-row.js';
+import { END_TO_END_ROWS, endToEndRow, FORWARDER_ROW, type EndToEndGame } from './end-to-end-row.js';
 import { rowFilter } from './row-filter.js';
 import { commitTimes, SLOW_COMMIT_S } from './commit-times.js';
 import { measureRun, STEAL_RETRIES, stealText } from './steal.js';
@@ -355,6 +355,8 @@ interface WalletRow {
   prepare?: (dbPath: string) => Promise<void>;
   /** Builds the requests of one run from the sessions opened for it. */
   requests: (port: number) => Promise<(i: number) => { path: string; body: string }>;
+  /** wrk sends to a forwarder (bench/forwarder-server.ts) that sends each request on to the wallet; the CPU counted is both servers'. */
+  forwarded?: boolean;
 }
 
 async function walletRow(work: string, name: string, row: WalletRow): Promise<Row> {
@@ -366,6 +368,14 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
     { ...SERVER_ENV, WAGERLINK_PORT: String(port), WAGERLINK_DATABASE: dbPath, WAGERLINK_LOG_LEVEL: 'info' },
     /ready on/,
   );
+  const forwarderPort = await freePort();
+  const forwarder = row.forwarded
+    ? await startProcess(
+        ['dist/bench/forwarder-server.js'],
+        { ...SERVER_ENV, WAGERLINK_PORT: String(forwarderPort), WAGERLINK_OPERATOR_URL: `http://127.0.0.1:${port}`, WAGERLINK_ACCESS_TOKEN: ACCESS_TOKEN },
+        /ready on/,
+      )
+    : undefined;
   try {
     const make = await row.requests(port);
     const runs: RunResult[] = [];
@@ -376,7 +386,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
         const file = join(work, `${name.replace(/\W+/g, '-')}-${run}.txt`);
         await writeRequests(file, Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS), make);
         log(`${name}: run ${run + 1} of ${RUNS}`);
-        const result = await runWrk(port, file, server.pid);
+        const result = forwarder ? await runWrk(forwarderPort, file, [server.pid!, forwarder.pid!]) : await runWrk(port, file, server.pid);
         rmSync(file);
         return result;
       };
@@ -387,6 +397,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
     const commits = commitTimes(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
     return { ...summarize(runs, setAside), ...(commits && { commits }), note: `verified: ${String(report.transfers)} transfers` };
   } finally {
+    if (forwarder) await stopProcess(forwarder);
     await stopProcess(server);
   }
 }
@@ -446,6 +457,8 @@ async function main(): Promise<void> {
           },
         },
       ],
+      // Last, next to the end-to-end rows it bounds.
+      [FORWARDER_ROW, { requests: spread, forwarded: true }],
     ];
     const wanted = rowFilter(values.rows, [...walletRows.map(([name]) => name), ...Object.values(END_TO_END_ROWS), ...POSTGRES_ROWS]);
     for (const [name, row] of walletRows) {
@@ -539,6 +552,10 @@ function report(rows: Record<string, Row>, host: HostFacts): void {
   const grown = rows['wallet, grown ledger'];
   const single = rows['wallet, single bet'];
   if (grown && single) console.log(`grown ledger / empty ledger: ${(grown.requestsPerSecond / single.requestsPerSecond).toFixed(2)}`);
+  const forwarded = rows[FORWARDER_ROW];
+  if (forwarded && single) {
+    console.log(`${FORWARDER_ROW} / single bet: ${(forwarded.requestsPerSecond / single.requestsPerSecond).toFixed(2)}, the bound of the end-to-end rows on this host`);
+  }
   console.log(hostLine(host));
   // Two seconds a row and a ledger of 10,000 rounds say whether the bench works, not how fast the wallet is.
   const targets = SMOKE ? [] : judgeTargets(rows);

@@ -3,6 +3,7 @@
  * a run says of each. A target whose rows were not run (a `--rows` filter,
  * or no DATABASE_URL for PostgreSQL) is left out rather than failed.
  */
+import { END_TO_END_ROWS } from './end-to-end-row.js';
 import { PGBENCH_ROW, walletRowName } from './postgres-rows.js';
 
 /** Single bet, SQLite `synchronous=FULL`: at least this share of the ceiling's throughput. */
@@ -13,6 +14,8 @@ export const P99_MULTIPLE_MAX = 1.5;
 export const GROWN_SHARE_MIN = 0.8;
 /** One PostgreSQL node: at least this multiple of pgbench tpcb-like's transactions per second. */
 export const POSTGRES_PGBENCH_MULTIPLE_MIN = 2;
+/** Rounds of each end-to-end row (both servers, the outbox between them): at least this share of the single bet's requests. */
+export const END_TO_END_SHARE_MIN = 0.5;
 
 export interface RowFigures {
   requestsPerSecond: number;
@@ -39,6 +42,10 @@ export function judgeTargets(rows: Readonly<Record<string, RowFigures>>): Verdic
     verdicts.push({ target: `single bet p99 <= ${P99_MULTIPLE_MAX} x ceiling's`, measured: p99, met: p99 <= P99_MULTIPLE_MAX });
   }
   if (single && grown) atLeast(`grown ledger >= ${GROWN_SHARE_MIN} x empty`, grown.requestsPerSecond / single.requestsPerSecond, GROWN_SHARE_MIN);
+  for (const name of Object.values(END_TO_END_ROWS)) {
+    const row = rows[name];
+    if (single && row) atLeast(`${name} >= ${END_TO_END_SHARE_MIN} x single bet`, row.requestsPerSecond / single.requestsPerSecond, END_TO_END_SHARE_MIN);
+  }
   if (pgbench && onePostgresNode) {
     atLeast(
       `postgres 1 node >= ${POSTGRES_PGBENCH_MULTIPLE_MIN} x pgbench tpcb-like`,

@@ -13,6 +13,8 @@ test('every target is judged from its rows, at its bound included', () => {
     ceiling: row(10_000, 10),
     'wallet, single bet': row(8_000, 15),
     'wallet, grown ledger': row(6_000),
+    'end to end, dice rounds': row(4_000),
+    'end to end, reels rounds': row(3_999),
     'pgbench tpcb-like': row(3_000),
     'postgres, single bet, 1 node': row(5_700),
   });
@@ -22,11 +24,15 @@ test('every target is judged from its rows, at its bound included', () => {
       ['single bet >= 0.8 x ceiling', 0.8, true],
       ["single bet p99 <= 1.5 x ceiling's", 1.5, true],
       ['grown ledger >= 0.8 x empty', 0.75, false],
+      ['end to end, dice rounds >= 0.5 x single bet', 0.5, true],
+      ['end to end, reels rounds >= 0.5 x single bet', 0.4999, false],
       ['postgres 1 node >= 2 x pgbench tpcb-like', 1.9, false],
     ],
   );
   assert.deepEqual(verdictLines(verdicts.slice(2)), [
     'target: grown ledger >= 0.8 x empty: 0.75, not met',
+    'target: end to end, dice rounds >= 0.5 x single bet: 0.50, met',
+    'target: end to end, reels rounds >= 0.5 x single bet: 0.50, not met',
     'target: postgres 1 node >= 2 x pgbench tpcb-like: 1.90, not met',
   ]);
 });
@@ -41,4 +47,6 @@ test('targets whose rows did not run are left out', () => {
   assert.deepEqual(judgeTargets({ ceiling: row(10_000) }), []);
   // PostgreSQL without pgbench (`--rows "1 node"`): nothing to compare with.
   assert.deepEqual(judgeTargets({ ceiling: row(10_000), 'postgres, single bet, 1 node': row(5_000) }), []);
+  // An end-to-end row without the single bet (`--rows dice`).
+  assert.deepEqual(judgeTargets({ ceiling: row(10_000), 'end to end, dice rounds': row(1_000) }), []);
 });
