@@ -215,12 +215,15 @@ export class SqliteOutbox implements Outbox {
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(false);
     this.statements = {
       claimable: prepare(CLAIMABLE).pluck(),
+      // Both answer the row as they left it: a claim and an outcome each read their item once.
       lease: prepare(`UPDATE dispatch_items SET lease_owner = :node, lease_expires_at = :until, attempts = attempts + 1
-        WHERE id = :id AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= :now)`),
+        WHERE id = :id AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= :now)
+        RETURNING *`),
       item: prepare('SELECT * FROM dispatch_items WHERE id = ?'),
       finish: prepare(`UPDATE dispatch_items SET status = :status, last_status = :answerStatus, last_code = :code, last_detail = :detail,
           lease_owner = NULL, lease_expires_at = NULL, finished_at = :now
-        WHERE id = :id AND status = 'pending'`),
+        WHERE id = :id AND status = 'pending'
+        RETURNING *`),
       skipRest: prepare(`UPDATE dispatch_items SET status = 'skipped', last_status = NULL, last_code = NULL, last_detail = :detail, finished_at = :now
         WHERE operator_id = :operatorId AND ordering_key = :orderingKey AND sequence > :sequence AND status IN ('pending', 'parked')
         RETURNING *`),
@@ -249,21 +252,19 @@ export class SqliteOutbox implements Outbox {
     const claimTx = db.transaction((now: number, node: string, limits: ClaimLimits): OutboxItem[] => {
         const ids = claimable.all({ now, operatorMax: limits.operatorInFlightMax, batch: limits.batchSizeMax, idMax: claimableIdMax() }) as number[];
         return ids.map((id) => {
-          const changed = lease.run({ id, node, now, until: now + limits.leaseMs }).changes;
+          const leased = lease.get({ id, node, now, until: now + limits.leaseMs }) as Row | undefined;
           // Under the write lock nothing changed the row between the choice and the lease.
-          assert.equal(changed, 1, `item ${id} was leased as chosen`);
-          const row = itemOf(item.get(id) as Row);
-          assert.ok(row.leaseOwner === node && row.status === 'pending', `item ${id} is pending and leased to ${node}`);
-          return row;
+          assert.ok(leased !== undefined, `item ${id} was leased as chosen`);
+          return itemOf(leased);
         });
     });
     // IMMEDIATE: the write lock is taken before the choice, so two nodes never choose the same item.
     this.claimAll = (now, node, limits) => claimTx.immediate(now, node, limits);
     // Each final outcome and its hook in one database transaction (a savepoint inside the caller's open one).
     this.finish = db.transaction((id: number, outcome: 'sent' | 'refused', answer: Answer, now: number) => {
-      const applied = this.statements.finish.run({ id, status: outcome, now, ...this.answerOf(answer) }).changes === 1;
-      if (applied) this.onFinal({ item: itemOf(item.get(id) as Row), outcome, answer });
-      return applied;
+      const finished = this.statements.finish.get({ id, status: outcome, now, ...this.answerOf(answer) }) as Row | undefined;
+      if (finished !== undefined) this.onFinal({ item: itemOf(finished), outcome, answer });
+      return finished !== undefined;
     });
     this.refuse = db.transaction((id: number, answer: Answer, now: number) => {
       const applied = this.finish(id, 'refused', answer, now);

@@ -200,7 +200,7 @@ export class GameService {
   /** The retry rule of /authenticate within one player request: docs/protocol.md §3/§9, bounded by the player's wait. */
   private readonly settleRetry: RetryPolicy;
   /** Players waiting for a pending round's final answer, by the round's pk. */
-  private readonly finishWaiters = new Map<number, Set<() => void>>();
+  private readonly finishWaiters = new Map<number, Set<(round?: RoundRow) => void>>();
   private readonly stopWatching: () => void;
 
   constructor(private readonly options: GameServiceOptions) {
@@ -214,7 +214,7 @@ export class GameService {
     };
     // Whichever delivery in this process finishes a round, its player's wait ends then.
     this.stopWatching = options.store.onRoundFinished((round) => {
-      for (const wake of [...(this.finishWaiters.get(round.pk) ?? [])]) wake();
+      for (const wake of [...(this.finishWaiters.get(round.pk) ?? [])]) wake(round);
     });
   }
 
@@ -637,32 +637,34 @@ export class GameService {
 
   /**
    * The round once `done` holds of it, or as it is after `msMax` (real
-   * time: a player is waiting). Woken by the store each time this process's
-   * dispatcher records an answer of the round; read again at the end, since
-   * another process (or a person resolving it) may have answered it meanwhile.
+   * time: a player is waiting). Read once first; then each wake brings the
+   * round as the answer recorded in this process left it, with no read, and
+   * a wait that timed out reads it again, since another process (or a
+   * person resolving it) may have answered it meanwhile. Each `done` here,
+   * once true of a round, stays true, so a wake's row serves as a read.
    */
   private async waitFor(pk: number, msMax: number, done: (round: RoundRow) => boolean): Promise<RoundRow> {
     const { store } = this.options;
     const deadline = Date.now() + msMax;
+    let current = await store.round(pk);
     for (;;) {
-      const current = await store.round(pk);
       const left = deadline - Date.now();
       if (done(current) || left <= 0) return current;
-      await this.wake(pk, left);
+      current = (await this.wake(pk, left)) ?? (await store.round(pk));
     }
   }
 
-  /** Resolves when the store reports an answer of the round, or after `msMax`. */
-  private async wake(pk: number, msMax: number): Promise<void> {
-    await new Promise<void>((resolve) => {
+  /** Resolves with the round when the store reports an answer of it, or with nothing after `msMax`. */
+  private wake(pk: number, msMax: number): Promise<RoundRow | undefined> {
+    return new Promise<RoundRow | undefined>((resolve) => {
       let waiters = this.finishWaiters.get(pk);
       if (waiters === undefined) this.finishWaiters.set(pk, (waiters = new Set()));
       const own = waiters;
-      const done = () => {
+      const done = (round?: RoundRow) => {
         clearTimeout(timer);
         own.delete(done);
         if (own.size === 0 && this.finishWaiters.get(pk) === own) this.finishWaiters.delete(pk);
-        resolve();
+        resolve(round);
       };
       const timer = setTimeout(done, msMax);
       own.add(done);

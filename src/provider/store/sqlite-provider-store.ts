@@ -184,7 +184,8 @@ export class SqliteProviderStore implements ProviderStore {
         "UPDATE rounds SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, attempts = ?, settled_at = ? WHERE id = ? AND status = 'pending' RETURNING *",
       ),
       roundByPk: roundsWhere('WHERE r.id = ?'),
-      roundOfItem: roundsWhere('WHERE r.dispatch_item_id = ?'),
+      // What an outcome needs of its round, not the whole row: the hook runs once per round, in the turn.
+      roundOfItem: db.prepare('SELECT id, status, currency FROM rounds WHERE dispatch_item_id = ?'),
       pendingOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status = 'pending' ORDER BY r.id"),
       recentOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ?"),
       listRounds: roundsWhere('WHERE r.id < ? ORDER BY r.id DESC LIMIT ?'),
@@ -513,10 +514,9 @@ export class SqliteProviderStore implements ProviderStore {
     const call = this.statements.callOfItem.get(item.id) as Row | undefined;
     if (call !== undefined) return this.finishCall(callOf(call), num(call.round_pk), event);
     const found = this.statements.roundOfItem.get(item.id) as Row | undefined;
-    if (found === undefined) return;
-    const round = roundOf(found);
-    if (round.status !== 'pending') return;
-    const row = this.finishRound(round.pk, roundOutcomeOf(event, round.currency, this.currencies), item.attempts, item.finishedAt ?? item.createdAt);
+    if (found === undefined || found.status !== 'pending') return;
+    const outcome = roundOutcomeOf(event, found.currency as string, this.currencies);
+    const row = this.finishRound(num(found.id), outcome, item.attempts, item.finishedAt ?? item.createdAt);
     for (const listener of this.roundListeners) listener(row);
   };
 
