@@ -109,6 +109,10 @@ export interface Delivery {
   decision: Decision;
   /** False when the outcome did not apply: another node's final answer came first, or the lease was lost. */
   applied: boolean;
+  /** How long the attempt waited for its answer, or for its failure (ms, the world's clock). */
+  answerMs: number;
+  /** When the answer came (epoch ms, the world's clock): less the item's createdAt, how long its delivery took. */
+  at: number;
 }
 
 function answerOf(attempt: SendAttempt): Answer {
@@ -265,6 +269,7 @@ export class Dispatcher {
   private async deliver(item: OutboxItem): Promise<void> {
     const { outbox, node } = this.options;
     let attempt: SendAttempt;
+    const sentAt = this.world.clock();
     try {
       attempt = await this.options.send(item);
     } catch (error) {
@@ -306,7 +311,7 @@ export class Dispatcher {
           : `dispatch: item ${id} (${kind} ${orderingKey}) refused by ${operatorId}: ${answer.code ?? answer.status ?? ''} ${answer.detail}`,
       );
     }
-    for (const watch of this.watchers) watch({ item, attempt, decision, applied });
+    for (const watch of this.watchers) watch({ item, attempt, decision, applied, answerMs: now - sentAt, at: now });
   }
 }
 

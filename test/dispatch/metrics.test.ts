@@ -99,3 +99,39 @@ for (const backend of OUTBOX_BACKENDS) {
     });
   });
 }
+
+for (const backend of OUTBOX_BACKENDS) {
+  describe(`outbox timing metrics: ${backend.name}`, { skip: backend.unavailable }, () => {
+    test("each attempt's wait for its answer, and each final answer's time since the enqueueing, are histograms per operator", async () => {
+      const db = await backend.open('metrics');
+      const outbox = db.node();
+      let now = NOW;
+      await db.enqueue([item('op-1', 'a'), item('op-1', 'b'), item('op-2', 'c')], NOW);
+      const registry = new Registry();
+      const metrics = new DispatchMetrics(registry, outbox, () => now);
+      // The world's clock moves only while an operator answers: op-1 in 40 ms, op-2 in 3 s (a refusal, final too).
+      const send: Send = async (one) => {
+        now += one.operatorId === 'op-1' ? 40 : 3_000;
+        return one.operatorId === 'op-1' ? { kind: 'answered', status: 200 } : { kind: 'answered', status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'no' };
+      };
+      const world = { clock: () => now, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 5))), random: () => 0.5 };
+      // One send at a time, in the order enqueued: each attempt's clock is its own.
+      const dispatcher = new Dispatcher({ outbox, node: 'a', send, world, limits: { idleMs: 5, batchSizeMax: 1, inFlightMax: 1 } });
+      dispatcher.onDelivery((delivered) => metrics.observe(delivered));
+      dispatcher.start();
+      const deadline = Date.now() + 10_000;
+      while ((await outbox.list({ status: 'pending' })).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await dispatcher.stop();
+      const text = await registry.metrics();
+      const line = (name: string) => series(text, name).join('\n');
+      assert.match(line('wagerlink_dispatch_answer_seconds_count'), /\{operator="op-1"\} 2\n.*\{operator="op-2"\} 1/);
+      assert.match(line('wagerlink_dispatch_answer_seconds_sum'), /\{operator="op-1"\} 0\.08\n.*\{operator="op-2"\} 3$/);
+      assert.match(line('wagerlink_dispatch_answer_seconds_bucket'), /\{le="0\.05",operator="op-1"\} 2/);
+      assert.match(line('wagerlink_dispatch_answer_seconds_bucket'), /\{le="2\.5",operator="op-2"\} 0\n.*\{le="5",operator="op-2"\} 1/);
+      // Delivered at 40 and 80 ms after their enqueueing (the second waited for the first), op-2's refusal at 3.08 s.
+      assert.match(line('wagerlink_dispatch_delivery_seconds_sum'), /\{operator="op-1",kind="bet"\} 0\.12\n.*\{operator="op-2",kind="bet"\} 3\.08$/);
+      assert.match(line('wagerlink_dispatch_delivery_seconds_bucket'), /\{le="0\.05",operator="op-1",kind="bet"\} 1\n.*\{le="0\.1",operator="op-1",kind="bet"\} 2/);
+      await db.close();
+    });
+  });
+}
