@@ -41,6 +41,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createProviderClient } from '../src/clients/provider-client.js';
 import { FREE_SPINS_MAX } from '../src/game/reels.js';
+import { deliveryTimes } from './delivery-times.js';
 import type { BenchKit, Row, RunResult } from './postgres-rows.js';
 
 export type EndToEndGame = 'dice' | 'reels';
@@ -136,7 +137,11 @@ export async function endToEndRow(kit: BenchKit, game: EndToEndGame, options: En
       }
       const refused = runs.reduce((sum, r) => sum + (r.statuses['409'] ?? 0), 0);
       const featureNote = follower ? `; ${follower.freeSpins} free spins played beside wrk, ${refused} plays refused while a feature was open` : '';
-      return { ...kit.summarize(runs), note: `verified: ${String(report.transfers)} transfers for ${answered} rounds answered${featureNote}` };
+      const times = deliveryTimes(await (await fetch(`http://127.0.0.1:${providerPort}/metrics`)).text());
+      const timesNote = times
+        ? `; each /transaction answered by the operator in ${times.answerMeanMs.toFixed(1)} ms and delivered ${times.deliveryMeanMs.toFixed(1)} ms after the write that enqueued it (means of ${times.deliveries} deliveries)`
+        : '';
+      return { ...kit.summarize(runs), note: `verified: ${String(report.transfers)} transfers for ${answered} rounds answered${featureNote}${timesNote}` };
     } finally {
       await kit.stopProcess(provider);
     }

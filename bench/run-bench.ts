@@ -549,6 +549,7 @@ function report(rows: Record<string, Row>, host: HostFacts): void {
   }));
   console.table(table);
   if (ceiling.note) console.log(`ceiling: ${ceiling.note}`);
+  for (const name of Object.values(END_TO_END_ROWS)) if (rows[name]?.note) console.log(`${name}: ${rows[name].note}`);
   const grown = rows['wallet, grown ledger'];
   const single = rows['wallet, single bet'];
   if (grown && single) console.log(`grown ledger / empty ledger: ${(grown.requestsPerSecond / single.requestsPerSecond).toFixed(2)}`);

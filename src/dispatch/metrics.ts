@@ -17,6 +17,9 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Delivery } from './dispatcher.js';
 import type { BacklogEntry, Outbox } from './outbox.js';
 
+export const ANSWER_METRIC = 'wagerlink_dispatch_answer_seconds';
+export const DELIVERY_METRIC = 'wagerlink_dispatch_delivery_seconds';
+
 /** An operator answers in milliseconds when well, and an attempt gives up at 5 s (docs/protocol.md §9). */
 export const ANSWER_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** A round is delivered while its player waits (tens of milliseconds), or after an outage (minutes to the 72 h horizon). */
@@ -54,14 +57,14 @@ export class DispatchMetrics {
       registers: [registry],
     });
     this.answers = new Histogram({
-      name: 'wagerlink_dispatch_answer_seconds',
+      name: ANSWER_METRIC,
       help: "How long each attempt of this process waited for the operator's answer (or for its failure), by operator.",
       labelNames: ['operator'],
       buckets: ANSWER_BUCKETS_S,
       registers: [registry],
     });
     this.deliveries = new Histogram({
-      name: 'wagerlink_dispatch_delivery_seconds',
+      name: DELIVERY_METRIC,
       help: 'How long each item this process delivered took from its enqueueing to its final answer (sent or refused), by operator and item kind.',
       labelNames: ['operator', 'kind'],
       buckets: DELIVERY_BUCKETS_S,
