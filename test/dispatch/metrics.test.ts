@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { Dispatcher, type Send } from '../../src/dispatch/dispatcher.js';
 import { DispatchMetrics } from '../../src/dispatch/metrics.js';
-import type { NewItem } from '../../src/dispatch/outbox.js';
+import type { NewItem, Outbox } from '../../src/dispatch/outbox.js';
 import { DISPATCH_SCHEDULE, type DispatchSchedule } from '../../src/dispatch/retry-schedule.js';
 import { OUTBOX_BACKENDS } from './outbox-backends.js';
 
@@ -19,6 +19,14 @@ const NOW = Date.parse('2026-01-01T00:00:00Z');
 
 function item(operatorId: string, orderingKey: string): NewItem {
   return { operatorId, orderingKey, kind: 'bet', path: '/transaction', body: '{}' };
+}
+
+/** Starts `dispatcher`, waits (10 s at most) until `outbox` holds nothing pending, and stops it. */
+async function deliverAll(outbox: Pick<Outbox, 'list'>, dispatcher: Dispatcher): Promise<void> {
+  dispatcher.start();
+  const deadline = Date.now() + 10_000;
+  while ((await outbox.list({ status: 'pending' })).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  await dispatcher.stop();
 }
 
 function series(text: string, name: string): string[] {
@@ -82,10 +90,7 @@ for (const backend of OUTBOX_BACKENDS) {
       const log = { error: () => {}, warn: (_details: object, message: string) => warnings.push(message) };
       const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule, log, limits: { idleMs: 5 } });
       dispatcher.onDelivery((delivered) => metrics.observe(delivered));
-      dispatcher.start();
-      const deadline = Date.now() + 10_000;
-      while ((await outbox.list({ status: 'pending' })).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-      await dispatcher.stop();
+      await deliverAll(outbox, dispatcher);
       const text = await registry.metrics();
       assert.deepEqual(series(text, 'wagerlink_dispatch_attempts_total').sort(), [
         'wagerlink_dispatch_attempts_total{operator="op-1",kind="bet",status="200",code="OK",decision="sent"} 1',
@@ -118,10 +123,7 @@ for (const backend of OUTBOX_BACKENDS) {
       // One send at a time, in the order enqueued: each attempt's clock is its own.
       const dispatcher = new Dispatcher({ outbox, node: 'a', send, world, limits: { idleMs: 5, batchSizeMax: 1, inFlightMax: 1 } });
       dispatcher.onDelivery((delivered) => metrics.observe(delivered));
-      dispatcher.start();
-      const deadline = Date.now() + 10_000;
-      while ((await outbox.list({ status: 'pending' })).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-      await dispatcher.stop();
+      await deliverAll(outbox, dispatcher);
       const text = await registry.metrics();
       const line = (name: string) => series(text, name).join('\n');
       assert.match(line('wagerlink_dispatch_answer_seconds_count'), /\{operator="op-1"\} 2\n.*\{operator="op-2"\} 1/);
