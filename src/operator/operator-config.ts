@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { cryptoDecimalsProblem, CRYPTO_DECIMALS_MAX, DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
-import { DEFAULT_POSTGRES_SETTINGS, readPostgresSettings, type PostgresSettings } from '../stores/settings.js';
+import { DEFAULT_POSTGRES_SETTINGS, positiveWholeNumber, readPostgresSettings, type PostgresSettings } from '../stores/settings.js';
 import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 
 export interface OperatorConfig {
@@ -96,11 +96,9 @@ export const HTTP_TIMEOUT_MS_MAX = 600_000;
 function positiveInteger(env: Env, name: keyof typeof CONFIG_VARIABLES, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
-  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-    throw new ConfigError(`${name} must be a positive whole number, got "${text}"`);
-  }
-  if (Number(text) > max) throw new ConfigError(`${name} must be at most ${max}, got "${text}"`);
-  return Number(text);
+  const value = positiveWholeNumber(text, name, (message) => new ConfigError(message));
+  if (value > max) throw new ConfigError(`${name} must be at most ${max}, got "${text}"`);
+  return value;
 }
 
 /** WAGERLINK_WORKERS or --workers: a count, or "auto" for one process per core. */

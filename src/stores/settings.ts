@@ -70,6 +70,14 @@ export interface PostgresSettingsSource {
   error: (message: string) => Error;
 }
 
+/** A config's value as written, which must be a positive whole number (a safe integer); else the config's error, naming it. */
+export function positiveWholeNumber(text: string, name: string, error: (message: string) => Error): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+    throw error(`${name} must be a positive whole number, got "${text}"`);
+  }
+  return Number(text);
+}
+
 /**
  * The PostgreSQL settings of a config, each a positive whole number or its
  * default: the one check that both the operator's and the provider's
@@ -79,11 +87,7 @@ export function readPostgresSettings(source: PostgresSettingsSource): PostgresSe
   const read = (key: keyof PostgresSettings): number => {
     const value = source.value(key);
     if (value === undefined || value === '') return DEFAULT_POSTGRES_SETTINGS[key];
-    const text = String(value);
-    if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-      throw source.error(`${source.name(key)} must be a positive whole number, got "${text}"`);
-    }
-    return Number(text);
+    return positiveWholeNumber(String(value), source.name(key), source.error);
   };
   return { poolSize: read('poolSize'), statementTimeoutMs: read('statementTimeoutMs'), idleTimeoutS: read('idleTimeoutS'), connectTimeoutS: read('connectTimeoutS') };
 }
