@@ -48,8 +48,6 @@ export const INFLIGHT_CALLS_MAX = 2_000;
 export const CONFLICT_RETRIES_MAX = 3;
 /** Each retry waits a random time up to this (ms), so that two losers do not collide again in step. */
 export const CONFLICT_RETRY_DELAY_MS_MAX = 20;
-/** A call that has no answer by then answers 503 (ms); a batch's statements wait on locks only in its first one (settings.ts). */
-export { callTimeoutMs };
 
 /**
  * A group-committed batch that has settled neither way after this many call
