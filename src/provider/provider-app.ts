@@ -90,7 +90,6 @@ export interface ProviderAppOptions {
   delivery?: RoundDelivery;
 }
 
-/** Admin listing pages hold at most this many rounds. */
 /**
  * The Retry-After (s) of a 503 for the provider's database failing (down,
  * stuck, out of connections, a statement timed out). A second: an operator's
@@ -100,6 +99,7 @@ export interface ProviderAppOptions {
  */
 export const STORAGE_RETRY_AFTER_S = 1;
 
+/** Admin listing pages hold at most this many rounds. */
 const ROUNDS_PAGE_MAX = 500;
 const ROUNDS_PAGE_DEFAULT = 50;
 /** Admin pages of payouts and outbox items: the rounds' default; at most the outbox's own listing cap. */
