@@ -359,6 +359,17 @@ interface WalletRow {
   forwarded?: boolean;
 }
 
+/** bench/forwarder-server.ts, sending on to the wallet listening on `operatorPort`. */
+async function startForwarder(operatorPort: number): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const child = await startProcess(
+    ['dist/bench/forwarder-server.js'],
+    { ...SERVER_ENV, WAGERLINK_PORT: String(port), WAGERLINK_OPERATOR_URL: `http://127.0.0.1:${operatorPort}`, WAGERLINK_ACCESS_TOKEN: ACCESS_TOKEN },
+    /ready on/,
+  );
+  return { child, port };
+}
+
 async function walletRow(work: string, name: string, row: WalletRow): Promise<Row> {
   const port = await freePort();
   const dbPath = join(work, `${name.replace(/\W+/g, '-')}.db`);
@@ -368,14 +379,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
     { ...SERVER_ENV, WAGERLINK_PORT: String(port), WAGERLINK_DATABASE: dbPath, WAGERLINK_LOG_LEVEL: 'info' },
     /ready on/,
   );
-  const forwarderPort = await freePort();
-  const forwarder = row.forwarded
-    ? await startProcess(
-        ['dist/bench/forwarder-server.js'],
-        { ...SERVER_ENV, WAGERLINK_PORT: String(forwarderPort), WAGERLINK_OPERATOR_URL: `http://127.0.0.1:${port}`, WAGERLINK_ACCESS_TOKEN: ACCESS_TOKEN },
-        /ready on/,
-      )
-    : undefined;
+  const forwarder = row.forwarded ? await startForwarder(port) : undefined;
   try {
     const make = await row.requests(port);
     const runs: RunResult[] = [];
@@ -386,7 +390,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
         const file = join(work, `${name.replace(/\W+/g, '-')}-${run}.txt`);
         await writeRequests(file, Math.ceil(REQUESTS_PER_SECOND_MAX * SECONDS), make);
         log(`${name}: run ${run + 1} of ${RUNS}`);
-        const result = forwarder ? await runWrk(forwarderPort, file, [server.pid!, forwarder.pid!]) : await runWrk(port, file, server.pid);
+        const result = forwarder ? await runWrk(forwarder.port, file, [server.pid!, forwarder.child.pid!]) : await runWrk(port, file, server.pid);
         rmSync(file);
         return result;
       };
@@ -397,7 +401,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
     const commits = commitTimes(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
     return { ...summarize(runs, setAside), ...(commits && { commits }), note: `verified: ${String(report.transfers)} transfers` };
   } finally {
-    if (forwarder) await stopProcess(forwarder);
+    if (forwarder) await stopProcess(forwarder.child);
     await stopProcess(server);
   }
 }
