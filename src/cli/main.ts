@@ -4,7 +4,11 @@
  * back office is usable with the server stopped or running.
  */
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, userInfo } from 'node:os';
+import { isRole, ROLES } from '../access/roles.js';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, cliActor, type AuditEntry } from '../access/staff.js';
+import { checkStaffName, checkTokenDays, STAFF_TOKEN_DAYS_DEFAULT } from '../access/staff-token.js';
+import { AuditQuery } from '../access/staff-schemas.js';
 import { isCountryCode } from '../protocol/regions.js';
 import { compile } from '../protocol/validate.js';
 import { AdjustmentRequest, CreatePlayerRequest, PageQuery } from '../protocol/schemas.js';
@@ -12,7 +16,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { decimalFromString, inexactNumbers, SIGNIFICANT_DIGITS_MAX } from '../protocol/money.js';
 import { operatorOpenApi } from '../operator/operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from '../operator/operator-views.js';
-import { problemJson, type Refusal } from '../protocol/errors.js';
+import { ERRORS, problemJson, type Refusal } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { CONFIG_VARIABLES, parseWorkers, readOperatorConfig, type OperatorConfig } from '../operator/operator-config.js';
 import { OperatorService } from '../operator/operator-service.js';
@@ -142,7 +146,35 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: 'makes a one-time launch key for a player and a game',
     run: async ([playerId], values) => {
       const game = values.game!;
-      report(await withService(configFrom(values), (service) => service.createLaunchKey(playerId!, game)), launchKeyBody);
+      const audit = cliAudit('operator launch-key', { target: `player=${playerId} game=${game}` });
+      report(await withService(configFrom(values), (service) => audited(service, audit(201), service.createLaunchKey(playerId!, game, audit(201)))), launchKeyBody);
+    },
+  },
+  {
+    name: 'operator staff add',
+    args: 'NAME',
+    options: ['role', 'expires-days', ...DATABASE],
+    required: ['role'],
+    summary: 'adds a staff account of the back office and prints its token, once (only its hash is stored)',
+    run: (args, values) => staff('add', args[0]!, values),
+  },
+  { name: 'operator staff list', options: DATABASE, summary: 'lists the staff accounts and their tokens (never the tokens themselves)', run: (_args, values) => staff('list', '', values) },
+  {
+    name: 'operator staff revoke',
+    args: 'NAME|TOKEN_ID',
+    options: DATABASE,
+    summary: 'revokes an account and every token of it, or one token: refused at once on every node',
+    run: (args, values) => staff('revoke', args[0]!, values),
+  },
+  {
+    name: 'operator audit',
+    options: ['limit', 'cursor', ...DATABASE],
+    summary: "lists the back office's audit log, newest first",
+    run: async (_args, values) => {
+      const page = checkedArgs(AuditQuery, { limit: values.limit, cursor: values.cursor });
+      const limit = page.limit === undefined ? AUDIT_PAGE_DEFAULT : Number(page.limit);
+      if (limit < 1 || limit > AUDIT_PAGE_MAX) throw new UsageError(`--limit must be 1..${AUDIT_PAGE_MAX}`);
+      print(await withService(configFrom(values), (service) => service.listAudit(limit, page.cursor === undefined ? undefined : Number(page.cursor))));
     },
   },
   {
@@ -260,6 +292,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
 const GROUPS: readonly Group[] = [
   { name: 'operator', summary: 'the operator wallet and its back office', environment: { ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES } },
   { name: 'operator players', summary: 'players: add, show, adjust, block, histories' },
+  { name: 'operator staff', summary: 'staff accounts of the back office: add, list, revoke' },
   { name: 'provider', summary: 'the provider server and its back office', environment: { ...PROVIDER_ADMIN_VARIABLES, WAGERLINK_PROVIDER_URL: PROVIDER_LINK_VARIABLES.WAGERLINK_PROVIDER_URL } },
   { name: 'provider payouts', summary: 'tournament prizes', help: ADMIN_HELP.payouts },
   { name: 'provider outbox', summary: "the provider's outbox", help: ADMIN_HELP.outbox },
@@ -362,17 +395,26 @@ async function players(action: string, playerId: string, values: Values): Promis
     case 'add': {
       const input = checkedArgs(CreatePlayerRequest, { playerId, currency: values.currency, balance: amountArg('balance', values.balance ?? '0'), country: values.country });
       if (input.country !== undefined && !isCountryCode(input.country)) throw new UsageError(`--country ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
-      return withService(config, async (service) => report(await service.createPlayer(input), playerBody));
+      const audit = cliAudit('operator players add', { target: `player=${playerId}`, amount: values.balance ?? '0', currency: input.currency });
+      return withService(config, async (service) => report(await audited(service, audit(201), service.createPlayer(input, audit(201))), playerBody));
     }
     case 'show':
       return withService(config, async (service) => report(await service.getPlayer(playerId), playerBody));
     case 'adjust': {
       const input = checkedArgs(AdjustmentRequest, { id: values.id ?? randomUUID(), type: values.type, amount: amountArg('amount', values.amount), reason: values.reason });
-      return withService(config, async (service) => report(await service.adjust(playerId, input), (outcome) => adjustmentBody(input.id, outcome.balance)));
+      const audit = cliAudit('operator players adjust', { target: `player=${playerId} ${input.type}=${input.id}`, amount: values.amount! });
+      return withService(config, async (service) => {
+        const player = await service.getPlayer(playerId);
+        const withCurrency = (status: number) => ({ ...audit(status), currency: player.ok ? player.currency : null });
+        report(await audited(service, withCurrency(200), service.adjust(playerId, input, withCurrency(200))), (outcome) => adjustmentBody(input.id, outcome.balance));
+      });
     }
     case 'block':
     case 'unblock':
-      return withService(config, async (service) => report(await service.setBlocked(playerId, action === 'block', values.reason), playerBody));
+      const audit = cliAudit(`operator players ${action}`, { target: `player=${playerId}` });
+      return withService(config, async (service) =>
+        report(await audited(service, audit(200), service.setBlocked(playerId, action === 'block', values.reason, audit(200))), playerBody),
+      );
     case 'rounds':
     case 'transactions': {
       const page = checkedArgs(PageQuery, { limit: values.limit, cursor: values.cursor });
@@ -386,6 +428,69 @@ async function players(action: string, playerId: string, values: Values): Promis
     }
     default:
       throw new UsageError(`unknown players action "${action}"`);
+  }
+}
+
+/**
+ * The audit row of a CLI command that works on the database directly, for
+ * the answer's status (the status the back office's HTTP route would
+ * answer): actor `cli:` and the system user, no token, no address.
+ */
+function cliAudit(command: string, facts: { target?: string; amount?: string; currency?: string }): (status: number) => AuditEntry {
+  const actor = cliActor(userInfo().username);
+  return (status) => ({
+    at: Date.now(),
+    actor,
+    tokenId: null,
+    method: 'CLI',
+    route: command,
+    target: facts.target ?? null,
+    amount: facts.amount ?? null,
+    currency: facts.currency ?? null,
+    address: null,
+    operatorId: null,
+    status,
+    code: null,
+  });
+}
+
+/**
+ * Waits for a change that carried its audit row (written with it when it
+ * was made); a refusal changed nothing, and its row is written on its own.
+ */
+async function audited<T extends { ok: true }>(service: OperatorService, entry: AuditEntry, pending: Promise<T | Refusal>): Promise<T | Refusal> {
+  const outcome = await pending;
+  if (!outcome.ok) await service.store.appendAudit({ ...entry, status: ERRORS[outcome.code].status, code: outcome.code });
+  return outcome;
+}
+
+/** The staff commands: names and roles are checked before the database is opened. */
+async function staff(action: 'add' | 'list' | 'revoke', name: string, values: Values): Promise<void> {
+  const config = configFrom(values);
+  switch (action) {
+    case 'add': {
+      const refused = checkStaffName(name);
+      if (refused) throw new UsageError(refused.replace(/^name: /, 'NAME '));
+      const role = values.role!;
+      if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}, got "${role}"`);
+      const days = values['expires-days'] === undefined ? STAFF_TOKEN_DAYS_DEFAULT : Number(values['expires-days']);
+      const badDays = checkTokenDays(days);
+      if (badDays) throw new UsageError(`--${badDays}`);
+      const audit = cliAudit('operator staff add', { target: `staff=${name}` });
+      return withService(config, async (service) => {
+        const outcome = await service.addStaff(name, role, days, audit(201));
+        if (!outcome.ok) await service.store.appendAudit({ ...audit(ERRORS[outcome.code].status), code: outcome.code });
+        report(outcome, (added) => ({ ...added.staff, token: added.token }));
+      });
+    }
+    case 'list':
+      return withService(config, async (service) => print({ items: await service.listStaff() }));
+    case 'revoke': {
+      const audit = cliAudit('operator staff revoke', { target: `staff=${name}` });
+      return withService(config, async (service) =>
+        report(await audited(service, audit(200), service.revokeStaff(name, audit(200))), (outcome) => ({ name: outcome.name, revokedTokenIds: outcome.tokenIds })),
+      );
+    }
   }
 }
 

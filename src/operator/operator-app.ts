@@ -41,6 +41,12 @@ import { adjustmentBody, ggrBody, launchKeyBody, playerBody, playersBody, rounds
 import { OperatorMetrics } from './metrics.js';
 import { exposeMetrics } from '../http/request-metrics.js';
 import { OperatorService, REAL_WORLD, type World } from './operator-service.js';
+import { installStaffGuard, type StaffGuard } from '../http/staff-guard.js';
+import { decimalText, DEFAULT_STAFF_LIMITS, type StaffLimits } from '../access/limits.js';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from '../access/staff.js';
+import { checkStaffName } from '../access/staff-token.js';
+import { AuditQuery, CreateStaffRequest } from '../access/staff-schemas.js';
+import { decimalFromNumber } from '../protocol/money.js';
 
 /** Page cursors are row keys, which are signed 64-bit integers in every store. */
 const CURSOR_MAX = 2n ** 63n - 1n;
@@ -51,8 +57,16 @@ export interface OperatorAppOptions {
   secrets: readonly string[];
   /** Bearer tokens accepted from the provider. */
   accessTokens: readonly string[];
-  /** Bearer token of the back-office API. */
+  /**
+   * Bearer token of the back-office API: a built-in admin account, named
+   * `admin-token` in the audit log. Given as `sha256:<hex>`, it is checked
+   * by its hash and the configuration holds no usable credential.
+   */
   adminToken: string;
+  /** Money limits of the staff roles, per call and currency; default DEFAULT_STAFF_LIMITS (access/limits.ts). */
+  staffLimits?: StaffLimits;
+  /** Hands over the back office's guard once built: its route table, for tests that walk every route. */
+  onGuard?: (guard: StaffGuard) => void;
   bodyBytesMax?: number;
   transactionsPerRequestMax?: number;
   /** A request's headers and body must arrive within this (ms); default REQUEST_TIMEOUT_MS (docs/protocol.md §9). */
@@ -82,7 +96,26 @@ const bodies = {
   launchKey: compileBody(CreateLaunchKeyRequest),
   adjustment: compileBody(AdjustmentRequest, (value) => [['amount', value.amount]]),
   block: compileBody(BlockRequest),
+  createStaff: compileBody(CreateStaffRequest),
 };
+/** Read routes' options: every role may read. */
+const READ = { config: { action: 'read' } } as const;
+const auditQuery = compile(AuditQuery);
+
+/** A page of the audit log from a query, or a problem sent. */
+function auditPageOf(request: FastifyRequest, reply: FastifyReply): { limit: number; before?: number } | undefined {
+  const checked = auditQuery.check({ ...(request.query as object) });
+  if (!checked.ok) {
+    sendRefusal(reply, checked);
+    return undefined;
+  }
+  const limit = checked.value.limit === undefined ? AUDIT_PAGE_DEFAULT : Number(checked.value.limit);
+  if (limit < 1 || limit > AUDIT_PAGE_MAX) {
+    sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${AUDIT_PAGE_MAX}`);
+    return undefined;
+  }
+  return checked.value.cursor === undefined ? { limit } : { limit, before: Number(checked.value.cursor) };
+}
 const pageQuery = compile(PageQuery);
 const playersQuery = compile(PlayersQuery);
 const ggrQuery = compile(GgrQuery);
@@ -108,7 +141,8 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   const transactionsMax = options.transactionsPerRequestMax ?? TRANSACTIONS_PER_REQUEST_MAX;
   const secrets = signingSecrets(options.secrets);
   const accessTokens = options.accessTokens.map((token) => Buffer.from(token));
-  const adminTokens = [Buffer.from(options.adminToken)];
+  const staffLimits = options.staffLimits ?? DEFAULT_STAFF_LIMITS;
+  const onGuard = options.onGuard;
   const service = new OperatorService(options.store, options.world ?? REAL_WORLD);
   const metrics = options.metrics ?? new OperatorMetrics({ processMetrics: false });
   if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) throw new Error('an HMAC secret is required');
@@ -221,11 +255,15 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   await app.register(
     async (admin) => {
-      admin.addHook('onRequest', async (request, reply) => {
-        if (!tokenAccepted(adminTokens, bearerToken(request.headers.authorization))) {
-          return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
-        }
+      // Who calls and whether their role holds the route's action; the audit row of each state-changing call.
+      const guard = installStaffGuard(admin, {
+        adminToken: options.adminToken,
+        findToken: async (tokenHash) => (await service.store.findStaffToken(tokenHash)) ?? undefined,
+        appendAudit: (entry) => service.store.appendAudit(entry),
+        clock: () => service.now(),
+        limits: staffLimits,
       });
+      onGuard?.(guard);
 
       // Every :playerId of the back office obeys PlayerId, as in the bodies that create players: a
       // control character (U+0000 cannot even reach PostgreSQL) or an over-long id is the caller's
@@ -263,18 +301,23 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         return { limit, before };
       }
 
-      admin.post('/players', async (request, reply) => {
+      admin.post('/players', { config: { action: 'players.manage' } }, async (request, reply) => {
         const input = adminInput(request, reply, bodies.createPlayer);
         if (!input) return reply;
+        const opening = decimalFromNumber(input.balance);
+        request.auditFacts = { target: `player=${input.playerId}`, amount: opening && decimalText(opening), currency: input.currency };
+        // An opening balance is money: it takes money.move and the role's limit.
+        if (opening && opening.units > 0n && !guard.moneyAllowed(request, reply, input.currency, opening)) return reply;
         if (input.country !== undefined && !isCountryCode(input.country)) {
           return sendProblem(reply, 'INVALID_REQUEST', `country: ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
         }
-        const outcome = await service.createPlayer(input);
+        const outcome = await service.createPlayer(input, guard.auditEntry(request, 201));
         if (!outcome.ok) return sendRefusal(reply, outcome);
+        request.audited = true;
         return sendJson(reply, 201, playerJson(outcome));
       });
 
-      admin.get('/players', async (request, reply) => {
+      admin.get('/players', READ, async (request, reply) => {
         const checked = playersQuery.check({ ...(request.query as object) });
         if (!checked.ok) return sendRefusal(reply, checked);
         const query = checked.value;
@@ -290,7 +333,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         return sendJson(reply, 200, stringify(playersBody(page)));
       });
 
-      admin.get('/ggr', async (request, reply) => {
+      admin.get('/ggr', READ, async (request, reply) => {
         const checked = ggrQuery.check({ ...(request.query as object) });
         if (!checked.ok) return sendRefusal(reply, checked);
         const today = Math.floor(service.now() / DAY_MS) * DAY_MS;
@@ -306,34 +349,46 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         return sendJson(reply, 200, stringify(ggrBody(report, dayText(from), dayText(to))));
       });
 
-      admin.get('/players/:playerId', async (request, reply) => {
+      admin.get('/players/:playerId', READ, async (request, reply) => {
         const { playerId } = request.params as { playerId: string };
         const outcome = await service.getPlayer(playerId);
         if (!outcome.ok) return sendRefusal(reply, outcome);
         return sendJson(reply, 200, playerJson(outcome));
       });
 
-      admin.post('/launch-keys', async (request, reply) => {
+      admin.post('/launch-keys', { config: { action: 'launch-keys.create' } }, async (request, reply) => {
         const input = adminInput(request, reply, bodies.launchKey);
         if (!input) return reply;
-        const outcome = await service.createLaunchKey(input.playerId, input.game);
+        // The key itself is a credential: the audit names the player and game, never the key.
+        request.auditFacts = { target: `player=${input.playerId} game=${input.game}` };
+        const outcome = await service.createLaunchKey(input.playerId, input.game, guard.auditEntry(request, 201));
         if (!outcome.ok) return sendRefusal(reply, outcome);
+        request.audited = true;
         return sendJson(reply, 201, stringify(launchKeyBody(outcome)));
       });
 
-      admin.post('/players/:playerId/adjustments', async (request, reply) => {
+      admin.post('/players/:playerId/adjustments', { config: { action: 'money.move' } }, async (request, reply) => {
         const { playerId } = request.params as { playerId: string };
         const input = adminInput(request, reply, bodies.adjustment);
         if (!input) return reply;
-        const outcome = await service.adjust(playerId, input);
+        const amount = decimalFromNumber(input.amount);
+        request.auditFacts = { target: `player=${playerId} ${input.type}=${input.id}`, amount: amount && decimalText(amount) };
+        // The limit is per currency, and an adjustment names none: the player's, which never changes, is read first.
+        const player = await service.getPlayer(playerId);
+        if (!player.ok) return sendRefusal(reply, player);
+        request.auditFacts.currency = player.currency;
+        if (amount && !guard.moneyAllowed(request, reply, player.currency, amount)) return reply;
+        const outcome = await service.adjust(playerId, input, guard.auditEntry(request, 200));
         if (!outcome.ok) return sendRefusal(reply, outcome);
+        request.audited = true;
         metrics.observeBooked(outcome.currency, outcome.booked);
         return sendJson(reply, 200, stringify(adjustmentBody(input.id, outcome.balance)));
       });
 
       for (const [path, blocked] of [['block', true], ['unblock', false]] as const) {
-        admin.post(`/players/:playerId/${path}`, async (request, reply) => {
+        admin.post(`/players/:playerId/${path}`, { config: { action: 'players.manage' } }, async (request, reply) => {
           const { playerId } = request.params as { playerId: string };
+          request.auditFacts = { target: `player=${playerId}` };
           // The body is optional here: a reason, when given.
           let reason: string | undefined;
           if (request.body !== undefined) {
@@ -341,13 +396,14 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
             if (!input) return reply;
             reason = input.reason;
           }
-          const outcome = await service.setBlocked(playerId, blocked, reason);
+          const outcome = await service.setBlocked(playerId, blocked, reason, guard.auditEntry(request, 200));
           if (!outcome.ok) return sendRefusal(reply, outcome);
+          request.audited = true;
           return sendJson(reply, 200, playerJson(outcome));
         });
       }
 
-      admin.get('/players/:playerId/rounds', async (request, reply) => {
+      admin.get('/players/:playerId/rounds', READ, async (request, reply) => {
         const { playerId } = request.params as { playerId: string };
         const page = pageOf(request, reply);
         if (!page) return reply;
@@ -356,7 +412,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         return sendJson(reply, 200, stringify(roundsBody(outcome)));
       });
 
-      admin.get('/players/:playerId/transactions', async (request, reply) => {
+      admin.get('/players/:playerId/transactions', READ, async (request, reply) => {
         const { playerId } = request.params as { playerId: string };
         const page = pageOf(request, reply);
         if (!page) return reply;
@@ -365,9 +421,43 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         return sendJson(reply, 200, stringify(transfersBody(outcome)));
       });
 
-      admin.get('/verify', async (_request, reply) => {
+      admin.get('/verify', READ, async (_request, reply) => {
         const report = await service.verify();
         return sendJson(reply, 200, JSON.stringify(report));
+      });
+
+      // ------------------------------------------------- staff and audit
+
+      admin.get('/staff', { config: { action: 'staff.manage' } }, async (_request, reply) => {
+        return sendJson(reply, 200, stringify({ items: await service.listStaff() }));
+      });
+
+      admin.post('/staff', { config: { action: 'staff.manage' } }, async (request, reply) => {
+        const input = adminInput(request, reply, bodies.createStaff);
+        if (!input) return reply;
+        request.auditFacts = { target: `staff=${input.name}` };
+        const refused = checkStaffName(input.name);
+        if (refused) return sendProblem(reply, 'INVALID_REQUEST', refused);
+        if (input.operators !== undefined) return sendProblem(reply, 'INVALID_REQUEST', 'operators: the operator\'s staff have no scope (a provider\'s do)');
+        const outcome = await service.addStaff(input.name, input.role, input.expiresDays, guard.auditEntry(request, 201));
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        request.audited = true;
+        return sendJson(reply, 201, stringify({ ...outcome.staff, token: outcome.token }));
+      });
+
+      admin.post('/staff/:nameOrTokenId/revoke', { config: { action: 'staff.manage' } }, async (request, reply) => {
+        const { nameOrTokenId } = request.params as { nameOrTokenId: string };
+        request.auditFacts = { target: `staff=${nameOrTokenId}` };
+        const outcome = await service.revokeStaff(nameOrTokenId, guard.auditEntry(request, 200));
+        if (!outcome.ok) return sendRefusal(reply, outcome);
+        request.audited = true;
+        return sendJson(reply, 200, stringify({ name: outcome.name, revokedTokenIds: outcome.tokenIds }));
+      });
+
+      admin.get('/audit', { config: { action: 'audit.read' } }, async (request, reply) => {
+        const page = auditPageOf(request, reply);
+        if (!page) return reply;
+        return sendJson(reply, 200, stringify(await service.listAudit(page.limit, page.before)));
       });
     },
     { prefix: '/admin' },

@@ -8,6 +8,8 @@ import { cryptoDecimalsProblem, CRYPTO_DECIMALS_MAX, DEFAULT_CRYPTO_DECIMALS } f
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
 import { DEFAULT_POSTGRES_SETTINGS, positiveWholeNumber, readPostgresSettings, type PostgresSettings } from '../stores/settings.js';
+import { DEFAULT_STAFF_LIMITS, parseStaffLimits, type StaffLimits } from '../access/limits.js';
+import { isRole } from '../access/roles.js';
 import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 
 export interface OperatorConfig {
@@ -32,6 +34,8 @@ export interface OperatorConfig {
   /** A graceful stop closes the connections still open after this (ms) (docs/protocol.md §9). */
   shutdownTimeoutMs: number;
   cryptoDecimals: Record<string, number>;
+  /** Money limits of the staff roles per call (access/limits.ts). */
+  staffLimits: StaffLimits;
   /** Settings that were given but mean nothing any more, each with what replaced it: `serve` logs each as a warning. */
   warnings: string[];
 }
@@ -58,7 +62,8 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_SECRET: 'HMAC secret shared with the provider (required to serve)',
   WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
   WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
-  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API (required to serve)',
+  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API, a built-in admin account; or sha256:<hex> of it (required to serve)',
+  WAGERLINK_STAFF_LIMITS: 'staff money limits per call, e.g. payments:EUR=2500,*=5000;admin:*=50000 (default payments *=5000, admin *=50000)',
   WAGERLINK_LOG_LEVEL: 'pino log level (default info)',
   WAGERLINK_SESSION_IDLE_MINUTES: 'session idle expiry in minutes (default 30)',
   WAGERLINK_LAUNCH_KEY_TTL_MINUTES: 'launch key life until first use in minutes (default 10)',
@@ -126,6 +131,15 @@ function cryptoDecimals(text: string | undefined): Record<string, number> {
   return table;
 }
 
+function staffLimitsFrom(text: string | undefined): StaffLimits {
+  if (text === undefined || text.trim() === '') return DEFAULT_STAFF_LIMITS;
+  try {
+    return parseStaffLimits(text, isRole);
+  } catch (error) {
+    throw new ConfigError(`WAGERLINK_STAFF_LIMITS: ${(error as Error).message}`);
+  }
+}
+
 export function readOperatorConfig(
   env: Env = process.env,
   flags: Partial<Pick<OperatorConfig, 'host' | 'port' | 'database' | 'workers'>> = {},
@@ -161,6 +175,7 @@ export function readOperatorConfig(
     requestTimeoutMs: positiveInteger(env, 'WAGERLINK_REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
     shutdownTimeoutMs: positiveInteger(env, 'WAGERLINK_SHUTDOWN_TIMEOUT_MS', SHUTDOWN_TIMEOUT_MS, HTTP_TIMEOUT_MS_MAX),
     cryptoDecimals: cryptoDecimals(env.WAGERLINK_CRYPTO_DECIMALS),
+    staffLimits: staffLimitsFrom(env.WAGERLINK_STAFF_LIMITS),
     warnings: Object.entries(RETIRED_VARIABLES)
       .filter(([name]) => env[name] !== undefined && env[name] !== '')
       .map(([name, why]) => `${name} is no longer read: ${why}`),

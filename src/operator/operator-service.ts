@@ -8,6 +8,9 @@ import type { Refusal } from '../protocol/errors.js';
 import type { AdjustmentRequest, CreatePlayerRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
 import { DAY_MS, PAGE_LIMIT_DEFAULT, type PlayersRequest } from '../stores/store.js';
 import type { WalletStore } from '../stores/operations.js';
+import type { Role } from '../access/roles.js';
+import type { AuditEntry } from '../access/staff.js';
+import { newStaffToken, STAFF_TOKEN_DAYS_DEFAULT, tokenExpiresAt } from '../access/staff-token.js';
 
 export interface World {
   /** Epoch ms. */
@@ -15,6 +18,8 @@ export interface World {
   newId: () => string;
   /** An unguessable launch key. */
   newLaunchKey: () => string;
+  /** Random bytes for staff tokens; default node:crypto's. */
+  randomBytes?: (bytes: number) => Buffer;
 }
 
 /** 32 random bytes: a launch key cannot be guessed within its life. */
@@ -44,24 +49,56 @@ export class OperatorService {
     return this.store.authenticate({ key, game, now: this.world.clock(), newSessionId: this.world.newId() });
   }
 
-  createPlayer(input: CreatePlayerRequest) {
-    return this.store.createPlayer({ ...input, depositId: this.world.newId(), now: this.world.clock() });
+  createPlayer(input: CreatePlayerRequest, audit?: AuditEntry) {
+    return this.store.createPlayer({ ...input, depositId: this.world.newId(), now: this.world.clock(), audit });
   }
 
   getPlayer(playerId: string) {
     return this.store.getPlayer(playerId);
   }
 
-  createLaunchKey(playerId: string, game: string) {
-    return this.store.createLaunchKey({ playerId, game, key: this.world.newLaunchKey(), now: this.world.clock() });
+  createLaunchKey(playerId: string, game: string, audit?: AuditEntry) {
+    return this.store.createLaunchKey({ playerId, game, key: this.world.newLaunchKey(), now: this.world.clock(), audit });
   }
 
-  adjust(playerId: string, input: AdjustmentRequest) {
-    return this.store.adjust({ ...input, playerId, now: this.world.clock() });
+  adjust(playerId: string, input: AdjustmentRequest, audit?: AuditEntry) {
+    return this.store.adjust({ ...input, playerId, now: this.world.clock(), audit });
   }
 
-  setBlocked(playerId: string, blocked: boolean, reason?: string) {
-    return this.store.setBlocked({ playerId, blocked, reason, now: this.world.clock() });
+  setBlocked(playerId: string, blocked: boolean, reason?: string, audit?: AuditEntry) {
+    return this.store.setBlocked({ playerId, blocked, reason, now: this.world.clock(), audit });
+  }
+
+  /**
+   * A staff account with its first token, which the answer carries once:
+   * only its hash is stored (access/staff-token.ts).
+   */
+  async addStaff(name: string, role: Role, days: number = STAFF_TOKEN_DAYS_DEFAULT, audit?: AuditEntry) {
+    const made = newStaffToken(this.world.randomBytes ?? randomBytes);
+    const now = this.world.clock();
+    const outcome = await this.store.addStaff({
+      name,
+      role,
+      operators: null,
+      tokenId: made.tokenId,
+      tokenHash: made.tokenHash,
+      expiresAt: tokenExpiresAt(now, days),
+      now,
+      audit: audit && { ...audit, target: `staff=${name} token=${made.tokenId}` },
+    });
+    return outcome.ok ? { ...outcome, token: made.token } : outcome;
+  }
+
+  revokeStaff(nameOrTokenId: string, audit?: AuditEntry) {
+    return this.store.revokeStaff({ nameOrTokenId, now: this.world.clock(), audit });
+  }
+
+  listStaff() {
+    return this.store.listStaff();
+  }
+
+  listAudit(limit: number, before?: number) {
+    return this.store.listAudit({ limit, before });
   }
 
   listRounds(playerId: string, limit = PAGE_LIMIT_DEFAULT, before?: bigint) {

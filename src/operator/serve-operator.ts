@@ -89,6 +89,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
       bodyBytesMax: config.bodyBytesMax,
       transactionsPerRequestMax: config.transactionsPerRequestMax,
       requestTimeoutMs: config.requestTimeoutMs,
+      staffLimits: config.staffLimits,
       logger,
       // The process's own series too (CPU, memory, event-loop lag): sampling them starts here, with the server.
       metrics: new OperatorMetrics(),

@@ -11,11 +11,14 @@ export const ERRORS = {
   INVALID_LAUNCH_KEY: { status: 401, title: 'Invalid launch key' },
   INSUFFICIENT_FUNDS: { status: 402, title: 'Insufficient funds' },
   IP_NOT_ALLOWED: { status: 403, title: 'IP not allowed' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  STAFF_LIMIT_EXCEEDED: { status: 403, title: 'Staff limit exceeded' },
   SESSION_EXPIRED: { status: 403, title: 'Session expired' },
   SESSION_MISMATCH: { status: 403, title: 'Session mismatch' },
   PLAYER_BLOCKED: { status: 403, title: 'Player blocked' },
   SESSION_NOT_FOUND: { status: 404, title: 'Session not found' },
   PLAYER_NOT_FOUND: { status: 404, title: 'Player not found' },
+  STAFF_NOT_FOUND: { status: 404, title: 'Staff not found' },
   GAME_NOT_FOUND: { status: 404, title: 'Game not found' },
   WALLET_NOT_FOUND: { status: 404, title: 'Wallet not found' },
   NOT_FOUND: { status: 404, title: 'Not found' },
@@ -26,6 +29,7 @@ export const ERRORS = {
   CAMPAIGN_FINISHED: { status: 409, title: 'Campaign finished' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   PLAYER_EXISTS: { status: 409, title: 'Player exists' },
+  STAFF_EXISTS: { status: 409, title: 'Staff exists' },
   STATE_CONFLICT: { status: 409, title: 'State conflict' },
   ROUND_UNFINISHED: { status: 409, title: 'Round unfinished' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
@@ -46,7 +50,7 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
  * Codes that Wagerlink adds beyond docs/protocol.md §3's table: back office,
  * routing, and the answers of the HTTP layer itself (docs/protocol.md §1, §9).
  */
-export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'ROUND_UNFINISHED', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE'];
+export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'ROUND_UNFINISHED', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'FORBIDDEN', 'STAFF_LIMIT_EXCEEDED', 'STAFF_NOT_FOUND', 'STAFF_EXISTS'];
 
 /** RFC 9457 body with docs/protocol.md's extra `code` member. */
 export interface Problem {

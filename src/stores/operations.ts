@@ -13,7 +13,14 @@
  * every backend rejects with an UnavailableError (store.ts).
  */
 import type { Refusal } from '../protocol/errors.js';
+import type { AuditEntry, StaffListing, StaffTokenFound } from '../access/staff.js';
 import type {
+  AddStaffCommand,
+  AuditPage,
+  AuditPageRequest,
+  RevokeStaffCommand,
+  StaffAdded,
+  StaffRevoked,
   AdjustCommand,
   AuthenticateCommand,
   BalanceOutcome,
@@ -112,6 +119,18 @@ export const OPERATIONS = {
   listPlayers: operation<PlayersRequest, PlayersPage>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
   /** Outcomes: report (no refusals: its caller keeps the span within GGR_DAYS_MAX, store.ts). */
   ggr: operation<GgrRequest, GgrReport>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  /** Outcomes: the account with its token | STAFF_EXISTS (a name is never reused, revoked or not). Writes its audit row with it. */
+  addStaff: operation<AddStaffCommand, StaffAdded | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  /** Outcomes: what was revoked | STAFF_NOT_FOUND. Writes its audit row with it. */
+  revokeStaff: operation<RevokeStaffCommand, StaffRevoked | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  /** Outcomes: every account with its tokens (never their hashes), by name. */
+  listStaff: operation<void, StaffListing[]>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  /** Outcomes: the account and token stored under a token's hash, valid or not (access/staff.ts decides), or null. */
+  findStaffToken: operation<string, StaffTokenFound | null>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  /** Outcomes: ok. One audit row of a call that changed nothing (refused, failed); the table refuses UPDATE and DELETE. */
+  appendAudit: operation<AuditEntry, { ok: true }>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  /** Outcomes: a page of the audit log, newest first. */
+  listAudit: operation<AuditPageRequest, AuditPage>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
   /**
    * Proves that every transfer balances and every kept balance equals the
    * sum of its postings, with sums exact at any size. No refusals: a proof

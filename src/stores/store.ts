@@ -18,6 +18,10 @@
  */
 import type { AdjustmentRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
 import type { BooksReport } from '../ledger/books.js';
+import type { Audited } from '../staff/staff-commands.js';
+
+export type { Audited };
+
 
 export interface TransactionCommand {
   request: TransactionRequest;
@@ -37,7 +41,7 @@ export interface AuthenticateCommand {
   newSessionId: string;
 }
 
-export interface CreatePlayerCommand {
+export interface CreatePlayerCommand extends Audited {
   playerId: string;
   currency: string;
   balance: number;
@@ -47,19 +51,19 @@ export interface CreatePlayerCommand {
   now: number;
 }
 
-export interface AdjustCommand extends AdjustmentRequest {
+export interface AdjustCommand extends AdjustmentRequest, Audited {
   playerId: string;
   now: number;
 }
 
-export interface LaunchKeyCommand {
+export interface LaunchKeyCommand extends Audited {
   playerId: string;
   game: string;
   key: string;
   now: number;
 }
 
-export interface BlockCommand {
+export interface BlockCommand extends Audited {
   playerId: string;
   blocked: boolean;
   reason?: string | undefined;
@@ -111,6 +115,8 @@ export interface LaunchKeyView {
 }
 
 export type VerifyReport = BooksReport;
+
+export type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../staff/staff-commands.js';
 
 
 /** Pages hold at most this many items: bounds one admin query's work. */

@@ -10,6 +10,9 @@
  *   src/provider/provider-config.ts) imports no app and no server: only the
  *   protocol, the ledger's and the game's rules, the stores' settings, the
  *   HTTP limits, and its own folder's plain modules;
+ * - the access rules (src/access) import only the protocol, and the staff
+ *   stores both servers share (src/staff) only the protocol and the access
+ *   rules;
  * - the conformance kit (src/conformance) imports only the protocol and the
  *   clients, so that it judges an operator by its behaviour, never through
  *   our server's code.
@@ -80,7 +83,7 @@ test('a config imports no app and no server, only rules, settings and limits', (
   const configs = ['src/operator/operator-config.ts', 'src/provider/provider-config.ts'];
   const allowed = (edge: Edge): boolean => {
     const folder = dirname(edge.from);
-    if (/^src\/(?:protocol|ledger|game)\//.test(edge.to)) return true;
+    if (/^src\/(?:protocol|ledger|game|access)\//.test(edge.to)) return true;
     if (edge.to === 'src/stores/settings.ts' || edge.to === 'src/http/limits.ts') return true;
     // Its own folder's plain modules (the catalog, the ladders, the schemas), but no app and no server.
     return dirname(edge.to) === folder && !/-app\.ts$|\/serve-[^/]*\.ts$/.test(edge.to);
@@ -88,6 +91,17 @@ test('a config imports no app and no server, only rules, settings and limits', (
   const found = ALL.filter((edge) => configs.includes(edge.from) && !allowed(edge));
   assert.deepEqual(found, [], show(found));
   for (const config of configs) assert.ok(ALL.some((edge) => edge.from === config), `${config} was read`);
+});
+
+test('the access rules (src/access) import only the protocol and each other, and the staff stores (src/staff) only those', () => {
+  const access = ALL.filter((edge) => edge.from.startsWith('src/access/'));
+  const found = access.filter((edge) => !/^src\/(?:protocol|access)\//.test(edge.to));
+  assert.deepEqual(found, [], show(found));
+  const staff = ALL.filter((edge) => edge.from.startsWith('src/staff/'));
+  const fromStaff = staff.filter((edge) => !/^src\/(?:protocol|access|staff)\//.test(edge.to));
+  assert.deepEqual(fromStaff, [], show(fromStaff));
+  assert.ok(access.some((edge) => edge.to.startsWith('src/protocol/')), 'src/access was read');
+  assert.ok(staff.some((edge) => edge.to.startsWith('src/access/')), 'src/staff was read');
 });
 
 test('the conformance kit imports only the protocol and the clients', () => {

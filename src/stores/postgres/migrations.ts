@@ -7,9 +7,9 @@
  * after that they part, because their cost models differ (SQLite's version
  * 2 trades its by-player indexes for per-player chains, which PostgreSQL
  * does not need). Here: 1 ledger, 2 wallet versions, 3 refused
- * transactions, 4 transfers by time. SQLite (sqlite/migrations.ts):
+ * transactions, 4 transfers by time, 5 staff. SQLite (sqlite/migrations.ts):
  * 1 ledger, 2 per-player chains, 3 id indexes, 4 refused transactions,
- * 5 transfers by time.
+ * 5 transfers by time, 6 staff.
  *
  * Layout: the same tables as SQLite. Every table has a bigint identity key,
  * each random UUID lives in exactly one unique index (native `uuid`, 16
@@ -24,6 +24,7 @@
  */
 import type postgres from 'postgres';
 import { migrate as migrateSchema, type Migration } from '../../platform/postgres/migrate.js';
+import { STAFF_SCHEMA_POSTGRES } from '../../staff/staff-schema.js';
 
 export type { Migration };
 
@@ -153,6 +154,13 @@ CREATE TABLE refused_transactions (
 -- index each report read every transfer ever booked. created_at follows the clock: new entries append.
 CREATE INDEX transfers_by_time ON transfers (created_at);
 `,
+  },
+  {
+    version: 5,
+    name: 'staff',
+    // Named staff accounts of the back office, their tokens kept only as SHA-256 hashes (access/staff-token.ts),
+    // and the audit log of every state-changing back-office call, append-only by the database's own triggers.
+    sql: STAFF_SCHEMA_POSTGRES,
   },
 ];
 

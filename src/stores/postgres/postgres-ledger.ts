@@ -95,6 +95,7 @@ import type { HotOperationName, OperationArgs } from '../operations.js';
 import { ABANDONED, DEFER } from './hot-batcher.js';
 import { ClaimLostError } from './postgres-errors.js';
 import { verifyLedger } from './verify-ledger.js';
+import { audited } from '../../staff/postgres-staff.js';
 import { WalletMemory, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './wallet-memory.js';
 
 /**
@@ -779,7 +780,7 @@ export class PostgresLedger {
         }
         const row = await this.playerRow(dbTx, command.playerId);
         assert.ok(row, 'a player reads back in the transaction that created it');
-        return this.view(row);
+        return audited(dbTx, command.audit, this.view(row));
       });
     } catch (error) {
       // A concurrent creation of the same player won the unique index.
@@ -797,10 +798,12 @@ export class PostgresLedger {
 
   async createLaunchKey(command: LaunchKeyCommand): Promise<LaunchKeyView | Refusal> {
     const expiresAt = launchKeyExpiresAt(command.now, this.rules);
-    const inserted = await this.sql`INSERT INTO launch_keys (key, player_pk, game, created_at, expires_at)
-      SELECT ${command.key}, id, ${command.game}, ${command.now}, ${expiresAt} FROM players WHERE player_id = ${command.playerId}`;
-    if (inserted.count === 0) return playerNotFound(command.playerId);
-    return { ok: true, key: command.key, expiresAt };
+    return this.sql.begin(async (dbTx) => {
+      const inserted = await dbTx`INSERT INTO launch_keys (key, player_pk, game, created_at, expires_at)
+        SELECT ${command.key}, id, ${command.game}, ${command.now}, ${expiresAt} FROM players WHERE player_id = ${command.playerId}`;
+      if (inserted.count === 0) return playerNotFound(command.playerId);
+      return audited(dbTx, command.audit, { ok: true as const, key: command.key, expiresAt });
+    });
   }
 
   async adjust(command: AdjustCommand): Promise<BalanceOutcome | Refusal> {
@@ -821,20 +824,22 @@ export class PostgresLedger {
           plan.balanceAfter, command.now, command.reason ?? null);
         booked.push(bookedOf(command.type, plan.amount, player));
       }
-      return balanceOutcome(player, plan.balanceAfter, booked);
+      return audited(dbTx, command.audit, balanceOutcome(player, plan.balanceAfter, booked));
     });
   }
 
   async setBlocked(command: BlockCommand): Promise<PlayerView | Refusal> {
     // The wallet row's version moves with the block: a node that remembers the player must read it again.
-    const [row] = await this.sql<PlayerRow[]>`WITH p AS (
-        UPDATE players SET blocked = ${command.blocked}, blocked_reason = ${command.blocked ? (command.reason ?? null) : null}
-        WHERE player_id = ${command.playerId} RETURNING *),
-      a AS (UPDATE accounts SET version = version + 1 WHERE id = (SELECT account_id FROM p) RETURNING balance, version)
-      SELECT ${this.sql.unsafe(PLAYER_COLUMNS)} FROM p, a`;
-    if (!row) return playerNotFound(command.playerId);
-    this.memory.forget(row.player_pk);
-    return this.view(row);
+    return this.sql.begin(async (dbTx) => {
+      const [row] = await dbTx<PlayerRow[]>`WITH p AS (
+          UPDATE players SET blocked = ${command.blocked}, blocked_reason = ${command.blocked ? (command.reason ?? null) : null}
+          WHERE player_id = ${command.playerId} RETURNING *),
+        a AS (UPDATE accounts SET version = version + 1 WHERE id = (SELECT account_id FROM p) RETURNING balance, version)
+        SELECT ${this.sql.unsafe(PLAYER_COLUMNS)} FROM p, a`;
+      if (!row) return playerNotFound(command.playerId);
+      this.memory.forget(row.player_pk);
+      return audited(dbTx, command.audit, this.view(row));
+    });
   }
 
   async listRounds(page: PageRequest): Promise<PageOf<RoundView> | Refusal> {

@@ -14,11 +14,13 @@ import type { DerivedOperationName, OperationArgs, OperationOutcome } from '../o
 import type { CallSignal } from '../../platform/postgres/call-deadlines.js';
 import type { HotBatcher } from './hot-batcher.js';
 import type { HotCall, HotResult, PostgresLedger } from './postgres-ledger.js';
+import type { PostgresStaff } from '../../staff/postgres-staff.js';
 
 /** What a handler runs on. */
 export interface PostgresHandlerContext {
   readonly ledger: PostgresLedger;
   readonly batcher: HotBatcher<HotCall, HotResult>;
+  readonly staff: PostgresStaff;
 }
 
 /**
@@ -43,4 +45,10 @@ export const POSTGRES_OPERATIONS: { [K in DerivedOperationName]: PostgresOperati
   listTransfers: { run: ({ ledger }, page) => ledger.listTransfers(page) },
   listPlayers: { run: ({ ledger }, page) => ledger.listPlayers(page) },
   ggr: { run: ({ ledger }, span) => ledger.ggr(span) },
+  addStaff: { run: ({ staff }, command) => staff.addStaff(command) },
+  revokeStaff: { run: ({ staff }, command) => staff.revokeStaff(command) },
+  listStaff: { run: ({ staff }) => staff.listStaff() },
+  findStaffToken: { run: ({ staff }, tokenHash) => staff.findStaffToken(tokenHash) },
+  appendAudit: { run: ({ staff }, entry) => staff.appendAudit(entry) },
+  listAudit: { run: ({ staff }, page) => staff.listAudit(page) },
 };

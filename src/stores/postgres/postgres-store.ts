@@ -25,6 +25,7 @@ import { BATCH_CALLS_MAX, HotBatcher } from './hot-batcher.js';
 import { CallDeadlines, type CallSignal } from '../../platform/postgres/call-deadlines.js';
 import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
 import { POSTGRES_OPERATIONS, type PostgresHandlerContext } from './postgres-operations.js';
+import { PostgresStaff } from '../../staff/postgres-staff.js';
 import { probeWrite, refusesWrites, writeFailureOf } from './write-probe.js';
 
 export interface PostgresStoreOptions extends StoreOptions {
@@ -93,7 +94,7 @@ export class PostgresStore extends StoreOperations implements WalletStore {
     private readonly connection: { url: string; settings: PostgresSettings },
   ) {
     super();
-    this.handlerContext = { ledger, batcher };
+    this.handlerContext = { ledger, batcher, staff: new PostgresStaff(sql) };
     batcher.onStall((error) => this.fail(error));
   }
 

@@ -7,8 +7,8 @@
  * store's schema, not to PostgreSQL's. Both begin with the ledger as
  * version 1; after that they part, because their cost models differ. Here:
  * 1 ledger, 2 per-player chains, 3 id indexes, 4 refused transactions,
- * 5 transfers by time. PostgreSQL (postgres/migrations.ts): 1 ledger,
- * 2 wallet versions, 3 refused transactions, 4 transfers by time.
+ * 5 transfers by time, 6 staff. PostgreSQL (postgres/migrations.ts): 1 ledger,
+ * 2 wallet versions, 3 refused transactions, 4 transfers by time, 5 staff.
  *
  * Layout choices for the hot path: every table has an integer primary key,
  * so inserts append. Version 1 kept each random UUID in a unique index (as
@@ -26,6 +26,7 @@
  */
 import type Database from 'better-sqlite3';
 import { migrate as applyMigrations, type Migration } from '../../platform/sqlite/migrate.js';
+import { STAFF_SCHEMA_SQLITE } from '../../staff/staff-schema.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -229,6 +230,14 @@ CREATE TABLE refused_transactions (
     sql: `
 CREATE INDEX transfers_by_time ON transfers (created_at);
 `,
+  },
+  {
+    version: 6,
+    name: 'staff',
+    // Named staff accounts of the back office, their tokens kept only as SHA-256 hashes (access/staff-token.ts),
+    // and the audit log of every state-changing back-office call. The log is append-only, and the database says
+    // so: its triggers refuse every UPDATE and DELETE, whoever asks.
+    sql: STAFF_SCHEMA_SQLITE,
   },
 ];
 

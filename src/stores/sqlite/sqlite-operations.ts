@@ -15,6 +15,7 @@ import type { OperationArgs, OperationName, OperationOutcome } from '../operatio
 import type { HandoffCodec } from './handoff-codec.js';
 import { PACKED_BALANCE, PACKED_TRANSACTION_COMMAND } from './packed-codecs.js';
 import type { SqliteLedger } from './sqlite-ledger.js';
+import type { SqliteStaff } from '../../staff/sqlite-staff.js';
 import { probeWrite } from './write-probe.js';
 
 /** One call, as the store queues it and the writer runs it. */
@@ -38,6 +39,7 @@ export type Reply = ReplyOf<OperationName>;
 export interface SqliteHandlerContext {
   readonly db: Database.Database;
   readonly ledger: SqliteLedger;
+  readonly staff: SqliteStaff;
 }
 
 export interface SqliteOperation<K extends OperationName> {
@@ -56,16 +58,24 @@ export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
   transact: { run: ({ ledger }, command) => ledger.transact(command), handoff: { json: true, args: PACKED_TRANSACTION_COMMAND, outcome: PACKED_BALANCE } },
   payout: { run: ({ ledger }, command) => ledger.payout(command), handoff: { json: true, outcome: PACKED_BALANCE } },
   authenticate: { run: ({ ledger }, command) => ledger.authenticate(command), handoff: AS_JSON },
-  createPlayer: { run: ({ ledger }, command) => ledger.createPlayer(command), handoff: AS_JSON },
+  // A back-office write's audit row is written inside the call's savepoint, so it commits with the change
+  // (staff.audited writes it only when the change was made).
+  createPlayer: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.createPlayer(command)), handoff: AS_JSON },
   getPlayer: { run: ({ ledger }, playerId) => ledger.getPlayer(playerId), handoff: AS_JSON },
-  createLaunchKey: { run: ({ ledger }, command) => ledger.createLaunchKey(command), handoff: AS_JSON },
-  adjust: { run: ({ ledger }, command) => ledger.adjust(command), handoff: { json: true, outcome: PACKED_BALANCE } },
-  setBlocked: { run: ({ ledger }, command) => ledger.setBlocked(command), handoff: AS_JSON },
+  createLaunchKey: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.createLaunchKey(command)), handoff: AS_JSON },
+  adjust: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.adjust(command)), handoff: { json: true, outcome: PACKED_BALANCE } },
+  setBlocked: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.setBlocked(command)), handoff: AS_JSON },
   // Page cursors are bigints, which JSON cannot carry.
   listRounds: { run: ({ ledger }, page) => ledger.listRounds(page), handoff: CLONED },
   listTransfers: { run: ({ ledger }, page) => ledger.listTransfers(page), handoff: CLONED },
   listPlayers: { run: ({ ledger }, page) => ledger.listPlayers(page), handoff: AS_JSON },
   ggr: { run: ({ ledger }, span) => ledger.ggr(span), handoff: AS_JSON },
+  addStaff: { run: ({ staff }, command) => staff.addStaff(command), handoff: AS_JSON },
+  revokeStaff: { run: ({ staff }, command) => staff.revokeStaff(command), handoff: AS_JSON },
+  listStaff: { run: ({ staff }) => staff.listStaff(), handoff: AS_JSON },
+  findStaffToken: { run: ({ staff }, tokenHash) => staff.findStaffToken(tokenHash), handoff: AS_JSON },
+  appendAudit: { run: ({ staff }, entry) => staff.appendAudit(entry), handoff: AS_JSON },
+  listAudit: { run: ({ staff }, page) => staff.listAudit(page), handoff: AS_JSON },
   // Only an in-memory database proves its books on the writer (a file's are proved beside it,
   // verify-worker.ts): too rare to be worth the JSON path, so its report is cloned as it is.
   verify: { run: ({ ledger }) => ledger.verify(), handoff: CLONED },

@@ -1,0 +1,162 @@
+/**
+ * Staff accounts, their tokens and the audit log on SQLite (staff-schema.ts),
+ * for the operator's wallet store and the provider's store alike. Every method runs on the writer, inside the database
+ * transaction its caller opened, so that an audit row handed in with a
+ * change commits with it or not at all. PostgreSQL's postgres-staff.ts does
+ * the same on its tables.
+ */
+import type Database from 'better-sqlite3';
+import { refuse, type Refusal } from '../protocol/errors.js';
+import type { AuditEntry, AuditRow, StaffAccount, StaffListing, StaffTokenFound, StaffTokenRow } from '../access/staff.js';
+import type { Role } from '../access/roles.js';
+import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from './staff-commands.js';
+
+interface AccountRecord {
+  name: string;
+  role: Role;
+  operators: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+interface TokenRecord {
+  token_id: string;
+  name: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+interface AuditRecord {
+  id: number;
+  at: number;
+  actor: string;
+  token_id: string | null;
+  method: string;
+  route: string;
+  target: string | null;
+  amount: string | null;
+  currency: string | null;
+  address: string | null;
+  operator_id: string | null;
+  status: number;
+  code: string | null;
+}
+
+function prepareStatements(db: Database.Database) {
+  // Rows here hold times and ids well within a double: plain numbers, not the connection's bigints.
+  const prepare = (text: string) => db.prepare(text).safeIntegers(false);
+  return {
+    account: prepare('SELECT name, role, operators, created_at, revoked_at FROM staff_accounts WHERE name = ?'),
+    accounts: prepare('SELECT name, role, operators, created_at, revoked_at FROM staff_accounts ORDER BY name'),
+    tokens: prepare('SELECT token_id, name, created_at, expires_at, revoked_at FROM staff_tokens ORDER BY name, created_at, token_id'),
+    tokensOf: prepare('SELECT token_id, name, created_at, expires_at, revoked_at FROM staff_tokens WHERE name = ? ORDER BY created_at, token_id'),
+    tokenById: prepare('SELECT token_id, name, created_at, expires_at, revoked_at FROM staff_tokens WHERE token_id = ?'),
+    tokenByHash: prepare('SELECT token_id, name, created_at, expires_at, revoked_at FROM staff_tokens WHERE token_hash = ?'),
+    insertAccount: prepare('INSERT INTO staff_accounts (name, role, operators, created_at) VALUES (?, ?, ?, ?)'),
+    insertToken: prepare('INSERT INTO staff_tokens (token_id, name, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
+    revokeAccount: prepare('UPDATE staff_accounts SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL'),
+    revokeTokensOf: prepare('UPDATE staff_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL RETURNING token_id').pluck(true),
+    revokeToken: prepare('UPDATE staff_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL RETURNING token_id').pluck(true),
+    insertAudit: prepare(`INSERT INTO staff_audit (at, actor, token_id, method, route, target, amount, currency, address, operator_id, status, code)
+      VALUES (@at, @actor, @tokenId, @method, @route, @target, @amount, @currency, @address, @operatorId, @status, @code)`),
+    audit: prepare(`SELECT id, at, actor, token_id, method, route, target, amount, currency, address, operator_id, status, code
+      FROM staff_audit WHERE id < ? ORDER BY id DESC LIMIT ?`),
+  };
+}
+
+export class SqliteStaff {
+  private readonly statements: ReturnType<typeof prepareStatements>;
+
+  constructor(db: Database.Database) {
+    this.statements = prepareStatements(db);
+  }
+
+  /** Writes the audit row of a change that was made: called inside the change's savepoint. */
+  audited<T extends { ok: boolean }>(audit: AuditEntry | undefined, outcome: T): T {
+    if (audit && outcome.ok) this.appendAudit(audit);
+    return outcome;
+  }
+
+  appendAudit(entry: AuditEntry): { ok: true } {
+    this.statements.insertAudit.run(entry);
+    return { ok: true };
+  }
+
+  addStaff(command: AddStaffCommand): StaffAdded | Refusal {
+    if (this.statements.account.get(command.name)) return refuse('STAFF_EXISTS', `a staff account named ${command.name} exists (names are never reused)`);
+    this.statements.insertAccount.run(command.name, command.role, command.operators === null ? null : JSON.stringify(command.operators), command.now);
+    this.statements.insertToken.run(command.tokenId, command.name, command.tokenHash, command.now, command.expiresAt);
+    return this.audited(command.audit, { ok: true, staff: this.listing(this.statements.account.get(command.name) as AccountRecord) });
+  }
+
+  revokeStaff(command: RevokeStaffCommand): StaffRevoked | Refusal {
+    const key = command.nameOrTokenId;
+    const account = this.statements.account.get(key) as AccountRecord | undefined;
+    if (account) {
+      this.statements.revokeAccount.run(command.now, key);
+      const tokenIds = this.statements.revokeTokensOf.all(command.now, key) as string[];
+      return this.audited(command.audit, { ok: true, name: key, tokenIds });
+    }
+    const token = this.statements.tokenById.get(key) as TokenRecord | undefined;
+    if (!token) return refuse('STAFF_NOT_FOUND', `no staff account or token ${key}`);
+    const tokenIds = this.statements.revokeToken.all(command.now, key) as string[];
+    return this.audited(command.audit, { ok: true, name: token.name, tokenIds });
+  }
+
+  listStaff(): StaffListing[] {
+    const tokens = (this.statements.tokens.all() as TokenRecord[]).map(tokenRow);
+    return (this.statements.accounts.all() as AccountRecord[]).map((account) => ({
+      ...accountOf(account),
+      tokens: tokens.filter((token) => token.name === account.name),
+    }));
+  }
+
+  findStaffToken(tokenHash: string): StaffTokenFound | null {
+    const token = this.statements.tokenByHash.get(tokenHash) as TokenRecord | undefined;
+    if (!token) return null;
+    const account = this.statements.account.get(token.name) as AccountRecord;
+    return { account: accountOf(account), token: tokenRow(token) };
+  }
+
+  listAudit(page: AuditPageRequest): AuditPage {
+    const rows = this.statements.audit.all(page.before ?? Number.MAX_SAFE_INTEGER, page.limit) as AuditRecord[];
+    return { items: rows.map(auditRow), nextCursor: rows.length === page.limit ? rows[rows.length - 1]!.id : null };
+  }
+
+  private listing(account: AccountRecord): StaffListing {
+    return { ...accountOf(account), tokens: (this.statements.tokensOf.all(account.name) as TokenRecord[]).map(tokenRow) };
+  }
+}
+
+function accountOf(record: AccountRecord): StaffAccount {
+  return {
+    name: record.name,
+    role: record.role,
+    operators: record.operators === null ? null : (JSON.parse(record.operators) as string[]),
+    createdAt: record.created_at,
+    revokedAt: record.revoked_at,
+  };
+}
+
+function tokenRow(record: TokenRecord): StaffTokenRow {
+  return { tokenId: record.token_id, name: record.name, createdAt: record.created_at, expiresAt: record.expires_at, revokedAt: record.revoked_at };
+}
+
+export function auditRow(r: AuditRecord): AuditRow {
+  return {
+    id: r.id,
+    at: r.at,
+    actor: r.actor,
+    tokenId: r.token_id,
+    method: r.method,
+    route: r.route,
+    target: r.target,
+    amount: r.amount,
+    currency: r.currency,
+    address: r.address,
+    operatorId: r.operator_id,
+    status: r.status,
+    code: r.code,
+  };
+}
