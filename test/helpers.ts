@@ -3,6 +3,8 @@
  * (a SQLite file by default), signed requests, and a controllable clock.
  */
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import postgres from 'postgres';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +67,12 @@ export interface Operator {
    * database outlives it until close().
    */
   reopen: () => Promise<{ app: FastifyInstance; store: WalletStore; close: () => Promise<void> }>;
+  /**
+   * Runs one SQL statement on the operator's database beside its store (a
+   * connection of the test's own) and answers its rows: what a test reads
+   * or breaks underneath the app. Rejects with the database's error.
+   */
+  sql: (statement: string) => Promise<Record<string, unknown>[]>;
   close: () => Promise<void>;
 }
 
@@ -87,19 +95,35 @@ export async function makeOperator(
   let store: WalletStore;
   let openAgain: () => Promise<WalletStore>;
   let cleanup: () => Promise<void> | void;
+  let sql: Operator['sql'];
   if (backend === 'postgres') {
     const opened = await openPostgresStore('operator', settings);
     store = opened.store;
     openAgain = () => PostgresStore.open({ url: opened.schema.url(), ...settings, settings: { poolSize: TEST_POOL_SIZE } });
+    let client: postgres.Sql | undefined;
+    sql = async (statement) => {
+      client ??= postgres(opened.schema.url(), { max: 1, onnotice: () => {} });
+      return [...(await client.unsafe(statement))] as Record<string, unknown>[];
+    };
     // The fixture's cleanup closes the store and drops its schema.
     cleanup = async () => {
+      await client?.end({ timeout: 5 });
       await opened.cleanup();
       removeDir();
     };
   } else {
     store = await SqliteStore.open({ path: dbPath, ...settings });
     openAgain = () => SqliteStore.open({ path: dbPath, ...settings });
+    let connection: Database.Database | undefined;
+    sql = async (statement) => {
+      connection ??= new Database(dbPath);
+      const prepared = connection.prepare(statement);
+      if (prepared.reader) return prepared.all() as Record<string, unknown>[];
+      prepared.run();
+      return [];
+    };
     cleanup = async () => {
+      connection?.close();
       await store.close();
       removeDir();
     };
@@ -123,6 +147,7 @@ export async function makeOperator(
     backend,
     clock,
     dbPath,
+    sql,
     reopen: async () => {
       const again = await openAgain();
       let second: FastifyInstance;
