@@ -16,15 +16,17 @@ export type StaffLimits = Readonly<Partial<Record<Role, RoleLimits>>>;
 
 /**
  * The defaults. A payments clerk books the everyday: deposits, refunds,
- * prizes, up to 5,000 in a fiat currency per call; larger sums are an
- * admin's (50,000). Cryptocurrencies are worth far more per unit, so the
- * common ones have their own. Roles below payments move no money at all
- * (roles.ts), so they need no limit. A deployment sets its own with
- * WAGERLINK_STAFF_LIMITS (operator) or `staffLimits` (provider config).
+ * prizes, up to 5,000 in a fiat currency per call; cryptocurrencies are
+ * worth far more per unit, so the common ones have their own. Larger sums
+ * are an admin's, who has no limit by default: an admin manages the staff
+ * and could make any account anyway, and the configured admin token (an
+ * admin) must go on doing what it did. Roles below payments move no money
+ * at all (roles.ts), so they need no limit. A deployment sets its own with
+ * WAGERLINK_STAFF_LIMITS (operator) or `staffLimits` (provider config),
+ * an admin limit included.
  */
 export const DEFAULT_STAFF_LIMITS: StaffLimits = {
   payments: { '*': '5000', BTC: '0.1', ETH: '2' },
-  admin: { '*': '50000', BTC: '1', ETH: '20' },
 };
 
 /** The limit of a role in a currency, as decimal text, or undefined when it has none. */

@@ -36,3 +36,48 @@ export const AuditQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })),
   cursor: Type.Optional(Type.String({ pattern: inWords('^[0-9]{1,16}$', 'the nextCursor of a previous page, up to 16 digits') })),
 });
+
+const Time = Type.Integer({ description: 'Epoch ms.' });
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const StaffTokenItem = Type.Object({
+  tokenId: Type.String({ description: "The token's id (not secret): what revoke and the audit log name." }),
+  name: StaffName,
+  createdAt: Time,
+  expiresAt: Time,
+  revokedAt: Type.Union([Time, Type.Null()]),
+});
+
+export const StaffItem = Type.Object({
+  name: StaffName,
+  role: StaffRole,
+  operators: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Provider only: the operators it may see and act on; null is all.' }),
+  createdAt: Time,
+  revokedAt: Type.Union([Time, Type.Null()]),
+  tokens: Type.Array(StaffTokenItem),
+});
+
+export const StaffCreated = Type.Intersect([
+  StaffItem,
+  Type.Object({ token: Type.String({ description: 'The bearer token, shown this once: only its SHA-256 is stored.' }) }),
+]);
+
+export const StaffRevoked = Type.Object({ name: StaffName, revokedTokenIds: Type.Array(Type.String()) });
+
+export const AuditItem = Type.Object({
+  id: Type.Integer(),
+  at: Time,
+  actor: Type.String({ description: 'The staff account, admin-token for the configured admin token, or cli:<system user>.' }),
+  tokenId: Nullable(Type.String()),
+  method: Type.String({ description: 'The HTTP method, or CLI.' }),
+  route: Type.String({ description: 'The route as declared (/admin/players/:playerId/adjustments), or the CLI command.' }),
+  target: Nullable(Type.String({ description: 'The ids the call named, such as player=p1 deposit=<uuid>.' })),
+  amount: Nullable(Type.String({ description: 'Exact decimal text of the money it moved or tried to.' })),
+  currency: Nullable(Type.String()),
+  address: Nullable(Type.String({ description: "The caller's address; null for the CLI." })),
+  operatorId: Nullable(Type.String()),
+  status: Type.Integer({ description: 'The status answered.' }),
+  code: Nullable(Type.String({ description: 'The problem code answered, if any.' })),
+});
+
+export const AuditPageResponse = Type.Object({ items: Type.Array(AuditItem), nextCursor: Type.Union([Type.Integer(), Type.Null()]) });

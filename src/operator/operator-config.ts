@@ -63,7 +63,7 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
   WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
   WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API, a built-in admin account; or sha256:<hex> of it (required to serve)',
-  WAGERLINK_STAFF_LIMITS: 'staff money limits per call, e.g. payments:EUR=2500,*=5000;admin:*=50000 (default payments *=5000, admin *=50000)',
+  WAGERLINK_STAFF_LIMITS: 'staff money limits per call, e.g. payments:EUR=2500,*=5000;admin:*=50000 (default payments:*=5000,BTC=0.1,ETH=2; admin none)',
   WAGERLINK_LOG_LEVEL: 'pino log level (default info)',
   WAGERLINK_SESSION_IDLE_MINUTES: 'session idle expiry in minutes (default 30)',
   WAGERLINK_LAUNCH_KEY_TTL_MINUTES: 'launch key life until first use in minutes (default 10)',

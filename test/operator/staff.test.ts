@@ -160,7 +160,7 @@ for (const backend of OPERATOR_BACKENDS) {
       const support = tokens.get('support')!;
       assert.equal((await as(op.app, support, 'POST', '/admin/players', { playerId: 'support-money', currency: 'EUR', balance: 1 })).body.code, 'FORBIDDEN');
       assert.equal((await as(op.app, support, 'POST', '/admin/players', { playerId: 'support-plain', currency: 'EUR', balance: 0 })).status, 201);
-      // An admin's limit is higher.
+      // An admin has none by default.
       const big = await admin(op.app, 'POST', '/admin/players/limit-player/adjustments', { id: '1b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a04', type: 'deposit', amount: limit + 0.01 });
       assert.equal(big.status, 200, big.raw);
     });
