@@ -160,6 +160,8 @@ export const CLAIM_LIMITS: ClaimLimits = {
 export interface ListFilter {
   status: ItemStatus;
   operatorId?: string;
+  /** Only items of these operators (a staff account's scope); left out, every operator's. */
+  operatorIds?: readonly string[];
   /** Items after this id (paging). */
   afterId?: number;
   /** At most this many; default and cap LIST_MAX. */

@@ -415,9 +415,10 @@ export class PostgresOutbox implements Outbox {
   async list(filter: ListFilter): Promise<OutboxItem[]> {
     const limit = Math.min(filter.limit ?? LIST_MAX, LIST_MAX);
     const afterId = filter.afterId ?? 0;
+    const scope = filter.operatorIds === undefined ? this.sql`TRUE` : this.sql`operator_id = ANY(${[...filter.operatorIds]}::text[])`;
     const rows =
       filter.operatorId === undefined
-        ? await this.sql<Row[]>`SELECT * FROM dispatch_items WHERE status = ${filter.status} AND id > ${afterId} ORDER BY id LIMIT ${limit}`
+        ? await this.sql<Row[]>`SELECT * FROM dispatch_items WHERE status = ${filter.status} AND id > ${afterId} AND ${scope} ORDER BY id LIMIT ${limit}`
         : await this.sql<Row[]>`SELECT * FROM dispatch_items WHERE status = ${filter.status} AND operator_id = ${filter.operatorId} AND id > ${afterId}
             ORDER BY operator_id, id LIMIT ${limit}`;
     return rows.map(itemOf);

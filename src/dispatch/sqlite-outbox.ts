@@ -246,7 +246,9 @@ export class SqliteOutbox implements Outbox {
         ORDER BY status, operator_id, id LIMIT :limit`),
       backlog: prepare(`SELECT operator_id AS operatorId, status, COUNT(*) AS count, MIN(created_at) AS oldestCreatedAt
         FROM dispatch_items WHERE status IN ('pending', 'parked') GROUP BY status, operator_id`),
-      listAll: prepare(`SELECT * FROM dispatch_items WHERE status = :status AND id > :afterId ORDER BY status, id LIMIT :limit`),
+      // :scope is a JSON array of operator ids (a staff account's scope), or NULL for every operator.
+      listAll: prepare(`SELECT * FROM dispatch_items WHERE status = :status AND id > :afterId
+        AND (:scope IS NULL OR operator_id IN (SELECT value FROM json_each(:scope))) ORDER BY status, id LIMIT :limit`),
     };
     const { claimable, lease, item } = this.statements;
     const claimTx = db.transaction((now: number, node: string, limits: ClaimLimits): OutboxItem[] => {
@@ -361,7 +363,7 @@ export class SqliteOutbox implements Outbox {
     const params = { status: filter.status, afterId: filter.afterId ?? 0, limit };
     const rows =
       filter.operatorId === undefined
-        ? this.statements.listAll.all(params)
+        ? this.statements.listAll.all({ ...params, scope: filter.operatorIds === undefined ? null : JSON.stringify(filter.operatorIds) })
         : this.statements.list.all({ ...params, operatorId: filter.operatorId });
     return (rows as Row[]).map(itemOf);
   }

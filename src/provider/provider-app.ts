@@ -36,7 +36,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson as sendJsonAnswer, sendProblem, sendRefusal } from '../http/json-api.js';
 import { raw, stringify } from '../protocol/json.js';
-import { amountToMinor, decimalFromNumber, decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
+import { amountToMinor, decimalFromNumber, decimalFromString, displayMinor, formatMinor, toMinor } from '../protocol/money.js';
 import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
 import { GameBetsRequest, GenerateLaunchUrlRequest, PageQuery } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
@@ -64,9 +64,15 @@ import { serveHomePage } from '../http/home-page.js';
 import { providerHomeSections } from './provider-home.js';
 import { ProviderMetrics } from './metrics.js';
 import { providerOpenApi } from './provider-openapi.js';
+import { installStaffGuard, type StaffGuard } from '../http/staff-guard.js';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from '../access/staff.js';
+import { checkStaffName, newStaffToken, tokenExpiresAt } from '../access/staff-token.js';
+import { AuditQuery, CreateStaffRequest } from '../access/staff-schemas.js';
 
 export interface ProviderAppOptions {
   config: ProviderConfig;
+  /** Hands over the back office's guard once built: its route table, for tests that walk every route. */
+  onGuard?: (guard: StaffGuard) => void;
   store: ProviderStore;
   /**
    * The use-cases behind the game page (createGameService). The outbox
@@ -116,7 +122,11 @@ const bodies = {
   campaign: compileBody(CampaignRequest, (value) => [['betAmount', typeof value.betAmount === 'number' ? value.betAmount : undefined]]),
   payout: compileBody(PayoutRequest, (value) => [['amount', typeof value.amount === 'number' ? value.amount : undefined]]),
   resolve: compileBody(OutboxResolveRequest),
+  createStaff: compileBody(CreateStaffRequest),
 };
+/** Read routes' options: every role may read (within its scope). */
+const READ = { config: { action: 'read' } } as const;
+const auditQuery = compile(AuditQuery);
 const pageQuery = compile(PageQuery);
 const payoutsQuery = compile(PayoutsQuery);
 const outboxQuery = compile(OutboxQuery);
@@ -346,7 +356,8 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     trustedProxies: addressSet(settings.trustedProxies),
   }));
   const operatorsById = new Map(operators.map((entry) => [entry.settings.operatorId, entry]));
-  const adminTokens = config.adminToken === undefined ? [] : [Buffer.from(config.adminToken)];
+  /** Every operator's trusted proxies: the back office's caller is judged as the IP whitelists judge one. */
+  const trustedProxies = addressSet(config.operators.flatMap((settings) => settings.trustedProxies));
 
   const webDir = options.webDir ?? fileURLToPath(new URL('../../../web/', import.meta.url));
   // Each kind of game has its page (index.html is dice's); they share the assets.
@@ -548,20 +559,40 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
 
   // ---------------------------------------------------------- back office
 
-  if (adminTokens.length > 0) {
+  if (config.adminToken !== undefined) {
     await app.register(
       async (admin) => {
-        admin.addHook('onRequest', async (request, reply) => {
-          if (!tokenAccepted(adminTokens, bearerToken(request.headers.authorization))) {
-            return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
-          }
+        // Who calls and whether their role holds the route's action; the audit row of each state-changing call.
+        const guard = installStaffGuard(admin, {
+          adminToken: config.adminToken!,
+          findToken: (tokenHash) => store.findStaffToken(tokenHash),
+          appendAudit: async (entry) => {
+            await store.appendAudit(entry);
+            await store.durable();
+          },
+          clock: world.clock,
+          // The address the IP whitelists judge: through trusted proxies, as configured for any operator.
+          address: (request) => (callerAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trustedProxies) ?? request.ip).toString(),
+          limits: config.staffLimits,
         });
+        options.onGuard?.(guard);
+        /** The operators the caller may see and act on; null is all. */
+        const scopeOf = (request: FastifyRequest) => request.staff!.operators;
+        const inScope = (request: FastifyRequest, operatorId: string) => {
+          const scope = scopeOf(request);
+          return scope === null || scope.includes(operatorId);
+        };
+        /** An operator the caller named outside their scope: 403, whether or not it is configured, so that nothing leaks. */
+        const outOfScope = (request: FastifyRequest, reply: FastifyReply, operatorId: string) =>
+          sendProblem(reply, 'FORBIDDEN', `operator ${operatorId} is outside ${request.staff!.name}'s scope`);
 
-        admin.post('/campaigns', async (request, reply) => {
+        admin.post('/campaigns', { config: { action: 'campaigns.manage' } }, async (request, reply) => {
           const bytes = bodyBytes(request, reply);
           if (!bytes) return reply;
           const input = readBody(reply, bytes, bodies.campaign);
           if (!input) return reply;
+          request.auditFacts = { target: `campaign=${input.id}`, operatorId: input.operatorId, currency: input.currency };
+          if (!inScope(request, input.operatorId)) return outOfScope(request, reply, input.operatorId);
           const operator = operatorsById.get(input.operatorId);
           if (!operator) return sendProblem(reply, 'WALLET_NOT_FOUND', `operator ${input.operatorId} is not configured`);
           if (!catalog.game(input.game)) return sendProblem(reply, 'GAME_NOT_FOUND', `unknown game ${input.game}`);
@@ -599,18 +630,21 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           return sendJson(reply, written === 'created' ? 201 : 200, await campaignBody((await store.campaign(campaignId))!));
         });
 
-        admin.get('/campaigns/:id', async (request, reply) => {
+        admin.get('/campaigns/:id', READ, async (request, reply) => {
           const { id } = request.params as { id: string };
           const campaign = await store.campaign(id.toLowerCase());
-          if (!campaign) return sendProblem(reply, 'NOT_FOUND', `no campaign ${id}`);
+          // Another operator's campaign is not found: its existence is not the caller's to know.
+          if (!campaign || !inScope(request, campaign.operatorId)) return sendProblem(reply, 'NOT_FOUND', `no campaign ${id}`);
           return sendJson(reply, 200, await campaignBody(campaign));
         });
 
-        admin.post('/payouts', async (request, reply) => {
+        admin.post('/payouts', { config: { action: 'money.move' } }, async (request, reply) => {
           const bytes = bodyBytes(request, reply);
           if (!bytes) return reply;
           const input = readBody(reply, bytes, bodies.payout);
           if (!input) return reply;
+          request.auditFacts = { target: `player=${input.playerId} campaign=${input.campaignId}`, operatorId: input.operatorId, currency: input.currency };
+          if (!inScope(request, input.operatorId)) return outOfScope(request, reply, input.operatorId);
           if (!operatorsById.has(input.operatorId)) return sendProblem(reply, 'WALLET_NOT_FOUND', `operator ${input.operatorId} is not configured`);
           const decimals = catalog.decimals(input.currency);
           if (decimals === undefined) return sendProblem(reply, 'INVALID_REQUEST', `currency: ${input.currency} is not a currency this provider knows`);
@@ -620,8 +654,11 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           if (amountMinor === 'too-many-decimals' || amountMinor === 0n) {
             return sendProblem(reply, 'INVALID_REQUEST', `amount: must be greater than 0 with at most ${decimals} decimals for ${input.currency}`);
           }
+          request.auditFacts.amount = displayMinor(amountMinor, decimals);
+          if (!guard.moneyAllowed(request, reply, input.currency, decimal!)) return reply;
           const campaignId = input.campaignId.toLowerCase();
           const payoutId = input.payoutId?.toLowerCase() ?? derivedPayoutId(input.operatorId, campaignId, input.playerId);
+          request.auditFacts.target = `player=${input.playerId} payout=${payoutId}`;
           const written = await store.createPayout({
             payoutId,
             operatorId: input.operatorId,
@@ -630,8 +667,9 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
             amountMinor,
             campaignId,
             createdAt: world.clock(),
-          });
+          }, (kind) => guard.auditEntry(request, kind === 'created' ? 202 : 200));
           if (!written.ok) return sendRefusal(reply, written);
+          if (written.kind !== 'conflict') request.audited = true;
           if (written.kind === 'conflict') {
             return sendProblem(reply, 'DUPLICATE_CONFLICT', `payout ${payoutId} exists with other content (${describePayout(written.payout)})`);
           }
@@ -643,14 +681,14 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           return sendJson(reply, written.kind === 'created' ? 202 : 200, stringify(payoutItem(payout, decimals)));
         });
 
-        admin.get('/payouts/:payoutId', async (request, reply) => {
+        admin.get('/payouts/:payoutId', READ, async (request, reply) => {
           const { payoutId } = request.params as { payoutId: string };
           const payout = await store.payout(payoutId.toLowerCase());
-          if (!payout) return sendProblem(reply, 'NOT_FOUND', `no payout ${payoutId}`);
+          if (!payout || !inScope(request, payout.operatorId)) return sendProblem(reply, 'NOT_FOUND', `no payout ${payoutId}`);
           return sendJson(reply, 200, stringify(payoutItem(payout, catalog.decimals(payout.currency) ?? 0)));
         });
 
-        admin.get('/payouts', async (request, reply) => {
+        admin.get('/payouts', READ, async (request, reply) => {
           const checked = payoutsQuery.check({ ...(request.query as object) });
           if (!checked.ok) return sendRefusal(reply, checked);
           const limit = checked.value.limit === undefined ? ROUNDS_PAGE_DEFAULT : Number(checked.value.limit);
@@ -660,22 +698,26 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           const page = await store.listPayouts(limit, {
             ...(checked.value.status === undefined ? {} : { status: checked.value.status }),
             ...(before === undefined ? {} : { before }),
+            operators: scopeOf(request),
           });
           const items = page.payouts.map((payout) => payoutItem(payout, catalog.decimals(payout.currency) ?? 0));
           const nextCursor = page.payouts.length === limit ? String(page.cursors[page.cursors.length - 1]) : null;
           return sendJson(reply, 200, stringify({ items, nextCursor }));
         });
 
-        admin.get('/outbox', async (request, reply) => {
+        admin.get('/outbox', READ, async (request, reply) => {
           const checked = outboxQuery.check({ ...(request.query as object) });
           if (!checked.ok) return sendRefusal(reply, checked);
           const { status = 'pending', operatorId, after } = checked.value;
+          if (operatorId !== undefined && !inScope(request, operatorId)) return outOfScope(request, reply, operatorId);
+          const scope = scopeOf(request);
           const limit = checked.value.limit === undefined ? ROUNDS_PAGE_DEFAULT : Number(checked.value.limit);
           if (limit < 1 || limit > OUTBOX_PAGE_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${OUTBOX_PAGE_MAX}`);
           const items = await store.outbox.list({
             status,
             limit,
             ...(operatorId === undefined ? {} : { operatorId }),
+            ...(scope === null ? {} : { operatorIds: scope }),
             ...(after === undefined ? {} : { afterId: Number(after) }),
           });
           const now = world.clock();
@@ -685,18 +727,22 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
         });
 
         /** The item of a path's id, or a problem sent. */
-        const itemOf = async (reply: FastifyReply, id: string): Promise<OutboxItem | undefined> => {
+        const itemOf = async (request: FastifyRequest, reply: FastifyReply, id: string): Promise<OutboxItem | undefined> => {
+          request.auditFacts = { target: `outbox=${id}` };
           if (!ITEM_ID_PATTERN.test(id)) {
             sendProblem(reply, 'INVALID_REQUEST', `id: ${id} is not an outbox item id (a positive integer)`);
             return undefined;
           }
-          const item = await store.outbox.item(Number(id));
+          const found = await store.outbox.item(Number(id));
+          // Another operator's item is not found: its existence is not the caller's to know.
+          const item = found && inScope(request, found.operatorId) ? found : undefined;
           if (!item) sendProblem(reply, 'NOT_FOUND', `no outbox item ${id}`);
+          else request.auditFacts.operatorId = item.operatorId;
           return item;
         };
 
-        admin.post('/outbox/:id/retry', async (request, reply) => {
-          const item = await itemOf(reply, (request.params as { id: string }).id);
+        admin.post('/outbox/:id/retry', { config: { action: 'outbox.retry' } }, async (request, reply) => {
+          const item = await itemOf(request, reply, (request.params as { id: string }).id);
           if (!item) return reply;
           const now = world.clock();
           if (!(await store.outbox.retryNow(item.id, now))) return sendProblem(reply, 'STATE_CONFLICT', stateDetail((await store.outbox.item(item.id))!, 'retry', now));
@@ -705,8 +751,8 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           return sendJson(reply, 200, stringify(outboxItemView((await store.outbox.item(item.id))!, now, false)));
         });
 
-        admin.post('/outbox/:id/resolve', async (request, reply) => {
-          const item = await itemOf(reply, (request.params as { id: string }).id);
+        admin.post('/outbox/:id/resolve', { config: { action: 'outbox.resolve' } }, async (request, reply) => {
+          const item = await itemOf(request, reply, (request.params as { id: string }).id);
           if (!item) return reply;
           const bytes = bodyBytes(request, reply);
           if (!bytes) return reply;
@@ -722,19 +768,86 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           return sendJson(reply, 200, stringify(outboxItemView((await store.outbox.item(item.id))!, now, false)));
         });
 
-        admin.get('/rounds', async (request, reply) => {
+        admin.get('/rounds', READ, async (request, reply) => {
           const checked = pageQuery.check({ ...(request.query as object) });
           if (!checked.ok) return sendRefusal(reply, checked);
           const limit = checked.value.limit === undefined ? ROUNDS_PAGE_DEFAULT : Number(checked.value.limit);
           if (limit < 1 || limit > ROUNDS_PAGE_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${ROUNDS_PAGE_MAX}`);
           const before = checked.value.cursor === undefined ? undefined : Number(checked.value.cursor);
           if (before !== undefined && !Number.isSafeInteger(before)) return sendProblem(reply, 'INVALID_REQUEST', 'cursor: must be a nextCursor');
-          const rounds = await store.listRounds(limit, before);
+          const rounds = await store.listRounds(limit, before, scopeOf(request));
           const items = await Promise.all(
             rounds.map(async (round) => roundItem(round, catalog.decimals(round.currency) ?? 0, round.kind === 'reels' ? await store.roundCalls(round.pk) : [])),
           );
           const nextCursor = rounds.length === limit ? String(rounds[rounds.length - 1]!.pk) : null;
           return sendJson(reply, 200, stringify({ items, nextCursor }));
+        });
+
+        // ----------------------------------------------- staff and audit
+
+        /**
+         * Staff are managed by unscoped admins only: an account scoped to
+         * some operators could otherwise make one that sees them all.
+         */
+        const unscoped = (request: FastifyRequest, reply: FastifyReply): boolean => {
+          if (scopeOf(request) === null) return true;
+          sendProblem(reply, 'FORBIDDEN', `staff.manage: takes an admin of every operator; ${request.staff!.name} is scoped`);
+          return false;
+        };
+
+        admin.get('/staff', { config: { action: 'staff.manage' } }, async (request, reply) => {
+          if (!unscoped(request, reply)) return reply;
+          return sendJson(reply, 200, stringify({ items: await store.listStaff() }));
+        });
+
+        admin.post('/staff', { config: { action: 'staff.manage' } }, async (request, reply) => {
+          if (!unscoped(request, reply)) return reply;
+          const bytes = bodyBytes(request, reply);
+          if (!bytes) return reply;
+          const input = readBody(reply, bytes, bodies.createStaff);
+          if (!input) return reply;
+          request.auditFacts = { target: `staff=${input.name}` };
+          const refused = checkStaffName(input.name);
+          if (refused) return sendProblem(reply, 'INVALID_REQUEST', refused);
+          const unknown = (input.operators ?? []).find((operatorId) => !operatorsById.has(operatorId));
+          if (unknown !== undefined) return sendProblem(reply, 'WALLET_NOT_FOUND', `operators: ${unknown} is not configured`);
+          const made = newStaffToken(world.randomBytes);
+          const now = world.clock();
+          const outcome = await store.addStaff({
+            name: input.name,
+            role: input.role,
+            operators: input.operators === undefined ? null : [...new Set(input.operators)],
+            tokenId: made.tokenId,
+            tokenHash: made.tokenHash,
+            expiresAt: tokenExpiresAt(now, input.expiresDays),
+            now,
+            audit: { ...guard.auditEntry(request, 201), target: `staff=${input.name} token=${made.tokenId}` },
+          });
+          if (!outcome.ok) return sendRefusal(reply, outcome);
+          request.audited = true;
+          await store.durable();
+          return sendJson(reply, 201, stringify({ ...outcome.staff, token: made.token }));
+        });
+
+        admin.post('/staff/:nameOrTokenId/revoke', { config: { action: 'staff.manage' } }, async (request, reply) => {
+          if (!unscoped(request, reply)) return reply;
+          const { nameOrTokenId } = request.params as { nameOrTokenId: string };
+          request.auditFacts = { target: `staff=${nameOrTokenId}` };
+          const outcome = await store.revokeStaff({ nameOrTokenId, now: world.clock(), audit: guard.auditEntry(request, 200) });
+          if (!outcome.ok) return sendRefusal(reply, outcome);
+          request.audited = true;
+          await store.durable();
+          return sendJson(reply, 200, stringify({ name: outcome.name, revokedTokenIds: outcome.tokenIds }));
+        });
+
+        admin.get('/audit', { config: { action: 'audit.read' } }, async (request, reply) => {
+          const checked = auditQuery.check({ ...(request.query as object) });
+          if (!checked.ok) return sendRefusal(reply, checked);
+          const limit = checked.value.limit === undefined ? AUDIT_PAGE_DEFAULT : Number(checked.value.limit);
+          if (limit < 1 || limit > AUDIT_PAGE_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${AUDIT_PAGE_MAX}`);
+          const before = checked.value.cursor === undefined ? undefined : Number(checked.value.cursor);
+          // A scoped admin reads the rows of its operators only.
+          return sendJson(reply, 200, stringify(await store.listAudit({ limit, before }, scopeOf(request))));
         });
       },
       { prefix: '/admin' },

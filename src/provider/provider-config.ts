@@ -7,6 +7,8 @@
  * Amounts, rates and the RTP may be written as JSON numbers or as decimal
  * strings ("0.10"); either way they are read exactly.
  */
+import { DEFAULT_STAFF_LIMITS, staffLimitsProblem, type StaffLimits } from '../access/limits.js';
+import { isRole } from '../access/roles.js';
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { VOLATILITIES, RTP_BP_MAX, RTP_BP_MIN, RTP_BP_SCALE, type DiceRules, type Volatility } from '../game/dice.js';
@@ -155,6 +157,7 @@ export const ProviderConfigSchema = Type.Object({
   launchTokenSecret: Type.String({ minLength: 16, maxLength: 1024 }),
   launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
   adminToken: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
+  staffLimits: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.String()))),
   limits: Type.Optional(ProviderLimitsSchema),
   cryptoDecimals: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,10}$' }), Type.Integer({ minimum: 0, maximum: CRYPTO_DECIMALS_MAX }))),
   fun: Type.Optional(Type.Object({ currency: CurrencyCode, balance: DecimalText })),
@@ -256,6 +259,8 @@ export interface ProviderConfig {
   logLevel: string;
   launchTokenSecrets: string[];
   adminToken: string | undefined;
+  /** Money limits of the staff roles per call and currency (access/limits.ts); default DEFAULT_STAFF_LIMITS. */
+  staffLimits: StaffLimits;
   limits: ProviderLimits;
   currencies: Currencies;
   fun: { currency: string; balanceMinor: bigint };
@@ -352,6 +357,14 @@ function reelsRulesOf(member: string, game: Static<typeof GameSchema>, currencie
 }
 
 /** Checks a parsed config file and resolves it; throws ProviderConfigError naming the member at fault. */
+/** The config's staffLimits: each role named replaces its defaults whole, as WAGERLINK_STAFF_LIMITS does on the operator. */
+function staffLimitsOf(value: Record<string, Record<string, string>> | undefined): StaffLimits {
+  if (value === undefined) return DEFAULT_STAFF_LIMITS;
+  const problem = staffLimitsProblem(value, isRole);
+  if (problem !== undefined) throw new ProviderConfigError(`staffLimits.${problem}`);
+  return { ...DEFAULT_STAFF_LIMITS, ...value };
+}
+
 export function resolveProviderConfig(input: unknown): ProviderConfig {
   const checked = schemaCheck.check(input);
   if (!checked.ok) throw new ProviderConfigError(checked.detail);
@@ -500,6 +513,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     logLevel: file.logLevel ?? 'info',
     launchTokenSecrets: [file.launchTokenSecret, ...(file.launchTokenSecretPrevious === undefined ? [] : [file.launchTokenSecretPrevious])],
     adminToken: file.adminToken,
+    staffLimits: staffLimitsOf(file.staffLimits),
     limits,
     currencies,
     fun,

@@ -119,14 +119,17 @@ export class PostgresStaff {
     };
   }
 
-  async listAudit(page: AuditPageRequest): Promise<AuditPage> {
+  /** With `operators`, only their rows (the provider's scoped accounts). */
+  async listAudit(page: AuditPageRequest, operators: readonly string[] | null = null): Promise<AuditPage> {
     const rows = await this.sql<AuditRecord[]>`SELECT id, at, actor, token_id, method, route, target, amount, currency, address, operator_id, status, code
-      FROM staff_audit WHERE id < ${page.before ?? Number.MAX_SAFE_INTEGER} ORDER BY id DESC LIMIT ${page.limit}`;
+      FROM staff_audit WHERE id < ${page.before ?? Number.MAX_SAFE_INTEGER}
+        AND (${operators === null}::boolean OR operator_id = ANY(${operators === null ? [] : [...operators]}::text[]))
+      ORDER BY id DESC LIMIT ${page.limit}`;
     return { items: rows.map(auditRow), nextCursor: rows.length === page.limit ? Number(rows[rows.length - 1]!.id) : null };
   }
 }
 
-async function insertAudit(dbTx: Sql, entry: AuditEntry): Promise<void> {
+export async function insertAudit(dbTx: Sql, entry: AuditEntry): Promise<void> {
   await dbTx`INSERT INTO staff_audit (at, actor, token_id, method, route, target, amount, currency, address, operator_id, status, code)
     VALUES (${entry.at}, ${entry.actor}, ${entry.tokenId}, ${entry.method}, ${entry.route}, ${entry.target}, ${entry.amount},
       ${entry.currency}, ${entry.address}, ${entry.operatorId}, ${entry.status}, ${entry.code})`;

@@ -119,8 +119,12 @@ export class SqliteStaff {
     return { account: accountOf(account), token: tokenRow(token) };
   }
 
-  listAudit(page: AuditPageRequest): AuditPage {
-    const rows = this.statements.audit.all(page.before ?? Number.MAX_SAFE_INTEGER, page.limit) as AuditRecord[];
+  listAudit(page: AuditPageRequest, operators: readonly string[] | null = null): AuditPage {
+    const rows = this.statements.audit.all({
+      before: page.before ?? Number.MAX_SAFE_INTEGER,
+      scope: operators === null ? null : JSON.stringify(operators),
+      limit: page.limit,
+    }) as AuditRecord[];
     return { items: rows.map(auditRow), nextCursor: rows.length === page.limit ? rows[rows.length - 1]!.id : null };
   }
 

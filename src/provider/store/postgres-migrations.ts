@@ -14,6 +14,7 @@
  * The store reads them as text and converts them to bigint (amounts) or
  * checked safe integers (ids, times).
  */
+import { STAFF_SCHEMA_POSTGRES } from '../../staff/staff-schema.js';
 import type { Migration } from '../../platform/postgres/migrate.js';
 import { OUTBOX_MIGRATION } from '../../dispatch/postgres-outbox.js';
 import { reelsMigrationSql } from './reels-migration.js';
@@ -139,4 +140,7 @@ CREATE INDEX payouts_by_status ON payouts (status, id);
 `,
   },
   { version: 4, name: 'reels-rounds', sql: reelsMigrationSql({ int: 'integer', money: 'bigint' }) },
+  // Named staff accounts of the back office with their scopes, their tokens as SHA-256 hashes only, and the
+  // append-only audit log (src/staff/staff-schema.ts), shared by every node.
+  { version: 5, name: 'staff', sql: STAFF_SCHEMA_POSTGRES },
 ];

@@ -41,6 +41,10 @@
  * committed, so that what was answered 503 is not applied later (unless
  * its COMMIT was already on its way: every request is safe to resend).
  */
+import type { Refusal } from '../../protocol/errors.js';
+import { insertAudit, PostgresStaff } from '../../staff/postgres-staff.js';
+import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
+import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -139,6 +143,11 @@ interface Finishing {
   rounds: RoundRow[];
 }
 
+/** A row's operator is in a scope (a staff account's operators), or every row when the scope is null. */
+function inScope(sql: postgres.Sql, alias: string, operators: readonly string[] | null) {
+  return operators === null ? sql`TRUE` : sql`${sql(alias)}.operator_id = ANY(${[...operators]}::text[])`;
+}
+
 export class PostgresProviderStore implements ProviderStore {
   private readonly roundListeners = new Set<(round: RoundRow) => void>();
   /** Writes called and not yet settled: durable() waits for them. */
@@ -149,6 +158,7 @@ export class PostgresProviderStore implements ProviderStore {
   private readonly nodeId = randomUUID();
   private schema = '';
   readonly outbox: Outbox;
+  private readonly staff: PostgresStaff;
 
   private constructor(
     private readonly sql: postgres.Sql,
@@ -156,6 +166,7 @@ export class PostgresProviderStore implements ProviderStore {
     private readonly deadlines: CallDeadlines,
   ) {
     this.outbox = this.outboxView(new PostgresOutbox(sql, { onFinal: this.finishFromOutbox }));
+    this.staff = new PostgresStaff(sql);
   }
 
   /**
@@ -651,19 +662,26 @@ export class PostgresProviderStore implements ProviderStore {
     return rows.map(roundOf);
   }
 
-  async listRounds(limit: number, before?: number): Promise<RoundRow[]> {
-    const rows = await this.read(this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id < ${before ?? Number.MAX_SAFE_INTEGER} ORDER BY r.id DESC LIMIT ${limit}`);
+  async listRounds(limit: number, before?: number, operators: readonly string[] | null = null): Promise<RoundRow[]> {
+    const rows = await this.read(
+      this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id < ${before ?? Number.MAX_SAFE_INTEGER} AND ${inScope(this.sql, 'r', operators)}
+        ORDER BY r.id DESC LIMIT ${limit}`,
+    );
     return rows.map(roundOf);
   }
 
   // -------------------------------------------------------------- payouts
 
-  createPayout(asked: NewPayout): Promise<PayoutWrite> {
+  createPayout(asked: NewPayout, audit?: (kind: 'created' | 'exists') => AuditEntry): Promise<PayoutWrite> {
     return this.transaction(async (dbTx): Promise<PayoutWrite> => {
       // Creates of one payout id, on any node, one at a time: the later reads the earlier's committed row after the lock.
       await dbTx`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext('payout:' || ${asked.payoutId}::text))`;
       const found = await payoutIn(dbTx, asked.payoutId);
-      if (found) return { ok: true, kind: samePayout(found, asked) ? 'exists' : 'conflict', payout: found };
+      if (found) {
+        const same = samePayout(found, asked);
+        if (same && audit) await insertAudit(dbTx, audit('exists'));
+        return { ok: true, kind: same ? 'exists' : 'conflict', payout: found };
+      }
       const [sessionRow] = await dbTx<Row[]>`
         SELECT * FROM game_sessions
         WHERE mode = 'real' AND operator_id = ${asked.operatorId} AND player_id = ${asked.playerId} AND operator_session_id IS NOT NULL
@@ -681,6 +699,8 @@ export class PostgresProviderStore implements ProviderStore {
           ${request.operatorSessionId}, ${item.id}, 'pending', ${asked.createdAt})`;
       const payout = await payoutIn(dbTx, asked.payoutId);
       assert.ok(payout, 'the payout exists after its insert');
+      // On the payout's transaction: the payout and its audit row commit together.
+      if (audit) await insertAudit(dbTx, audit('created'));
       return { ok: true, kind: 'created', payout };
     });
   }
@@ -689,14 +709,44 @@ export class PostgresProviderStore implements ProviderStore {
     return this.read(payoutIn(this.sql, payoutId));
   }
 
-  async listPayouts(limit: number, options: { status?: PayoutStatus; before?: number } = {}): Promise<{ payouts: PayoutRow[]; cursors: number[] }> {
+  async listPayouts(
+    limit: number,
+    options: { status?: PayoutStatus; before?: number; operators?: readonly string[] | null } = {},
+  ): Promise<{ payouts: PayoutRow[]; cursors: number[] }> {
     const before = options.before ?? Number.MAX_SAFE_INTEGER;
+    const scope = inScope(this.sql, 'p', options.operators ?? null);
     const rows = await this.read(
       options.status === undefined
-        ? this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.id < ${before} ORDER BY p.id DESC LIMIT ${limit}`
-        : this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.status = ${options.status} AND p.id < ${before} ORDER BY p.id DESC LIMIT ${limit}`,
+        ? this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.id < ${before} AND ${scope} ORDER BY p.id DESC LIMIT ${limit}`
+        : this.sql<Row[]>`${payoutsSelect(this.sql)} WHERE p.status = ${options.status} AND p.id < ${before} AND ${scope} ORDER BY p.id DESC LIMIT ${limit}`,
     );
     return { payouts: rows.map(payoutOf), cursors: rows.map((row) => int(row.id)) };
+  }
+
+  // ------------------------------------------------------ staff and audit
+
+  async findStaffToken(tokenHash: string): Promise<StaffTokenFound | undefined> {
+    return (await this.read(this.staff.findStaffToken(tokenHash))) ?? undefined;
+  }
+
+  addStaff(command: AddStaffCommand): Promise<StaffAdded | Refusal> {
+    return this.track(this.read(this.staff.addStaff(command)));
+  }
+
+  revokeStaff(command: RevokeStaffCommand): Promise<StaffRevoked | Refusal> {
+    return this.track(this.read(this.staff.revokeStaff(command)));
+  }
+
+  listStaff(): Promise<StaffListing[]> {
+    return this.read(this.staff.listStaff());
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    await this.write(this.staff.appendAudit(entry));
+  }
+
+  listAudit(page: AuditPageRequest, operators: readonly string[] | null): Promise<AuditPage> {
+    return this.read(this.staff.listAudit(page, operators));
   }
 
   // ------------------------------------------------------------ campaigns

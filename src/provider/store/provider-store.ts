@@ -20,6 +20,8 @@
  * nothing built from a write is answered before that. Writes of one
  * process are visible to its own reads at once.
  */
+import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
+import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
 import { readBalance } from '../../clients/operator-client.js';
 import { refuse, type Refusal } from '../../protocol/errors.js';
@@ -400,7 +402,7 @@ export interface ProviderStore {
   recentRounds(sessionPk: number, limit: number): Promise<RoundRow[]>;
 
   /** The whole round log, newest first, a page at a time. */
-  listRounds(limit: number, before?: number): Promise<RoundRow[]>;
+  listRounds(limit: number, before?: number, operators?: readonly string[] | null): Promise<RoundRow[]>;
 
   // -------------------------------------------------------------- payouts
 
@@ -413,13 +415,16 @@ export interface ProviderStore {
    * answers the payout as it is (`exists`, same content) or `conflict`
    * (other content), and writes nothing; when a concurrent create of the
    * same id commits first, the answer is the same as if it had come before.
+   * `audit`, when given, makes the audit row for the answer (`created` or
+   * `exists`), written in the same database transaction (src/staff): a payout and its audit
+   * row commit together or not at all.
    */
-  createPayout(asked: NewPayout): Promise<PayoutWrite>;
+  createPayout(asked: NewPayout, audit?: (kind: 'created' | 'exists') => AuditEntry): Promise<PayoutWrite>;
 
   payout(payoutId: string): Promise<PayoutRow | undefined>;
 
   /** Payouts, newest first, a page at a time; `before` is the cursor (`cursors` holds each payout's). */
-  listPayouts(limit: number, options?: { status?: PayoutStatus; before?: number }): Promise<{ payouts: PayoutRow[]; cursors: number[] }>;
+  listPayouts(limit: number, options?: { status?: PayoutStatus; before?: number; operators?: readonly string[] | null }): Promise<{ payouts: PayoutRow[]; cursors: number[] }>;
 
   // ------------------------------------------------------------ campaigns
 
@@ -438,6 +443,20 @@ export interface ProviderStore {
 
   /** Free rounds a player has used (pending or settled) on a campaign. */
   campaignRoundsUsed(campaignId: string, operatorId: string, playerId: string): Promise<number>;
+
+  // ---------------------------------------------------- staff and audit (src/staff)
+
+  /** The account and token stored under a token's hash, valid or not (access/staff.ts decides), or undefined. */
+  findStaffToken(tokenHash: string): Promise<StaffTokenFound | undefined>;
+  /** A staff account and its first token (its hash only), with its audit row, in one database transaction. STAFF_EXISTS when the name was ever used. */
+  addStaff(command: AddStaffCommand): Promise<StaffAdded | Refusal>;
+  /** Revokes an account (every token of it) or one token, with its audit row. STAFF_NOT_FOUND when neither exists. */
+  revokeStaff(command: RevokeStaffCommand): Promise<StaffRevoked | Refusal>;
+  listStaff(): Promise<StaffListing[]>;
+  /** One audit row of a call that changed nothing (refused, failed); the table refuses UPDATE and DELETE. */
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** The audit log, newest first; with `operators`, only the rows of those operators. */
+  listAudit(page: AuditPageRequest, operators: readonly string[] | null): Promise<AuditPage>;
 }
 
 // ------------------------------------------- rules every backend shares

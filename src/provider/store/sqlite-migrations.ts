@@ -4,6 +4,7 @@
  * (src/platform/sqlite/migrate.ts); the outbox's table is one of them, so
  * that a round or a payout and its request commit in one transaction.
  */
+import { STAFF_SCHEMA_SQLITE } from '../../staff/staff-schema.js';
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import { OUTBOX_MIGRATION } from '../../dispatch/sqlite-outbox.js';
@@ -147,6 +148,13 @@ CREATE INDEX game_sessions_by_player ON game_sessions (operator_id, player_id, l
     version: 4,
     name: 'reels-rounds',
     sql: REELS_MIGRATION_SQL,
+  },
+  {
+    version: 5,
+    name: 'staff',
+    // Named staff accounts of the back office with their scopes, their tokens as SHA-256 hashes only, and the
+    // append-only audit log (src/staff/staff-schema.ts).
+    sql: STAFF_SCHEMA_SQLITE,
   },
 ];
 

@@ -43,6 +43,10 @@
  * would copy the whole WAL into the database file on that thread, while
  * every player's request waits.
  */
+import { SqliteStaff } from '../../staff/sqlite-staff.js';
+import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
+import type { Refusal } from '../../protocol/errors.js';
+import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
@@ -117,6 +121,13 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** A row's operator is in a scope given as JSON text (an array of operator ids), or NULL for every operator. */
+const IN_SCOPE = (alias: string) => `(? IS NULL OR ${alias}.operator_id IN (SELECT value FROM json_each(?)))`;
+/** The parameter IN_SCOPE takes (twice: SQLite binds each ? once). */
+function scopeOf(operators: readonly string[] | null): string | null {
+  return operators === null ? null : JSON.stringify(operators);
+}
+
 export class SqliteProviderStore implements ProviderStore {
   private readonly db: Database.Database;
   private readonly flusher: WalFlusher | undefined;
@@ -136,6 +147,7 @@ export class SqliteProviderStore implements ProviderStore {
   private durableItemMax = 0;
   private readonly roundListeners = new Set<(round: RoundRow) => void>();
   private readonly dispatchItems: SqliteOutbox;
+  private readonly staff: SqliteStaff;
   /**
    * The outbox on this connection, for the dispatcher. A claim takes only
    * durable items, and runs between turns (it takes the write lock on its
@@ -155,6 +167,7 @@ export class SqliteProviderStore implements ProviderStore {
     this.checkpointer = checkpointer;
     this.currencies = currencies;
     this.turn = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
+    this.staff = new SqliteStaff(db);
     // A round as read: its outbox item's attempts while it is pending.
     const roundsWhere = (where: string) =>
       db.prepare(`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id ${where}`);
@@ -188,7 +201,8 @@ export class SqliteProviderStore implements ProviderStore {
       roundOfItem: db.prepare('SELECT id, status, currency FROM rounds WHERE dispatch_item_id = ?'),
       pendingOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status = 'pending' ORDER BY r.id"),
       recentOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ?"),
-      listRounds: roundsWhere('WHERE r.id < ? ORDER BY r.id DESC LIMIT ?'),
+      // A scope is a JSON array of operator ids, or NULL for all (a staff account's, access/staff.ts).
+      listRounds: roundsWhere(`WHERE r.id < ? AND ${IN_SCOPE('r')} ORDER BY r.id DESC LIMIT ?`),
       lastItemId: db.prepare('SELECT COALESCE(MAX(id), 0) FROM dispatch_items').pluck().safeIntegers(false),
       insertCampaign: db.prepare(`INSERT INTO campaigns (campaign_id, operator_id, game, currency, bet, rounds, expires_at, created_at)
         VALUES (@campaignId, @operatorId, @game, @currency, @betMinor, @rounds, @expiresAt, @createdAt)`),
@@ -209,8 +223,8 @@ export class SqliteProviderStore implements ProviderStore {
         VALUES (@payoutId, @operatorId, @playerId, @currency, @amountMinor, @campaignId, @operatorSessionId, @dispatchItemId, 'pending', @createdAt)`),
       payoutById: payoutsWhere('WHERE p.payout_id = ?'),
       payoutOfItem: payoutsWhere('WHERE p.dispatch_item_id = ?'),
-      listPayouts: payoutsWhere('WHERE p.id < ? ORDER BY p.id DESC LIMIT ?'),
-      listPayoutsByStatus: payoutsWhere('WHERE p.status = ? AND p.id < ? ORDER BY p.id DESC LIMIT ?'),
+      listPayouts: payoutsWhere(`WHERE p.id < ? AND ${IN_SCOPE('p')} ORDER BY p.id DESC LIMIT ?`),
+      listPayoutsByStatus: payoutsWhere(`WHERE p.status = ? AND p.id < ? AND ${IN_SCOPE('p')} ORDER BY p.id DESC LIMIT ?`),
       insertReelsRound: db.prepare(`INSERT INTO rounds
         (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
          chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id, created_at, settled_at,
@@ -701,16 +715,23 @@ export class SqliteProviderStore implements ProviderStore {
     return (this.statements.recentOfSession.all(sessionPk, limit) as Row[]).map(roundOf);
   }
 
-  async listRounds(limit: number, before?: number): Promise<RoundRow[]> {
-    return (this.statements.listRounds.all(before ?? Number.MAX_SAFE_INTEGER, limit) as Row[]).map(roundOf);
+  async listRounds(limit: number, before?: number, operators: readonly string[] | null = null): Promise<RoundRow[]> {
+    return (this.statements.listRounds.all(before ?? Number.MAX_SAFE_INTEGER, scopeOf(operators), scopeOf(operators), limit) as Row[]).map(roundOf);
   }
 
   // -------------------------------------------------------------- payouts
 
-  async createPayout(asked: NewPayout): Promise<PayoutWrite> {
+  async createPayout(asked: NewPayout, audit?: (kind: 'created' | 'exists') => AuditEntry): Promise<PayoutWrite> {
     // Every read and the write in one synchronous call: nothing else writes in between.
     const found = this.payoutNow(asked.payoutId);
-    if (found) return { ok: true, kind: samePayout(found, asked) ? 'exists' : 'conflict', payout: found };
+    if (found) {
+      const same = samePayout(found, asked);
+      if (same && audit) {
+        this.write();
+        this.staff.appendAudit(audit('exists'));
+      }
+      return { ok: true, kind: same ? 'exists' : 'conflict', payout: found };
+    }
     const sessionRow = this.statements.latestRealSession.get(asked.operatorId, asked.playerId) as Row | undefined;
     const request = payoutRequest(asked, sessionRow && sessionOf(sessionRow), this.currencies);
     if (!request.ok) return request;
@@ -718,6 +739,8 @@ export class SqliteProviderStore implements ProviderStore {
     const itemId = this.db.transaction(() => {
       const item = SqliteOutbox.enqueue(this.db, { operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body: request.body }, asked.createdAt);
       this.statements.insertPayout.run({ ...asked, operatorSessionId: request.operatorSessionId, dispatchItemId: item.id });
+      // In the payout's savepoint: the payout and its audit row commit together.
+      if (audit) this.staff.appendAudit(audit('created'));
       return item.id;
     })();
     // Only once its savepoint is released: a payout that failed enqueued nothing.
@@ -734,12 +757,47 @@ export class SqliteProviderStore implements ProviderStore {
     return row && payoutOf(row);
   }
 
-  async listPayouts(limit: number, options: { status?: PayoutStatus; before?: number } = {}): Promise<{ payouts: PayoutRow[]; cursors: number[] }> {
+  async listPayouts(
+    limit: number,
+    options: { status?: PayoutStatus; before?: number; operators?: readonly string[] | null } = {},
+  ): Promise<{ payouts: PayoutRow[]; cursors: number[] }> {
     const before = options.before ?? Number.MAX_SAFE_INTEGER;
+    const scope = scopeOf(options.operators ?? null);
     const rows = (
-      options.status === undefined ? this.statements.listPayouts.all(before, limit) : this.statements.listPayoutsByStatus.all(options.status, before, limit)
+      options.status === undefined
+        ? this.statements.listPayouts.all(before, scope, scope, limit)
+        : this.statements.listPayoutsByStatus.all(options.status, before, scope, scope, limit)
     ) as Row[];
     return { payouts: rows.map(payoutOf), cursors: rows.map((row) => num(row.id)) };
+  }
+
+  // ------------------------------------------------------ staff and audit
+
+  async findStaffToken(tokenHash: string): Promise<StaffTokenFound | undefined> {
+    return this.staff.findStaffToken(tokenHash) ?? undefined;
+  }
+
+  async addStaff(command: AddStaffCommand): Promise<StaffAdded | Refusal> {
+    this.write();
+    return this.db.transaction(() => this.staff.addStaff(command))();
+  }
+
+  async revokeStaff(command: RevokeStaffCommand): Promise<StaffRevoked | Refusal> {
+    this.write();
+    return this.db.transaction(() => this.staff.revokeStaff(command))();
+  }
+
+  async listStaff(): Promise<StaffListing[]> {
+    return this.staff.listStaff();
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    this.write();
+    this.staff.appendAudit(entry);
+  }
+
+  async listAudit(page: AuditPageRequest, operators: readonly string[] | null): Promise<AuditPage> {
+    return this.staff.listAudit(page, operators);
   }
 
   // ------------------------------------------------------------ campaigns
