@@ -123,7 +123,7 @@ export class PostgresStaff {
   async listAudit(page: AuditPageRequest, operators: readonly string[] | null = null): Promise<AuditPage> {
     const rows = await this.sql<AuditRecord[]>`SELECT id, at, actor, token_id, method, route, target, amount, currency, address, operator_id, status, code
       FROM staff_audit WHERE id < ${page.before ?? Number.MAX_SAFE_INTEGER}
-        AND (${operators === null}::boolean OR operator_id = ANY(${operators === null ? [] : [...operators]}::text[]))
+        AND ${scopeCondition(this.sql, operators)}
       ORDER BY id DESC LIMIT ${page.limit}`;
     return { items: rows.map(auditRow), nextCursor: rows.length === page.limit ? Number(rows[rows.length - 1]!.id) : null };
   }
@@ -139,6 +139,16 @@ export async function insertAudit(dbTx: Sql, entry: AuditEntry): Promise<void> {
 export async function audited<T extends { ok: boolean }>(dbTx: Sql, audit: AuditEntry | undefined, outcome: T): Promise<T> {
   if (audit && outcome.ok) await insertAudit(dbTx, audit);
   return outcome;
+}
+
+/**
+ * A row's operator is in a scope (a staff account's operators), or every row
+ * when it is null. The scope goes as JSON text: an empty array is a scope of
+ * no operator, which an array parameter cannot carry.
+ */
+export function scopeCondition(sql: postgres.Sql, operators: readonly string[] | null, column = 'operator_id') {
+  if (operators === null) return sql`TRUE`;
+  return sql`${sql(column)} IN (SELECT jsonb_array_elements_text(${JSON.stringify(operators)}::text::jsonb))`;
 }
 
 const time = (value: Int8 | null) => (value === null ? null : Number(value));

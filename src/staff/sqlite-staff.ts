@@ -60,8 +60,10 @@ function prepareStatements(db: Database.Database) {
     revokeToken: prepare('UPDATE staff_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL RETURNING token_id').pluck(true),
     insertAudit: prepare(`INSERT INTO staff_audit (at, actor, token_id, method, route, target, amount, currency, address, operator_id, status, code)
       VALUES (@at, @actor, @tokenId, @method, @route, @target, @amount, @currency, @address, @operatorId, @status, @code)`),
+    // A scope is a JSON array of operator ids, or NULL for every row (the provider's scoped accounts read their operators' rows).
     audit: prepare(`SELECT id, at, actor, token_id, method, route, target, amount, currency, address, operator_id, status, code
-      FROM staff_audit WHERE id < ? ORDER BY id DESC LIMIT ?`),
+      FROM staff_audit WHERE id < @before AND (@scope IS NULL OR operator_id IN (SELECT value FROM json_each(@scope)))
+      ORDER BY id DESC LIMIT @limit`),
   };
 }
 

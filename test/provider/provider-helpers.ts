@@ -7,6 +7,7 @@
  * clock and sleeps are the test's, and signed calls as an operator makes
  * them.
  */
+import type { StaffGuard } from '../../src/http/staff-guard.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,6 +137,8 @@ export interface StartOptions {
   deliver?: boolean;
   /** The delivery's own limits (a short idle wait). */
   deliveryLimits?: Partial<DispatcherLimits>;
+  /** Receives the back office's guard (its route table). */
+  onGuard?: (guard: StaffGuard) => void;
 }
 
 /**
@@ -162,7 +165,7 @@ export async function startProvider(options: { config: ProviderConfig; store: Pr
   let app: FastifyInstance;
   try {
     await importConfigCampaigns(config, store, world.clock());
-    app = await buildProviderApp({ config, store, games, world, metrics, delivery });
+    app = await buildProviderApp({ config, store, games, world, metrics, delivery, ...(options.onGuard === undefined ? {} : { onGuard: options.onGuard }) });
   } catch (error) {
     await delivery.stop();
     await games.close();

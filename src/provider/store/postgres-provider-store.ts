@@ -42,7 +42,7 @@
  * its COMMIT was already on its way: every request is safe to resend).
  */
 import type { Refusal } from '../../protocol/errors.js';
-import { insertAudit, PostgresStaff } from '../../staff/postgres-staff.js';
+import { insertAudit, PostgresStaff, scopeCondition } from '../../staff/postgres-staff.js';
 import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import assert from 'node:assert/strict';
@@ -145,7 +145,7 @@ interface Finishing {
 
 /** A row's operator is in a scope (a staff account's operators), or every row when the scope is null. */
 function inScope(sql: postgres.Sql, alias: string, operators: readonly string[] | null) {
-  return operators === null ? sql`TRUE` : sql`${sql(alias)}.operator_id = ANY(${[...operators]}::text[])`;
+  return scopeCondition(sql, operators, `${alias}.operator_id`);
 }
 
 export class PostgresProviderStore implements ProviderStore {
