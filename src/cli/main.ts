@@ -37,6 +37,7 @@ import { runOperatorConformance } from '../conformance/runner.js';
 import { reportFormat, writeReports } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
 import { CONFORMANCE_PROVIDER_USAGE, conformanceProvider } from './conformance-provider.js';
+import { providerStaff } from './provider-staff.js';
 
 const CONFORMANCE_USAGE = `wagerlink conformance — checks an operator endpoint against docs/protocol.md
 (\`wagerlink conformance provider --help\` tells how to check a provider endpoint)
@@ -251,6 +252,30 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     run: (args, values) => providerAdmin('outbox', ['resolve', ...args], values, usage),
   },
   {
+    name: 'provider staff add',
+    args: 'NAME',
+    options: ['role', 'operators', 'expires-days', 'config'],
+    required: ['role', 'config'],
+    summary: "adds a staff account of the provider's back office, scoped to operators, and prints its token once",
+    run: (args, values) => providerStaff('add', args[0]!, values, usage),
+  },
+  { name: 'provider staff list', options: ['config'], required: ['config'], summary: "lists the provider's staff accounts and their tokens (never the tokens themselves)", run: (_args, values) => providerStaff('list', '', values, usage) },
+  {
+    name: 'provider staff revoke',
+    args: 'NAME|TOKEN_ID',
+    options: ['config'],
+    required: ['config'],
+    summary: 'revokes an account and every token of it, or one token: refused at once on every node',
+    run: (args, values) => providerStaff('revoke', args[0]!, values, usage),
+  },
+  {
+    name: 'provider audit',
+    options: ['limit', 'cursor', 'config'],
+    required: ['config'],
+    summary: "lists the provider back office's audit log, newest first",
+    run: (_args, values) => providerStaff('audit', '', values, usage),
+  },
+  {
     name: 'sandbox',
     options: [],
     synopsis: '[--data DIR] [--port P] [--provider-port P] [--database URL [--provider-schema NAME]] [--dispatch-horizon S]',
@@ -296,6 +321,7 @@ const GROUPS: readonly Group[] = [
   { name: 'provider', summary: 'the provider server and its back office', environment: { ...PROVIDER_ADMIN_VARIABLES, WAGERLINK_PROVIDER_URL: PROVIDER_LINK_VARIABLES.WAGERLINK_PROVIDER_URL } },
   { name: 'provider payouts', summary: 'tournament prizes', help: ADMIN_HELP.payouts },
   { name: 'provider outbox', summary: "the provider's outbox", help: ADMIN_HELP.outbox },
+  { name: 'provider staff', summary: "staff accounts of the provider's back office, on its database (--config): add, list, revoke" },
   { name: 'conformance', summary: 'the conformance kit', help: CONFORMANCE_USAGE },
 ];
 

@@ -8,8 +8,7 @@ import { body, HOME_PATH, METRICS_PATH, ok, plain, PROBLEM_COMPONENT, problems }
 import * as S from '../protocol/schemas.js';
 import { GGR_DAYS_MAX } from '../stores/store.js';
 import { lobbyOpenApiPaths } from './lobby-openapi.js';
-import { Type } from '@sinclair/typebox';
-import { AuditPageResponse, CreateStaffRequest, StaffCreated, StaffItem, StaffRevoked } from '../access/staff-schemas.js';
+import { STAFF_TOKEN_DESCRIPTION, staffOpenApiPaths } from '../access/staff-openapi.js';
 
 const WIRE_AUTH = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'FORBIDDEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
@@ -147,31 +146,7 @@ export function operatorOpenApi() {
       '/admin/verify': {
         get: { summary: 'Prove the books balance.', security: admin, responses: { ...ok('200', 'The report', S.VerifyResponse), ...problems(ADMIN) } },
       },
-      '/admin/staff': {
-        get: { summary: 'The staff accounts and their tokens, never the tokens themselves (admin role).', security: admin, responses: { ...ok('200', 'Every account', Type.Object({ items: Type.Array(StaffItem) })), ...problems(ADMIN) } },
-        post: {
-          summary: 'Add a staff account with a role and its first token, shown once (admin role).',
-          security: admin,
-          requestBody: body(CreateStaffRequest),
-          responses: { ...ok('201', 'The account and its token', StaffCreated), ...problems([...ADMIN, 'STAFF_EXISTS']) },
-        },
-      },
-      '/admin/staff/{nameOrTokenId}/revoke': {
-        post: {
-          summary: 'Revoke an account and every token of it, or one token by its id: refused at once on every node (admin role).',
-          security: admin,
-          parameters: [{ name: 'nameOrTokenId', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { ...ok('200', 'What was revoked', StaffRevoked), ...problems([...ADMIN, 'STAFF_NOT_FOUND']) },
-        },
-      },
-      '/admin/audit': {
-        get: {
-          summary: 'The audit log of every state-changing back-office call, refused ones included, newest first (admin role).',
-          security: admin,
-          parameters: [pageParams[0], { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'nextCursor of the previous page.' }],
-          responses: { ...ok('200', 'A page', AuditPageResponse), ...problems(ADMIN) },
-        },
-      },
+      ...staffOpenApiPaths(admin, ADMIN, 'operator'),
       ...lobbyOpenApiPaths(),
     },
     components: {
@@ -179,12 +154,7 @@ export function operatorOpenApi() {
       securitySchemes: {
         serverSignature: { type: 'apiKey', in: 'header', name: 'X-Server-Authorization', description: 'Lowercase hex of HMAC-SHA256(secret, raw request body).' },
         accessToken: { type: 'http', scheme: 'bearer', description: 'Static server-to-server token issued by the operator.' },
-        adminToken: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'A staff token (wls_…, docs/operator.md: staff accounts), whose role decides what it may do (403 FORBIDDEN otherwise), or the configured WAGERLINK_ADMIN_TOKEN, a built-in admin account.',
-        },
+        adminToken: { type: 'http', scheme: 'bearer', description: STAFF_TOKEN_DESCRIPTION },
       },
     },
   };

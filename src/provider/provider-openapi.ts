@@ -10,10 +10,11 @@ import { body, HOME_PATH, METRICS_PATH, ok, okDescribed, plain, PROBLEM_COMPONEN
 import { Type } from '@sinclair/typebox';
 import * as S from '../protocol/schemas.js';
 import * as P from './provider-schemas.js';
+import { STAFF_TOKEN_DESCRIPTION, staffOpenApiPaths } from '../access/staff-openapi.js';
 
 const WIRE = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'IP_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const PAGE = ['INVALID_REQUEST', 'INVALID_LAUNCH_KEY', 'SESSION_MISMATCH', 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'SERVICE_UNAVAILABLE'] as const;
-const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'FORBIDDEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const signed = [{ serverSignature: [] }];
 const admin = [{ adminToken: [] }];
 const slugParam = { name: 'slug', in: 'path', required: true, schema: plain(S.GameSlug) };
@@ -130,7 +131,7 @@ export function providerOpenApi() {
           responses: {
             ...okDescribed('202', 'The payout, pending; Location names it'),
             ...okDescribed('200', 'The same payout again'),
-            ...problems([...ADMIN, 'DUPLICATE_CONFLICT', 'SESSION_NOT_FOUND', 'WALLET_NOT_FOUND']),
+            ...problems([...ADMIN, 'STAFF_LIMIT_EXCEEDED', 'DUPLICATE_CONFLICT', 'SESSION_NOT_FOUND', 'WALLET_NOT_FOUND']),
           },
         },
         get: { summary: 'Payouts, newest first.', security: admin, parameters: query(P.PayoutsQuery), responses: { ...okDescribed('200', 'A page of payouts'), ...problems(ADMIN) } },
@@ -158,12 +159,13 @@ export function providerOpenApi() {
           responses: { ...okDescribed('200', 'The item'), ...problems([...ADMIN, 'NOT_FOUND', 'STATE_CONFLICT']) },
         },
       },
+      ...staffOpenApiPaths(admin, ADMIN, 'provider'),
     },
     components: {
       schemas: PROBLEM_COMPONENT,
       securitySchemes: {
         serverSignature: { type: 'apiKey', in: 'header', name: 'X-Server-Authorization', description: "Lowercase hex of HMAC-SHA256(the operator's secret, raw request body)." },
-        adminToken: { type: 'http', scheme: 'bearer', description: "The provider's back-office token." },
+        adminToken: { type: 'http', scheme: 'bearer', description: STAFF_TOKEN_DESCRIPTION },
       },
     },
   };
