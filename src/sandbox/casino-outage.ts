@@ -12,7 +12,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { bodyBytes, readBody, sendJson, sendProblem } from '../http/json-api.js';
-import { bearerToken, tokenAccepted } from '../protocol/signing.js';
 import { compileBody } from '../protocol/validate.js';
 
 /** The provider's calls to the wallet: what a casino in an outage cannot answer. */
@@ -20,8 +19,11 @@ const WALLET_PATHS = new Set(['/authenticate', '/transaction', '/payout']);
 const OUTAGE_PATH = '/backoffice/api/outage';
 const outageBody = compileBody(Type.Object({ down: Type.Boolean() }));
 
-export function registerCasinoOutage(app: FastifyInstance, options: { adminToken: string }): void {
-  const adminTokens = [Buffer.from(options.adminToken)];
+/**
+ * `admitted` says whether a request's Authorization may flip the switch:
+ * the back office's staff token, or the operator's admin token.
+ */
+export function registerCasinoOutage(app: FastifyInstance, options: { admitted: (authorization: string | undefined) => Promise<boolean> }): void {
   let down = false;
 
   app.addHook('onRequest', async (request, reply) => {
@@ -29,15 +31,15 @@ export function registerCasinoOutage(app: FastifyInstance, options: { adminToken
     return sendProblem(reply, 'SERVICE_UNAVAILABLE', "the casino is switched off in the sandbox's back office (Casino down)");
   });
 
-  const admitted = (authorization: string | undefined) => tokenAccepted(adminTokens, bearerToken(authorization));
+  const { admitted } = options;
 
   app.get(OUTAGE_PATH, async (request, reply) => {
-    if (!admitted(request.headers.authorization)) return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
+    if (!(await admitted(request.headers.authorization))) return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
     return sendJson(reply, 200, JSON.stringify({ down }));
   });
 
   app.post(OUTAGE_PATH, async (request, reply) => {
-    if (!admitted(request.headers.authorization)) return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
+    if (!(await admitted(request.headers.authorization))) return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token');
     const bytes = bodyBytes(request, reply);
     const input = bytes && readBody(reply, bytes, outageBody);
     if (!input) return reply;

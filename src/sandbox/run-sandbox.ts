@@ -39,6 +39,11 @@ import {
   type SandboxSettings,
 } from './sandbox-config.js';
 import { loadOrCreateSecrets, SandboxSetupError } from './sandbox-secrets.js';
+import { sandboxStaffToken } from './sandbox-staff.js';
+import { adminTokenMatcher, isStaffTokenShape, staffTokenHash } from '../access/staff-token.js';
+import { tokenValid } from '../access/staff.js';
+import { allows } from '../access/roles.js';
+import { bearerToken } from '../protocol/signing.js';
 
 /** The file in the data folder that holds a line per request of both sides (appended to by each start). */
 export const SANDBOX_LOG_FILE = 'sandbox.log';
@@ -147,13 +152,30 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       lobbyUrl: `${operatorUrl}/lobby/`,
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
-    registerCasinoOutage(operatorApp, { adminToken: secrets.adminToken });
+    // The back office's own accounts (sandbox-staff.ts): the configured admin tokens stay with the servers.
+    const operatorStaffToken = await sandboxStaffToken(operatorStore, settings.dataDir, { name: 'operatorStaffToken', role: 'admin', operators: null });
+    const isAdminToken = adminTokenMatcher(secrets.adminToken);
+    registerCasinoOutage(operatorApp, {
+      admitted: async (authorization) => {
+        const presented = bearerToken(authorization);
+        if (isAdminToken(presented)) return true;
+        if (presented === undefined || !isStaffTokenShape(presented)) return false;
+        const found = await operatorStore.findStaffToken(staffTokenHash(presented));
+        // Switching the casino off is a support action: it moves no money, and it stops every bet.
+        return found !== null && tokenValid(found, Date.now()) && allows(found.account.role, 'players.manage');
+      },
+    });
     const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken);
 
     const provider = await buildProviderNode(providerConfig, { logger: providerLogger });
     // Closed in reverse: the app, then the delivery (its sends in flight answered and recorded), the games and the store.
     closers.push(() => provider.stopWork());
     providerApp = provider.app;
+    const providerStaffToken = await sandboxStaffToken(provider.store, settings.dataDir, {
+      name: 'providerStaffToken',
+      role: 'payments',
+      operators: [SANDBOX_OPERATOR_ID],
+    });
     delivery = provider.delivery;
     completion = provider.completion;
     closers.push(() => providerApp.close());
@@ -170,7 +192,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     for (const line of databaseLines(settings)) out.write(line);
     out.write('');
     out.write(`  Lobby        ${operatorUrl}/lobby/`);
-    out.write(`  Back office  ${operatorUrl}/backoffice/#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);
+    out.write(`  Back office  ${operatorUrl}/backoffice/#admin=${operatorStaffToken}&provider=${providerStaffToken}`);
     out.write(`  Operator API ${operatorUrl}  (${operatorUrl}/openapi.json)`);
     out.write(`  Provider API ${providerUrl}  (${providerUrl}/openapi.json)`);
     out.write(`  Request log  ${logFile}`);

@@ -85,7 +85,11 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
     until: t,
   });
   const origin = `http://127.0.0.1:${port}`;
-  const secrets = JSON.parse(readFileSync(join(dir, 'sandbox-secrets.json'), 'utf8')) as { adminToken: string; providerAdminToken: string };
+  const secrets = JSON.parse(readFileSync(join(dir, 'sandbox-secrets.json'), 'utf8')) as {
+    adminToken: string;
+    operatorStaffToken: string;
+    providerStaffToken: string;
+  };
   const ledger = async (playerId: string) => {
     const answer = await fetch(`${origin}/admin/players/${playerId}`, { headers: { authorization: `Bearer ${secrets.adminToken}` } });
     return (await answer.json()) as { balance: number; currency: string };
@@ -151,7 +155,8 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
 
   // The back office: the player's rounds, one round's requests and answers.
   await page.setViewportSize(SIZES.desktop);
-  await page.goto(`${origin}/backoffice/?player=browser-player#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);
+  // With the staff accounts the sandbox made for its back office, as its start prints them.
+  await page.goto(`${origin}/backoffice/?player=browser-player#admin=${secrets.operatorStaffToken}&provider=${secrets.providerStaffToken}`);
   await page.locator('#rounds tbody tr').first().waitFor({ timeout: PAGE_WAIT_MS });
   assert.equal(new URL(page.url()).hash, '', 'the tokens leave the address bar');
   assert.equal(await page.locator('#rounds tbody tr').count(), 6);
@@ -212,7 +217,7 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await page.click('#payout button[type=submit]');
   await page.waitForFunction(() => /Payout .* to browser-player: /.test((globalThis as any).document.getElementById('done').textContent), undefined, { timeout: PAGE_WAIT_MS });
   const providerAdmin = async (path: string) => {
-    const answer = await fetch(`http://127.0.0.1:${providerPort}/admin${path}`, { headers: { authorization: `Bearer ${secrets.providerAdminToken}` } });
+    const answer = await fetch(`http://127.0.0.1:${providerPort}/admin${path}`, { headers: { authorization: `Bearer ${secrets.providerStaffToken}` } });
     return (await answer.json()) as { items: { id: string; status: string; path: string; resolution: string | null }[] };
   };
   let parked: { id: string } | undefined;

@@ -115,8 +115,18 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   const secretsPath = join(dir, 'sandbox-secrets.json');
   assert.equal(statSync(secretsPath).mode & 0o777, 0o600, 'the secrets are readable by their owner only');
   const secrets = readFileSync(secretsPath, 'utf8');
-  const adminToken = (JSON.parse(secrets) as { adminToken: string }).adminToken;
-  assert.ok(first.child.stdout.includes(`#admin=${adminToken}&provider=`), 'the back-office URL carries the tokens in its fragment');
+  const kept = JSON.parse(secrets) as { adminToken: string; providerAdminToken: string; operatorStaffToken: string; providerStaffToken: string };
+  const adminToken = kept.adminToken;
+  // The back office gets staff accounts of its own: the servers' configured admin tokens are not handed out.
+  assert.ok(
+    first.child.stdout.includes(`#admin=${kept.operatorStaffToken}&provider=${kept.providerStaffToken}\n`),
+    `the back-office URL carries the staff tokens in its fragment:\n${first.child.stdout}`,
+  );
+  assert.ok(!first.child.stdout.includes(kept.providerAdminToken) && !first.child.stdout.includes(adminToken), 'no configured admin token is printed');
+  const providerAdmin = (path: string) => fetch(`http://127.0.0.1:${ports[3]}${path}`, { headers: { authorization: `Bearer ${kept.providerStaffToken}` } });
+  assert.equal((await providerAdmin('/admin/outbox?operatorId=other')).status, 403, "the provider's staff token is scoped to the sandbox's operator");
+  assert.equal((await providerAdmin('/admin/staff')).status, 403, "and may not manage the provider's staff");
+  assert.equal((await providerAdmin('/admin/payouts')).status, 200);
 
   // The lobby's API: the demo players, one per currency.
   const players = await json(`${origin}/lobby/api/players`);
@@ -215,6 +225,7 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
 
   const second = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
   assert.match(second.child.stdout, /secrets read in .*; 0 demo players added/);
+  assert.ok(second.child.stdout.includes(`#admin=${kept.operatorStaffToken}&provider=${kept.providerStaffToken}\n`), 'the staff tokens are kept across starts');
   assert.equal(readFileSync(secretsPath, 'utf8'), secrets, 'the same secrets');
   const alice = await json(`${origin}/lobby/api/players/alice`);
   assert.equal(alice.body.balance, 105, 'the restart kept the deposit and seeded nothing again');
