@@ -193,6 +193,9 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#players tbody tr').length === 20, undefined, { timeout: PAGE_WAIT_MS });
   // By id, in code-point order: the demo players, the browser's, then the seeded ones.
   assert.deepEqual((await listed()).slice(0, 6), ['alice', 'bob', 'browser-player', 'chika', 'satoshi', 'seeded-01']);
+  // The audit log: the players made through the API, by the configured admin token, the newest first.
+  await page.waitForFunction(() => /player=seeded-25/.test((globalThis as any).document.getElementById('audit').textContent), undefined, { timeout: PAGE_WAIT_MS });
+  assert.match((await page.textContent('#audit tbody tr:first-child'))!, /admin-token.*POST \/admin\/players.*player=seeded-25.*25 EUR.*201/);
   await page.click('#players-more');
   await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#players tbody tr').length === 30, undefined, { timeout: PAGE_WAIT_MS });
   assert.equal((await listed()).at(-1), 'seeded-25');

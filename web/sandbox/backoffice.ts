@@ -88,7 +88,27 @@ const ui = {
   balanceChart: $('balance-chart'),
   ggrChart: $('ggr-chart'),
   codesChart: $('codes-chart'),
+  audit: $('audit'),
+  auditReload: $<HTMLButtonElement>('audit-reload'),
 };
+
+/** A row of the operator's audit log (GET /admin/audit). */
+interface AuditRow {
+  id: number;
+  at: number;
+  actor: string;
+  tokenId: string | null;
+  method: string;
+  route: string;
+  target: string | null;
+  amount: string | null;
+  currency: string | null;
+  address: string | null;
+  status: number;
+  code: string | null;
+}
+/** Audit rows shown: the newest. */
+const AUDIT_ROWS = 50;
 
 let current: Player | undefined;
 const listing = { players: [] as Player[], next: null as string | null };
@@ -380,6 +400,22 @@ async function loadOutbox(): Promise<void> {
   ui.outbox.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, `No ${status} items.`) : table(['Id', 'Kind', 'Path', 'Status', 'Attempts', 'Last answer', ''], rows, [4]));
 }
 
+// --------------------------------------------------------------- audit log
+
+async function loadAudit(): Promise<void> {
+  const page = await admin<{ items: AuditRow[] }>('GET', `/audit?limit=${AUDIT_ROWS}`);
+  const rows = page.items.map((row) => [
+    new Date(row.at).toISOString().replace('T', ' ').slice(0, 19),
+    row.tokenId === null ? row.actor : `${row.actor} (${row.tokenId})`,
+    `${row.method} ${row.route}`,
+    row.target ?? '',
+    row.amount === null ? '' : `${row.amount} ${row.currency ?? ''}`.trim(),
+    row.address ?? '',
+    row.code === null ? String(row.status) : `${row.status} ${row.code}`,
+  ]);
+  ui.audit.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'Nothing yet.') : table(['When (UTC)', 'Who', 'What', 'Target', 'Amount', 'From', 'Answer'], rows, [4]));
+}
+
 // ------------------------------------------------------------- all players
 
 /** Players per page of the list; More appends the next. */
@@ -426,7 +462,7 @@ async function choose(playerId: string): Promise<void> {
 
 async function refresh(): Promise<void> {
   if (current) await choose(current.playerId);
-  await Promise.all([loadPlayers(), loadOutbox(), drawGgr(), drawCodes()]).catch(fail);
+  await Promise.all([loadPlayers(), loadOutbox(), drawGgr(), drawCodes(), loadAudit()]).catch(fail);
 }
 
 function start(): void {
@@ -440,6 +476,7 @@ function start(): void {
     .catch(fail);
   void loadOutbox().catch(fail);
   void loadOutage().catch(fail);
+  void loadAudit().catch(fail);
   void drawGgr().catch(fail);
   void drawCodes().catch(fail);
 }
@@ -502,6 +539,7 @@ ui.transferKind.addEventListener('change', showTransfers);
 ui.roundsMore.addEventListener('click', () => void loadRounds(true).catch(fail));
 ui.transfersMore.addEventListener('click', () => void loadTransfers(true).catch(fail));
 ui.outboxStatus.addEventListener('change', () => void loadOutbox().catch(fail));
+ui.auditReload.addEventListener('click', () => void loadAudit().catch(fail));
 ui.outage.addEventListener('click', () => {
   const down = ui.outage.getAttribute('aria-pressed') !== 'true';
   api<{ down: boolean }>('POST', '/backoffice/api/outage', { down }, tokens.admin)
