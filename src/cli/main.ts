@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isCountryCode } from '../protocol/regions.js';
 import { compile } from '../protocol/validate.js';
-import { AdjustmentRequest, CreatePlayerRequest, PageQuery } from '../protocol/schemas.js';
+import { AdjustmentRequest, CreateLaunchKeyRequest, CreatePlayerRequest, PageQuery } from '../protocol/schemas.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { decimalFromString, inexactNumbers, SIGNIFICANT_DIGITS_MAX } from '../protocol/money.js';
 import { operatorOpenApi } from '../operator/operator-openapi.js';
@@ -141,8 +141,8 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     required: ['game'],
     summary: 'makes a one-time launch key for a player and a game',
     run: async ([playerId], values) => {
-      const game = values.game!;
-      report(await withService(configFrom(values), (service) => service.createLaunchKey(playerId!, game)), launchKeyBody);
+      const input = checkedArgs(CreateLaunchKeyRequest, { playerId, game: values.game });
+      report(await withService(configFrom(values), (service) => service.createLaunchKey(input.playerId, input.game)), launchKeyBody);
     },
   },
   {
@@ -412,6 +412,9 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
   const game = values.game!;
   const mode = values.mode ?? 'real';
   if (mode !== 'real' && mode !== 'fun') throw new UsageError('--mode must be real or fun');
+  if (mode === 'real' && !playerId) throw new UsageError('launch-url in real mode needs a player id');
+  // The id a launch key is made for obeys docs/protocol.md §5.4, as in POST /admin/launch-keys.
+  if (mode === 'real') checkedArgs(CreateLaunchKeyRequest, { playerId, game });
   const link = linkFrom(values);
   const urls = Object.fromEntries(
     (['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
