@@ -14,6 +14,18 @@ export const LaunchRequest = Type.Object({
   language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'BCP 47 language tag (default en).' })),
 });
 
+/**
+ * A player made from the lobby: no balance, as a casino's sign-up page
+ * takes none; money comes in as deposits, which are the back office's
+ * (POST /admin/players/{playerId}/adjustments). A lobby that took an opening
+ * balance would let any page that reaches it mint money.
+ */
+export const LobbyCreatePlayerRequest = Type.Object({
+  playerId: S.PlayerId,
+  currency: S.CurrencyCode,
+  country: Type.Optional(S.CountryCode),
+});
+
 export const LobbyGame = Type.Object({
   slug: S.GameSlug,
   title: Type.String(),
@@ -40,9 +52,9 @@ export function lobbyOpenApiPaths() {
         responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(LOBBY) },
       },
       post: {
-        summary: 'Create a player with an opening balance (booked as a deposit).',
+        summary: 'Create a player, with a balance of 0: deposits are made in the back office (POST /admin/players/{playerId}/adjustments). A body with `balance` is refused 400.',
         description: sandboxOnly,
-        requestBody: body(S.CreatePlayerRequest),
+        requestBody: body(LobbyCreatePlayerRequest),
         responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_EXISTS', 'UNSUPPORTED_MEDIA_TYPE']) },
       },
     },

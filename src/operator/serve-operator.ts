@@ -86,6 +86,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     app = await buildOperatorApp({
       store,
       ...credentials,
+      metricsToken: config.metricsToken,
       bodyBytesMax: config.bodyBytesMax,
       transactionsPerRequestMax: config.transactionsPerRequestMax,
       requestTimeoutMs: config.requestTimeoutMs,

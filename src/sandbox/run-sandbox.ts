@@ -25,6 +25,7 @@ import type { RoundCompletion } from '../provider/round-completion.js';
 import { openStore } from '../stores/open-store.js';
 import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
+import { loopbackAuthorities } from '../http/host-guard.js';
 import { seedDemoPlayers } from './demo-seed.js';
 import { registerSandboxPages } from './sandbox-pages.js';
 import { registerCasinoOutage } from './casino-outage.js';
@@ -137,6 +138,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       adminToken: secrets.adminToken,
       logger: operatorLogger,
       homeSections: SANDBOX_HOME_SECTIONS,
+      // The lobby takes no token: only requests addressed to this machine's own names for the sandbox are answered,
+      // so that a web page cannot reach it through DNS rebinding (docs/sandbox.md#who-may-call-what).
+      allowedHosts: loopbackAuthorities(settings.operatorPort),
     });
     closers.push(() => operatorApp.close());
     const service = new OperatorService(operatorStore, REAL_WORLD);
@@ -148,9 +152,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
     registerCasinoOutage(operatorApp, { adminToken: secrets.adminToken });
-    const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken);
+    const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken, new URL(operatorUrl).host);
 
-    const provider = await buildProviderNode(providerConfig, { logger: providerLogger });
+    const provider = await buildProviderNode(providerConfig, { logger: providerLogger, allowedHosts: loopbackAuthorities(settings.providerPort) });
     // Closed in reverse: the app, then the delivery (its sends in flight answered and recorded), the games and the store.
     closers.push(() => provider.stopWork());
     providerApp = provider.app;

@@ -28,9 +28,13 @@ const PAGE_FILES: Record<string, { file: string; type: string }> = {
   '/sandbox-assets/favicon.svg': { file: 'web/favicon.svg', type: 'image/svg+xml' },
 };
 
-/** The pages load scripts and styles of their own origin only; the game's iframe comes from the provider. */
+/**
+ * The pages load scripts and styles of their own origin only; the game's
+ * iframe comes from the provider. No other site may frame them (a page
+ * that did could make a person click the back office's buttons unseen).
+ */
 function pagePolicy(providerOrigin: string): string {
-  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src ${providerOrigin}; base-uri 'none'; form-action 'none'`;
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src ${providerOrigin}; frame-ancestors 'self'; base-uri 'none'; form-action 'none'`;
 }
 
 /** The path the pass-through answers under; what follows it is passed to the provider's /admin/. */
