@@ -9,7 +9,9 @@
  * first and a --database that is not PostgreSQL are refused with a clear
  * message; and the lobby's API answers what the lobby page needs: the
  * players, every game of the provider's catalog with its ladder in a
- * currency, launch URLs for real and for fun, and problems with their codes;
+ * currency, launch URLs for real and for fun, new players at 0 (a body
+ * with a balance is refused: deposits are the back office's), and problems
+ * with their codes;
  * the back office's Casino down switch answers the provider's calls 503
  * until it is switched back.
  * With DATABASE_URL, both sides run in one PostgreSQL database, each in a
