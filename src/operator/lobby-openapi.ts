@@ -34,8 +34,10 @@ export const LobbyGame = Type.Object({
 });
 
 
-const LOBBY = ['INVALID_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
-const sandboxOnly = 'Served by `wagerlink sandbox` only (on 127.0.0.1, without a token: docs/sandbox.md#who-may-call-what).';
+/** Every lobby route: the sandbox answers only its own loopback names, and a POST only from its own pages (HOST_NOT_ALLOWED). */
+const LOBBY = ['INVALID_REQUEST', 'HOST_NOT_ALLOWED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+const sandboxOnly =
+  'Served by `wagerlink sandbox` only (on 127.0.0.1, without a token, to requests addressed to 127.0.0.1, localhost or [::1] and, for a POST, from a page of one of them: docs/sandbox.md#who-may-call-what).';
 
 const LobbyGames = Type.Object({ currency: S.CurrencyCode, items: Type.Array(LobbyGame) });
 

@@ -62,6 +62,20 @@ test('/metrics answers the admin token, and refuses 401 a caller without it', as
   }
 });
 
+test("the provider's metricsToken reads /metrics and nothing else", async () => {
+  const token = 'a-scraper-token-for-metrics';
+  const own = await makeProvider({ edit: (file) => (file.metricsToken = token) });
+  try {
+    const metrics = await own.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(metrics.statusCode, 200);
+    assert.equal(metrics.headers['cache-control'], 'no-store');
+    const admin = await own.app.inject({ method: 'GET', url: '/admin/outbox', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(admin.statusCode, 401);
+  } finally {
+    await own.close();
+  }
+});
+
 test('the page escapes what it shows', () => {
   const html = homePageHtml('A <b>&</b>', [{ heading: 'h"', text: "it's", links: [{ href: '/x?a=1&b="2"', text: '<i>' }] }]);
   assert.match(html, /<title>A &#60;b&#62;&#38;&#60;\/b&#62;<\/title>/);

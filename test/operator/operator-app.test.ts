@@ -56,6 +56,9 @@ test('`operator serve` hands its app the process metrics, read with the metrics 
     const byAdmin = await request(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     assert.equal(byAdmin.statusCode, 200);
     await byAdmin.body.dump();
+    const scraper = await request(`http://127.0.0.1:${port}/admin/players/alice`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(scraper.statusCode, 401, 'the metrics token opens nothing but /metrics');
+    await scraper.body.dump();
     const metrics = await request(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     assert.equal(metrics.statusCode, 200);
     assert.equal(metrics.headers['cache-control'], 'no-store');
