@@ -44,8 +44,8 @@ const PASS_PREFIX = '/backoffice/provider/admin/';
  * Characters a passed path may not hold, raw or percent-encoded: a backslash
  * (the URL parser reads it as a slash), controls and spaces (it drops tabs
  * and newlines, so `..%09` becomes `..`), and an encoded dot or slash, which
- * the provider's router decodes after the URL was judged. Such a path is no
- * way a page of the back office names a resource.
+ * the provider's router decodes after the URL was judged. No page of the
+ * back office names a resource so.
  */
 const PASS_FORBIDDEN = /[\\\x00-\x20\x7f]|%(?:2e|2f|5c|[01][0-9a-f]|7f)|%(?![0-9a-f]{2})/i;
 
