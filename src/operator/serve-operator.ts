@@ -26,6 +26,7 @@ import { ConfigError, requireServeSecrets, type OperatorConfig } from './operato
 import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
 import { serverLogger } from '../http/server-logger.js';
+import { restrictUmask } from '../platform/owner-only-files.js';
 
 /**
  * A worker still running this long (ms) after its shutdown time-out is
@@ -44,6 +45,9 @@ function isStopMessage(message: unknown): message is StopMessage {
 }
 
 export async function serveOperator(config: OperatorConfig): Promise<void> {
+  // Before any file is made: everything this process (and each worker it forks) writes is its owner's alone
+  // (owner-only-files.ts).
+  restrictUmask();
   const credentials = requireServeSecrets(config);
   const backend = backendOf(config.database);
   if (config.workers > 1 && !backend.capabilities.sharedByProcesses) {

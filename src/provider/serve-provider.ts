@@ -18,6 +18,7 @@ import { listenOn } from '../http/listen.js';
 import { stopOnSignals } from '../http/stop-on-signals.js';
 import { buildProviderNode } from './provider-node.js';
 import { serverLogger } from '../http/server-logger.js';
+import { restrictUmask } from '../platform/owner-only-files.js';
 
 export interface ServeProviderFlags {
   host?: string;
@@ -45,6 +46,8 @@ export function movedPublicBaseUrl(publicBaseUrl: string, configPort: number, po
 }
 
 export async function serveProvider(configPath: string, flags: ServeProviderFlags = {}): Promise<void> {
+  // Before any file is made: everything this process writes is its owner's alone (owner-only-files.ts).
+  restrictUmask();
   const config = readProviderConfig(configPath);
   const logger = serverLogger(config.logLevel, { service: 'wagerlink-provider' });
   for (const warning of config.warnings) logger.warn(warning);
