@@ -26,7 +26,7 @@ import { ConfigError, requireServeSecrets, type OperatorConfig } from './operato
 import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
 import { serverLogger } from '../http/server-logger.js';
-import { restrictUmask } from '../platform/owner-only-files.js';
+import { openFolderWarning, restrictUmask } from '../platform/owner-only-files.js';
 
 /**
  * A worker still running this long (ms) after its shutdown time-out is
@@ -84,6 +84,9 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     cryptoDecimals: config.cryptoDecimals,
     postgres: config.postgres,
   });
+  // A SQLite database's folder that others may list is the owner's to narrow, not ours: said once, at start.
+  const openFolder = backendOf(config.database).name === 'sqlite' ? openFolderWarning(config.database) : undefined;
+  if (openFolder !== undefined) logger.warn(openFolder);
   let app: FastifyInstance;
   let address: string;
   try {

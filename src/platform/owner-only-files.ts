@@ -60,6 +60,20 @@ export function ownerOnlyFolder(folder: string, options: { tighten?: boolean } =
   return mode;
 }
 
+/**
+ * A warning for a server to log when the folder that holds its database
+ * (`databasePath`) lets the group or others in, or undefined when it does
+ * not. Such a folder is not narrowed (ownerOnlyFolder leaves a folder that
+ * existed as it is): the files in it are 0600 all the same, but whoever
+ * may list it sees their names and sizes, and the owner should choose.
+ */
+export function openFolderWarning(databasePath: string): string | undefined {
+  const folder = dirname(resolve(databasePath));
+  const mode = statSync(folder).mode & 0o777;
+  if ((mode & WIDER_THAN_FOLDER) === 0) return undefined;
+  return `the database's folder ${folder} is open to others (mode 0${mode.toString(8)}): the files in it are readable by their owner alone, but others may list them; make it owner-only with chmod 700 ${folder}`;
+}
+
 /** Makes `path` an owner-only file: created empty (0600) when missing, never truncated, narrowed to 0600 when wider. */
 export function ownerOnlyFile(path: string): void {
   const fd = openSync(path, 'a', OWNER_ONLY_FILE_MODE);

@@ -18,7 +18,8 @@ import { listenOn } from '../http/listen.js';
 import { stopOnSignals } from '../http/stop-on-signals.js';
 import { buildProviderNode } from './provider-node.js';
 import { serverLogger } from '../http/server-logger.js';
-import { restrictUmask } from '../platform/owner-only-files.js';
+import { openFolderWarning, restrictUmask } from '../platform/owner-only-files.js';
+import { providerBackendOf } from './store/open-provider-store.js';
 
 export interface ServeProviderFlags {
   host?: string;
@@ -61,6 +62,9 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   }
   const node = await buildProviderNode(config, { logger, metrics: { processMetrics: true } });
   const { app, delivery } = node;
+  // A SQLite database's folder that others may list is the owner's to narrow, not ours: said once, at start.
+  const openFolder = providerBackendOf(config.database) === 'sqlite' ? openFolderWarning(config.database) : undefined;
+  if (openFolder !== undefined) logger.warn(openFolder);
   let address: string;
   try {
     address = await listenOn(app, { host: config.host, port: config.port }, '--port or the config\'s "port"');

@@ -7,7 +7,9 @@
  * shared-memory files, the sandbox's secrets and request log), while they
  * serve a game opened with a launch key and after they stop. A data folder
  * an earlier sandbox left open to others is narrowed to 0700, with its old
- * request log and secrets, and the start says so.
+ * request log and secrets, and the start says so. A `serve` whose database
+ * is in a folder that existed, open to others, leaves the folder as it is
+ * and warns, naming it; its files are 0600 all the same.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,10 +115,13 @@ test('a data folder an earlier sandbox left open (0755, a log 0644) is narrowed,
   assert.equal((await again.stop('SIGTERM')).code, 0, again.output());
 });
 
-test('operator serve and provider serve under umask 000: their database folders 0700, databases and WAL 0600, serving and stopped', async (t) => {
+test('operator serve and provider serve under umask 000: the database folders they make 0700, databases and WAL 0600, serving and stopped; a folder open to others is named in a warning', async (t) => {
   const dir = root();
   const operatorData = join(dir, 'operator', 'data');
-  const providerData = join(dir, 'provider', 'data');
+  // The provider's database goes into a folder that exists, open to others: the owner's to narrow.
+  const providerData = join(dir, 'provider');
+  mkdirSync(providerData);
+  chmodSync(providerData, 0o755);
   const operatorPort = await freePort();
   const operatorOrigin = `http://127.0.0.1:${operatorPort}`;
   const operator = underUmask000(
@@ -157,10 +162,17 @@ test('operator serve and provider serve under umask 000: their database folders 
   const opened = await post(`${providerOrigin}${launch.path}/api/open`, { token: launch.token });
   assert.equal(opened.status, 200, JSON.stringify(opened.body));
 
+  /** The provider's folder as it was left: every file in it 0600, the folder itself still 0755. */
+  const assertProviderFiles = (expected: readonly string[]) => {
+    const modes = modesUnder(providerData);
+    assert.deepEqual([...modes].sort(), [['.', 0o755], ...expected.map((name) => [name, 0o600] as [string, number])].sort());
+  };
   assertOwnerOnly(join(dir, 'operator'), ['data', ...SQLITE_FILES('operator.db').map((name) => join('data', name))]);
-  assertOwnerOnly(join(dir, 'provider'), ['data', ...SQLITE_FILES('provider.db').map((name) => join('data', name))]);
+  assertProviderFiles(SQLITE_FILES('provider.db'));
+  assert.match(provider.output(), new RegExp(`the database's folder ${providerData} is open to others \\(mode 0755\\).*chmod 700 ${providerData}`));
+  assert.doesNotMatch(operator.output(), /open to others/, 'a folder the server made needs no warning');
   assert.equal((await provider.stop('SIGTERM')).code, 0, provider.output());
   assert.equal((await operator.stop('SIGTERM')).code, 0, operator.output());
   assertOwnerOnly(join(dir, 'operator'), [join('data', 'operator.db')]);
-  assertOwnerOnly(join(dir, 'provider'), [join('data', 'provider.db')]);
+  assertProviderFiles(['provider.db']);
 });
