@@ -4,16 +4,18 @@
  * --database-file (a SQLite path here, and with DATABASE_URL a postgres://
  * URL) and work without a warning; a postgres:// URL with a password given
  * as --database works but is warned about on stderr, one without a password
- * is not; `provider serve` and the sandbox read --database-file too (their
- * refusals of what it holds show that they read it); and a missing file is a
- * usage error, run as the built CLI.
+ * is not; `provider serve` runs on the database its --database-file names,
+ * and the sandbox reads the file too (its refusal of what the file holds
+ * shows it); and a missing file is a usage error, run as the built CLI.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempDir } from '../helpers.js';
-import { runWagerlink } from '../harness/child-process.js';
+import { request } from 'undici';
+import { runWagerlink, startWagerlink } from '../harness/child-process.js';
+import { exampleConfigFile } from '../provider/provider-helpers.js';
 import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../stores/postgres-fixtures.js';
 
 describe('--database-file', () => {
@@ -46,6 +48,25 @@ describe('--database-file', () => {
     const withoutPassword = await runWagerlink(['operator', 'verify', '--database', 'postgres://wl@127.0.0.1:1/wl']);
     assert.equal(withoutPassword.code, 1);
     assert.doesNotMatch(withoutPassword.stderr, /warning/);
+  });
+
+  test("provider serve runs on the database its --database-file names, not the config's", async (t) => {
+    const config = exampleConfigFile();
+    config.database = join(temp.dir, 'config-named.db');
+    config.port = 0;
+    const configPath = join(temp.dir, 'provider.json');
+    writeFileSync(configPath, JSON.stringify(config));
+    const chosen = join(temp.dir, 'file-named.db');
+    const { child, ready } = await startWagerlink(['provider', 'serve', '--config', configPath, '--database-file', settingFile('provider-setting', chosen)], {
+      ready: /ready on (http:\/\/[^"\s]+)/,
+      until: t,
+    });
+    const health = await request(`${ready[1]}/health`);
+    assert.equal(health.statusCode, 200);
+    await health.body.dump();
+    assert.ok(existsSync(chosen), 'the database named in the file is made');
+    assert.ok(!existsSync(config.database as string), "the config's database is not");
+    assert.doesNotMatch(child.output(), /warning: --database/);
   });
 
   test('provider serve and the sandbox read --database-file; a missing file, or both options, is a usage error', async () => {
