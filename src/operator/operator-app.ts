@@ -26,7 +26,7 @@ import {
   GgrQuery,
   PageQuery,
   PlayersQuery,
-  PlayerId,
+  StoredPlayerId,
   PayoutRequest,
   TRANSACTIONS_PER_REQUEST_MAX,
   TransactionRequest,
@@ -59,7 +59,7 @@ export interface OperatorAppOptions {
   accessTokens: readonly string[];
   /**
    * Bearer token of the back-office API: a built-in admin account, named
-   * `admin-token` in the audit log. Given as `sha256:<hex>`, it is checked
+   * `admin-token` in the audit log; it reads /metrics too. Given as `sha256:<hex>`, it is checked
    * by its hash and the configuration holds no usable credential.
    */
   adminToken: string;
@@ -67,6 +67,8 @@ export interface OperatorAppOptions {
   staffLimits?: StaffLimits;
   /** Hands over the back office's guard once built: its route table, for tests that walk every route. */
   onGuard?: (guard: StaffGuard) => void;
+  /** Bearer token that reads /metrics and nothing else: a scraper's. Default none (the admin token reads it). */
+  metricsToken?: string | undefined;
   bodyBytesMax?: number;
   transactionsPerRequestMax?: number;
   /** A request's headers and body must arrive within this (ms); default REQUEST_TIMEOUT_MS (docs/protocol.md §9). */
@@ -79,6 +81,8 @@ export interface OperatorAppOptions {
    * passes metrics with them.
    */
   metrics?: OperatorMetrics;
+  /** The authorities (host:port) it answers for, others refused (json-api.ts); default any: the sandbox sets its own. */
+  allowedHosts?: readonly string[];
   /** Sections the page at `/` shows before its own: the sandbox's lobby and back office, which a bare server does not serve. */
   homeSections?: readonly HomeSection[];
 }
@@ -129,8 +133,12 @@ function dayStart(day: string): number | undefined {
 }
 
 const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-/** Route parameters of the back office, checked like the bodies that carry the same ids. */
-const playerParams = compile(Type.Object({ playerId: PlayerId }));
+/**
+ * Route parameters of the back office: a player it holds, by the id it was
+ * stored under, which may be older than the rule new ids obey (docs/protocol.md
+ * §5.4), so that such a player can still be read, adjusted and blocked.
+ */
+const playerParams = compile(Type.Object({ playerId: StoredPlayerId }));
 
 function playerJson(player: PlayerView): string {
   return stringify(playerBody(player));
@@ -149,12 +157,12 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   if (accessTokens.length === 0) throw new Error('at least one access token is required');
   if (options.adminToken.length === 0) throw new Error('an admin token is required');
 
-  const app = createJsonApi({ bodyBytesMax, requestTimeoutMs: options.requestTimeoutMs, logger: options.logger });
+  const app = createJsonApi({ bodyBytesMax, requestTimeoutMs: options.requestTimeoutMs, logger: options.logger, allowedHosts: options.allowedHosts });
 
   // Wiring, not work: the store calls it as it commits, and nothing runs meanwhile.
   options.store.onCommit?.((seconds) => metrics.observeCommit(seconds));
 
-  exposeMetrics(app, metrics.requests, metrics.registry);
+  exposeMetrics(app, metrics.requests, metrics.registry, [options.metricsToken ?? '', options.adminToken]);
 
   /**
    * A wallet call as the provider makes it (its bearer token was checked on
@@ -242,11 +250,10 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
     ...(options.homeSections ?? []),
     {
       heading: 'This server',
-      text: 'The wallet a game provider calls: POST /authenticate, /transaction and /payout, signed (docs/protocol.md). The back office is under /admin, with its bearer token.',
+      text: 'The wallet a game provider calls: POST /authenticate, /transaction and /payout, signed (docs/protocol.md). The back office is under /admin, with its bearer token; Prometheus metrics at /metrics, with the metrics or admin token.',
       links: [
         { href: '/openapi.json', text: 'OpenAPI document of every endpoint' },
         { href: '/health', text: 'Health: the server and its database' },
-        { href: '/metrics', text: 'Prometheus metrics' },
       ],
     },
   ]);
@@ -265,7 +272,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
       });
       onGuard?.(guard);
 
-      // Every :playerId of the back office obeys PlayerId, as in the bodies that create players: a
+      // Every :playerId of the back office obeys StoredPlayerId, what ids always had to be: a
       // control character (U+0000 cannot even reach PostgreSQL) or an over-long id is the caller's
       // mistake, 400, never a storage failure. A hook, so that a new route cannot forget it.
       admin.addHook('onRequest', async (request, reply) => {

@@ -25,6 +25,8 @@ export interface OperatorConfig {
   secretNext: string | undefined;
   accessTokens: string[];
   adminToken: string | undefined;
+  /** Reads /metrics and nothing else (a scraper's); the admin token reads it too. */
+  metricsToken: string | undefined;
   logLevel: string;
   rules: RulesConfig;
   bodyBytesMax: number;
@@ -62,8 +64,9 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_SECRET: 'HMAC secret shared with the provider (required to serve)',
   WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
   WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
-  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API, a built-in admin account; or sha256:<hex> of it (required to serve)',
+  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API, a built-in admin account; or sha256:<hex> of it (required to serve); it reads /metrics too',
   WAGERLINK_STAFF_LIMITS: 'staff money limits per call, e.g. payments:EUR=2500,*=5000;admin:*=50000 (default payments:*=5000,BTC=0.1,ETH=2; admin none)',
+  WAGERLINK_METRICS_TOKEN: 'bearer token that reads /metrics and nothing else, for a Prometheus scraper (default none)',
   WAGERLINK_LOG_LEVEL: 'pino log level (default info)',
   WAGERLINK_SESSION_IDLE_MINUTES: 'session idle expiry in minutes (default 30)',
   WAGERLINK_LAUNCH_KEY_TTL_MINUTES: 'launch key life until first use in minutes (default 10)',
@@ -165,6 +168,7 @@ export function readOperatorConfig(
     secretNext: env.WAGERLINK_SECRET_NEXT || undefined,
     accessTokens: tokens,
     adminToken: env.WAGERLINK_ADMIN_TOKEN || undefined,
+    metricsToken: env.WAGERLINK_METRICS_TOKEN || undefined,
     logLevel: env.WAGERLINK_LOG_LEVEL || 'info',
     rules: {
       sessionIdleMs: positiveInteger(env, 'WAGERLINK_SESSION_IDLE_MINUTES', DEFAULT_RULES.sessionIdleMs / 60_000) * 60_000,

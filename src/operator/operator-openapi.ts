@@ -14,7 +14,7 @@ const WIRE_AUTH = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'PAY
 const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'FORBIDDEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const wire = [{ serverSignature: [], accessToken: [] }];
 const admin = [{ adminToken: [] }];
-const playerParam = [{ name: 'playerId', in: 'path', required: true, schema: plain(S.PlayerId) }];
+const playerParam = [{ name: 'playerId', in: 'path', required: true, schema: plain(S.StoredPlayerId) }];
 const pageParams = [
   { name: 'limit', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, description: 'Items per page, 1..500 (default 50).' },
   { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
@@ -78,10 +78,10 @@ export function operatorOpenApi() {
           security: admin,
           parameters: [
             pageParams[0],
-            { name: 'cursor', in: 'query', required: false, schema: plain(S.PlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
+            { name: 'cursor', in: 'query', required: false, schema: plain(S.StoredPlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
             { name: 'currency', in: 'query', required: false, schema: plain(S.CurrencyCode), description: 'Only players of this currency.' },
             { name: 'blocked', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only blocked (true) or unblocked (false) players.' },
-            { name: 'prefix', in: 'query', required: false, schema: plain(S.PlayerId), description: 'Only players whose id starts with this text.' },
+            { name: 'prefix', in: 'query', required: false, schema: plain(S.StoredPlayerId), description: 'Only players whose id starts with this text.' },
           ],
           responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(ADMIN) },
         },
@@ -155,6 +155,7 @@ export function operatorOpenApi() {
         serverSignature: { type: 'apiKey', in: 'header', name: 'X-Server-Authorization', description: 'Lowercase hex of HMAC-SHA256(secret, raw request body).' },
         accessToken: { type: 'http', scheme: 'bearer', description: 'Static server-to-server token issued by the operator.' },
         adminToken: { type: 'http', scheme: 'bearer', description: STAFF_TOKEN_DESCRIPTION },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'Token that reads /metrics and nothing else (WAGERLINK_METRICS_TOKEN).' },
       },
     },
   };

@@ -25,6 +25,7 @@ import type { RoundCompletion } from '../provider/round-completion.js';
 import { openStore } from '../stores/open-store.js';
 import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
+import { loopbackAuthorities } from '../http/host-guard.js';
 import { seedDemoPlayers } from './demo-seed.js';
 import { registerSandboxPages } from './sandbox-pages.js';
 import { registerCasinoOutage } from './casino-outage.js';
@@ -44,6 +45,7 @@ import { adminTokenMatcher, isStaffTokenShape, staffTokenHash } from '../access/
 import { tokenValid } from '../access/staff.js';
 import { allows } from '../access/roles.js';
 import { bearerToken } from '../protocol/signing.js';
+import { OWNER_ONLY_FILE_MODE, OWNER_ONLY_FOLDER_MODE, ownerOnlyFolder, restrictUmask, tightenFile } from '../platform/owner-only-files.js';
 
 /** The file in the data folder that holds a line per request of both sides (appended to by each start). */
 export const SANDBOX_LOG_FILE = 'sandbox.log';
@@ -64,6 +66,11 @@ export interface SandboxOutput {
   write(line: string): void;
 }
 
+/** A file mode as `chmod` takes it: 0755. */
+function octal(mode: number): string {
+  return `0${mode.toString(8)}`;
+}
+
 /** Listens, or explains a port that is taken in words a newcomer acts on. */
 async function listen(app: FastifyInstance, port: number, what: string, option: string): Promise<void> {
   try {
@@ -77,14 +84,20 @@ async function listen(app: FastifyInstance, port: number, what: string, option: 
 }
 
 export async function runSandbox(settings: SandboxSettings, out: SandboxOutput = { write: (line) => process.stdout.write(`${line}\n`) }): Promise<void> {
+  // Before any file is made: everything this process writes is its owner's alone (owner-only-files.ts). The data
+  // folder is the sandbox's own (its secrets are in it), so one an earlier version left open to others is narrowed.
+  restrictUmask();
+  const folderWas = ownerOnlyFolder(settings.dataDir, { tighten: true });
   const { secrets, created } = loadOrCreateSecrets(settings.dataDir);
   // Every request, refusals included, at the servers' default level into a file in the data folder; on the terminal,
   // warnings and failures only, so that the URLs stay readable among a lobby's and a game's steady requests.
   const logFile = join(settings.dataDir, SANDBOX_LOG_FILE);
+  // The log names players and their rounds: owner-only, like the databases, including a log an earlier version left wider.
+  tightenFile(logFile);
   const logger = pino(
     { level: 'info', base: { service: 'wagerlink-sandbox' } },
     pino.multistream([
-      { level: 'info', stream: pino.destination({ dest: logFile, append: true, sync: true }) },
+      { level: 'info', stream: pino.destination({ dest: logFile, append: true, sync: true, mode: OWNER_ONLY_FILE_MODE }) },
       { level: 'warn', stream: pino.destination(2) },
     ]),
   );
@@ -135,13 +148,20 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     });
     closers.push(() => operatorStore.close());
     operatorStore.onFatal?.(exitOnStorageFailure(operatorLogger));
+    // The back office's own accounts (sandbox-staff.ts): the configured admin tokens stay with the servers.
+    const operatorStaffToken = await sandboxStaffToken(operatorStore, settings.dataDir, { name: 'operatorStaffToken', role: 'admin', operators: null });
     operatorApp = await buildOperatorApp({
       store: operatorStore,
       secrets: [secrets.secret],
       accessTokens: [secrets.accessToken],
       adminToken: secrets.adminToken,
+      // The back office's chart reads the operator's /metrics with the token it holds.
+      metricsToken: operatorStaffToken,
       logger: operatorLogger,
       homeSections: SANDBOX_HOME_SECTIONS,
+      // The lobby takes no token: only requests addressed to this machine's own names for the sandbox are answered,
+      // so that a web page cannot reach it through DNS rebinding (docs/sandbox.md#who-may-call-what).
+      allowedHosts: loopbackAuthorities(settings.operatorPort),
     });
     closers.push(() => operatorApp.close());
     const service = new OperatorService(operatorStore, REAL_WORLD);
@@ -152,8 +172,6 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       lobbyUrl: `${operatorUrl}/lobby/`,
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
-    // The back office's own accounts (sandbox-staff.ts): the configured admin tokens stay with the servers.
-    const operatorStaffToken = await sandboxStaffToken(operatorStore, settings.dataDir, { name: 'operatorStaffToken', role: 'admin', operators: null });
     const isAdminToken = adminTokenMatcher(secrets.adminToken);
     registerCasinoOutage(operatorApp, {
       admitted: async (authorization) => {
@@ -165,9 +183,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
         return found !== null && tokenValid(found, Date.now()) && allows(found.account.role, 'players.manage');
       },
     });
-    const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken);
+    const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken, new URL(operatorUrl).host);
 
-    const provider = await buildProviderNode(providerConfig, { logger: providerLogger });
+    const provider = await buildProviderNode(providerConfig, { logger: providerLogger, allowedHosts: loopbackAuthorities(settings.providerPort) });
     // Closed in reverse: the app, then the delivery (its sends in flight answered and recorded), the games and the store.
     closers.push(() => provider.stopWork());
     providerApp = provider.app;
@@ -189,6 +207,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     process.on('SIGTERM', onSignal);
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
+    if (folderWas !== undefined) {
+      out.write(`The data folder was open to others (mode ${octal(folderWas)}): it is now ${octal(OWNER_ONLY_FOLDER_MODE)}, its owner's alone`);
+    }
     for (const line of databaseLines(settings)) out.write(line);
     out.write('');
     out.write(`  Lobby        ${operatorUrl}/lobby/`);
