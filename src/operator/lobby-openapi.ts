@@ -22,7 +22,8 @@ export const LobbyGame = Type.Object({
 });
 
 
-const LOBBY = ['INVALID_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+/** Every call of the lobby's API is limited per address, and a body to PLAYER_BODY_BYTES_MAX (docs/sandbox.md). */
+const LOBBY = ['INVALID_REQUEST', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const sandboxOnly = 'Served by `wagerlink sandbox` only (on 127.0.0.1, without a token: docs/sandbox.md#who-may-call-what).';
 
 const LobbyGames = Type.Object({ currency: S.CurrencyCode, items: Type.Array(LobbyGame) });
@@ -43,7 +44,7 @@ export function lobbyOpenApiPaths() {
         summary: 'Create a player with an opening balance (booked as a deposit).',
         description: sandboxOnly,
         requestBody: body(S.CreatePlayerRequest),
-        responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_EXISTS', 'UNSUPPORTED_MEDIA_TYPE']) },
+        responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_EXISTS', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']) },
       },
     },
     '/lobby/api/players/{playerId}': {
@@ -67,7 +68,7 @@ export function lobbyOpenApiPaths() {
         summary: "A launch URL from the provider's /generate-launch-url: real money for a player (a fresh launch key), or fun.",
         description: sandboxOnly,
         requestBody: body(LaunchRequest),
-        responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY', 'UNSUPPORTED_MEDIA_TYPE']) },
+        responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']) },
       },
     },
   };
