@@ -499,7 +499,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   };
 
   // Anyone may call the page's API, `open` without a launch: each address, and each launch's rounds, are
-  // limited (docs/provider.md, "Limits of the game pages' API"), and bodies are held to what a page sends.
+  // limited (docs/provider.md, "Limits of the page's API"), and bodies are held to what a page sends.
   await enableCallLimits(app);
   const windowMs = config.limits.playerRateWindowMs;
   const perAddress = callLimiter(app, { callsMax: config.limits.playerCallsPerAddressMax, windowMs }, 'from this address');

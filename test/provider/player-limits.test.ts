@@ -1,6 +1,6 @@
 /**
  * Proves the limits of the game pages' API (docs/provider.md, "Limits of the
- * game pages' API"), on every provider store backend: a body nested deeper
+ * page's API"), on every provider store backend: a body nested deeper
  * than NESTING_DEPTH_MAX is refused 400 before it is parsed, and one nested
  * to the limit passes that check; a 100,000-deep body, like any body over
  * PLAYER_BODY_BYTES_MAX, is refused 413 unread, while a play with the
