@@ -77,7 +77,7 @@ for (const backend of OPERATOR_BACKENDS) {
     test('a body nested deeper than the limit is refused 400 naming the limit, unparsed, and creates nothing', async () => {
       const playerId = `deep-${randomUUID().slice(0, 8)}`;
       // Within the body limit, and not JSON: JSON.parse would have called it a syntax error.
-      const deep = `{"playerId":"${playerId}","currency":"EUR","balance":1,"x":${'['.repeat(4_000)}`;
+      const deep = `{"playerId":"${playerId}","currency":"EUR","x":${'['.repeat(4_000)}`;
       const answer = await lobby('POST', '/lobby/api/players', freshAddress(), deep);
       assertProblem(answer, 'INVALID_REQUEST');
       assert.equal(answer.body.detail, `body: arrays and objects nest deeper than ${NESTING_DEPTH_MAX} levels, the limit of docs/protocol.md §1.2`);
@@ -86,7 +86,7 @@ for (const backend of OPERATOR_BACKENDS) {
 
     test('a body nested exactly to the limit passes the check and creates its player', async () => {
       const playerId = `at-limit-${randomUUID().slice(0, 8)}`;
-      const text = `{"playerId":"${playerId}","currency":"EUR","balance":1,"x":${'['.repeat(NESTING_DEPTH_MAX - 1)}${']'.repeat(NESTING_DEPTH_MAX - 1)}}`;
+      const text = `{"playerId":"${playerId}","currency":"EUR","x":${'['.repeat(NESTING_DEPTH_MAX - 1)}${']'.repeat(NESTING_DEPTH_MAX - 1)}}`;
       const answer = await lobby('POST', '/lobby/api/players', freshAddress(), text);
       assert.equal(answer.status, 201, answer.raw);
       assert.equal(answer.body.playerId, playerId);
@@ -96,7 +96,7 @@ for (const backend of OPERATOR_BACKENDS) {
       const deep = await lobby('POST', '/lobby/api/players', freshAddress(), '['.repeat(100_000));
       assertProblem(deep, 'PAYLOAD_TOO_LARGE');
       assert.equal(deep.body.detail, `body is over the limit of ${PLAYER_BODY_BYTES_MAX} bytes`);
-      const padded = JSON.stringify({ playerId: 'padded', currency: 'EUR', balance: 1, pad: 'x'.repeat(PLAYER_BODY_BYTES_MAX) });
+      const padded = JSON.stringify({ playerId: 'padded', currency: 'EUR', pad: 'x'.repeat(PLAYER_BODY_BYTES_MAX) });
       assertProblem(await lobby('POST', '/lobby/api/players', freshAddress(), padded), 'PAYLOAD_TOO_LARGE');
       assertProblem(await lobby('POST', '/lobby/api/launch', freshAddress(), padded), 'PAYLOAD_TOO_LARGE');
     });
@@ -107,7 +107,7 @@ for (const backend of OPERATOR_BACKENDS) {
         const answer = await lobby('GET', '/lobby/api/players?limit=1', address);
         assert.equal(answer.status, 200, answer.raw);
       }
-      const refused = await lobby('POST', '/lobby/api/players', address, JSON.stringify({ playerId: `late-${randomUUID().slice(0, 8)}`, currency: 'EUR', balance: 1 }));
+      const refused = await lobby('POST', '/lobby/api/players', address, JSON.stringify({ playerId: `late-${randomUUID().slice(0, 8)}`, currency: 'EUR' }));
       assertProblem(refused, 'RATE_LIMITED');
       const retryAfter = Number(refused.headers['retry-after']);
       assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= WINDOW_MS / 1000, `Retry-After ${String(refused.headers['retry-after'])}`);
