@@ -234,6 +234,16 @@ export class GameService {
     await Promise.all([...this.options.clients.values()].map((client) => client.close()));
   }
 
+  /**
+   * The launch a token is of (its launchId), for the app's limit of calls
+   * per launch; undefined for anything that is not an intact token of ours,
+   * which every call refuses anyway. Opened tokens are kept (launch-token.ts),
+   * so the call that follows opens it again for free.
+   */
+  launchIdOf(token: string): string | undefined {
+    return this.options.tokens.open(token)?.launchId;
+  }
+
   /** Seals the claims of a new launch into the token of its URL. */
   launchUrl(claims: Omit<LaunchClaims, 'launchId' | 'expiresAt'>): string {
     const { config, world, tokens } = this.options;

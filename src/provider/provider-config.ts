@@ -25,7 +25,14 @@ import {
   type Decimal,
 } from '../protocol/money.js';
 import { CurrencyCode, GameSlug, PlayerId, Uuid } from '../protocol/schemas.js';
-import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
+import {
+  BODY_BYTES_MAX,
+  PLAYER_CALLS_PER_ADDRESS_MAX,
+  PLAYER_RATE_WINDOW_S,
+  REQUEST_TIMEOUT_MS,
+  ROUND_CALLS_PER_LAUNCH_MAX,
+  SHUTDOWN_TIMEOUT_MS,
+} from '../http/limits.js';
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
@@ -58,6 +65,13 @@ export const RETIRED_LIMITS: Readonly<Record<string, string>> = {
 
 /** The longest horizon a config may set (s): 30 days; past that a person should have been asked long before. */
 export const DISPATCH_HORIZON_SECONDS_MAX = 30 * 24 * 3600;
+/**
+ * The largest `limits.playerCallsPerAddressMax` and `limits.roundCallsPerLaunchMax`
+ * (calls per window): ten million a second over the shortest window, more
+ * than any node answers, so a config can lift either limit out of the way
+ * (the bench's end-to-end rows do) without switching it off.
+ */
+export const PLAYER_CALLS_LIMIT_MAX = 100_000_000;
 /** The largest `limits.operatorInFlightMax`: beyond it a node's sockets, not the operator, are the bound. */
 export const OPERATOR_IN_FLIGHT_LIMIT_MAX = 1_024;
 
@@ -89,6 +103,11 @@ export const ProviderLimitsSchema = Type.Object(
     shutdownTimeoutMs: Type.Optional(
       Count('On SIGTERM or SIGINT, the time to finish answering before open connections are closed, ms. Default 10000 (docs/protocol.md §9).', 600_000),
     ),
+    playerRateWindowSeconds: Type.Optional(Count("The window the game pages' API counts calls over, seconds; a caller over a limit is answered 429 until it ends. Default 10.", 3600)),
+    playerCallsPerAddressMax: Type.Optional(
+      Count("Calls of the game pages' API from one address (an IPv6 /64) per window; over it, 429 RATE_LIMITED. Default 2000.", PLAYER_CALLS_LIMIT_MAX),
+    ),
+    roundCallsPerLaunchMax: Type.Optional(Count('Plays and free spins of one launch per window; over it, 429 RATE_LIMITED. Default 500.', PLAYER_CALLS_LIMIT_MAX)),
   },
   { description: 'Limits and time-outs; each has a default.' },
 );
@@ -191,6 +210,9 @@ export interface ProviderLimits {
   refreshIntervalMs: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
+  playerRateWindowMs: number;
+  playerCallsPerAddressMax: number;
+  roundCallsPerLaunchMax: number;
 }
 
 export const DEFAULT_LIMITS: ProviderLimits = {
@@ -208,6 +230,9 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
   requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: docs/protocol.md §9
   shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, // ms: docs/protocol.md §9
+  playerRateWindowMs: PLAYER_RATE_WINDOW_S * 1000, // ms: http/limits.ts
+  playerCallsPerAddressMax: PLAYER_CALLS_PER_ADDRESS_MAX, // calls per window: http/limits.ts
+  roundCallsPerLaunchMax: ROUND_CALLS_PER_LAUNCH_MAX, // calls per window: http/limits.ts
 };
 
 export interface OperatorSettings {
@@ -402,6 +427,9 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
     requestTimeoutMs: limitsIn.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs,
     shutdownTimeoutMs: limitsIn.shutdownTimeoutMs ?? DEFAULT_LIMITS.shutdownTimeoutMs,
+    playerRateWindowMs: (limitsIn.playerRateWindowSeconds ?? DEFAULT_LIMITS.playerRateWindowMs / 1000) * 1000,
+    playerCallsPerAddressMax: limitsIn.playerCallsPerAddressMax ?? DEFAULT_LIMITS.playerCallsPerAddressMax,
+    roundCallsPerLaunchMax: limitsIn.roundCallsPerLaunchMax ?? DEFAULT_LIMITS.roundCallsPerLaunchMax,
   };
   if (limits.retryDelayMsMin > limits.retryDelayMsMax) fail('limits.retryDelayMsMin', 'must not exceed limits.retryDelayMsMax');
 

@@ -8,7 +8,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LIMITS, OPERATOR_IN_FLIGHT_LIMIT_MAX, parseProviderConfig, ProviderConfigError, readProviderConfig, resolveProviderConfig } from '../../src/provider/provider-config.js';
+import {
+  DEFAULT_LIMITS,
+  OPERATOR_IN_FLIGHT_LIMIT_MAX,
+  parseProviderConfig,
+  PLAYER_CALLS_LIMIT_MAX,
+  ProviderConfigError,
+  readProviderConfig,
+  resolveProviderConfig,
+} from '../../src/provider/provider-config.js';
+import { PLAYER_CALLS_PER_ADDRESS_MAX, PLAYER_RATE_WINDOW_S, ROUND_CALLS_PER_LAUNCH_MAX } from '../../src/http/limits.js';
 import { tempDir } from '../helpers.js';
 import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provider-helpers.js';
 import { roundSchedule } from '../../src/provider/round-delivery.js';
@@ -218,6 +227,21 @@ test('dispatchHorizonSeconds sets the outbox horizon of every kind; operatorInFl
   assert.throws(() => resolveProviderConfig({ ...onPostgres, databaseSchema: 'Provider-EU' }), /databaseSchema: "Provider-EU" must be 1 to 63 lower-case letters/);
   assert.throws(() => resolveProviderConfig({ ...onPostgres, database: 'provider.db' }), /databaseSchema: a schema needs a postgres:\/\/ database/);
   assert.equal(resolveProviderConfig(exampleConfigFile()).databaseSchema, undefined);
+});
+
+test("the game pages' call limits: defaults, set in limits, and bounded", () => {
+  const defaults = resolveProviderConfig(exampleConfigFile()).limits;
+  assert.deepEqual(
+    { window: defaults.playerRateWindowMs, perAddress: defaults.playerCallsPerAddressMax, perLaunch: defaults.roundCallsPerLaunchMax },
+    { window: PLAYER_RATE_WINDOW_S * 1000, perAddress: PLAYER_CALLS_PER_ADDRESS_MAX, perLaunch: ROUND_CALLS_PER_LAUNCH_MAX },
+  );
+  const file = exampleConfigFile();
+  file.limits = { ...(file.limits as object), playerRateWindowSeconds: 60, playerCallsPerAddressMax: 7, roundCallsPerLaunchMax: PLAYER_CALLS_LIMIT_MAX };
+  const set = resolveProviderConfig(file).limits;
+  assert.deepEqual([set.playerRateWindowMs, set.playerCallsPerAddressMax, set.roundCallsPerLaunchMax], [60_000, 7, PLAYER_CALLS_LIMIT_MAX]);
+  for (const [member, refused] of [['playerCallsPerAddressMax', 0], ['roundCallsPerLaunchMax', PLAYER_CALLS_LIMIT_MAX + 1], ['playerRateWindowSeconds', 0]] as const) {
+    assert.throws(() => resolveProviderConfig({ ...exampleConfigFile(), limits: { [member]: refused } }), new RegExp(`limits\\.${member}`));
+  }
 });
 
 test("postgres takes the operator's pool and time-outs, checked by the same rule, each left out taking the operator's default", () => {
