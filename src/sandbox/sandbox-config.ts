@@ -49,6 +49,9 @@ export interface SandboxSettings {
   dispatchHorizonSeconds?: number | undefined;
 }
 
+/** The id of the sandbox's one seed key (its secrets file keeps the key). */
+export const SANDBOX_SEED_KEY_ID = 'sandbox';
+
 /** The schema of the provider's tables when the sandbox runs on PostgreSQL. */
 export const PROVIDER_SCHEMA_DEFAULT = 'wagerlink_provider';
 
@@ -119,6 +122,7 @@ export function sandboxProviderConfig(settings: SandboxSettings, secrets: Sandbo
     ...(settings.dispatchHorizonSeconds === undefined ? {} : { limits: { ...example.limits, dispatchHorizonSeconds: settings.dispatchHorizonSeconds } }),
     launchTokenSecret: secrets.launchTokenSecret,
     adminToken: secrets.providerAdminToken,
+    seedKeys: { current: SANDBOX_SEED_KEY_ID, keys: { [SANDBOX_SEED_KEY_ID]: secrets.seedKey } },
     operators: [
       {
         operatorId: SANDBOX_OPERATOR_ID,
