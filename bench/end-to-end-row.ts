@@ -137,7 +137,8 @@ export async function endToEndRow(kit: BenchKit, game: EndToEndGame, options: En
       }
       const refused = runs.reduce((sum, r) => sum + (r.statuses['409'] ?? 0), 0);
       const featureNote = follower ? `; ${follower.freeSpins} free spins played beside wrk, ${refused} plays refused while a feature was open` : '';
-      const times = deliveryTimes(await (await fetch(`http://127.0.0.1:${providerPort}/metrics`)).text());
+      const metrics = await fetch(`http://127.0.0.1:${providerPort}/metrics`, { headers: { authorization: `Bearer ${PROVIDER_METRICS_TOKEN}` } });
+      const times = deliveryTimes(await metrics.text());
       const timesNote = times
         ? `; each /transaction answered by the operator in ${times.answerMeanMs.toFixed(1)} ms and delivered ${times.deliveryMeanMs.toFixed(1)} ms after the write that enqueued it (means of ${times.deliveries} deliveries)`
         : '';
@@ -151,6 +152,9 @@ export async function endToEndRow(kit: BenchKit, game: EndToEndGame, options: En
 }
 
 /** The example config (examples/provider.json), pointed at this run's operator, database and port, offering the row's game alone. */
+/** The token the row reads the provider's /metrics with, as a scraper would. */
+const PROVIDER_METRICS_TOKEN = 'bench-provider-metrics-token';
+
 function providerConfig(game: EndToEndGame, options: EndToEndOptions, operatorPort: number, providerPort: number): Record<string, unknown> {
   const example = JSON.parse(readFileSync(new URL('../../examples/provider.json', import.meta.url), 'utf8')) as Record<string, unknown>;
   const ladders = { EUR: ['0.10', BET, '10'] };
@@ -158,6 +162,7 @@ function providerConfig(game: EndToEndGame, options: EndToEndOptions, operatorPo
     ...example,
     port: providerPort,
     publicBaseUrl: `http://127.0.0.1:${providerPort}`,
+    metricsToken: PROVIDER_METRICS_TOKEN,
     database: join(options.work, `end-to-end-${game}-provider.db`),
     operators: [
       {

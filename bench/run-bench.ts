@@ -398,7 +398,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
     }
     const report = await api(port, 'GET', '/admin/verify', undefined);
     if (report.ok !== true) throw new Error(`${name}: the ledger did not verify after the run: ${JSON.stringify(report)}`);
-    const commits = commitTimes(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+    const commits = commitTimes(await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text());
     return { ...summarize(runs, setAside), ...(commits && { commits }), note: `verified: ${String(report.transfers)} transfers` };
   } finally {
     if (forwarder) await stopProcess(forwarder.child);

@@ -30,6 +30,8 @@ export const DESCRIPTIONS = {
   SESSION_EXPIRED: 'A bet on a session idle for longer than the session expiry.',
   SESSION_MISMATCH: "`playerId` or `game` differ from the session's; /authenticate: `game` differs from the launch key's.",
   PLAYER_BLOCKED: 'The player is blocked or self-excluded: bets and /authenticate are refused.',
+  HOST_NOT_ALLOWED:
+    "A server told its own addresses (the sandbox, on 127.0.0.1) was reached by another name in `Host`, or asked to change state from another site's page (`Origin`): how DNS rebinding reaches a server on the loopback interface.",
   SESSION_NOT_FOUND: "The `sessionId` was never issued by the operator; provider back office: the player has no real game session at the operator for a payout to name.",
   PLAYER_NOT_FOUND: 'Back office: no player has this id.',
   GAME_NOT_FOUND: 'An unknown game slug; `detail` lists the games.',

@@ -12,7 +12,8 @@
  * - The router (bad percent-encoding, an over-long path parameter) answers
  *   through `frameworkErrors`.
  * - Everything after routing goes through the error and not-found handlers,
- *   and one `onRequest` hook answers a missing Host header and requests that
+ *   and one `onRequest` hook answers a missing Host header (or, when the
+ *   server is told its own, a Host or Origin not its own) and requests that
  *   arrive while the server drains.
  */
 import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
@@ -30,6 +31,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { ERRORS, problemJson, UnavailableError, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import type { BodyReader } from '../protocol/validate.js';
 import { REQUEST_TIMEOUT_MS } from './limits.js';
+import { hostProblem } from './host-guard.js';
 
 export const JSON_TYPE = 'application/json';
 export const PROBLEM_TYPE = 'application/problem+json';
@@ -90,11 +92,26 @@ export interface JsonApiOptions {
    * operator's, whose caller, the provider, backs off by its own schedule).
    */
   storageRetryAfterS?: number | undefined;
+  /**
+   * The authorities (host:port) this server answers for; a request naming
+   * another Host, or changing state from another Origin, is refused 403
+   * HOST_NOT_ALLOWED before anything else (host-guard.ts). Unset, any Host
+   * is answered: a server behind a proxy or a public name is reached by names
+   * it cannot know.
+   */
+  allowedHosts?: readonly string[] | undefined;
 }
+
+/**
+ * Every JSON answer, a problem or not, is about one caller's state (a
+ * balance, a player list, an outbox): no cache, shared or the browser's,
+ * may keep it (`Cache-Control: no-store`).
+ */
+const NO_STORE = 'no-store';
 
 export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, balance?: string): FastifyReply {
   reply.problemCode = code;
-  return reply.code(ERRORS[code].status).header('content-type', PROBLEM_TYPE).send(problemJson(code, detail, balance));
+  return reply.code(ERRORS[code].status).header('content-type', PROBLEM_TYPE).header('cache-control', NO_STORE).send(problemJson(code, detail, balance));
 }
 
 export function sendRefusal(reply: FastifyReply, refusal: Refusal): FastifyReply {
@@ -102,7 +119,7 @@ export function sendRefusal(reply: FastifyReply, refusal: Refusal): FastifyReply
 }
 
 export function sendJson(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).header('content-type', JSON_TYPE).send(body);
+  return reply.code(status).header('content-type', JSON_TYPE).header('cache-control', NO_STORE).send(body);
 }
 
 /**
@@ -290,6 +307,7 @@ function answerClientError(socket: Socket, code: ErrorCode, detail: string): voi
 export function createJsonApi(options: JsonApiOptions): FastifyInstance {
   const { bodyBytesMax } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const allowedHosts = options.allowedHosts === undefined ? undefined : new Set(options.allowedHosts.map((host) => host.toLowerCase()));
   /** Sockets whose client error was answered: later errors of the same socket are echoes. */
   const answered = new WeakSet<Socket>();
   let log: FastifyBaseLogger | undefined;
@@ -376,6 +394,13 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
       reply.header('connection', 'close');
       sendProblem(reply, 'INVALID_REQUEST', 'an HTTP/1.1 request needs a Host header');
       return;
+    }
+    if (allowedHosts !== undefined) {
+      const problem = hostProblem(allowedHosts, request.method, raw.headers.host, raw.headers.origin);
+      if (problem !== undefined) {
+        sendProblem(reply, 'HOST_NOT_ALLOWED', problem);
+        return;
+      }
     }
     done();
   });

@@ -7,6 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
+import { bearerToken, tokenAccepted } from '../protocol/signing.js';
+import { sendProblem } from './json-api.js';
 
 /** Latency buckets (seconds): sub-millisecond to the provider's 5 s wait for an answer. */
 const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -42,8 +44,17 @@ export class RequestMetrics {
   }
 }
 
-/** Counts every request of `app` once answered, and serves `registry` at GET /metrics. */
-export function exposeMetrics(app: FastifyInstance, requests: RequestMetrics, registry: Registry): void {
+/**
+ * Counts every request of `app` once answered, and serves `registry` at GET
+ * /metrics to a caller with `Authorization: Bearer` and one of `tokens` (a
+ * scraper's metrics token, the admin token); with none, to nobody. The
+ * series are the business's own (turnover per currency, request rates), not
+ * for whoever reaches the port; Prometheus sends a bearer token from its
+ * scrape config (`authorization: { credentials_file: ... }`), so the port
+ * stays one.
+ */
+export function exposeMetrics(app: FastifyInstance, requests: RequestMetrics, registry: Registry, tokens: readonly string[]): void {
+  const accepted = tokens.filter((token) => token.length > 0).map((token) => Buffer.from(token));
   // A callback hook rather than an async one: it runs on every request.
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -51,8 +62,11 @@ export function exposeMetrics(app: FastifyInstance, requests: RequestMetrics, re
     requests.observe(route, request.method, reply.statusCode, code, reply.elapsedTime / 1000);
     done();
   });
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', async (request, reply) => {
+    if (!tokenAccepted(accepted, bearerToken(request.headers.authorization))) {
+      return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the metrics token or the admin token');
+    }
     const text = await registry.metrics();
-    return reply.code(200).header('content-type', registry.contentType).send(text);
+    return reply.code(200).header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
   });
 }

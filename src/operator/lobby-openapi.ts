@@ -14,6 +14,18 @@ export const LaunchRequest = Type.Object({
   language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'BCP 47 language tag (default en).' })),
 });
 
+/**
+ * A player made from the lobby: no balance, as a casino's sign-up page
+ * takes none; money comes in as deposits, which are the back office's
+ * (POST /admin/players/{playerId}/adjustments). A lobby that took an opening
+ * balance would let any page that reaches it mint money.
+ */
+export const LobbyCreatePlayerRequest = Type.Object({
+  playerId: S.PlayerId,
+  currency: S.CurrencyCode,
+  country: Type.Optional(S.CountryCode),
+});
+
 export const LobbyGame = Type.Object({
   slug: S.GameSlug,
   title: Type.String(),
@@ -22,8 +34,10 @@ export const LobbyGame = Type.Object({
 });
 
 
-const LOBBY = ['INVALID_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
-const sandboxOnly = 'Served by `wagerlink sandbox` only (on 127.0.0.1, without a token: docs/sandbox.md#who-may-call-what).';
+/** Every lobby route: the sandbox answers only its own loopback names, and a POST only from its own pages (HOST_NOT_ALLOWED). */
+const LOBBY = ['INVALID_REQUEST', 'HOST_NOT_ALLOWED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+const sandboxOnly =
+  'Served by `wagerlink sandbox` only (on 127.0.0.1, without a token, to requests addressed to 127.0.0.1, localhost or [::1] and, for a POST, from a page of one of them: docs/sandbox.md#who-may-call-what).';
 
 const LobbyGames = Type.Object({ currency: S.CurrencyCode, items: Type.Array(LobbyGame) });
 
@@ -40,9 +54,9 @@ export function lobbyOpenApiPaths() {
         responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(LOBBY) },
       },
       post: {
-        summary: 'Create a player with an opening balance (booked as a deposit).',
+        summary: 'Create a player, with a balance of 0: deposits are made in the back office (POST /admin/players/{playerId}/adjustments). A body with `balance` is refused 400.',
         description: sandboxOnly,
-        requestBody: body(S.CreatePlayerRequest),
+        requestBody: body(LobbyCreatePlayerRequest),
         responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_EXISTS', 'UNSUPPORTED_MEDIA_TYPE']) },
       },
     },

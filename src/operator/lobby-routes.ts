@@ -5,8 +5,11 @@
  * /generate-launch-url). Registered by `wagerlink sandbox` only, which listens
  * on 127.0.0.1: these routes take no token, as a casino's own lobby would sit
  * behind the casino's player login, which the sandbox does not have
- * (docs/sandbox.md#who-may-call-what). Everything else about a player stays
- * behind the back office's admin token.
+ * (docs/sandbox.md#who-may-call-what), and answer only requests addressed to
+ * the sandbox's own loopback names (json-api.ts's allowedHosts), so that no
+ * web page reaches them through DNS rebinding. A player made here starts at
+ * 0: money comes in only as deposits, which, with everything else about a
+ * player, stay behind the back office's admin token.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -15,9 +18,9 @@ import type { CallOutcome } from '../clients/http-call.js';
 import { ERRORS, type ErrorCode } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { isCountryCode } from '../protocol/regions.js';
-import { CreatePlayerRequest, CurrencyCode, LIMIT_PATTERN, PlayerId } from '../protocol/schemas.js';
+import { CurrencyCode, LIMIT_PATTERN, PlayerId } from '../protocol/schemas.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../stores/store.js';
-import { LaunchRequest } from './lobby-openapi.js';
+import { LaunchRequest, LobbyCreatePlayerRequest } from './lobby-openapi.js';
 import { compile, compileBody } from '../protocol/validate.js';
 import type { OperatorService } from './operator-service.js';
 import { playerBody, playersBody } from './operator-views.js';
@@ -34,7 +37,7 @@ export interface LobbyOptions {
 }
 
 const bodies = {
-  createPlayer: compileBody(CreatePlayerRequest, (value) => [['balance', value.balance]]),
+  createPlayer: compileBody(LobbyCreatePlayerRequest),
   launch: compileBody(LaunchRequest),
 };
 const playerParams = compile(Type.Object({ playerId: PlayerId }));
@@ -65,10 +68,14 @@ export function registerLobby(app: FastifyInstance, options: LobbyOptions): void
     const bytes = bodyBytes(request, reply);
     const input = bytes && readBody(reply, bytes, bodies.createPlayer);
     if (!input) return reply;
+    // Refused rather than ignored as an unknown member: a caller that sends a balance expects money, and gets none.
+    if (Object.hasOwn(input, 'balance')) {
+      return sendProblem(reply, 'INVALID_REQUEST', 'balance: the lobby opens a player at 0; deposits are made in the back office (POST /admin/players/{playerId}/adjustments)');
+    }
     if (input.country !== undefined && !isCountryCode(input.country)) {
       return sendProblem(reply, 'INVALID_REQUEST', `country: ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
     }
-    const outcome = await service.createPlayer(input);
+    const outcome = await service.createPlayer({ ...input, balance: 0 });
     if (!outcome.ok) return sendRefusal(reply, outcome);
     return sendJson(reply, 201, stringify(playerBody(outcome)));
   });

@@ -51,8 +51,10 @@ export interface OperatorAppOptions {
   secrets: readonly string[];
   /** Bearer tokens accepted from the provider. */
   accessTokens: readonly string[];
-  /** Bearer token of the back-office API. */
+  /** Bearer token of the back-office API; it reads /metrics too. */
   adminToken: string;
+  /** Bearer token that reads /metrics and nothing else: a scraper's. Default none (the admin token reads it). */
+  metricsToken?: string | undefined;
   bodyBytesMax?: number;
   transactionsPerRequestMax?: number;
   /** A request's headers and body must arrive within this (ms); default REQUEST_TIMEOUT_MS (docs/protocol.md §9). */
@@ -65,6 +67,8 @@ export interface OperatorAppOptions {
    * passes metrics with them.
    */
   metrics?: OperatorMetrics;
+  /** The authorities (host:port) it answers for, others refused (json-api.ts); default any: the sandbox sets its own. */
+  allowedHosts?: readonly string[];
   /** Sections the page at `/` shows before its own: the sandbox's lobby and back office, which a bare server does not serve. */
   homeSections?: readonly HomeSection[];
 }
@@ -115,12 +119,12 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   if (accessTokens.length === 0) throw new Error('at least one access token is required');
   if (options.adminToken.length === 0) throw new Error('an admin token is required');
 
-  const app = createJsonApi({ bodyBytesMax, requestTimeoutMs: options.requestTimeoutMs, logger: options.logger });
+  const app = createJsonApi({ bodyBytesMax, requestTimeoutMs: options.requestTimeoutMs, logger: options.logger, allowedHosts: options.allowedHosts });
 
   // Wiring, not work: the store calls it as it commits, and nothing runs meanwhile.
   options.store.onCommit?.((seconds) => metrics.observeCommit(seconds));
 
-  exposeMetrics(app, metrics.requests, metrics.registry);
+  exposeMetrics(app, metrics.requests, metrics.registry, [options.metricsToken ?? '', options.adminToken]);
 
   /**
    * A wallet call as the provider makes it (its bearer token was checked on
@@ -208,11 +212,10 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
     ...(options.homeSections ?? []),
     {
       heading: 'This server',
-      text: 'The wallet a game provider calls: POST /authenticate, /transaction and /payout, signed (docs/protocol.md). The back office is under /admin, with its bearer token.',
+      text: 'The wallet a game provider calls: POST /authenticate, /transaction and /payout, signed (docs/protocol.md). The back office is under /admin, with its bearer token; Prometheus metrics at /metrics, with the metrics or admin token.',
       links: [
         { href: '/openapi.json', text: 'OpenAPI document of every endpoint' },
         { href: '/health', text: 'Health: the server and its database' },
-        { href: '/metrics', text: 'Prometheus metrics' },
       ],
     },
   ]);

@@ -23,6 +23,8 @@ export interface OperatorConfig {
   secretNext: string | undefined;
   accessTokens: string[];
   adminToken: string | undefined;
+  /** Reads /metrics and nothing else (a scraper's); the admin token reads it too. */
+  metricsToken: string | undefined;
   logLevel: string;
   rules: RulesConfig;
   bodyBytesMax: number;
@@ -58,7 +60,8 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_SECRET: 'HMAC secret shared with the provider (required to serve)',
   WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
   WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
-  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API (required to serve)',
+  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API (required to serve); it reads /metrics too',
+  WAGERLINK_METRICS_TOKEN: 'bearer token that reads /metrics and nothing else, for a Prometheus scraper (default none)',
   WAGERLINK_LOG_LEVEL: 'pino log level (default info)',
   WAGERLINK_SESSION_IDLE_MINUTES: 'session idle expiry in minutes (default 30)',
   WAGERLINK_LAUNCH_KEY_TTL_MINUTES: 'launch key life until first use in minutes (default 10)',
@@ -151,6 +154,7 @@ export function readOperatorConfig(
     secretNext: env.WAGERLINK_SECRET_NEXT || undefined,
     accessTokens: tokens,
     adminToken: env.WAGERLINK_ADMIN_TOKEN || undefined,
+    metricsToken: env.WAGERLINK_METRICS_TOKEN || undefined,
     logLevel: env.WAGERLINK_LOG_LEVEL || 'info',
     rules: {
       sessionIdleMs: positiveInteger(env, 'WAGERLINK_SESSION_IDLE_MINUTES', DEFAULT_RULES.sessionIdleMs / 60_000) * 60_000,

@@ -153,6 +153,7 @@ export function operatorOpenApi() {
         serverSignature: { type: 'apiKey', in: 'header', name: 'X-Server-Authorization', description: 'Lowercase hex of HMAC-SHA256(secret, raw request body).' },
         accessToken: { type: 'http', scheme: 'bearer', description: 'Static server-to-server token issued by the operator.' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'Back-office token.' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'Token that reads /metrics and nothing else (WAGERLINK_METRICS_TOKEN).' },
       },
     },
   };

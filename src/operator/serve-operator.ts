@@ -26,6 +26,7 @@ import { ConfigError, requireServeSecrets, type OperatorConfig } from './operato
 import { listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
 import { serverLogger } from '../http/server-logger.js';
+import { openFolderWarning, restrictUmask } from '../platform/owner-only-files.js';
 
 /**
  * A worker still running this long (ms) after its shutdown time-out is
@@ -44,6 +45,9 @@ function isStopMessage(message: unknown): message is StopMessage {
 }
 
 export async function serveOperator(config: OperatorConfig): Promise<void> {
+  // Before any file is made: everything this process (and each worker it forks) writes is its owner's alone
+  // (owner-only-files.ts).
+  restrictUmask();
   const credentials = requireServeSecrets(config);
   const backend = backendOf(config.database);
   if (config.workers > 1 && !backend.capabilities.sharedByProcesses) {
@@ -80,12 +84,16 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     cryptoDecimals: config.cryptoDecimals,
     postgres: config.postgres,
   });
+  // A SQLite database's folder that others may list is the owner's to narrow, not ours: said once, at start.
+  const openFolder = backendOf(config.database).name === 'sqlite' ? openFolderWarning(config.database) : undefined;
+  if (openFolder !== undefined) logger.warn(openFolder);
   let app: FastifyInstance;
   let address: string;
   try {
     app = await buildOperatorApp({
       store,
       ...credentials,
+      metricsToken: config.metricsToken,
       bodyBytesMax: config.bodyBytesMax,
       transactionsPerRequestMax: config.transactionsPerRequestMax,
       requestTimeoutMs: config.requestTimeoutMs,

@@ -14,6 +14,7 @@ export const ERRORS = {
   SESSION_EXPIRED: { status: 403, title: 'Session expired' },
   SESSION_MISMATCH: { status: 403, title: 'Session mismatch' },
   PLAYER_BLOCKED: { status: 403, title: 'Player blocked' },
+  HOST_NOT_ALLOWED: { status: 403, title: 'Host not allowed' },
   SESSION_NOT_FOUND: { status: 404, title: 'Session not found' },
   PLAYER_NOT_FOUND: { status: 404, title: 'Player not found' },
   GAME_NOT_FOUND: { status: 404, title: 'Game not found' },
@@ -46,7 +47,7 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
  * Codes that Wagerlink adds beyond docs/protocol.md §3's table: back office,
  * routing, and the answers of the HTTP layer itself (docs/protocol.md §1, §9).
  */
-export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'ROUND_UNFINISHED', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE'];
+export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'ROUND_UNFINISHED', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'HOST_NOT_ALLOWED'];
 
 /** RFC 9457 body with docs/protocol.md's extra `code` member. */
 export interface Problem {

@@ -46,5 +46,9 @@ export const HOME_PATH = {
 };
 
 export const METRICS_PATH = {
-  get: { summary: 'Prometheus metrics.', responses: { '200': { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } } },
+  get: {
+    summary: 'Prometheus metrics, to a bearer of the metrics token (a scraper\'s, which reads nothing else) or the admin token.',
+    security: [{ metricsToken: [] }, { adminToken: [] }],
+    responses: { '200': { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...problems(['INVALID_TOKEN']) },
+  },
 };

@@ -86,6 +86,8 @@ export interface ProviderAppOptions {
    * delivery also counts attempts in.
    */
   metrics?: ProviderMetrics;
+  /** The authorities (host:port) it answers for, others refused (json-api.ts); default any: the sandbox sets its own. */
+  allowedHosts?: readonly string[];
   /** The outbox's dispatcher, woken once a payout or a retried item is durable (round-delivery.ts). */
   delivery?: RoundDelivery;
 }
@@ -192,12 +194,19 @@ const WEB_FILES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The page may be framed by any casino (docs/protocol.md §8.1: an iframe src), loads
- * only its own files, and may call urls.refresh, which is on the casino's
- * origin, so connect-src is open to http(s).
+ * The game page's Content-Security-Policy: it loads only its own files and
+ * calls only its own provider's API, plus the operators' own pages
+ * (`pageOrigins`): they, and only they, may frame it (docs/protocol.md §8.1:
+ * an iframe src), and it calls their urls.refresh. A script injected into
+ * the page cannot send the launch token anywhere else. One policy for every
+ * operator: the page learns which launch it plays only from its fragment,
+ * which never reaches the server.
  */
-const PAGE_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https: http:; frame-ancestors *; base-uri 'none'; form-action 'none'";
+export function gamePagePolicy(operators: readonly Pick<OperatorSettings, 'pageOrigins'>[]): string {
+  const origins = [...new Set(operators.flatMap((op) => op.pageOrigins))];
+  const ancestors = origins.length === 0 ? "'none'" : origins.join(' ');
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${["'self'", ...origins].join(' ')}; frame-ancestors ${ancestors}; base-uri 'none'; form-action 'none'`;
+}
 
 interface OperatorEntry {
   settings: OperatorSettings;
@@ -349,6 +358,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   const operatorsById = new Map(operators.map((entry) => [entry.settings.operatorId, entry]));
   const adminTokens = config.adminToken === undefined ? [] : [Buffer.from(config.adminToken)];
 
+  const pagePolicy = gamePagePolicy(config.operators);
   const webDir = options.webDir ?? fileURLToPath(new URL('../../../web/', import.meta.url));
   // Each kind of game has its page (index.html is dice's); they share the assets.
   const pages: Readonly<Record<GameKind, Buffer>> = { dice: readFileSync(`${webDir}/index.html`), reels: readFileSync(`${webDir}/reels.html`) };
@@ -359,6 +369,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     requestTimeoutMs: config.limits.requestTimeoutMs,
     logger: options.logger,
     storageRetryAfterS: STORAGE_RETRY_AFTER_S,
+    allowedHosts: options.allowedHosts,
   });
   const metrics = options.metrics ?? new ProviderMetrics({ outbox: store.outbox, clock: world.clock });
 
@@ -471,7 +482,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
       .code(200)
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
-      .header('content-security-policy', PAGE_POLICY)
+      .header('content-security-policy', pagePolicy)
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
       .send(pages[game.kind]);
@@ -542,7 +553,7 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   // ----------------------------------------------------------- operations
 
   app.get('/health', async (_request, reply) => sendJson(reply, 200, '{"status":"ok"}'));
-  exposeMetrics(app, metrics.requests, metrics.registry);
+  exposeMetrics(app, metrics.requests, metrics.registry, [config.metricsToken ?? '', config.adminToken ?? '']);
   const openApiText = JSON.stringify(providerOpenApi(), null, 2);
   app.get('/openapi.json', async (_request, reply) => sendJson(reply, 200, openApiText));
   serveHomePage(app, 'Wagerlink provider', providerHomeSections(config));

@@ -102,6 +102,13 @@ export const OperatorSchema = Type.Object({
   ipWhitelist: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000, description: 'Addresses and CIDR ranges allowed to call /generate-launch-url.' }),
   trustedProxies: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 })),
   endpoint: HttpUrl,
+  pageOrigins: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+      maxItems: 100,
+      description:
+        "The origins (scheme://host[:port]) of the operator's pages that frame the game page (its lobby) and that the page may call (urls.refresh). None: no page of the operator may frame the game.",
+    }),
+  ),
   accessToken: Secret,
   currencies: Type.Array(CurrencyCode, { minItems: 1, maxItems: 200 }),
 });
@@ -167,6 +174,9 @@ export const ProviderConfigSchema = Type.Object({
   launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
   adminToken: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
   seedKeys: Type.Optional(SeedKeysSchema),
+  metricsToken: Type.Optional(
+    Type.String({ minLength: 16, maxLength: 1024, description: 'Bearer token that reads /metrics and nothing else (a scraper\'s); the admin token reads it too. Neither set: /metrics answers nobody.' }),
+  ),
   limits: Type.Optional(ProviderLimitsSchema),
   cryptoDecimals: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,10}$' }), Type.Integer({ minimum: 0, maximum: CRYPTO_DECIMALS_MAX }))),
   fun: Type.Optional(Type.Object({ currency: CurrencyCode, balance: DecimalText })),
@@ -221,6 +231,8 @@ export interface OperatorSettings {
   trustedProxies: string[];
   /** Base URL without a trailing slash. */
   endpoint: string;
+  /** Origins of the operator's pages: they may frame the game page, which may call them (urls.refresh). */
+  pageOrigins: string[];
   accessToken: string;
   currencies: string[];
 }
@@ -270,6 +282,8 @@ export interface ProviderConfig {
   adminToken: string | undefined;
   /** Seals the server seeds of rounds not yet played (seed-keyring.ts); its keys are shown nowhere. */
   seedKeys: SeedKeyring;
+  /** Reads /metrics and nothing else; the admin token reads it too. */
+  metricsToken: string | undefined;
   limits: ProviderLimits;
   currencies: Currencies;
   fun: { currency: string; balanceMinor: bigint };
@@ -307,6 +321,21 @@ function rationalOf(member: string, value: string | number): Rational {
   const decimal = decimalOf(member, value);
   if (decimal.units === 0n) fail(member, 'must be greater than 0');
   return { num: decimal.units, den: 10n ** BigInt(decimal.scale) };
+}
+
+/** An origin as a Content-Security-Policy names one: http(s), a host, a port if not the default, and nothing after. */
+function pageOrigin(member: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    fail(member, `${text} is not an origin such as https://casino.example`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, '').toLowerCase()) {
+    fail(member, `${text} must be an origin, scheme://host[:port] with http or https and no path: ${url.origin}`);
+  }
+  if (url.hostname.startsWith('[')) fail(member, `${text}: a Content-Security-Policy cannot name an IPv6 address; use the pages' host name`);
+  return url.origin;
 }
 
 function httpUrl(member: string, text: string): string {
@@ -436,6 +465,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
       ipWhitelist: [...op.ipWhitelist],
       trustedProxies: [...(op.trustedProxies ?? [])],
       endpoint: httpUrl(`${member}.endpoint`, op.endpoint),
+      pageOrigins: (op.pageOrigins ?? []).map((text, j) => pageOrigin(`${member}.pageOrigins[${j}]`, text)),
       accessToken: op.accessToken,
       currencies: [...op.currencies],
     };
@@ -544,6 +574,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     launchTokenSecrets: [file.launchTokenSecret, ...(file.launchTokenSecretPrevious === undefined ? [] : [file.launchTokenSecretPrevious])],
     adminToken: file.adminToken,
     seedKeys: seedKeysOf(file.seedKeys),
+    metricsToken: file.metricsToken,
     limits,
     currencies,
     fun,
@@ -551,9 +582,14 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     operators,
     games,
     campaigns,
-    warnings: Object.entries(RETIRED_LIMITS)
-      .filter(([name]) => Object.hasOwn(limitsIn, name))
-      .map(([name, why]) => `limits.${name} is no longer read: ${why}`),
+    warnings: [
+      ...Object.entries(RETIRED_LIMITS)
+        .filter(([name]) => Object.hasOwn(limitsIn, name))
+        .map(([name, why]) => `limits.${name} is no longer read: ${why}`),
+      ...operators
+        .filter((op) => op.pageOrigins.length === 0)
+        .map((op) => `operators[${op.operatorId}].pageOrigins is empty: no page of this operator may frame the game page, and its urls.refresh is not called`),
+    ],
   };
 }
 

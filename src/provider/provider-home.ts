@@ -17,11 +17,10 @@ export function providerHomeSections(config: ProviderConfig): HomeSection[] {
     },
     {
       heading: 'This server',
-      text: 'The operators call POST /generate-launch-url and /game-bets, signed (docs/protocol.md). The back office is under /admin, with its bearer token.',
+      text: 'The operators call POST /generate-launch-url and /game-bets, signed (docs/protocol.md). The back office is under /admin, with its bearer token; Prometheus metrics at /metrics, with the metrics or admin token.',
       links: [
         { href: '/openapi.json', text: 'OpenAPI document of every endpoint' },
         { href: '/health', text: 'Health' },
-        { href: '/metrics', text: 'Prometheus metrics' },
       ],
     },
   ];

@@ -33,7 +33,13 @@ export interface ProviderNode {
 
 export async function buildProviderNode(
   config: ProviderConfig,
-  options: { logger: Logger; /** Serve /metrics, with the process's own series or not. */ metrics?: { processMetrics: boolean } },
+  options: {
+    logger: Logger;
+    /** Serve /metrics, with the process's own series or not. */
+    metrics?: { processMetrics: boolean };
+    /** The authorities (host:port) the app answers for (provider-app.ts); default any. */
+    allowedHosts?: readonly string[];
+  },
 ): Promise<ProviderNode> {
   const { logger } = options;
   // SQLite: the WAL could not be synced (wal-flusher.ts): nothing more is answered; the outbox delivers pending rounds after the restart.
@@ -70,7 +76,15 @@ export async function buildProviderNode(
   };
   try {
     await importConfigCampaigns(config, store, REAL_PROVIDER_WORLD.clock());
-    const app = await buildProviderApp({ config, store, games, logger, delivery, ...(metrics === undefined ? {} : { metrics }) });
+    const app = await buildProviderApp({
+      config,
+      store,
+      games,
+      logger,
+      delivery,
+      ...(metrics === undefined ? {} : { metrics }),
+      ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    });
     return { app, store, delivery, completion, games, stopWork };
   } catch (error) {
     await stopWork();

@@ -164,6 +164,7 @@ export function providerOpenApi() {
       securitySchemes: {
         serverSignature: { type: 'apiKey', in: 'header', name: 'X-Server-Authorization', description: "Lowercase hex of HMAC-SHA256(the operator's secret, raw request body)." },
         adminToken: { type: 'http', scheme: 'bearer', description: "The provider's back-office token." },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'Token that reads /metrics and nothing else (the config\'s metricsToken).' },
       },
     },
   };

@@ -18,6 +18,8 @@ import { listenOn } from '../http/listen.js';
 import { stopOnSignals } from '../http/stop-on-signals.js';
 import { buildProviderNode } from './provider-node.js';
 import { serverLogger } from '../http/server-logger.js';
+import { openFolderWarning, restrictUmask } from '../platform/owner-only-files.js';
+import { providerBackendOf } from './store/open-provider-store.js';
 
 export interface ServeProviderFlags {
   host?: string;
@@ -45,6 +47,8 @@ export function movedPublicBaseUrl(publicBaseUrl: string, configPort: number, po
 }
 
 export async function serveProvider(configPath: string, flags: ServeProviderFlags = {}): Promise<void> {
+  // Before any file is made: everything this process writes is its owner's alone (owner-only-files.ts).
+  restrictUmask();
   const config = readProviderConfig(configPath);
   const logger = serverLogger(config.logLevel, { service: 'wagerlink-provider' });
   for (const warning of config.warnings) logger.warn(warning);
@@ -58,6 +62,9 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   }
   const node = await buildProviderNode(config, { logger, metrics: { processMetrics: true } });
   const { app, delivery } = node;
+  // A SQLite database's folder that others may list is the owner's to narrow, not ours: said once, at start.
+  const openFolder = providerBackendOf(config.database) === 'sqlite' ? openFolderWarning(config.database) : undefined;
+  if (openFolder !== undefined) logger.warn(openFolder);
   let address: string;
   try {
     address = await listenOn(app, { host: config.host, port: config.port }, '--port or the config\'s "port"');

@@ -8,7 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { DEMO_PLAYERS } from './sandbox-config.js';
 
 /** Makes the demo players that do not exist yet; returns how many it made. */
-export async function seedDemoPlayers(app: FastifyInstance, adminToken: string): Promise<number> {
+/** `host`: one of the authorities the app answers for (its allowedHosts), as a browser would name it. */
+export async function seedDemoPlayers(app: FastifyInstance, adminToken: string, host: string): Promise<number> {
   let made = 0;
   for (const player of DEMO_PLAYERS) {
     // The balance goes as its decimal text, unchanged: a JSON number, never through a double.
@@ -16,7 +17,7 @@ export async function seedDemoPlayers(app: FastifyInstance, adminToken: string):
     const answer = await app.inject({
       method: 'POST',
       url: '/admin/players',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      headers: { host, authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
       payload,
     });
     if (answer.statusCode === 201) made++;

@@ -25,6 +25,7 @@ import type { RoundCompletion } from '../provider/round-completion.js';
 import { openStore } from '../stores/open-store.js';
 import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
+import { loopbackAuthorities } from '../http/host-guard.js';
 import { seedDemoPlayers } from './demo-seed.js';
 import { registerSandboxPages } from './sandbox-pages.js';
 import { registerCasinoOutage } from './casino-outage.js';
@@ -39,6 +40,7 @@ import {
   type SandboxSettings,
 } from './sandbox-config.js';
 import { loadOrCreateSecrets, SandboxSetupError } from './sandbox-secrets.js';
+import { OWNER_ONLY_FILE_MODE, OWNER_ONLY_FOLDER_MODE, ownerOnlyFolder, restrictUmask, tightenFile } from '../platform/owner-only-files.js';
 
 /** The file in the data folder that holds a line per request of both sides (appended to by each start). */
 export const SANDBOX_LOG_FILE = 'sandbox.log';
@@ -59,6 +61,11 @@ export interface SandboxOutput {
   write(line: string): void;
 }
 
+/** A file mode as `chmod` takes it: 0755. */
+function octal(mode: number): string {
+  return `0${mode.toString(8)}`;
+}
+
 /** Listens, or explains a port that is taken in words a newcomer acts on. */
 async function listen(app: FastifyInstance, port: number, what: string, option: string): Promise<void> {
   try {
@@ -72,14 +79,20 @@ async function listen(app: FastifyInstance, port: number, what: string, option: 
 }
 
 export async function runSandbox(settings: SandboxSettings, out: SandboxOutput = { write: (line) => process.stdout.write(`${line}\n`) }): Promise<void> {
+  // Before any file is made: everything this process writes is its owner's alone (owner-only-files.ts). The data
+  // folder is the sandbox's own (its secrets are in it), so one an earlier version left open to others is narrowed.
+  restrictUmask();
+  const folderWas = ownerOnlyFolder(settings.dataDir, { tighten: true });
   const { secrets, created } = loadOrCreateSecrets(settings.dataDir);
   // Every request, refusals included, at the servers' default level into a file in the data folder; on the terminal,
   // warnings and failures only, so that the URLs stay readable among a lobby's and a game's steady requests.
   const logFile = join(settings.dataDir, SANDBOX_LOG_FILE);
+  // The log names players and their rounds: owner-only, like the databases, including a log an earlier version left wider.
+  tightenFile(logFile);
   const logger = pino(
     { level: 'info', base: { service: 'wagerlink-sandbox' } },
     pino.multistream([
-      { level: 'info', stream: pino.destination({ dest: logFile, append: true, sync: true }) },
+      { level: 'info', stream: pino.destination({ dest: logFile, append: true, sync: true, mode: OWNER_ONLY_FILE_MODE }) },
       { level: 'warn', stream: pino.destination(2) },
     ]),
   );
@@ -137,6 +150,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       adminToken: secrets.adminToken,
       logger: operatorLogger,
       homeSections: SANDBOX_HOME_SECTIONS,
+      // The lobby takes no token: only requests addressed to this machine's own names for the sandbox are answered,
+      // so that a web page cannot reach it through DNS rebinding (docs/sandbox.md#who-may-call-what).
+      allowedHosts: loopbackAuthorities(settings.operatorPort),
     });
     closers.push(() => operatorApp.close());
     const service = new OperatorService(operatorStore, REAL_WORLD);
@@ -148,9 +164,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
     registerCasinoOutage(operatorApp, { adminToken: secrets.adminToken });
-    const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken);
+    const seeded = await seedDemoPlayers(operatorApp, secrets.adminToken, new URL(operatorUrl).host);
 
-    const provider = await buildProviderNode(providerConfig, { logger: providerLogger });
+    const provider = await buildProviderNode(providerConfig, { logger: providerLogger, allowedHosts: loopbackAuthorities(settings.providerPort) });
     // Closed in reverse: the app, then the delivery (its sends in flight answered and recorded), the games and the store.
     closers.push(() => provider.stopWork());
     providerApp = provider.app;
@@ -167,6 +183,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     process.on('SIGTERM', onSignal);
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
+    if (folderWas !== undefined) {
+      out.write(`The data folder was open to others (mode ${octal(folderWas)}): it is now ${octal(OWNER_ONLY_FOLDER_MODE)}, its owner's alone`);
+    }
     for (const line of databaseLines(settings)) out.write(line);
     out.write('');
     out.write(`  Lobby        ${operatorUrl}/lobby/`);

@@ -13,6 +13,7 @@ import { isPostgresUrl } from '../platform/postgres/open-database.js';
 import { backendOf } from '../stores/open-store.js';
 import { resolveProviderConfig, type ProviderConfig, type ProviderConfigFile } from '../provider/provider-config.js';
 import type { SandboxSecrets } from './sandbox-secrets.js';
+import { loopbackAuthorities } from '../http/host-guard.js';
 
 /** The sandbox listens on the loopback interface only: its lobby API takes no token (docs/sandbox.md#who-may-call-what). */
 export const SANDBOX_HOST = '127.0.0.1';
@@ -139,6 +140,11 @@ export function sandboxProviderConfig(settings: SandboxSettings, secrets: Sandbo
         ipWhitelist: ['127.0.0.1', '::1'],
         trustedProxies: [],
         endpoint: operatorOrigin(settings),
+        // The lobby frames the game, at whichever of this machine's names the person opened it by. Not [::1]:
+        // a Content-Security-Policy cannot name an IPv6 address, and the sandbox listens on 127.0.0.1 alone.
+        pageOrigins: loopbackAuthorities(settings.operatorPort)
+          .filter((authority) => !authority.startsWith('['))
+          .map((authority) => `http://${authority}`),
         accessToken: secrets.accessToken,
         currencies: [...new Set(DEMO_PLAYERS.map((player) => player.currency))],
       },

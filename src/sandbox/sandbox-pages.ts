@@ -28,9 +28,57 @@ const PAGE_FILES: Record<string, { file: string; type: string }> = {
   '/sandbox-assets/favicon.svg': { file: 'web/favicon.svg', type: 'image/svg+xml' },
 };
 
-/** The pages load scripts and styles of their own origin only; the game's iframe comes from the provider. */
+/**
+ * The pages load scripts and styles of their own origin only; the game's
+ * iframe comes from the provider. No other site may frame them (a page
+ * that did could make a person click the back office's buttons unseen).
+ */
 function pagePolicy(providerOrigin: string): string {
-  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src ${providerOrigin}; base-uri 'none'; form-action 'none'`;
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src ${providerOrigin}; frame-ancestors 'self'; base-uri 'none'; form-action 'none'`;
+}
+
+/** The path the pass-through answers under; what follows it is passed to the provider's /admin/. */
+const PASS_PREFIX = '/backoffice/provider/admin/';
+
+/**
+ * Characters a passed path may not hold, raw or percent-encoded: a backslash
+ * (the URL parser reads it as a slash), controls and spaces (it drops tabs
+ * and newlines, so `..%09` becomes `..`), and an encoded dot or slash, which
+ * the provider's router decodes after the URL was judged. No page of the
+ * back office names a resource so.
+ */
+const PASS_FORBIDDEN = /[\\\x00-\x20\x7f]|%(?:2e|2f|5c|[01][0-9a-f]|7f)|%(?![0-9a-f]{2})/i;
+
+/**
+ * The provider's URL a pass-through request is sent to, resolved with the
+ * WHATWG URL parser as fetch (undici) and then the provider will read it,
+ * or why it is refused. The raw request target is judged, not the router's
+ * decoded parameter: the path sent must stay under /admin/ exactly as
+ * written, with no dot segment or separator the parser would resolve away.
+ */
+export function providerAdminUrl(
+  requestUrl: string,
+  providerOrigin: string,
+): { ok: true; url: string } | { ok: false; code: 'INVALID_REQUEST' | 'NOT_FOUND'; detail: string } {
+  const queryAt = requestUrl.indexOf('?');
+  const path = queryAt === -1 ? requestUrl : requestUrl.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : requestUrl.slice(queryAt);
+  const outside = { ok: false as const, code: 'NOT_FOUND' as const, detail: "only the provider's /admin/* is passed through" };
+  if (!path.startsWith(PASS_PREFIX)) return outside;
+  const rest = path.slice(PASS_PREFIX.length);
+  if (PASS_FORBIDDEN.test(rest) || /[\x00-\x1f\x7f#]/.test(query)) {
+    return { ok: false, code: 'INVALID_REQUEST', detail: 'the path holds a backslash, a control character, or an encoded dot or separator' };
+  }
+  const wanted = `/admin/${rest}`;
+  let url: URL;
+  try {
+    url = new URL(`${wanted}${query}`, providerOrigin);
+  } catch {
+    return outside;
+  }
+  // A dot segment, or anything else the parser rewrites, would send another path than the one judged.
+  if (url.origin !== new URL(providerOrigin).origin || url.pathname !== wanted || !url.pathname.startsWith('/admin/')) return outside;
+  return { ok: true, url: url.toString() };
 }
 
 /** Time a pass-through call to the provider's back office may take (ms): its slowest answer, a CSV import, stays well inside. */
@@ -61,10 +109,8 @@ export function registerSandboxPages(app: FastifyInstance, options: { providerOr
   for (const page of ['/lobby', '/backoffice']) app.get(page, async (_request, reply) => reply.redirect(`${page}/`, 308));
 
   const passThrough = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
-    const rest = (request.params as { '*': string })['*'];
-    // Only the provider's back office: a dot segment would climb out of /admin once the URL is normalised.
-    if (/(^|\/)\.{1,2}(\/|$)/.test(rest) || rest.includes('%')) return sendProblem(reply, 'NOT_FOUND', 'only the provider\'s /admin/* is passed through');
-    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    const target = providerAdminUrl(request.url, options.providerOrigin);
+    if (!target.ok) return sendProblem(reply, target.code, target.detail);
     const headers: Record<string, string> = {};
     for (const name of ['authorization', 'content-type'] as const) {
       const value = request.headers[name];
@@ -72,7 +118,7 @@ export function registerSandboxPages(app: FastifyInstance, options: { providerOr
     }
     let answer: Response;
     try {
-      answer = await fetch(`${options.providerOrigin}/admin/${rest}${query}`, {
+      answer = await fetch(target.url, {
         method: request.method,
         headers,
         ...(Buffer.isBuffer(request.body) && request.body.length > 0 ? { body: request.body } : {}),
@@ -85,7 +131,8 @@ export function registerSandboxPages(app: FastifyInstance, options: { providerOr
     reply.code(answer.status);
     const type = answer.headers.get('content-type');
     if (type !== null) reply.header('content-type', type);
-    return reply.send(body);
+    // The provider's admin answers (payouts, the outbox) are no more for a cache on the operator's origin than on its own.
+    return reply.header('cache-control', 'no-store').send(body);
   };
   app.get('/backoffice/provider/admin/*', passThrough);
   app.post('/backoffice/provider/admin/*', passThrough);

@@ -6,10 +6,16 @@
  * for the operator, and a back-office URL a person kept still works. The
  * provider's seed key is one of them: it seals the server seeds of rounds
  * not yet played, so it is kept here, apart from the provider's database.
+ *
+ * They are kept in clear, unlike the wallet's launch keys: an HMAC secret
+ * signs and checks, so whoever checks must hold it, and the tokens here are
+ * the ones the sandbox itself sends and prints. Their protection is the
+ * file's mode, 0600, in a folder of mode 0700 (owner-only-files.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OWNER_ONLY_FILE_MODE, ownerOnlyFolder, tightenFile } from '../platform/owner-only-files.js';
 
 export const SECRETS_FILE = 'sandbox-secrets.json';
 
@@ -45,10 +51,12 @@ function fresh(): SandboxSecrets {
 
 /** Reads the data folder's secrets, or makes and keeps them (mode 0600) when it has none. */
 export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets; created: boolean } {
-  mkdirSync(dataDir, { recursive: true });
+  ownerOnlyFolder(dataDir);
   const path = join(dataDir, SECRETS_FILE);
   let text: string | undefined;
   try {
+    // A file an earlier version, or a person's copy, left wider is narrowed before it is read.
+    tightenFile(path);
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new SandboxSetupError(`cannot read ${path}: ${(error as Error).message}`);
@@ -56,9 +64,9 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets;
   if (text === undefined) {
     const secrets = fresh();
     // 'wx': two sandboxes started at once on one folder cannot both write; the loser fails rather than overwrite.
-    writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: OWNER_ONLY_FILE_MODE, flag: 'wx' });
     // The mode above is masked by the umask; this makes it exactly owner-only.
-    chmodSync(path, 0o600);
+    chmodSync(path, OWNER_ONLY_FILE_MODE);
     return { secrets, created: true };
   }
   let parsed: unknown;
@@ -77,8 +85,8 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets;
     // A data folder made before the seed key existed: the key is added, and the integration's secrets stay as they were.
     const secrets = { ...(value as unknown as Omit<SandboxSecrets, 'seedKey'>), seedKey: one() };
     const next = `${path}.new`;
-    writeFileSync(next, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(next, 0o600);
+    writeFileSync(next, `${JSON.stringify(secrets, null, 2)}\n`, { mode: OWNER_ONLY_FILE_MODE });
+    chmodSync(next, OWNER_ONLY_FILE_MODE);
     renameSync(next, path);
     return { secrets, created: false };
   }

@@ -1,7 +1,8 @@
 /**
  * Proves what each server answers a person and a wrong method: `/` is an
- * HTML page naming the server with links to its document, health and
- * metrics (the provider's names its games), that loads and runs nothing;
+ * HTML page naming the server with links to its document and health (not
+ * to /metrics, which answers only a bearer of the metrics or admin token,
+ * 401 to anyone else) (the provider's names its games), that loads and runs nothing;
  * a known path asked with a method it does not take is 405
  * METHOD_NOT_ALLOWED with an `Allow` header listing the methods it takes
  * (a path parameter matched as the router does), while a path no route has
@@ -10,8 +11,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { makeOperator, type Operator } from '../helpers.js';
-import { makeProvider, type Provider } from '../provider/provider-helpers.js';
+import { ADMIN_TOKEN, makeOperator, type Operator } from '../helpers.js';
+import { makeProvider, PROVIDER_ADMIN_TOKEN, type Provider } from '../provider/provider-helpers.js';
 import { homePageHtml } from '../../src/http/home-page.js';
 
 let operator: Operator;
@@ -32,18 +33,47 @@ const servers = (): [string, FastifyInstance][] => [
   ['provider', provider.app],
 ];
 
-test('/ is a page naming the server, with links to its document, health and metrics', async () => {
+test('/ is a page naming the server, with links to its document and health', async () => {
   for (const [name, app] of servers()) {
     const page = await app.inject({ method: 'GET', url: '/' });
     assert.equal(page.statusCode, 200, name);
     assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
     assert.match(String(page.headers['content-security-policy']), /default-src 'none'/);
     assert.match(page.body, new RegExp(`<h1>Wagerlink ${name}`));
-    for (const href of ['/openapi.json', '/health', '/metrics']) assert.ok(page.body.includes(`href="${href}"`), `${name}: ${href}`);
+    for (const href of ['/openapi.json', '/health']) assert.ok(page.body.includes(`href="${href}"`), `${name}: ${href}`);
+    assert.ok(!page.body.includes('href="/metrics"'), `${name}: no link to what a visitor cannot open`);
     assert.doesNotMatch(page.body, /<script|<link|<img/);
   }
   const providerPage = await provider.app.inject({ method: 'GET', url: '/' });
   assert.match(providerPage.body, /\(dice\)/, 'the provider names its games');
+});
+
+test('/metrics answers the admin token, and refuses 401 a caller without it', async () => {
+  for (const [name, app, token] of [['operator', operator.app, ADMIN_TOKEN], ['provider', provider.app, PROVIDER_ADMIN_TOKEN]] as const) {
+    for (const authorization of [undefined, 'Bearer wrong-token', `Basic ${token}`]) {
+      const refused = await app.inject({ method: 'GET', url: '/metrics', headers: authorization === undefined ? {} : { authorization } });
+      assert.equal(refused.statusCode, 401, `${name}: ${String(authorization)}`);
+      assert.equal(JSON.parse(refused.body).code, 'INVALID_TOKEN');
+      assert.doesNotMatch(refused.body, /wagerlink_/);
+    }
+    const metrics = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(metrics.statusCode, 200, name);
+    assert.match(metrics.body, /^# TYPE wagerlink_http_request_duration_seconds histogram$/m);
+  }
+});
+
+test("the provider's metricsToken reads /metrics and nothing else", async () => {
+  const token = 'a-scraper-token-for-metrics';
+  const own = await makeProvider({ edit: (file) => (file.metricsToken = token) });
+  try {
+    const metrics = await own.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(metrics.statusCode, 200);
+    assert.equal(metrics.headers['cache-control'], 'no-store');
+    const admin = await own.app.inject({ method: 'GET', url: '/admin/outbox', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(admin.statusCode, 401);
+  } finally {
+    await own.close();
+  }
 });
 
 test('the page escapes what it shows', () => {

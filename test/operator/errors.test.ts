@@ -883,7 +883,7 @@ for (const backend of OPERATOR_BACKENDS) {
           const body = transactionBody(p, [tx('bet', 1), tx('bet', 2), tx('win', 1)]);
           assert.equal((await wallet(own.app, '/transaction', body)).status, 200);
           assert.equal((await wallet(own.app, '/transaction', body)).status, 200);
-          const metrics = await own.app.inject({ method: 'GET', url: '/metrics' });
+          const metrics = await own.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
           assert.equal(metrics.statusCode, 200);
           assert.match(String(metrics.headers['content-type']), /^text\/plain/);
           assert.match(metrics.body, /^# TYPE wagerlink_http_request_duration_seconds histogram$/m);

@@ -83,14 +83,18 @@ for (const backend of PROVIDER_BACKENDS) {
       pageCall(provider.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: 'test-seed', ...input });
 
     describe('the page', () => {
-      test('GET /game/:slug serves the page, framable, with a strict content policy', async () => {
+      test("GET /game/:slug serves the page, framable by the operators' pages alone, with a strict content policy", async () => {
         const page = await provider.app.inject({ method: 'GET', url: '/game/dice' });
         assert.equal(page.statusCode, 200);
         assert.match(String(page.headers['content-type']), /^text\/html/);
         assert.match(page.body, /<script type="module" src="assets\/game\.js">/);
         const policy = String(page.headers['content-security-policy']);
         assert.match(policy, /script-src 'self'/);
-        assert.match(policy, /frame-ancestors \*/);
+        // Framed by the pages of the operators' pageOrigins, and by no other site.
+        assert.match(policy, /(?:^|; )frame-ancestors http:\/\/127\.0\.0\.1:8080 http:\/\/localhost:8080 https:\/\/casino\.example(?:;|$)/);
+        // It calls its own provider and the operators' pages (urls.refresh), and nowhere else: no scheme-wide source.
+        assert.match(policy, /(?:^|; )connect-src 'self' http:\/\/127\.0\.0\.1:8080 http:\/\/localhost:8080 https:\/\/casino\.example(?:;|$)/);
+        assert.doesNotMatch(policy, /(?:^| )(?:https?:|\*)(?: |;|$)/, policy);
         assert.equal(page.headers['referrer-policy'], 'no-referrer');
       });
 

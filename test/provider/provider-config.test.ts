@@ -73,11 +73,25 @@ test('a retired limit is accepted, read as nothing, and named in a warning with 
   assert.deepEqual(resolveProviderConfig(exampleConfigFile()).warnings, []);
 });
 
+test("an operator without pageOrigins is named in a warning: no page of its may frame the game", () => {
+  const file = exampleConfigFile();
+  delete file.operators[0]!.pageOrigins;
+  const config = resolveProviderConfig(file);
+  assert.deepEqual(config.operators[0]!.pageOrigins, []);
+  assert.equal(config.warnings.length, 1);
+  assert.match(config.warnings[0]!, /^operators\[local-demo-operator\]\.pageOrigins is empty: no page of this operator may frame the game page/);
+  assert.deepEqual(resolveProviderConfig(exampleConfigFile()).operators[0]!.pageOrigins, ['http://127.0.0.1:8080', 'http://localhost:8080']);
+});
+
 const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
   ['a missing member', (f) => delete f.publicBaseUrl, /^publicBaseUrl: is required/],
   ['a missing operator secret', (f) => delete f.operators[0]!.secret, /^operators\[0\]\.secret: is required/],
   ['a whitelist entry that is no address', (f) => (f.operators[0]!.ipWhitelist as string[]).push('nope'), /^operators\[0\]\.ipWhitelist\[2\]: nope is not an IP address or CIDR range/],
   ['a bad CIDR range', (f) => (f.operators[0]!.ipWhitelist = ['10.0.0.0/40']), /^operators\[0\]\.ipWhitelist\[0\]:/],
+  ['a page origin with a path', (f) => (f.operators[0]!.pageOrigins = ['https://casino.example/lobby']), /^operators\[0\]\.pageOrigins\[0\]: https:\/\/casino\.example\/lobby must be an origin/],
+  ['a page origin that is no URL', (f) => (f.operators[0]!.pageOrigins = ['casino.example']), /^operators\[0\]\.pageOrigins\[0\]: casino\.example is not an origin/],
+  ['a page origin of another scheme', (f) => (f.operators[0]!.pageOrigins = ['ftp://casino.example']), /^operators\[0\]\.pageOrigins\[0\]:/],
+  ['a page origin naming an IPv6 address', (f) => (f.operators[0]!.pageOrigins = ['http://[::1]:8080']), /^operators\[0\]\.pageOrigins\[0\]: .*IPv6/],
   ['a trusted proxy that is no address', (f) => (f.operators[0]!.trustedProxies = ['proxy.local']), /^operators\[0\]\.trustedProxies\[0\]:/],
   ['an endpoint that is not http(s)', (f) => (f.operators[0]!.endpoint = 'ftp://127.0.0.1'), /^operators\[0\]\.endpoint: .* must be http or https/],
   ['an endpoint that is not a URL', (f) => (f.operators[0]!.endpoint = 'localhost:8080/x y'), /^operators\[0\]\.endpoint:/],

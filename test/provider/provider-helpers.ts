@@ -80,6 +80,7 @@ export function testConfigFile(options: { endpoint?: string; database?: string }
     ipWhitelist: ['10.0.0.0/8', '2001:db8::/32'],
     trustedProxies: ['192.168.1.1'],
     endpoint: 'http://127.0.0.1:9',
+    pageOrigins: ['https://casino.example'],
     accessToken: 'other-access-token',
     currencies: ['EUR', 'USD'],
   });

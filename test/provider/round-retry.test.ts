@@ -23,7 +23,7 @@ import { OPERATOR_PROBE_MS } from '../../src/dispatch/dispatcher.js';
 import type { OutboxItem } from '../../src/dispatch/outbox.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET, type TestClock } from '../helpers.js';
-import { assertProblem, launchOf, type Answer, makeProvider, operatorCall, pageCall, PROVIDER_BACKENDS, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
+import { assertProblem, launchOf, type Answer, makeProvider, operatorCall, pageCall, PROVIDER_ADMIN_TOKEN, PROVIDER_BACKENDS, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
 
 const ORIGIN = 'http://operator.test';
 /** The delivery's wait between claims in these tests (ms): a due round is claimed within it. */
@@ -437,7 +437,7 @@ for (const backend of PROVIDER_BACKENDS) {
           Number(metrics.match(new RegExp(`^wagerlink_dispatch_attempts_total\\{${labels}\\} (\\d+)$`, 'm'))?.[1] ?? 0);
         const sentLabels = 'operator="local-demo-operator",kind="bet",status="200",code="OK",decision="sent"';
         const metrics = await until('the final attempt is counted', async () => {
-          const text = (await provider.app.inject({ method: 'GET', url: '/metrics' })).body;
+          const text = (await provider.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${PROVIDER_ADMIN_TOKEN}` } })).body;
           return countIn(text, sentLabels) > 0 ? text : undefined;
         });
         const count = (labels: string) => countIn(metrics, labels);

@@ -1,7 +1,9 @@
 /**
  * Proves the sandbox's pages in a real browser (headless Chromium through
- * playwright-core) against `wagerlink sandbox` run as a child process: the
- * lobby creates a player, lists the catalog's games and launches a game of
+ * playwright-core) against `wagerlink sandbox` run as a child process, under
+ * their content policies (the lobby frames the provider's game page, which
+ * only the operator's pages may frame): the lobby creates a player, at 0,
+ * whom the back office's deposit form gives money, lists the catalog's games and launches a game of
  * each kind (dice and reels) for real in its iframe and plays rounds of each
  * (a reels feature spin by spin when one comes), and the balance it then shows equals
  * the operator's ledger; a demo (fun) launch plays without touching the
@@ -108,10 +110,22 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await page.click('summary');
   await page.fill('#create-player [name=playerId]', 'browser-player');
   await page.selectOption('#create-player [name=currency]', 'EUR');
-  await page.fill('#create-player [name=balance]', '80');
+  assert.equal(await page.locator('#create-player [name=balance]').count(), 0, 'the lobby takes no money');
   await page.click('#create-player button[type=submit]');
-  await page.waitForFunction(() => (globalThis as any).document.getElementById('balance').textContent === '80 EUR', undefined, { timeout: PAGE_WAIT_MS });
+  await page.waitForFunction(() => (globalThis as any).document.getElementById('balance').textContent === '0 EUR', undefined, { timeout: PAGE_WAIT_MS });
   assert.equal(await page.inputValue('#player-picker'), 'browser-player');
+  // The money comes from the back office's deposit form, as a casino's staff books it.
+  const office = await browser.newPage({ viewport: SIZES.desktop });
+  const officeErrors = watchErrors(office);
+  await office.goto(`${origin}/backoffice/?player=browser-player#admin=${secrets.adminToken}&provider=${secrets.providerAdminToken}`);
+  await office.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '0 EUR', undefined, { timeout: PAGE_WAIT_MS });
+  await office.fill('#deposit [name=amount]', '80');
+  await office.click('#deposit button[type=submit]');
+  await office.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '80 EUR', undefined, { timeout: PAGE_WAIT_MS });
+  assert.deepEqual(officeErrors, [], 'the back office logged no errors');
+  await office.close();
+  await page.reload();
+  await page.waitForFunction(() => (globalThis as any).document.getElementById('balance').textContent === '80 EUR', undefined, { timeout: PAGE_WAIT_MS });
   const slugs = await page.$$eval('#games li.game', (items) => items.map((item) => item.getAttribute('data-game')));
   assert.ok(slugs.includes('dice') && slugs.includes('reels'), `the lobby lists the catalog's games, of both kinds: ${slugs.join(', ')}`);
   await page.screenshot({ path: `${ARTIFACTS}sandbox-lobby-1280.png`, fullPage: true });

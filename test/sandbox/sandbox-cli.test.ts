@@ -9,7 +9,9 @@
  * first and a --database that is not PostgreSQL are refused with a clear
  * message; and the lobby's API answers what the lobby page needs: the
  * players, every game of the provider's catalog with its ladder in a
- * currency, launch URLs for real and for fun, and problems with their codes;
+ * currency, launch URLs for real and for fun, new players at 0 (a body
+ * with a balance is refused: deposits are the back office's), and problems
+ * with their codes;
  * the back office's Casino down switch answers the provider's calls 503
  * until it is switched back.
  * With DATABASE_URL, both sides run in one PostgreSQL database, each in a
@@ -173,11 +175,16 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   assert.equal(noPlayer.status, 400);
   const unknownGame = await post(`${origin}/lobby/api/launch`, '{"game":"no-such-game","mode":"fun"}');
   assert.equal(unknownGame.body.code, 'GAME_NOT_FOUND');
-  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).status, 201);
-  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","balance":12.5,"country":"FR"}')).body.code, 'PLAYER_EXISTS');
-  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"eve","currency":"EUR","balance":1.005,"country":"FR"}')).status, 400, 'too many decimals for EUR');
+  const dora = await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","country":"FR"}');
+  assert.deepEqual([dora.status, dora.body.balance], [201, 0], 'a player made in the lobby starts at 0');
+  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"dora","currency":"EUR","country":"FR"}')).body.code, 'PLAYER_EXISTS');
+  // A player-facing page takes no money: deposits are the back office's.
+  const minted = await post(`${origin}/lobby/api/players`, '{"playerId":"eve","currency":"EUR","balance":1000000000000,"country":"FR"}');
+  assert.deepEqual([minted.status, minted.body.code], [400, 'INVALID_REQUEST'], JSON.stringify(minted.body));
+  assert.match(minted.body.detail, /^balance: /);
+  assert.equal((await json(`${origin}/lobby/api/players/eve`)).status, 404, 'and nobody was made');
   // A player whose currency no game has bets in is refused when the launch is asked for, not when the page opens.
-  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"zola","currency":"ZAR","balance":50,"country":"ZA"}')).status, 201);
+  assert.equal((await post(`${origin}/lobby/api/players`, '{"playerId":"zola","currency":"ZAR","country":"ZA"}')).status, 201);
   const noLadder = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real","playerId":"zola"}');
   assert.deepEqual([noLadder.status, noLadder.body.code], [422, 'UNSUPPORTED_CURRENCY'], JSON.stringify(noLadder.body));
   // The back office's pass-through reaches the provider's /admin/* with the caller's token, and nothing else.
@@ -218,7 +225,7 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   assert.equal(readFileSync(secretsPath, 'utf8'), secrets, 'the same secrets');
   const alice = await json(`${origin}/lobby/api/players/alice`);
   assert.equal(alice.body.balance, 105, 'the restart kept the deposit and seeded nothing again');
-  assert.equal((await json(`${origin}/lobby/api/players/dora`)).body.balance, 12.5);
+  assert.equal((await json(`${origin}/lobby/api/players/dora`)).body.balance, 0);
   assert.equal((await second.child.stop('SIGTERM')).code, 0);
 });
 

@@ -4,6 +4,7 @@
  * postgres runs when DATABASE_URL is set and is skipped, with the reason,
  * when it is not.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RulesConfig } from '../../src/ledger/rules.js';
@@ -12,11 +13,19 @@ import type { WalletStore } from '../../src/stores/operations.js';
 import { tempDir } from '../helpers.js';
 import { fillPostgresDisk, openPostgresStore, POSTGRES_UNAVAILABLE } from './postgres-fixtures.js';
 
+/** What a backend holds at rest, read around the store: for tests of what must never be stored in clear. */
+export interface AtRest {
+  /** Every value of every column of every table, read with SQL. */
+  everyValue(): Promise<unknown[]>;
+  /** The bytes of the files the backend writes (SQLite: the database and its WAL), or none where the files are the database's own. */
+  files(): Buffer[];
+}
+
 export interface Backend {
   name: string;
   /** Why the backend cannot run here, or undefined when it can. */
   unavailable?: string;
-  open(rules?: RulesConfig): Promise<{ store: WalletStore; cleanup: () => Promise<void> }>;
+  open(rules?: RulesConfig): Promise<{ store: WalletStore; atRest: AtRest; cleanup: () => Promise<void> }>;
   /**
    * A store on a disk that is full once `prepare` has run on it: writes that
    * need room fail as storage fails, reads still work. SQLite: the file may
@@ -33,9 +42,24 @@ const ALL: Backend[] = [
     name: 'sqlite',
     async open(rules) {
       const { dir, cleanup } = tempDir();
-      const store = await SqliteStore.open({ path: join(dir, 'wallet.db'), ...(rules ? { rules } : {}) });
+      const path = join(dir, 'wallet.db');
+      const store = await SqliteStore.open({ path, ...(rules ? { rules } : {}) });
+      const atRest: AtRest = {
+        async everyValue() {
+          // A second connection reads what the writer committed (WAL mode); it writes nothing.
+          const db = new Database(path, { readonly: true });
+          try {
+            const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+            return tables.flatMap((table) => (db.prepare(`SELECT * FROM "${table}"`).raw().all() as unknown[][]).flat());
+          } finally {
+            db.close();
+          }
+        },
+        files: () => [path, `${path}-wal`].filter((file) => existsSync(file)).map((file) => readFileSync(file)),
+      };
       return {
         store,
+        atRest,
         cleanup: async () => {
           await store.close();
           cleanup();
@@ -73,8 +97,21 @@ const ALL: Backend[] = [
     name: 'postgres',
     ...(POSTGRES_UNAVAILABLE ? { unavailable: POSTGRES_UNAVAILABLE } : {}),
     async open(rules) {
-      const { store, cleanup } = await openPostgresStore('contract', rules ? { rules } : {});
-      return { store, cleanup };
+      const { store, schema, cleanup } = await openPostgresStore('contract', rules ? { rules } : {});
+      const atRest: AtRest = {
+        async everyValue() {
+          const tables = await schema.admin<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = ${schema.name}`;
+          const values: unknown[] = [];
+          for (const { name } of tables) {
+            const rows = await schema.admin.unsafe(`SELECT * FROM ${schema.name}.${name}`).values();
+            values.push(...rows.flat());
+          }
+          return values;
+        },
+        // The database's files are the database administrator's (docs/operator.md).
+        files: () => [],
+      };
+      return { store, atRest, cleanup };
     },
     async openFull(prepare) {
       const { store, schema, cleanup } = await openPostgresStore('full');

@@ -1,7 +1,8 @@
 /**
  * What only the PostgreSQL store has to prove, beyond the contract suite:
  * its migrations keep the SQLite versions and are safe when nodes start
- * together; two stores on one database (two nodes) never apply an id twice;
+ * together, and version 5 keeps the launch keys a version 4 schema held in
+ * clear as digests only, each still opening its session; two stores on one database (two nodes) never apply an id twice;
  * a statement time-out, a terminated connection and a database that cannot
  * be reached answer UnavailableError (503) with nothing half-applied, and the
  * store recovers by itself once the database answers again.
@@ -10,7 +11,9 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { launchKeyDigest } from '../../src/ledger/rules.js';
 import { UnavailableError } from '../../src/protocol/errors.js';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js';
@@ -152,6 +155,72 @@ describe('postgres store: migrations', { skip: POSTGRES_UNAVAILABLE }, () => {
       rows.map((row) => row.version),
       POSTGRES_MIGRATIONS.map((m) => m.version),
     );
+  });
+});
+
+describe('postgres store: launch-key digests', { skip: POSTGRES_UNAVAILABLE }, () => {
+  let schema: Schema;
+  before(async () => {
+    schema = await freshSchema('digests');
+  });
+  after(async () => schema.drop());
+
+  test('a version 4 schema keeps its launch keys as digests after version 5, and each key still opens its session', async () => {
+    const url = schema.url();
+    // Keys made and one used by the store; then the launch_keys table as version 4 left it: the keys in clear.
+    const keys = [randomBytes(32), randomBytes(32), randomBytes(32)].map((bytes) => bytes.toString('base64url'));
+    const store = await PostgresStore.open({ url, settings: { poolSize: 1 } });
+    let sessionId: string;
+    try {
+      for (const playerId of ['k-ann', 'k-bob']) {
+        assert.ok((await store.createPlayer({ playerId, currency: 'EUR', balance: 5, depositId: randomUUID(), now: NOW })).ok);
+      }
+      for (const [i, key] of keys.entries()) assert.ok((await store.createLaunchKey({ playerId: i < 2 ? 'k-ann' : 'k-bob', game: 'dice', key, now: NOW })).ok);
+      const opened = await store.authenticate({ key: keys[0]!, game: 'dice', now: NOW, newSessionId: randomUUID() });
+      assert.ok(opened.ok);
+      sessionId = opened.sessionId;
+    } finally {
+      await store.close();
+    }
+    const keyOf = new Map(keys.map((key) => [launchKeyDigest(key).toString('hex'), key]));
+    const table = `${schema.name}.launch_keys`;
+    const rows = await schema.admin.unsafe(`SELECT id, key_hash, player_pk, game, created_at, expires_at, session_pk FROM ${table} ORDER BY id`);
+    const version1 = /CREATE TABLE launch_keys \([^;]*\);/.exec(POSTGRES_MIGRATIONS[0]!.sql)![0].replace('launch_keys', table);
+    await schema.admin.begin(async (dbTx) => {
+      await dbTx.unsafe(`DROP TABLE ${table}; ${version1} DELETE FROM ${schema.name}.schema_migrations WHERE version = 5`);
+      for (const row of rows) {
+        await dbTx.unsafe(`INSERT INTO ${table} (id, key, player_pk, game, created_at, expires_at, session_pk) OVERRIDING SYSTEM VALUE
+          VALUES ($1, $2, $3, $4, $5, $6, $7)`, [row.id, keyOf.get((row.key_hash as Buffer).toString('hex'))!, row.player_pk, row.game, row.created_at, row.expires_at, row.session_pk]);
+      }
+      await dbTx.unsafe(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT max(id) FROM ${table}))`);
+    });
+    // A control: version 4 holds the keys in clear.
+    const before4 = await schema.admin.unsafe(`SELECT key FROM ${table} ORDER BY id`);
+    assert.deepEqual(before4.map((row) => row.key), keys);
+
+    const reopened = await PostgresStore.open({ url, settings: { poolSize: 1 } });
+    try {
+      const reload = await reopened.authenticate({ key: keys[0]!, game: 'dice', now: NOW + 1, newSessionId: randomUUID() });
+      assert.ok(reload.ok && reload.sessionId === sessionId, JSON.stringify(reload));
+      for (const key of keys.slice(1)) {
+        const opened = await reopened.authenticate({ key, game: 'dice', now: NOW + 1, newSessionId: randomUUID() });
+        assert.ok(opened.ok && opened.sessionId !== sessionId, JSON.stringify(opened));
+      }
+      // New keys take ids after the copied ones.
+      const more = randomBytes(32).toString('base64url');
+      assert.ok((await reopened.createLaunchKey({ playerId: 'k-bob', game: 'dice', key: more, now: NOW + 2 })).ok);
+      assert.ok((await reopened.authenticate({ key: more, game: 'dice', now: NOW + 2, newSessionId: randomUUID() })).ok);
+    } finally {
+      await reopened.close();
+    }
+    const columns = await schema.admin<{ name: string }[]>`SELECT column_name AS name FROM information_schema.columns
+      WHERE table_schema = ${schema.name} AND table_name = 'launch_keys' ORDER BY ordinal_position`;
+    assert.deepEqual(columns.map((column) => column.name), ['id', 'key_hash', 'player_pk', 'game', 'created_at', 'expires_at', 'session_pk']);
+    const stored = await schema.admin.unsafe(`SELECT id, key_hash FROM ${table} ORDER BY id`);
+    assert.deepEqual(stored.slice(0, 3).map((row) => keyOf.get((row.key_hash as Buffer).toString('hex'))), keys);
+    assert.deepEqual(stored.map((row) => Number(row.id)), rows.map((row) => Number(row.id)).concat(Number(rows.at(-1)!.id) + 1));
+    const versions = await schema.admin.unsafe(`SELECT version FROM ${schema.name}.schema_migrations ORDER BY version`);
+    assert.deepEqual(versions.map((row) => row.version), POSTGRES_MIGRATIONS.map((m) => m.version));
   });
 });
 

@@ -2,13 +2,18 @@
  * SQLite migrations carry stored ledgers forward: a database written at
  * version 1 (with by-player indexes) reads the same after version 2 (with
  * per-player chains), and new bookings extend the chains it built; after
- * version 3 (id indexes), the ids it stored are still taken.
+ * version 3 (id indexes), the ids it stored are still taken; after version
+ * 6 (launch-key digests), the launch keys a version 5 ledger kept in clear
+ * are kept as digests only, in its tables and in its file, and each still
+ * opens (or reopens) its session.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { launchKeyDigest } from '../../src/ledger/rules.js';
 import { MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
 import { GGR } from '../../src/stores/sqlite/sqlite-ledger.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
@@ -146,6 +151,68 @@ describe('sqlite migrations', () => {
       const after = new Database(path, { readonly: true });
       const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
       after.close();
+      assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
+    } finally {
+      cleanup();
+    }
+  });
+
+  test('a version 5 ledger keeps its launch keys as digests after version 6, and each key still opens its session', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, 'wallet.db');
+      // Keys made and one used by the store; then the launch_keys table as version 5 left it: the keys in clear.
+      const keys = [randomBytes(32), randomBytes(32), randomBytes(32)].map((bytes) => bytes.toString('base64url'));
+      const store = await SqliteStore.open({ path });
+      let sessionId: string;
+      try {
+        for (const playerId of ['k-ann', 'k-bob']) {
+          assert.ok((await store.createPlayer({ playerId, currency: 'EUR', balance: 5, depositId: randomUUID(), now: NOW })).ok);
+        }
+        for (const [i, key] of keys.entries()) assert.ok((await store.createLaunchKey({ playerId: i < 2 ? 'k-ann' : 'k-bob', game: 'dice', key, now: NOW })).ok);
+        const opened = await store.authenticate({ key: keys[0]!, game: 'dice', now: NOW, newSessionId: randomUUID() });
+        assert.ok(opened.ok);
+        sessionId = opened.sessionId;
+      } finally {
+        await store.close();
+      }
+      const db = new Database(path);
+      const keyOf = new Map(keys.map((key) => [launchKeyDigest(key).toString('hex'), key]));
+      const rows = db.prepare('SELECT id, key_hash, player_pk, game, created_at, expires_at, session_pk FROM launch_keys ORDER BY id').raw().all() as unknown[][];
+      const version1 = /CREATE TABLE launch_keys \([^;]*\);/.exec(MIGRATIONS[0]!.sql)![0];
+      db.exec(`DROP TABLE launch_keys; ${version1} DELETE FROM schema_migrations WHERE version = 6`);
+      const insert = db.prepare('INSERT INTO launch_keys (id, key, player_pk, game, created_at, expires_at, session_pk) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      for (const [id, hash, ...rest] of rows) insert.run(id, keyOf.get((hash as Buffer).toString('hex')), ...rest);
+      db.close();
+      // A control: the file holds the keys in clear before version 6.
+      assert.ok(keys.every((key) => readFileSync(path).includes(key)), 'a version 5 file holds the keys');
+
+      const reopened = await SqliteStore.open({ path });
+      try {
+        const reload = await reopened.authenticate({ key: keys[0]!, game: 'dice', now: NOW + 1, newSessionId: randomUUID() });
+        assert.ok(reload.ok && reload.sessionId === sessionId, JSON.stringify(reload));
+        for (const key of keys.slice(1)) {
+          const opened = await reopened.authenticate({ key, game: 'dice', now: NOW + 1, newSessionId: randomUUID() });
+          assert.ok(opened.ok && opened.sessionId !== sessionId, JSON.stringify(opened));
+        }
+        const more = randomBytes(32).toString('base64url');
+        assert.ok((await reopened.createLaunchKey({ playerId: 'k-bob', game: 'dice', key: more, now: NOW + 2 })).ok);
+        assert.ok((await reopened.authenticate({ key: more, game: 'dice', now: NOW + 2, newSessionId: randomUUID() })).ok);
+      } finally {
+        await reopened.close();
+      }
+      const after = new Database(path, { readonly: true });
+      const stored = after.prepare('SELECT * FROM launch_keys ORDER BY id').all() as Record<string, unknown>[];
+      const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
+      after.close();
+      assert.deepEqual(Object.keys(stored[0]!), ['id', 'key_hash', 'player_pk', 'game', 'created_at', 'expires_at', 'session_pk']);
+      assert.deepEqual(
+        stored.slice(0, 3).map((row) => keyOf.get((row.key_hash as Buffer).toString('hex'))),
+        keys,
+      );
+      // The old table's pages were zeroed as they were freed: no key is left in the file (the WAL was checkpointed into it at close).
+      const file = readFileSync(path);
+      for (const key of keys) assert.ok(!file.includes(key), 'the file holds no key in clear');
       assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
     } finally {
       cleanup();

@@ -301,9 +301,10 @@ async function drawGgr(): Promise<void> {
   );
 }
 
-/** Requests answered by the operator, per answer code, from its /metrics (Prometheus text). */
+/** Requests answered by the operator, per answer code, from its /metrics (Prometheus text; the admin token reads it). */
 async function drawCodes(): Promise<void> {
-  const answer = await fetch('/metrics');
+  const answer = await fetch('/metrics', { headers: { authorization: `Bearer ${tokens.admin}` } });
+  if (!answer.ok) throw new Error(`/metrics answered ${answer.status}`);
   const text = await answer.text();
   const counts = new Map<string, number>();
   for (const line of text.split('\n')) {

@@ -139,13 +139,8 @@ ui.close.addEventListener('click', () => {
 ui.create.addEventListener('submit', (event) => {
   event.preventDefault();
   const input = fields(ui.create);
-  // The opening balance goes as the text typed, a JSON number: the server checks its decimals exactly.
-  const balance = input.balance === '' ? '0' : input.balance!;
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(balance)) {
-    report(ui.problem, new Error('Opening balance: a number such as 50 or 12.50'));
-    return;
-  }
-  const body = `{"playerId":${JSON.stringify(input.playerId)},"currency":${JSON.stringify(input.currency)},"balance":${balance}${input.country ? `,"country":${JSON.stringify(input.country.toUpperCase())}` : ''}}`;
+  // No balance: a player starts at 0, and money comes in as the back office's deposits (docs/sandbox.md).
+  const body = JSON.stringify({ playerId: input.playerId, currency: input.currency, ...(input.country ? { country: input.country.toUpperCase() } : {}) });
   api<Player>('POST', '/lobby/api/players', body)
     .then(async (created) => {
       ui.create.reset();

@@ -4,9 +4,9 @@
  * provider's round log (src/provider/store/sqlite-provider-store.ts) both open theirs
  * here, so that both get the same pragmas and the same durability rule.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { ownerOnlyFile, ownerOnlyFolder, tightenFile } from '../owner-only-files.js';
 
 /** How long a writer waits for another process's lock (ms), e.g. a CLI command beside the server. */
 export const BUSY_TIMEOUT_MS = 5_000;
@@ -56,8 +56,15 @@ export const WAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
  */
 export type Durability = 'full' | 'flusher';
 
+/**
+ * The files SQLite keeps beside a database: the WAL, its shared-memory
+ * index, and the rollback journal (used before WAL mode is set, and by
+ * nothing after). SQLite makes each with the database file's mode.
+ */
+export const SIDE_FILE_SUFFIXES = ['-wal', '-shm', '-journal'] as const;
+
 export function openDatabase(path: string, durability: Durability = 'full'): Database.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:' && path !== '') ownerOnlyDatabase(path);
   const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   // WAL: readers never block the writer, and a commit appends to one file.
   db.pragma('journal_mode = WAL');
@@ -72,6 +79,19 @@ export function openDatabase(path: string, durability: Durability = 'full'): Dat
   db.pragma('foreign_keys = OFF');
   db.defaultSafeIntegers(true);
   return db;
+}
+
+/**
+ * Readable by its owner alone (owner-only-files.ts): the folders made for
+ * it 0700 (a folder that exists is the caller's, and left as it is), the
+ * database file made 0600 before SQLite opens it, so that the side files
+ * SQLite makes with its mode are 0600 too, and any of them an earlier
+ * version left wider narrowed to 0600.
+ */
+function ownerOnlyDatabase(path: string): void {
+  ownerOnlyFolder(dirname(path));
+  ownerOnlyFile(path);
+  for (const suffix of SIDE_FILE_SUFFIXES) tightenFile(`${path}${suffix}`);
 }
 
 /**

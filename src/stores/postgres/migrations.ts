@@ -7,9 +7,9 @@
  * after that they part, because their cost models differ (SQLite's version
  * 2 trades its by-player indexes for per-player chains, which PostgreSQL
  * does not need). Here: 1 ledger, 2 wallet versions, 3 refused
- * transactions, 4 transfers by time. SQLite (sqlite/migrations.ts):
- * 1 ledger, 2 per-player chains, 3 id indexes, 4 refused transactions,
- * 5 transfers by time.
+ * transactions, 4 transfers by time, 5 launch-key digests. SQLite
+ * (sqlite/migrations.ts): 1 ledger, 2 per-player chains, 3 id indexes,
+ * 4 refused transactions, 5 transfers by time, 6 launch-key digests.
  *
  * Layout: the same tables as SQLite. Every table has a bigint identity key,
  * each random UUID lives in exactly one unique index (native `uuid`, 16
@@ -152,6 +152,34 @@ CREATE TABLE refused_transactions (
 -- The back office's GGR report (GET /admin/ggr) reads the bets and wins of a span of days; without this
 -- index each report read every transfer ever booked. created_at follows the clock: new entries append.
 CREATE INDEX transfers_by_time ON transfers (created_at);
+`,
+  },
+  {
+    version: 5,
+    name: 'launch key digests',
+    // A launch key is a bearer credential: the table keeps its SHA-256 digest (launchKeyDigest in
+    // src/ledger/rules.ts, which PostgreSQL's sha256() of the key's UTF-8 bytes equals), never the key. The
+    // table is copied rather than altered: an UPDATE and a DROP COLUMN would leave every key in the live rows
+    // (a dropped column stays on disk until each row is rewritten), and the dropped table's files are removed
+    // at commit. Nothing refers to a launch key's row id, and the ids are kept all the same.
+    sql: `
+CREATE TABLE launch_keys_v5 (
+  id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  key_hash    bytea NOT NULL UNIQUE,
+  player_pk   bigint NOT NULL,
+  game        text NOT NULL,
+  created_at  bigint NOT NULL,
+  expires_at  bigint NOT NULL,
+  session_pk  bigint
+);
+INSERT INTO launch_keys_v5 (id, key_hash, player_pk, game, created_at, expires_at, session_pk) OVERRIDING SYSTEM VALUE
+  SELECT id, sha256(convert_to(key, 'UTF8')), player_pk, game, created_at, expires_at, session_pk FROM launch_keys ORDER BY id;
+SELECT setval(pg_get_serial_sequence('launch_keys_v5', 'id'), COALESCE((SELECT max(id) FROM launch_keys_v5), 0) + 1, false);
+DROP TABLE launch_keys;
+ALTER TABLE launch_keys_v5 RENAME TO launch_keys;
+ALTER INDEX launch_keys_v5_pkey RENAME TO launch_keys_pkey;
+ALTER INDEX launch_keys_v5_key_hash_key RENAME TO launch_keys_key_hash_key;
+ALTER SEQUENCE launch_keys_v5_id_seq RENAME TO launch_keys_id_seq;
 `,
   },
 ];

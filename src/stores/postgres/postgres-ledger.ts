@@ -42,6 +42,7 @@ import {
   planPayout,
   planTransaction,
   checkCursor,
+  launchKeyDigest,
   launchKeyExpiresAt,
   planOpeningBalance,
   withoutRemember,
@@ -708,9 +709,11 @@ export class PostgresLedger {
   // ------------------------------------------------------------ back office
 
   async authenticate(command: AuthenticateCommand): Promise<SessionOutcome | Refusal> {
+    // Keys are kept as digests (launchKeyDigest): the key is found by its own.
+    const keyHash = launchKeyDigest(command.key);
     return this.sql.begin(async (dbTx) => {
       const [owner] = await dbTx<{ account_id: Int8 }[]>`SELECT p.account_id FROM launch_keys k JOIN players p ON p.id = k.player_pk
-        WHERE k.key = ${command.key}`;
+        WHERE k.key_hash = ${keyHash}`;
       if (owner) await dbTx`SELECT 1 FROM accounts WHERE id = ${owner.account_id} FOR UPDATE`;
       // Read after the lock: a concurrent first use of the same key has committed its session by now.
       const [row] = await dbTx<
@@ -726,7 +729,7 @@ export class PostgresLedger {
       >`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
           s.game AS session_game, s.last_active_at, ${dbTx.unsafe(PLAYER_COLUMNS)}
         FROM launch_keys k JOIN players p ON p.id = k.player_pk JOIN accounts a ON a.id = p.account_id
-        LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key = ${command.key}`;
+        LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key_hash = ${keyHash}`;
       const player = row && this.playerState(row);
       const existing: SessionState | undefined =
         row && row.session_uuid !== null && row.session_game !== null && row.last_active_at !== null
@@ -797,8 +800,9 @@ export class PostgresLedger {
 
   async createLaunchKey(command: LaunchKeyCommand): Promise<LaunchKeyView | Refusal> {
     const expiresAt = launchKeyExpiresAt(command.now, this.rules);
-    const inserted = await this.sql`INSERT INTO launch_keys (key, player_pk, game, created_at, expires_at)
-      SELECT ${command.key}, id, ${command.game}, ${command.now}, ${expiresAt} FROM players WHERE player_id = ${command.playerId}`;
+    // Only the digest is written: the key is answered this once, to the caller that asked for it, and never read back.
+    const inserted = await this.sql`INSERT INTO launch_keys (key_hash, player_pk, game, created_at, expires_at)
+      SELECT ${launchKeyDigest(command.key)}, id, ${command.game}, ${command.now}, ${expiresAt} FROM players WHERE player_id = ${command.playerId}`;
     if (inserted.count === 0) return playerNotFound(command.playerId);
     return { ok: true, key: command.key, expiresAt };
   }

@@ -7,8 +7,9 @@
  * store's schema, not to PostgreSQL's. Both begin with the ledger as
  * version 1; after that they part, because their cost models differ. Here:
  * 1 ledger, 2 per-player chains, 3 id indexes, 4 refused transactions,
- * 5 transfers by time. PostgreSQL (postgres/migrations.ts): 1 ledger,
- * 2 wallet versions, 3 refused transactions, 4 transfers by time.
+ * 5 transfers by time, 6 launch-key digests. PostgreSQL
+ * (postgres/migrations.ts): 1 ledger, 2 wallet versions, 3 refused
+ * transactions, 4 transfers by time, 5 launch-key digests.
  *
  * Layout choices for the hot path: every table has an integer primary key,
  * so inserts append. Version 1 kept each random UUID in a unique index (as
@@ -25,7 +26,15 @@
  * by walking the chain from there.
  */
 import type Database from 'better-sqlite3';
+import { launchKeyDigest } from '../../ledger/rules.js';
 import { migrate as applyMigrations, type Migration } from '../../platform/sqlite/migrate.js';
+
+/**
+ * The SQL function version 6 hashes the stored keys with: SQLite has no
+ * SHA-256 of its own, and the digest must be the one the ledger looks keys
+ * up by (launchKeyDigest), byte for byte.
+ */
+const LAUNCH_KEY_DIGEST_FUNCTION = 'wagerlink_launch_key_digest';
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -230,9 +239,35 @@ CREATE TABLE refused_transactions (
 CREATE INDEX transfers_by_time ON transfers (created_at);
 `,
   },
+  {
+    version: 6,
+    name: 'launch-key-digests',
+    // A launch key is a bearer credential: the table keeps its SHA-256 digest (launchKeyDigest), never the key.
+    // The table is rebuilt rather than altered, so that no row keeps the key in a dropped column; secure_delete
+    // zeroes the pages the old table and its index free, so that the keys are not left in the file's free pages
+    // either. Nothing refers to a launch key's row id, and the ids are kept all the same.
+    sql: `
+PRAGMA secure_delete = ON;
+CREATE TABLE launch_keys_v6 (
+  id          INTEGER PRIMARY KEY,
+  key_hash    BLOB NOT NULL UNIQUE,
+  player_pk   INTEGER NOT NULL REFERENCES players (id),
+  game        TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL,
+  session_pk  INTEGER REFERENCES sessions (id)
+);
+INSERT INTO launch_keys_v6 (id, key_hash, player_pk, game, created_at, expires_at, session_pk)
+  SELECT id, ${LAUNCH_KEY_DIGEST_FUNCTION}(key), player_pk, game, created_at, expires_at, session_pk FROM launch_keys ORDER BY id;
+DROP TABLE launch_keys;
+ALTER TABLE launch_keys_v6 RENAME TO launch_keys;
+PRAGMA secure_delete = OFF;
+`,
+  },
 ];
 
 /** Applies the wallet's migrations not yet applied (platform/sqlite/migrate.ts). Returns the versions applied. */
 export function migrate(db: Database.Database): number[] {
+  db.function(LAUNCH_KEY_DIGEST_FUNCTION, { deterministic: true }, (key: unknown) => launchKeyDigest(String(key)));
   return applyMigrations(db, MIGRATIONS);
 }

@@ -17,6 +17,7 @@ import {
   planPayout,
   planTransaction,
   checkCursor,
+  launchKeyDigest,
   launchKeyExpiresAt,
   planOpeningBalance,
   withoutRemember,
@@ -206,8 +207,8 @@ export class SqliteLedger {
       launchKey: prepare(`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
         s.game AS session_game, s.last_active_at, ${PLAYER_COLUMNS}
         FROM launch_keys k JOIN players p ON p.id = k.player_pk JOIN accounts a ON a.id = p.account_id
-        LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key = ?`),
-      insertLaunchKey: prepare('INSERT INTO launch_keys (key, player_pk, game, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
+        LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key_hash = ?`),
+      insertLaunchKey: prepare('INSERT INTO launch_keys (key_hash, player_pk, game, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
       insertSession: prepare('INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at) VALUES (?, ?, ?, ?, ?)'),
       bindKey: prepare('UPDATE launch_keys SET session_pk = ? WHERE id = ? AND session_pk IS NULL'),
       setBlocked: prepare('UPDATE players SET blocked = ?, blocked_reason = ? WHERE player_id = ? RETURNING id').pluck(true),
@@ -364,7 +365,8 @@ export class SqliteLedger {
   }
 
   authenticate(command: AuthenticateCommand): SessionOutcome | Refusal {
-    const row = this.statements.launchKey.get(command.key) as
+    // Keys are kept as digests (launchKeyDigest): the key is found by its own.
+    const row = this.statements.launchKey.get(launchKeyDigest(command.key)) as
       | (PlayerRow & {
           key_pk: bigint;
           key_game: string;
@@ -436,7 +438,8 @@ export class SqliteLedger {
     const row = this.statements.playerById.get(command.playerId) as PlayerRow | undefined;
     if (!row) return playerNotFound(command.playerId);
     const expiresAt = launchKeyExpiresAt(command.now, this.rules);
-    this.statements.insertLaunchKey.run(command.key, row.player_pk, command.game, command.now, expiresAt);
+    // Only the digest is written: the key is answered this once, to the caller that asked for it, and never read back.
+    this.statements.insertLaunchKey.run(launchKeyDigest(command.key), row.player_pk, command.game, command.now, expiresAt);
     return { ok: true, key: command.key, expiresAt };
   }
 
