@@ -154,6 +154,10 @@ ALTER TABLE game_sessions ADD COLUMN server_seed_hash text;
 -- A round's seed is null until revealed; meanwhile it is sealed for the round.
 ALTER TABLE rounds ALTER COLUMN server_seed DROP NOT NULL;
 ALTER TABLE rounds ADD COLUMN server_seed_sealed text;
+
+-- What the sealing at start looks for, found without reading every row (both stay empty once it has run).
+CREATE INDEX game_sessions_unsealed ON game_sessions (id) WHERE server_seed_sealed IS NULL;
+CREATE INDEX rounds_unsealed ON rounds (id) WHERE kind = 'reels' AND server_seed IS NOT NULL AND free_spins_played < free_spins;
 `,
   },
 ];

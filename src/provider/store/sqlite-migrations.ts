@@ -166,6 +166,10 @@ UPDATE rounds SET revealed_seed = server_seed;
 ALTER TABLE rounds DROP COLUMN server_seed;
 ALTER TABLE rounds RENAME COLUMN revealed_seed TO server_seed;
 ALTER TABLE rounds ADD COLUMN server_seed_sealed TEXT;
+
+-- What the sealing at start looks for, found without reading every row (both stay empty once it has run).
+CREATE INDEX game_sessions_unsealed ON game_sessions (id) WHERE server_seed_sealed IS NULL;
+CREATE INDEX rounds_unsealed ON rounds (id) WHERE kind = 'reels' AND server_seed IS NOT NULL AND free_spins_played < free_spins;
 `,
   },
 ];
