@@ -10,22 +10,25 @@ import { PROVIDER_AREAS } from '../conformance/provider/model.js';
 import { DEFAULT_CURRENCIES, runProviderConformance } from '../conformance/provider-runner.js';
 import { reportFormat, writeReports } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
+import { processSources, secretFrom } from './secret-input.js';
 
 export const CONFORMANCE_PROVIDER_USAGE = `wagerlink conformance provider — checks a provider endpoint against docs/protocol.md
 
 Usage:
-  wagerlink conformance provider --endpoint URL --secret SECRET --operator-id ID --wallet-id ID --game SLUG
-      [--currency CODE[,CODE]]... [--next-secret SECRET] [--outside-whitelist] [--report FILE]... [--only AREA|CASE]... [--bail]
+  wagerlink conformance provider --endpoint URL --secret-file FILE --operator-id ID --wallet-id ID --game SLUG
+      [--currency CODE[,CODE]]... [--next-secret-file FILE] [--outside-whitelist] [--report FILE]... [--only AREA|CASE]... [--bail]
 
 Options:
   --endpoint URL        the provider endpoint's base URL: its /generate-launch-url and /game-bets are checked
-  --secret SECRET       the operator's secret at the provider, which signs every request (docs/protocol.md §2.2)
+  --secret-file FILE    a file holding the operator's secret at the provider, which signs every request
+                        (docs/protocol.md §2.2); or WAGERLINK_CONFORMANCE_SECRET, or --secret SECRET
   --operator-id ID      the operator's id at the provider
   --wallet-id ID        a wallet id the provider issued to that operator
   --game SLUG           a game the provider offers the operator
   --currency CODE       currencies the provider offers the operator for the game (default ${DEFAULT_CURRENCIES.join(', ')});
                         may be repeated or comma-separated; the ladder cases check up to three
-  --next-secret SECRET  the next secret of a rotation, if the provider holds one: the rotation cases need it
+  --next-secret-file FILE  a file holding the next secret of a rotation, if the provider holds one: the rotation
+                        cases need it; or WAGERLINK_CONFORMANCE_NEXT_SECRET, or --next-secret SECRET
   --outside-whitelist   this machine's address is NOT whitelisted for the operator: check the whitelist's refusal
                         (403 IP_NOT_ALLOWED) and skip the other /generate-launch-url cases
   --report FILE         also write a report: FILE.json, FILE.xml (JUnit) or FILE.html; may be repeated
@@ -35,6 +38,10 @@ Options:
 The kit calls from this machine's address, which the provider must whitelist for the operator
 (docs/protocol.md §2.5); a second run from an address it does not admit, with --outside-whitelist,
 checks the refusal. Launch URLs the provider answers are opened with a GET.
+
+Each secret comes from its file, its option or its variable, in that order. An option's value can be read by
+other users of the machine (ps, /proc) and stays in shell history: it works, with a warning on stderr. A file
+holds the secret on one line; one readable by group or others is warned about too (chmod 600 it).
 
 Areas: ${PROVIDER_AREAS.join(', ')}.
 
@@ -74,7 +81,9 @@ async function run(argv: readonly string[]): Promise<void> {
     options: {
       endpoint: { type: 'string' },
       secret: { type: 'string' },
+      'secret-file': { type: 'string' },
       'next-secret': { type: 'string' },
+      'next-secret-file': { type: 'string' },
       'outside-whitelist': { type: 'boolean' },
       'operator-id': { type: 'string' },
       'wallet-id': { type: 'string' },
@@ -93,8 +102,11 @@ async function run(argv: readonly string[]): Promise<void> {
   const endpoint = values.endpoint;
   if (!endpoint) throw new UsageError('conformance provider needs --endpoint URL');
   if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
+  const sources = processSources((message) => new UsageError(message));
+  const secret = secretFrom({ value: values.secret, file: values['secret-file'] }, { option: 'secret', variable: 'WAGERLINK_CONFORMANCE_SECRET' }, sources);
+  if (!secret) throw new UsageError("conformance provider needs --secret-file FILE, WAGERLINK_CONFORMANCE_SECRET or --secret (the operator's secret that signs requests)");
+  const nextSecret = secretFrom({ value: values['next-secret'], file: values['next-secret-file'] }, { option: 'next-secret', variable: 'WAGERLINK_CONFORMANCE_NEXT_SECRET' }, sources);
   for (const [name, text] of [
-    ['secret', 'the operator\'s secret that signs requests'],
     ['operator-id', 'the operator\'s id at the provider'],
     ['wallet-id', 'a wallet id the provider issued to the operator'],
     ['game', 'a game the provider offers'],
@@ -107,8 +119,8 @@ async function run(argv: readonly string[]): Promise<void> {
   const report = await runProviderConformance({
     target: {
       endpoint,
-      secret: values.secret!,
-      ...(values['next-secret'] === undefined ? {} : { nextSecret: values['next-secret'] }),
+      secret,
+      ...(nextSecret === undefined ? {} : { nextSecret }),
       ...(values['outside-whitelist'] === true ? { outsideWhitelist: true } : {}),
       operatorId: values['operator-id']!,
       walletId: values['wallet-id']!,

@@ -11,6 +11,7 @@
  * counted, to name every bad line before anything is sent.
  */
 import { CURRENCIES, decimalFromString, toMinor } from '../protocol/money.js';
+import { playerIdProblem, withInvisibleEscaped } from '../protocol/player-id.js';
 import { CurrencyCode, PlayerId, Uuid } from '../protocol/schemas.js';
 import { compile } from '../protocol/validate.js';
 
@@ -113,6 +114,16 @@ export type LeaderboardRead = { ok: true; rows: LeaderboardRow[] } | { ok: false
 export const LEADERBOARD_COLUMNS = ['playerId', 'currency', 'amount', 'payoutId'] as const;
 const REQUIRED = ['playerId', 'currency', 'amount'] as const;
 
+/**
+ * A field without the spaces and tabs around it, which a spreadsheet's
+ * columns leave. Only those: String.trim() would also drop a no-break space
+ * or a byte order mark, and turn a look-alike id ("alice\u00a0") into the
+ * id it imitates instead of refusing it (docs/protocol.md §5.4).
+ */
+function spacesTrimmed(field: string): string {
+  return field.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
 /** The protocol's rules of these fields, checked before anything is sent. */
 const fieldRules = { playerId: compile(PlayerId), currency: compile(CurrencyCode), payoutId: compile(Uuid) };
 
@@ -149,13 +160,16 @@ export function readLeaderboard(text: string): LeaderboardRead {
       problems.push({ line: record.line, problem: `${record.fields.length} fields, the header has ${names.length}` });
       continue;
     }
-    const value = (name: string) => record.fields[names.indexOf(name)]?.trim() ?? '';
+    const value = (name: string) => spacesTrimmed(record.fields[names.indexOf(name)] ?? '');
     const playerId = value('playerId');
     const currency = value('currency');
     const amount = value('amount');
     const payoutId = names.includes('payoutId') && value('payoutId') !== '' ? value('payoutId').toLowerCase() : undefined;
     const wrong: string[] = [];
-    if (!fieldRules.playerId.check(playerId).ok) wrong.push(`playerId: "${playerId}" must be 1 to 128 characters, no control characters`);
+    if (!fieldRules.playerId.check(playerId).ok) {
+      const why = playerIdProblem(playerId) ?? '1 to 128 characters';
+      wrong.push(`playerId: "${withInvisibleEscaped(playerId)}" must be a player id (docs/protocol.md §5.4): ${why}`);
+    }
     if (!fieldRules.currency.check(currency).ok) wrong.push(`currency: "${currency}" must be a currency code such as EUR`);
     const decimal = decimalFromString(amount);
     if (decimal === undefined) {

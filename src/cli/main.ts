@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isCountryCode } from '../protocol/regions.js';
 import { compile } from '../protocol/validate.js';
-import { AdjustmentRequest, CreatePlayerRequest, PageQuery } from '../protocol/schemas.js';
+import { AdjustmentRequest, CreateLaunchKeyRequest, CreatePlayerRequest, PageQuery } from '../protocol/schemas.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { decimalFromString, inexactNumbers, SIGNIFICANT_DIGITS_MAX } from '../protocol/money.js';
 import { operatorOpenApi } from '../operator/operator-openapi.js';
@@ -33,37 +33,47 @@ import { runOperatorConformance } from '../conformance/runner.js';
 import { reportFormat, writeReports } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
 import { CONFORMANCE_PROVIDER_USAGE, conformanceProvider } from './conformance-provider.js';
+import { processSources, secretFrom, urlHasPassword } from './secret-input.js';
 
 const CONFORMANCE_USAGE = `wagerlink conformance — checks an operator endpoint against docs/protocol.md
 (\`wagerlink conformance provider --help\` tells how to check a provider endpoint)
 
 Usage:
-  wagerlink conformance operator --endpoint URL --secret SECRET --token TOKEN
-      (--fixtures FILE | --admin-token TOKEN | both) [--report FILE]... [--only AREA|CASE]... [--bail]
+  wagerlink conformance operator --endpoint URL --secret-file FILE --token-file FILE
+      (--fixtures FILE | --admin-token-file FILE | both) [--report FILE]... [--only AREA|CASE]... [--bail]
 
 Options:
   --endpoint URL        the operator endpoint's base URL: its /authenticate, /transaction and /payout are checked
-  --secret SECRET       the integration's shared secret, which signs every request (docs/protocol.md §2.2)
-  --token TOKEN         an access token the operator accepts (docs/protocol.md §2.4)
+  --secret-file FILE    a file holding the integration's shared secret, which signs every request
+                        (docs/protocol.md §2.2); or WAGERLINK_CONFORMANCE_SECRET, or --secret SECRET
+  --token-file FILE     a file holding an access token the operator accepts (docs/protocol.md §2.4);
+                        or WAGERLINK_CONFORMANCE_TOKEN, or --token TOKEN
   --fixtures FILE       test players, launch keys or a command that mints them, games, expiry
                         (docs/conformance.md; examples/conformance-fixtures.json)
-  --admin-token TOKEN   make fresh players through the operator's back office (docs/protocol.md §11) instead
-                        of the file's players; the file may still give games and expiry
+  --admin-token-file FILE  a file holding the operator's admin token: make fresh players through its back office
+                        (docs/protocol.md §11) instead of the file's players; the file may still give games and
+                        expiry; or WAGERLINK_CONFORMANCE_ADMIN_TOKEN, or --admin-token TOKEN
   --report FILE         also write a report: FILE.json, FILE.xml (JUnit) or FILE.html; may be repeated
   --only AREA|CASE      run only these areas or case ids; may be repeated or comma-separated
   --bail                stop at the first case that fails
 
 Areas: ${OPERATOR_AREAS.join(', ')}.
 
+Each secret comes from its file, its option or its variable, in that order. An option's value can be read by
+other users of the machine (ps, /proc) and stays in shell history: it works, with a warning on stderr. A file
+holds the secret on one line; one readable by group or others is warned about too (chmod 600 it). The
+variables are the kit's own, so that a server's settings in the same shell (WAGERLINK_ADMIN_TOKEN) are never
+sent to the endpoint under test.
+
 Exit codes: 0 every case judged passed, 1 a case failed, 2 usage, fixtures or set-up error (nothing judged).
 `;
 
 /** The options of the operator's commands that open its database. */
-const DATABASE: readonly OptionName[] = ['database'];
+const DATABASE: readonly OptionName[] = ['database', 'database-file'];
 /** How the operator's commands reach the provider's endpoints. */
 const PROVIDER_LINK: readonly OptionName[] = ['provider', 'operator-id', 'wallet-id'];
 /** How the provider's back-office commands reach the provider. */
-const PROVIDER_ADMIN: readonly OptionName[] = ['provider', 'admin-token'];
+const PROVIDER_ADMIN: readonly OptionName[] = ['provider', 'admin-token', 'admin-token-file'];
 
 type Runner = (args: string[], values: Values) => Promise<void>;
 
@@ -141,8 +151,8 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     required: ['game'],
     summary: 'makes a one-time launch key for a player and a game',
     run: async ([playerId], values) => {
-      const game = values.game!;
-      report(await withService(configFrom(values), (service) => service.createLaunchKey(playerId!, game)), launchKeyBody);
+      const input = checkedArgs(CreateLaunchKeyRequest, { playerId, game: values.game });
+      report(await withService(configFrom(values), (service) => service.createLaunchKey(input.playerId, input.game)), launchKeyBody);
     },
   },
   {
@@ -165,15 +175,16 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   },
   {
     name: 'provider serve',
-    options: ['config', 'host', 'port', 'database'],
+    options: ['config', 'host', 'port', 'database', 'database-file'],
     required: ['config'],
     summary: 'runs the provider: its interface endpoints, game pages and back office',
     run: async (_args, values) => {
       const port = portFrom(values);
+      const database = databaseFrom(values);
       return serveProvider(values.config!, {
         ...(values.host === undefined ? {} : { host: values.host }),
         ...(port === undefined ? {} : { port }),
-        ...(values.database === undefined ? {} : { database: values.database }),
+        ...(database === undefined ? {} : { database }),
       });
     },
   },
@@ -221,7 +232,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   {
     name: 'sandbox',
     options: [],
-    synopsis: '[--data DIR] [--port P] [--provider-port P] [--database URL [--provider-schema NAME]] [--dispatch-horizon S]',
+    synopsis: '[--data DIR] [--port P] [--provider-port P] [--database URL | --database-file FILE [--provider-schema NAME]] [--dispatch-horizon S]',
     summary: 'the whole interface on this machine, with a lobby and a back office (npm start)',
     help: SANDBOX_USAGE,
     // Listed here for the usage texts; main() hands its arguments to sandbox-command.ts, which parses its own.
@@ -239,9 +250,9 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   },
   {
     name: 'conformance operator',
-    options: ['endpoint', 'secret', 'token', 'fixtures', 'admin-token', 'report', 'only', 'bail'],
-    required: ['endpoint', 'secret', 'token'],
-    synopsis: '--endpoint URL --secret S --token T (--fixtures FILE | --admin-token A) [--report FILE]... [--only AREA] [--bail]',
+    options: ['endpoint', 'secret-file', 'secret', 'token-file', 'token', 'fixtures', 'admin-token-file', 'admin-token', 'report', 'only', 'bail'],
+    required: ['endpoint'],
+    synopsis: '--endpoint URL --secret-file FILE --token-file FILE (--fixtures FILE | --admin-token-file FILE) [--report FILE]... [--only AREA] [--bail]',
     summary: 'checks an operator endpoint against docs/protocol.md',
     help: CONFORMANCE_USAGE,
     run: (_args, values) => conformance('operator', values),
@@ -249,7 +260,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   {
     name: 'conformance provider',
     options: [],
-    synopsis: '--endpoint URL --secret S --operator-id ID --wallet-id ID --game SLUG [--currency C]... [--report FILE]... [--only AREA] [--bail]',
+    synopsis: '--endpoint URL --secret-file FILE --operator-id ID --wallet-id ID --game SLUG [--currency C]... [--report FILE]... [--only AREA] [--bail]',
     summary: 'checks a provider endpoint against docs/protocol.md',
     help: CONFORMANCE_PROVIDER_USAGE,
     // Listed here for the usage texts; main() hands its arguments to conformance-provider.ts, which parses its own.
@@ -280,12 +291,21 @@ function portFrom(values: Values): number | undefined {
   return port;
 }
 
+/** Where commands take their secrets from: files, options (warned about) and the environment (secret-input.ts). */
+const SECRETS = processSources(usage);
+
+/** --database, or the file that holds it; a URL with a password on the command line is warned about. */
+function databaseFrom(values: Values): string | undefined {
+  return secretFrom({ value: values.database, file: values['database-file'] }, { option: 'database', secretIn: urlHasPassword }, SECRETS);
+}
+
 function configFrom(values: Values): OperatorConfig {
   const port = portFrom(values);
+  const database = databaseFrom(values);
   const config = readOperatorConfig(process.env, {
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(port === undefined ? {} : { port }),
-    ...(values.database === undefined ? {} : { database: values.database }),
+    ...(database === undefined ? {} : { database }),
     ...(values.workers === undefined ? {} : { workers: parseWorkers(values.workers, '--workers', availableParallelism()) }),
   });
   databaseInUse = config.database;
@@ -412,6 +432,9 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
   const game = values.game!;
   const mode = values.mode ?? 'real';
   if (mode !== 'real' && mode !== 'fun') throw new UsageError('--mode must be real or fun');
+  if (mode === 'real' && !playerId) throw new UsageError('launch-url in real mode needs a player id');
+  // The id a launch key is made for obeys docs/protocol.md §5.4, as in POST /admin/launch-keys.
+  if (mode === 'real') checkedArgs(CreateLaunchKeyRequest, { playerId, game });
   const link = linkFrom(values);
   const urls = Object.fromEntries(
     (['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
@@ -440,18 +463,21 @@ async function conformance(command: string | undefined, values: Values): Promise
   const endpoint = values.endpoint;
   if (!endpoint) throw new UsageError('conformance operator needs --endpoint URL');
   if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
-  if (!values.secret) throw new UsageError('conformance operator needs --secret (the shared secret that signs requests)');
-  if (!values.token) throw new UsageError('conformance operator needs --token (an access token the operator accepts)');
-  if (values.fixtures === undefined && values['admin-token'] === undefined) throw new UsageError('conformance operator needs --fixtures FILE or --admin-token TOKEN');
+  const secret = secretFrom({ value: values.secret, file: values['secret-file'] }, { option: 'secret', variable: 'WAGERLINK_CONFORMANCE_SECRET' }, SECRETS);
+  if (!secret) throw new UsageError('conformance operator needs --secret-file FILE, WAGERLINK_CONFORMANCE_SECRET or --secret (the shared secret that signs requests)');
+  const token = secretFrom({ value: values.token, file: values['token-file'] }, { option: 'token', variable: 'WAGERLINK_CONFORMANCE_TOKEN' }, SECRETS);
+  if (!token) throw new UsageError('conformance operator needs --token-file FILE, WAGERLINK_CONFORMANCE_TOKEN or --token (an access token the operator accepts)');
+  const adminToken = secretFrom({ value: values['admin-token'], file: values['admin-token-file'] }, { option: 'admin-token', variable: 'WAGERLINK_CONFORMANCE_ADMIN_TOKEN' }, SECRETS);
+  if (values.fixtures === undefined && adminToken === undefined) throw new UsageError('conformance operator needs --fixtures FILE or the admin token (--admin-token-file FILE, WAGERLINK_CONFORMANCE_ADMIN_TOKEN or --admin-token)');
   const reports = values.report ?? [];
   for (const path of reports) if (reportFormat(path) === undefined) throw new UsageError(`--report ${path}: a report file ends in .json, .xml or .html`);
   const only = (values.only ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
   const fixtures: FixturesSetting = {
     ...(values.fixtures === undefined ? {} : { file: { content: await loadFixturesFile(values.fixtures), origin: values.fixtures } }),
-    ...(values['admin-token'] === undefined ? {} : { adminToken: values['admin-token'] }),
+    ...(adminToken === undefined ? {} : { adminToken }),
   };
   const report = await runOperatorConformance({
-    target: { endpoint, secret: values.secret, accessToken: values.token },
+    target: { endpoint, secret, accessToken: token },
     fixtures,
     only,
     bail: values.bail === true,

@@ -13,15 +13,17 @@ import { stringify } from '../protocol/json.js';
 import { Uuid } from '../protocol/schemas.js';
 import { compile } from '../protocol/validate.js';
 import { readLeaderboard, type LeaderboardRow } from './leaderboard-csv.js';
+import { processSources, secretFrom } from './secret-input.js';
 
 export const PROVIDER_ADMIN_VARIABLES = {
-  WAGERLINK_PROVIDER_ADMIN_TOKEN: "the provider's admin token, for provider payouts and outbox (or --admin-token); they reach the provider at WAGERLINK_PROVIDER_URL",
+  WAGERLINK_PROVIDER_ADMIN_TOKEN: "the provider's admin token, for provider payouts and outbox (or --admin-token-file, or --admin-token); they reach the provider at WAGERLINK_PROVIDER_URL",
 } as const;
 
 /** The flags these commands read (parsed by main.ts). */
 export interface AdminFlags {
   provider?: string | undefined;
   'admin-token'?: string | undefined;
+  'admin-token-file'?: string | undefined;
   operator?: string | undefined;
   player?: string | undefined;
   currency?: string | undefined;
@@ -35,7 +37,8 @@ export interface AdminFlags {
 }
 
 const CONNECTION = `  --provider URL       the provider's base URL (or WAGERLINK_PROVIDER_URL)
-  --admin-token T      its admin token (or WAGERLINK_PROVIDER_ADMIN_TOKEN)`;
+  --admin-token-file FILE  a file holding its admin token (or WAGERLINK_PROVIDER_ADMIN_TOKEN; or
+                       --admin-token T, which other users can read in ps and which is warned about)`;
 
 export const ADMIN_HELP = {
   payouts: `wagerlink provider payouts — tournament prizes, paid through the provider's outbox
@@ -147,9 +150,9 @@ interface Answered {
 
 function connectionOf(flags: AdminFlags, usage: Usage): Connection {
   const base = flags.provider ?? process.env.WAGERLINK_PROVIDER_URL;
-  const token = flags['admin-token'] ?? process.env.WAGERLINK_PROVIDER_ADMIN_TOKEN;
+  const token = secretFrom({ value: flags['admin-token'], file: flags['admin-token-file'] }, { option: 'admin-token', variable: 'WAGERLINK_PROVIDER_ADMIN_TOKEN' }, processSources(usage));
   if (!base) throw usage("--provider URL (or WAGERLINK_PROVIDER_URL) is required: the provider's base URL");
-  if (!token) throw usage('--admin-token (or WAGERLINK_PROVIDER_ADMIN_TOKEN) is required');
+  if (!token) throw usage('--admin-token-file FILE (or WAGERLINK_PROVIDER_ADMIN_TOKEN, or --admin-token) is required');
   try {
     new URL(base);
   } catch {

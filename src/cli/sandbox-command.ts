@@ -9,13 +9,14 @@ import { OPERATOR_DB_FILE, OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDE
 import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
 import { schemaNameProblem } from '../platform/postgres/open-database.js';
 import { runSandbox } from '../sandbox/run-sandbox.js';
+import { processSources, secretFrom, urlHasPassword } from './secret-input.js';
 
 export const SANDBOX_USAGE = `wagerlink sandbox — the whole interface on this machine: the operator wallet with a lobby and a
 back office, and the provider with its games, on 127.0.0.1 (the same as npm start)
 
 Usage:
-  wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database postgres://... [--provider-schema NAME]]
-                    [--dispatch-horizon SECONDS]
+  wagerlink sandbox [--data DIR] [--port P] [--provider-port P]
+                    [--database postgres://... | --database-file FILE [--provider-schema NAME]] [--dispatch-horizon SECONDS]
 
 Options:
   --data DIR            where the databases and the integration's secrets are kept (default ./data)
@@ -24,7 +25,9 @@ Options:
   --database URL        both sides' database as a postgres:// URL (default SQLite in DIR: operator.db,
                         provider.db, which a start with --database neither reads nor changes); the
                         operator's tables go in the URL's schema (its search_path, else public), the
-                        provider's in a schema of their own
+                        provider's in a schema of their own; a password in it is better in PGPASSWORD or
+                        --database-file (an argument can be read by other users, and is warned about)
+  --database-file FILE  a file holding --database's URL, on one line (warned about when group or others can read it)
   --provider-schema S   with --database: the provider's schema, made if missing (default ${PROVIDER_SCHEMA_DEFAULT})
   --dispatch-horizon S  how long the provider resends a round or payout before it parks it for staff, seconds
                         (default 259200, 72 h); with the back office's Casino down, a short one parks items soon
@@ -42,6 +45,7 @@ const SANDBOX_OPTIONS = {
   port: { type: 'string' },
   'provider-port': { type: 'string' },
   database: { type: 'string' },
+  'database-file': { type: 'string' },
   'provider-schema': { type: 'string' },
   'dispatch-horizon': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -80,23 +84,24 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
   const operatorPort = port(values.port, 'port', OPERATOR_PORT_DEFAULT, usage);
   const providerPort = port(values['provider-port'], 'provider-port', PROVIDER_PORT_DEFAULT, usage);
   if (operatorPort === providerPort) throw usage(`--port and --provider-port must differ, both are ${operatorPort}`);
-  if (values.database !== undefined && backendOf(values.database).name !== 'postgres') {
-    throw usage(`--database takes a postgres:// URL (the default is SQLite in --data), got "${values.database}"`);
+  const database = secretFrom({ value: values.database, file: values['database-file'] }, { option: 'database', secretIn: urlHasPassword }, processSources(usage));
+  if (database !== undefined && backendOf(database).name !== 'postgres') {
+    throw usage(`--database takes a postgres:// URL (the default is SQLite in --data), got "${database}"`);
   }
   const providerSchema = values['provider-schema'];
   if (providerSchema !== undefined) {
-    if (values.database === undefined) throw usage('--provider-schema needs --database postgres://... (SQLite keeps the provider in its own file)');
+    if (database === undefined) throw usage('--provider-schema needs --database postgres://... (SQLite keeps the provider in its own file)');
     const problem = schemaNameProblem(providerSchema);
     if (problem) throw usage(`--provider-schema: ${problem}`);
   }
-  if (values.database !== undefined) {
+  if (database !== undefined) {
     // The operator's schema is the URL's search_path; the provider's must be another, or their tables would meet.
-    const operatorSchema = new URL(values.database).searchParams.get('search_path');
+    const operatorSchema = new URL(database).searchParams.get('search_path');
     if (operatorSchema !== null && operatorSchema === (providerSchema ?? PROVIDER_SCHEMA_DEFAULT)) {
       throw usage(`--provider-schema must differ from the operator's schema (the URL's search_path), both are ${operatorSchema}`);
     }
   }
-  if (values.database !== undefined) onDatabase(values.database);
+  if (database !== undefined) onDatabase(database);
   const horizon = values['dispatch-horizon'];
   if (horizon !== undefined && (!/^[0-9]{1,7}$/.test(horizon) || Number(horizon) < 1 || Number(horizon) > DISPATCH_HORIZON_SECONDS_MAX)) {
     throw usage(`--dispatch-horizon must be seconds, 1..${DISPATCH_HORIZON_SECONDS_MAX}, got "${horizon}"`);
@@ -105,7 +110,7 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
     dataDir,
     operatorPort,
     providerPort,
-    operatorDatabase: values.database ?? join(dataDir, OPERATOR_DB_FILE),
+    operatorDatabase: database ?? join(dataDir, OPERATOR_DB_FILE),
     providerSchema,
     dispatchHorizonSeconds: horizon === undefined ? undefined : Number(horizon),
   });

@@ -49,7 +49,7 @@ export function lobbyOpenApiPaths() {
         description: sandboxOnly,
         parameters: [
           { name: 'limit', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, description: 'Items per page, 1..500 (default 50).' },
-          { name: 'cursor', in: 'query', required: false, schema: plain(S.PlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
+          { name: 'cursor', in: 'query', required: false, schema: plain(S.StoredPlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
         ],
         responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(LOBBY) },
       },
@@ -64,7 +64,7 @@ export function lobbyOpenApiPaths() {
       get: {
         summary: 'A player and its balance.',
         description: sandboxOnly,
-        parameters: [{ name: 'playerId', in: 'path', required: true, schema: plain(S.PlayerId) }],
+        parameters: [{ name: 'playerId', in: 'path', required: true, schema: plain(S.StoredPlayerId) }],
         responses: { ...ok('200', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND']) },
       },
     },

@@ -18,7 +18,7 @@ import type { CallOutcome } from '../clients/http-call.js';
 import { ERRORS, type ErrorCode } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { isCountryCode } from '../protocol/regions.js';
-import { CurrencyCode, LIMIT_PATTERN, PlayerId } from '../protocol/schemas.js';
+import { CurrencyCode, LIMIT_PATTERN, StoredPlayerId } from '../protocol/schemas.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../stores/store.js';
 import { LaunchRequest, LobbyCreatePlayerRequest } from './lobby-openapi.js';
 import { compile, compileBody } from '../protocol/validate.js';
@@ -40,9 +40,10 @@ const bodies = {
   createPlayer: compileBody(LobbyCreatePlayerRequest),
   launch: compileBody(LaunchRequest),
 };
-const playerParams = compile(Type.Object({ playerId: PlayerId }));
+/** A player the wallet holds, by its id as stored (docs/protocol.md §5.4: older ids are kept as they were). */
+const playerParams = compile(Type.Object({ playerId: StoredPlayerId }));
 const gamesQuery = compile(Type.Object({ currency: CurrencyCode }));
-const playersQuery = compile(Type.Object({ limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })), cursor: Type.Optional(PlayerId) }));
+const playersQuery = compile(Type.Object({ limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })), cursor: Type.Optional(StoredPlayerId) }));
 
 /** A provider's answer passed on: its refusal keeps its code; no answer is 503, the provider being this operator's dependency. */
 function sendProviderFailure(reply: FastifyReply, outcome: Exclude<CallOutcome<unknown>, { ok: true }>): FastifyReply {

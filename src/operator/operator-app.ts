@@ -26,7 +26,7 @@ import {
   GgrQuery,
   PageQuery,
   PlayersQuery,
-  PlayerId,
+  StoredPlayerId,
   PayoutRequest,
   TRANSACTIONS_PER_REQUEST_MAX,
   TransactionRequest,
@@ -100,8 +100,12 @@ function dayStart(day: string): number | undefined {
 }
 
 const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-/** Route parameters of the back office, checked like the bodies that carry the same ids. */
-const playerParams = compile(Type.Object({ playerId: PlayerId }));
+/**
+ * Route parameters of the back office: a player it holds, by the id it was
+ * stored under, which may be older than the rule new ids obey (docs/protocol.md
+ * §5.4), so that such a player can still be read, adjusted and blocked.
+ */
+const playerParams = compile(Type.Object({ playerId: StoredPlayerId }));
 
 function playerJson(player: PlayerView): string {
   return stringify(playerBody(player));
@@ -230,7 +234,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
         }
       });
 
-      // Every :playerId of the back office obeys PlayerId, as in the bodies that create players: a
+      // Every :playerId of the back office obeys StoredPlayerId, what ids always had to be: a
       // control character (U+0000 cannot even reach PostgreSQL) or an over-long id is the caller's
       // mistake, 400, never a storage failure. A hook, so that a new route cannot forget it.
       admin.addHook('onRequest', async (request, reply) => {

@@ -13,7 +13,7 @@ const WIRE_AUTH = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'PAY
 const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const wire = [{ serverSignature: [], accessToken: [] }];
 const admin = [{ adminToken: [] }];
-const playerParam = [{ name: 'playerId', in: 'path', required: true, schema: plain(S.PlayerId) }];
+const playerParam = [{ name: 'playerId', in: 'path', required: true, schema: plain(S.StoredPlayerId) }];
 const pageParams = [
   { name: 'limit', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, description: 'Items per page, 1..500 (default 50).' },
   { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
@@ -77,10 +77,10 @@ export function operatorOpenApi() {
           security: admin,
           parameters: [
             pageParams[0],
-            { name: 'cursor', in: 'query', required: false, schema: plain(S.PlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
+            { name: 'cursor', in: 'query', required: false, schema: plain(S.StoredPlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
             { name: 'currency', in: 'query', required: false, schema: plain(S.CurrencyCode), description: 'Only players of this currency.' },
             { name: 'blocked', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only blocked (true) or unblocked (false) players.' },
-            { name: 'prefix', in: 'query', required: false, schema: plain(S.PlayerId), description: 'Only players whose id starts with this text.' },
+            { name: 'prefix', in: 'query', required: false, schema: plain(S.StoredPlayerId), description: 'Only players whose id starts with this text.' },
           ],
           responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(ADMIN) },
         },

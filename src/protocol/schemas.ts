@@ -7,7 +7,8 @@
  * them), so no object here sets `additionalProperties: false`.
  */
 import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
-import { inWords } from './validate.js';
+import { playerIdProblem } from './player-id.js';
+import { formatInWords, inWords } from './validate.js';
 
 const UUID_PATTERN = inWords('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', 'a UUID in its 8-4-4-4-12 hexadecimal form');
 const UUID_RE = new RegExp(UUID_PATTERN);
@@ -44,7 +45,28 @@ export const BalanceNumber = Type.Number({ description: "The player's balance in
 /** Printable text without control characters. */
 const TEXT_PATTERN = inWords('^[^\\u0000-\\u001f\\u007f]+$', 'text without control characters');
 
-export const PlayerId = Type.String({ minLength: 1, maxLength: 128, pattern: TEXT_PATTERN, description: "The operator's id of the player." });
+const PLAYER_ID_FORMAT = formatInWords(
+  'player-id',
+  'a player id as docs/protocol.md §5.4 defines it',
+  playerIdProblem,
+);
+
+/** A player id (docs/protocol.md §5.4), as every request that names a player, and every new player, must write it. */
+export const PlayerId = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: TEXT_PATTERN,
+  format: PLAYER_ID_FORMAT,
+  description:
+    "The operator's id of the player (docs/protocol.md §5.4): no control, format or invisible characters, no space at either end, in Unicode NFC, its letters of one script (or Latin with Han, Kana, Bopomofo or Hangul); compared exactly, code point by code point.",
+});
+
+/**
+ * An id that names a player already stored: the back office's paths, and
+ * the cursor and prefix of its players list. Ids stored before §5.4's rule
+ * are kept as they were, so these ask only what ids always had to be.
+ */
+export const StoredPlayerId = Type.String({ minLength: 1, maxLength: 128, pattern: TEXT_PATTERN, description: "The id of a player the operator holds, as stored." });
 export const GameSlug = Type.String({
   minLength: 1,
   maxLength: 128,
@@ -186,7 +208,7 @@ export const CreatePlayerRequest = Type.Object({
 export type CreatePlayerRequest = Static<typeof CreatePlayerRequest>;
 
 export const PlayerResponse = Type.Object({
-  playerId: PlayerId,
+  playerId: StoredPlayerId,
   currency: CurrencyCode,
   balance: BalanceNumber,
   blocked: Type.Boolean(),
@@ -216,14 +238,14 @@ export const PageQuery = Type.Object({
 /** GET /admin/players: every filter optional; they narrow together. */
 export const PlayersQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: LIMIT_PATTERN })),
-  cursor: Type.Optional(Type.String({ ...PlayerId, description: 'nextCursor of the previous page: the last player id it listed.' })),
+  cursor: Type.Optional(Type.String({ ...StoredPlayerId, description: 'nextCursor of the previous page: the last player id it listed.' })),
   currency: Type.Optional(CurrencyCode),
   blocked: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-  prefix: Type.Optional(Type.String({ ...PlayerId, description: 'Only players whose id starts with this text.' })),
+  prefix: Type.Optional(Type.String({ ...StoredPlayerId, description: 'Only players whose id starts with this text.' })),
 });
 
 export const PlayerItem = Type.Object({
-  playerId: PlayerId,
+  playerId: StoredPlayerId,
   currency: CurrencyCode,
   balance: BalanceNumber,
   blocked: Type.Boolean(),

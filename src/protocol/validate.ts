@@ -2,11 +2,12 @@
  * Turns raw request bytes into a checked value, or a refusal that names the
  * field (docs/protocol.md §3, 400 INVALID_REQUEST). Pure: no I/O.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { refuse, type Refusal } from './errors.js';
 import { scanIJson, utf8Text, type JsonNumbers } from './i-json.js';
+import { withInvisibleEscaped } from './player-id.js';
 import { SIGNIFICANT_DIGITS_MAX } from './money.js';
 
 export type Checked<T> = { ok: true; value: T } | Refusal;
@@ -45,6 +46,22 @@ export function inWords(pattern: string, words: string): string {
   return pattern;
 }
 
+/** Why a value fails a format of our own, in words, beside what the format asks for. */
+const FORMAT_PROBLEMS = new Map<string, (value: string) => string | undefined>();
+
+/**
+ * A format of our own, for a rule no regular expression of a schema can say
+ * (TypeBox compiles patterns without the u flag): `problem` tells why a
+ * value fails it, or undefined when it passes; a refusal gives both.
+ */
+export function formatInWords(format: string, words: string, problem: (value: string) => string | undefined): string {
+  if (EXPECTED_IN_WORDS.has(`format:${format}`)) throw new Error(`format ${format} is registered twice`);
+  FormatRegistry.Set(format, (value) => problem(value) === undefined);
+  EXPECTED_IN_WORDS.set(`format:${format}`, words);
+  FORMAT_PROBLEMS.set(format, problem);
+  return format;
+}
+
 /** The patterns and formats of a schema, however deep, that have no words: a programmer's error. */
 function unworded(schema: unknown, found: string[] = []): string[] {
   if (schema === null || typeof schema !== 'object') return found;
@@ -77,12 +94,22 @@ function expected(schema: TSchema): string | undefined {
   return undefined;
 }
 
-/** A value short enough to quote in a refusal, as JSON (control characters escaped). */
+/**
+ * A value short enough to quote in a refusal, as JSON, with control,
+ * format and invisible characters escaped: a quoted bidi override would
+ * turn the message around it.
+ */
 const QUOTED_UNITS_MAX = 64;
 
 function got(value: unknown): string {
   const text = JSON.stringify(value);
-  return text !== undefined && text.length <= QUOTED_UNITS_MAX ? `, got ${text}` : '';
+  return text !== undefined && text.length <= QUOTED_UNITS_MAX ? `, got ${withInvisibleEscaped(text)}` : '';
+}
+
+/** Why a value fails its schema's own format, when the format can say: `: it holds U+202E, ...`. */
+function because(schema: TSchema, value: unknown): string {
+  const problem = typeof schema.format === 'string' && typeof value === 'string' ? FORMAT_PROBLEMS.get(schema.format)?.(value) : undefined;
+  return problem === undefined ? '' : `: ${problem}`;
 }
 
 export function compile<T extends TSchema>(schema: T): Validator<T> {
@@ -97,8 +124,11 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
       // A missing member reports the member's own path with an undefined value.
       if (first.value === undefined) return refuse('INVALID_REQUEST', `${fieldName(first.path)}: is required`);
       const inWordsOnly = first.type === ValueErrorType.StringPattern || first.type === ValueErrorType.StringFormat || first.type === ValueErrorType.Union;
-      const words = inWordsOnly ? expected(first.schema) : undefined;
-      const message = words !== undefined ? `must be ${words}${got(first.value)}` : first.message.charAt(0).toLowerCase() + first.message.slice(1);
+      // A schema with a pattern and a format fails one of them: the words are those of the one it failed.
+      const formatWords = first.type === ValueErrorType.StringFormat ? EXPECTED_IN_WORDS.get(`format:${String(first.schema.format)}`) : undefined;
+      const words = inWordsOnly ? (formatWords ?? expected(first.schema)) : undefined;
+      const reason = first.type === ValueErrorType.StringFormat ? because(first.schema, first.value) : '';
+      const message = words !== undefined ? `must be ${words}${got(first.value)}${reason}` : first.message.charAt(0).toLowerCase() + first.message.slice(1);
       return refuse('INVALID_REQUEST', `${fieldName(first.path)}: ${message}`);
     },
   };

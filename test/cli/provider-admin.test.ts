@@ -5,7 +5,8 @@
  * nothing sent), then pays each row with progress lines and a summary, and
  * pays nobody twice when run again; a refused row makes the exit code 1;
  * create, a conflict, the outbox listed, an unknown item, usage errors and
- * each command's help.
+ * each command's help; the admin token from a file or the environment, and
+ * warned about on the command line.
  * On every provider store backend (PROVIDER_BACKENDS).
  */
 import { randomUUID } from 'node:crypto';
@@ -125,6 +126,22 @@ for (const backend of PROVIDER_BACKENDS) {
       const bad = await runWagerlink([...args, '--amount', 'seven']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--amount must be decimal text/);
+    });
+
+    test('the admin token comes from a file, or from WAGERLINK_PROVIDER_ADMIN_TOKEN, without a warning; on the command line it is warned about', async () => {
+      const tokenFile = join(temp.dir, 'admin-token');
+      writeFileSync(tokenFile, `${PROVIDER_ADMIN_TOKEN}\n`, { mode: 0o600 });
+      const list = ['provider', 'outbox', 'list', '--status', 'sent', '--provider', providerOrigin];
+      const fromFile = await runWagerlink([...list, '--admin-token-file', tokenFile]);
+      assert.equal(fromFile.code, 0, fromFile.stderr);
+      assert.ok(Array.isArray((JSON.parse(fromFile.stdout) as { items: unknown[] }).items), fromFile.stdout);
+      assert.equal(fromFile.stderr, '');
+      const fromEnv = await runWagerlink(list, { env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: PROVIDER_ADMIN_TOKEN }) });
+      assert.equal(fromEnv.code, 0, fromEnv.stderr);
+      assert.equal(fromEnv.stderr, '');
+      const onCommandLine = await runWagerlink([...list, '--admin-token', PROVIDER_ADMIN_TOKEN]);
+      assert.equal(onCommandLine.code, 0, onCommandLine.stderr);
+      assert.match(onCommandLine.stderr, /^wagerlink: warning: --admin-token on the command line can be read by other users .*; use --admin-token-file FILE or WAGERLINK_PROVIDER_ADMIN_TOKEN\n$/);
     });
 
     test('outbox list, and retry or resolve of an item that does not exist', async () => {

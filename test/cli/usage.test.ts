@@ -87,6 +87,10 @@ test("a usage error is one line, then the usage of the command it concerns, exit
     // Input is checked, in words, before the database is looked for (this one does not exist).
     [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^wagerlink operator players add — /m],
     [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^wagerlink operator players rounds — /m],
+    // A player id that reads as another (docs/protocol.md §5.4), wherever a command makes a player or a launch for one.
+    [['operator', 'players', 'add', 'x\u202eevil', '--currency', 'EUR'], /^wagerlink: PLAYER must be a player id as docs\/protocol\.md §5\.4 defines it, got "x\\u202eevil": it holds U\+202E/, /^wagerlink operator players add — /m],
+    [['operator', 'launch-key', '\u0430lice', '--game', 'dice'], /^wagerlink: PLAYER must be a player id .*: it mixes letters of scripts/, /^wagerlink operator launch-key — /m],
+    [['operator', 'launch-url', 'alice ', '--game', 'dice'], /^wagerlink: PLAYER must be a player id .*: it starts or ends with a space/, /^wagerlink operator launch-url — /m],
   ];
   for (const [args, line, usage] of cases) {
     const run = await runWagerlink(args, { env: cleanEnv({ WAGERLINK_DATABASE: '/nonexistent/never.db' }) });

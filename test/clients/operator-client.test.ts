@@ -5,7 +5,8 @@
  * outcome with its code; with the network mocked and the clock injected,
  * the retry policy is followed to the letter (which answers are resent, the
  * full-jitter back-off, the attempt and time limits, the wait for one
- * answer), and answers that are not the protocol are never guessed at.
+ * answer), and answers that are not the protocol are never guessed at,
+ * a session of a player id that reads as another among them.
  */
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -259,5 +260,18 @@ describe('the retry policy, with the network mocked', () => {
     const session = await client.authenticate({ key: 'k', game: 'dice' });
     assert.ok(!session.ok && session.kind === 'invalid-answer' && /sessionId/.test(session.detail));
     assert.deepEqual(world.sleeps, []);
+  });
+
+  test('a session answer naming a player id that reads as another (docs/protocol.md §5.4) is an invalid answer: the provider opens no session for it', async () => {
+    const ids = ['x\u202eevil', 'ali\u200bce', '\u0430lice', 'alice ', 'e\u0301'];
+    for (const playerId of ids) {
+      const text = JSON.stringify({ sessionId: randomUUID(), playerId, currency: 'EUR', balance: 1, country: 'DE' });
+      agent.get(ORIGIN).intercept({ path: '/authenticate', method: 'POST' }).reply(() => balance(text));
+    }
+    const { client } = clientWith(PROTOCOL_RETRY);
+    for (const playerId of ids) {
+      const session = await client.authenticate({ key: 'k', game: 'dice' });
+      assert.ok(!session.ok && session.kind === 'invalid-answer' && /playerId: must be a player id/.test(session.detail), `${JSON.stringify(playerId)}: ${JSON.stringify(session)}`);
+    }
   });
 });

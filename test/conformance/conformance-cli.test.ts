@@ -4,15 +4,18 @@
  * a fixtures file that is wrong, and an endpoint the fixtures cannot open a
  * session on; exit 0 for a passing run, with its JSON, JUnit and HTML
  * reports written; exit 1 for a run that finds a fault, with the curl
- * command in its output and --bail stopping it; and the expiry cases on a
- * real clock, waiting as long as the fixtures file says.
+ * command in its output and --bail stopping it; the secret, token and
+ * admin token taken from files and from the kit's variables without a
+ * warning, warned about on the command line and in a file others can read,
+ * and refused from a missing, empty or two-line file; and the expiry cases
+ * on a real clock, waiting as long as the fixtures file says.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ACCESS_TOKEN, ADMIN_TOKEN, SECRET, tempDir } from '../helpers.js';
-import { runWagerlink } from '../harness/child-process.js';
+import { cleanEnv, runWagerlink } from '../harness/child-process.js';
 import { faultyProxy } from './faulty-operators.js';
 import { listeningOperator, type ListeningOperator } from './kit-helpers.js';
 
@@ -48,7 +51,7 @@ describe('wagerlink conformance operator', () => {
     const cases: [string[], RegExp][] = [
       [['conformance', 'operator', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN], /needs --endpoint/],
       [['conformance', 'operator', '--endpoint', 'ftp://example', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN], /must be an http\(s\) URL/],
-      [[...base()], /needs --fixtures FILE or --admin-token/],
+      [[...base()], /needs --fixtures FILE or the admin token/],
       [[...base(), '--admin-token', ADMIN_TOKEN, '--report', join(dir, 'out.txt')], /ends in \.json, \.xml or \.html/],
       [[...base(), '--admin-token', ADMIN_TOKEN, '--only', 'auth,no-such-area'], /--only no-such-area: no such area or case/],
       [['conformance', 'nothing'], /conformance takes: operator, provider/],
@@ -86,6 +89,61 @@ describe('wagerlink conformance operator', () => {
     assert.deepEqual(json.only, ['auth', 'replay']);
     assert.match(readFileSync(paths[1]!, 'utf8'), /^<\?xml/);
     assert.match(readFileSync(paths[2]!, 'utf8'), /^<!DOCTYPE html>/);
+  });
+
+  /** A file holding one secret, readable by its owner only unless `mode` says otherwise. */
+  function secretFile(name: string, secret: string, mode = 0o600): string {
+    const path = join(dir, name);
+    writeFileSync(path, `${secret}\n`, { mode });
+    chmodSync(path, mode);
+    return path;
+  }
+
+  test('the secrets come from files or the environment, without a warning; on the command line they work and are warned about', async () => {
+    const endpoint = ['conformance', 'operator', '--endpoint', server.origin, '--only', 'replay'];
+    const files = ['--secret-file', secretFile('secret', SECRET), '--token-file', secretFile('token', ACCESS_TOKEN), '--admin-token-file', secretFile('admin', ADMIN_TOKEN)];
+    const fromFiles = await runWagerlink([...endpoint, ...files], { timeoutMs: RUN_MS_MAX });
+    assert.equal(fromFiles.code, 0, `${fromFiles.stdout}${fromFiles.stderr}`);
+    assert.match(fromFiles.stdout, /^PASS .* replay\./m);
+    assert.doesNotMatch(fromFiles.stderr, /warning/);
+
+    const env = cleanEnv({ WAGERLINK_CONFORMANCE_SECRET: SECRET, WAGERLINK_CONFORMANCE_TOKEN: ACCESS_TOKEN, WAGERLINK_CONFORMANCE_ADMIN_TOKEN: ADMIN_TOKEN });
+    const fromEnv = await runWagerlink(endpoint, { env, timeoutMs: RUN_MS_MAX });
+    assert.equal(fromEnv.code, 0, `${fromEnv.stdout}${fromEnv.stderr}`);
+    assert.doesNotMatch(fromEnv.stderr, /warning/);
+    // The server's own variables are not the kit's: its admin token is never sent to the endpoint under test.
+    const serverEnv = await runWagerlink([...endpoint, '--secret-file', files[1]!, '--token-file', files[3]!], { env: cleanEnv({ WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN }) });
+    assert.equal(serverEnv.code, 2, serverEnv.stdout);
+    assert.match(serverEnv.stderr, /needs --fixtures FILE or the admin token/);
+
+    const onCommandLine = await runWagerlink([...base(), '--admin-token', ADMIN_TOKEN, '--only', 'replay'], { timeoutMs: RUN_MS_MAX });
+    assert.equal(onCommandLine.code, 0, `${onCommandLine.stdout}${onCommandLine.stderr}`);
+    for (const option of ['--secret', '--token', '--admin-token']) {
+      assert.match(onCommandLine.stderr, new RegExp(`^wagerlink: warning: ${option} on the command line can be read by other users \\(ps, /proc\\) and stays in shell history; use ${option}-file FILE or WAGERLINK_CONFORMANCE_`, 'm'));
+    }
+  });
+
+  test('a secret file readable by others is warned about; a missing, empty or two-line file, or a secret given twice, is a usage error', async () => {
+    const shared = secretFile('shared-secret', SECRET, 0o644);
+    const rest = ['--token-file', secretFile('token-2', ACCESS_TOKEN), '--admin-token-file', secretFile('admin-2', ADMIN_TOKEN), '--only', 'replay'];
+    const open = await runWagerlink(['conformance', 'operator', '--endpoint', server.origin, '--secret-file', shared, ...rest], { timeoutMs: RUN_MS_MAX });
+    assert.equal(open.code, 0, `${open.stdout}${open.stderr}`);
+    assert.match(open.stderr, new RegExp(`^wagerlink: warning: --secret-file ${shared} can be read by other users \\(mode 0644\\); chmod 600 `, 'm'));
+
+    const empty = secretFile('empty', '');
+    const twoLines = join(dir, 'two-lines');
+    writeFileSync(twoLines, `${SECRET}\nmore\n`, { mode: 0o600 });
+    const refused: [string[], RegExp][] = [
+      [['--secret-file', join(dir, 'no-such-file')], /--secret-file \S+no-such-file: no such file/],
+      [['--secret-file', empty], /--secret-file \S+empty: the file is empty/],
+      [['--secret-file', twoLines], /--secret-file \S+two-lines: the file must hold the secret on one line/],
+      [['--secret-file', shared, '--secret', SECRET], /--secret and --secret-file both give --secret: give one/],
+    ];
+    for (const [secret, message] of refused) {
+      const result = await runWagerlink(['conformance', 'operator', '--endpoint', server.origin, ...secret, ...rest]);
+      assert.equal(result.code, 2, `${secret.join(' ')}: ${result.stdout}${result.stderr}`);
+      assert.match(result.stderr, message);
+    }
   });
 
   test('a run that finds a fault exits 1, shows the curl command, and --bail stops at the first failure', async () => {

@@ -4,14 +4,16 @@
  * errors and for a target the provider does not accept (nothing judged);
  * exit 0 for a passing run, with its JSON, JUnit and HTML reports written;
  * exit 1 for a run that finds a fault, with the curl command in its
- * output, and --bail stopping it.
+ * output, and --bail stopping it; the secret and the next secret taken
+ * from files and from the kit's variables, without the warning that a
+ * secret on the command line gets.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NEXT_SECRET, SECRET, tempDir } from '../helpers.js';
-import { runWagerlink } from '../harness/child-process.js';
+import { cleanEnv, runWagerlink } from '../harness/child-process.js';
 import { OPERATOR_ID, WALLET_ID } from '../provider/provider-helpers.js';
 import { faultyProvider } from './faulty-providers.js';
 import { listeningProvider, type ListeningProvider, OUTSIDE_WHITELIST_CASES } from './provider-kit-helpers.js';
@@ -68,6 +70,32 @@ describe('wagerlink conformance provider', () => {
     assert.equal(result.code, 2, result.stdout);
     assert.match(result.stderr, /answered 401 INVALID_SIGNATURE/);
     assert.doesNotMatch(result.stdout, /PASS|FAIL/);
+  });
+
+  test('the secret and the next secret come from files or the environment, without a warning, and the rotation cases run', async () => {
+    const file = (name: string, secret: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, `${secret}\n`, { mode: 0o600 });
+      return path;
+    };
+    const rest = ['--operator-id', OPERATOR_ID, '--wallet-id', WALLET_ID, '--game', 'dice', '--only', 'auth'];
+    const fromFiles = await runWagerlink(
+      ['conformance', 'provider', '--endpoint', server.origin, '--secret-file', file('secret', SECRET), '--next-secret-file', file('next', NEXT_SECRET), ...rest],
+      { timeoutMs: RUN_MS_MAX },
+    );
+    assert.equal(fromFiles.code, 0, `${fromFiles.stdout}${fromFiles.stderr}`);
+    assert.match(fromFiles.stdout, /^PASS .* auth\.next-secret-/m);
+    assert.doesNotMatch(fromFiles.stderr, /warning/);
+    const fromEnv = await runWagerlink(['conformance', 'provider', '--endpoint', server.origin, ...rest], {
+      env: cleanEnv({ WAGERLINK_CONFORMANCE_SECRET: SECRET, WAGERLINK_CONFORMANCE_NEXT_SECRET: NEXT_SECRET }),
+      timeoutMs: RUN_MS_MAX,
+    });
+    assert.equal(fromEnv.code, 0, `${fromEnv.stdout}${fromEnv.stderr}`);
+    assert.match(fromEnv.stdout, /^PASS .* auth\.next-secret-/m);
+    assert.doesNotMatch(fromEnv.stderr, /warning/);
+    const onCommandLine = await runWagerlink([...target(server.origin), '--only', 'auth'], { timeoutMs: RUN_MS_MAX });
+    assert.equal(onCommandLine.code, 0, `${onCommandLine.stdout}${onCommandLine.stderr}`);
+    assert.match(onCommandLine.stderr, /^wagerlink: warning: --secret on the command line can be read by other users/m);
   });
 
   test('a passing run exits 0 and writes its reports', async () => {

@@ -1,6 +1,6 @@
 /**
  * Proves that the kit catches operators that break the interface: each of
- * six faulty operators (our operator behind a proxy that breaks one rule)
+ * seven faulty operators (our operator behind a proxy that breaks one rule)
  * makes the run fail, and fails the very cases written to catch that fault.
  * And that no case is vacuous: each fails against one of two trivial
  * operators, one that answers 200 to everything and one that refuses
@@ -57,6 +57,16 @@ const CAUGHT_BY: Readonly<Record<Fault, readonly string[]>> = {
     'rounds.closed-seen-beside-new',
     'rounds.closed-refusal-final',
     'atomicity-order.order-round-before-funds',
+  ],
+  'player-id-tidied': [
+    'validation.player-id-bidi-override',
+    'validation.player-id-zero-width-space',
+    'validation.player-id-byte-order-mark',
+    'validation.player-id-soft-hyphen',
+    'validation.player-id-trailing-space',
+    'validation.player-id-leading-space',
+    'validation.player-id-no-break-space',
+    'validation.player-id-mixed-scripts',
   ],
   'conflict-200': [
     'idempotency.conflict-amount',

@@ -21,7 +21,7 @@ import { errorType } from '../../src/protocol/errors.js';
 import { sign, verifySignature } from '../../src/protocol/signing.js';
 import { SECRET } from '../helpers.js';
 
-export type Fault = 'debit-twice' | 'float-amounts' | 'signature-unchecked' | 'partial' | 'closed-round-reopened' | 'conflict-200';
+export type Fault = 'debit-twice' | 'float-amounts' | 'signature-unchecked' | 'partial' | 'closed-round-reopened' | 'conflict-200' | 'player-id-tidied';
 
 export interface Listening {
   origin: string;
@@ -68,6 +68,16 @@ function problem(status: number, code: string, detail: string, balance?: string)
 }
 
 // ------------------------------------------------------------------ proxy
+
+/** Characters a tidying wallet drops from an id: controls, format characters, spaces other than U+0020. */
+const DROPPED = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu;
+/** Cyrillic letters drawn as Latin ones, read as the Latin letter. */
+const AS_LATIN: Record<string, string> = { '\u0430': 'a', '\u0435': 'e', '\u043e': 'o', '\u0440': 'p', '\u0441': 'c', '\u0445': 'x' };
+
+/** A player id as a wallet that "cleans up" ids would look it up: trimmed, invisible characters dropped, NFC, look-alikes read as Latin. */
+function tidied(id: string): string {
+  return [...id.replace(DROPPED, '').trim().normalize('NFC')].map((char) => AS_LATIN[char] ?? char).join('');
+}
 
 /** Every occurrence of each id (in any letter case) replaced by another. */
 function renamed(text: string, ids: Iterable<string>): string {
@@ -161,6 +171,12 @@ export async function faultyProxy(backend: string, fault: Fault): Promise<Listen
         if (path !== '/transaction' || answer.status !== 409 || !answer.text.includes('"ROUND_CLOSED"')) return answer;
         const roundId = String((body?.round as Record<string, unknown> | undefined)?.id);
         const sent = renamed(text, [roundId, ...(transactions ?? []).map((each) => String(each.id))]);
+        return forward(path, resigned(headers, sent), sent);
+      }
+      case 'player-id-tidied': {
+        // A wallet that tidies a player id before it looks the player up: a look-alike of the session's player is booked to that player.
+        if (path !== '/transaction' || typeof body?.playerId !== 'string') return forward(path, headers, bytes);
+        const sent = JSON.stringify({ ...body, playerId: tidied(body.playerId) });
         return forward(path, resigned(headers, sent), sent);
       }
       case 'conflict-200': {

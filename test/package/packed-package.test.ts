@@ -15,7 +15,12 @@
  *   import;
  * - a TypeScript file importing the types from 'wagerlink' type-checks
  *   with this project's TypeScript, its wrong uses rejected (@ts-expect-error);
- * - the installed `wagerlink` command runs.
+ * - the installed `wagerlink` command runs;
+ * - the PostgreSQL driver the installed package loads is the one fixed by
+ *   patches/postgres+3.4.9.patch (bundled in the tarball, so that no
+ *   install script has to patch it): its code is there in both of the
+ *   driver's builds, and with DATABASE_URL a transaction whose socket is
+ *   destroyed mid-query settles and the next query answers.
  *
  * The tarball is packed from this checkout's dist/src, compiled by the same
  * build as this test, with scripts off: running `prepare` here would
@@ -27,11 +32,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { DATABASE_URL, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
 
 const run = promisify(execFile);
 
@@ -120,6 +127,50 @@ assert.equal(bets.code, 'UNSUPPORTED_CURRENCY');
 console.log('surface ok');
 `;
 
+/**
+ * Run in the consumer's project: loads postgres as the installed wagerlink
+ * does (resolved from wagerlink's own folder), destroys the socket of a
+ * transaction's query in flight, and prints what became of it and of
+ * three queries after it (test/stores/postgres-connection-loss.test.ts,
+ * run on the installed driver). The unpatched driver takes a query left
+ * over from the dead socket for the remade connection's own, and the next
+ * query waits behind it for good: it prints "stuck".
+ */
+const CONNECTION_LOSS_SCRIPT = `
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { pathToFileURL } from 'node:url';
+
+const [databaseUrl] = process.argv.slice(2);
+const fromWagerlink = createRequire(createRequire(import.meta.url).resolve('wagerlink/package.json'));
+const main = fromWagerlink.resolve('postgres');
+const driverDir = main.slice(0, main.lastIndexOf('/node_modules/postgres/') + '/node_modules/postgres/'.length);
+const { default: postgres } = await import(pathToFileURL(driverDir + 'src/index.js').href);
+const target = new URL(databaseUrl);
+const sockets = [];
+const socket = () => {
+  const made = net.connect(Number(target.port || 5432), target.hostname);
+  sockets.push(made);
+  return made;
+};
+const sql = postgres(databaseUrl, { max: 1, fetch_types: false, onnotice: () => {}, socket });
+await sql\`SELECT 1\`;
+const lost = sql.begin(async (tx) => {
+  await tx\`SELECT 1\`;
+  const inFlight = tx\`SELECT pg_sleep(0.2)\`.execute();
+  sockets.at(-1).destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+  await inFlight;
+});
+// A query that has not settled in this long never will: the connection is stuck (ms).
+const within = (promise) => Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve('stuck'), 5000).unref())]);
+const outcome = await within(lost.then(() => 'committed', () => 'refused'));
+// The remade connection answers, and keeps answering: the unpatched driver answers the first query and hangs on the second.
+const answers = [];
+for (let i = 0; i < 3; i++) answers.push(await within(sql\`SELECT \${i}::int AS n\`.then(([row]) => row.n)));
+console.log(outcome, answers.join(' '));
+process.exit(0);
+`;
+
 const TYPES_FILE = `
 import { ERRORS, createOperatorClient, type BalanceAnswer, type CallOutcome, type ErrorCode, type GameBets, type ProblemResponse, type RetryPolicy, type TransactionRequest, type WalletTransaction } from 'wagerlink';
 // @ts-expect-error only the root is exported
@@ -180,7 +231,8 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     for (const needed of ['package.json', 'README.md', 'bin/wagerlink.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'openapi/operator.json', 'web/index.html', 'examples/operator.env']) {
       assert.ok(files.includes(needed), `${needed} is missing`);
     }
-    const allowed = /^(?:package\.json|README\.md|LICENSE|bin\/.+|dist\/src\/.+\.(?:js|d\.ts|js\.map)|dist\/web\/sandbox\/.+\.js|openapi\/.+|web\/.+|examples\/.+)$/;
+    // node_modules/postgres: the driver is bundled, patched (see the PostgreSQL driver's tests below).
+    const allowed = /^(?:package\.json|README\.md|LICENSE|bin\/.+|dist\/src\/.+\.(?:js|d\.ts|js\.map)|dist\/web\/sandbox\/.+\.js|openapi\/.+|web\/.+|examples\/.+|node_modules\/postgres\/.+)$/;
     assert.deepEqual(files.filter((path) => !allowed.test(path)), []);
   });
 
@@ -239,5 +291,30 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     const { stdout } = await run(join(app, 'node_modules', '.bin', 'wagerlink'), ['openapi', 'operator'], { cwd: app });
     const shipped = readFileSync(join(app, 'node_modules', 'wagerlink', 'openapi', 'operator.json'), 'utf8');
     assert.deepEqual(JSON.parse(stdout), JSON.parse(shipped));
+  });
+
+  /** The driver's folder as the installed wagerlink resolves it, not the consumer's own copy, if any. */
+  function installedDriver(): string {
+    const fromWagerlink = createRequire(join(app, 'node_modules', 'wagerlink', 'package.json'));
+    // The driver exports no package.json: its main file names its folder.
+    const main = fromWagerlink.resolve('postgres');
+    const folder = `${sep}node_modules${sep}postgres${sep}`;
+    return main.slice(0, main.lastIndexOf(folder) + folder.length);
+  }
+
+  test('the installed PostgreSQL driver carries the fix of patches/postgres+3.4.9.patch', () => {
+    const driver = installedDriver();
+    assert.equal((JSON.parse(readFileSync(join(driver, 'package.json'), 'utf8')) as { version: string }).version, '3.4.9');
+    // The patch's first hunk: a write queued for a socket closed meanwhile settles its queries instead of throwing from a timer.
+    const guard = /function nextWrite\(fn\) \{\s*if \(socket === null\) \{/;
+    for (const build of ['src/connection.js', 'cjs/src/connection.js']) {
+      assert.match(readFileSync(join(driver, build), 'utf8'), guard, `${build} of the installed driver is not patched`);
+    }
+  });
+
+  test('through the installed driver, a transaction whose socket is destroyed settles and the next query answers', { skip: POSTGRES_UNAVAILABLE }, async () => {
+    writeFileSync(join(app, 'connection-loss.mjs'), CONNECTION_LOSS_SCRIPT);
+    const { stdout } = await run(process.execPath, ['connection-loss.mjs', DATABASE_URL!], { cwd: app, timeout: npmMsMax });
+    assert.equal(stdout.trim(), 'refused 0 1 2');
   });
 });

@@ -4,8 +4,8 @@
  * twice, whose first delivery's answer is lost after the operator booked
  * it, is credited once, and the payout is paid with the operator's balance;
  * a payout id left out is derived, so the same prize asked for twice is the
- * same payout; bad input, other content, a player with no session and a
- * currency other than the session's are refused with problem+json and
+ * same payout; bad input (look-alike player ids among it), other content,
+ * a player with no session and a currency other than the session's are refused with problem+json and
  * change nothing. With the delivery stopped: the outbox's items listed,
  * retried and resolved by hand, and refused while in flight or final. On
  * every provider store backend (PROVIDER_BACKENDS).
@@ -157,6 +157,10 @@ for (const backend of PROVIDER_BACKENDS) {
         [{ ...good, currency: 'USD' }, 'INVALID_REQUEST', /carol plays in EUR .*not USD/],
         [{ ...good, currency: 'ZZZ' }, 'INVALID_REQUEST', /ZZZ is not a currency/],
         [{ ...good, playerId: 'nobody' }, 'SESSION_NOT_FOUND', /player nobody has no real game session/],
+        // Look-alikes of carol (docs/protocol.md §5.4): refused as ids, never paid to her.
+        [{ ...good, playerId: 'c\u0430rol' }, 'INVALID_REQUEST', /^playerId: must be a player id .*mixes letters of scripts/],
+        [{ ...good, playerId: 'carol ' }, 'INVALID_REQUEST', /^playerId: must be a player id .*starts or ends with a space/],
+        [{ ...good, playerId: 'car\u200bol' }, 'INVALID_REQUEST', /^playerId: must be a player id .*U\+200B/],
         [{ ...good, operatorId: 'nowhere' }, 'WALLET_NOT_FOUND', /nowhere is not configured/],
       ];
       for (const [body, code, detail] of refusals) {
@@ -165,7 +169,7 @@ for (const backend of PROVIDER_BACKENDS) {
         assert.match(answer.body.detail as string, detail, answer.raw);
       }
       const listed = await adminCall(provider.app, 'GET', '/admin/payouts?limit=500');
-      assert.ok(!(listed.body.items as { playerId: string }[]).some((item) => item.playerId === 'carol' || item.playerId === 'nobody'));
+      assert.ok(!(listed.body.items as { playerId: string }[]).some((item) => item.playerId.startsWith('c') || item.playerId === 'nobody'));
       assertProblem(await adminCall(provider.app, 'GET', `/admin/payouts/${randomUUID()}`), 'NOT_FOUND');
       assertProblem(await adminCall(provider.app, 'GET', '/admin/payouts?status=lost'), 'INVALID_REQUEST');
       assertProblem(await adminCall(provider.app, 'POST', '/admin/payouts', good, 'wrong-token'), 'INVALID_TOKEN');

@@ -1,5 +1,5 @@
 /**
- * Bad input (docs/protocol.md §1, §4.3, §6.1): bodies that are not JSON,
+ * Bad input (docs/protocol.md §1, §4.3, §5.4, §6.1): bodies that are not JSON,
  * not I-JSON, of another media type, or that break a member's rule are
  * refused whole with a 4xx and apply nothing. Each refusal is followed by a
  * look at the balance.
@@ -22,6 +22,38 @@ function contentType(value: string | undefined): (headers: Headers) => Headers {
     return value === undefined ? rest : { ...rest, 'content-type': value };
   };
 }
+
+/** Latin letters and the Cyrillic letters drawn the same (а е о р с х). */
+const CYRILLIC_TWINS: Record<string, string> = { a: '\u0430', e: '\u0435', o: '\u043e', p: '\u0440', c: '\u0441', x: '\u0445' };
+
+/** `id` with its first Latin letter that has a Cyrillic twin replaced by it; an id without one gets a Cyrillic а and a Latin a in front. */
+function withCyrillicTwin(id: string): string {
+  const at = [...id].findIndex((char) => char in CYRILLIC_TWINS);
+  if (at < 0) return `\u0430a${id}`;
+  const chars = [...id];
+  chars[at] = CYRILLIC_TWINS[chars[at]!]!;
+  return chars.join('');
+}
+
+/**
+ * Player ids that read as the session's own on a screen (docs/protocol.md
+ * §5.4), as [case id, what it is, how it is made from the session's id]. A
+ * receiver that cleans an id up before it looks the player up books them
+ * to that player; one that compares them as they are answers 403
+ * SESSION_MISMATCH: both break the rule, which asks for 400 first.
+ */
+const LOOK_ALIKE_IDS: readonly [string, string, (id: string) => string][] = [
+  ['bidi-override', 'with a right-to-left override (U+202E) inside', (id) => `${id.slice(0, 1)}\u202e${id.slice(1)}`],
+  ['zero-width-space', 'with a zero-width space (U+200B) inside', (id) => `${id.slice(0, 1)}\u200b${id.slice(1)}`],
+  ['byte-order-mark', 'with a byte order mark (U+FEFF) in front', (id) => `\ufeff${id}`],
+  ['soft-hyphen', 'with a soft hyphen (U+00AD) inside', (id) => `${id.slice(0, 1)}\u00ad${id.slice(1)}`],
+  ['trailing-space', 'with a space after it', (id) => `${id} `],
+  ['leading-space', 'with a space in front', (id) => ` ${id}`],
+  ['no-break-space', 'with a no-break space (U+00A0) after it', (id) => `${id}\u00a0`],
+  ['only-space', 'of one space', () => ' '],
+  ['not-nfc', 'followed by e and a combining acute accent (not NFC)', (id) => `${id}e\u0301`],
+  ['mixed-scripts', 'with a Latin letter replaced by its Cyrillic twin', withCyrillicTwin],
+];
 
 export const VALIDATION_CASES = operatorCases('validation', [
   {
@@ -166,6 +198,15 @@ export const VALIDATION_CASES = operatorCases('validation', [
     clause: 'docs/protocol.md §9',
     steps: [tx('win 1 with playerId "a\\u0001b"', { ...WIN_1, override: { playerId: 'a\u0001b' } }, REFUSED), probe()],
   },
+  ...LOOK_ALIKE_IDS.map(([id, what, alike]) => ({
+    id: `player-id-${id}`,
+    title: `a playerId ${what} is refused with 400 INVALID_REQUEST, not booked to the player it looks like`,
+    clause: 'docs/protocol.md §5.4',
+    steps: [
+      tx(`win 1 with the session's playerId ${what}`, { ...WIN_1, override: (ctx: CaseContext) => ({ playerId: alike(ctx.player().playerId) }) }, REFUSED),
+      probe(),
+    ],
+  })),
   {
     id: 'amount-negative',
     title: 'a negative amount is refused with 400 INVALID_REQUEST',
