@@ -334,7 +334,8 @@ function roundItem(round: RoundRow, decimals: number, calls: RoundCallRow[] = []
     roll: round.roll,
     nonce: round.nonce,
     serverSeedHash: round.serverSeedHash,
-    // A refused round never happened for the player; its seed stays unrevealed.
+    // A refused round never happened for the player; its seed stays unrevealed. A seed not yet revealed (a reels round's free spins
+    // still to play) is null in the store itself: only its commitment is shown.
     serverSeed: round.status === 'refused' ? null : round.serverSeed,
     clientSeed: round.clientSeed,
     refusalCode: round.refusalCode,

@@ -39,6 +39,7 @@ import { parseRange } from './ip-whitelist.js';
 import { isPostgresUrl, readPostgresSettings, schemaNameProblem, type PostgresSettings } from '../stores/settings.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
+import { SEED_KEY_ID_PATTERN, SEED_KEYS_MAX, SeedKeyring, seedKeyBytes } from './seed-keyring.js';
 
 export class ProviderConfigError extends Error {
   override name = 'ProviderConfigError';
@@ -164,6 +165,16 @@ export const CampaignSchema = Type.Object({
   expiresAt: Type.Optional(CampaignExpiresAt),
 });
 
+export const SeedKeysSchema = Type.Object(
+  {
+    current: Type.String({ pattern: inWords(SEED_KEY_ID_PATTERN, 'a key id of 1 to 32 letters, digits, _ or -'), description: 'The id of the key that seals new seeds.' }),
+    keys: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 128 }), {
+      description: 'Key id to key: 32 random bytes as base64 (`openssl rand -base64 32`) or 64 hex digits. Older keys stay while rounds sealed under them are open.',
+    }),
+  },
+  { additionalProperties: false, description: "The keys that seal the server seeds of rounds not yet played (docs/games.md): never in the provider's database." },
+);
+
 export const ProviderConfigSchema = Type.Object({
   host: Type.Optional(Type.String({ minLength: 1 })),
   port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
@@ -181,6 +192,7 @@ export const ProviderConfigSchema = Type.Object({
   launchTokenSecret: Type.String({ minLength: 16, maxLength: 1024 }),
   launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
   adminToken: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
+  seedKeys: Type.Optional(SeedKeysSchema),
   metricsToken: Type.Optional(
     Type.String({ minLength: 16, maxLength: 1024, description: 'Bearer token that reads /metrics and nothing else (a scraper\'s); the admin token reads it too. Neither set: /metrics answers nobody.' }),
   ),
@@ -293,6 +305,8 @@ export interface ProviderConfig {
   logLevel: string;
   launchTokenSecrets: string[];
   adminToken: string | undefined;
+  /** Seals the server seeds of rounds not yet played (seed-keyring.ts); its keys are shown nowhere. */
+  seedKeys: SeedKeyring;
   /** Reads /metrics and nothing else; the admin token reads it too. */
   metricsToken: string | undefined;
   limits: ProviderLimits;
@@ -403,6 +417,35 @@ function reelsRulesOf(member: string, game: Static<typeof GameSchema>, currencie
     jackpotSeeds.set(code, minorOf(`${member}.jackpot.seeds.${code}`, amount, code, decimals));
   }
   return { rules: { rtpBp: Number(rtp), jackpotBp: Number(share) }, jackpotSeeds };
+}
+
+/**
+ * The seed keyring of the config. Required: without it a server seed not
+ * yet revealed would have to sit in the database as it is, where anyone
+ * who reads the database could pick a client seed that wins (docs/games.md).
+ */
+function seedKeysOf(seedKeys: Static<typeof SeedKeysSchema> | undefined): SeedKeyring {
+  if (seedKeys === undefined) {
+    fail(
+      'seedKeys',
+      'is required: the server seeds of rounds not yet played are kept sealed under a key of this ring, outside the database; ' +
+        'add e.g. "seedKeys": { "current": "k1", "keys": { "k1": "<the output of openssl rand -base64 32>" } } (docs/provider.md#configuration)',
+    );
+  }
+  const entries = Object.entries(seedKeys.keys);
+  if (entries.length === 0) fail('seedKeys.keys', 'needs at least the current key');
+  if (entries.length > SEED_KEYS_MAX) fail('seedKeys.keys', `holds at most ${SEED_KEYS_MAX} keys: remove those no open round needs any more`);
+  const keys = new Map<string, Buffer>();
+  const idRe = new RegExp(SEED_KEY_ID_PATTERN);
+  for (const [id, text] of entries) {
+    if (!idRe.test(id)) fail(`seedKeys.keys.${id}`, 'a key id has 1 to 32 letters, digits, _ or -');
+    const key = seedKeyBytes(text.trim());
+    // The member is named, never its value: a config error may be printed or logged.
+    if (key === undefined) fail(`seedKeys.keys.${id}`, 'must be 32 bytes as base64 (openssl rand -base64 32) or as 64 hex digits');
+    keys.set(id, key);
+  }
+  if (!keys.has(seedKeys.current)) fail('seedKeys.current', `${seedKeys.current} is not a key of seedKeys.keys`);
+  return new SeedKeyring(keys, seedKeys.current);
 }
 
 /** Checks a parsed config file and resolves it; throws ProviderConfigError naming the member at fault. */
@@ -558,6 +601,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     logLevel: file.logLevel ?? 'info',
     launchTokenSecrets: [file.launchTokenSecret, ...(file.launchTokenSecretPrevious === undefined ? [] : [file.launchTokenSecretPrevious])],
     adminToken: file.adminToken,
+    seedKeys: seedKeysOf(file.seedKeys),
     metricsToken: file.metricsToken,
     limits,
     currencies,
