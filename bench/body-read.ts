@@ -1,15 +1,16 @@
 /**
  * `node dist/bench/body-read.js`: the cost of reading one typical /transaction
  * body (the bench's single bet, 12 members, about 260 bytes), in ns per body:
- * what readBody does (UTF-8 check, JSON.parse, the I-JSON scan, schema, exact
- * money), and the I-JSON scan and JSON.parse alone for scale. Each figure is
+ * what readBody does (UTF-8 check, the nesting scan, JSON.parse, the I-JSON
+ * scan, schema, exact money), and the nesting scan, the I-JSON scan and
+ * JSON.parse alone for scale. Each figure is
  * the median of RUNS runs of BODIES_PER_RUN bodies, after a warm-up. A
  * micro-benchmark on one thread: compare figures taken on the same host, one
  * after the other.
  */
 import { randomUUID } from 'node:crypto';
 import { TransactionRequest } from '../src/protocol/schemas.js';
-import { scanIJson } from '../src/protocol/i-json.js';
+import { nestingRefusal, scanIJson } from '../src/protocol/i-json.js';
 import { compileBody } from '../src/protocol/validate.js';
 
 const RUNS = 15;
@@ -56,5 +57,6 @@ const first = reader.read(bytes[0]!);
 if (!first.ok) throw new Error(`the bench body is refused: ${first.detail}`);
 console.log(`body: ${bytes[0]!.length} bytes`);
 console.log(`read (as readBody): ${measure((i) => reader.read(bytes[i]!).ok).toFixed(0)} ns per body`);
+console.log(`nesting scan alone: ${measure((i) => nestingRefusal(texts[i]!) === undefined).toFixed(0)} ns per body`);
 console.log(`I-JSON scan alone:  ${measure((i) => scanIJson(texts[i]!).ok).toFixed(0)} ns per body`);
 console.log(`JSON.parse alone:   ${measure((i) => JSON.parse(texts[i]!) !== null).toFixed(0)} ns per body`);

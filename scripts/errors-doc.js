@@ -21,7 +21,7 @@ export const COMMAND = 'npx tsc -p tsconfig.json && node scripts/errors-doc.js';
  */
 export const DESCRIPTIONS = {
   INVALID_REQUEST:
-    'Malformed JSON or HTTP framing, a body that is not I-JSON, a wrong type, a missing member, a bad UUID, a bad amount, or a value that breaks a rule of its field; `detail` names the member.',
+    'Malformed JSON or HTTP framing, a body that is not I-JSON or nests more than 16 levels, a wrong type, a missing member, a bad UUID, a bad amount, or a value that breaks a rule of its field; `detail` names the member.',
   INVALID_SIGNATURE: '`X-Server-Authorization` is missing, malformed or not the HMAC-SHA256 of the body under an accepted secret.',
   INVALID_TOKEN: 'The `Authorization: Bearer` token is missing or not accepted.',
   INVALID_LAUNCH_KEY: '/authenticate: the launch key is unknown, expired, or its session has expired.',
@@ -51,11 +51,11 @@ export const DESCRIPTIONS = {
   STATE_CONFLICT: "Provider back office: the outbox item's state does not allow the action (it is in flight, or already has a final outcome).",
   ROUND_UNFINISHED:
     "Game page: the launch's previous reels round still has free spins to play; they are played (`/api/free-spin`) before a new round starts.",
-  PAYLOAD_TOO_LARGE: 'The request body is over the limit.',
+  PAYLOAD_TOO_LARGE: "The request body is over the limit (the player-facing APIs' own is 8 KiB).",
   URI_TOO_LONG: "A path or path parameter is over the receiver's limit.",
   UNSUPPORTED_MEDIA_TYPE: 'No body, or a `Content-Type` other than `application/json`.',
   UNSUPPORTED_CURRENCY: 'No bet ladder for a currency (`detail` lists them); in the back office, a currency the wallet does not hold.',
-  RATE_LIMITED: 'Too many requests; `Retry-After` says when to resend.',
+  RATE_LIMITED: "Too many requests; `Retry-After` says when to resend. Wagerlink's player-facing APIs (the game pages', the sandbox lobby's) answer it per address and per launch.",
   HEADERS_TOO_LARGE: "The request line and headers are over the receiver's limit.",
   INTERNAL_ERROR: 'A bug in the receiver; nothing was applied.',
   SERVICE_UNAVAILABLE: 'Overloaded, storage unavailable, or shutting down; nothing was applied.',

@@ -14,6 +14,7 @@ import { ERRORS, problemJson, type Refusal } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { readProviderConfig } from '../provider/provider-config.js';
 import { openProviderStore } from '../provider/store/open-provider-store.js';
+import { seedSealing } from '../provider/seed-keyring.js';
 import type { ProviderStore } from '../provider/store/provider-store.js';
 import type { Values } from './command-table.js';
 
@@ -102,7 +103,13 @@ export async function providerStaff(action: ProviderStaffAction, arg: string, va
       break;
     }
   }
-  const store = await openProviderStore(config.database, { currencies: config.currencies, schema: config.databaseSchema, postgres: config.postgres });
+  const store = await openProviderStore(config.database, {
+    currencies: config.currencies,
+    schema: config.databaseSchema,
+    postgres: config.postgres,
+    // Opening seals what a database upgraded from plain seeds still lacks, as `serve` would.
+    seeds: seedSealing(config.seedKeys, randomBytes),
+  });
   try {
     await work(store);
     await store.durable();

@@ -14,6 +14,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { ERRORS, isRetryableStatus, type ErrorCode } from '../protocol/errors.js';
+import { nestingRefusal } from '../protocol/i-json.js';
 import { decimalFromNumber, formatMinor, inexactNumbers } from '../protocol/money.js';
 import { SIGNATURE_HEADER, sign } from '../protocol/signing.js';
 
@@ -215,6 +216,8 @@ export async function postOnce(
 /** A non-200 answer read as a problem: its registry code, detail and balance when it is one. */
 function problemOf(status: number, contentType: string, text: string): { code: ErrorCode | undefined; detail: string; balance?: string } {
   if (!/^application\/problem\+json/i.test(contentType)) return { code: undefined, detail: `HTTP ${status}: ${text.slice(0, 200)}` };
+  // An answer is read as a request body is: nesting over the limit is not parsed (docs/protocol.md §1.2).
+  if (nestingRefusal(text)) return { code: undefined, detail: `HTTP ${status}: the problem body nests too deep to read` };
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(text) as Record<string, unknown>;
@@ -280,6 +283,8 @@ export async function signedCall<T>(
 
 /** JSON.parse of an answer, with the numbers a double may have rounded. */
 export function parseAnswer(text: string): { ok: true; value: Record<string, unknown>; inexact: number[] } | { ok: false; detail: string } {
+  const tooDeep = nestingRefusal(text);
+  if (tooDeep) return { ok: false, detail: `the answer is refused unread: ${tooDeep.detail}` };
   let value: unknown;
   try {
     value = JSON.parse(text);

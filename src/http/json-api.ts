@@ -412,7 +412,8 @@ export function createJsonApi(options: JsonApiOptions): FastifyInstance {
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, 'PAYLOAD_TOO_LARGE', `body is over the limit of ${bodyBytesMax} bytes`);
+        // The route's own limit where it has one (the player-facing APIs' PLAYER_BODY_BYTES_MAX), else the server's.
+        return sendProblem(reply, 'PAYLOAD_TOO_LARGE', `body is over the limit of ${request.routeOptions.bodyLimit ?? bodyBytesMax} bytes`);
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(reply, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${JSON_TYPE}`);
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

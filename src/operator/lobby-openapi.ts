@@ -34,8 +34,11 @@ export const LobbyGame = Type.Object({
 });
 
 
-/** Every lobby route: the sandbox answers only its own loopback names, and a POST only from its own pages (HOST_NOT_ALLOWED). */
-const LOBBY = ['INVALID_REQUEST', 'HOST_NOT_ALLOWED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+/**
+ * Every lobby route: the sandbox answers only its own loopback names, and a POST only from its own pages
+ * (HOST_NOT_ALLOWED); each address's calls are limited, and a body to PLAYER_BODY_BYTES_MAX (docs/sandbox.md).
+ */
+const LOBBY = ['INVALID_REQUEST', 'HOST_NOT_ALLOWED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const sandboxOnly =
   'Served by `wagerlink sandbox` only (on 127.0.0.1, without a token, to requests addressed to 127.0.0.1, localhost or [::1] and, for a POST, from a page of one of them: docs/sandbox.md#who-may-call-what).';
 
@@ -57,7 +60,7 @@ export function lobbyOpenApiPaths() {
         summary: 'Create a player, with a balance of 0: deposits are made in the back office (POST /admin/players/{playerId}/adjustments). A body with `balance` is refused 400.',
         description: sandboxOnly,
         requestBody: body(LobbyCreatePlayerRequest),
-        responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_EXISTS', 'UNSUPPORTED_MEDIA_TYPE']) },
+        responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_EXISTS', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']) },
       },
     },
     '/lobby/api/players/{playerId}': {
@@ -81,7 +84,7 @@ export function lobbyOpenApiPaths() {
         summary: "A launch URL from the provider's /generate-launch-url: real money for a player (a fresh launch key), or fun.",
         description: sandboxOnly,
         requestBody: body(LaunchRequest),
-        responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY', 'UNSUPPORTED_MEDIA_TYPE']) },
+        responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']) },
       },
     },
   };

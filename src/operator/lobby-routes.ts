@@ -10,10 +10,16 @@
  * web page reaches them through DNS rebinding. A player made here starts at
  * 0: money comes in only as deposits, which, with everything else about a
  * player, stay behind the back office's admin token.
+ *
+ * Being open, the lobby's API is held as a game page's is: bodies up to
+ * PLAYER_BODY_BYTES_MAX (413 beyond), and so many calls per address per
+ * window (429 RATE_LIMITED with Retry-After beyond; docs/sandbox.md).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { bodyBytes, readBody, sendJson, sendProblem, sendRefusal } from '../http/json-api.js';
+import { addressKey, callLimiter, enableCallLimits } from '../http/call-limits.js';
+import { PLAYER_BODY_BYTES_MAX, PLAYER_CALLS_PER_ADDRESS_MAX, PLAYER_RATE_WINDOW_S } from '../http/limits.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { ERRORS, type ErrorCode } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
@@ -34,6 +40,12 @@ export interface LobbyOptions {
   games: readonly { slug: string; title: string; kind: string }[];
   /** The lobby page's URL: a game's lobby and deposit buttons lead back to it. */
   lobbyUrl: string;
+  /**
+   * Calls of the lobby's API one address may make per window; default
+   * PLAYER_CALLS_PER_ADDRESS_MAX per PLAYER_RATE_WINDOW_S (the game pages'
+   * defaults). The sandbox passes its provider config's.
+   */
+  limits?: { callsPerAddressMax: number; windowMs: number };
 }
 
 const bodies = {
@@ -53,10 +65,20 @@ function sendProviderFailure(reply: FastifyReply, outcome: Exclude<CallOutcome<u
   return sendProblem(reply, 'SERVICE_UNAVAILABLE', `the provider did not answer usefully: ${outcome.detail}`);
 }
 
-export function registerLobby(app: FastifyInstance, options: LobbyOptions): void {
+export async function registerLobby(app: FastifyInstance, options: LobbyOptions): Promise<void> {
   const { service, link } = options;
+  const limits = options.limits ?? { callsPerAddressMax: PLAYER_CALLS_PER_ADDRESS_MAX, windowMs: PLAYER_RATE_WINDOW_S * 1000 };
+  await enableCallLimits(app);
+  const perAddress = callLimiter(app, { callsMax: limits.callsPerAddressMax, windowMs: limits.windowMs }, 'from this address');
+  // The sandbox listens on the loopback interface, with no proxy before it: the caller is the socket's peer.
+  const lobbyRoute = {
+    bodyLimit: PLAYER_BODY_BYTES_MAX,
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!(await perAddress(request, reply, addressKey(request.socket.remoteAddress)))) return reply;
+    },
+  };
 
-  app.get('/lobby/api/players', async (request, reply) => {
+  app.get('/lobby/api/players', lobbyRoute, async (request, reply) => {
     const checked = playersQuery.check({ ...(request.query as object) });
     if (!checked.ok) return sendRefusal(reply, checked);
     const limit = checked.value.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(checked.value.limit);
@@ -65,7 +87,7 @@ export function registerLobby(app: FastifyInstance, options: LobbyOptions): void
     return sendJson(reply, 200, stringify(playersBody(page)));
   });
 
-  app.post('/lobby/api/players', async (request, reply) => {
+  app.post('/lobby/api/players', lobbyRoute, async (request, reply) => {
     const bytes = bodyBytes(request, reply);
     const input = bytes && readBody(reply, bytes, bodies.createPlayer);
     if (!input) return reply;
@@ -81,7 +103,7 @@ export function registerLobby(app: FastifyInstance, options: LobbyOptions): void
     return sendJson(reply, 201, stringify(playerBody(outcome)));
   });
 
-  app.get('/lobby/api/players/:playerId', async (request, reply) => {
+  app.get('/lobby/api/players/:playerId', lobbyRoute, async (request, reply) => {
     const checked = playerParams.check({ ...(request.params as object) });
     if (!checked.ok) return sendRefusal(reply, checked);
     const outcome = await service.getPlayer(checked.value.playerId);
@@ -89,7 +111,7 @@ export function registerLobby(app: FastifyInstance, options: LobbyOptions): void
     return sendJson(reply, 200, stringify(playerBody(outcome)));
   });
 
-  app.get('/lobby/api/games', async (request, reply) => {
+  app.get('/lobby/api/games', lobbyRoute, async (request, reply) => {
     const checked = gamesQuery.check({ ...(request.query as object) });
     if (!checked.ok) return sendRefusal(reply, checked);
     const { currency } = checked.value;
@@ -101,7 +123,7 @@ export function registerLobby(app: FastifyInstance, options: LobbyOptions): void
     return sendJson(reply, 200, `{"currency":${JSON.stringify(currency)},"items":[${items.join(',')}]}`);
   });
 
-  app.post('/lobby/api/launch', async (request, reply) => {
+  app.post('/lobby/api/launch', lobbyRoute, async (request, reply) => {
     const bytes = bodyBytes(request, reply);
     const input = bytes && readBody(reply, bytes, bodies.launch);
     if (!input) return reply;

@@ -6,7 +6,7 @@ import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { refuse, type Refusal } from './errors.js';
-import { scanIJson, utf8Text, type JsonNumbers } from './i-json.js';
+import { nestingRefusal, scanIJson, utf8Text, type JsonNumbers } from './i-json.js';
 import { withInvisibleEscaped } from './player-id.js';
 import { SIGNIFICANT_DIGITS_MAX } from './money.js';
 
@@ -140,13 +140,16 @@ export interface ParsedBody extends JsonNumbers {
 }
 
 /**
- * Parses a JSON body: UTF-8 (when given bytes), JSON, an object at the top,
+ * Parses a JSON body: UTF-8 (when given bytes), nesting within
+ * NESTING_DEPTH_MAX (before JSON.parse sees it), JSON, an object at the top,
  * and I-JSON (i-json.ts: no member name twice, no unpaired surrogate, no
  * U+0000, no number out of a double's range).
  */
 export function parseJsonObject(raw: string | Uint8Array): ParsedBody | Refusal {
   const text = typeof raw === 'string' ? raw : utf8Text(raw);
   if (typeof text !== 'string') return text;
+  const tooDeep = nestingRefusal(text);
+  if (tooDeep) return tooDeep;
   let value: unknown;
   try {
     value = JSON.parse(text);

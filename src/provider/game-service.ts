@@ -22,7 +22,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chanceRange, isOfferedChance, quote, settle, type DiceRules } from '../game/dice.js';
-import { commitment, rollOf, SERVER_SEED_BYTES } from '../game/fairness.js';
+import { rollOf } from '../game/fairness.js';
 import { ERRORS, refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { raw, stringify } from '../protocol/json.js';
 import { decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
@@ -34,7 +34,19 @@ import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-tok
 import type { DiceGameSettings, GameSettings, OperatorSettings, ProviderConfig, ReelsGameSettings } from './provider-config.js';
 import type { PlayRequest, ReelsPlayRequest } from './provider-schemas.js';
 import { planReelsRound, drawnRound, reelsGameView, reelsRoundView, spinView, stageOf, type ReelsGameView, type ReelsRoundView, type SpinView } from './reels-rounds.js';
-import { featureDone, roundOfSession, type CampaignRow, type GameSessionRow, type NewRound, type ProviderStore, type RoundRow, type RoundWrite } from './store/provider-store.js';
+import {
+  featureDone,
+  roundOfSession,
+  type CampaignRow,
+  type GameSessionRow,
+  type NewRound,
+  type NextSeed,
+  type ProviderStore,
+  type RoundRow,
+  type RoundWrite,
+  type SeedSealing,
+} from './store/provider-store.js';
+import { openRoundSeed, openSessionSeed, SeedKeyMissingError, seedSealing, type SeedKeyring } from './seed-keyring.js';
 import { timeOrderedUuid } from './time-ordered-id.js';
 
 export interface ProviderWorld extends ClientWorld {
@@ -202,8 +214,13 @@ export class GameService {
   /** Players waiting for a pending round's final answer, by the round's pk. */
   private readonly finishWaiters = new Map<number, Set<(round?: RoundRow) => void>>();
   private readonly stopWatching: () => void;
+  /** The config's seed keyring: new seeds are sealed under its current key, and sealed ones opened only where a round needs them. */
+  private readonly keyring: SeedKeyring;
+  private readonly sealing: SeedSealing;
 
   constructor(private readonly options: GameServiceOptions) {
+    this.keyring = options.config.seedKeys;
+    this.sealing = seedSealing(this.keyring, options.world.randomBytes);
     this.operators = new Map(options.config.operators.map((op) => [op.operatorId, op]));
     const limits = options.config.limits;
     this.settleRetry = {
@@ -234,6 +251,16 @@ export class GameService {
     await Promise.all([...this.options.clients.values()].map((client) => client.close()));
   }
 
+  /**
+   * The launch a token is of (its launchId), for the app's limit of calls
+   * per launch; undefined for anything that is not an intact token of ours,
+   * which every call refuses anyway. Opened tokens are kept (launch-token.ts),
+   * so the call that follows opens it again for free.
+   */
+  launchIdOf(token: string): string | undefined {
+    return this.options.tokens.open(token)?.launchId;
+  }
+
   /** Seals the claims of a new launch into the token of its URL. */
   launchUrl(claims: Omit<LaunchClaims, 'launchId' | 'expiresAt'>): string {
     const { config, world, tokens } = this.options;
@@ -256,7 +283,8 @@ export class GameService {
       const existing = await store.sessionByLaunch(claims.launchId);
       const opened = claims.mode === 'fun' ? await this.openFun(claims, existing) : await this.openReal(claims, operator, existing);
       if (!opened.ok) return opened;
-      return this.sessionView(await store.session(opened.session.pk), claims);
+      const session = await store.session(opened.session.pk);
+      return this.unlessKeyMissing(session, () => this.sessionView(session, claims));
     });
   }
 
@@ -275,7 +303,8 @@ export class GameService {
     if (this.expired(claims, found)) return refuse('INVALID_LAUNCH_KEY', 'the launch URL has expired: launch the game again from the lobby');
     // Nothing is shown that a crash could still take back (a final answer not yet synced).
     await store.durable();
-    return this.sessionView(await store.session(found.pk), claims);
+    const session = await store.session(found.pk);
+    return this.unlessKeyMissing(session, () => this.sessionView(session, claims));
   }
 
   /** Outcomes: play view (its round pending when the casino has not answered in time) | INVALID_LAUNCH_KEY | SESSION_NOT_FOUND | SESSION_EXPIRED | INVALID_REQUEST | INSUFFICIENT_FUNDS | CAMPAIGN_FINISHED | the operator's refusals | SERVICE_UNAVAILABLE */
@@ -325,7 +354,9 @@ export class GameService {
       // A fun session stays alive while its player spins.
       if (session.mode === 'fun') await store.touchSession(session.pk, now);
       const played = round.reels!.freeSpinsPlayed;
-      const written = await store.playFreeSpins(round.pk, played, played + 1, now);
+      // Opened for the spin shown, and for its reveal when this spin is the feature's last.
+      const serverSeed = this.seedOf(round);
+      const written = await store.playFreeSpins(round.pk, played, played + 1, now, serverSeed);
       if (!written.ok) {
         return featureDone(written.round.reels!)
           ? refuse('ROUND_CLOSED', `round ${roundId} has no free spin left to play`, balance)
@@ -339,7 +370,7 @@ export class GameService {
         after = await this.waitFor(after.pk, config.limits.roundSettleMsMax, (now) => now.status !== 'pending');
       }
       const view = await this.reelsPlayView(session.pk, after);
-      return { ...view, spin: spinView(drawnRound(after).freeSpins[played]!, this.decimalsOf(session), false) };
+      return { ...view, spin: spinView(drawnRound(after, serverSeed).freeSpins[played]!, this.decimalsOf(session), false) };
     });
   }
 
@@ -365,8 +396,30 @@ export class GameService {
     return now > claims.expiresAt && !(existing && now - existing.lastActiveAt <= this.options.config.limits.sessionIdleMs);
   }
 
-  private newSeed(): string {
-    return this.options.world.randomBytes(SERVER_SEED_BYTES).toString('hex');
+  /** A fresh seed for a session's round at `nonce`: sealed for that place, with its commitment. */
+  private nextSeed(sessionId: string, nonce: number): NextSeed {
+    return this.sealing.fresh(sessionId, nonce);
+  }
+
+  /** The seed a round needs, revealed or opened from its sealed form. */
+  private readonly seedOf = (round: RoundRow): string => openRoundSeed(this.keyring, round);
+
+  /**
+   * A seed sealed under a key the ring no longer holds cannot be opened:
+   * that session's next round (or that round's spins) cannot be played or
+   * shown, and the player is told so plainly, not with an internal error.
+   */
+  private async unlessKeyMissing<T>(session: GameSessionRow, work: () => Promise<T | Refusal>): Promise<T | Refusal> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof SeedKeyMissingError)) throw error;
+      return refuse(
+        'SERVICE_UNAVAILABLE',
+        `this game's round was committed under seed key ${error.keyId}, which the provider no longer holds: launch the game again for a new session`,
+        formatMinor(session.balanceMinor, this.decimalsOf(session)),
+      );
+    }
   }
 
   private async openFun(claims: LaunchClaims, existing: GameSessionRow | undefined): Promise<{ ok: true; session: GameSessionRow } | Refusal> {
@@ -378,8 +431,10 @@ export class GameService {
     if (!catalog.ladder(claims.game, config.fun.currency)) {
       return refuse('UNSUPPORTED_CURRENCY', `game ${claims.game} has no bet ladder for the play-money currency ${config.fun.currency}`);
     }
+    const sessionId = world.newId();
+    const first = this.nextSeed(sessionId, 0);
     const session = await store.createSession({
-      sessionId: world.newId(),
+      sessionId,
       launchId: claims.launchId,
       mode: 'fun',
       operatorId: claims.operatorId,
@@ -391,7 +446,8 @@ export class GameService {
       country: claims.country ?? null,
       language: claims.language,
       balanceMinor: config.fun.balanceMinor,
-      serverSeed: this.newSeed(),
+      sealedSeed: first.sealed,
+      serverSeedHash: first.hash,
       now: world.clock(),
     });
     return { ok: true, session };
@@ -422,8 +478,10 @@ export class GameService {
       }
       return { ok: true, session: await store.reopenSession(existing.pk, sessionId, balanceMinor, now) };
     }
+    const providerSessionId = world.newId();
+    const first = this.nextSeed(providerSessionId, 0);
     const session = await store.createSession({
-      sessionId: world.newId(),
+      sessionId: providerSessionId,
       launchId: claims.launchId,
       mode: 'real',
       operatorId: operator.operatorId,
@@ -435,7 +493,8 @@ export class GameService {
       country: claims.country ?? null,
       language: claims.language,
       balanceMinor,
-      serverSeed: this.newSeed(),
+      sealedSeed: first.sealed,
+      serverSeedHash: first.hash,
       now,
     });
     return { ok: true, session };
@@ -458,7 +517,8 @@ export class GameService {
     const campaignFinished = stake.campaign?.finished ?? false;
     const priced = quote(game.rules, betMinor, input.chancePct);
     if (!priced) return refuse('INVALID_REQUEST', `bet: ${input.bet} is too small to pay anything at ${input.chancePct} %`);
-    const roll = rollOf(session.serverSeed, input.clientSeed, session.nonce);
+    const serverSeed = openSessionSeed(this.keyring, session);
+    const roll = rollOf(serverSeed, input.clientSeed, session.nonce);
     const outcome = settle(priced, roll);
     const round: NewRound = {
       roundId: world.newId(),
@@ -472,7 +532,9 @@ export class GameService {
       chancePct: input.chancePct,
       threshold: priced.threshold,
       roll,
-      serverSeedHash: commitment(session.serverSeed),
+      // A dice round is played whole at once: its seed is revealed with it (shown to the player once the casino has answered).
+      serverSeed,
+      sealedSeed: null,
       clientSeed: input.clientSeed,
       requestBody: null,
       createdAt: world.clock(),
@@ -526,9 +588,10 @@ export class GameService {
       newId: world.newId,
       campaign: stake.campaign,
       decimals,
-      serverSeedHash: commitment(session.serverSeed),
+      serverSeed: openSessionSeed(this.keyring, session),
+      sealForRound: this.sealing.sealForRound,
     });
-    const begun = await store.beginReelsRound(round, this.newSeed());
+    const begun = await store.beginReelsRound(round, this.nextSeed(session.sessionId, session.nonce + 1));
     if (!begun.ok) return begun.conflict === 'insufficient-funds' ? this.fundsRefusal(begun.session, round.betMinor) : this.conflictRefusal(begun);
     if (session.mode === 'fun') return this.reelsPlayView(session.pk, begun.round);
     // As a dice round: nothing is sent before it is durable; then the player waits for the bet and the base spin's win.
@@ -543,9 +606,9 @@ export class GameService {
     const session = await this.options.store.session(sessionPk);
     const decimals = this.decimalsOf(session);
     return {
-      round: reelsRoundView(round, decimals),
+      round: reelsRoundView(round, decimals, this.seedOf),
       balance: formatMinor(session.balanceMinor, decimals),
-      fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
+      fairness: { serverSeedHash: session.serverSeedHash, nonce: session.nonce },
       freeRounds: await this.freeRoundsView(session),
       jackpot: { pool: formatMinor(await this.poolOf(session), decimals) },
     };
@@ -567,7 +630,7 @@ export class GameService {
 
   private async playFun(session: GameSessionRow, plan: { round: NewRound }): Promise<PlayView | Refusal> {
     const { store } = this.options;
-    const logged = await store.playFunRound(plan.round, this.newSeed());
+    const logged = await store.playFunRound(plan.round, this.nextSeed(session.sessionId, session.nonce + 1));
     if (!logged.ok) return logged.conflict === 'insufficient-funds' ? this.fundsRefusal(logged.session, plan.round.betMinor) : this.conflictRefusal(logged);
     return this.playView(await store.session(session.pk), logged.round);
   }
@@ -602,7 +665,7 @@ export class GameService {
       round: { id: round.roundId, finished: true },
       ...(round.campaignId === null ? {} : { campaign: { id: round.campaignId, type: 'freeBets', finished: round.campaignFinished === true } }),
     });
-    const begun = await store.beginRealRound({ ...round, requestBody: body }, this.newSeed());
+    const begun = await store.beginRealRound({ ...round, requestBody: body }, this.nextSeed(session.sessionId, session.nonce + 1));
     if (!begun.ok) return this.conflictRefusal(begun);
     const pending = begun.round;
     // Never send a round the provider could still lose (a crash would forget a bet the operator booked): the outbox claims only durable items.
@@ -739,7 +802,7 @@ export class GameService {
     if (round.status === 'settled') {
       view.roll = round.roll;
       view.win = formatMinor(round.winMinor, decimals);
-      view.serverSeed = round.serverSeed;
+      view.serverSeed = round.serverSeed ?? undefined;
     }
     return view;
   }
@@ -759,13 +822,13 @@ export class GameService {
       defaultBet: ladder[Math.floor((ladder.length - 1) / 3)] ?? '0',
       language: session.language,
       urls: claims.urls,
-      fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
+      fairness: { serverSeedHash: session.serverSeedHash, nonce: session.nonce },
       freeRounds: await this.freeRoundsView(session),
       refreshIntervalMs: session.mode === 'real' && claims.urls.refresh !== undefined ? config.limits.refreshIntervalMs : null,
     };
     const anyGame = catalog.game(session.game)!;
     if (anyGame.kind === 'reels') {
-      const rounds = (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => reelsRoundView(round, decimals));
+      const rounds = (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => reelsRoundView(round, decimals, this.seedOf));
       const first = rounds[0];
       return {
         ...shared,
@@ -797,7 +860,7 @@ export class GameService {
     return {
       round: this.roundView(round, decimals),
       balance: formatMinor(round.balanceAfterMinor ?? session.balanceMinor, decimals),
-      fairness: { serverSeedHash: commitment(session.serverSeed), nonce: session.nonce },
+      fairness: { serverSeedHash: session.serverSeedHash, nonce: session.nonce },
       freeRounds: await this.freeRoundsView(session),
     };
   }
@@ -820,7 +883,7 @@ export class GameService {
       if (session.mode === 'fun' && world.clock() - session.lastActiveAt > config.limits.sessionIdleMs) {
         return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', formatMinor(session.balanceMinor, this.decimalsOf(session)));
       }
-      return work(session);
+      return this.unlessKeyMissing(session, () => work(session));
     });
   }
 

@@ -35,6 +35,8 @@ import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyBytes, createJsonApi, readBody, sendJson as sendJsonAnswer, sendProblem, sendRefusal } from '../http/json-api.js';
+import { addressKey, callLimiter, enableCallLimits } from '../http/call-limits.js';
+import { PLAYER_BODY_BYTES_MAX } from '../http/limits.js';
 import { raw, stringify } from '../protocol/json.js';
 import { amountToMinor, decimalFromNumber, decimalFromString, displayMinor, formatMinor, toMinor } from '../protocol/money.js';
 import { isCountryCode, isLanguageTag } from '../protocol/regions.js';
@@ -342,7 +344,8 @@ function roundItem(round: RoundRow, decimals: number, calls: RoundCallRow[] = []
     roll: round.roll,
     nonce: round.nonce,
     serverSeedHash: round.serverSeedHash,
-    // A refused round never happened for the player; its seed stays unrevealed.
+    // A refused round never happened for the player; its seed stays unrevealed. A seed not yet revealed (a reels round's free spins
+    // still to play) is null in the store itself: only its commitment is shown.
     serverSeed: round.status === 'refused' ? null : round.serverSeed,
     clientSeed: round.clientSeed,
     refusalCode: round.refusalCode,
@@ -518,7 +521,28 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     return input && { slug: (request.params as { slug: string }).slug, input };
   };
 
-  app.post('/game/:slug/api/open', async (request, reply) => {
+  // Anyone may call the page's API, `open` without a launch: each address, and each launch's rounds, are
+  // limited (docs/provider.md, "Limits of the page's API"), and bodies are held to what a page sends.
+  await enableCallLimits(app);
+  const windowMs = config.limits.playerRateWindowMs;
+  const perAddress = callLimiter(app, { callsMax: config.limits.playerCallsPerAddressMax, windowMs }, 'from this address');
+  const perLaunch = callLimiter(app, { callsMax: config.limits.roundCallsPerLaunchMax, windowMs }, 'of this launch');
+  // A proxy trusted to name an operator's address stands in front of this server: it names a player's too.
+  const playerProxies = addressSet(config.operators.flatMap((entry) => entry.trustedProxies));
+  const playerRoute = {
+    bodyLimit: PLAYER_BODY_BYTES_MAX,
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      const caller = callerAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], playerProxies);
+      if (!(await perAddress(request, reply, addressKey(caller?.toString())))) return reply;
+    },
+  };
+  /** Counts a round-playing call against its launch's limit; false once the 429 is sent. A token of no launch is refused by the call itself. */
+  const launchAllowed = (request: FastifyRequest, reply: FastifyReply, token: string) => {
+    const launchId = games.launchIdOf(token);
+    return launchId === undefined ? Promise.resolve(true) : perLaunch(request, reply, launchId);
+  };
+
+  app.post('/game/:slug/api/open', playerRoute, async (request, reply) => {
     const call = pageCall(request, reply, bodies.open);
     if (!call) return reply;
     const outcome = await games.open(call.input.token, call.slug);
@@ -526,17 +550,19 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
     return sendJson(reply, 200, JSON.stringify(outcome));
   });
 
-  app.post('/game/:slug/api/play', async (request, reply) => {
+  app.post('/game/:slug/api/play', playerRoute, async (request, reply) => {
     // Each game kind has its own play body: a reels spin has no chance to pick.
     if (catalog.game((request.params as { slug: string }).slug)?.kind === 'reels') {
       const call = pageCall(request, reply, bodies.reelsPlay);
       if (!call) return reply;
+      if (!(await launchAllowed(request, reply, call.input.token))) return reply;
       const outcome = await games.play(call.input.token, call.slug, call.input);
       if ('ok' in outcome) return sendRefusal(reply, outcome);
       return sendJson(reply, answeredPending(outcome) ? 202 : 200, JSON.stringify(outcome));
     }
     const call = pageCall(request, reply, bodies.play);
     if (!call) return reply;
+    if (!(await launchAllowed(request, reply, call.input.token))) return reply;
     const outcome = await games.play(call.input.token, call.slug, call.input);
     if ('ok' in outcome) return sendRefusal(reply, outcome);
     // 202: the round is accepted and kept, its final answer not in yet (docs/provider.md).
@@ -544,16 +570,17 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
   });
 
   // A reels round's next free spin; after the last, its wins' answer is waited for as a play's (202 while on its way).
-  app.post('/game/:slug/api/free-spin', async (request, reply) => {
+  app.post('/game/:slug/api/free-spin', playerRoute, async (request, reply) => {
     const call = pageCall(request, reply, bodies.freeSpin);
     if (!call) return reply;
+    if (!(await launchAllowed(request, reply, call.input.token))) return reply;
     const outcome = await games.freeSpin(call.input.token, call.slug, call.input.roundId.toLowerCase());
     if ('ok' in outcome) return sendRefusal(reply, outcome);
     return sendJson(reply, answeredPending(outcome) ? 202 : 200, JSON.stringify(outcome));
   });
 
   // What the page polls while a round is pending: the stored launch, with no call to the casino.
-  app.post('/game/:slug/api/state', async (request, reply) => {
+  app.post('/game/:slug/api/state', playerRoute, async (request, reply) => {
     const call = pageCall(request, reply, bodies.open);
     if (!call) return reply;
     const outcome = await games.state(call.input.token, call.slug);

@@ -27,13 +27,21 @@ import {
   type Decimal,
 } from '../protocol/money.js';
 import { CurrencyCode, GameSlug, PlayerId, Uuid } from '../protocol/schemas.js';
-import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
+import {
+  BODY_BYTES_MAX,
+  PLAYER_CALLS_PER_ADDRESS_MAX,
+  PLAYER_RATE_WINDOW_S,
+  REQUEST_TIMEOUT_MS,
+  ROUND_CALLS_PER_LAUNCH_MAX,
+  SHUTDOWN_TIMEOUT_MS,
+} from '../http/limits.js';
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
 import { isPostgresUrl, readPostgresSettings, schemaNameProblem, type PostgresSettings } from '../stores/settings.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
+import { SEED_KEY_ID_PATTERN, SEED_KEYS_MAX, SeedKeyring, seedKeyBytes } from './seed-keyring.js';
 
 export class ProviderConfigError extends Error {
   override name = 'ProviderConfigError';
@@ -60,6 +68,13 @@ export const RETIRED_LIMITS: Readonly<Record<string, string>> = {
 
 /** The longest horizon a config may set (s): 30 days; past that a person should have been asked long before. */
 export const DISPATCH_HORIZON_SECONDS_MAX = 30 * 24 * 3600;
+/**
+ * The largest `limits.playerCallsPerAddressMax` and `limits.roundCallsPerLaunchMax`
+ * (calls per window): ten million a second over the shortest window, more
+ * than any node answers, so a config can lift either limit out of the way
+ * (the bench's end-to-end rows do) without switching it off.
+ */
+export const PLAYER_CALLS_LIMIT_MAX = 100_000_000;
 /** The largest `limits.operatorInFlightMax`: beyond it a node's sockets, not the operator, are the bound. */
 export const OPERATOR_IN_FLIGHT_LIMIT_MAX = 1_024;
 
@@ -91,6 +106,11 @@ export const ProviderLimitsSchema = Type.Object(
     shutdownTimeoutMs: Type.Optional(
       Count('On SIGTERM or SIGINT, the time to finish answering before open connections are closed, ms. Default 10000 (docs/protocol.md §9).', 600_000),
     ),
+    playerRateWindowSeconds: Type.Optional(Count("The window the game pages' API counts calls over, seconds; a caller over a limit is answered 429 until it ends. Default 10.", 3600)),
+    playerCallsPerAddressMax: Type.Optional(
+      Count("Calls of the game pages' API from one address (an IPv6 /64) per window; over it, 429 RATE_LIMITED. Default 2000.", PLAYER_CALLS_LIMIT_MAX),
+    ),
+    roundCallsPerLaunchMax: Type.Optional(Count('Plays and free spins of one launch per window; over it, 429 RATE_LIMITED. Default 500.', PLAYER_CALLS_LIMIT_MAX)),
   },
   { description: 'Limits and time-outs; each has a default.' },
 );
@@ -147,6 +167,16 @@ export const CampaignSchema = Type.Object({
   expiresAt: Type.Optional(CampaignExpiresAt),
 });
 
+export const SeedKeysSchema = Type.Object(
+  {
+    current: Type.String({ pattern: inWords(SEED_KEY_ID_PATTERN, 'a key id of 1 to 32 letters, digits, _ or -'), description: 'The id of the key that seals new seeds.' }),
+    keys: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 128 }), {
+      description: 'Key id to key: 32 random bytes as base64 (`openssl rand -base64 32`) or 64 hex digits. Older keys stay while rounds sealed under them are open.',
+    }),
+  },
+  { additionalProperties: false, description: "The keys that seal the server seeds of rounds not yet played (docs/games.md): never in the provider's database." },
+);
+
 export const ProviderConfigSchema = Type.Object({
   host: Type.Optional(Type.String({ minLength: 1 })),
   port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
@@ -165,6 +195,7 @@ export const ProviderConfigSchema = Type.Object({
   launchTokenSecretPrevious: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
   adminToken: Type.Optional(Type.String({ minLength: 16, maxLength: 1024 })),
   staffLimits: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.String()))),
+  seedKeys: Type.Optional(SeedKeysSchema),
   metricsToken: Type.Optional(
     Type.String({ minLength: 16, maxLength: 1024, description: 'Bearer token that reads /metrics and nothing else (a scraper\'s); the admin token reads it too. Neither set: /metrics answers nobody.' }),
   ),
@@ -194,6 +225,9 @@ export interface ProviderLimits {
   refreshIntervalMs: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
+  playerRateWindowMs: number;
+  playerCallsPerAddressMax: number;
+  roundCallsPerLaunchMax: number;
 }
 
 export const DEFAULT_LIMITS: ProviderLimits = {
@@ -211,6 +245,9 @@ export const DEFAULT_LIMITS: ProviderLimits = {
   refreshIntervalMs: 300_000, // ms: well inside a 30-minute session
   requestTimeoutMs: REQUEST_TIMEOUT_MS, // ms: docs/protocol.md §9
   shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, // ms: docs/protocol.md §9
+  playerRateWindowMs: PLAYER_RATE_WINDOW_S * 1000, // ms: http/limits.ts
+  playerCallsPerAddressMax: PLAYER_CALLS_PER_ADDRESS_MAX, // calls per window: http/limits.ts
+  roundCallsPerLaunchMax: ROUND_CALLS_PER_LAUNCH_MAX, // calls per window: http/limits.ts
 };
 
 export interface OperatorSettings {
@@ -273,6 +310,8 @@ export interface ProviderConfig {
   adminToken: string | undefined;
   /** Money limits of the staff roles per call and currency (access/limits.ts); default DEFAULT_STAFF_LIMITS. */
   staffLimits: StaffLimits;
+  /** Seals the server seeds of rounds not yet played (seed-keyring.ts); its keys are shown nowhere. */
+  seedKeys: SeedKeyring;
   /** Reads /metrics and nothing else; the admin token reads it too. */
   metricsToken: string | undefined;
   limits: ProviderLimits;
@@ -385,6 +424,35 @@ function reelsRulesOf(member: string, game: Static<typeof GameSchema>, currencie
   return { rules: { rtpBp: Number(rtp), jackpotBp: Number(share) }, jackpotSeeds };
 }
 
+/**
+ * The seed keyring of the config. Required: without it a server seed not
+ * yet revealed would have to sit in the database as it is, where anyone
+ * who reads the database could pick a client seed that wins (docs/games.md).
+ */
+function seedKeysOf(seedKeys: Static<typeof SeedKeysSchema> | undefined): SeedKeyring {
+  if (seedKeys === undefined) {
+    fail(
+      'seedKeys',
+      'is required: the server seeds of rounds not yet played are kept sealed under a key of this ring, outside the database; ' +
+        'add e.g. "seedKeys": { "current": "k1", "keys": { "k1": "<the output of openssl rand -base64 32>" } } (docs/provider.md#configuration)',
+    );
+  }
+  const entries = Object.entries(seedKeys.keys);
+  if (entries.length === 0) fail('seedKeys.keys', 'needs at least the current key');
+  if (entries.length > SEED_KEYS_MAX) fail('seedKeys.keys', `holds at most ${SEED_KEYS_MAX} keys: remove those no open round needs any more`);
+  const keys = new Map<string, Buffer>();
+  const idRe = new RegExp(SEED_KEY_ID_PATTERN);
+  for (const [id, text] of entries) {
+    if (!idRe.test(id)) fail(`seedKeys.keys.${id}`, 'a key id has 1 to 32 letters, digits, _ or -');
+    const key = seedKeyBytes(text.trim());
+    // The member is named, never its value: a config error may be printed or logged.
+    if (key === undefined) fail(`seedKeys.keys.${id}`, 'must be 32 bytes as base64 (openssl rand -base64 32) or as 64 hex digits');
+    keys.set(id, key);
+  }
+  if (!keys.has(seedKeys.current)) fail('seedKeys.current', `${seedKeys.current} is not a key of seedKeys.keys`);
+  return new SeedKeyring(keys, seedKeys.current);
+}
+
 /** Checks a parsed config file and resolves it; throws ProviderConfigError naming the member at fault. */
 /** The config's staffLimits: each role named replaces its defaults whole, as WAGERLINK_STAFF_LIMITS does on the operator. */
 function staffLimitsOf(value: Record<string, Record<string, string>> | undefined): StaffLimits {
@@ -415,6 +483,9 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
     requestTimeoutMs: limitsIn.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs,
     shutdownTimeoutMs: limitsIn.shutdownTimeoutMs ?? DEFAULT_LIMITS.shutdownTimeoutMs,
+    playerRateWindowMs: (limitsIn.playerRateWindowSeconds ?? DEFAULT_LIMITS.playerRateWindowMs / 1000) * 1000,
+    playerCallsPerAddressMax: limitsIn.playerCallsPerAddressMax ?? DEFAULT_LIMITS.playerCallsPerAddressMax,
+    roundCallsPerLaunchMax: limitsIn.roundCallsPerLaunchMax ?? DEFAULT_LIMITS.roundCallsPerLaunchMax,
   };
   if (limits.retryDelayMsMin > limits.retryDelayMsMax) fail('limits.retryDelayMsMin', 'must not exceed limits.retryDelayMsMax');
 
@@ -544,6 +615,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     launchTokenSecrets: [file.launchTokenSecret, ...(file.launchTokenSecretPrevious === undefined ? [] : [file.launchTokenSecretPrevious])],
     adminToken: file.adminToken,
     staffLimits: staffLimitsOf(file.staffLimits),
+    seedKeys: seedKeysOf(file.seedKeys),
     metricsToken: file.metricsToken,
     limits,
     currencies,

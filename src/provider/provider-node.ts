@@ -16,6 +16,7 @@ import { buildProviderApp } from './provider-app.js';
 import type { ProviderConfig } from './provider-config.js';
 import { createRoundDelivery, type RoundDispatch } from './round-delivery.js';
 import { RoundCompletion } from './round-completion.js';
+import { seedSealing } from './seed-keyring.js';
 import { openProviderStore } from './store/open-provider-store.js';
 import type { ProviderStore } from './store/provider-store.js';
 
@@ -48,6 +49,7 @@ export async function buildProviderNode(
     currencies: config.currencies,
     schema: config.databaseSchema,
     postgres: config.postgres,
+    seeds: seedSealing(config.seedKeys, REAL_PROVIDER_WORLD.randomBytes),
   });
   const delivery = createRoundDelivery({ config, store, log: logger });
   let metrics: ProviderMetrics | undefined;
@@ -59,6 +61,7 @@ export async function buildProviderNode(
   const games = createGameService({ config, store, delivery });
   const completion = new RoundCompletion({
     store,
+    keyring: config.seedKeys,
     roundCompletionMs: config.limits.roundCompletionMs,
     clock: REAL_PROVIDER_WORLD.clock,
     delivery,

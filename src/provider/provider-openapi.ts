@@ -13,7 +13,18 @@ import * as P from './provider-schemas.js';
 import { STAFF_TOKEN_DESCRIPTION, staffOpenApiPaths } from '../access/staff-openapi.js';
 
 const WIRE = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'IP_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
-const PAGE = ['INVALID_REQUEST', 'INVALID_LAUNCH_KEY', 'SESSION_MISMATCH', 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'SERVICE_UNAVAILABLE'] as const;
+/** The page's API: every call is limited per address (and a play per launch), and its body to PLAYER_BODY_BYTES_MAX (docs/provider.md). */
+const PAGE = [
+  'INVALID_REQUEST',
+  'INVALID_LAUNCH_KEY',
+  'SESSION_MISMATCH',
+  'GAME_NOT_FOUND',
+  'WALLET_NOT_FOUND',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'SERVICE_UNAVAILABLE',
+] as const;
 const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'FORBIDDEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const signed = [{ serverSignature: [] }];
 const admin = [{ adminToken: [] }];

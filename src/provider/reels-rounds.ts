@@ -8,7 +8,9 @@
  *
  * A round's row keeps the rules it was played with and its draw inputs
  * (server seed, client seed, nonce): the spins are recomputed from them
- * for every view, never stored twice.
+ * for every view, never stored twice. A round whose free spins are not all
+ * played keeps its seed sealed (seed-keyring.ts), since the seed would
+ * tell the spins to come: its views take the seed opened by the caller.
  */
 import { drawSource } from '../game/fairness.js';
 import { playRound, FREE_SPIN_MULTIPLIER, FREE_SPINS_AWARD, FREE_SPINS_MAX, LINES, paytable, type ReelsRound, type ReelsRules, type Spin } from '../game/reels.js';
@@ -99,10 +101,10 @@ export function reelsGameView(game: ReelsGameSettings): ReelsGameView {
   };
 }
 
-/** The round a row's seeds and rules draw: the same every time. */
-export function drawnRound(round: Pick<RoundRow, 'reels' | 'betMinor' | 'serverSeed' | 'clientSeed' | 'nonce'>): ReelsRound {
+/** The round a row's seeds and rules draw: the same every time. `serverSeed`: the round's, revealed or opened. */
+export function drawnRound(round: Pick<RoundRow, 'reels' | 'betMinor' | 'clientSeed' | 'nonce'>, serverSeed: string): ReelsRound {
   const rules: ReelsRules = { rtpBp: round.reels!.rtpBp, jackpotBp: round.reels!.jackpotBp };
-  return playRound(rules, round.betMinor, drawSource(round.serverSeed, round.clientSeed, round.nonce));
+  return playRound(rules, round.betMinor, drawSource(serverSeed, round.clientSeed, round.nonce));
 }
 
 export interface ReelsPlanInput {
@@ -116,13 +118,18 @@ export interface ReelsPlanInput {
   newId: () => string;
   campaign: { row: CampaignRow; finished: boolean } | undefined;
   decimals: number;
-  serverSeedHash: string;
+  /** The session's seed for this round, opened; its commitment is the session's. */
+  serverSeed: string;
+  /** Seals the seed for the round, when it has free spins to hide. */
+  sealForRound: (seedHex: string, roundId: string) => string;
 }
 
 /** A reels round to write (the store adds the pool it takes), drawn from the session's seeds at its nonce. */
 export function planReelsRound(input: ReelsPlanInput): { round: NewReelsRound; drawn: ReelsRound } {
   const { game, session, betMinor, decimals } = input;
-  const drawn = playRound(game.rules, betMinor, drawSource(session.serverSeed, input.clientSeed, session.nonce));
+  const drawn = playRound(game.rules, betMinor, drawSource(input.serverSeed, input.clientSeed, session.nonce));
+  // Free spins are revealed one by one, later: until the last, the seed that tells them stays sealed.
+  const hidden = drawn.freeSpins.length > 0;
   const real = session.mode === 'real';
   // One id per transaction slot, made once: the store's transaction may build the bodies more than once (a retried run) and must send the same ids.
   const ids = new Map<string, string>();
@@ -169,7 +176,8 @@ export function planReelsRound(input: ReelsPlanInput): { round: NewReelsRound; d
     chancePct: 0,
     threshold: 0,
     roll: 0,
-    serverSeedHash: input.serverSeedHash,
+    serverSeed: hidden ? null : input.serverSeed,
+    sealedSeed: hidden ? input.sealForRound(input.serverSeed, input.roundId) : null,
     clientSeed: input.clientSeed,
     requestBody: null,
     createdAt: input.createdAt,
@@ -208,8 +216,13 @@ export function spinView(spin: Spin, decimals: number, base: boolean): SpinView 
   };
 }
 
-/** A round as the page sees it at its stage: nothing of the outcome while betting, the free spins played so far, the seed once settled. */
-export function reelsRoundView(round: RoundRow, decimals: number): ReelsRoundView {
+/**
+ * A round as the page sees it at its stage: nothing of the outcome while
+ * betting, the free spins played so far, the seed once settled.
+ * `seedOf` opens the round's seed while it is sealed; it is asked only
+ * past the betting stage.
+ */
+export function reelsRoundView(round: RoundRow, decimals: number, seedOf: (round: RoundRow) => string): ReelsRoundView {
   const reels = round.reels!;
   const stage = stageOf(round);
   const view: ReelsRoundView = {
@@ -225,7 +238,7 @@ export function reelsRoundView(round: RoundRow, decimals: number): ReelsRoundVie
     jackpotContribution: formatMinor(reels.jackpotContributionMinor, decimals),
   };
   if (stage === 'betting') return view;
-  const drawn = drawnRound(round);
+  const drawn = drawnRound(round, seedOf(round));
   const played = drawn.freeSpins.slice(0, reels.freeSpinsPlayed);
   const featureWin = played.reduce((sum, spin) => sum + spin.winMinor, 0n);
   view.base = spinView(drawn.base, decimals, true);
@@ -242,6 +255,7 @@ export function reelsRoundView(round: RoundRow, decimals: number): ReelsRoundVie
           completedByProvider: reels.completedAt !== null,
         };
   view.win = formatMinor(drawn.base.winMinor + (reels.jackpotWinMinor ?? 0n) + featureWin, decimals);
-  if (stage === 'settled') view.serverSeed = round.serverSeed;
+  // Settled: every spin has been shown, and the seed was revealed with the last (playFreeSpins).
+  if (stage === 'settled') view.serverSeed = round.serverSeed ?? seedOf(round);
   return view;
 }

@@ -6,7 +6,9 @@
  * got: the draw was fixed when the round was written), and the feature's
  * wins are enqueued for the operator as if the player had played them
  * (store.playFreeSpins, recorded as completed on the round). A fun round
- * is paid its feature the same way.
+ * is paid its feature the same way. The round's seed, sealed while its
+ * spins were hidden, is opened with the config's seed keyring and revealed
+ * with the last spin, so the player can verify the round afterwards.
  *
  * Each provider node runs a sweep every COMPLETION_SWEEP_MS. Several nodes
  * on one PostgreSQL database may pick the same round: the completion is one
@@ -19,6 +21,7 @@
  * so a test moves time instead of waiting.
  */
 import type { RoundDelivery } from './game-service.js';
+import { openRoundSeed, SeedKeyMissingError, type SeedKeyring } from './seed-keyring.js';
 import type { ProviderStore } from './store/provider-store.js';
 
 /**
@@ -32,6 +35,8 @@ export const COMPLETION_BATCH_MAX = 100;
 
 export interface RoundCompletionSetup {
   store: ProviderStore;
+  /** Opens the seeds of the rounds it completes (the config's seedKeys). */
+  keyring: SeedKeyring;
   /** See ProviderLimits.roundCompletionMs. */
   roundCompletionMs: number;
   /** Epoch ms: the clock rounds are written with. */
@@ -62,15 +67,26 @@ export class RoundCompletion {
   /**
    * Completes the rounds due at the clock's now, oldest first, up to
    * COMPLETION_BATCH_MAX; answers how many this node completed (a round
-   * another node or its player got to first is not counted).
+   * another node or its player got to first is not counted). A round whose
+   * seed key is no longer in the ring is left as it is, the others are
+   * completed, and the sweep then fails naming the key (onError).
    */
   async sweep(): Promise<number> {
-    const { store, clock, roundCompletionMs, delivery } = this.setup;
+    const { store, clock, roundCompletionMs, delivery, keyring } = this.setup;
     const now = clock();
     let completed = 0;
+    let keyMissing: SeedKeyMissingError | undefined;
     for (const round of await store.unfinishedFeatures(now - roundCompletionMs, COMPLETION_BATCH_MAX)) {
       const reels = round.reels!;
-      const written = await store.playFreeSpins(round.pk, reels.freeSpinsPlayed, reels.freeSpins, now, now);
+      let serverSeed: string;
+      try {
+        serverSeed = openRoundSeed(keyring, round);
+      } catch (error) {
+        if (!(error instanceof SeedKeyMissingError)) throw error;
+        keyMissing ??= error;
+        continue;
+      }
+      const written = await store.playFreeSpins(round.pk, reels.freeSpinsPlayed, reels.freeSpins, now, serverSeed, now);
       if (written.ok) completed += 1;
     }
     if (completed > 0) {
@@ -78,6 +94,7 @@ export class RoundCompletion {
       await store.durable();
       delivery?.poke();
     }
+    if (keyMissing) throw keyMissing;
     return completed;
   }
 

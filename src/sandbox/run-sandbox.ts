@@ -165,11 +165,13 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     });
     closers.push(() => operatorApp.close());
     const service = new OperatorService(operatorStore, REAL_WORLD);
-    registerLobby(operatorApp, {
+    await registerLobby(operatorApp, {
       service,
       link: { providerUrl, operatorId: SANDBOX_OPERATOR_ID, walletId: SANDBOX_WALLET_ID, secret: secrets.secret },
       games: providerConfig.games.map((game) => ({ slug: game.slug, title: game.title, kind: game.kind })),
       lobbyUrl: `${operatorUrl}/lobby/`,
+      // The lobby is the player's side as the game pages are: it keeps their limit per address.
+      limits: { callsPerAddressMax: providerConfig.limits.playerCallsPerAddressMax, windowMs: providerConfig.limits.playerRateWindowMs },
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
     const isAdminToken = adminTokenMatcher(secrets.adminToken);

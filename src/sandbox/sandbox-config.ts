@@ -6,6 +6,7 @@
  * the sandbox offers whatever games that catalog has; only the secrets, the
  * ports, the paths and the demo players change.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPostgresUrl } from '../platform/postgres/open-database.js';
@@ -48,6 +49,16 @@ export interface SandboxSettings {
   providerSchema?: string | undefined;
   /** The provider's limits.dispatchHorizonSeconds; default the config's (72 h). */
   dispatchHorizonSeconds?: number | undefined;
+}
+
+/**
+ * The id of the sandbox's one seed key (its secrets file keeps the key): a
+ * fingerprint of the key, so that a key made anew (the secrets file
+ * deleted) has another id, and a session sealed under the old one is
+ * refused as sealed under a key the ring no longer holds, not as altered.
+ */
+export function sandboxSeedKeyId(seedKey: string): string {
+  return `sandbox-${createHash('sha256').update(seedKey).digest('hex').slice(0, 8)}`;
 }
 
 /** The schema of the provider's tables when the sandbox runs on PostgreSQL. */
@@ -120,6 +131,7 @@ export function sandboxProviderConfig(settings: SandboxSettings, secrets: Sandbo
     ...(settings.dispatchHorizonSeconds === undefined ? {} : { limits: { ...example.limits, dispatchHorizonSeconds: settings.dispatchHorizonSeconds } }),
     launchTokenSecret: secrets.launchTokenSecret,
     adminToken: secrets.providerAdminToken,
+    seedKeys: { current: sandboxSeedKeyId(secrets.seedKey), keys: { [sandboxSeedKeyId(secrets.seedKey)]: secrets.seedKey } },
     operators: [
       {
         operatorId: SANDBOX_OPERATOR_ID,

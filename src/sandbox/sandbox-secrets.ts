@@ -3,7 +3,9 @@
  * source, the first time a data folder is used, and kept in it
  * (sandbox-secrets.json, readable by its owner only) so that a restart keeps
  * the same integration: the provider's outbox can still sign rounds it holds
- * for the operator, and a back-office URL a person kept still works.
+ * for the operator, and a back-office URL a person kept still works. The
+ * provider's seed key is one of them: it seals the server seeds of rounds
+ * not yet played, so it is kept here, apart from the provider's database.
  *
  * They are kept in clear, unlike the wallet's launch keys: an HMAC secret
  * signs and checks, so whoever checks must hold it, and the tokens here are
@@ -11,7 +13,7 @@
  * file's mode, 0600, in a folder of mode 0700 (owner-only-files.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OWNER_ONLY_FILE_MODE, ownerOnlyFolder, tightenFile } from '../platform/owner-only-files.js';
 
@@ -31,6 +33,8 @@ export interface SandboxSecrets {
   providerAdminToken: string;
   /** Signs the provider's launch tokens. */
   launchTokenSecret: string;
+  /** The provider's seed key (32 bytes, base64url): seals the server seeds of rounds not yet played (docs/games.md). */
+  seedKey: string;
 }
 
 const NAMES = ['secret', 'accessToken', 'adminToken', 'providerAdminToken', 'launchTokenSecret'] as const;
@@ -39,9 +43,10 @@ export class SandboxSetupError extends Error {
   override name = 'SandboxSetupError';
 }
 
+const one = () => randomBytes(SECRET_BYTES).toString('base64url');
+
 function fresh(): SandboxSecrets {
-  const one = () => randomBytes(SECRET_BYTES).toString('base64url');
-  return { secret: one(), accessToken: one(), adminToken: one(), providerAdminToken: one(), launchTokenSecret: one() };
+  return { secret: one(), accessToken: one(), adminToken: one(), providerAdminToken: one(), launchTokenSecret: one(), seedKey: one() };
 }
 
 /** Reads the data folder's secrets, or makes and keeps them (mode 0600) when it has none. */
@@ -75,6 +80,18 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets;
     if (typeof value[name] !== 'string' || (value[name] as string).length < 16) {
       throw new SandboxSetupError(`${path}: ${name} is missing or shorter than 16 characters: delete the file to make new secrets`);
     }
+  }
+  if (value.seedKey === undefined) {
+    // A data folder made before the seed key existed: the key is added, and the integration's secrets stay as they were.
+    const secrets = { ...(value as unknown as Omit<SandboxSecrets, 'seedKey'>), seedKey: one() };
+    const next = `${path}.new`;
+    writeFileSync(next, `${JSON.stringify(secrets, null, 2)}\n`, { mode: OWNER_ONLY_FILE_MODE });
+    chmodSync(next, OWNER_ONLY_FILE_MODE);
+    renameSync(next, path);
+    return { secrets, created: false };
+  }
+  if (typeof value.seedKey !== 'string' || value.seedKey.length < 16) {
+    throw new SandboxSetupError(`${path}: seedKey is not a key: delete the file to make new secrets`);
   }
   return { secrets: value as unknown as SandboxSecrets, created: false };
 }

@@ -14,6 +14,7 @@ import { FeatureFollower } from '../../bench/end-to-end-row.js';
 import { drawSource } from '../../src/game/fairness.js';
 import { playRound } from '../../src/game/reels.js';
 import { launchTokens } from '../../src/provider/launch-token.js';
+import { openSessionSeed } from '../../src/provider/seed-keyring.js';
 import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
 import { admin, balanceOf, makeOperator } from '../helpers.js';
 import { launchOf, makeProvider, operatorCall, pageCall, realLaunchBody, type Provider } from '../provider/provider-helpers.js';
@@ -54,7 +55,7 @@ test('a launch with free spins left has them played to the end, and its wins boo
   let clientSeed: string | undefined;
   let freeSpins = 0;
   for (let i = 0; i < SEED_SEARCH_MAX && clientSeed === undefined; i++) {
-    const round = playRound(game.rules, 100n, drawSource(session.serverSeed, `follow-${i}`, session.nonce));
+    const round = playRound(game.rules, 100n, drawSource(openSessionSeed(provider.config.seedKeys, session), `follow-${i}`, session.nonce));
     if (round.freeSpins.length > 0) [clientSeed, freeSpins] = [`follow-${i}`, round.freeSpins.length];
   }
   assert.ok(clientSeed, 'a client seed triggers free spins');

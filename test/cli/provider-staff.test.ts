@@ -6,6 +6,7 @@
  * config does not have is a usage error, and each change is audited as
  * `cli:` and the system user.
  */
+import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { runWagerlink } from '../harness/child-process.js';
 import { tempDir } from '../helpers.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { openProviderStore } from '../../src/provider/store/open-provider-store.js';
+import { seedSealing } from '../../src/provider/seed-keyring.js';
 import { adminCall, OPERATOR_ID, OTHER_OPERATOR_ID, startProvider, testConfigFile } from '../provider/provider-helpers.js';
 
 test('provider staff add, list, revoke and audit on the database of --config', async () => {
@@ -38,7 +40,7 @@ test('provider staff add, list, revoke and audit on the database of --config', a
     assert.ok(!list.stdout.includes(made.token.slice(-20)));
 
     const config = resolveProviderConfig(file);
-    const store = await openProviderStore(config.database, { currencies: config.currencies });
+    const store = await openProviderStore(config.database, { currencies: config.currencies, seeds: seedSealing(config.seedKeys, randomBytes) });
     const started = await startProvider({ config, store, deliver: false });
     try {
       assert.equal((await adminCall(started.app, 'GET', '/admin/rounds', undefined, made.token)).status, 200);

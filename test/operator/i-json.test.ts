@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { NESTING_DEPTH_MAX } from '../../src/protocol/i-json.js';
 import { sign } from '../../src/protocol/signing.js';
 import {
   ADMIN_TOKEN,
@@ -220,6 +221,23 @@ for (const backend of OPERATOR_BACKENDS) {
       const player = Buffer.concat([Buffer.from('{"playerId":"bad'), Buffer.from([0xfe]), Buffer.from('","currency":"EUR","balance":1}')]);
       assertRefused(await backOffice(op, '/admin/players', player), /^body is not valid UTF-8/);
       assert.deepEqual(await snapshot(), was);
+    });
+
+    test('nesting over the limit (docs/protocol.md §1.2): 400 before parsing, 100,000 levels too; nesting at the limit is booked', async () => {
+      const was = await snapshot();
+      const detail = new RegExp(`^body: arrays and objects nest deeper than ${NESTING_DEPTH_MAX} levels, the limit of docs/protocol\\.md §1\\.2$`);
+      // Not JSON (never closed): JSON.parse would have answered a syntax error, had it seen them.
+      for (const extra of [`,"x":${'['.repeat(100_000)}`, `,"x":${'{"a":'.repeat(50_000)}`, `,"x":${'['.repeat(NESTING_DEPTH_MAX)}${']'.repeat(NESTING_DEPTH_MAX)}`]) {
+        assertRefused(await signed(op, '/transaction', betText(undefined, extra)), detail);
+      }
+      assertRefused(await signed(op, '/authenticate', `{"key":"${p.key}","game":"${p.game}","x":${'['.repeat(100_000)}`), detail);
+      assertRefused(await backOffice(op, '/admin/players', `{"playerId":"deep","currency":"EUR","balance":1,"x":${'['.repeat(100_000)}`), detail);
+      assert.deepEqual(await snapshot(), was);
+      // The body is 1 level, its member 15 more: 16 in all.
+      const atLimit = betText(undefined, `,"x":${'['.repeat(NESTING_DEPTH_MAX - 1)}${']'.repeat(NESTING_DEPTH_MAX - 1)}`);
+      const booked = await signed(op, '/transaction', atLimit);
+      assert.equal(booked.status, 200, booked.raw);
+      assert.equal(booked.body.balance, was.balance - 1);
     });
   });
 }

@@ -45,7 +45,7 @@ for (const backend of OPERATOR_BACKENDS) {
     before(async () => {
       op = await makeOperator({ backend: backend.name });
       // The sandbox's lobby, on this app: its provider is never reached by what is tested here.
-      registerLobby(op.app, {
+      await registerLobby(op.app, {
         service: new OperatorService(op.store),
         link: { providerUrl: 'http://127.0.0.1:9', operatorId: 'op', walletId: 'wallet', secret: 'unused' },
         games: [{ slug: 'dice', title: 'Dice', kind: 'dice' }],

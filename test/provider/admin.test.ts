@@ -7,10 +7,11 @@
  * back office at all.
  * On every provider store backend (PROVIDER_BACKENDS).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
+import { seedSealing } from '../../src/provider/seed-keyring.js';
 import { openProviderStore } from '../../src/provider/store/open-provider-store.js';
 import {
   adminCall,
@@ -223,7 +224,11 @@ for (const backend of PROVIDER_BACKENDS) {
       // A second start on the same database, whose config changed the campaign's bet.
       const file = testConfigFile({ database: first.config.database });
       file.campaigns = [{ ...row, betAmount: '2' }];
-      const store = await openProviderStore(first.config.database, { currencies: first.config.currencies, postgres: PROVIDER_TEST_POOL });
+      const store = await openProviderStore(first.config.database, {
+        currencies: first.config.currencies,
+        postgres: PROVIDER_TEST_POOL,
+        seeds: seedSealing(first.config.seedKeys, randomBytes),
+      });
       try {
         await assert.rejects(startProvider({ config: resolveProviderConfig(file), store }), /campaigns\[0\]\.id: campaign .* exists in the database with other content/);
       } finally {

@@ -23,7 +23,7 @@ import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-st
 import { createRoundDelivery } from '../../src/provider/round-delivery.js';
 import { intervalsStartedBy, TestClock, tempDir } from '../helpers.js';
 import { testConfigFile, testWorld } from './provider-helpers.js';
-import { begun, realRound, realSession, SEED } from './store/store-fixtures.js';
+import { begun, realRound, realSession, SEED, sealedNext } from './store/store-fixtures.js';
 
 const CAMPAIGN_ID = '7d1c3a52-2d1e-4c55-9c1a-7f0e3c2b9a10';
 /** The delivery's wait between claims in the test (ms): short, so that claims come within milliseconds. */
@@ -95,7 +95,7 @@ test('the delivery of rounds: built, it sends nothing; started, it sends; stoppe
     .delay(ANSWER_DELAY_MS)
     .persist();
   const session = await realSession(store, { operatorId: config.operators[0]!.operatorId, now: Date.now() });
-  const round = async (nonce: number): Promise<RoundRow> => begun(await store.beginRealRound(realRound(session, nonce, Date.now()), SEED));
+  const round = async (nonce: number): Promise<RoundRow> => begun(await store.beginRealRound(realRound(session, nonce, Date.now()), sealedNext(SEED)));
   const delivery = createRoundDelivery({ config, store, dispatcher: agent, world: REAL_CLIENT_WORLD, limits: { idleMs: IDLE_MS } });
   try {
     const first = await round(0);
@@ -151,7 +151,7 @@ test("the delivery of rounds keeps at most the config's limits.operatorInFlightM
   try {
     // Six rounds, each its own ordering key: only the operator's limit holds them back.
     const rounds: RoundRow[] = [];
-    for (let nonce = 0; nonce < 6; nonce++) rounds.push(begun(await store.beginRealRound(realRound(session, nonce, Date.now()), SEED)));
+    for (let nonce = 0; nonce < 6; nonce++) rounds.push(begun(await store.beginRealRound(realRound(session, nonce, Date.now()), sealedNext(SEED))));
     await store.durable();
     delivery.start();
     await until(() => sent === 2, 'two rounds are sent');

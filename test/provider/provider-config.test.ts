@@ -8,7 +8,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LIMITS, OPERATOR_IN_FLIGHT_LIMIT_MAX, parseProviderConfig, ProviderConfigError, readProviderConfig, resolveProviderConfig } from '../../src/provider/provider-config.js';
+import {
+  DEFAULT_LIMITS,
+  OPERATOR_IN_FLIGHT_LIMIT_MAX,
+  parseProviderConfig,
+  PLAYER_CALLS_LIMIT_MAX,
+  ProviderConfigError,
+  readProviderConfig,
+  resolveProviderConfig,
+} from '../../src/provider/provider-config.js';
+import { PLAYER_CALLS_PER_ADDRESS_MAX, PLAYER_RATE_WINDOW_S, ROUND_CALLS_PER_LAUNCH_MAX } from '../../src/http/limits.js';
 import { tempDir } from '../helpers.js';
 import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provider-helpers.js';
 import { roundSchedule } from '../../src/provider/round-delivery.js';
@@ -140,6 +149,16 @@ const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
     /^campaigns\[0\]\.betAmount: 500 is not on the dice EUR bet ladder/,
   ],
   ['a short launch-token secret', (f) => (f.launchTokenSecret = 'short'), /^launchTokenSecret:/],
+  ['no seed keys', (f) => delete f.seedKeys, /^seedKeys: is required: the server seeds of rounds not yet played are kept sealed .*openssl rand -base64 32/],
+  ['a seed key of 31 bytes', (f) => (f.seedKeys = { current: 'k', keys: { k: Buffer.alloc(31, 7).toString('base64') } }), /^seedKeys\.keys\.k: must be 32 bytes as base64/],
+  ['a seed key that is not base64 or hex', (f) => (f.seedKeys = { current: 'k', keys: { k: 'correct horse battery staple, forty-three!!' } }), /^seedKeys\.keys\.k: must be 32 bytes/],
+  ['a current seed key not in the ring', (f) => (f.seedKeys = { current: 'new', keys: { old: Buffer.alloc(32, 1).toString('hex') } }), /^seedKeys\.current: new is not a key of seedKeys\.keys$/],
+  ['a seed key id with a dot', (f) => (f.seedKeys = { current: 'k.1', keys: { 'k.1': Buffer.alloc(32, 1).toString('hex') } }), /^seedKeys\.current: must be a key id/],
+  [
+    'more seed keys than a ring holds',
+    (f) => (f.seedKeys = { current: 'k0', keys: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, Buffer.alloc(32, i).toString('base64')])) }),
+    /^seedKeys\.keys: holds at most 16 keys/,
+  ],
   ['back-off bounds the wrong way round', (f) => (f.limits = { retryDelayMsMin: 5000, retryDelayMsMax: 1000 }), /^limits\.retryDelayMsMin: must not exceed limits\.retryDelayMsMax/],
   ['a limit of zero', (f) => (f.limits = { operatorAnswerMsMax: 0 }), /^limits\.operatorAnswerMsMax:/],
   ['a fun balance with too many decimals', (f) => (f.fun = { currency: 'JPY', balance: '10.5' }), /^fun\.balance: 10\.5 has more decimals than JPY allows \(0\)/],
@@ -218,6 +237,21 @@ test('dispatchHorizonSeconds sets the outbox horizon of every kind; operatorInFl
   assert.throws(() => resolveProviderConfig({ ...onPostgres, databaseSchema: 'Provider-EU' }), /databaseSchema: "Provider-EU" must be 1 to 63 lower-case letters/);
   assert.throws(() => resolveProviderConfig({ ...onPostgres, database: 'provider.db' }), /databaseSchema: a schema needs a postgres:\/\/ database/);
   assert.equal(resolveProviderConfig(exampleConfigFile()).databaseSchema, undefined);
+});
+
+test("the game pages' call limits: defaults, set in limits, and bounded", () => {
+  const defaults = resolveProviderConfig(exampleConfigFile()).limits;
+  assert.deepEqual(
+    { window: defaults.playerRateWindowMs, perAddress: defaults.playerCallsPerAddressMax, perLaunch: defaults.roundCallsPerLaunchMax },
+    { window: PLAYER_RATE_WINDOW_S * 1000, perAddress: PLAYER_CALLS_PER_ADDRESS_MAX, perLaunch: ROUND_CALLS_PER_LAUNCH_MAX },
+  );
+  const file = exampleConfigFile();
+  file.limits = { ...(file.limits as object), playerRateWindowSeconds: 60, playerCallsPerAddressMax: 7, roundCallsPerLaunchMax: PLAYER_CALLS_LIMIT_MAX };
+  const set = resolveProviderConfig(file).limits;
+  assert.deepEqual([set.playerRateWindowMs, set.playerCallsPerAddressMax, set.roundCallsPerLaunchMax], [60_000, 7, PLAYER_CALLS_LIMIT_MAX]);
+  for (const [member, refused] of [['playerCallsPerAddressMax', 0], ['roundCallsPerLaunchMax', PLAYER_CALLS_LIMIT_MAX + 1], ['playerRateWindowSeconds', 0]] as const) {
+    assert.throws(() => resolveProviderConfig({ ...exampleConfigFile(), limits: { [member]: refused } }), new RegExp(`limits\\.${member}`));
+  }
 });
 
 test("postgres takes the operator's pool and time-outs, checked by the same rule, each left out taking the operator's default", () => {

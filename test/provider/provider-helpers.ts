@@ -20,6 +20,7 @@ import { createGameService, REAL_PROVIDER_WORLD, type ProviderWorld } from '../.
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
 import type { ProviderStore } from '../../src/provider/store/provider-store.js';
+import { seedSealing } from '../../src/provider/seed-keyring.js';
 import { openProviderStore } from '../../src/provider/store/open-provider-store.js';
 import { createRoundDelivery, type RoundDispatch } from '../../src/provider/round-delivery.js';
 import { sign } from '../../src/protocol/signing.js';
@@ -211,7 +212,7 @@ export async function makeProvider(
   const file = testConfigFile({ ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), database });
   options.edit?.(file);
   const config = resolveProviderConfig(file);
-  const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL });
+  const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL, seeds: seedSealing(config.seedKeys, randomBytes) });
   const clock = options.clock ?? new TestClock();
   const world = testWorld(clock);
   const { endpoint: _endpoint, edit: _edit, clock: _clock, backend: _backend, ...startOptions } = options;

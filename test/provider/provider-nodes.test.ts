@@ -15,9 +15,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
+import { seedSealing } from '../../src/provider/seed-keyring.js';
 import { openProviderStore } from '../../src/provider/store/open-provider-store.js';
 import type { ProviderStore, RoundRow } from '../../src/provider/store/provider-store.js';
 import { adminOverHttp, ledgerOf, makeOperator, type Operator } from '../helpers.js';
@@ -78,7 +79,7 @@ before(async () => {
   config = resolveProviderConfig(testConfigFile({ endpoint: origin, database: schema.url() }));
   for (let n = 0; n < 2; n++) {
     // The switch a node's config makes: a postgres:// database opens the PostgreSQL store, migrated once whichever node comes first.
-    const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL });
+    const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL, seeds: seedSealing(config.seedKeys, randomBytes) });
     const started = await startProvider({ config, store, world: testWorld(realClock()), deliveryLimits: { idleMs: 10 } });
     const node: Node = { store, started, delivered: 0, heard: new Map() };
     store.onRoundFinished((round) => node.heard.set(round.pk, (node.heard.get(round.pk) ?? 0) + 1));

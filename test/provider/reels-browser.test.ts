@@ -26,6 +26,7 @@ import type { Browser, Page } from 'playwright-core';
 import { drawSource } from '../../src/game/fairness.js';
 import { playRound } from '../../src/game/reels.js';
 import { launchTokens } from '../../src/provider/launch-token.js';
+import { openSessionSeed } from '../../src/provider/seed-keyring.js';
 import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
 import { admin, balanceOf, makeOperator } from '../helpers.js';
 import { operatorSwitch } from './operator-switch.js';
@@ -139,13 +140,13 @@ describe('the reels page in a browser', { skip: absent }, () => {
     await settled(page, rounds);
   }
 
-  /** The launch's next round's server seed and nonce, from the provider's store: what the page shows only hashed. */
+  /** The launch's next round's server seed and nonce, opened from the provider's store with its seed key (the test is the key's operator): what the page shows only hashed. */
   async function nextDrawInputs(url: string): Promise<{ serverSeed: string; nonce: number }> {
     const token = decodeURIComponent(new URL(url).hash.slice(1));
     const claims = launchTokens(provider.config.launchTokenSecrets, randomBytes).open(token)!;
     const session = await provider.store.sessionByLaunch(claims.launchId);
     assert.ok(session, 'the launch has a session');
-    return { serverSeed: session.serverSeed, nonce: session.nonce };
+    return { serverSeed: openSessionSeed(provider.config.seedKeys, session), nonce: session.nonce };
   }
 
   /** A client seed whose draw, with the launch's next server seed, triggers free spins at `betMinor`. */

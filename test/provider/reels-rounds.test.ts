@@ -18,6 +18,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { commitment, drawSource } from '../../src/game/fairness.js';
 import { launchTokens } from '../../src/provider/launch-token.js';
+import { openSessionSeed } from '../../src/provider/seed-keyring.js';
 import { playRound, type ReelsRound } from '../../src/game/reels.js';
 import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
 import { RoundCompletion } from '../../src/provider/round-completion.js';
@@ -91,15 +92,17 @@ for (const backend of PROVIDER_BACKENDS) {
     /** The session's next round for a client seed, as the server will draw it. */
     async function nextRound(launch: Launch, bet: bigint, clientSeed: string): Promise<ReelsRound> {
       const session = await sessionOf(launch);
-      return playRound(game.rules, bet, drawSource(session.serverSeed, clientSeed, session.nonce));
+      // The test is the operator of the seed key: it opens the next seed the page sees only hashed.
+      return playRound(game.rules, bet, drawSource(openSessionSeed(provider.config.seedKeys, session), clientSeed, session.nonce));
     }
 
     /** A client seed whose round at the session's next nonce has what `wanted` asks. */
     async function seedFor(launch: Launch, bet: bigint, wanted: (round: ReelsRound) => boolean): Promise<string> {
       const session = await sessionOf(launch);
+      const serverSeed = openSessionSeed(provider.config.seedKeys, session);
       for (let i = 0; i < SEARCH_MAX; i++) {
         const clientSeed = `s${i}`;
-        if (wanted(playRound(game.rules, bet, drawSource(session.serverSeed, clientSeed, session.nonce)))) return clientSeed;
+        if (wanted(playRound(game.rules, bet, drawSource(serverSeed, clientSeed, session.nonce)))) return clientSeed;
       }
       throw new Error(`no client seed within ${SEARCH_MAX} gives the round asked for`);
     }
@@ -240,6 +243,7 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal((await freeSpin(launch, roundId)).status, 200);
       const completion = new RoundCompletion({
         store: provider.store,
+        keyring: provider.config.seedKeys,
         roundCompletionMs: provider.config.limits.roundCompletionMs,
         clock: () => provider.clock.now,
         delivery: provider.delivery,

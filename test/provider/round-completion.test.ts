@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RoundCompletion } from '../../src/provider/round-completion.js';
 import type { ProviderStore } from '../../src/provider/store/provider-store.js';
+import { TEST_KEYRING } from './store/store-fixtures.js';
 
 async function until(what: string, done: () => boolean, msMax = 20_000): Promise<void> {
   const deadline = Date.now() + msMax;
@@ -34,6 +35,7 @@ test('an outage of the database is told once when sweeps start failing and once 
   const recoveries: number[] = [];
   const completion = new RoundCompletion({
     store,
+    keyring: TEST_KEYRING,
     roundCompletionMs: 600_000,
     clock: () => Date.now(),
     sweepMs: 2,

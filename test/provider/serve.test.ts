@@ -92,7 +92,7 @@ test('provider serve: ready line, answers, SIGTERM exits 0; the operator command
   assert.equal(code, 0, child.output());
 });
 
-test('provider serve refuses a bad config, naming the member, and needs --config', async () => {
+test('provider serve refuses a bad config, naming the member (a missing seedKeys among them), and needs --config', async () => {
   const bad = writeConfig('bad', (file) => {
     file.operators[0]!.ipWhitelist = ['127.0.0.1', 'everyone'];
   });
@@ -107,6 +107,14 @@ test('provider serve refuses a bad config, naming the member, and needs --config
   const refused = await run(['provider', 'serve', '--config', campaign]);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /campaigns\[0\]\.betAmount: 0\.30 is not on the dice EUR bet ladder/);
+  // Without a seed key the seeds of rounds not yet played would sit in the database as they are: no start.
+  const keyless = writeConfig('no-seed-keys', (file) => {
+    delete file.seedKeys;
+  });
+  const unkeyed = await run(['provider', 'serve', '--config', keyless]);
+  assert.equal(unkeyed.code, 1);
+  assert.match(unkeyed.stderr, /seedKeys: is required: the server seeds of rounds not yet played are kept sealed under a key of this ring, outside the database; add e\.g\. .*openssl rand -base64 32/);
+  assert.doesNotMatch(unkeyed.stderr, /\n\s+at /);
   const missing = await run(['provider', 'serve']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--config/);

@@ -20,7 +20,7 @@ import { DEFAULT_STAFF_LIMITS } from '../../src/access/limits.js';
 import { STAFF_TOKEN_DAYS_DEFAULT } from '../../src/access/staff-token.js';
 import type { StaffGuard } from '../../src/http/staff-guard.js';
 import { adminCall, makeProvider, OPERATOR_ID, OTHER_OPERATOR_ID, PROVIDER_BACKENDS, type Provider } from './provider-helpers.js';
-import { realRound, realSession, SEED } from './store/store-fixtures.js';
+import { realRound, realSession, sealedNext, SEED } from './store/store-fixtures.js';
 
 const DAY_MS = 86_400_000;
 const CAMPAIGN = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
@@ -66,7 +66,7 @@ for (const backend of PROVIDER_BACKENDS) {
       for (const role of ROLES) tokens.set(role, (await staffToken(provider, `walker-${role}`, role)).token);
       for (const operatorId of [OPERATOR_ID, OTHER_OPERATOR_ID]) {
         const session = await realSession(provider.store, { operatorId, now: provider.clock.now, playerId: `player-of-${operatorId}` });
-        const round = await provider.store.beginRealRound(realRound(session, 0, provider.clock.now), SEED);
+        const round = await provider.store.beginRealRound(realRound(session, 0, provider.clock.now), sealedNext(SEED));
         assert.ok(round.ok);
         const payout = await adminCall(provider.app, 'POST', '/admin/payouts', {
           operatorId,

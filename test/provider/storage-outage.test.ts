@@ -16,10 +16,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { STORAGE_RETRY_AFTER_S } from '../../src/provider/provider-app.js';
+import { seedSealing } from '../../src/provider/seed-keyring.js';
 import { openProviderStore } from '../../src/provider/store/open-provider-store.js';
 import type { ProviderStore } from '../../src/provider/store/provider-store.js';
 import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../stores/postgres-fixtures.js';
@@ -145,7 +147,7 @@ describe('the provider while its PostgreSQL database is down or stuck', { skip: 
     proxied.port = String(proxy.port);
     const config = resolveProviderConfig({ ...testConfigFile({ database: proxied.toString() }), postgres: OUTAGE_POOL });
     assert.deepEqual(config.postgres, OUTAGE_POOL);
-    store = await openProviderStore(config.database, { currencies: config.currencies, postgres: config.postgres });
+    store = await openProviderStore(config.database, { currencies: config.currencies, postgres: config.postgres, seeds: seedSealing(config.seedKeys, randomBytes) });
     started = await startProvider({ config, store, deliver: false });
     app = started.app;
     const launched = await operatorCall(app, '/generate-launch-url', FUN_LAUNCH);

@@ -8,11 +8,13 @@ import { isPostgresUrl } from '../../platform/postgres/open-database.js';
 import type { Currencies } from '../../protocol/money.js';
 import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../../stores/settings.js';
 import { PostgresProviderStore } from './postgres-provider-store.js';
-import type { ProviderStore } from './provider-store.js';
+import type { ProviderStore, SeedSealing } from './provider-store.js';
 import { SqliteProviderStore, type OnFatal } from './sqlite-provider-store.js';
 
 export interface OpenProviderStoreOptions {
   currencies: Currencies;
+  /** Seals what a database upgraded from plain seeds still lacks (ProviderStore.sealPlainSeeds), before anything is played. */
+  seeds: SeedSealing;
   /** SQLite: called if the WAL cannot be synced (sqlite-provider-store.ts). PostgreSQL reports a failed commit on the write itself. */
   onFatal?: OnFatal;
   /** PostgreSQL: the pool and its time-outs (default DEFAULT_POSTGRES_SETTINGS). */
@@ -25,14 +27,23 @@ export function providerBackendOf(database: string): 'sqlite' | 'postgres' {
   return isPostgresUrl(database) ? 'postgres' : 'sqlite';
 }
 
+/** Opens the store, migrated, with every seed not yet revealed sealed (docs/games.md, Server seeds at rest). */
 export async function openProviderStore(database: string, options: OpenProviderStoreOptions): Promise<ProviderStore> {
-  if (providerBackendOf(database) === 'postgres') {
-    return PostgresProviderStore.open({
-      url: database,
-      schema: options.schema,
-      settings: options.postgres ?? DEFAULT_POSTGRES_SETTINGS,
-      currencies: options.currencies,
-    });
+  const store =
+    providerBackendOf(database) === 'postgres'
+      ? await PostgresProviderStore.open({
+          url: database,
+          schema: options.schema,
+          settings: options.postgres ?? DEFAULT_POSTGRES_SETTINGS,
+          currencies: options.currencies,
+        })
+      : SqliteProviderStore.open(database, { currencies: options.currencies, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+  try {
+    await store.sealPlainSeeds(options.seeds);
+    await store.durable();
+  } catch (error) {
+    await store.close();
+    throw error;
   }
-  return SqliteProviderStore.open(database, { currencies: options.currencies, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+  return store;
 }

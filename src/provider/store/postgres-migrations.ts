@@ -18,6 +18,7 @@ import { STAFF_SCHEMA_POSTGRES } from '../../staff/staff-schema.js';
 import type { Migration } from '../../platform/postgres/migrate.js';
 import { OUTBOX_MIGRATION } from '../../dispatch/postgres-outbox.js';
 import { reelsMigrationSql } from './reels-migration.js';
+import { SEALED_SEEDS_MIGRATION } from './provider-store.js';
 
 export const POSTGRES_PROVIDER_MIGRATIONS: readonly Migration[] = [
   {
@@ -140,7 +141,27 @@ CREATE INDEX payouts_by_status ON payouts (status, id);
 `,
   },
   { version: 4, name: 'reels-rounds', sql: reelsMigrationSql({ int: 'integer', money: 'bigint' }) },
+  {
+    version: 5,
+    name: SEALED_SEEDS_MIGRATION,
+    sql: `
+-- A session's next seed is kept sealed under a key outside the database, with its commitment (seed-keyring.ts).
+-- The plain seeds go: every copy of the database made before held them, so their commitments end here;
+-- the store gives each session a fresh sealed seed right after (sealPlainSeeds).
+ALTER TABLE game_sessions DROP COLUMN server_seed;
+ALTER TABLE game_sessions ADD COLUMN server_seed_sealed text;
+ALTER TABLE game_sessions ADD COLUMN server_seed_hash text;
+
+-- A round's seed is null until revealed; meanwhile it is sealed for the round.
+ALTER TABLE rounds ALTER COLUMN server_seed DROP NOT NULL;
+ALTER TABLE rounds ADD COLUMN server_seed_sealed text;
+
+-- What the sealing at start looks for, found without reading every row (both stay empty once it has run).
+CREATE INDEX game_sessions_unsealed ON game_sessions (id) WHERE server_seed_sealed IS NULL;
+CREATE INDEX rounds_unsealed ON rounds (id) WHERE kind = 'reels' AND server_seed IS NOT NULL AND free_spins_played < free_spins;
+`,
+  },
   // Named staff accounts of the back office with their scopes, their tokens as SHA-256 hashes only, and the
   // append-only audit log (src/staff/staff-schema.ts), shared by every node.
-  { version: 5, name: 'staff', sql: STAFF_SCHEMA_POSTGRES },
+  { version: 6, name: 'staff', sql: STAFF_SCHEMA_POSTGRES },
 ];

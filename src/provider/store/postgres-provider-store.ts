@@ -60,6 +60,7 @@ import { CallDeadlines, type CallDeadline } from '../../platform/postgres/call-d
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
 import {
+  assertRevealable,
   featureDone,
   freeRoundFits,
   reelsCallStep,
@@ -79,6 +80,7 @@ import {
   type NewReelsRound,
   type NewRound,
   type NewSession,
+  type NextSeed,
   type PayoutRow,
   type PayoutStatus,
   type PayoutWrite,
@@ -88,7 +90,14 @@ import {
   type RoundRow,
   type RoundStatus,
   type RoundWrite,
+  type SeedSealing,
 } from './provider-store.js';
+
+/**
+ * Rows one transaction of sealPlainSeeds seals: a few hundred statements,
+ * well inside one call's deadline (callTimeoutMs) on a busy database.
+ */
+const SEAL_BATCH_MAX = 500;
 
 /** What pg_stat_activity shows for a provider node's pool. */
 export const PROVIDER_APPLICATION_NAME = 'wagerlink-provider';
@@ -432,10 +441,10 @@ export class PostgresProviderStore implements ProviderStore {
     const [created] = await this.write(this.sql<Row[]>`
       INSERT INTO game_sessions
         (session_id, launch_id, mode, operator_id, wallet_id, game, player_id, operator_session_id, currency, country, language, balance,
-         server_seed, nonce, created_at, last_active_at)
+         server_seed_sealed, server_seed_hash, nonce, created_at, last_active_at)
       VALUES (${input.sessionId}, ${input.launchId}, ${input.mode}, ${input.operatorId}, ${input.walletId}, ${input.game}, ${input.playerId},
-        ${input.operatorSessionId}, ${input.currency}, ${input.country}, ${input.language}, ${input.balanceMinor.toString()}, ${input.serverSeed},
-        0, ${input.now}, ${input.now})
+        ${input.operatorSessionId}, ${input.currency}, ${input.country}, ${input.language}, ${input.balanceMinor.toString()}, ${input.sealedSeed},
+        ${input.serverSeedHash}, 0, ${input.now}, ${input.now})
       ON CONFLICT (launch_id) DO NOTHING
       RETURNING *`);
     if (created) return sessionOf(created);
@@ -458,7 +467,7 @@ export class PostgresProviderStore implements ProviderStore {
 
   // --------------------------------------------------------------- rounds
 
-  beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): Promise<RoundWrite> {
+  beginRealRound(round: NewRound & { requestBody: string }, nextSeed: NextSeed): Promise<RoundWrite> {
     return this.transaction(async (dbTx): Promise<RoundWrite> => {
       const conflict = await this.advanceRealSession(dbTx, round, nextSeed);
       if (conflict) return conflict;
@@ -488,11 +497,11 @@ export class PostgresProviderStore implements ProviderStore {
     dbTx: postgres.TransactionSql,
     round: NewRound,
     creditMinor: bigint,
-    nextSeed: string,
+    nextSeed: NextSeed,
   ): Promise<{ ok: true; balanceAfterMinor: bigint } | { ok: false; conflict: 'nonce-moved' | 'insufficient-funds'; session: GameSessionRow }> {
     const [moved] = await dbTx<Row[]>`
-      UPDATE game_sessions SET balance = balance - ${round.betMinor.toString()} + ${creditMinor.toString()}, server_seed = ${nextSeed},
-        nonce = nonce + 1, last_active_at = ${round.createdAt}
+      UPDATE game_sessions SET balance = balance - ${round.betMinor.toString()} + ${creditMinor.toString()}, server_seed_sealed = ${nextSeed.sealed},
+        server_seed_hash = ${nextSeed.hash}, nonce = nonce + 1, last_active_at = ${round.createdAt}
       WHERE id = ${round.sessionPk} AND nonce = ${round.nonce} AND balance >= ${round.betMinor.toString()}
       RETURNING balance`;
     if (moved === undefined) {
@@ -512,13 +521,13 @@ export class PostgresProviderStore implements ProviderStore {
   private async advanceRealSession(
     dbTx: postgres.TransactionSql,
     round: NewRound,
-    nextSeed: string,
+    nextSeed: NextSeed,
   ): Promise<{ ok: false; conflict: 'nonce-moved' | 'campaign-used'; session: GameSessionRow } | undefined> {
     if (round.campaignId !== null && !(await this.freeRoundFits(dbTx, round))) {
       return { ok: false, conflict: 'campaign-used', session: await sessionIn(dbTx, round.sessionPk) };
     }
     const moved = await dbTx`
-      UPDATE game_sessions SET server_seed = ${nextSeed}, nonce = nonce + 1, last_active_at = ${round.createdAt}
+      UPDATE game_sessions SET server_seed_sealed = ${nextSeed.sealed}, server_seed_hash = ${nextSeed.hash}, nonce = nonce + 1, last_active_at = ${round.createdAt}
       WHERE id = ${round.sessionPk} AND nonce = ${round.nonce}`;
     if (moved.count === 0) return { ok: false, conflict: 'nonce-moved', session: await sessionIn(dbTx, round.sessionPk) };
     return undefined;
@@ -533,7 +542,7 @@ export class PostgresProviderStore implements ProviderStore {
     return freeRoundFits(round, await roundsUsedIn(dbTx, round.campaignId!, round.operatorId, round.playerId), int(campaign.rounds));
   }
 
-  playFunRound(round: NewRound, nextSeed: string): Promise<RoundWrite> {
+  playFunRound(round: NewRound, nextSeed: NextSeed): Promise<RoundWrite> {
     return this.transaction(async (dbTx): Promise<RoundWrite> => {
       const moved = await this.advanceFunSession(dbTx, round, round.winMinor, nextSeed);
       if (!moved.ok) return moved;
@@ -543,7 +552,7 @@ export class PostgresProviderStore implements ProviderStore {
     });
   }
 
-  beginReelsRound(round: NewReelsRound, nextSeed: string): Promise<RoundWrite> {
+  beginReelsRound(round: NewReelsRound, nextSeed: NextSeed): Promise<RoundWrite> {
     const { plan } = round;
     return this.transaction(async (dbTx): Promise<RoundWrite> => {
       let jackpotWinMinor: bigint | null = null;
@@ -575,12 +584,12 @@ export class PostgresProviderStore implements ProviderStore {
       const [row] = await dbTx<Row[]>`
         INSERT INTO rounds
           (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-           chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id,
-           created_at, settled_at, kind, reels_rtp_bp, reels_jackpot_bp, base_win, feature_win, jackpot_contribution, jackpot_win, jackpot_seed,
+           chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after,
+           dispatch_item_id, created_at, settled_at, kind, reels_rtp_bp, reels_jackpot_bp, base_win, feature_win, jackpot_contribution, jackpot_win, jackpot_seed,
            free_spins, free_spins_played, calls, calls_done)
         VALUES (${round.roundId}, ${round.sessionPk}, ${round.mode}, ${round.operatorId}, ${round.playerId}, ${round.game}, ${round.currency},
           ${round.betMinor.toString()}, ${win.toString()}, ${round.betTxId}, ${round.winTxId}, ${round.campaignId}, ${round.campaignFinished},
-          0, 0, 0, ${round.serverSeed}, ${round.serverSeedHash}, ${round.clientSeed}, ${round.nonce}, NULL, ${settledNow ? 'settled' : 'pending'},
+          0, 0, 0, ${round.serverSeed}, ${round.sealedSeed}, ${round.serverSeedHash}, ${round.clientSeed}, ${round.nonce}, NULL, ${settledNow ? 'settled' : 'pending'},
           ${balanceAfterMinor?.toString() ?? null}, NULL, ${round.createdAt}, ${settledNow ? round.createdAt : null}, 'reels', ${plan.rtpBp},
           ${plan.jackpotBp}, ${plan.baseWinMinor.toString()}, ${plan.featureWinMinor.toString()}, ${plan.jackpotContributionMinor.toString()},
           ${jackpotWinMinor?.toString() ?? null}, ${plan.jackpotSeedMinor.toString()}, ${plan.freeSpins}, 0, ${bodies.length}, 0)
@@ -603,7 +612,7 @@ export class PostgresProviderStore implements ProviderStore {
     });
   }
 
-  playFreeSpins(roundPk: number, played: number, upTo: number, now: number, completedAt?: number): Promise<FreeSpinWrite> {
+  playFreeSpins(roundPk: number, played: number, upTo: number, now: number, serverSeed: string, completedAt?: number): Promise<FreeSpinWrite> {
     return this.transaction(async (dbTx): Promise<FreeSpinWrite> => {
       const moved = async (): Promise<FreeSpinWrite> => ({ ok: false, conflict: 'moved', round: roundOf((await dbTx<Row[]>`${roundsSelect(dbTx)} WHERE r.id = ${roundPk}`)[0]!) });
       if (upTo <= played) return moved();
@@ -616,6 +625,8 @@ export class PostgresProviderStore implements ProviderStore {
       const round = roundOf(updated);
       const reels = round.reels!;
       if (featureDone(reels)) {
+        assertRevealable(round, serverSeed);
+        await dbTx`UPDATE rounds SET server_seed = ${serverSeed}, server_seed_sealed = NULL WHERE id = ${roundPk}`;
         if (round.mode === 'fun') {
           const [session] = await dbTx<Row[]>`UPDATE game_sessions SET balance = balance + ${reels.featureWinMinor.toString()}, last_active_at = ${now}
             WHERE id = ${round.sessionPk} RETURNING balance`;
@@ -627,6 +638,44 @@ export class PostgresProviderStore implements ProviderStore {
       const [written] = await dbTx<Row[]>`${roundsSelect(dbTx)} WHERE r.id = ${roundPk}`;
       return { ok: true, round: roundOf(written!) };
     });
+  }
+
+  async sealPlainSeeds(seeds: SeedSealing): Promise<{ sessions: number; rounds: number }> {
+    const sealed = { sessions: 0, rounds: 0 };
+    // A batch per transaction: each call has its deadline (callTimeoutMs), and a large database has many sessions.
+    for (;;) {
+      const batch = await this.transaction(async (dbTx) => {
+        let sessions = 0;
+        const rows = await dbTx<Row[]>`SELECT id, session_id, nonce FROM game_sessions WHERE server_seed_sealed IS NULL ORDER BY id LIMIT ${SEAL_BATCH_MAX}`;
+        for (const row of rows) {
+          const next = seeds.fresh(row.session_id as string, int(row.nonce));
+          // Another node starting at the same time may have sealed it first: then this writes nothing.
+          const written = await dbTx`UPDATE game_sessions SET server_seed_sealed = ${next.sealed}, server_seed_hash = ${next.hash}
+            WHERE id = ${row.id as string} AND server_seed_sealed IS NULL`;
+          sessions += written.count;
+        }
+        return { sessions, seen: rows.length };
+      });
+      sealed.sessions += batch.sessions;
+      if (batch.seen < SEAL_BATCH_MAX) break;
+    }
+    for (;;) {
+      const batch = await this.transaction(async (dbTx) => {
+        let rounds = 0;
+        const rows = await dbTx<Row[]>`SELECT id, round_id, server_seed FROM rounds
+          WHERE kind = 'reels' AND server_seed IS NOT NULL AND free_spins_played < free_spins ORDER BY id LIMIT ${SEAL_BATCH_MAX}`;
+        for (const row of rows) {
+          const seed = row.server_seed as string;
+          const written = await dbTx`UPDATE rounds SET server_seed_sealed = ${seeds.sealForRound(seed, row.round_id as string)}, server_seed = NULL
+            WHERE id = ${row.id as string} AND server_seed = ${seed}`;
+          rounds += written.count;
+        }
+        return { rounds, seen: rows.length };
+      });
+      sealed.rounds += batch.rounds;
+      if (batch.seen < SEAL_BATCH_MAX) break;
+    }
+    return sealed;
   }
 
   async unfinishedFeatures(startedBefore: number, limit: number): Promise<RoundRow[]> {
@@ -858,11 +907,11 @@ function insertRound(
   return dbTx<Row[]>`
     INSERT INTO rounds
       (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-       chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id,
-       created_at, settled_at)
+       chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after,
+       dispatch_item_id, created_at, settled_at)
     VALUES (${round.roundId}, ${round.sessionPk}, ${round.mode}, ${round.operatorId}, ${round.playerId}, ${round.game}, ${round.currency},
       ${round.betMinor.toString()}, ${round.winMinor.toString()}, ${round.betTxId}, ${round.winTxId}, ${round.campaignId}, ${round.campaignFinished},
-      ${round.chancePct}, ${round.threshold}, ${round.roll}, ${round.serverSeed}, ${round.serverSeedHash}, ${round.clientSeed}, ${round.nonce},
+      ${round.chancePct}, ${round.threshold}, ${round.roll}, ${round.serverSeed}, ${round.sealedSeed}, ${round.serverSeedHash}, ${round.clientSeed}, ${round.nonce},
       ${round.requestBody}, ${state.status}, ${state.balanceAfterMinor?.toString() ?? null}, ${state.dispatchItemId}, ${round.createdAt}, ${state.settledAt})
     RETURNING *`;
 }

@@ -20,9 +20,11 @@
  * nothing built from a write is answered before that. Writes of one
  * process are visible to its own reads at once.
  */
+import assert from 'node:assert/strict';
 import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
+import { commitment } from '../../game/fairness.js';
 import { readBalance } from '../../clients/operator-client.js';
 import { refuse, type Refusal } from '../../protocol/errors.js';
 import { raw, stringify } from '../../protocol/json.js';
@@ -94,10 +96,36 @@ export interface GameSessionRow {
   country: string | null;
   language: string;
   balanceMinor: bigint;
-  serverSeed: string;
+  /**
+   * The next round's server seed, sealed (seed-keyring.ts: its place is
+   * the session at `nonce`): the database never holds it in plain text.
+   */
+  sealedSeed: string;
+  /** Its commitment, SHA-256 of the seed: what the player is shown before the round. */
+  serverSeedHash: string;
   nonce: number;
   createdAt: number;
   lastActiveAt: number;
+}
+
+/** The migration after which the database holds no seed not yet revealed in plain text (both backends' version 5). */
+export const SEALED_SEEDS_MIGRATION = 'sealed-seeds';
+
+/** A session's next seed as the store keeps it: sealed, and its commitment. */
+export interface NextSeed {
+  sealed: string;
+  hash: string;
+}
+
+/**
+ * What the upgrade of a database that held seeds in plain text
+ * (`sealPlainSeeds`) needs of the keyring, which the store never holds.
+ */
+export interface SeedSealing {
+  /** A fresh seed for a session's next round at `nonce`: sealed for that place, and its commitment. */
+  fresh(sessionId: string, nonce: number): NextSeed;
+  /** A round's seed, not yet revealed, sealed for that round. */
+  sealForRound(seedHex: string, roundId: string): string;
 }
 
 export interface RoundRow {
@@ -122,7 +150,15 @@ export interface RoundRow {
   chancePct: number;
   threshold: number;
   roll: number;
-  serverSeed: string;
+  /**
+   * The round's server seed once revealed (for verification, as the player
+   * is shown it); null while it is not: a reels round whose free spins are
+   * not all played yet keeps it sealed in `sealedSeed` instead, since the
+   * seed would tell those spins before the player sees them.
+   */
+  serverSeed: string | null;
+  /** The seed, sealed for this round (seed-keyring.ts), while `serverSeed` is null. */
+  sealedSeed: string | null;
   serverSeedHash: string;
   clientSeed: string;
   nonce: number;
@@ -145,10 +181,12 @@ export type NewRound = Omit<
   'pk' | 'kind' | 'reels' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'dispatchItemId' | 'settledAt'
 >;
 
-/** What a new round of either game takes from its session: whose it is, and the draw's seed and nonce. */
-export function roundOfSession(session: GameSessionRow): Pick<NewRound, 'sessionPk' | 'mode' | 'operatorId' | 'playerId' | 'game' | 'currency' | 'serverSeed' | 'nonce'> {
-  const { pk: sessionPk, mode, operatorId, playerId, game, currency, serverSeed, nonce } = session;
-  return { sessionPk, mode, operatorId, playerId, game, currency, serverSeed, nonce };
+/** What a new round of either game takes from its session: whose it is, the draw's nonce and the commitment shown for it. */
+export function roundOfSession(
+  session: GameSessionRow,
+): Pick<NewRound, 'sessionPk' | 'mode' | 'operatorId' | 'playerId' | 'game' | 'currency' | 'nonce' | 'serverSeedHash'> {
+  const { pk: sessionPk, mode, operatorId, playerId, game, currency, nonce, serverSeedHash } = session;
+  return { sessionPk, mode, operatorId, playerId, game, currency, nonce, serverSeedHash };
 }
 
 /**
@@ -191,6 +229,15 @@ export function reelsCallStep(reels: ReelsPart, callIndex: number, accepted: boo
   if (reels.callsDone >= reels.calls) return { finish: 'settled', next: null };
   const next = reels.callsDone + 1;
   return { finish: null, next: next === 2 || featureDone(reels) ? next : null };
+}
+
+/**
+ * A reels round's seed, revealed as its feature ends, is the one its
+ * commitment names: a caller that opened another (a bug, or a row altered
+ * in the database) must not write it as the round's.
+ */
+export function assertRevealable(round: RoundRow, serverSeed: string): void {
+  assert.equal(commitment(serverSeed), round.serverSeedHash, `the seed revealed for round ${round.roundId} is the one its commitment names`);
 }
 
 /** Whether a reels round's feature has been played to its end (by the player or the completion). */
@@ -338,7 +385,7 @@ export interface ProviderStore {
    * for a free round, the campaign has a round left and the round is its
    * last exactly when `campaignFinished` says so (else `campaign-used`).
    */
-  beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): Promise<RoundWrite>;
+  beginRealRound(round: NewRound & { requestBody: string }, nextSeed: NextSeed): Promise<RoundWrite>;
 
   /**
    * A fun round: the balance moves (bet out, win in), the seed advances and
@@ -348,7 +395,7 @@ export interface ProviderStore {
    * after. Conflicts: `nonce-moved`, `insufficient-funds`; the session is
    * answered as it is.
    */
-  playFunRound(round: NewRound, nextSeed: string): Promise<RoundWrite>;
+  playFunRound(round: NewRound, nextSeed: NextSeed): Promise<RoundWrite>;
 
   /**
    * A reels round, real or fun, in one database transaction, only if the
@@ -372,17 +419,33 @@ export interface ProviderStore {
    * Fun: the balance pays the bet and gets the base spin's win and the
    * jackpot at once, the feature's wins when the feature ends.
    */
-  beginReelsRound(round: NewReelsRound, nextSeed: string): Promise<RoundWrite>;
+  beginReelsRound(round: NewReelsRound, nextSeed: NextSeed): Promise<RoundWrite>;
 
   /**
    * Reveals a reels round's free spins from `played` up to `upTo`, only if
    * the round is unfinished and has `played` revealed (else `moved`). When
    * that ends the feature: real, its call is enqueued now if the base spin's
    * is answered (else that answer's hook enqueues it); fun, the feature's
-   * wins are paid to the balance and the round settled. `completedAt`: the
-   * provider completes a feature its player left (recorded on the round).
+   * wins are paid to the balance and the round settled; either way its
+   * seed is revealed: `serverSeed` (the caller opened it; it must be the
+   * one the round committed to) is written and the sealed one dropped.
+   * `completedAt`: the provider completes a feature its player left
+   * (recorded on the round).
    */
-  playFreeSpins(roundPk: number, played: number, upTo: number, now: number, completedAt?: number): Promise<FreeSpinWrite>;
+  playFreeSpins(roundPk: number, played: number, upTo: number, now: number, serverSeed: string, completedAt?: number): Promise<FreeSpinWrite>;
+
+  /**
+   * Seals what a database migrated from plain seeds (provider migration 5,
+   * sealed-seeds) still lacks, each row in a conditional update, so that
+   * nodes starting together each seal a row once: a session without a
+   * sealed seed gets a fresh one (the plain seed it had was dropped by the
+   * migration: every copy of the database made before held it, so its
+   * commitment ended there), and a reels round whose seed is not yet
+   * revealed has it sealed for the round and its plain text removed (its
+   * draw was fixed when it was played, so its seed must stay). Answers how
+   * many of each it sealed; nothing, once done.
+   */
+  sealPlainSeeds(seeds: SeedSealing): Promise<{ sessions: number; rounds: number }>;
 
   /** Reels rounds started at or before `startedBefore` whose feature is not played to its end, oldest first. */
   unfinishedFeatures(startedBefore: number, limit: number): Promise<RoundRow[]>;
@@ -628,7 +691,8 @@ export function rowReaders(read: ColumnReader) {
       country: row.country as string | null,
       language: row.language as string,
       balanceMinor: read.money(row.balance),
-      serverSeed: row.server_seed as string,
+      sealedSeed: row.server_seed_sealed as string,
+      serverSeedHash: row.server_seed_hash as string,
       nonce: read.int(row.nonce),
       createdAt: read.int(row.created_at),
       lastActiveAt: read.int(row.last_active_at),
@@ -673,7 +737,8 @@ export function rowReaders(read: ColumnReader) {
       chancePct: read.int(row.chance_pct),
       threshold: read.int(row.threshold),
       roll: read.int(row.roll),
-      serverSeed: row.server_seed as string,
+      serverSeed: row.server_seed as string | null,
+      sealedSeed: row.server_seed_sealed as string | null,
       serverSeedHash: row.server_seed_hash as string,
       clientSeed: row.client_seed as string,
       nonce: read.int(row.nonce),

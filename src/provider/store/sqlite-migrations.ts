@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import { OUTBOX_MIGRATION } from '../../dispatch/sqlite-outbox.js';
 import { recordApplied, type Migration } from '../../platform/sqlite/migrate.js';
 import { reelsMigrationSql } from './reels-migration.js';
+import { SEALED_SEEDS_MIGRATION } from './provider-store.js';
 
 const REELS_MIGRATION_SQL = reelsMigrationSql({ int: 'INTEGER', money: 'INTEGER' });
 
@@ -151,6 +152,29 @@ CREATE INDEX game_sessions_by_player ON game_sessions (operator_id, player_id, l
   },
   {
     version: 5,
+    name: SEALED_SEEDS_MIGRATION,
+    sql: `
+-- A session's next seed is kept sealed under a key outside the database, with its commitment (seed-keyring.ts).
+-- The plain seeds go: every copy of the database made before held them, so their commitments end here;
+-- the store gives each session a fresh sealed seed right after (sealPlainSeeds).
+ALTER TABLE game_sessions DROP COLUMN server_seed;
+ALTER TABLE game_sessions ADD COLUMN server_seed_sealed TEXT;
+ALTER TABLE game_sessions ADD COLUMN server_seed_hash TEXT;
+
+-- A round's seed is null until revealed; meanwhile it is sealed for the round. SQLite cannot drop NOT NULL: the column is made again.
+ALTER TABLE rounds ADD COLUMN revealed_seed TEXT;
+UPDATE rounds SET revealed_seed = server_seed;
+ALTER TABLE rounds DROP COLUMN server_seed;
+ALTER TABLE rounds RENAME COLUMN revealed_seed TO server_seed;
+ALTER TABLE rounds ADD COLUMN server_seed_sealed TEXT;
+
+-- What the sealing at start looks for, found without reading every row (both stay empty once it has run).
+CREATE INDEX game_sessions_unsealed ON game_sessions (id) WHERE server_seed_sealed IS NULL;
+CREATE INDEX rounds_unsealed ON rounds (id) WHERE kind = 'reels' AND server_seed IS NOT NULL AND free_spins_played < free_spins;
+`,
+  },
+  {
+    version: 6,
     name: 'staff',
     // Named staff accounts of the back office with their scopes, their tokens as SHA-256 hashes only, and the
     // append-only audit log (src/staff/staff-schema.ts).

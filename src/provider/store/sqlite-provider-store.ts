@@ -58,6 +58,7 @@ import { WalFlusher } from '../../platform/sqlite/wal-flusher.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { adoptUserVersion, PROVIDER_MIGRATIONS } from './sqlite-migrations.js';
 import {
+  assertRevealable,
   featureDone,
   freeRoundFits,
   reelsCallStep,
@@ -77,6 +78,7 @@ import {
   type NewReelsRound,
   type NewRound,
   type NewSession,
+  type NextSeed,
   type PayoutRow,
   type PayoutStatus,
   type PayoutWrite,
@@ -86,6 +88,7 @@ import {
   type RoundOutcome,
   type RoundRow,
   type RoundWrite,
+  type SeedSealing,
 } from './provider-store.js';
 
 export { PROVIDER_MIGRATIONS } from './sqlite-migrations.js';
@@ -178,21 +181,26 @@ export class SqliteProviderStore implements ProviderStore {
       sessionByLaunch: db.prepare('SELECT * FROM game_sessions WHERE launch_id = ?'),
       sessionByPk: db.prepare('SELECT * FROM game_sessions WHERE id = ?'),
       insertSession: db.prepare(`INSERT INTO game_sessions
-        (session_id, launch_id, mode, operator_id, wallet_id, game, player_id, operator_session_id, currency, country, language, balance, server_seed, nonce, created_at, last_active_at)
-        VALUES (@sessionId, @launchId, @mode, @operatorId, @walletId, @game, @playerId, @operatorSessionId, @currency, @country, @language, @balanceMinor, @serverSeed, 0, @now, @now)
+        (session_id, launch_id, mode, operator_id, wallet_id, game, player_id, operator_session_id, currency, country, language, balance,
+         server_seed_sealed, server_seed_hash, nonce, created_at, last_active_at)
+        VALUES (@sessionId, @launchId, @mode, @operatorId, @walletId, @game, @playerId, @operatorSessionId, @currency, @country, @language, @balanceMinor,
+         @sealedSeed, @serverSeedHash, 0, @now, @now)
         ON CONFLICT (launch_id) DO NOTHING`),
       reopenSession: db.prepare('UPDATE game_sessions SET operator_session_id = ?, balance = ?, last_active_at = ? WHERE id = ?'),
       touchSession: db.prepare('UPDATE game_sessions SET last_active_at = ? WHERE id = ?'),
       setBalance: db.prepare('UPDATE game_sessions SET balance = ? WHERE id = ?'),
-      advanceSeed: db.prepare('UPDATE game_sessions SET server_seed = ?, nonce = nonce + 1, last_active_at = ? WHERE id = ? AND nonce = ?'),
-      funMove: db.prepare(
-        'UPDATE game_sessions SET balance = balance - ? + ?, server_seed = ?, nonce = nonce + 1, last_active_at = ? WHERE id = ? AND nonce = ? AND balance >= ?',
+      advanceSeed: db.prepare(
+        'UPDATE game_sessions SET server_seed_sealed = ?, server_seed_hash = ?, nonce = nonce + 1, last_active_at = ? WHERE id = ? AND nonce = ?',
       ),
+      funMove: db.prepare(`UPDATE game_sessions SET balance = balance - ? + ?, server_seed_sealed = ?, server_seed_hash = ?, nonce = nonce + 1, last_active_at = ?
+        WHERE id = ? AND nonce = ? AND balance >= ?`),
       insertRound: db.prepare(`INSERT INTO rounds
         (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-         chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id, created_at, settled_at)
+         chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id,
+         created_at, settled_at)
         VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
-         @chancePct, @threshold, @roll, @serverSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @dispatchItemId, @createdAt, @settledAt)`),
+         @chancePct, @threshold, @roll, @serverSeed, @sealedSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @dispatchItemId,
+         @createdAt, @settledAt)`),
       finishRound: db.prepare(
         "UPDATE rounds SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, attempts = ?, settled_at = ? WHERE id = ? AND status = 'pending' RETURNING *",
       ),
@@ -227,10 +235,10 @@ export class SqliteProviderStore implements ProviderStore {
       listPayoutsByStatus: payoutsWhere(`WHERE p.status = ? AND p.id < ? AND ${IN_SCOPE('p')} ORDER BY p.id DESC LIMIT ?`),
       insertReelsRound: db.prepare(`INSERT INTO rounds
         (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-         chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id, created_at, settled_at,
+         chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id, created_at, settled_at,
          kind, reels_rtp_bp, reels_jackpot_bp, base_win, feature_win, jackpot_contribution, jackpot_win, jackpot_seed, free_spins, free_spins_played, calls, calls_done)
         VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
-         0, 0, 0, @serverSeed, @serverSeedHash, @clientSeed, @nonce, NULL, @status, @balanceAfterMinor, NULL, @createdAt, @settledAt,
+         0, 0, 0, @serverSeed, @sealedSeed, @serverSeedHash, @clientSeed, @nonce, NULL, @status, @balanceAfterMinor, NULL, @createdAt, @settledAt,
          'reels', @rtpBp, @jackpotBp, @baseWinMinor, @featureWinMinor, @jackpotContributionMinor, @jackpotWinMinor, @jackpotSeedMinor, @freeSpins, 0, @calls, 0)`),
       setRoundItem: db.prepare('UPDATE rounds SET dispatch_item_id = ? WHERE id = ?'),
       insertCall: db.prepare("INSERT INTO round_calls (round_pk, call_index, request_body, status) VALUES (?, ?, ?, 'waiting')"),
@@ -247,6 +255,13 @@ export class SqliteProviderStore implements ProviderStore {
       refuseReels: db.prepare("UPDATE rounds SET status = 'refused', refusal_code = ?, refusal_detail = ?, balance_after = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
       revealSpins: db.prepare(`UPDATE rounds SET free_spins_played = ?, completed_at = COALESCE(?, completed_at)
         WHERE id = ? AND kind = 'reels' AND status = 'pending' AND free_spins_played = ? AND ? <= free_spins`),
+      revealSeed: db.prepare('UPDATE rounds SET server_seed = ?, server_seed_sealed = NULL WHERE id = ?'),
+      sessionsUnsealed: db.prepare('SELECT id, session_id, nonce FROM game_sessions WHERE server_seed_sealed IS NULL ORDER BY id'),
+      sealSession: db.prepare('UPDATE game_sessions SET server_seed_sealed = ?, server_seed_hash = ? WHERE id = ? AND server_seed_sealed IS NULL'),
+      roundsUnsealed: db.prepare(
+        "SELECT id, round_id, server_seed FROM rounds WHERE kind = 'reels' AND server_seed IS NOT NULL AND free_spins_played < free_spins ORDER BY id",
+      ),
+      sealRound: db.prepare('UPDATE rounds SET server_seed_sealed = ?, server_seed = NULL WHERE id = ? AND server_seed = ?'),
       funFeaturePaid: db.prepare('UPDATE game_sessions SET balance = balance + ?, last_active_at = ? WHERE id = ?'),
       funFeatureSettled: db.prepare("UPDATE rounds SET status = 'settled', settled_at = ?, balance_after = ? WHERE id = ? AND status = 'pending'"),
       unfinishedFeatures: roundsWhere(
@@ -441,11 +456,11 @@ export class SqliteProviderStore implements ProviderStore {
 
   // --------------------------------------------------------------- rounds
 
-  async beginRealRound(round: NewRound & { requestBody: string }, nextSeed: string): Promise<RoundWrite> {
+  async beginRealRound(round: NewRound & { requestBody: string }, nextSeed: NextSeed): Promise<RoundWrite> {
     this.write();
     const begun = this.db.transaction((): RoundWrite => {
       if (round.campaignId !== null && !this.freeRoundFits(round)) return { ok: false, conflict: 'campaign-used', session: this.sessionNow(round.sessionPk) };
-      const moved = this.statements.advanceSeed.run(nextSeed, round.createdAt, round.sessionPk, round.nonce);
+      const moved = this.statements.advanceSeed.run(nextSeed.sealed, nextSeed.hash, round.createdAt, round.sessionPk, round.nonce);
       if (moved.changes === 0) return { ok: false, conflict: 'nonce-moved', session: this.sessionNow(round.sessionPk) };
       const item = SqliteOutbox.enqueue(
         this.db,
@@ -489,10 +504,19 @@ export class SqliteProviderStore implements ProviderStore {
     return freeRoundFits(round, used, num(campaign.rounds));
   }
 
-  async playFunRound(round: NewRound, nextSeed: string): Promise<RoundWrite> {
+  async playFunRound(round: NewRound, nextSeed: NextSeed): Promise<RoundWrite> {
     this.write();
     return this.db.transaction((): RoundWrite => {
-      const moved = this.statements.funMove.run(round.betMinor, round.winMinor, nextSeed, round.createdAt, round.sessionPk, round.nonce, round.betMinor);
+      const moved = this.statements.funMove.run(
+        round.betMinor,
+        round.winMinor,
+        nextSeed.sealed,
+        nextSeed.hash,
+        round.createdAt,
+        round.sessionPk,
+        round.nonce,
+        round.betMinor,
+      );
       if (moved.changes === 0) {
         const session = this.sessionNow(round.sessionPk);
         return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
@@ -579,7 +603,7 @@ export class SqliteProviderStore implements ProviderStore {
     this.turnItemMax = Math.max(this.turnItemMax, item.id);
   }
 
-  async beginReelsRound(round: NewReelsRound, nextSeed: string): Promise<RoundWrite> {
+  async beginReelsRound(round: NewReelsRound, nextSeed: NextSeed): Promise<RoundWrite> {
     this.write();
     const { plan } = round;
     const itemsBefore = this.turnItemMax;
@@ -590,7 +614,16 @@ export class SqliteProviderStore implements ProviderStore {
       if (round.mode === 'fun') {
         // A fun jackpot pays the seed: play money has no pool.
         jackpotWinMinor = plan.jackpotHit ? plan.jackpotSeedMinor : null;
-        const moved = this.statements.funMove.run(round.betMinor, immediateWin(jackpotWinMinor), nextSeed, round.createdAt, round.sessionPk, round.nonce, round.betMinor);
+        const moved = this.statements.funMove.run(
+          round.betMinor,
+          immediateWin(jackpotWinMinor),
+          nextSeed.sealed,
+          nextSeed.hash,
+          round.createdAt,
+          round.sessionPk,
+          round.nonce,
+          round.betMinor,
+        );
         if (moved.changes === 0) {
           const session = this.sessionNow(round.sessionPk);
           return { ok: false, conflict: session.nonce === round.nonce ? 'insufficient-funds' : 'nonce-moved', session };
@@ -598,7 +631,7 @@ export class SqliteProviderStore implements ProviderStore {
         balanceAfterMinor = this.sessionNow(round.sessionPk).balanceMinor;
       } else {
         if (round.campaignId !== null && !this.freeRoundFits(round)) return { ok: false, conflict: 'campaign-used', session: this.sessionNow(round.sessionPk) };
-        const moved = this.statements.advanceSeed.run(nextSeed, round.createdAt, round.sessionPk, round.nonce);
+        const moved = this.statements.advanceSeed.run(nextSeed.sealed, nextSeed.hash, round.createdAt, round.sessionPk, round.nonce);
         if (moved.changes === 0) return { ok: false, conflict: 'nonce-moved', session: this.sessionNow(round.sessionPk) };
         const pool = [round.operatorId, round.game, round.currency] as const;
         this.statements.insertPool.run(...pool, plan.jackpotSeedMinor);
@@ -638,7 +671,7 @@ export class SqliteProviderStore implements ProviderStore {
     return begun;
   }
 
-  async playFreeSpins(roundPk: number, played: number, upTo: number, now: number, completedAt?: number): Promise<FreeSpinWrite> {
+  async playFreeSpins(roundPk: number, played: number, upTo: number, now: number, serverSeed: string, completedAt?: number): Promise<FreeSpinWrite> {
     if (upTo <= played) return { ok: false, conflict: 'moved', round: this.roundNow(roundPk) };
     this.write();
     return this.db.transaction((): FreeSpinWrite => {
@@ -647,6 +680,8 @@ export class SqliteProviderStore implements ProviderStore {
       const round = this.roundNow(roundPk);
       const reels = round.reels!;
       if (featureDone(reels)) {
+        assertRevealable(round, serverSeed);
+        this.statements.revealSeed.run(serverSeed, roundPk);
         if (round.mode === 'fun') {
           this.statements.funFeaturePaid.run(reels.featureWinMinor, now, round.sessionPk);
           this.statements.funFeatureSettled.run(now, this.sessionNow(round.sessionPk).balanceMinor, roundPk);
@@ -655,6 +690,23 @@ export class SqliteProviderStore implements ProviderStore {
         }
       }
       return { ok: true, round: this.roundNow(roundPk) };
+    })();
+  }
+
+  async sealPlainSeeds(seeds: SeedSealing): Promise<{ sessions: number; rounds: number }> {
+    this.write();
+    return this.db.transaction(() => {
+      let sessions = 0;
+      let rounds = 0;
+      for (const row of this.statements.sessionsUnsealed.all() as Row[]) {
+        const next = seeds.fresh(row.session_id as string, num(row.nonce));
+        sessions += this.statements.sealSession.run(next.sealed, next.hash, row.id).changes;
+      }
+      for (const row of this.statements.roundsUnsealed.all() as Row[]) {
+        const seed = row.server_seed as string;
+        rounds += this.statements.sealRound.run(seeds.sealForRound(seed, row.round_id as string), row.id, seed).changes;
+      }
+      return { sessions, rounds };
     })();
   }
 

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { CLAIM_LIMITS } from '../../../src/dispatch/outbox.js';
 import type { GameSessionRow, NewRound, ProviderStore } from '../../../src/provider/store/provider-store.js';
 import { PROVIDER_STORE_BACKENDS, type OpenedProviderStore } from './backends.js';
-import { begun, realRound, realSession, SEED } from './store-fixtures.js';
+import { begun, realRound, realSession, SEED, sealedNext } from './store-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const NEXT_SEED = 'ef'.repeat(32);
@@ -36,7 +36,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
     const committedItems = async () => (await opened.committed('SELECT status, ordering_key FROM dispatch_items ORDER BY id')) as { status: string; ordering_key: string }[];
     const committedRound = async (pk: number) =>
       (await opened.committed(`SELECT status, refusal_code, refusal_detail, balance_after, attempts FROM rounds WHERE id = ${pk}`))[0];
-    const committedSession = async (pk: number) => (await opened.committed(`SELECT balance, nonce, server_seed FROM game_sessions WHERE id = ${pk}`))[0];
+    const committedSession = async (pk: number) => (await opened.committed(`SELECT balance, nonce, server_seed_sealed FROM game_sessions WHERE id = ${pk}`))[0];
     const openSession = (playerId = 'p-1') => realSession(store, { operatorId: 'op', now: NOW, playerId });
     const roundOf = (session: GameSessionRow, nonce: number) => realRound(session, nonce, NOW);
 
@@ -45,7 +45,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
     test("a real round, its request in the outbox and the session's next seed are written in one transaction; a round of a nonce that moved writes nothing", async () => {
       const session = await openSession();
       const round = roundOf(session, 0);
-      const written = begun(await store.beginRealRound(round, NEXT_SEED));
+      const written = begun(await store.beginRealRound(round, sealedNext(NEXT_SEED)));
       assert.equal(written.status, 'pending');
       await store.durable();
       const item = await store.outbox.item(written.dispatchItemId!);
@@ -54,35 +54,35 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
         { operatorId: 'op', orderingKey: round.roundId, kind: 'bet', path: '/transaction', status: 'pending', at: NOW },
       );
       assert.equal(item?.body.toString('utf8'), round.requestBody);
-      assert.deepEqual(await committedSession(session.pk), { balance: 10_000n, nonce: 1n, server_seed: NEXT_SEED });
+      assert.deepEqual(await committedSession(session.pk), { balance: 10_000n, nonce: 1n, server_seed_sealed: sealedNext(NEXT_SEED).sealed });
 
       // A round planned on the same nonce, as a concurrent request would: answered, nothing of it written.
-      const late = await store.beginRealRound(roundOf(session, 0), SEED);
+      const late = await store.beginRealRound(roundOf(session, 0), sealedNext(SEED));
       assert.ok(!late.ok && late.conflict === 'nonce-moved');
       assert.equal(late.session.nonce, 1);
       await store.durable();
       assert.equal(await count('dispatch_items'), 1);
       assert.equal(await count('rounds'), 1);
-      assert.deepEqual(await committedSession(session.pk), { balance: 10_000n, nonce: 1n, server_seed: NEXT_SEED });
+      assert.deepEqual(await committedSession(session.pk), { balance: 10_000n, nonce: 1n, server_seed_sealed: sealedNext(NEXT_SEED).sealed });
     });
 
     test('a real round whose insert fails leaves neither its request nor its next seed', async () => {
       const session = await openSession();
       await store.durable();
       await opened.breakWrites('rounds', 'INSERT', 'round insert failed');
-      await assert.rejects(store.beginRealRound(roundOf(session, 0), NEXT_SEED), /round insert failed/);
+      await assert.rejects(store.beginRealRound(roundOf(session, 0), sealedNext(NEXT_SEED)), /round insert failed/);
       await store.durable();
       assert.equal(await count('dispatch_items'), 0);
       assert.equal(await count('rounds'), 0);
-      assert.deepEqual(await committedSession(session.pk), { balance: 10_000n, nonce: 0n, server_seed: SEED });
+      assert.deepEqual(await committedSession(session.pk), { balance: 10_000n, nonce: 0n, server_seed_sealed: sealedNext(SEED).sealed });
     });
 
     test("the operator's final answer and the round it settles or refuses commit together, with the session's balance", async () => {
       const session = await openSession();
       const [won, refused, resolved] = [
-        begun(await store.beginRealRound(roundOf(session, 0), SEED)),
-        begun(await store.beginRealRound(roundOf(session, 1), SEED)),
-        begun(await store.beginRealRound(roundOf(session, 2), SEED)),
+        begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED))),
+        begun(await store.beginRealRound(roundOf(session, 1), sealedNext(SEED))),
+        begun(await store.beginRealRound(roundOf(session, 2), sealedNext(SEED))),
       ];
       await store.durable();
       const claimed = await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
@@ -114,7 +114,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       // The settled round's balance is the session's; neither the refusal nor the round settled by hand moved it.
       assert.equal((await committedSession(session.pk))!.balance, 9_850n);
       // A 200 whose balance the currency cannot hold exactly is booked, its balance not believed.
-      const odd = begun(await store.beginRealRound(roundOf(session, 3), SEED));
+      const odd = begun(await store.beginRealRound(roundOf(session, 3), sealedNext(SEED)));
       await store.durable();
       await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
       await store.outbox.sent(odd.dispatchItemId!, 'node', OK('{"balance":1.005}'), NOW + 4);
@@ -125,7 +125,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
 
     test('a round that cannot be finished rolls back the final answer with it: the item stays pending and is sent again', async () => {
       const session = await openSession();
-      const round = begun(await store.beginRealRound(roundOf(session, 0), SEED));
+      const round = begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED)));
       await store.durable();
       await store.outbox.claim(NOW, 'node', { ...CLAIM_LIMITS, leaseMs: 1_000 });
       const mend = await opened.breakWrites('rounds', 'UPDATE', 'the round log refused the update');
@@ -158,11 +158,11 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
         campaignId,
         campaignFinished: last,
       });
-      begun(await store.beginRealRound(free(first, 0, false), SEED));
-      const stale = await store.beginRealRound(free(second, 0, false), SEED);
+      begun(await store.beginRealRound(free(first, 0, false), sealedNext(SEED)));
+      const stale = await store.beginRealRound(free(second, 0, false), sealedNext(SEED));
       assert.ok(!stale.ok && stale.conflict === 'campaign-used', 'one round left: this one is the last, and its request would not say so');
-      const last = begun(await store.beginRealRound(free(second, 0, true), SEED));
-      const none = await store.beginRealRound(free(first, 1, true), SEED);
+      const last = begun(await store.beginRealRound(free(second, 0, true), sealedNext(SEED)));
+      const none = await store.beginRealRound(free(first, 1, true), sealedNext(SEED));
       assert.ok(!none.ok && none.conflict === 'campaign-used', 'no round left');
       await store.durable();
       assert.equal(await count('rounds'), 2);
@@ -173,7 +173,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       // A refused free round gives its round back.
       await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
       assert.ok((await store.outbox.refused(last.dispatchItemId!, 'node', { status: 409, detail: 'no' }, NOW + 1)).applied);
-      begun(await store.beginRealRound(free(first, 1, true), SEED));
+      begun(await store.beginRealRound(free(first, 1, true), sealedNext(SEED)));
       await store.durable();
       assert.equal(await store.campaignRoundsUsed(campaignId, 'op', 'p-1'), 2);
     });
@@ -194,7 +194,8 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
         country: null,
         language: 'en',
         balanceMinor: 150n,
-        serverSeed: SEED,
+        sealedSeed: sealedNext(SEED).sealed,
+        serverSeedHash: sealedNext(SEED).hash,
         now: NOW,
       });
       const fun = (nonce: number, betMinor: bigint, winMinor: bigint): NewRound => ({
@@ -208,26 +209,26 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
         winTxId: null,
         requestBody: null,
       });
-      const won = await store.playFunRound(fun(0, 100n, 30n), NEXT_SEED);
+      const won = await store.playFunRound(fun(0, 100n, 30n), sealedNext(NEXT_SEED));
       assert.ok(won.ok);
       assert.equal(won.round.status, 'settled');
       assert.equal(won.round.balanceAfterMinor, 80n);
-      const poor = await store.playFunRound(fun(1, 100n, 0n), SEED);
+      const poor = await store.playFunRound(fun(1, 100n, 0n), sealedNext(SEED));
       assert.ok(!poor.ok && poor.conflict === 'insufficient-funds');
       assert.equal(poor.session.balanceMinor, 80n);
-      const stale = await store.playFunRound(fun(0, 10n, 0n), SEED);
+      const stale = await store.playFunRound(fun(0, 10n, 0n), sealedNext(SEED));
       assert.ok(!stale.ok && stale.conflict === 'nonce-moved');
       await store.durable();
       assert.equal(await count('rounds'), 1);
       assert.equal(await count('dispatch_items'), 0, 'no fun round reaches an operator');
-      assert.deepEqual(await committedSession(session.pk), { balance: 80n, nonce: 1n, server_seed: NEXT_SEED });
+      assert.deepEqual(await committedSession(session.pk), { balance: 80n, nonce: 1n, server_seed_sealed: sealedNext(NEXT_SEED).sealed });
     });
 
     // ------------------------------------------------ sessions and campaigns
 
     test("a launch's session is created once: opening it again answers the first, and reopening a real one takes the operator's answer", async () => {
       const session = await openSession();
-      const again = await store.createSession({ ...session, operatorSessionId: randomUUID(), balanceMinor: 1n, serverSeed: NEXT_SEED, now: NOW + 1 });
+      const again = await store.createSession({ ...session, operatorSessionId: randomUUID(), balanceMinor: 1n, sealedSeed: sealedNext(NEXT_SEED).sealed, now: NOW + 1 });
       assert.deepEqual(again, session);
       assert.deepEqual(await store.sessionByLaunch(session.launchId), session);
       const reopened = await store.reopenSession(session.pk, 'op-session-2', 4_200n, NOW + 2);

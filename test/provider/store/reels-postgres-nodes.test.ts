@@ -17,7 +17,8 @@ import { PostgresProviderStore } from '../../../src/provider/store/postgres-prov
 import type { GameSessionRow, NewReelsRound } from '../../../src/provider/store/provider-store.js';
 import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../../stores/postgres-fixtures.js';
 import { PROVIDER_TEST_POOL } from './backends.js';
-import { begun, realSession, SEED } from './store-fixtures.js';
+import { commitment } from '../../../src/game/fairness.js';
+import { begun, realSession, SEED, sealedNext, TEST_KEYRING } from './store-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const POOL_SEED = 5_000n;
@@ -43,8 +44,9 @@ after(async () => {
 
 function reelsRound(session: GameSessionRow, shape: { jackpotHit?: boolean; freeSpins?: number; createdAt?: number }): NewReelsRound {
   const freeSpins = shape.freeSpins ?? 0;
+  const roundId = randomUUID();
   return {
-    roundId: randomUUID(),
+    roundId,
     sessionPk: session.pk,
     mode: 'real',
     operatorId: 'op',
@@ -60,8 +62,10 @@ function reelsRound(session: GameSessionRow, shape: { jackpotHit?: boolean; free
     chancePct: 0,
     threshold: 0,
     roll: 0,
-    serverSeed: SEED,
-    serverSeedHash: 'cd'.repeat(32),
+    // Free spins to reveal: sealed for the round until the last; the completion opens it with the keyring.
+    serverSeed: freeSpins > 0 ? null : SEED,
+    sealedSeed: freeSpins > 0 ? TEST_KEYRING.seal(SEED, { round: roundId }) : null,
+    serverSeedHash: commitment(SEED),
     clientSeed: 'c',
     nonce: 0,
     requestBody: null,
@@ -85,9 +89,9 @@ const session = (store: PostgresProviderStore) => realSession(store, { operatorI
 test('jackpot rounds of one pool on two nodes at once: each takes the pool the one before it left, none pays it twice', { skip: POSTGRES_UNAVAILABLE }, async () => {
   const sessions = await Promise.all(Array.from({ length: RACERS }, (_, i) => session(i % 2 === 0 ? a : b)));
   // The pool exists and has grown by one contribution.
-  begun(await a.beginReelsRound(reelsRound(await session(a), {}), SEED));
+  begun(await a.beginReelsRound(reelsRound(await session(a), {}), sealedNext(SEED)));
   const wins = (
-    await Promise.all(sessions.map((one, i) => (i % 2 === 0 ? a : b).beginReelsRound(reelsRound(one, { jackpotHit: true }), SEED)))
+    await Promise.all(sessions.map((one, i) => (i % 2 === 0 ? a : b).beginReelsRound(reelsRound(one, { jackpotHit: true }), sealedNext(SEED))))
   ).map((write) => begun(write).reels!.jackpotWinMinor!);
   // One of them took the grown pool; every other one the seed its predecessor left, plus its own contribution.
   assert.deepEqual([...wins].sort((x, y) => Number(x - y)), [...Array(RACERS - 1).fill(POOL_SEED + 1n), POOL_SEED + 2n]);
@@ -96,7 +100,7 @@ test('jackpot rounds of one pool on two nodes at once: each takes the pool the o
 
 test("a feature's last free spin on one node racing the base spin's answer on the other enqueues the feature's call once", { skip: POSTGRES_UNAVAILABLE }, async () => {
   for (let trial = 0; trial < 10; trial++) {
-    const round = begun(await a.beginReelsRound(reelsRound(await session(a), { freeSpins: 10 }), SEED));
+    const round = begun(await a.beginReelsRound(reelsRound(await session(a), { freeSpins: 10 }), sealedNext(SEED)));
     await a.outbox.claim(NOW + 60_000, 'node-a', CLAIM_LIMITS);
     assert.ok(await a.outbox.sent(round.dispatchItemId!, 'node-a', { status: 200, detail: 'ok', body: '{"balance":99}' }, NOW + 1));
     // Other tests' items may be due too: this round's are found by its key.
@@ -105,7 +109,7 @@ test("a feature's last free spin on one node racing the base spin's answer on th
     // The answer of the base spin's call on node b, the last free spins on node a, at once.
     const [sent, spun] = await Promise.all([
       b.outbox.sent(baseItem.id, 'node-b', { status: 200, detail: 'ok', body: '{"balance":99}' }, NOW + 2),
-      a.playFreeSpins(round.pk, 0, 10, NOW + 2),
+      a.playFreeSpins(round.pk, 0, 10, NOW + 2, SEED),
     ]);
     assert.ok(sent && spun.ok);
     const calls = await a.roundCalls(round.pk);
@@ -121,16 +125,17 @@ test("a feature's last free spin on one node racing the base spin's answer on th
 test('two nodes sweeping at once complete each left round once', { skip: POSTGRES_UNAVAILABLE }, async () => {
   const left = [];
   for (let i = 0; i < 6; i++) {
-    const round = begun(await b.beginReelsRound(reelsRound(await session(b), { freeSpins: 10, createdAt: NOW - 3_600_000 }), SEED));
+    const round = begun(await b.beginReelsRound(reelsRound(await session(b), { freeSpins: 10, createdAt: NOW - 3_600_000 }), sealedNext(SEED)));
     left.push(round.pk);
   }
-  const sweeper = (store: PostgresProviderStore) => new RoundCompletion({ store, roundCompletionMs: 600_000, clock: () => NOW });
+  const sweeper = (store: PostgresProviderStore) => new RoundCompletion({ store, keyring: TEST_KEYRING, roundCompletionMs: 600_000, clock: () => NOW });
   const [byA, byB] = await Promise.all([sweeper(a).sweep(), sweeper(b).sweep()]);
   assert.equal(byA + byB, left.length + 0, `completed ${byA} on a and ${byB} on b`);
   for (const pk of left) {
     const round = await a.round(pk);
     assert.equal(round.reels?.freeSpinsPlayed, 10);
     assert.equal(round.reels?.completedAt, NOW);
+    assert.deepEqual({ seed: round.serverSeed, sealed: round.sealedSeed }, { seed: SEED, sealed: null }, 'completed: its seed revealed');
   }
   assert.equal(await sweeper(a).sweep(), 0);
 });

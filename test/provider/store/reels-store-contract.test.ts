@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { CLAIM_LIMITS } from '../../../src/dispatch/outbox.js';
 import type { GameSessionRow, NewReelsRound, ProviderStore, RoundRow } from '../../../src/provider/store/provider-store.js';
 import { PROVIDER_STORE_BACKENDS, type OpenedProviderStore } from './backends.js';
-import { begun, realSession, SEED } from './store-fixtures.js';
+import { begun, realSession, SEED, sealedNext, TEST_KEYRING } from './store-fixtures.js';
+import { commitment } from '../../../src/game/fairness.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const OK = (balance: string) => ({ status: 200, detail: 'HTTP 200', body: `{"balance":${balance}}` });
@@ -32,8 +33,9 @@ function reelsRound(session: GameSessionRow, nonce: number, shape: Shape = {}): 
   const freeSpins = shape.freeSpins ?? 0;
   const mode = shape.mode ?? 'real';
   const calls = freeSpins > 0 ? 3 : 2;
+  const roundId = randomUUID();
   return {
-    roundId: randomUUID(),
+    roundId,
     sessionPk: session.pk,
     mode,
     operatorId: session.operatorId,
@@ -49,8 +51,10 @@ function reelsRound(session: GameSessionRow, nonce: number, shape: Shape = {}): 
     chancePct: 0,
     threshold: 0,
     roll: 0,
-    serverSeed: SEED,
-    serverSeedHash: 'cd'.repeat(32),
+    // Free spins to reveal: the seed stays sealed until the last (the store never opens it).
+    serverSeed: freeSpins > 0 ? null : SEED,
+    sealedSeed: freeSpins > 0 ? TEST_KEYRING.seal(SEED, { round: roundId }) : null,
+    serverSeedHash: commitment(SEED),
     clientSeed: 'c',
     nonce,
     requestBody: null,
@@ -97,7 +101,8 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
             country: null,
             language: 'en',
             balanceMinor: 1_000n,
-            serverSeed: SEED,
+            sealedSeed: sealedNext(SEED).sealed,
+            serverSeedHash: sealedNext(SEED).hash,
             now: NOW,
           });
     /** The committed items, oldest first, as call numbers and statuses. */
@@ -121,7 +126,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
 
     test('a real round with a feature: the bet alone is enqueued, the base spin after its answer, the feature once the player has played every free spin', async () => {
       const session = await openSession();
-      const round = begun(await store.beginReelsRound(reelsRound(session, 0, { freeSpins: 10 }), SEED));
+      const round = begun(await store.beginReelsRound(reelsRound(session, 0, { freeSpins: 10 }), sealedNext(SEED)));
       assert.equal(round.kind, 'reels');
       assert.equal(round.status, 'pending');
       assert.deepEqual({ calls: round.reels?.calls, done: round.reels?.callsDone, spins: round.reels?.freeSpins, played: round.reels?.freeSpinsPlayed }, { calls: 3, done: 0, spins: 10, played: 0 });
@@ -143,14 +148,14 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
         assert.equal((await store.session(session.pk)).balanceMinor, 9_950n);
         assert.deepEqual(seen.map((row) => row.reels?.callsDone), [1, 2]);
 
-        const some = await store.playFreeSpins(round.pk, 0, 4, NOW + 2);
+        const some = await store.playFreeSpins(round.pk, 0, 4, NOW + 2, SEED);
         assert.ok(some.ok);
         assert.equal(some.round.reels?.freeSpinsPlayed, 4);
         // Revealed once: a second reveal from the same count is answered as moved.
-        const again = await store.playFreeSpins(round.pk, 0, 4, NOW + 2);
+        const again = await store.playFreeSpins(round.pk, 0, 4, NOW + 2, SEED);
         assert.ok(!again.ok && again.round.reels?.freeSpinsPlayed === 4);
         assert.equal((await items()).length, 2);
-        assert.ok((await store.playFreeSpins(round.pk, 4, 10, NOW + 3)).ok);
+        assert.ok((await store.playFreeSpins(round.pk, 4, 10, NOW + 3, SEED)).ok);
         assert.deepEqual((await items()).map((item) => [item.call, item.status]), [[1, 'sent'], [2, 'sent'], [3, 'pending']]);
         assert.equal(await accept('101.5'), 1);
         now = await store.round(round.pk);
@@ -158,7 +163,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
         assert.deepEqual((await store.roundCalls(round.pk)).map((call) => [call.status, call.balanceAfterMinor]), [['accepted', 9_900n], ['accepted', 9_950n], ['accepted', 10_150n]]);
         assert.equal(seen.at(-1)?.status, 'settled');
         // A finished round reveals nothing more.
-        assert.ok(!(await store.playFreeSpins(round.pk, 10, 10, NOW + 4)).ok);
+        assert.ok(!(await store.playFreeSpins(round.pk, 10, 10, NOW + 4, SEED)).ok);
       } finally {
         stop();
       }
@@ -166,7 +171,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
 
     test('a refused bet ends the round: nothing is enqueued after it, and the pool gets its contribution back', async () => {
       const session = await openSession();
-      const round = begun(await store.beginReelsRound(reelsRound(session, 0, { freeSpins: 10 }), SEED));
+      const round = begun(await store.beginReelsRound(reelsRound(session, 0, { freeSpins: 10 }), sealedNext(SEED)));
       assert.equal(await pool(), POOL_SEED + 1n);
       await answerAll((item) => store.outbox.refused(item.id, 'node', { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'no funds', balance: '0.5' }, NOW + 1));
       const after = await store.round(round.pk);
@@ -175,15 +180,15 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       assert.deepEqual((await store.roundCalls(round.pk)).map((call) => call.status), ['refused', 'waiting', 'waiting']);
       assert.equal(await pool(), POOL_SEED);
       // Its free spins can no longer be played, and nothing is ever sent for it.
-      assert.ok(!(await store.playFreeSpins(round.pk, 0, 10, NOW + 2)).ok);
+      assert.ok(!(await store.playFreeSpins(round.pk, 0, 10, NOW + 2, SEED)).ok);
       assert.equal(await answerAll(async () => undefined), 0);
       assert.deepEqual(await store.unfinishedFeatures(NOW + 1_000_000, 10), []);
     });
 
     test('free spins played before the base spin is answered: the base spin\'s answer enqueues the feature, once', async () => {
       const session = await openSession();
-      const round = begun(await store.beginReelsRound(reelsRound(session, 0, { freeSpins: 10 }), SEED));
-      assert.ok((await store.playFreeSpins(round.pk, 0, 10, NOW + 1, NOW + 1)).ok);
+      const round = begun(await store.beginReelsRound(reelsRound(session, 0, { freeSpins: 10 }), sealedNext(SEED)));
+      assert.ok((await store.playFreeSpins(round.pk, 0, 10, NOW + 1, SEED, NOW + 1)).ok);
       assert.equal((await store.round(round.pk)).reels?.completedAt, NOW + 1);
       assert.equal((await items()).length, 1);
       await accept('99');
@@ -195,7 +200,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
 
     test('a win the operator refuses is kept on its call and the round still closes', async () => {
       const session = await openSession();
-      const round = begun(await store.beginReelsRound(reelsRound(session, 0), SEED));
+      const round = begun(await store.beginReelsRound(reelsRound(session, 0), sealedNext(SEED)));
       await accept('99');
       await answerAll((item) => store.outbox.refused(item.id, 'node', { status: 400, code: 'INVALID_REQUEST', detail: 'bad win' }, NOW + 2));
       const after = await store.round(round.pk);
@@ -207,17 +212,17 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
 
     test('a jackpot takes the whole pool, its own contribution included, once, and resets it to the seed; a refused jackpot round gives it back', async () => {
       const session = await openSession();
-      begun(await store.beginReelsRound(reelsRound(session, 0), SEED));
-      begun(await store.beginReelsRound(reelsRound(session, 1), SEED));
+      begun(await store.beginReelsRound(reelsRound(session, 0), sealedNext(SEED)));
+      begun(await store.beginReelsRound(reelsRound(session, 1), sealedNext(SEED)));
       assert.equal(await pool(), POOL_SEED + 2n);
-      const hit = begun(await store.beginReelsRound(reelsRound(session, 2, { jackpotHit: true }), SEED));
+      const hit = begun(await store.beginReelsRound(reelsRound(session, 2, { jackpotHit: true }), sealedNext(SEED)));
       assert.equal(hit.reels?.jackpotWinMinor, POOL_SEED + 3n);
       assert.equal(hit.winMinor, 50n + POOL_SEED + 3n);
       assert.equal(await pool(), POOL_SEED);
-      const second = begun(await store.beginReelsRound(reelsRound(session, 3, { jackpotHit: true }), SEED));
+      const second = begun(await store.beginReelsRound(reelsRound(session, 3, { jackpotHit: true }), sealedNext(SEED)));
       assert.equal(second.reels?.jackpotWinMinor, POOL_SEED + 1n);
       assert.equal(await pool(), POOL_SEED);
-      begun(await store.beginReelsRound(reelsRound(session, 4), SEED));
+      begun(await store.beginReelsRound(reelsRound(session, 4), sealedNext(SEED)));
       // The bet of the second jackpot round is refused: the pool it took (less the seed it left) returns, the contribution does not.
       await store.durable();
       const bets = await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
@@ -232,12 +237,12 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
 
     test('a fun round pays the bet, the base spin and the jackpot seed at once, the feature when its last free spin is played; no pool, no request', async () => {
       const session = await openSession('fun');
-      const round = begun(await store.beginReelsRound(reelsRound(session, 0, { mode: 'fun', freeSpins: 3, jackpotHit: true }), SEED));
+      const round = begun(await store.beginReelsRound(reelsRound(session, 0, { mode: 'fun', freeSpins: 3, jackpotHit: true }), sealedNext(SEED)));
       assert.equal(round.status, 'pending');
       assert.equal((await store.session(session.pk)).balanceMinor, 1_000n - 100n + 50n + POOL_SEED);
-      assert.ok((await store.playFreeSpins(round.pk, 0, 2, NOW + 1)).ok);
+      assert.ok((await store.playFreeSpins(round.pk, 0, 2, NOW + 1, SEED)).ok);
       assert.equal((await store.session(session.pk)).balanceMinor, 1_000n - 100n + 50n + POOL_SEED);
-      const done = await store.playFreeSpins(round.pk, 2, 3, NOW + 2);
+      const done = await store.playFreeSpins(round.pk, 2, 3, NOW + 2, SEED);
       assert.ok(done.ok);
       assert.equal(done.round.status, 'settled');
       assert.equal((await store.session(session.pk)).balanceMinor, 1_000n - 100n + 250n + POOL_SEED);
@@ -245,21 +250,21 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await store.durable();
       assert.deepEqual(await items(), []);
       assert.equal(await pool(), POOL_SEED);
-      const poor = await store.beginReelsRound({ ...reelsRound(session, 1, { mode: 'fun' }), betMinor: 100_000n }, SEED);
+      const poor = await store.beginReelsRound({ ...reelsRound(session, 1, { mode: 'fun' }), betMinor: 100_000n }, sealedNext(SEED));
       assert.ok(!poor.ok && poor.conflict === 'insufficient-funds');
     });
 
     test('unfinished features are listed oldest first up to a start time, until played', async () => {
       const session = await openSession();
-      const first = begun(await store.beginReelsRound(reelsRound(session, 0, { freeSpins: 10 }), SEED));
-      begun(await store.beginReelsRound(reelsRound(session, 1), SEED));
-      const later = begun(await store.beginReelsRound({ ...reelsRound(session, 2, { freeSpins: 10 }), createdAt: NOW + 60_000 }, SEED));
+      const first = begun(await store.beginReelsRound(reelsRound(session, 0, { freeSpins: 10 }), sealedNext(SEED)));
+      begun(await store.beginReelsRound(reelsRound(session, 1), sealedNext(SEED)));
+      const later = begun(await store.beginReelsRound({ ...reelsRound(session, 2, { freeSpins: 10 }), createdAt: NOW + 60_000 }, sealedNext(SEED)));
       assert.deepEqual((await store.unfinishedFeatures(NOW, 10)).map((row) => row.pk), [first.pk]);
       assert.deepEqual((await store.unfinishedFeatures(NOW + 60_000, 10)).map((row) => row.pk), [first.pk, later.pk]);
-      await store.playFreeSpins(first.pk, 0, 10, NOW + 1, NOW + 1);
+      await store.playFreeSpins(first.pk, 0, 10, NOW + 1, SEED, NOW + 1);
       assert.deepEqual((await store.unfinishedFeatures(NOW + 60_000, 10)).map((row) => row.pk), [later.pk]);
       // A round that moved meanwhile: its nonce is the session's guard, as for dice.
-      const late = await store.beginReelsRound(reelsRound(session, 0), SEED);
+      const late = await store.beginReelsRound(reelsRound(session, 0), sealedNext(SEED));
       assert.ok(!late.ok && late.conflict === 'nonce-moved');
     });
   });

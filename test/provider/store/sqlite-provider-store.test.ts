@@ -27,7 +27,7 @@ import type { GameSessionRow } from '../../../src/provider/store/provider-store.
 import { PROVIDER_MIGRATIONS, SqliteProviderStore } from '../../../src/provider/store/sqlite-provider-store.js';
 import { tempDir } from '../../helpers.js';
 import { until, walState } from '../../platform/sqlite/wal-state.js';
-import { begun, realRound, realSession, SEED } from './store-fixtures.js';
+import { begun, realRound, realSession, SEED, sealedNext } from './store-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -58,8 +58,8 @@ const committedRounds = () => Number((other.prepare('SELECT count(*) AS n FROM r
 test('the writes of one turn are committed together when the turn ends, and durable() waits for that commit', async () => {
   const first = await openSession();
   const second = await openSession();
-  begun(await store.beginRealRound(roundOf(first, 0), SEED));
-  begun(await store.beginRealRound(roundOf(second, 0), SEED));
+  begun(await store.beginRealRound(roundOf(first, 0), sealedNext(SEED)));
+  begun(await store.beginRealRound(roundOf(second, 0), sealedNext(SEED)));
   const payout = await store.createPayout({ payoutId: randomUUID(), operatorId: 'op', playerId: 'p-1', currency: 'EUR', amountMinor: 1n, campaignId: randomUUID(), createdAt: NOW });
   assert.ok(payout.ok && payout.kind === 'created');
   // This connection reads its own open turn; another sees nothing of it yet.
@@ -74,11 +74,11 @@ test('the writes of one turn are committed together when the turn ends, and dura
 
 test('a write that fails rolls back alone; the rest of its turn is committed', async () => {
   const session = await openSession();
-  const first = begun(await store.beginRealRound(roundOf(session, 0), SEED));
+  const first = begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED)));
   // A round whose insert fails (its id is taken) after its seed moved and its request was enqueued: its savepoint takes both back.
-  await assert.rejects(store.beginRealRound({ ...roundOf(session, 1), roundId: first.roundId }, SEED), /UNIQUE/);
+  await assert.rejects(store.beginRealRound({ ...roundOf(session, 1), roundId: first.roundId }, sealedNext(SEED)), /UNIQUE/);
   assert.equal((await store.session(session.pk)).nonce, 1);
-  begun(await store.beginRealRound(roundOf(session, 1), SEED));
+  begun(await store.beginRealRound(roundOf(session, 1), sealedNext(SEED)));
   await store.durable();
   assert.equal(other.prepare('SELECT count(*) FROM dispatch_items').pluck().get(), 2);
   assert.deepEqual(
@@ -106,7 +106,7 @@ test('a turn whose commit fails keeps nothing, and durable() rejects', async () 
 
 test('closing commits the open turn', async () => {
   const session = await openSession();
-  begun(await store.beginRealRound(roundOf(session, 0), SEED));
+  begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED)));
   await store.close();
   assert.equal(committedRounds(), 1);
   store = SqliteProviderStore.open(path);
@@ -114,7 +114,7 @@ test('closing commits the open turn', async () => {
 });
 
 test('its migrations are recorded in schema_migrations, as the wallet store records its own', () => {
-  assert.deepEqual(other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number), [1, 2, 3, 4, 5]);
+  assert.deepEqual(other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number), [1, 2, 3, 4, 5, 6]);
   assert.equal(Number(other.pragma('user_version', { simple: true })), 0);
 });
 
@@ -150,7 +150,7 @@ test('a database that counted its migrations in user_version is adopted: nothing
   const { sessionId } = await versionOneFile('user_version');
   store = SqliteProviderStore.open(path);
   assert.equal((await store.session(1)).sessionId, sessionId);
-  assert.deepEqual(other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number), [1, 2, 3, 4, 5]);
+  assert.deepEqual(other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number), [1, 2, 3, 4, 5, 6]);
   assert.equal(Number(other.pragma('user_version', { simple: true })), 0);
   // Opened again, it finds everything applied.
   await store.close();
@@ -176,7 +176,7 @@ test('version 2 enqueues the rounds version 1 left pending, with the exact bytes
 test('what a turn committed is copied into the database file in the background, without the writer checkpointing', async () => {
   const session = await openSession();
   for (let nonce = 0; nonce < 20; nonce++) {
-    begun(await store.beginRealRound(roundOf(session, nonce), SEED));
+    begun(await store.beginRealRound(roundOf(session, nonce), sealedNext(SEED)));
     await store.durable();
   }
   const observer = new Database(path);
@@ -200,10 +200,10 @@ const OK = (body: string) => ({ status: 200, detail: 'HTTP 200', body });
 test("a turn's rollback takes a real round and its request in the outbox with it", async () => {
   const session = await openSession();
   const round = roundOf(session, 0);
-  begun(await store.beginRealRound(round, SEED));
+  begun(await store.beginRealRound(round, sealedNext(SEED)));
   await store.durable();
   // A turn that cannot commit takes its round and its item with it.
-  begun(await store.beginRealRound(roundOf(session, 1), SEED));
+  begun(await store.beginRealRound(roundOf(session, 1), sealedNext(SEED)));
   const db = (store as unknown as { db: Database.Database }).db;
   db.pragma('defer_foreign_keys = ON');
   db.prepare("INSERT INTO campaign_players (campaign_pk, player_id) VALUES (999, 'nobody')").run();
@@ -214,7 +214,7 @@ test("a turn's rollback takes a real round and its request in the outbox with it
 
 test('a claim runs between turns and takes only items whose commit is durable', async () => {
   const session = await openSession();
-  const round = begun(await store.beginRealRound(roundOf(session, 0), SEED));
+  const round = begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED)));
   // The turn is open: the claim waits for it to end, and for the sync of what it committed.
   const claiming = store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
   assert.equal(committedItems().length, 0);
@@ -236,7 +236,7 @@ test('a claim runs between turns and takes only items whose commit is durable', 
 
 test('a claim that finds no turn open still waits for one a write opens before the claim resumes', async () => {
   const session = await openSession();
-  const round = begun(await store.beginRealRound(roundOf(session, 0), SEED));
+  const round = begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED)));
   await store.durable();
   // No turn is open when the claim starts, but it resumes only after an await: a write made in between
   // (here at once, under load any request's) opens a turn, and the claim must not run inside it.
@@ -250,7 +250,7 @@ test('a claim that finds no turn open still waits for one a write opens before t
 
 test('an outcome joins the open turn: neither it nor the round it finishes is committed before the turn ends', async () => {
   const session = await openSession();
-  const round = begun(await store.beginRealRound(roundOf(session, 0), SEED));
+  const round = begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED)));
   await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
   assert.ok(await store.outbox.sent(round.dispatchItemId!, 'node', OK('{"balance":98.5}'), NOW + 1));
   assert.equal((await store.round(round.pk)).status, 'settled', 'this connection reads its own turn');
@@ -263,7 +263,7 @@ test('an outcome joins the open turn: neither it nor the round it finishes is co
 
 test('a crash between the final answer on the item and the round it settles keeps neither: the item is sent again after a restart', async () => {
   const session = await openSession();
-  const round = begun(await store.beginRealRound(roundOf(session, 0), SEED));
+  const round = begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED)));
   await store.durable();
   await store.close();
   // Another process records the operator's 200 and dies in that database transaction: after the item's update, before the round's.

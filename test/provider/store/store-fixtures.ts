@@ -4,10 +4,24 @@
  * bet of 1.00), whose request body the test may name.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import type { GameSessionRow, NewRound, ProviderStore, RoundRow, RoundWrite } from '../../../src/provider/store/provider-store.js';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { commitment } from '../../../src/game/fairness.js';
+import { SeedKeyring } from '../../../src/provider/seed-keyring.js';
+import type { GameSessionRow, NewRound, NextSeed, ProviderStore, RoundRow, RoundWrite } from '../../../src/provider/store/provider-store.js';
 
 export const SEED = 'ab'.repeat(32);
+
+/** The store tests' keyring: the store never opens a sealed seed, so any key seals them. */
+export const TEST_KEYRING = new SeedKeyring(new Map([['store-test', randomBytes(32)]]), 'store-test');
+
+const sealedSeeds = new Map<string, NextSeed>();
+
+/** A seed as a session's next one, sealed and with its commitment: the same object for the same seed, so tests can compare what was written. */
+export function sealedNext(seed: string): NextSeed {
+  let next = sealedSeeds.get(seed);
+  if (next === undefined) sealedSeeds.set(seed, (next = { sealed: TEST_KEYRING.seal(seed, { session: 'store-test', nonce: 0 }), hash: commitment(seed) }));
+  return next;
+}
 
 export function realSession(store: ProviderStore, options: { operatorId: string; now: number; balanceMinor?: bigint; playerId?: string }): Promise<GameSessionRow> {
   return store.createSession({
@@ -23,7 +37,8 @@ export function realSession(store: ProviderStore, options: { operatorId: string;
     country: null,
     language: 'en',
     balanceMinor: options.balanceMinor ?? 10_000n,
-    serverSeed: SEED,
+    sealedSeed: sealedNext(SEED).sealed,
+    serverSeedHash: sealedNext(SEED).hash,
     now: options.now,
   });
 }
@@ -47,7 +62,8 @@ export function realRound(session: GameSessionRow, nonce: number, createdAt: num
     threshold: 5_000,
     roll: 7_000,
     serverSeed: SEED,
-    serverSeedHash: 'cd'.repeat(32),
+    sealedSeed: null,
+    serverSeedHash: commitment(SEED),
     clientSeed: 'c',
     nonce,
     requestBody,
