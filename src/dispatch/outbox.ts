@@ -14,7 +14,9 @@
  *
  * The backend-neutral part is here; enqueueing takes the backend's own
  * handle of the caller's database transaction, and the hook of final
- * outcomes is the backend's own (sqlite-outbox.ts, postgres-outbox.ts).
+ * outcomes and the work a change by hand (`retryNow`, `resolve`) may carry
+ * into its transaction are the backend's own (sqlite-outbox.ts,
+ * postgres-outbox.ts).
  */
 import type { ItemKind } from './retry-schedule.js';
 
@@ -193,7 +195,9 @@ export interface Outbox {
   /**
    * A parked item, or a pending one not in flight, is due at `now`. A parked
    * item past its horizon gets one more attempt, and is parked again if that
-   * attempt gets no final answer.
+   * attempt gets no final answer. Each backend's takes, last, work of the
+   * caller's own to run in the same database transaction once the change
+   * applied (SqliteAlongside, PostgresAlongside), as `resolve` does.
    */
   retryNow(id: number, now: number): Promise<boolean>;
   /**

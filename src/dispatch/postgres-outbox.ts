@@ -10,7 +10,9 @@
  * is applied in one database transaction with the caller's hook (`onFinal`),
  * which gets that transaction's handle, so that what the caller records of
  * it (a round settled or refused) and the item's status commit together or
- * not at all.
+ * not at all. A retry or resolve by hand takes, last, work of the caller's
+ * own to run in its database transaction the same way (`PostgresAlongside`:
+ * the audit row of the call).
  *
  * Claims are made safe across nodes in two ways (see `claim`): each
  * operator's claims are serialised by a transaction-scoped advisory lock, so
@@ -107,6 +109,17 @@ export async function openOutboxDatabase(url: string, settings: PoolSettings): P
  * whatever it does outside the database waits for the outcome's promise.
  */
 export type PostgresFinalHook = (dbTx: postgres.TransactionSql, event: FinalEvent) => Promise<void>;
+
+/**
+ * Work of the caller's own for the database transaction of a change made by
+ * hand (`retryNow`, `resolve`), with that transaction's handle: run once
+ * the change applied (never when it did not), so that what it writes (the
+ * back office's audit row of the call) commits with the change or neither
+ * does. One that throws (or rejects) rolls the change back, and the error
+ * reaches the caller. As a final hook, it runs SQL on `dbTx` only, and may
+ * run more than once for one change (CONFLICT_RETRIES_MAX).
+ */
+export type PostgresAlongside = (dbTx: postgres.TransactionSql) => Promise<void>;
 
 export interface PostgresOutboxOptions {
   /** Called in the database transaction that applies each final outcome (see PostgresFinalHook). */
@@ -426,14 +439,24 @@ export class PostgresOutbox implements Outbox {
     return rows.map(itemOf);
   }
 
-  async retryNow(id: number, now: number): Promise<boolean> {
-    const result = await this.sql`
-      UPDATE dispatch_items SET status = 'pending', next_attempt_at = ${now}, not_before = NULL, finished_at = NULL
-      WHERE id = ${id} AND (status = 'parked' OR (status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})))`;
-    return result.count === 1;
+  /** `alongside`: the caller's work in the retry's database transaction (see PostgresAlongside); without it, one statement. */
+  async retryNow(id: number, now: number, alongside?: PostgresAlongside): Promise<boolean> {
+    const retry = async (dbTx: postgres.Sql | postgres.TransactionSql) => {
+      const result = await dbTx`
+        UPDATE dispatch_items SET status = 'pending', next_attempt_at = ${now}, not_before = NULL, finished_at = NULL
+        WHERE id = ${id} AND (status = 'parked' OR (status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})))`;
+      return result.count === 1;
+    };
+    if (alongside === undefined) return retry(this.sql);
+    return this.transaction(async (dbTx) => {
+      const applied = await retry(dbTx);
+      if (applied) await alongside(dbTx);
+      return applied;
+    });
   }
 
-  async resolve(id: number, reference: string, now: number): Promise<boolean> {
+  /** `alongside`: the caller's work in the resolve's database transaction, after the final hook (see PostgresAlongside). */
+  async resolve(id: number, reference: string, now: number, alongside?: PostgresAlongside): Promise<boolean> {
     assert.ok(reference.trim().length > 0, "an item is resolved with the operator's reference");
     return this.transaction(async (dbTx) => {
       const [row] = await dbTx<Row[]>`
@@ -442,6 +465,7 @@ export class PostgresOutbox implements Outbox {
         RETURNING *`;
       if (row === undefined) return false;
       await this.onFinal(dbTx, { item: itemOf(row), outcome: 'resolved', answer: { detail: `resolved by hand: ${reference}` } });
+      await alongside?.(dbTx);
       return true;
     });
   }

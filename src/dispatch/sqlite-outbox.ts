@@ -9,7 +9,9 @@
  * The other way round, a final outcome (sent, refused, skipped, resolved)
  * is applied in one database transaction with the caller's hook (`onFinal`),
  * so that what the caller records of it (a round settled or refused) and
- * the item's status commit together or not at all.
+ * the item's status commit together or not at all. A retry or resolve by
+ * hand takes, last, work of the caller's own to run in its database
+ * transaction the same way (`SqliteAlongside`: the audit row of the call).
  *
  * Nodes are connections on one file: a claim takes the write lock first
  * (BEGIN IMMEDIATE), so two nodes never lease the same item. better-sqlite3
@@ -184,6 +186,16 @@ WHERE due.place + COALESCE(busy.n, 0) <= :operatorMax
 ORDER BY due.next_attempt_at, due.id
 LIMIT :batch`;
 
+/**
+ * Work of the caller's own for the database transaction of a change made by
+ * hand (`retryNow`, `resolve`): run on the same connection once the change
+ * applied (never when it did not), so that what it writes (the back
+ * office's audit row of the call) commits with the change or neither does.
+ * Synchronous, as FinalHook is; one that throws rolls the change back, and
+ * the error reaches the caller.
+ */
+export type SqliteAlongside = () => void;
+
 export interface SqliteOutboxOptions {
   /** Called in the database transaction that applies each final outcome (see FinalHook). */
   onFinal?: FinalHook;
@@ -201,7 +213,8 @@ export class SqliteOutbox implements Outbox {
   private readonly claimAll: (now: number, node: string, limits: ClaimLimits) => OutboxItem[];
   private readonly refuse: (id: number, answer: Answer, now: number) => { applied: boolean; skipped: number };
   private readonly finish: (id: number, outcome: 'sent' | 'refused', answer: Answer, now: number) => boolean;
-  private readonly resolveTx: (id: number, reference: string, now: number) => boolean;
+  private readonly retryNowTx: (id: number, now: number, alongside: SqliteAlongside | undefined) => boolean;
+  private readonly resolveTx: (id: number, reference: string, now: number, alongside: SqliteAlongside | undefined) => boolean;
   private readonly onFinal: FinalHook;
 
   /** `db`: this node's connection, its schema migrated (OUTBOX_MIGRATION). */
@@ -280,10 +293,18 @@ export class SqliteOutbox implements Outbox {
       for (const one of skipped) this.onFinal({ item: one, outcome: 'skipped', answer: { detail } });
       return { applied, skipped: skipped.length };
     });
-    this.resolveTx = db.transaction((id: number, reference: string, now: number) => {
-      const applied = this.statements.resolve.run({ id, reference, now }).changes === 1;
-      if (applied) this.onFinal({ item: itemOf(item.get(id) as Row), outcome: 'resolved', answer: { detail: `resolved by hand: ${reference}` } });
+    // A change by hand and the caller's work alongside it in one database transaction (a savepoint inside the caller's open one).
+    this.retryNowTx = db.transaction((id: number, now: number, alongside: SqliteAlongside | undefined) => {
+      const applied = this.statements.retryNow.run({ id, now }).changes === 1;
+      if (applied) alongside?.();
       return applied;
+    });
+    this.resolveTx = db.transaction((id: number, reference: string, now: number, alongside: SqliteAlongside | undefined) => {
+      const applied = this.statements.resolve.run({ id, reference, now }).changes === 1;
+      if (!applied) return false;
+      this.onFinal({ item: itemOf(item.get(id) as Row), outcome: 'resolved', answer: { detail: `resolved by hand: ${reference}` } });
+      alongside?.();
+      return true;
     });
   }
 
@@ -368,12 +389,14 @@ export class SqliteOutbox implements Outbox {
     return (rows as Row[]).map(itemOf);
   }
 
-  async retryNow(id: number, now: number): Promise<boolean> {
-    return this.statements.retryNow.run({ id, now }).changes === 1;
+  /** `alongside`: the caller's work in the retry's database transaction (see SqliteAlongside). */
+  async retryNow(id: number, now: number, alongside?: SqliteAlongside): Promise<boolean> {
+    return this.retryNowTx(id, now, alongside);
   }
 
-  async resolve(id: number, reference: string, now: number): Promise<boolean> {
+  /** `alongside`: the caller's work in the resolve's database transaction, after the final hook (see SqliteAlongside). */
+  async resolve(id: number, reference: string, now: number, alongside?: SqliteAlongside): Promise<boolean> {
     assert.ok(reference.trim().length > 0, "an item is resolved with the operator's reference");
-    return this.resolveTx(id, reference, now);
+    return this.resolveTx(id, reference, now, alongside);
   }
 }

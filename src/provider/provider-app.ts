@@ -662,8 +662,10 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
               createdAt: world.clock(),
             },
             [...new Set(input.players)],
+            (kind) => guard.auditEntry(request, kind === 'created' ? 201 : 200),
           );
           if (written === 'conflict') return sendProblem(reply, 'DUPLICATE_CONFLICT', `campaign ${input.id} exists with other content`);
+          request.audited = true;
           await store.durable();
           return sendJson(reply, written === 'created' ? 201 : 200, await campaignBody((await store.campaign(campaignId))!));
         });
@@ -783,7 +785,11 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           const item = await itemOf(request, reply, (request.params as { id: string }).id);
           if (!item) return reply;
           const now = world.clock();
-          if (!(await store.outbox.retryNow(item.id, now))) return sendProblem(reply, 'STATE_CONFLICT', stateDetail((await store.outbox.item(item.id))!, 'retry', now));
+          // The retry and its audit row commit together; a refusal's row is the guard's.
+          if (!(await store.outbox.retryNow(item.id, now, guard.auditEntry(request, 200)))) {
+            return sendProblem(reply, 'STATE_CONFLICT', stateDetail((await store.outbox.item(item.id))!, 'retry', now));
+          }
+          request.audited = true;
           await store.durable();
           options.delivery?.poke();
           return sendJson(reply, 200, stringify(outboxItemView((await store.outbox.item(item.id))!, now, false)));
@@ -797,9 +803,11 @@ export async function buildProviderApp(options: ProviderAppOptions): Promise<Fas
           const input = readBody(reply, bytes, bodies.resolve);
           if (!input) return reply;
           const now = world.clock();
-          if (!(await store.outbox.resolve(item.id, input.reference.trim(), now))) {
+          // The resolve (and the round or payout it settles) and its audit row commit together; a refusal's row is the guard's.
+          if (!(await store.outbox.resolve(item.id, input.reference.trim(), now, guard.auditEntry(request, 200)))) {
             return sendProblem(reply, 'STATE_CONFLICT', stateDetail((await store.outbox.item(item.id))!, 'resolve', now));
           }
+          request.audited = true;
           await store.durable();
           // A key's later items wait for this one: they may go now.
           options.delivery?.poke();

@@ -41,6 +41,16 @@ export interface OutboxDatabase {
   enqueueOpen(item: NewItem, now: number): Promise<{ commit: () => Promise<void> }>;
   /** Enqueues with no database transaction open: refused, whatever the backend. */
   enqueueOutside(item: NewItem, now: number): Promise<unknown>;
+  /**
+   * A node's retry and resolve by hand, each carrying work of the caller's
+   * own into its database transaction (SqliteAlongside, PostgresAlongside):
+   * a note (the item id, `retried by hand` or `resolved by hand`), then,
+   * with `fail`, a failure after it.
+   */
+  byHand(): {
+    retryNow(id: number, now: number, options?: { fail?: boolean }): Promise<boolean>;
+    resolve(id: number, reference: string, now: number, options?: { fail?: boolean }): Promise<boolean>;
+  };
   /** Rows of the caller's own tables: causes written with items, notes written by the hook. */
   causes(): Promise<number>;
   notes(): Promise<{ itemId: number; outcome: string }[]>;
@@ -62,6 +72,7 @@ const CALLER_TABLES = [
 ];
 
 export const CAUSE_FAILED = 'the cause failed after its outbox row was written';
+export const ALONGSIDE_FAILED = "the caller's work beside a change by hand failed after its row was written";
 
 const temp = tempDir('wagerlink-outbox-backends-');
 process.on('exit', () => temp.cleanup());
@@ -87,6 +98,18 @@ function openSqlite(): OutboxDatabase {
           onFinal?.(event);
         },
       });
+    },
+    byHand() {
+      const outbox = new SqliteOutbox(first);
+      const note = first.prepare('INSERT INTO notes (item_id, outcome) VALUES (?, ?)');
+      const alongside = (id: number, outcome: string, fail: boolean | undefined) => () => {
+        note.run(id, outcome);
+        if (fail) throw new Error(ALONGSIDE_FAILED);
+      };
+      return {
+        retryNow: (id, now, options = {}) => outbox.retryNow(id, now, alongside(id, 'retried by hand', options.fail)),
+        resolve: (id, reference, now, options = {}) => outbox.resolve(id, reference, now, alongside(id, 'resolved by hand', options.fail)),
+      };
     },
     async enqueue(items, now, options = {}) {
       const cause = first.prepare('INSERT INTO causes (ordering_key) VALUES (?)');
@@ -149,6 +172,17 @@ async function openPostgres(label: string): Promise<OutboxDatabase> {
             onFinal?.(event);
           },
         });
+      },
+      byHand() {
+        const outbox = new PostgresOutbox(first);
+        const alongside = (id: number, outcome: string, fail: boolean | undefined) => async (dbTx: postgres.TransactionSql) => {
+          await dbTx`INSERT INTO notes (item_id, outcome) VALUES (${id}, ${outcome})`;
+          if (fail) throw new Error(ALONGSIDE_FAILED);
+        };
+        return {
+          retryNow: (id, now, options = {}) => outbox.retryNow(id, now, alongside(id, 'retried by hand', options.fail)),
+          resolve: (id, reference, now, options = {}) => outbox.resolve(id, reference, now, alongside(id, 'resolved by hand', options.fail)),
+        };
       },
       async enqueue(items, now, options = {}) {
         return first.begin(async (dbTx) => {

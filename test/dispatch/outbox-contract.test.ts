@@ -18,7 +18,11 @@
  * - the hook of final outcomes runs in the database transaction that
  *   applies each (sent, refused, skipped, resolved) with the answer, a 200's
  *   text included: what it writes commits with the outcome, and a hook that
- *   throws rolls its outcome back, its own writes with it.
+ *   throws rolls its outcome back, its own writes with it;
+ * - a retry or resolve by hand carries the caller's own work into its
+ *   database transaction: what it writes commits with the change, it runs
+ *   only when the change applies, and one that throws rolls the change
+ *   back, its own writes with it.
  * SQLite's own rules (the write lock, the durable-id mark) are in
  * sqlite-outbox.test.ts; PostgreSQL's nodes claiming at once are in
  * postgres-outbox.test.ts.
@@ -27,7 +31,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CLAIM_LIMITS, type ClaimLimits, type FinalEvent, type NewItem, type Outbox } from '../../src/dispatch/outbox.js';
-import { CAUSE_FAILED, OUTBOX_BACKENDS, type OutboxDatabase } from './outbox-backends.js';
+import { ALONGSIDE_FAILED, CAUSE_FAILED, OUTBOX_BACKENDS, type OutboxDatabase } from './outbox-backends.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const LIMITS: ClaimLimits = { ...CLAIM_LIMITS, leaseMs: 30_000 };
@@ -246,6 +250,36 @@ for (const backend of OUTBOX_BACKENDS) {
         assert.equal(await nodeB.resolve(bet!, 'WAL-124', NOW + 14), false, 'resolved once');
         const [next] = await nodeA.claim(NOW + 14, 'a', LIMITS);
         assert.equal(next?.id, win, 'the win goes once its bet is resolved');
+      });
+    });
+
+    describe("the caller's work beside a change by hand", () => {
+      test('commits with the retry or resolve, runs only when it applies, and one that fails rolls the change back', async () => {
+        const hand = db.byHand();
+        const [bet] = await enqueue(item('r-1', 'bet'));
+        const [claimed] = await nodeA.claim(NOW, 'a', LIMITS);
+        assert.ok(await nodeA.park(claimed!.id, 'a', { detail: 'ECONNREFUSED' }, NOW));
+
+        await assert.rejects(hand.retryNow(bet!, NOW + 1, { fail: true }), new RegExp(ALONGSIDE_FAILED));
+        assert.equal((await nodeB.item(bet!))?.status, 'parked', 'no retry when its work failed');
+        assert.deepEqual(await db.notes(), [], "the work's own write rolled back with it");
+        assert.ok(await hand.retryNow(bet!, NOW + 2));
+        assert.equal((await nodeB.item(bet!))?.status, 'pending');
+        assert.deepEqual(await db.notes(), [{ itemId: bet, outcome: 'retried by hand' }]);
+
+        // In flight: neither applies, and neither runs its work.
+        assert.equal((await nodeA.claim(NOW + 3, 'a', LIMITS)).length, 1);
+        assert.equal(await hand.retryNow(bet!, NOW + 4), false);
+        assert.equal(await hand.resolve(bet!, 'WAL-1', NOW + 4), false);
+        assert.equal((await db.notes()).length, 1);
+        assert.ok(await nodeA.park(bet!, 'a', { detail: 'ECONNREFUSED' }, NOW + 5));
+
+        await assert.rejects(hand.resolve(bet!, 'WAL-1', NOW + 6, { fail: true }), new RegExp(ALONGSIDE_FAILED));
+        assert.equal((await nodeB.item(bet!))?.status, 'parked', 'no resolve when its work failed');
+        assert.equal((await db.notes()).length, 1, "the work's own write rolled back with the resolve");
+        assert.ok(await hand.resolve(bet!, 'WAL-1', NOW + 7));
+        assert.equal((await nodeB.item(bet!))?.resolution, 'WAL-1');
+        assert.deepEqual((await db.notes()).slice(1), [{ itemId: bet, outcome: 'resolved by hand' }]);
       });
     });
 

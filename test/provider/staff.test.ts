@@ -6,9 +6,11 @@
  * payouts and outbox items, finds another's items "not found", and cannot
  * pay, resolve or retry for it; a payout over the role's limit is refused
  * STAFF_LIMIT_EXCEEDED and enqueues nothing; revoked and expired tokens are
- * 401 at once; no token is in clear in any column; a payout and its audit
- * row commit together (each side's write is broken in turn underneath the
- * app); the audit table refuses UPDATE and DELETE.
+ * 401 at once; no token is in clear in any column; a payout, an outbox
+ * item's retry or resolve, and a campaign each commit together with their
+ * audit row (each side's write is broken in turn underneath the app), while
+ * a refused call still gets its row; the audit table refuses UPDATE and
+ * DELETE.
  */
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -194,6 +196,86 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal(booked.status, 202, booked.raw);
       const after = (await adminCall(provider.app, 'GET', '/admin/audit?limit=500')).body.items as { actor: string; status: number }[];
       assert.deepEqual(after.filter((row) => row.actor === 'atomic-clerk').map((row) => row.status), [202, noPayout.status]);
+    });
+
+    test('an outbox retry, an outbox resolve and a campaign each commit with their audit row: breaking either write lands neither', async () => {
+      const { token } = await staffToken(provider, 'atomic-admin', 'admin');
+      const call = (url: string, body: unknown = {}) => adminCall(provider.app, 'POST', url, body, token);
+      const breakOn = async (table: string, event: 'INSERT' | 'UPDATE') => {
+        if (backend.name === 'sqlite') {
+          await database.sql(`CREATE TEMP TRIGGER broken_${table} BEFORE ${event} ON ${table} BEGIN SELECT RAISE(ABORT, 'broken for the test'); END`);
+        } else {
+          await database.sql(`CREATE OR REPLACE FUNCTION broken_for_test() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'broken for the test'; END $$`);
+          await database.sql(`CREATE TRIGGER broken_${table} BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION broken_for_test()`);
+        }
+      };
+      const mend = (table: string) => database.sql(backend.name === 'sqlite' ? `DROP TRIGGER broken_${table}` : `DROP TRIGGER broken_${table} ON ${table}`);
+      const statuses = async (route: string) => {
+        const rows = (await adminCall(provider.app, 'GET', '/admin/audit?limit=500')).body.items as { actor: string; route: string; status: number }[];
+        return rows.filter((row) => row.actor === 'atomic-admin' && row.route === route).map((row) => row.status);
+      };
+
+      // A payout of its own: its item is pending, not in flight, due since the payout was made.
+      const payoutId = randomUUID();
+      const paid = await adminCall(provider.app, 'POST', '/admin/payouts', { operatorId: OPERATOR_ID, playerId: `player-of-${OPERATOR_ID}`, currency: 'EUR', amount: '2', campaignId: CAMPAIGN, payoutId });
+      assert.equal(paid.status, 202, paid.raw);
+      const itemId = (await provider.store.outbox.list({ status: 'pending', operatorId: OPERATOR_ID })).map((item) => item.id).reduce((a, b) => Math.max(a, b));
+      const dueAt = (await provider.store.outbox.item(itemId))!.nextAttemptAt;
+      provider.clock.advance(60_000);
+
+      const retryRoute = '/admin/outbox/:id/retry';
+      await breakOn('staff_audit', 'INSERT');
+      const retryUnaudited = await call(`/admin/outbox/${itemId}/retry`);
+      await mend('staff_audit');
+      assert.ok(retryUnaudited.status >= 500, retryUnaudited.raw);
+      assert.equal((await provider.store.outbox.item(itemId))!.nextAttemptAt, dueAt, 'no retry without its audit row');
+      await breakOn('dispatch_items', 'UPDATE');
+      const retryUnapplied = await call(`/admin/outbox/${itemId}/retry`);
+      await mend('dispatch_items');
+      assert.ok(retryUnapplied.status >= 500, retryUnapplied.raw);
+      assert.deepEqual(await statuses(retryRoute), [retryUnapplied.status], 'only the failure is on record');
+      const retried = await call(`/admin/outbox/${itemId}/retry`);
+      assert.equal(retried.status, 200, retried.raw);
+      assert.equal((await provider.store.outbox.item(itemId))!.nextAttemptAt, provider.clock.now);
+      assert.deepEqual(await statuses(retryRoute), [200, retryUnapplied.status]);
+
+      const resolveRoute = '/admin/outbox/:id/resolve';
+      await breakOn('staff_audit', 'INSERT');
+      const resolveUnaudited = await call(`/admin/outbox/${itemId}/resolve`, { reference: 'WAL-1' });
+      await mend('staff_audit');
+      assert.ok(resolveUnaudited.status >= 500, resolveUnaudited.raw);
+      assert.equal((await provider.store.outbox.item(itemId))!.status, 'pending', 'no resolve without its audit row');
+      assert.equal((await provider.store.payout(payoutId))!.status, 'pending', 'nor the payout it settles');
+      await breakOn('dispatch_items', 'UPDATE');
+      const resolveUnapplied = await call(`/admin/outbox/${itemId}/resolve`, { reference: 'WAL-1' });
+      await mend('dispatch_items');
+      assert.ok(resolveUnapplied.status >= 500, resolveUnapplied.raw);
+      assert.deepEqual(await statuses(resolveRoute), [resolveUnapplied.status], 'only the failure is on record');
+      const resolved = await call(`/admin/outbox/${itemId}/resolve`, { reference: 'WAL-1' });
+      assert.equal(resolved.status, 200, resolved.raw);
+      assert.equal((await provider.store.outbox.item(itemId))!.status, 'resolved');
+      assert.deepEqual(await statuses(resolveRoute), [200, resolveUnapplied.status]);
+      // A refusal changed nothing: its row is written apart, as before.
+      const again = await call(`/admin/outbox/${itemId}/resolve`, { reference: 'WAL-2' });
+      assert.deepEqual([again.status, again.body.code], [409, 'STATE_CONFLICT'], again.raw);
+      assert.deepEqual(await statuses(resolveRoute), [409, 200, resolveUnapplied.status]);
+
+      const campaignRoute = '/admin/campaigns';
+      const campaign = (id: string) => ({ id, operatorId: OPERATOR_ID, game: 'dice', currency: 'EUR', betAmount: 0.5, rounds: 3, players: [`player-of-${OPERATOR_ID}`] });
+      const campaignId = randomUUID();
+      await breakOn('staff_audit', 'INSERT');
+      const campaignUnaudited = await call(campaignRoute, campaign(campaignId));
+      await mend('staff_audit');
+      assert.ok(campaignUnaudited.status >= 500, campaignUnaudited.raw);
+      assert.equal((await adminCall(provider.app, 'GET', `/admin/campaigns/${campaignId}`)).status, 404, 'no campaign without its audit row');
+      await breakOn('campaigns', 'INSERT');
+      const campaignUnwritten = await call(campaignRoute, campaign(campaignId));
+      await mend('campaigns');
+      assert.ok(campaignUnwritten.status >= 500, campaignUnwritten.raw);
+      assert.deepEqual(await statuses(campaignRoute), [campaignUnwritten.status], 'only the failure is on record');
+      const created = await call(campaignRoute, campaign(campaignId));
+      assert.equal(created.status, 201, created.raw);
+      assert.deepEqual(await statuses(campaignRoute), [201, campaignUnwritten.status]);
     });
 
     test('no token is in clear in any column of any table', async () => {

@@ -49,7 +49,7 @@ import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
-import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
+import type { FinalEvent } from '../../dispatch/outbox.js';
 import { CONFLICT_RETRIES_MAX, PostgresOutbox } from '../../dispatch/postgres-outbox.js';
 import { migrate } from '../../platform/postgres/migrate.js';
 import { createSchema, openDatabase, urlInSchema, type PoolSettings } from '../../platform/postgres/open-database.js';
@@ -84,6 +84,7 @@ import {
   type PayoutRow,
   type PayoutStatus,
   type PayoutWrite,
+  type ProviderOutbox,
   type ProviderStore,
   type Row,
   type RoundCallRow,
@@ -166,7 +167,7 @@ export class PostgresProviderStore implements ProviderStore {
   /** This store's name in its notifications, and its schema's: it ignores its own, and other schemas'. */
   private readonly nodeId = randomUUID();
   private schema = '';
-  readonly outbox: Outbox;
+  readonly outbox: ProviderOutbox;
   private readonly staff: PostgresStaff;
 
   private constructor(
@@ -311,7 +312,7 @@ export class PostgresProviderStore implements ProviderStore {
    * The outbox, for the dispatcher and the back office. An outcome that
    * finishes rounds calls the listeners with them once it has committed.
    */
-  private outboxView(items: PostgresOutbox): Outbox {
+  private outboxView(items: PostgresOutbox): ProviderOutbox {
     // Each call has the store's deadline and its 503 (bounded). A claim, or an outcome, answered late is not
     // lost: its items' lease runs out and they are claimed and sent again (every request is idempotent).
     const thenNotify = async <R>(applied: (result: R) => boolean, call: () => Promise<R>): Promise<R> => {
@@ -324,10 +325,12 @@ export class PostgresProviderStore implements ProviderStore {
       claim: (...args) => this.read(items.claim(...args)),
       sent: (id, node, answer, now) => thenNotify((done) => done, () => items.sent(id, node, answer, now)),
       refused: (id, node, answer, now) => thenNotify((done) => done.applied, () => items.refused(id, node, answer, now)),
-      resolve: (id, reference, now) => thenNotify((done) => done, () => items.resolve(id, reference, now)),
+      // By hand: the call's audit row on the change's transaction.
+      resolve: (id, reference, now, audit) =>
+        thenNotify((done) => done, () => items.resolve(id, reference, now, audit && ((dbTx) => insertAudit(dbTx, audit)))),
       retryLater: (...args) => this.track(this.read(items.retryLater(...args))),
       park: (...args) => this.track(this.read(items.park(...args))),
-      retryNow: (...args) => this.track(this.read(items.retryNow(...args))),
+      retryNow: (id, now, audit) => this.track(this.read(items.retryNow(id, now, audit && ((dbTx) => insertAudit(dbTx, audit))))),
       hasten: (...args) => this.track(this.read(items.hasten(...args))),
       backlog: (...args) => this.read(items.backlog(...args)),
       item: (...args) => this.read(items.item(...args)),
@@ -800,7 +803,7 @@ export class PostgresProviderStore implements ProviderStore {
 
   // ------------------------------------------------------------ campaigns
 
-  putCampaign(campaign: CampaignRow, players: readonly string[]): Promise<CampaignWrite> {
+  putCampaign(campaign: CampaignRow, players: readonly string[], audit?: (kind: 'created' | 'exists') => AuditEntry): Promise<CampaignWrite> {
     return this.transaction(async (dbTx): Promise<CampaignWrite> => {
       const [inserted] = await dbTx<Row[]>`
         INSERT INTO campaigns (campaign_id, operator_id, game, currency, bet, rounds, expires_at, created_at)
@@ -819,6 +822,8 @@ export class PostgresProviderStore implements ProviderStore {
       }
       // Players may be added to a campaign; none is ever removed.
       for (const player of players) await dbTx`INSERT INTO campaign_players (campaign_pk, player_id) VALUES (${pk}, ${player}) ON CONFLICT DO NOTHING`;
+      // On the campaign's transaction: the campaign and its audit row commit together.
+      if (audit) await insertAudit(dbTx, audit(inserted ? 'created' : 'exists'));
       return inserted ? 'created' : 'exists';
     });
   }

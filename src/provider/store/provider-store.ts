@@ -328,14 +328,27 @@ export type RoundWrite =
   | { ok: true; round: RoundRow }
   | { ok: false; conflict: 'nonce-moved' | 'campaign-used' | 'insufficient-funds'; session: GameSessionRow };
 
+/**
+ * The outbox as the store offers it. A retry or resolve by hand (the back
+ * office's) takes `audit`, the call's audit row, written in the change's own
+ * database transaction when the change applies (src/staff): the change and
+ * its row commit together or not at all. A change that did not apply writes
+ * no row here: the caller records its refusal apart.
+ */
+export interface ProviderOutbox extends Outbox {
+  retryNow(id: number, now: number, audit?: AuditEntry): Promise<boolean>;
+  resolve(id: number, reference: string, now: number, audit?: AuditEntry): Promise<boolean>;
+}
+
 export interface ProviderStore {
   /**
    * The outbox in this store's database, for the dispatcher. An outcome it
    * records and the round or payout that outcome finishes commit in one
    * database transaction (the store's final hook); a claim takes only
-   * items whose commit is durable.
+   * items whose commit is durable. A retry or resolve by hand takes the
+   * back office's audit row (ProviderOutbox).
    */
-  readonly outbox: Outbox;
+  readonly outbox: ProviderOutbox;
 
   /** Resolves once everything written so far is committed and on stable storage; rejects if it could not be (nothing of that write was kept). */
   durable(): Promise<void>;
@@ -495,9 +508,12 @@ export interface ProviderStore {
    * Creates a campaign with its players, or adds players to the same
    * campaign, in one database transaction: `created`, `exists` (same
    * content) or `conflict` (the id with other content: nothing written).
-   * Players are never removed.
+   * Players are never removed. `audit`, when given, makes the audit row
+   * for the answer (`created` or `exists`), written in the same database
+   * transaction (src/staff): a campaign and its audit row commit together
+   * or not at all; a conflict writes none.
    */
-  putCampaign(campaign: CampaignRow, players: readonly string[]): Promise<CampaignWrite>;
+  putCampaign(campaign: CampaignRow, players: readonly string[], audit?: (kind: 'created' | 'exists') => AuditEntry): Promise<CampaignWrite>;
 
   campaign(campaignId: string): Promise<(CampaignRow & { players: string[] }) | undefined>;
 

@@ -49,7 +49,7 @@ import type { Refusal } from '../../protocol/errors.js';
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
+import type { FinalEvent } from '../../dispatch/outbox.js';
 import { SqliteOutbox } from '../../dispatch/sqlite-outbox.js';
 import { BackgroundCheckpointer } from '../../platform/sqlite/checkpointer.js';
 import { migrate } from '../../platform/sqlite/migrate.js';
@@ -82,6 +82,7 @@ import {
   type PayoutRow,
   type PayoutStatus,
   type PayoutWrite,
+  type ProviderOutbox,
   type ProviderStore,
   type Row,
   type RoundCallRow,
@@ -157,7 +158,7 @@ export class SqliteProviderStore implements ProviderStore {
    * own); an outcome joins the open turn, as every write does, and commits
    * with the round it settles.
    */
-  readonly outbox: Outbox;
+  readonly outbox: ProviderOutbox;
 
   private constructor(
     db: Database.Database,
@@ -379,7 +380,7 @@ export class SqliteProviderStore implements ProviderStore {
     return await then();
   }
 
-  private outboxView(items: SqliteOutbox): Outbox {
+  private outboxView(items: SqliteOutbox): ProviderOutbox {
     // An outcome joins the open turn (or opens one), as every write of the store does.
     const inTurn =
       <A extends unknown[], R>(apply: (...args: A) => Promise<R>) =>
@@ -405,8 +406,13 @@ export class SqliteProviderStore implements ProviderStore {
       refused: inTurn(items.refused.bind(items)),
       retryLater: inTurn(items.retryLater.bind(items)),
       park: inTurn(items.park.bind(items)),
-      retryNow: inTurn(items.retryNow.bind(items)),
-      resolve: inTurn(items.resolve.bind(items)),
+      // By hand: the call's audit row in the change's savepoint.
+      retryNow: inTurn(async (id: number, now: number, audit?: AuditEntry) =>
+        items.retryNow(id, now, audit && (() => void this.staff.appendAudit(audit))),
+      ),
+      resolve: inTurn(async (id: number, reference: string, now: number, audit?: AuditEntry) =>
+        items.resolve(id, reference, now, audit && (() => void this.staff.appendAudit(audit))),
+      ),
       hasten: inTurn(items.hasten.bind(items)),
       backlog: betweenTurns(items.backlog.bind(items)),
       item: betweenTurns(items.item.bind(items)),
@@ -854,7 +860,7 @@ export class SqliteProviderStore implements ProviderStore {
 
   // ------------------------------------------------------------ campaigns
 
-  async putCampaign(campaign: CampaignRow, players: readonly string[]): Promise<CampaignWrite> {
+  async putCampaign(campaign: CampaignRow, players: readonly string[], audit?: (kind: 'created' | 'exists') => AuditEntry): Promise<CampaignWrite> {
     this.write();
     return this.db.transaction((): CampaignWrite => {
       const found = this.statements.campaignById.get(campaign.campaignId) as Row | undefined;
@@ -862,10 +868,13 @@ export class SqliteProviderStore implements ProviderStore {
         if (!sameCampaign(campaignOf(found), campaign)) return 'conflict';
         // Players may be added to a campaign; none is ever removed.
         for (const player of players) this.statements.insertCampaignPlayer.run(found.id, player);
+        if (audit) this.staff.appendAudit(audit('exists'));
         return 'exists';
       }
       const inserted = this.statements.insertCampaign.run({ ...campaign });
       for (const player of players) this.statements.insertCampaignPlayer.run(inserted.lastInsertRowid, player);
+      // In the campaign's savepoint: the campaign and its audit row commit together.
+      if (audit) this.staff.appendAudit(audit('created'));
       return 'created';
     })();
   }
