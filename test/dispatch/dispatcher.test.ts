@@ -272,13 +272,15 @@ for (const backend of OUTBOX_BACKENDS) {
       const seen: OutboxItem[] = [];
       // An idle wait far longer than the test waits: only the poke can bring the item out in time.
       const idleMs = 60_000;
-      const world = { ...REAL_CLIENT_WORLD, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()) };
+      let idling!: () => void;
+      const idle = new Promise<void>((resolve) => (idling = resolve));
+      const world = { ...REAL_CLIENT_WORLD, sleep: (ms: number) => (idling(), new Promise<void>((resolve) => setTimeout(resolve, ms).unref())) };
       const send: Send = async (item) => (seen.push(item), { kind: 'answered', status: 200 });
       const dispatcher = new Dispatcher({ outbox, node: 'a', send, world, limits: { idleMs } });
       dispatcher.start();
       try {
         // The loop found nothing and is in its idle wait.
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await idle;
         await enqueueAll(db, [bet('op-1', 'r-1')]);
         dispatcher.poke();
         await until('the item is sent', async () => seen.length === 1, idleMs / 4);
@@ -288,35 +290,56 @@ for (const backend of OUTBOX_BACKENDS) {
       }
     });
 
-    test("a failing operator is probed about once per probeMs, and its return sends what waited on the back-off at once", async () => {
+    test('a failing operator is probed once per probeMs of its clock, one item at a time, and its return sends what waited on the back-off at once', async () => {
       const keys = Array.from({ length: 8 }, (_, i) => `r-${i}`);
       const { db, outbox } = await setUp(keys.map((key) => bet('op-1', key)));
-      // A back-off far longer than the test waits (the jitter at its top): only the probe and the return can bring items out.
+      // A back-off far longer than the clock is moved (the jitter at its top): only the probe and the return can bring items out.
       const schedule: DispatchSchedule = { ...FAST, retry: { ...FAST.retry, retryDelayMsMin: 60_000, retryDelayMsMax: 60_000 } };
-      const world = { ...REAL_CLIENT_WORLD, random: () => 0.999 };
+      // The dispatcher's clock moves only when the test moves it; each idle wait is a turn of the loop, counted, and ends at once.
+      let now = Date.now();
+      let turns = 0;
+      const turnWaiters: (() => void)[] = [];
+      const sleep = (_ms: number) => {
+        turns += 1;
+        turnWaiters.splice(0).forEach((wake) => wake());
+        return new Promise<void>((resolve) => setTimeout(resolve, 1));
+      };
+      const afterTurns = async (count: number) => {
+        const target = turns + count;
+        while (turns < target) await new Promise<void>((resolve) => turnWaiters.push(resolve));
+      };
+      const world = { clock: () => now, sleep, random: () => 0.999 };
       let up = false;
-      const attemptsWhileDown: number[] = [];
+      let attemptsWhileDown = 0;
       const send: Send = async () => {
         if (up) return { kind: 'answered', status: 200 };
-        attemptsWhileDown.push(Date.now());
+        attemptsWhileDown += 1;
         return { kind: 'failed', detail: 'ECONNREFUSED' };
       };
       const probeMs = 100;
       const dispatcher = new Dispatcher({ outbox, node: 'a', send, schedule, world, limits: { idleMs: 10, probeMs } });
       dispatcher.start();
       try {
-        await until('every item was tried once', async () => attemptsWhileDown.length >= keys.length);
-        const firstRound = attemptsWhileDown.length;
-        const downFor = 1_000;
-        await new Promise((resolve) => setTimeout(resolve, downFor));
-        const probes = attemptsWhileDown.length - firstRound;
-        // One item per probeMs while down (give or take the loop's turns), never the whole backlog.
-        assert.ok(probes >= downFor / probeMs / 2 && probes <= downFor / probeMs + 2, `${probes} probes in ${downFor} ms`);
+        await until('every item was tried once', async () => attemptsWhileDown >= keys.length);
+        const pendingNow = async () => (await outbox.list({ status: 'pending' })).filter((item) => item.leaseOwner === undefined).length;
+        await until('every attempt is recorded', async () => (await pendingNow()) === keys.length);
+        assert.equal(attemptsWhileDown, keys.length);
+        // Short of probeMs, however many turns the loop takes, nothing is tried again.
+        now += probeMs - 1;
+        await afterTurns(20);
+        assert.equal(attemptsWhileDown, keys.length, 'no probe before probeMs has passed');
+        // Each probeMs brings out one item, never the whole backlog.
+        for (let probe = 1; probe <= 4; probe += 1) {
+          now += probeMs;
+          await until(`probe ${probe} is sent`, async () => attemptsWhileDown === keys.length + probe);
+          await until(`probe ${probe} is recorded`, async () => (await pendingNow()) === keys.length);
+          await afterTurns(20);
+          assert.equal(attemptsWhileDown, keys.length + probe, `one item on probe ${probe}`);
+        }
         up = true;
-        const back = Date.now();
-        await until('every item is sent', async () => (await outbox.list({ status: 'sent' })).length === keys.length, 5_000);
-        const settledIn = Date.now() - back;
-        assert.ok(settledIn < 5_000, `settled ${settledIn} ms after the operator's return, not after the 60 s back-off`);
+        now += probeMs;
+        // The clock stays 60 s short of the back-off: only the return can send the rest.
+        await until('every item is sent', async () => (await outbox.list({ status: 'sent' })).length === keys.length);
       } finally {
         await dispatcher.stop();
         await db.close();

@@ -10,10 +10,19 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { runNode, spawnNode, type Child } from './child-process.js';
 
-/** Short time-outs, so that the failures are quick; none of them times a result. */
+/**
+ * Short time-outs, so that the failures are quick; none of them times a
+ * result: each is waited out only once what it waits for can no longer come.
+ */
 const SHORT_MS = 300;
+
+/** Resolves once the child's stdout holds `text`, however long its start takes. */
+async function stdoutHolds(child: Child, text: string): Promise<void> {
+  while (!child.stdout.includes(text)) await once(child.process.stdout!, 'data');
+}
 
 /** A node script that runs `body` and then waits (for up to a minute) to be stopped. */
 function script(body: string): string[] {
@@ -46,6 +55,8 @@ describe('child-process harness', () => {
 
   test('a half line does not match until its end comes', async (t) => {
     const child = spawnNode(script(`process.stdout.write('ready on http://127.0.0.1:')`), { until: t });
+    // The half line has arrived before the wait starts, so the wait's time-out proves only that it is not taken for a line.
+    await stdoutHolds(child, 'ready on http://127.0.0.1:');
     await assert.rejects(child.waitForLine(/ready on (http:\/\/\S+)/, SHORT_MS), /no line matched .* within 300 ms:\nready on http:\/\/127\.0\.0\.1:/);
   });
 
