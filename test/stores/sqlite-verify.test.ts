@@ -43,8 +43,10 @@ describe('sqlite verify beside the writer', () => {
         verified = true;
         return report;
       });
-      // Bets from the moment the verify is asked for, one after another, until it answers: on a reader of
+      // Bets from the moment the verify is asked for (the next turn), one after another, until it answers: on a reader of
       // its own it reads the grown ledger while they are booked; on the writer, each would wait for it.
+      // The first bet goes after this turn, so that it never travels beside the verify's own call.
+      await new Promise((resolve) => setImmediate(resolve));
       let during = 0;
       while (!verified) {
         const outcome = await bet(0.01);
