@@ -9,10 +9,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { MockAgent } from 'undici';
+import { Agent, MockAgent } from 'undici';
 import { REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
 import { importConfigCampaigns } from '../../src/provider/config-campaigns.js';
 import { createGameService } from '../../src/provider/game-service.js';
@@ -126,44 +129,74 @@ test('the delivery of rounds: built, it sends nothing; started, it sends; stoppe
 });
 
 test("the delivery of rounds keeps at most the config's limits.operatorInFlightMax requests to one operator in flight", async () => {
+  // An operator that answers only when the test lets it: the requests in flight are the ones it holds.
+  const held: ServerResponse[] = [];
+  let sent = 0;
+  const arrivals: (() => void)[] = [];
+  const operator = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      sent++;
+      held.push(res);
+      arrivals.splice(0).forEach((wake) => wake());
+    });
+  });
+  operator.listen(0, '127.0.0.1');
+  await once(operator, 'listening');
+  const origin = `http://127.0.0.1:${(operator.address() as AddressInfo).port}`;
+  const answer = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":5}');
+  const sentReaches = async (count: number) => {
+    while (sent < count) await new Promise<void>((resolve) => arrivals.push(resolve));
+  };
   const { dir, cleanup } = tempDir('wagerlink-provider-app-');
-  const origin = 'http://operator.test';
   const file = testConfigFile({ database: join(dir, 'provider.db'), endpoint: origin });
   file.limits = { ...(file.limits as object), operatorInFlightMax: 2 };
   const config = resolveProviderConfig(file);
   assert.equal(config.limits.operatorInFlightMax, 2);
   const store = SqliteProviderStore.open(config.database, { currencies: config.currencies });
-  const agent = new MockAgent();
-  agent.disableNetConnect();
-  let sent = 0;
-  agent
-    .get(origin)
-    .intercept({ path: '/transaction', method: 'POST' })
-    .reply(() => {
-      sent++;
-      return { statusCode: 200, data: '{"balance":5}', responseOptions: { headers: { 'content-type': 'application/json' } } };
-    })
-    // Long enough that no answer comes back while the test looks at the first sends.
-    .delay(4 * QUIET_MS)
-    .persist();
+  const agent = new Agent();
+  // Each idle wait of the delivery's loop is a turn, counted: the test looks for a third request over many turns, not over a time.
+  let turns = 0;
+  const turnWaiters: (() => void)[] = [];
+  const world = {
+    ...REAL_CLIENT_WORLD,
+    sleep: (ms: number) => {
+      turns++;
+      turnWaiters.splice(0).forEach((wake) => wake());
+      return REAL_CLIENT_WORLD.sleep(ms);
+    },
+  };
+  const afterTurns = async (count: number) => {
+    const target = turns + count;
+    while (turns < target) await new Promise<void>((resolve) => turnWaiters.push(resolve));
+  };
   const session = await realSession(store, { operatorId: config.operators[0]!.operatorId, now: Date.now() });
-  const delivery = createRoundDelivery({ config, store, dispatcher: agent, world: REAL_CLIENT_WORLD, limits: { idleMs: IDLE_MS } });
+  const delivery = createRoundDelivery({ config, store, dispatcher: agent, world, limits: { idleMs: IDLE_MS } });
   try {
     // Six rounds, each its own ordering key: only the operator's limit holds them back.
     const rounds: RoundRow[] = [];
     for (let nonce = 0; nonce < 6; nonce++) rounds.push(begun(await store.beginRealRound(realRound(session, nonce, Date.now()), sealedNext(SEED))));
     await store.durable();
     delivery.start();
-    await until(() => sent === 2, 'two rounds are sent');
-    await sleep(QUIET_MS);
+    await sentReaches(2);
+    await afterTurns(20);
     assert.equal(sent, 2, 'no third request while two are unanswered');
-    await until(() => sent === 6, 'every round is sent');
+    // Each answer lets one more go, never two.
+    for (let answered = 1; answered <= 4; answered++) {
+      answer(held.shift()!);
+      await sentReaches(2 + answered);
+      await afterTurns(20);
+      assert.equal(sent, 2 + answered, `one more request after answer ${answered}`);
+    }
+    held.splice(0).forEach(answer);
     await delivery.stop();
     for (const round of rounds) assert.equal((await store.round(round.pk)).status, 'settled');
   } finally {
+    held.splice(0).forEach(answer);
     await delivery.stop();
     await store.close();
     await agent.close();
+    operator.close();
     cleanup();
   }
 });
