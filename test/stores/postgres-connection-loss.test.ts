@@ -80,7 +80,12 @@ describe('postgres client: a connection lost mid-transaction', { skip: POSTGRES_
       const pid = backend!.pid;
       // The server answers FATAL (57P01) to the query in flight, then closes.
       const cut = sql`SELECT pg_sleep(2)`.execute();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Terminated once the server runs the query, as its own view of the backend says: not after a guessed wait.
+      for (;;) {
+        const [activity] = await admin<{ state: string | null }[]>`SELECT state FROM pg_stat_activity WHERE pid = ${pid}`;
+        if (activity?.state === 'active') break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       await admin`SELECT pg_terminate_backend(${pid})`;
       await assert.rejects(settlesWithin(cut, 'the query cut'));
       const [row] = await settlesWithin(sql`SELECT 7 AS n`, 'the first query after the loss');
