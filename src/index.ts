@@ -43,14 +43,8 @@ export {
 // Either side's cases run from a program of one's own (a CI job, a test
 // suite), with the report the command prints and writes. The kit is built on
 // the clients and the protocol module alone, so it brings no server code.
-export {
-  runOperatorConformance,
-  RunNotStarted,
-  type KitWorld,
-  type OperatorTarget,
-  type RunEvent,
-  type RunOptions,
-} from './conformance/runner.js';
+export { runOperatorConformance, type KitWorld, type OperatorTarget, type RunOptions } from './conformance/operator-runner.js';
+export { RunNotStarted, type RunEvent } from './conformance/runner.js';
 export { runProviderConformance, type ProviderRunOptions, type ProviderTarget } from './conformance/provider-runner.js';
 export type { FixturesFile, FixturesSetting } from './conformance/fixtures.js';
 export type { CaseResult, RunReport } from './conformance/report.js';

@@ -33,7 +33,7 @@ import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
 import { OPERATOR_AREAS } from '../conformance/case-model.js';
 import { loadFixturesFile, type FixturesSetting } from '../conformance/fixtures.js';
-import { runOperatorConformance } from '../conformance/runner.js';
+import { runOperatorConformance } from '../conformance/operator-runner.js';
 import { reportFormat, writeReports } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
 import { CONFORMANCE_PROVIDER_USAGE, conformanceProvider } from './conformance-provider.js';

@@ -4,8 +4,8 @@
  * it starts from, and its steps: requests with the status, code and balance
  * each must be answered, and the checks between them. A case says nothing
  * of how requests travel or where fixtures come from: the runner
- * (runner.ts) sends them over HTTP, and another runner could send the same
- * steps to an app in-process.
+ * (runner.ts, with the operator's side in operator-runner.ts) sends them
+ * over HTTP, or to an app in-process through a transport a test gives.
  *
  * Values that exist only once a case runs (session ids, fresh UUIDs, the
  * balance a player holds) reach a step through its CaseContext, so that

@@ -88,7 +88,7 @@ export const RunReport = Type.Object({
 });
 export type RunReport = Static<typeof RunReport>;
 
-/** A run's report from its results: the summary is counted here, for both sides' runners alike. */
+/** A run's report from its results: the summary is counted here, for both sides alike. */
 export function runReport(run: {
   side: RunReport['side'];
   endpoint: string;

@@ -1,66 +1,26 @@
 /**
- * Runs conformance cases against an operator endpoint over HTTP, one case
- * after another (a concurrency case sends its own requests at once). For
- * each case it makes the players the case starts from with the fixtures,
- * opens a session for each, brings each balance to what the case asks,
- * then runs the steps and judges every answer; the first step that fails
- * ends the case, and its request is kept with the curl command that sends
- * it again. Only the protocol module and the clients are used: the kit
- * sees an operator the way a provider does.
+ * The conformance kit's one runner, for both sides: it selects the cases
+ * (--only), runs them one after another (a concurrency case sends its own
+ * requests at once) through the transport, each case's steps in order, the
+ * first step that fails ending the case with its requests kept and the curl
+ * command that sends them again, skips with its reason a case the run
+ * cannot check, stops at the first failure under --bail, and returns the
+ * report every reporter writes. What differs per side comes from a
+ * `KitSide`: the operator's (operator-runner.ts) makes the players, sessions
+ * and balances a case starts from with the fixtures and judges balances;
+ * the provider's (provider-runner.ts) signs as the target's operator and
+ * opens launch URLs. Only the protocol module, the clients' transport and
+ * undici are used: the kit sees each side the way the other side does.
  */
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { request as undiciRequest } from 'undici';
 import { ANSWER_MS_MAX, defaultDispatcher, postOnce, REAL_CLIENT_WORLD, type Attempt } from '../clients/http-call.js';
-import { raw, type RawJsonNumber } from '../protocol/json.js';
-import { amountMinorMax, CURRENCIES, decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
-import { SIGNATURE_HEADER, sign } from '../protocol/signing.js';
-import type {
-  BalanceExpectation,
-  Body,
-  CallStep,
-  CaseContext,
-  Expect,
-  Headers,
-  OperatorCase,
-  OperatorEndpoint,
-  ParallelAnswer,
-  ParallelStep,
-  ProbeStep,
-  Role,
-  SessionStep,
-  Step,
-  WaitStep,
-} from './case-model.js';
-import { describeAnswer, judge, type BalanceWanted } from './check.js';
-import { ACCESS_TOKEN_PLACEHOLDER, curlCommand, parallelCurl, type RecordedRequest } from './curl.js';
-import { fixtureSource, type FixtureSource, type FixturesSetting, type KitTransport } from './fixtures.js';
-import type { KitSend } from './kit-send.js';
-import { shownAnswer, shownRequest, toBytes } from './shown.js';
-import { OPERATOR_CASES } from './operator/index.js';
+import type { Side } from './case-model.js';
+import { curlCommand, getCurl, parallelCurl } from './curl.js';
+import type { KitTransport } from './fixtures.js';
+import type { KitRequest, KitSend } from './kit-send.js';
+import { shownAnswer, shownRequest } from './shown.js';
 import { runReport, type CaseFailure, type CaseResult, type RunReport } from './report.js';
-
-export interface OperatorTarget {
-  /** The operator endpoint's base URL, e.g. https://wallet.example/provider-x. */
-  endpoint: string;
-  /** The integration's shared secret (docs/protocol.md §2.2). */
-  secret: string;
-  /** An access token the operator accepts (docs/protocol.md §2.4). */
-  accessToken: string;
-}
-
-/** How the kit waits: injected so that a test can run the expiry cases against an operator on a clock of its own. */
-export interface KitWorld {
-  sleep(ms: number): Promise<void>;
-}
-
-export const REAL_KIT_WORLD: KitWorld = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
-
-/**
- * An expiry case waits this much past a life the fixtures give (ms): two
- * machines' clocks and an operator's own timers are that close on any test
- * system, and a second costs little beside the lives waited for.
- */
-export const CLOCK_MARGIN_MS = 1_000;
 
 export type RunEvent =
   | { type: 'start'; total: number; endpoint: string; fixtures: string }
@@ -68,31 +28,90 @@ export type RunEvent =
   | { type: 'case-end'; index: number; total: number; result: CaseResult }
   | { type: 'end'; report: RunReport };
 
-export interface RunOptions {
-  target: OperatorTarget;
-  fixtures: FixturesSetting;
+/** The options of a run on either side; each side adds its target (and the operator's its fixtures and clock). */
+export interface CommonRunOptions {
   /**
    * Default: over HTTP, with the protocol's wait for an answer. A test
-   * suite passes one that hands each request (the cases' and the back
-   * office's) to an app in-process, so that the same cases are its rule
-   * tests (docs/testing.md: one scenario, two runners).
+   * suite passes one that hands each request (the cases' and, on the
+   * operator's side, the back office's) to an app in-process, so that the
+   * same cases are its rule tests (docs/testing.md: one scenario, two
+   * runners).
    */
   send?: KitSend;
-  /** Default: every operator case. */
-  cases?: readonly OperatorCase[];
   /** Areas or case ids; default all. */
   only?: readonly string[];
   /** Stop after the first case that fails; the rest are reported as not run. */
   bail?: boolean;
-  world?: KitWorld;
   /** The wait for one answer (ms); default the protocol's (docs/protocol.md §9). */
   answerMsMax?: number;
   onEvent?: (event: RunEvent) => void;
 }
 
-/** The run cannot start: --only names nothing, or the fixtures do not work against the endpoint (exit 2). */
+/** The run cannot start: --only names nothing, or the fixtures or the target do not work against the endpoint (exit 2). */
 export class RunNotStarted extends Error {
   override name = 'RunNotStarted';
+}
+
+/** A step failed: what was wrong, and the requests (several for a parallel step) and answer to show. */
+export class StepFailed {
+  constructor(
+    readonly problems: string[],
+    readonly requests: readonly KitRequest[],
+    readonly attempt?: Attempt,
+    readonly parallel = false,
+  ) {}
+}
+
+/** The run cannot give what a case needs, found only once it runs (a fixture that fails): it is skipped, saying why. */
+export class CaseSkipped {
+  constructor(readonly reason: string) {}
+}
+
+/** What the runner needs of a case, on either side. */
+export interface KitCase {
+  id: string;
+  side: Side;
+  area: string;
+  title: string;
+  clause: string;
+  needs: readonly string[];
+  steps: readonly { say: string }[];
+}
+
+/** One case's run on its side: the state its steps share, and their context. */
+export interface CaseRun<S> {
+  /** Brings the case to what it starts from; a failure here is reported as step 0. */
+  setUp?(): Promise<void>;
+  /** Runs one step; throws StepFailed when its answer is wrong, CaseSkipped when the run cannot give what it needs. */
+  step(step: S): Promise<void>;
+  /** Undoes what the case changed and must not outlive it (a blocked player), however it ended. */
+  cleanUp?(): Promise<void>;
+}
+
+/** What differs per side, once the side is open against its endpoint and its fixtures work. */
+export interface KitSide<C extends KitCase> {
+  endpoint: string;
+  /** What the run starts from, as the report names it: the fixtures, or the target's ids. */
+  fixtures: string;
+  /** What a failure of the set-up (step 0) says it was doing, when its cases have one. */
+  setUpSay?: string;
+  /** Why the run cannot check this case (the fixtures or the target lack what it needs), or nothing. */
+  unmetNeed(each: C): string | undefined;
+  caseRun(each: C): CaseRun<C['steps'][number]>;
+  /** A request as a report and its curl command show it (the operator's access token out of it); default as sent. */
+  shown?(request: KitRequest): KitRequest;
+}
+
+/** The transport a side opens with: the clients' HTTP settings (for its fixtures' own calls) and how a request travels. */
+export interface KitWire {
+  http: KitTransport;
+  send: KitSend;
+  /**
+   * The Location a redirect answers to this GET (a second request: `send`
+   * keeps no headers); set over HTTP only, as a transport a test gives
+   * follows no redirect.
+   */
+  location?: (request: KitRequest) => Promise<string | undefined>;
 }
 
 /** The cases `only` names, by area or id, in their order; every entry must name something. */
@@ -106,20 +125,25 @@ export function selectCases<C extends { area: string; id: string }>(cases: reado
   return cases.filter((each) => only.includes(each.area) || only.includes(each.id));
 }
 
-export async function runOperatorConformance(options: RunOptions): Promise<RunReport> {
-  const cases = selectCases(options.cases ?? OPERATOR_CASES, options.only);
+/**
+ * Runs a side's cases: `open` makes the side ready over the wire (it throws
+ * RunNotStarted when its fixtures or target do not work), then every
+ * selected case runs in turn, and the report counts their outcomes.
+ */
+export async function runConformance<C extends KitCase>(
+  side: Side,
+  options: CommonRunOptions & { cases: readonly C[] },
+  open: (wire: KitWire) => Promise<KitSide<C>>,
+): Promise<RunReport> {
+  const cases = selectCases(options.cases, options.only);
   const answerMsMax = options.answerMsMax ?? ANSWER_MS_MAX;
   const dispatcher = defaultDispatcher(answerMsMax);
-  const endpoint = options.target.endpoint.replace(/\/+$/, '');
   const startedAt = new Date();
   const started = performance.now();
   const emit = options.onEvent ?? (() => undefined);
   try {
-    const http: KitTransport = { dispatcher, answerMsMax, world: REAL_CLIENT_WORLD };
-    const source = fixtureSource(options.fixtures, endpoint, http, options.send);
-    const kit = new Kit({ ...options.target, endpoint }, source, http, options.world ?? REAL_KIT_WORLD, options.send);
-    await kit.preflight();
-    emit({ type: 'start', total: cases.length, endpoint, fixtures: source.label });
+    const kit = await open(wireOf({ dispatcher, answerMsMax, world: REAL_CLIENT_WORLD }, options.send));
+    emit({ type: 'start', total: cases.length, endpoint: kit.endpoint, fixtures: kit.fixtures });
     const results: CaseResult[] = [];
     let stopped = false;
     for (const [index, each] of cases.entries()) {
@@ -128,21 +152,13 @@ export async function runOperatorConformance(options: RunOptions): Promise<RunRe
         result = skipped(each, 0, 'not run: --bail stopped the run at the first failure');
       } else {
         emit({ type: 'case-start', index, total: cases.length, id: each.id, title: each.title });
-        result = await kit.run(each);
+        result = await runCase(kit, each);
         stopped = options.bail === true && result.outcome === 'failed';
       }
       results.push(result);
       emit({ type: 'case-end', index, total: cases.length, result });
     }
-    const report = runReport({
-      side: 'operator',
-      endpoint: endpoint,
-      fixtures: source.label,
-      only: options.only ?? [],
-      startedAt,
-      durationMs: performance.now() - started,
-      results,
-    });
+    const report = runReport({ side, endpoint: kit.endpoint, fixtures: kit.fixtures, only: options.only ?? [], startedAt, durationMs: performance.now() - started, results });
     emit({ type: 'end', report });
     return report;
   } finally {
@@ -150,429 +166,80 @@ export async function runOperatorConformance(options: RunOptions): Promise<RunRe
   }
 }
 
-function resultOf(each: OperatorCase, durationMs: number): Omit<CaseResult, 'outcome'> {
+async function runCase<C extends KitCase>(kit: KitSide<C>, each: C): Promise<CaseResult> {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  const missing = kit.unmetNeed(each);
+  if (missing !== undefined) return skipped(each, 0, missing);
+  const run = kit.caseRun(each);
+  let stepIndex = 0;
+  let say = kit.setUpSay ?? '';
+  try {
+    await run.setUp?.();
+    for (const [index, step] of each.steps.entries()) {
+      stepIndex = index + 1;
+      say = step.say;
+      await run.step(step);
+    }
+    return { ...resultOf(each, elapsed()), outcome: 'passed' };
+  } catch (error) {
+    if (error instanceof CaseSkipped) return skipped(each, elapsed(), error.reason);
+    const failed = error instanceof StepFailed ? error : new StepFailed([`the case could not run: ${(error as Error).stack ?? String(error)}`], []);
+    return { ...resultOf(each, elapsed()), outcome: 'failed', failure: failure(stepIndex, say, failed, (request) => kit.shown?.(request) ?? request) };
+  } finally {
+    await run.cleanUp?.();
+  }
+}
+
+function resultOf(each: KitCase, durationMs: number): Omit<CaseResult, 'outcome'> {
   return { id: each.id, side: each.side, area: each.area, title: each.title, clause: each.clause, needs: [...each.needs], durationMs: Math.round(durationMs) };
 }
 
-function skipped(each: OperatorCase, durationMs: number, reason: string): CaseResult {
+function skipped(each: KitCase, durationMs: number, reason: string): CaseResult {
   return { ...resultOf(each, durationMs), outcome: 'skipped', reason };
 }
 
-// ------------------------------------------------------------------ a run
-
-/** A step failed: what was wrong, and the request and answer to show. */
-class StepFailed {
-  constructor(
-    readonly problems: string[],
-    readonly requests: RecordedRequest[],
-    readonly attempt?: Attempt,
-    readonly parallel = false,
-  ) {}
+/** A failure as the report shows it: the requests (as the side shows them), the answer, and the curl command that sends them again. */
+function failure(step: number, say: string, failed: StepFailed, shown: (request: KitRequest) => KitRequest): CaseFailure {
+  const requests = failed.requests.map(shown);
+  const last = requests[requests.length - 1];
+  const curl = last === undefined ? '' : failed.parallel ? parallelCurl(requests) : last.method === 'GET' ? getCurl(last) : curlCommand(last);
+  return {
+    step,
+    say,
+    problems: failed.problems,
+    requests: requests.map(shownRequest),
+    ...(failed.attempt === undefined ? {} : { answer: shownAnswer(failed.attempt) }),
+    curl,
+  };
 }
 
-/** The fixtures could not give what a case needs: it is skipped, saying why. */
-class FixtureShortfall {
-  constructor(readonly reason: string) {}
-}
-
-interface SessionRecord {
-  sessionId: string;
-  key: string;
-  role: Role;
-  game: string;
-}
-
-interface Kept extends RecordedRequest {
-  endpoint: OperatorEndpoint;
-}
-
-
-class Kit {
-  constructor(
-    readonly target: OperatorTarget,
-    readonly source: FixtureSource,
-    readonly http: KitTransport,
-    readonly world: KitWorld,
-    private readonly sendOver?: KitSend,
-  ) {}
-
-  /** Headers of a well-formed signed call of these bytes. */
-  headersFor(bytes: Uint8Array): Headers {
-    return { 'content-type': 'application/json', authorization: `Bearer ${this.target.accessToken}`, [SIGNATURE_HEADER]: sign(this.target.secret, bytes) };
-  }
-
-  send(request: RecordedRequest): Promise<Attempt> {
-    if (this.sendOver !== undefined) return this.sendOver({ method: 'POST', url: request.url, headers: { ...request.headers }, bytes: request.bytes });
-    return postOnce(this.http, request.url, { ...request.headers }, request.bytes);
-  }
-
-  /**
-   * The fixtures must work before any case is judged: each player of a
-   * fixtures file (or one the back office makes) opens a session with a
-   * fresh key, in the currency the fixtures say. Otherwise nothing a case
-   * says would be about the operator's rules.
-   */
-  async preflight(): Promise<void> {
-    const players = this.source.players.length > 0 ? this.source.players : [await this.madePlayer()];
-    for (const player of players) {
-      const key = await this.source.launchKey(player.playerId, this.source.games[0]!);
-      if (!key.ok) throw new RunNotStarted(`the fixtures give no launch key: ${key.reason}`);
-      const bytes = toBytes({ key: key.value, game: this.source.games[0] });
-      const url = `${this.target.endpoint}/authenticate`;
-      const attempt = await this.send({ url, headers: this.headersFor(bytes), bytes });
-      if (attempt.kind === 'failed' || attempt.status !== 200) {
-        throw new RunNotStarted(`POST ${url} with a fresh launch key of ${player.playerId} answered ${describeAnswer(attempt)}: check the endpoint, --secret, --token and the fixtures`);
+/** The transport of a run: the one a test gives, or HTTP (a POST with the clients' postOnce, a GET as a browser sends it). */
+function wireOf(http: KitTransport, given: KitSend | undefined): KitWire {
+  if (given !== undefined) return { http, send: (request) => given({ method: request.method, url: request.url, headers: { ...request.headers }, bytes: request.bytes }) };
+  const get = (request: KitRequest) => undiciRequest(request.url, { method: 'GET', headers: request.headers, dispatcher: http.dispatcher, signal: AbortSignal.timeout(http.answerMsMax) });
+  return {
+    http,
+    async send(request) {
+      if (request.method === 'POST') return postOnce(http, request.url, { ...request.headers }, request.bytes);
+      try {
+        const response = await get(request);
+        const text = await response.body.text();
+        return { kind: 'answer', status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text, retryAfterMs: undefined };
+      } catch (error) {
+        const err = error as Error & { code?: string };
+        return { kind: 'failed', detail: `${err.code ?? err.name}: ${err.message}` };
       }
-      const currency = (JSON.parse(attempt.text) as { currency?: unknown }).currency;
-      if (currency !== player.currency) throw new RunNotStarted(`the fixtures say ${player.playerId} holds ${player.currency}, the operator answered ${JSON.stringify(currency)}`);
-    }
-  }
-
-  private async madePlayer(): Promise<{ playerId: string; currency: string }> {
-    const made = await this.source.player('EUR', 0n, new Set());
-    if (!made.ok) throw new RunNotStarted(`the fixtures give no player to start with: ${made.reason}`);
-    return made.value;
-  }
-
-  async run(each: OperatorCase): Promise<CaseResult> {
-    const started = performance.now();
-    const elapsed = () => performance.now() - started;
-    const missing = this.unmetNeed(each);
-    if (missing !== undefined) return skipped(each, 0, missing);
-    const run = new CaseRun(this, each);
-    let stepIndex = 0;
-    let say = 'set up the players, their sessions and balances';
-    try {
-      await run.setUp();
-      for (const [index, step] of each.steps.entries()) {
-        stepIndex = index + 1;
-        say = step.say;
-        await run.step(step);
+    },
+    async location(request) {
+      try {
+        const response = await get(request);
+        await response.body.dump();
+        const location = response.headers.location;
+        return Array.isArray(location) ? location[0] : location;
+      } catch {
+        return undefined;
       }
-      return { ...resultOf(each, elapsed()), outcome: 'passed' };
-    } catch (error) {
-      if (error instanceof FixtureShortfall) return skipped(each, elapsed(), `fixtures: ${error.reason}`);
-      const failed = error instanceof StepFailed ? error : new StepFailed([`the case could not run: ${(error as Error).stack ?? String(error)}`], []);
-      return { ...resultOf(each, elapsed()), outcome: 'failed', failure: this.failure(stepIndex, say, failed) };
-    } finally {
-      await run.cleanUp();
-    }
-  }
-
-  private unmetNeed(each: OperatorCase): string | undefined {
-    for (const need of each.needs) {
-      if (need === 'clock' && this.source.expiry === undefined) {
-        return 'needs a clock: the fixtures give no expiry (how long launch keys and idle sessions live) to wait for';
-      }
-      if (need === 'second-game' && this.source.games.length < 2) return 'needs a second game: the fixtures name one game';
-      if (need === 'block' && !this.source.canBlock) return 'needs to block a player: the fixtures give no blockCommand (or use --admin-token)';
-    }
-    for (const [role, player] of Object.entries(each.players)) {
-      if (CURRENCIES.decimals(player.currency) === undefined) return `the ${role} player's currency ${player.currency} is not one the kit knows`;
-    }
-    return undefined;
-  }
-
-  private failure(step: number, say: string, failed: StepFailed): CaseFailure {
-    const requests = failed.requests.map((request) => shownRequest({ method: 'POST', ...redacted(request, this.target.accessToken) }));
-    const commands = failed.requests.map((request) => redacted(request, this.target.accessToken));
-    const curl = commands.length === 0 ? '' : failed.parallel ? parallelCurl(commands) : curlCommand(commands[commands.length - 1]!);
-    return {
-      step,
-      say,
-      problems: failed.problems,
-      requests,
-      ...(failed.attempt === undefined ? {} : { answer: shownAnswer(failed.attempt) }),
-      curl,
-    };
-  }
-}
-
-/** The request with the access token in its headers replaced by ${ACCESS_TOKEN}. */
-function redacted(request: RecordedRequest, accessToken: string): RecordedRequest {
-  const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, value.replaceAll(accessToken, ACCESS_TOKEN_PLACEHOLDER)]));
-  return { ...request, headers };
-}
-
-
-/** One case's state: its ids, players, sessions, kept requests and the balances the kit knows. */
-class CaseRun implements CaseContext {
-  private readonly ids = new Map<string, string>();
-  private readonly players = new Map<Role, { playerId: string; currency: string; decimals: number }>();
-  private readonly sessions = new Map<string, SessionRecord>();
-  private readonly keys = new Map<string, string>();
-  private readonly known = new Map<Role, bigint>();
-  private readonly kept = new Map<string, Kept>();
-  private readonly blocked = new Set<Role>();
-
-  constructor(
-    private readonly kit: Kit,
-    private readonly each: OperatorCase,
-  ) {}
-
-  // ------------------------------------------------------------ context
-
-  id(name: string): string {
-    let id = this.ids.get(name);
-    if (id === undefined) {
-      id = randomUUID();
-      this.ids.set(name, id);
-    }
-    return id;
-  }
-
-  fresh(): string {
-    return randomUUID();
-  }
-
-  player(role: Role = 'main') {
-    const player = this.players.get(role);
-    if (player === undefined) throw new Error(`case ${this.each.id} has no ${role} player`);
-    return player;
-  }
-
-  session(name = 'main'): SessionRecord {
-    const session = this.sessions.get(name);
-    if (session === undefined) throw new Error(`case ${this.each.id} opened no session ${name}`);
-    return session;
-  }
-
-  key(name: string): string {
-    const key = this.keys.get(name);
-    if (key === undefined) throw new Error(`case ${this.each.id} minted no key ${name}`);
-    return key;
-  }
-
-  game(which: 'main' | 'other' = 'main'): string {
-    const game = this.kit.source.games[which === 'main' ? 0 : 1];
-    if (game === undefined) throw new Error(`the fixtures name no ${which} game`);
-    return game;
-  }
-
-  balance(role: Role = 'main'): bigint {
-    const balance = this.known.get(role);
-    if (balance === undefined) throw new Error(`case ${this.each.id}: the ${role} player's balance is not known yet`);
-    return balance;
-  }
-
-  amount(minor: bigint, role: Role = 'main'): RawJsonNumber {
-    return raw(formatMinor(minor, this.player(role).decimals));
-  }
-
-  minor(text: string, role: Role = 'main'): bigint {
-    return minorOf(text, this.player(role).decimals);
-  }
-
-  sign(body: string | Uint8Array): string {
-    return sign(this.kit.target.secret, body);
-  }
-
-  // ------------------------------------------------------------ set-up
-
-  async setUp(): Promise<void> {
-    const taken = new Set<string>();
-    for (const role of ['main', 'other'] as const) {
-      const need = this.each.players[role];
-      if (need === undefined) continue;
-      const decimals = CURRENCIES.decimals(need.currency)!;
-      const target = minorOf(need.balance, decimals);
-      const player = await this.kit.source.player(need.currency, target, taken);
-      if (!player.ok) throw new FixtureShortfall(player.reason);
-      taken.add(player.value.playerId);
-      this.players.set(role, { playerId: player.value.playerId, currency: need.currency, decimals });
-      await this.open(role, role, 'main', player.value.balanceSet ? target : undefined);
-      if (!player.value.balanceSet) await this.bringBalance(role, target);
-    }
-  }
-
-  /** Mints a key and, if `open`, opens a session with it; `balance` is what the answer must show (else it is learnt from it). */
-  private async open(name: string, role: Role, which: 'main' | 'other', balance: bigint | undefined, open = true): Promise<void> {
-    const game = this.game(which);
-    const key = await this.kit.source.launchKey(this.player(role).playerId, game);
-    if (!key.ok) throw new FixtureShortfall(key.reason);
-    this.keys.set(name, key.value);
-    if (!open) return;
-    const request = this.request('/authenticate', { key: key.value, game });
-    const attempt = await this.kit.send(request);
-    const wanted: BalanceWanted = balance === undefined ? { kind: 'none' } : { kind: 'value', minor: balance, required: true, exactText: false };
-    const judgement = judge(attempt, { endpoint: '/authenticate', status: 200, balance: wanted, player: this.player(role) });
-    if (judgement.problems.length === 0 && [...this.sessions.values()].some((each) => each.sessionId.toLowerCase() === judgement.sessionId?.toLowerCase())) {
-      judgement.problems.push(`a new key answered the session ${judgement.sessionId}, which another key opened (docs/protocol.md §5.1)`);
-    }
-    if (judgement.problems.length > 0) throw new StepFailed(judgement.problems, [request], attempt);
-    const shown = balance ?? judgement.balance;
-    if (shown === undefined) throw new StepFailed([`the session's balance is not an amount of ${this.player(role).currency}`], [request], attempt);
-    if (!this.known.has(role)) this.known.set(role, shown);
-    this.sessions.set(name, { sessionId: judgement.sessionId!, key: key.value, role, game });
-  }
-
-  /** A player of the fixtures file holds what earlier runs left: a win or a bet of the difference, in rounds of their own, brings it to `target`. */
-  private async bringBalance(role: Role, target: bigint): Promise<void> {
-    const { decimals } = this.player(role);
-    const largest = amountMinorMax(decimals);
-    for (;;) {
-      const difference = target - this.balance(role);
-      if (difference === 0n) return;
-      const step = difference > 0n ? (difference > largest ? largest : difference) : -difference > largest ? -largest : difference;
-      const body = {
-        sessionId: this.session(role).sessionId,
-        playerId: this.player(role).playerId,
-        transactions: [{ id: randomUUID(), type: step > 0n ? 'win' : 'bet', amount: this.amount(step > 0n ? step : -step, role) }],
-        game: this.session(role).game,
-        round: { id: randomUUID(), finished: true },
-      };
-      await this.call({ kind: 'call', say: 'bring the balance to the case\'s', endpoint: '/transaction', session: role, body: () => body, expect: { status: 200, balance: (() => step) as BalanceExpectation } });
-    }
-  }
-
-  /** A player left blocked by a case that ended early is unblocked, so that the next case finds it as it should. */
-  async cleanUp(): Promise<void> {
-    for (const role of this.blocked) await this.kit.source.setBlocked(this.player(role).playerId, false);
-    this.blocked.clear();
-  }
-
-  // ------------------------------------------------------------ steps
-
-  async step(step: Step): Promise<void> {
-    switch (step.kind) {
-      case 'call':
-        return this.call(step);
-      case 'parallel':
-        return this.parallel(step);
-      case 'probe':
-        return this.probe(step);
-      case 'session':
-        return this.sessionStep(step);
-      case 'wait':
-        return this.wait(step);
-      case 'block':
-      case 'unblock': {
-        const role = step.player ?? 'main';
-        const done = await this.kit.source.setBlocked(this.player(role).playerId, step.kind === 'block');
-        if (!done.ok) throw new FixtureShortfall(done.reason);
-        if (step.kind === 'block') this.blocked.add(role);
-        else this.blocked.delete(role);
-        return;
-      }
-    }
-  }
-
-  private request(endpoint: OperatorEndpoint, body: Body, headers?: CallStep['headers']): Kept {
-    const bytes = toBytes(body);
-    const defaults = this.kit.headersFor(bytes);
-    return { endpoint, url: `${this.kit.target.endpoint}${endpoint}`, headers: headers === undefined ? defaults : headers(defaults, bytes, this), bytes };
-  }
-
-  private wanted(expect: Expect, role: Role): BalanceWanted {
-    const known = this.balance(role);
-    const given = expect.balance;
-    const exactText = expect.exactText === true;
-    if (given === 'any') return { kind: 'none' };
-    if (given === 'absent') return { kind: 'absent' };
-    // Unstated, the balance is the one held: a 200 must show it, a refusal may (docs/protocol.md §3.1).
-    if (given === undefined) return { kind: 'value', minor: known, required: expect.status === 200, exactText };
-    const change = given === 'unchanged' ? 0n : typeof given === 'function' ? given(this) : signedMinorOf(given, this.player(role).decimals);
-    return { kind: 'value', minor: known + change, required: true, exactText };
-  }
-
-  private async call(step: CallStep): Promise<void> {
-    let request: Kept;
-    if (step.resend !== undefined) {
-      const kept = this.kept.get(step.resend);
-      if (kept === undefined) throw new Error(`case ${this.each.id} kept no request ${step.resend}`);
-      request = step.tamper === undefined ? kept : { ...kept, bytes: step.tamper(kept.bytes) };
-    } else {
-      if (step.body === undefined) throw new Error(`case ${this.each.id}: a call step needs a body or resend`);
-      request = this.request(step.endpoint, step.body(this), step.headers);
-    }
-    if (step.keep !== undefined) this.kept.set(step.keep, request);
-    const role = step.expect.player ?? (this.sessions.has(step.session ?? 'main') ? this.session(step.session).role : 'main');
-    const wanted = this.wanted(step.expect, role);
-    const attempt = await this.kit.send(request);
-    const judgement = judge(attempt, {
-      endpoint: request.endpoint,
-      status: step.expect.status,
-      ...(step.expect.code === undefined ? {} : { code: step.expect.code }),
-      balance: wanted,
-      player: this.player(role),
-    });
-    const session = step.expect.session;
-    if (judgement.problems.length === 0 && session !== undefined) {
-      const answered = judgement.sessionId?.toLowerCase();
-      if (session === 'new') {
-        if ([...this.sessions.values()].some((each) => each.sessionId.toLowerCase() === answered)) judgement.problems.push(`expected a new session, got ${answered}, which the case opened before`);
-      } else if (answered !== this.session(session.sameAs).sessionId.toLowerCase()) {
-        judgement.problems.push(`expected the session ${this.session(session.sameAs).sessionId} again, got ${answered} (docs/protocol.md §5.1)`);
-      }
-    }
-    if (judgement.problems.length > 0) throw new StepFailed(judgement.problems, [request], attempt);
-    if (wanted.kind === 'value') this.known.set(role, wanted.minor);
-  }
-
-  private async parallel(step: ParallelStep): Promise<void> {
-    const requests = step.requests(this).map((each) => this.request(each.endpoint, each.body));
-    const attempts = await Promise.all(requests.map((request) => this.kit.send(request)));
-    const { decimals } = this.player('main');
-    const answers: ParallelAnswer[] = attempts.map((attempt) => answerOf(attempt, decimals));
-    const failedToAnswer = attempts.flatMap((attempt, i) => (attempt.kind === 'failed' ? [`request ${i + 1}: no answer: ${attempt.detail}`] : []));
-    const problems = failedToAnswer.length > 0 ? failedToAnswer : step.check(answers, this);
-    if (problems.length > 0) throw new StepFailed(problems, requests, undefined, true);
-    if (step.change !== undefined) this.known.set('main', this.balance('main') + step.change(answers, this));
-  }
-
-  private async probe(step: ProbeStep): Promise<void> {
-    const role = step.player ?? 'main';
-    const change = step.change ?? 'unchanged';
-    let body: Record<string, unknown>;
-    if (step.fresh === true) {
-      const name = `probe-${randomUUID()}`;
-      await this.open(name, role, 'main', undefined, false);
-      body = { key: this.key(name), game: this.game() };
-    } else {
-      body = { key: this.session(role).key, game: this.session(role).game };
-    }
-    // A blocked player's reload is refused, and the refusal still shows the balance (docs/protocol.md §5.1, §3.1).
-    const expect: Expect = this.blocked.has(role) ? { status: 403, code: 'PLAYER_BLOCKED', balance: change, player: role } : { status: 200, balance: change, player: role, ...(step.fresh === true ? { session: 'new' as const } : {}) };
-    await this.call({ kind: 'call', say: step.say, endpoint: '/authenticate', body: () => body, expect });
-  }
-
-  private async sessionStep(step: SessionStep): Promise<void> {
-    const role = step.player ?? 'main';
-    await this.open(step.name, role, step.game ?? 'main', step.open === false ? undefined : this.balance(role), step.open !== false);
-  }
-
-  private async wait(step: WaitStep): Promise<void> {
-    const expiry = this.kit.source.expiry!;
-    const lifeMs = (step.until === 'launch-key-expired' ? expiry.launchKeySeconds : expiry.sessionIdleSeconds) * 1000;
-    await this.kit.world.sleep(step.fraction === undefined ? lifeMs + CLOCK_MARGIN_MS : Math.round(lifeMs * step.fraction));
-  }
-}
-
-/** A parallel answer: its status, its problem's code, its balance in minor units. */
-function answerOf(attempt: Attempt, decimals: number): ParallelAnswer {
-  if (attempt.kind === 'failed') return { status: 0, code: undefined, balance: undefined };
-  const judged = judge(attempt, { endpoint: '/transaction', status: attempt.status, balance: { kind: 'none' }, player: { playerId: '', currency: '', decimals } });
-  let code: string | undefined;
-  try {
-    const value = JSON.parse(attempt.text) as { code?: unknown };
-    code = typeof value.code === 'string' ? value.code : undefined;
-  } catch {
-    code = undefined;
-  }
-  return { status: attempt.status, code, balance: judged.balance };
-}
-
-/** Minor units of a decimal text, for amounts the kit itself writes (a case's bug if it does not fit the currency). */
-function minorOf(text: string, decimals: number): bigint {
-  const decimal = decimalFromString(text);
-  const minor = decimal === undefined ? undefined : toMinor(decimal, decimals);
-  if (minor === undefined) throw new Error(`${text} is not an amount with ${decimals} decimals`);
-  return minor;
-}
-
-/** "+2.5", "-1", "0.3": a signed change in minor units. */
-function signedMinorOf(text: string, decimals: number): bigint {
-  const negative = text.startsWith('-');
-  const minor = minorOf(text.replace(/^[+-]/, ''), decimals);
-  return negative ? -minor : minor;
+    },
+  };
 }

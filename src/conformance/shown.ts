@@ -1,7 +1,7 @@
 /**
  * What a report shows of a request the kit sent and of the answer it got,
  * and the bytes of a body as the kit sends them: one definition for both
- * sides' runners, so that their reports read alike.
+ * sides, so that their reports read alike.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Attempt } from '../clients/http-call.js';

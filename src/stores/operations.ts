@@ -1,12 +1,14 @@
 /**
  * The one table of the wallet store's operations. Each entry names an
  * operation, its argument and outcome types, and how it runs; from it derive
- * the WalletStore interface (below), the methods both stores expose
- * (StoreOperations below), the SQLite writer's read/write split and its
- * typed handlers (sqlite/sqlite-operations.ts), and PostgreSQL's hot path
- * (postgres-ledger.ts, HotCall). Adding an operation takes an entry here and
- * the ledger function of each backend; the compiler asks for whatever else
- * must name it (each backend's line in its typed handler table).
+ * the WalletStore interface (below), the SQLite writer's read/write split
+ * and its typed handlers (sqlite/sqlite-operations.ts), and PostgreSQL's hot
+ * path (postgres-ledger.ts, HotCall). Adding an operation takes an entry
+ * here and the ledger function of each backend; the compiler asks for
+ * whatever else must name it: each backend's line in its typed handler
+ * table (<backend>-operations.ts), and each store's one-line method
+ * (<backend>-store.ts), which `implements WalletStore` holds to the entry's
+ * types.
  *
  * Outcomes are values: an operation resolves with its success or a Refusal
  * of the codes its entry lists. A failure of storage is never an outcome:
@@ -63,14 +65,15 @@ export interface OperationSpec {
    */
   dbTx: 'shared' | 'own' | 'snapshot' | 'none';
   /**
-   * How a store offers it. 'derived': WalletStore has a method of its name
-   * that hands the call to the backend as it is (StoreOperations makes it).
-   * 'own': WalletStore has a method of its name that each backend writes,
-   * because how it runs differs by backend (verify reads beside the writer,
-   * ping probes writes while they fail). 'none': not part of WalletStore; a
-   * backend's own methods use it.
+   * How a store offers it. 'forward': WalletStore has a method of its name,
+   * and each store writes it as one line that hands the call, as it is, to
+   * the store's call path and so to the backend's typed handler
+   * (<backend>-operations.ts). 'own': WalletStore has a method of its name
+   * that each store writes in full, because how it runs differs by backend
+   * (verify reads beside the writer, ping probes writes while they fail).
+   * 'none': not part of WalletStore; a backend's own methods use it.
    */
-  method: 'derived' | 'own' | 'none';
+  method: 'forward' | 'own' | 'none';
   /**
    * Called for nearly every request (/transaction, /payout): PostgreSQL
    * group-commits these (its HotBatcher and PostgresLedger.applyBatch).
@@ -96,41 +99,41 @@ export const OPERATIONS = {
    * A refusal of FINAL_REFUSAL_CODES (rules.ts) is kept in the same database transaction, with the request's
    * new ids: those ids answer it again ever after (docs/protocol.md §6.4).
    */
-  transact: operation<TransactionCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: true }),
+  transact: operation<TransactionCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: true }),
   /** Outcomes: balance | SESSION_NOT_FOUND | INVALID_REQUEST | DUPLICATE_CONFLICT */
-  payout: operation<PayoutCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: true }),
+  payout: operation<PayoutCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: true }),
   /** Outcomes: session | INVALID_LAUNCH_KEY | SESSION_MISMATCH | PLAYER_BLOCKED */
-  authenticate: operation<AuthenticateCommand, SessionOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  authenticate: operation<AuthenticateCommand, SessionOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: player | PLAYER_EXISTS | UNSUPPORTED_CURRENCY | INVALID_REQUEST */
-  createPlayer: operation<CreatePlayerCommand, PlayerView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  createPlayer: operation<CreatePlayerCommand, PlayerView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: player | PLAYER_NOT_FOUND */
-  getPlayer: operation<string, PlayerView | Refusal>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  getPlayer: operation<string, PlayerView | Refusal>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
   /** Outcomes: key | PLAYER_NOT_FOUND */
-  createLaunchKey: operation<LaunchKeyCommand, LaunchKeyView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  createLaunchKey: operation<LaunchKeyCommand, LaunchKeyView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: balance | PLAYER_NOT_FOUND | INVALID_REQUEST | DUPLICATE_CONFLICT | INSUFFICIENT_FUNDS */
-  adjust: operation<AdjustCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  adjust: operation<AdjustCommand, BalanceOutcome | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: player | PLAYER_NOT_FOUND */
-  setBlocked: operation<BlockCommand, PlayerView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  setBlocked: operation<BlockCommand, PlayerView | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
-  listRounds: operation<PageRequest, PageOf<RoundView> | Refusal>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  listRounds: operation<PageRequest, PageOf<RoundView> | Refusal>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
   /** Outcomes: page | PLAYER_NOT_FOUND | INVALID_REQUEST (a cursor that is not one of this player's; newest first) */
-  listTransfers: operation<PageRequest, PageOf<TransferView> | Refusal>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  listTransfers: operation<PageRequest, PageOf<TransferView> | Refusal>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
   /** Outcomes: page (no refusals: every filter and cursor is a plain text, and one that matches nothing gives an empty page). */
-  listPlayers: operation<PlayersRequest, PlayersPage>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  listPlayers: operation<PlayersRequest, PlayersPage>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
   /** Outcomes: report (no refusals: its caller keeps the span within GGR_DAYS_MAX, store.ts). */
-  ggr: operation<GgrRequest, GgrReport>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  ggr: operation<GgrRequest, GgrReport>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
   /** Outcomes: the account with its token | STAFF_EXISTS (a name is never reused, revoked or not). Writes its audit row with it. */
-  addStaff: operation<AddStaffCommand, StaffAdded | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  addStaff: operation<AddStaffCommand, StaffAdded | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: what was revoked | STAFF_NOT_FOUND. Writes its audit row with it. */
-  revokeStaff: operation<RevokeStaffCommand, StaffRevoked | Refusal>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  revokeStaff: operation<RevokeStaffCommand, StaffRevoked | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: every account with its tokens (never their hashes), by name. */
-  listStaff: operation<void, StaffListing[]>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  listStaff: operation<void, StaffListing[]>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
   /** Outcomes: the account and token stored under a token's hash, valid or not (access/staff.ts decides), or null. */
-  findStaffToken: operation<string, StaffTokenFound | null>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  findStaffToken: operation<string, StaffTokenFound | null>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
   /** Outcomes: ok. One audit row of a call that changed nothing (refused, failed); the table refuses UPDATE and DELETE. */
-  appendAudit: operation<AuditEntry, { ok: true }>()({ access: 'write', dbTx: 'shared', method: 'derived', hot: false }),
+  appendAudit: operation<AuditEntry, { ok: true }>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: a page of the audit log, newest first. */
-  listAudit: operation<AuditPageRequest, AuditPage>()({ access: 'read', dbTx: 'none', method: 'derived', hot: false }),
+  listAudit: operation<AuditPageRequest, AuditPage>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
   /**
    * Proves that every transfer balances and every kept balance equals the
    * sum of its postings, with sums exact at any size. No refusals: a proof
@@ -167,8 +170,8 @@ export type OperationOutcome = { [K in OperationName]: NonNullable<Table[K]['typ
 
 /** The operations WalletStore has a method for. */
 export type StoreOperationName = { [K in OperationName]: Table[K]['method'] extends 'none' ? never : K }[OperationName];
-/** The operations whose store method hands the call on as it is. */
-export type DerivedOperationName = { [K in OperationName]: Table[K]['method'] extends 'derived' ? K : never }[OperationName];
+/** The operations whose store method hands the call on as it is, to the backend's typed handler. */
+export type ForwardOperationName = { [K in OperationName]: Table[K]['method'] extends 'forward' ? K : never }[OperationName];
 /** The operations PostgreSQL group-commits. */
 export type HotOperationName = { [K in OperationName]: Table[K]['hot'] extends true ? K : never }[OperationName];
 
@@ -179,7 +182,10 @@ export type StoreMethods = {
 
 /**
  * A wallet store: one method per operation of the table in operations.ts,
- * which lists each one's argument, outcomes and how it runs.
+ * which lists each one's argument, outcomes and how it runs. Each store
+ * class writes every method itself and declares `implements WalletStore`,
+ * so that an operation without its method, or a method whose argument or
+ * outcome differs from its entry's, does not build.
  */
 export interface WalletStore extends StoreMethods {
   readonly backend: string;
@@ -194,29 +200,3 @@ export interface WalletStore extends StoreMethods {
 }
 
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
-
-const DERIVED_NAMES = OPERATION_NAMES.filter((name): name is DerivedOperationName => OPERATIONS[name].method === 'derived');
-
-/**
- * The base class of the stores: one method per derived operation, each
- * handing its argument to the store's dispatch(). The methods sit on the
- * prototype, made once when this module loads, so a call costs what a
- * hand-written wrapper cost: one more call, and no allocation.
- */
-abstract class StoreOperationsBase {
-  /** Runs one call of a derived operation: the store's one path for them. */
-  protected abstract dispatch<K extends DerivedOperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]>;
-}
-for (const name of DERIVED_NAMES) {
-  Object.defineProperty(StoreOperationsBase.prototype, name, {
-    value: function (this: StoreOperationsBase, args: OperationArgs[typeof name]) {
-      return (this as unknown as { dispatch: StoreOperationsBase['dispatch'] }).dispatch(name, args);
-    },
-    writable: true,
-    configurable: true,
-  });
-}
-
-export const StoreOperations = StoreOperationsBase as abstract new () => StoreOperationsBase & {
-  [K in keyof Table as Table[K]['method'] extends 'derived' ? K : never]: (args: OperationArgs[K]) => Promise<OperationOutcome[K]>;
-};

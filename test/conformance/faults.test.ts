@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OPERATOR_CASES } from '../../src/conformance/operator/index.js';
-import { runOperatorConformance } from '../../src/conformance/runner.js';
+import { runOperatorConformance } from '../../src/conformance/operator-runner.js';
 import { faultyProxy, trivialOperator, type Fault } from './faulty-operators.js';
 import { backOfficeRun, failedIds, GAMES, listeningOperator, shown, type ListeningOperator } from './kit-helpers.js';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { FixturesFile } from '../../src/conformance/fixtures.js';
 import type { RunReport } from '../../src/conformance/report.js';
 import { summaryText } from '../../src/conformance/reporters/terminal.js';
-import type { KitWorld, OperatorTarget, RunOptions } from '../../src/conformance/runner.js';
+import type { KitWorld, OperatorTarget, RunOptions } from '../../src/conformance/operator-runner.js';
 import type { RulesConfig } from '../../src/ledger/rules.js';
 import type { World } from '../../src/operator/operator-service.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, makeOperator, SECRET, type Operator, type OperatorBackendName } from '../helpers.js';

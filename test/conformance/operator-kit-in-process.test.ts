@@ -17,7 +17,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KitSend } from '../../src/conformance/kit-send.js';
 import { OPERATOR_CASES } from '../../src/conformance/operator/index.js';
-import { runOperatorConformance } from '../../src/conformance/runner.js';
+import { runOperatorConformance } from '../../src/conformance/operator-runner.js';
 import { makeOperator, OPERATOR_BACKENDS, type Operator } from '../helpers.js';
 import { backOfficeRun, failedIds, KNOWN_OPERATOR_FAILURES, shown } from './kit-helpers.js';
 import { injectSend } from './provider-kit-helpers.js';

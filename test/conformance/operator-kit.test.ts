@@ -15,7 +15,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FixturesFile } from '../../src/conformance/fixtures.js';
 import { OPERATOR_CASES } from '../../src/conformance/operator/index.js';
-import { runOperatorConformance } from '../../src/conformance/runner.js';
+import { runOperatorConformance } from '../../src/conformance/operator-runner.js';
 import { admin, ADMIN_TOKEN, OPERATOR_BACKENDS, tempDir } from '../helpers.js';
 import { backOfficeRun, failedIds, GAMES, KNOWN_OPERATOR_FAILURES, listeningOperator, shown, targetOf } from './kit-helpers.js';
 

@@ -17,7 +17,8 @@ import { ACCESS_TOKEN_PLACEHOLDER, curlCommand, parallelCurl, type RecordedReque
 import { RunReport } from '../../src/conformance/report.js';
 import { renderReport } from '../../src/conformance/reporters/files.js';
 import { summaryText, terminalReporter, wantsColour } from '../../src/conformance/reporters/terminal.js';
-import { runOperatorConformance, type RunEvent } from '../../src/conformance/runner.js';
+import { runOperatorConformance } from '../../src/conformance/operator-runner.js';
+import type { RunEvent } from '../../src/conformance/runner.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, SECRET, tempDir } from '../helpers.js';
 import { trivialOperator, type Listening } from './faulty-operators.js';

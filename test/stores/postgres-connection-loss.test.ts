@@ -48,6 +48,15 @@ function openClient(): { sql: postgres.Sql; sockets: net.Socket[] } {
   return { sql: postgres(DATABASE_URL!, options), sockets };
 }
 
+/** Resolves once the backend `pid` runs pg_sleep: the query to cut is in flight, whatever the machine's load. */
+async function sleeping(admin: postgres.Sql, pid: number): Promise<void> {
+  for (;;) {
+    const [row] = await admin<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${pid} AND state = 'active' AND query LIKE 'SELECT pg_sleep%'`;
+    if (row!.n > 0) return;
+  }
+}
+
 describe('postgres client: a connection lost mid-transaction', { skip: POSTGRES_UNAVAILABLE }, () => {
   test('every query written to the dead socket settles, and the next connection starts clean', async () => {
     const { sql, sockets } = openClient();
@@ -78,16 +87,12 @@ describe('postgres client: a connection lost mid-transaction', { skip: POSTGRES_
     try {
       const [backend] = await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
       const pid = backend!.pid;
-      // The server answers FATAL (57P01) to the query in flight, then closes.
-      const cut = sql`SELECT pg_sleep(2)`.execute();
-      // Terminated once the server runs the query, as its own view of the backend says: not after a guessed wait.
-      for (;;) {
-        const [activity] = await admin<{ state: string | null }[]>`SELECT state FROM pg_stat_activity WHERE pid = ${pid}`;
-        if (activity?.state === 'active') break;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      // The server answers FATAL (57P01) to the query in flight, then closes. Its refusal is
+      // awaited from the start: it may arrive before the terminating call's own answer does.
+      const cut = assert.rejects(settlesWithin(sql`SELECT pg_sleep(2)`.execute(), 'the query cut'));
+      await settlesWithin(sleeping(admin, pid), 'the query cut reaching the server');
       await admin`SELECT pg_terminate_backend(${pid})`;
-      await assert.rejects(settlesWithin(cut, 'the query cut'));
+      await cut;
       const [row] = await settlesWithin(sql`SELECT 7 AS n`, 'the first query after the loss');
       assert.equal(row!.n, 7);
     } finally {

@@ -1,7 +1,8 @@
 /**
  * How the PostgreSQL store carries out each operation of the table in
- * operations.ts that its methods hand on as they are: a typed handler per
- * operation. The hot ones (operations.ts: hot) queue for the group
+ * operations.ts that its methods hand on as they are ('forward'): a typed
+ * handler per operation, which the store's one-line method of the same name
+ * runs (postgres-store.ts, call). The hot ones (operations.ts: hot) queue for the group
  * batcher (hot-batcher.ts), which runs them in batches through
  * PostgresLedger.applyBatch; the others are one database transaction of the
  * ledger's own. verify and ping are the store's own methods
@@ -10,7 +11,7 @@
  * a handler, or a handler whose types differ from its entry's, does not
  * build.
  */
-import type { DerivedOperationName, OperationArgs, OperationOutcome } from '../operations.js';
+import type { ForwardOperationName, OperationArgs, OperationOutcome } from '../operations.js';
 import type { CallSignal } from '../../platform/postgres/call-deadlines.js';
 import type { HotBatcher } from './hot-batcher.js';
 import type { HotCall, HotResult, PostgresLedger } from './postgres-ledger.js';
@@ -27,12 +28,12 @@ export interface PostgresHandlerContext {
  * How one operation runs (the SQLite writer's table has the same shape,
  * sqlite-operations.ts, plus how each call crosses to its thread).
  */
-export interface PostgresOperation<K extends DerivedOperationName> {
+export interface PostgresOperation<K extends ForwardOperationName> {
   /** Carries one call out. `signal` aborts when the caller stops waiting: a hot call still queued is then dropped (HotBatcher.submit). */
   run: (context: PostgresHandlerContext, args: OperationArgs[K], signal: CallSignal) => Promise<OperationOutcome[K]>;
 }
 
-export const POSTGRES_OPERATIONS: { [K in DerivedOperationName]: PostgresOperation<K> } = {
+export const POSTGRES_OPERATIONS: { [K in ForwardOperationName]: PostgresOperation<K> } = {
   transact: { run: ({ batcher }, command, signal) => batcher.submit({ kind: 'transact', command }, signal) },
   payout: { run: ({ batcher }, command, signal) => batcher.submit({ kind: 'payout', command }, signal) },
   authenticate: { run: ({ ledger }, command) => ledger.authenticate(command) },

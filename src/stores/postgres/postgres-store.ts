@@ -14,9 +14,24 @@ import type postgres from 'postgres';
 import { UnavailableError } from '../../protocol/errors.js';
 import { createCurrencies, DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
 import { DEFAULT_RULES } from '../../ledger/rules.js';
-import { StoreOperations, type DerivedOperationName, type OperationArgs, type OperationOutcome } from '../operations.js';
-import type { VerifyReport } from '../store.js';
-import type { WalletStore } from '../operations.js';
+import type { ForwardOperationName, OperationArgs, OperationOutcome, WalletStore } from '../operations.js';
+import type {
+  AddStaffCommand,
+  AdjustCommand,
+  AuditPageRequest,
+  AuthenticateCommand,
+  BlockCommand,
+  CreatePlayerCommand,
+  GgrRequest,
+  LaunchKeyCommand,
+  PageRequest,
+  PayoutCommand,
+  PlayersRequest,
+  RevokeStaffCommand,
+  TransactionCommand,
+  VerifyReport,
+} from '../store.js';
+import type { AuditEntry } from '../../access/staff.js';
 import { migrate } from './migrations.js';
 import { openDatabase, redactUrl } from './open-database.js';
 import { callTimeoutMs, DEFAULT_POSTGRES_SETTINGS, type PostgresSettings, type StoreOptions } from '../settings.js';
@@ -66,7 +81,7 @@ export const CLOSE_TIMEOUT_S = 5;
 /** The signal of a call that has no deadline (verify): it never aborts. */
 const NO_DEADLINE: CallSignal = { aborted: false, reason: undefined, addEventListener: () => {} };
 
-export class PostgresStore extends StoreOperations implements WalletStore {
+export class PostgresStore implements WalletStore {
   readonly backend = 'postgres';
   private inflight = 0;
   private closed = false;
@@ -93,7 +108,6 @@ export class PostgresStore extends StoreOperations implements WalletStore {
     /** What a verify opens its own connection with. */
     private readonly connection: { url: string; settings: PostgresSettings },
   ) {
-    super();
     this.handlerContext = { ledger, batcher, staff: new PostgresStaff(sql) };
     batcher.onStall((error) => this.fail(error));
   }
@@ -191,8 +205,67 @@ export class PostgresStore extends StoreOperations implements WalletStore {
     }
   }
 
-  /** Runs one call of an operation that StoreOperations' methods hand on, through its handler (postgres-operations.ts). */
-  protected dispatch<K extends DerivedOperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]> {
+  // The operations the table (operations.ts) marks 'forward', each one statement: the call runs as it is
+  // through its handler (postgres-operations.ts): the hot ones queue for the group batcher, the others
+  // call the function of their name on the ledger or the staff tables. `implements WalletStore` holds
+  // each to its entry's argument and outcome.
+  transact(command: TransactionCommand) {
+    return this.call('transact', command);
+  }
+  payout(command: PayoutCommand) {
+    return this.call('payout', command);
+  }
+  authenticate(command: AuthenticateCommand) {
+    return this.call('authenticate', command);
+  }
+  createPlayer(command: CreatePlayerCommand) {
+    return this.call('createPlayer', command);
+  }
+  getPlayer(playerId: string) {
+    return this.call('getPlayer', playerId);
+  }
+  createLaunchKey(command: LaunchKeyCommand) {
+    return this.call('createLaunchKey', command);
+  }
+  adjust(command: AdjustCommand) {
+    return this.call('adjust', command);
+  }
+  setBlocked(command: BlockCommand) {
+    return this.call('setBlocked', command);
+  }
+  listRounds(page: PageRequest) {
+    return this.call('listRounds', page);
+  }
+  listTransfers(page: PageRequest) {
+    return this.call('listTransfers', page);
+  }
+  listPlayers(page: PlayersRequest) {
+    return this.call('listPlayers', page);
+  }
+  ggr(span: GgrRequest) {
+    return this.call('ggr', span);
+  }
+  addStaff(command: AddStaffCommand) {
+    return this.call('addStaff', command);
+  }
+  revokeStaff(command: RevokeStaffCommand) {
+    return this.call('revokeStaff', command);
+  }
+  listStaff() {
+    return this.call('listStaff', undefined);
+  }
+  findStaffToken(tokenHash: string) {
+    return this.call('findStaffToken', tokenHash);
+  }
+  appendAudit(entry: AuditEntry) {
+    return this.call('appendAudit', entry);
+  }
+  listAudit(page: AuditPageRequest) {
+    return this.call('listAudit', page);
+  }
+
+  /** Runs one call of a 'forward' operation (the methods above) through its handler (postgres-operations.ts). */
+  private call<K extends ForwardOperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]> {
     const operation = POSTGRES_OPERATIONS[op];
     return this.run((signal) => operation.run(this.handlerContext, args, signal));
   }

@@ -9,9 +9,24 @@ import { UnavailableError } from '../../protocol/errors.js';
 import { DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.js';
 import { DEFAULT_RULES } from '../../ledger/rules.js';
 import type { StoreOptions } from '../settings.js';
-import { OPERATIONS, StoreOperations, type OperationArgs, type OperationName, type OperationOutcome } from '../operations.js';
-import type { VerifyReport } from '../store.js';
-import type { WalletStore } from '../operations.js';
+import { OPERATIONS, type OperationArgs, type OperationName, type OperationOutcome, type WalletStore } from '../operations.js';
+import type {
+  AddStaffCommand,
+  AdjustCommand,
+  AuditPageRequest,
+  AuthenticateCommand,
+  BlockCommand,
+  CreatePlayerCommand,
+  GgrRequest,
+  LaunchKeyCommand,
+  PageRequest,
+  PayoutCommand,
+  PlayersRequest,
+  RevokeStaffCommand,
+  TransactionCommand,
+  VerifyReport,
+} from '../store.js';
+import type { AuditEntry } from '../../access/staff.js';
 import type { WorkerInit } from './batch-writer-worker.js';
 import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
@@ -76,7 +91,7 @@ function verifyFailed(reason: string, cause?: unknown): UnavailableError {
   return new UnavailableError(`verify could not finish: ${reason}`, cause === undefined ? undefined : { cause });
 }
 
-export class SqliteStore extends StoreOperations implements WalletStore {
+export class SqliteStore implements WalletStore {
   readonly backend = 'sqlite';
   private readonly pending = new Map<number, Pending>();
   private queue: Call[] = [];
@@ -101,9 +116,7 @@ export class SqliteStore extends StoreOperations implements WalletStore {
   private constructor(
     private readonly path: string,
     private readonly inflightCallsMax: number,
-  ) {
-    super();
-  }
+  ) {}
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
     const store = new SqliteStore(options.path, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
@@ -199,8 +212,67 @@ export class SqliteStore extends StoreOperations implements WalletStore {
     for (const listener of this.fatalListeners) listener(error);
   }
 
-  /** Queues one call for the writer: every operation's one path (StoreOperations' methods, verify, ping). */
-  protected dispatch<K extends OperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]> {
+  // The operations the table (operations.ts) marks 'forward', each one statement: the call crosses to the
+  // writer as it is, where its handler (sqlite-operations.ts) runs the function of its name on the
+  // ledger or the staff tables.
+  // `implements WalletStore` holds each to its entry's argument and outcome.
+  transact(command: TransactionCommand) {
+    return this.call('transact', command);
+  }
+  payout(command: PayoutCommand) {
+    return this.call('payout', command);
+  }
+  authenticate(command: AuthenticateCommand) {
+    return this.call('authenticate', command);
+  }
+  createPlayer(command: CreatePlayerCommand) {
+    return this.call('createPlayer', command);
+  }
+  getPlayer(playerId: string) {
+    return this.call('getPlayer', playerId);
+  }
+  createLaunchKey(command: LaunchKeyCommand) {
+    return this.call('createLaunchKey', command);
+  }
+  adjust(command: AdjustCommand) {
+    return this.call('adjust', command);
+  }
+  setBlocked(command: BlockCommand) {
+    return this.call('setBlocked', command);
+  }
+  listRounds(page: PageRequest) {
+    return this.call('listRounds', page);
+  }
+  listTransfers(page: PageRequest) {
+    return this.call('listTransfers', page);
+  }
+  listPlayers(page: PlayersRequest) {
+    return this.call('listPlayers', page);
+  }
+  ggr(span: GgrRequest) {
+    return this.call('ggr', span);
+  }
+  addStaff(command: AddStaffCommand) {
+    return this.call('addStaff', command);
+  }
+  revokeStaff(command: RevokeStaffCommand) {
+    return this.call('revokeStaff', command);
+  }
+  listStaff() {
+    return this.call('listStaff', undefined);
+  }
+  findStaffToken(tokenHash: string) {
+    return this.call('findStaffToken', tokenHash);
+  }
+  appendAudit(entry: AuditEntry) {
+    return this.call('appendAudit', entry);
+  }
+  listAudit(page: AuditPageRequest) {
+    return this.call('listAudit', page);
+  }
+
+  /** Queues one call for the writer: every operation's one path (the methods above, verify, ping). */
+  private call<K extends OperationName>(op: K, args: OperationArgs[K]): Promise<OperationOutcome[K]> {
     if (this.failure || this.closed) return Promise.reject(new UnavailableError('the store is closed'));
     if (this.pending.size >= this.inflightCallsMax) {
       return Promise.reject(new UnavailableError(`over ${this.inflightCallsMax} calls in flight`));
@@ -239,7 +311,7 @@ export class SqliteStore extends StoreOperations implements WalletStore {
    */
   verify(): Promise<VerifyReport> {
     if (this.path === ':memory:') {
-      return this.dispatch('verify', undefined).catch((error: unknown) => {
+      return this.call('verify', undefined).catch((error: unknown) => {
         throw error instanceof StorageFailedError ? verifyFailed(error.reason, error) : error;
       });
     }
@@ -275,9 +347,9 @@ export class SqliteStore extends StoreOperations implements WalletStore {
    * read, which costs /health, polled every few seconds, next to nothing.
    */
   async ping(): Promise<void> {
-    if (this.writeFailure === undefined) return this.dispatch('ping', undefined);
+    if (this.writeFailure === undefined) return this.call('ping', undefined);
     try {
-      await this.dispatch('probeWrite', undefined);
+      await this.call('probeWrite', undefined);
     } catch (error) {
       throw error instanceof StorageFailedError ? new UnavailableError(`writes are failing: ${error.reason}`, { cause: error }) : error;
     }
