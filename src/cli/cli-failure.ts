@@ -21,8 +21,38 @@ export class MissingDatabaseError extends Error {
   override name = 'MissingDatabaseError';
 }
 
+/** A server that could not be reached: its message is `could not reach URL (why)` (src/clients/unreachable.ts). */
+export class UnreachableError extends Error {
+  override name = 'UnreachableError';
+}
+
+/**
+ * A server's refusal, one line: `CODE: detail` (docs/protocol.md §3), the
+ * status when the answer was no problem+json, and the text as it came when
+ * it was not even JSON.
+ */
+export function refusalLine(status: number | undefined, code: string | undefined, detail: string | undefined): string {
+  const told = detail === undefined || detail === '' ? undefined : detail.replace(/\s*\n\s*/g, ' ').trim();
+  if (code !== undefined) return told === undefined ? code : `${code}: ${told}`;
+  const head = status === undefined ? 'refused' : `refused with HTTP ${status}`;
+  return told === undefined ? head : `${head}: ${told}`;
+}
+
+/** A problem+json answer's text as one line (refusalLine); any other text is its detail. */
+export function refusalOfAnswer(status: number, text: string): string {
+  try {
+    const problem = JSON.parse(text) as { code?: unknown; detail?: unknown };
+    if (problem !== null && typeof problem === 'object' && typeof problem.code === 'string') {
+      return refusalLine(status, problem.code, typeof problem.detail === 'string' ? problem.detail : undefined);
+    }
+  } catch {
+    // Not JSON: its text is the detail.
+  }
+  return refusalLine(status, undefined, text.length > 300 ? `${text.slice(0, 300)}…` : text);
+}
+
 /** Failures whose message is already the whole story, told as they are. */
-const TOLD_AS_THEY_ARE = new Set(['ConfigError', 'UnavailableError', 'ProviderConfigError', 'ProviderLinkError', 'ListenError', 'MissingDatabaseError', 'SandboxSetupError', 'PagesNotBuilt']);
+const TOLD_AS_THEY_ARE = new Set(['ConfigError', 'UnavailableError', 'UnreachableError', 'ProviderConfigError', 'ProviderLinkError', 'ListenError', 'MissingDatabaseError', 'SandboxSetupError', 'PagesNotBuilt']);
 /** The conformance kit could not start a run: nothing was judged, which its exit code 2 says (docs/conformance.md). */
 const CONFORMANCE_NOT_STARTED = new Set(['FixturesError', 'RunNotStarted']);
 

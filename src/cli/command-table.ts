@@ -246,6 +246,21 @@ export class CommandTable {
   }
 
   /**
+   * What follows a usage error's line: the usage of the node it concerns
+   * and where its help is, never the whole help (which `--help` prints). A
+   * command's is its one usage line, a group's its commands' lines, the
+   * root's its groups.
+   */
+  usage(node: Node): string {
+    if (node.kind === 'command') return `Usage:\n  ${synopsis(node)}\n\nRun "wagerlink ${node.name} --help" for its options.\n`;
+    if (node.kind === 'group') {
+      const lines = this.inside(node.name).map((command) => `  ${synopsis(command)}`);
+      return `Usage:\n${lines.join('\n')}\n\nRun "wagerlink ${node.name} COMMAND --help" for a command's options.\n`;
+    }
+    return `Usage:\n  wagerlink COMMAND ... [--help]\n\nCommands: ${this.nextWords('').join(', ')}.\nRun "wagerlink --help" for every command, "wagerlink COMMAND --help" for one.\n`;
+  }
+
+  /**
    * Reads a command line: which node it names, its arguments and its
    * options. A word no command has, an option the command does not take,
    * an option without its value, or an argument too many or too few is a

@@ -55,17 +55,21 @@ class UsageError extends Error {
 const list = (entries: readonly string[] | undefined) =>
   (entries ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
 
-/** Runs the command; sets the exit code and writes its own errors. */
-export async function conformanceProvider(argv: readonly string[]): Promise<void> {
+/**
+ * Runs the command; sets the exit code and writes its own errors: a usage
+ * error is one line and `usage` (the command table's usage of this command),
+ * a run that could not start one line, both as every command tells them.
+ */
+export async function conformanceProvider(argv: readonly string[], usage: string): Promise<void> {
   try {
     await run(argv);
   } catch (error) {
     const err = error as Error & { code?: string };
     if (error instanceof UsageError || err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
-      process.stderr.write(`wagerlink: ${err.message}\n\n${CONFORMANCE_PROVIDER_USAGE}`);
+      process.stderr.write(`wagerlink: ${err.message}\n\n${usage}`);
       process.exitCode = 2;
     } else if (err.name === 'RunNotStarted') {
-      process.stderr.write(`wagerlink conformance: ${err.message}\n`);
+      process.stderr.write(`wagerlink: ${err.message}\n`);
       process.exitCode = 2;
     } else {
       throw error;

@@ -16,7 +16,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { decimalFromString, inexactNumbers, SIGNIFICANT_DIGITS_MAX } from '../protocol/money.js';
 import { operatorOpenApi } from '../operator/operator-openapi.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from '../operator/operator-views.js';
-import { ERRORS, problemJson, type Refusal } from '../protocol/errors.js';
+import { ERRORS, type Refusal } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { CONFIG_VARIABLES, parseWorkers, readOperatorConfig, type OperatorConfig } from '../operator/operator-config.js';
 import { OperatorService } from '../operator/operator-service.js';
@@ -28,7 +28,8 @@ import { SANDBOX_USAGE, sandboxCommand } from './sandbox-command.js';
 import { providerOpenApi } from '../provider/provider-openapi.js';
 import { ADMIN_HELP, PROVIDER_ADMIN_VARIABLES, providerAdmin } from './provider-admin.js';
 import { CommandTable, UsageError, type Command, type Group, type Node, type OptionName, type Values } from './command-table.js';
-import { cliFailure, requireExistingDatabase } from './cli-failure.js';
+import { cliFailure, refusalLine, requireExistingDatabase } from './cli-failure.js';
+import { couldNotReach } from '../clients/unreachable.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
 import { OPERATOR_AREAS } from '../conformance/case-model.js';
@@ -206,7 +207,8 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: "asks the provider for its games' bet ladders in these currencies",
     run: async (_args, values) => {
       const list = (text: string) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
-      printCall(await requestGameBets(linkFrom(values), list(values.games!), list(values.currencies!)));
+      const link = linkFrom(values);
+      printCall(await requestGameBets(link, list(values.games!), list(values.currencies!)), link);
     },
   },
   {
@@ -312,7 +314,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     name: 'conformance operator',
     options: ['endpoint', 'secret-file', 'secret', 'token-file', 'token', 'fixtures', 'admin-token-file', 'admin-token', 'report', 'only', 'bail'],
     required: ['endpoint'],
-    synopsis: '--endpoint URL --secret-file FILE --token-file FILE (--fixtures FILE | --admin-token-file FILE) [--report FILE]... [--only AREA] [--bail]',
+    synopsis: '--endpoint URL --secret-file FILE --token-file FILE (--fixtures FILE | --admin-token-file FILE | both) [--report FILE]... [--only AREA|CASE]... [--bail]',
     summary: 'checks an operator endpoint against docs/protocol.md',
     help: CONFORMANCE_USAGE,
     run: (_args, values) => conformance('operator', values),
@@ -320,11 +322,12 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   {
     name: 'conformance provider',
     options: [],
-    synopsis: '--endpoint URL --secret-file FILE --operator-id ID --wallet-id ID --game SLUG [--currency C]... [--report FILE]... [--only AREA] [--bail]',
+    synopsis:
+      '--endpoint URL --secret-file FILE --operator-id ID --wallet-id ID --game SLUG [--currency CODE[,CODE]]... [--next-secret-file FILE] [--outside-whitelist] [--report FILE]... [--only AREA|CASE]... [--bail]',
     summary: 'checks a provider endpoint against docs/protocol.md',
     help: CONFORMANCE_PROVIDER_USAGE,
     // Listed here for the usage texts; main() hands its arguments to conformance-provider.ts, which parses its own.
-    run: (args) => conformanceProvider(args),
+    run: (args) => conformanceProvider(args, TABLE.usage(TABLE.resolve(['conformance', 'provider']).node)),
   },
 ];
 
@@ -368,10 +371,19 @@ function configFrom(values: Values): OperatorConfig {
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(port === undefined ? {} : { port }),
     ...(database === undefined ? {} : { database }),
-    ...(values.workers === undefined ? {} : { workers: parseWorkers(values.workers, '--workers', availableParallelism()) }),
+    ...(values.workers === undefined ? {} : { workers: workersFrom(values.workers) }),
   });
   databaseInUse = config.database;
   return config;
+}
+
+/** --workers, whose bad value is a usage error of the command like any other option's. */
+function workersFrom(text: string): number {
+  try {
+    return parseWorkers(text, '--workers', availableParallelism());
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** The database the command works on, once known: a failure to reach it is told with its name. */
@@ -412,14 +424,19 @@ async function withService<T>(config: OperatorConfig, work: (service: OperatorSe
   }
 }
 
-/** Prints a success through its view; a refusal goes to stderr as problem JSON and sets exit code 1. */
+/** Prints a success through its view; a refusal is one line on stderr, `wagerlink: CODE: detail`, exit code 1. */
 function report<T extends { ok: true }>(outcome: T | Refusal, view: (value: T) => unknown): void {
   if (outcome.ok) {
     print(view(outcome));
   } else {
-    process.stderr.write(`${problemJson(outcome.code, outcome.detail, outcome.balance)}\n`);
-    process.exitCode = 1;
+    refused(refusalLine(undefined, outcome.code, outcome.detail));
   }
+}
+
+/** A refusal or a failure that is the command's answer, not an error of the command: one line, exit code 1. */
+function refused(line: string): void {
+  process.stderr.write(`wagerlink: ${line}\n`);
+  process.exitCode = 1;
 }
 
 /**
@@ -553,12 +570,16 @@ function linkFrom(values: Values) {
   });
 }
 
-/** Prints a provider's answer; anything else goes to stderr (a refusal as its problem) with exit code 1. */
-function printCall<T>(outcome: CallOutcome<T>): void {
+/**
+ * Prints a provider's answer; anything else is one line on stderr with exit
+ * code 1: a refusal `CODE: detail`, a provider that could not be reached
+ * `could not reach URL (why)`, an answer that is not the interface's in words.
+ */
+function printCall<T>(outcome: CallOutcome<T>, link: { providerUrl: string }): void {
   if (outcome.ok) return print(outcome.value);
-  const text = outcome.kind === 'refused' && outcome.code !== undefined ? problemJson(outcome.code, outcome.detail, outcome.balance) : JSON.stringify(outcome);
-  process.stderr.write(`${text}\n`);
-  process.exitCode = 1;
+  if (outcome.kind === 'unavailable' && outcome.status === undefined) return refused(couldNotReach(link.providerUrl, outcome.detail, outcome.detail));
+  if (outcome.kind === 'invalid-answer') return refused(`the provider answered ${outcome.status} with ${outcome.detail}`);
+  refused(refusalLine(outcome.status, outcome.code, outcome.detail));
 }
 
 /** A launch URL from the provider: real mode makes a launch key for the player in this operator's database first. */
@@ -574,7 +595,7 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
     (['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
   );
   const common = { mode: mode as 'real' | 'fun', game, language: values.language ?? 'en', ...(Object.keys(urls).length > 0 ? { urls } : {}) };
-  if (mode === 'fun') return printCall(await requestLaunchUrl(link, common));
+  if (mode === 'fun') return printCall(await requestLaunchUrl(link, common), link);
   if (!playerId) throw new UsageError('launch-url in real mode needs a player id');
   const prepared = await withService(configFrom(values), async (service) => {
     const player = await service.getPlayer(playerId);
@@ -586,7 +607,7 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
   if (!prepared.ok) return report(prepared, () => undefined);
   if (!prepared.country) throw new UsageError(`player ${playerId} has no country: pass --country`);
   // The player's currency goes along: a game with no bets in it is refused now, not when the page opens.
-  return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country, currency: prepared.currency }));
+  return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country, currency: prepared.currency }), link);
 }
 
 // ------------------------------------------------------ the conformance kit
@@ -649,7 +670,7 @@ export async function main(argv: string[]): Promise<void> {
     );
   }
   // The provider side of the kit parses its own options, --help included (conformance-provider.ts).
-  if (argv[0] === 'conformance' && argv[1] === 'provider') return conformanceProvider(argv.slice(2));
+  if (argv[0] === 'conformance' && argv[1] === 'provider') return conformanceProvider(argv.slice(2), TABLE.usage(TABLE.resolve(['conformance', 'provider']).node));
   const { node, args, values } = TABLE.parse(argv, reached);
   if (values.version) {
     process.stdout.write(`wagerlink ${packageVersion()}\n`);
@@ -668,7 +689,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   const failure = cliFailure(error, { database: databaseInUse, databaseSetting });
   const debug = process.argv.includes('--verbose') || process.env.WAGERLINK_DEBUG === '1';
   if (failure.kind === 'usage') {
-    process.stderr.write(`wagerlink: ${failure.message}\n\n${TABLE.help(reached.node)}`);
+    process.stderr.write(`wagerlink: ${failure.message}\n\n${TABLE.usage(reached.node)}`);
   } else {
     process.stderr.write(`wagerlink: ${failure.message}\n`);
   }

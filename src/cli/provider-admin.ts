@@ -14,6 +14,8 @@ import { Uuid } from '../protocol/schemas.js';
 import { compile } from '../protocol/validate.js';
 import { readLeaderboard, type LeaderboardRow } from './leaderboard-csv.js';
 import { processSources, secretFrom } from './secret-input.js';
+import { couldNotReach } from '../clients/unreachable.js';
+import { refusalOfAnswer, UnreachableError } from './cli-failure.js';
 
 export const PROVIDER_ADMIN_VARIABLES = {
   WAGERLINK_PROVIDER_ADMIN_TOKEN: "the provider's admin token, for provider payouts and outbox (or --admin-token-file, or --admin-token); they reach the provider at WAGERLINK_PROVIDER_URL",
@@ -63,7 +65,7 @@ ${CONNECTION}
   --payout UUID        the payout's id; by default derived from operator, campaign and player, so the same prize is paid once
 
 Prints the payout as JSON (status pending until the operator answers). Exit 0 created or already there
-with the same content, 1 refused (a problem on stderr), 2 usage.
+with the same content, 1 refused (one line on stderr: wagerlink: CODE: detail), 2 usage.
 `,
   'payouts import': `wagerlink provider payouts import — pay a leaderboard's prizes from a CSV file
 
@@ -104,7 +106,7 @@ ${CONNECTION}
   --limit N            at most N items (default 50, at most 1000)
 
 Prints the items as JSON: each with its operator, kind, path, attempts, whether a node holds it in
-flight, and the last answer. Exit 0 listed, 1 refused (a problem on stderr), 2 usage.
+flight, and the last answer. Exit 0 listed, 1 refused (one line on stderr: wagerlink: CODE: detail), 2 usage.
 `,
   'outbox retry': `wagerlink provider outbox retry — send an item again now
 
@@ -115,7 +117,7 @@ ${CONNECTION}
 
 ID is the item's id as outbox list shows it. A parked item, or a pending one that no node holds in
 flight, is made due now; its back-off starts again. Safe to repeat: the operator books each request
-once. Exit 0 done, 1 refused (a problem on stderr: e.g. the item is in flight or already final), 2 usage.
+once. Exit 0 done, 1 refused (one line on stderr, wagerlink: CODE: detail; e.g. the item is in flight or already final), 2 usage.
 `,
   'outbox resolve': `wagerlink provider outbox resolve — settle an item by hand
 
@@ -127,14 +129,14 @@ ${CONNECTION}
 
 For an item the operator has booked, or settled with the player, outside the outbox: the item is
 resolved and is never sent again, and the round or payout it carries is finished as settled or paid.
-Exit 0 done, 1 refused (a problem on stderr), 2 usage.
+Exit 0 done, 1 refused (one line on stderr: wagerlink: CODE: detail), 2 usage.
 `,
 } as const;
 
 /** How long one back-office call may take: it answers after one durable commit, so this is a provider that does not answer. */
 const ADMIN_CALL_TIMEOUT_MS = 30_000;
-/** Characters of the import's progress bar: with its counts it fits an 80-column terminal. */
-const PROGRESS_BAR_WIDTH = 24;
+/** Characters of the import's progress bar: with its five counts of up to two digits it fits an 80-column terminal. */
+const PROGRESS_BAR_WIDTH = 10;
 
 type Usage = (message: string) => Error;
 
@@ -161,24 +163,30 @@ function connectionOf(flags: AdminFlags, usage: Usage): Connection {
   return { base: base.replace(/\/+$/, ''), token };
 }
 
+/** One call of the back office; a provider that cannot be reached is an UnreachableError naming it. */
 async function call(connection: Connection, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answered> {
-  const answer = await request(`${connection.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${connection.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    headersTimeout: ADMIN_CALL_TIMEOUT_MS,
-    bodyTimeout: ADMIN_CALL_TIMEOUT_MS,
-  });
-  return { status: answer.statusCode, text: await answer.body.text() };
+  try {
+    const answer = await request(`${connection.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${connection.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      headersTimeout: ADMIN_CALL_TIMEOUT_MS,
+      bodyTimeout: ADMIN_CALL_TIMEOUT_MS,
+    });
+    return { status: answer.statusCode, text: await answer.body.text() };
+  } catch (error) {
+    const err = error as Error & { code?: string };
+    throw new UnreachableError(couldNotReach(connection.base, err.code ?? err.name, err.message));
+  }
 }
 
-/** A 2xx answer's JSON to stdout; anything else to stderr as it came (a problem), exit code 1. */
+/** A 2xx answer's JSON to stdout; a refusal is one line on stderr, `wagerlink: CODE: detail`, exit code 1. */
 function printAnswer(answer: Answered): void {
   if (answer.status >= 200 && answer.status < 300) {
     process.stdout.write(`${answer.text}\n`);
     return;
   }
-  process.stderr.write(`${answer.text}\n`);
+  process.stderr.write(`wagerlink: ${refusalOfAnswer(answer.status, answer.text)}\n`);
   process.exitCode = 1;
 }
 
@@ -268,6 +276,16 @@ function outcomeOf(status: number): Outcome {
   return 'refused';
 }
 
+/**
+ * The bar's line, in the summary's own words and counts, so that what the
+ * bar ends on is what the JSON summary says: `[####] 3/3 created 0
+ * alreadyThere 0 conflicts 0 refused 3 failed 0`.
+ */
+export function progressLine(bar: string, done: number, total: number, counts: Record<Outcome, number>): string {
+  const told = (Object.keys(counts) as Outcome[]).map((outcome) => `${outcome} ${counts[outcome]}`);
+  return `[${bar}] ${done}/${total} ${told.join(' ')}`;
+}
+
 /** Progress on stderr: a bar redrawn in place on a terminal, a line per row otherwise (a log, a pipe). */
 function progress(total: number): { row: (done: number, row: LeaderboardRow, outcome: Outcome, counts: Record<Outcome, number>) => void; end: () => void } {
   const tty = process.stderr.isTTY === true;
@@ -276,8 +294,7 @@ function progress(total: number): { row: (done: number, row: LeaderboardRow, out
       if (tty) {
         const filled = Math.round((done / total) * PROGRESS_BAR_WIDTH);
         const bar = `${'#'.repeat(filled)}${'.'.repeat(PROGRESS_BAR_WIDTH - filled)}`;
-        const failed = counts.conflicts + counts.refused + counts.failed;
-        process.stderr.write(`\r[${bar}] ${done}/${total}  created ${counts.created}  already ${counts.alreadyThere}  failed ${failed}`);
+        process.stderr.write(`\r${progressLine(bar, done, total, counts)}`);
       } else {
         process.stderr.write(`payouts ${done}/${total}: line ${row.line} ${row.playerId} ${outcome}\n`);
       }

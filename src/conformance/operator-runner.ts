@@ -36,6 +36,7 @@ import type { KitRequest, KitSend } from './kit-send.js';
 import { toBytes } from './shown.js';
 import { OPERATOR_CASES } from './operator/index.js';
 import type { RunReport } from './report.js';
+import { couldNotReach } from '../clients/unreachable.js';
 import { CaseSkipped, runConformance, RunNotStarted, StepFailed, type CaseRun, type CommonRunOptions, type KitSide } from './runner.js';
 
 export interface OperatorTarget {
@@ -133,7 +134,8 @@ class OperatorKit implements KitSide<OperatorCase> {
       const bytes = toBytes({ key: key.value, game: this.source.games[0] });
       const url = `${this.target.endpoint}/authenticate`;
       const attempt = await this.send({ method: 'POST', url, headers: this.headersFor(bytes), bytes });
-      if (attempt.kind === 'failed' || attempt.status !== 200) {
+      if (attempt.kind === 'failed') throw new RunNotStarted(`${couldNotReach(url, attempt.detail, attempt.detail)}: check the endpoint`);
+      if (attempt.status !== 200) {
         throw new RunNotStarted(`POST ${url} with a fresh launch key of ${player.playerId} answered ${describeAnswer(attempt)}: check the endpoint, --secret, --token and the fixtures`);
       }
       const currency = (JSON.parse(attempt.text) as { currency?: unknown }).currency;

@@ -17,6 +17,7 @@ import { toBytes } from './shown.js';
 import { PROVIDER_CASES } from './provider/index.js';
 import type { KeptAnswer, OpenStep, ProviderCallStep, ProviderCase, ProviderContext, ProviderStep } from './provider/model.js';
 import type { RunReport } from './report.js';
+import { couldNotReach } from '../clients/unreachable.js';
 import { runConformance, RunNotStarted, StepFailed, type CaseRun, type CommonRunOptions, type KitSide, type KitWire } from './runner.js';
 
 export interface ProviderTarget {
@@ -109,7 +110,8 @@ class ProviderKit implements KitSide<ProviderCase> {
     const bytes = toBytes({ walletId: this.target.walletId, operatorId: this.target.operatorId, games: [this.target.game], currencies: this.target.currencies });
     const url = `${this.target.endpoint}/game-bets`;
     const attempt = await this.wire.send({ method: 'POST', url, headers: this.headersFor(bytes), bytes });
-    if (attempt.kind === 'failed' || attempt.status !== 200) {
+    if (attempt.kind === 'failed') throw new RunNotStarted(`${couldNotReach(url, attempt.detail, attempt.detail)}: check the endpoint`);
+    if (attempt.status !== 200) {
       throw new RunNotStarted(`POST ${url} of ${this.target.game} in ${this.target.currencies.join(', ')} answered ${describeAnswer(attempt)}: check the endpoint, --secret, --operator-id, --wallet-id, --game and --currency`);
     }
   }

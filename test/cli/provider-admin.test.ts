@@ -4,18 +4,23 @@
  * real sockets: an import checks the whole file first (bad lines named,
  * nothing sent), then pays each row with progress lines and a summary, and
  * pays nobody twice when run again; a refused row makes the exit code 1;
- * create, a conflict, the outbox listed, an unknown item, usage errors and
- * each command's help; the admin token from a file or the environment, and
+ * on a terminal the progress bar ends on the summary's own words and
+ * counts; create, a conflict, the outbox listed, an unknown item, each a
+ * refusal told in one line `wagerlink: CODE: detail`; a provider that is not
+ * there told as such; usage errors and each command's help; the admin token from a file or the environment, and
  * warned about on the command line.
  * On every provider store backend (PROVIDER_BACKENDS).
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adminOverHttp, ledgerOf, makeOperator, tempDir, type Operator } from '../helpers.js';
-import { cleanEnv, runWagerlink } from '../harness/child-process.js';
+import { CLI, RUN_TIMEOUT_MS, cleanEnv, freePort, runWagerlink } from '../harness/child-process.js';
 import {
   adminCall,
   makeProvider,
@@ -28,6 +33,21 @@ import {
 } from '../provider/provider-helpers.js';
 
 const CAMPAIGN = '0f6b5c1e-7a2d-4e8f-9b3c-1d2e3f4a5b6c';
+/** util-linux's script(1) runs a command on a pseudo-terminal: the import draws its bar only there. */
+const SCRIPT = '/usr/bin/script';
+
+/** Runs the built CLI on a terminal; what it wrote to stdout and stderr together, as the terminal got it. */
+async function onTerminal(args: string[]): Promise<{ code: number; output: string }> {
+  const quoted = [process.execPath, CLI, ...args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
+  try {
+    const { stdout } = await promisify(execFile)(SCRIPT, ['-qec', quoted, '/dev/null'], { env: cleanEnv(), timeout: RUN_TIMEOUT_MS });
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string };
+    if (typeof failed.code !== 'number') throw error;
+    return { code: failed.code, output: failed.stdout ?? '' };
+  }
+}
 for (const backend of PROVIDER_BACKENDS) {
   describe(`provider payouts and outbox commands: ${backend.name}`, { skip: backend.unavailable }, () => {
 
@@ -112,6 +132,34 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.deepEqual(summary.problems.map((p) => [p.line, p.code]), [[2, 'SESSION_NOT_FOUND']]);
     });
 
+    test("on a terminal the progress bar ends on the summary's own words and counts", { skip: existsSync(SCRIPT) ? false : `${SCRIPT} is not installed` }, async () => {
+      const file = csv('strangers.csv', 'playerId,currency,amount\nstranger1,EUR,1\nalice,EUR,2.5\nstranger2,EUR,1\n');
+      const run = await onTerminal(['provider', 'payouts', 'import', file, '--operator', OPERATOR_ID, '--campaign', randomUUID(), ...connection()]);
+      assert.equal(run.code, 1, run.output);
+      const bars = run.output.split('\r').filter((part) => part.startsWith('['));
+      assert.equal(bars.length, 3, run.output);
+      const last = bars.at(-1)!.split('\n')[0]!;
+      const summary = JSON.parse(run.output.slice(run.output.indexOf('{'))) as Record<string, number>;
+      assert.deepEqual([summary.created, summary.refused, summary.failed], [1, 2, 0]);
+      assert.equal(last, `[##########] 3/3 created ${summary.created} alreadyThere ${summary.alreadyThere} conflicts ${summary.conflicts} refused ${summary.refused} failed ${summary.failed}`);
+    });
+
+    test('a provider that is not there is one line naming it, for a call and for each row of an import', async () => {
+      const gone = `http://127.0.0.1:${await freePort()}`;
+      const listed = await runWagerlink(['provider', 'outbox', 'list', '--provider', gone], { env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: PROVIDER_ADMIN_TOKEN }) });
+      assert.equal(listed.code, 1);
+      assert.equal(listed.stdout, '');
+      assert.equal(listed.stderr, `wagerlink: could not reach ${gone} (connection refused)\n`);
+      const file = csv('gone.csv', 'playerId,currency,amount\nalice,EUR,1\n');
+      const imported = await runWagerlink(['provider', 'payouts', 'import', file, '--operator', OPERATOR_ID, '--campaign', CAMPAIGN, '--provider', gone], {
+        env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: PROVIDER_ADMIN_TOKEN }),
+      });
+      assert.equal(imported.code, 1);
+      const summary = JSON.parse(imported.stdout) as { failed: number; problems: { detail: string }[] };
+      assert.equal(summary.failed, 1);
+      assert.equal(summary.problems[0]!.detail, `could not reach ${gone} (connection refused)`);
+    });
+
     test('create pays one prize; the same payout id with another amount is a conflict', async () => {
       const payoutId = randomUUID();
       const args = ['provider', 'payouts', 'create', '--operator', OPERATOR_ID, '--player', 'alice', '--currency', 'EUR', '--campaign', randomUUID(), '--payout', payoutId, ...connection()];
@@ -122,7 +170,8 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal(payout.amount, 7.25);
       const conflict = await runWagerlink([...args, '--amount', '7.26']);
       assert.equal(conflict.code, 1);
-      assert.match(conflict.stderr, /"code":"DUPLICATE_CONFLICT"/);
+      assert.equal(conflict.stdout, '');
+      assert.match(conflict.stderr, /^wagerlink: DUPLICATE_CONFLICT: [^\n{]+\n$/m);
       const bad = await runWagerlink([...args, '--amount', 'seven']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--amount must be decimal text/);
@@ -151,13 +200,13 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.ok(items.some((item) => item.kind === 'payout' && item.status === 'sent'));
       const unknown = await runWagerlink(['provider', 'outbox', 'retry', '999999', ...connection()]);
       assert.equal(unknown.code, 1);
-      assert.match(unknown.stderr, /"code":"NOT_FOUND"/);
+      assert.match(unknown.stderr, /^wagerlink: NOT_FOUND: [^\n{]+\n$/m);
       const noReference = await runWagerlink(['provider', 'outbox', 'resolve', '1', ...connection()]);
       assert.equal(noReference.code, 2);
       assert.match(noReference.stderr, /^wagerlink: provider outbox resolve needs --reference REF\n/);
       const wrongToken = await runWagerlink(['provider', 'outbox', 'list', '--provider', providerOrigin], { env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: 'wrong' }) });
       assert.equal(wrongToken.code, 1);
-      assert.match(wrongToken.stderr, /"code":"INVALID_TOKEN"/);
+      assert.match(wrongToken.stderr, /^wagerlink: INVALID_TOKEN: [^\n{]+\n$/);
     });
 
     test('each command has its help', async () => {

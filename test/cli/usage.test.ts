@@ -4,9 +4,12 @@
  * does every group's and command's own `--help`, each with its own usage
  * and options; no command at all prints the usage on stderr and exits 2;
  * a usage error (an unknown command or option, a missing argument, option
- * or value) is one line `wagerlink: ...` followed by the usage of the
- * command it concerns, not the global one, exit 2; every other failure is
- * one line, exit 1, with no stack trace unless asked for; a back-office
+ * or value, a bad --workers) is one line `wagerlink: ...` followed by the
+ * usage of the command it concerns, its usage line from the command table
+ * and where its help is, never a whole help text, exit 2; a refusal of the
+ * ledger is one line `wagerlink: CODE: detail`, exit 1; a provider that is
+ * not there is named in one line; every other failure is one line, exit 1,
+ * with no stack trace unless asked for; a back-office
  * command pointed at a database that is not there says so and creates
  * nothing (SQLite, and PostgreSQL when DATABASE_URL is set); serve on a
  * port in use names the port and the setting that changes it.
@@ -15,7 +18,7 @@ import { test } from 'node:test';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cleanEnv, freePort, runWagerlink } from '../harness/child-process.js';
 import { tempDir } from '../helpers.js';
@@ -61,7 +64,11 @@ test('no command prints the usage on stderr and exits 2', async () => {
   const run = await runWagerlink([]);
   assert.equal(run.code, 2);
   assert.equal(run.stdout, '');
-  assert.match(run.stderr, /^wagerlink: a command is needed\n\nwagerlink — the game provider/);
+  assert.equal(
+    run.stderr,
+    'wagerlink: a command is needed\n\nUsage:\n  wagerlink COMMAND ... [--help]\n\nCommands: operator, provider, sandbox, openapi, conformance.\n' +
+      'Run "wagerlink --help" for every command, "wagerlink COMMAND --help" for one.\n',
+  );
 });
 
 test('an unknown command is named in one line before the usage', async () => {
@@ -72,25 +79,25 @@ test('an unknown command is named in one line before the usage', async () => {
 
 test("a usage error is one line, then the usage of the command it concerns, exit 2", async () => {
   const cases: [string[], RegExp, RegExp][] = [
-    [['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--colour', 'red'], /^wagerlink: unknown option --colour for "operator players add"\n\n/, /^wagerlink operator players add — /m],
-    [['operator', 'players', 'add', '--currency', 'EUR'], /^wagerlink: operator players add needs PLAYER\n\n/, /^wagerlink operator players add — /m],
-    [['operator', 'players', 'add', 'bob'], /^wagerlink: operator players add needs --currency C\n\n/, /^wagerlink operator players add — /m],
-    [['operator', 'players', 'add', 'bob', '--currency'], /^wagerlink: --currency needs a value: --currency C\n\n/, /^wagerlink operator players add — /m],
-    [['operator', 'players', 'show', 'bob', 'alice'], /^wagerlink: operator players show takes PLAYER; "alice" is one too many\n\n/, /^wagerlink operator players show — /m],
-    [['operator', 'players', 'fly', 'bob'], /^wagerlink: operator players takes: add, show, adjust, block, unblock, rounds, transactions \(got "fly"\)\n\n/, /^wagerlink operator players — /m],
-    [['operator', 'serve', '--port', 'x'], /^wagerlink: --port must be a whole number 0\.\.65535, got "x"\n\n/, /^wagerlink operator serve — /m],
-    [['provider', 'serve'], /^wagerlink: provider serve needs --config FILE\n\n/, /^wagerlink provider serve — /m],
+    [['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--colour', 'red'], /^wagerlink: unknown option --colour for "operator players add"\n\n/, /^Usage:\n  wagerlink operator players add /m],
+    [['operator', 'players', 'add', '--currency', 'EUR'], /^wagerlink: operator players add needs PLAYER\n\n/, /^Usage:\n  wagerlink operator players add /m],
+    [['operator', 'players', 'add', 'bob'], /^wagerlink: operator players add needs --currency C\n\n/, /^Usage:\n  wagerlink operator players add /m],
+    [['operator', 'players', 'add', 'bob', '--currency'], /^wagerlink: --currency needs a value: --currency C\n\n/, /^Usage:\n  wagerlink operator players add /m],
+    [['operator', 'players', 'show', 'bob', 'alice'], /^wagerlink: operator players show takes PLAYER; "alice" is one too many\n\n/, /^Usage:\n  wagerlink operator players show /m],
+    [['operator', 'players', 'fly', 'bob'], /^wagerlink: operator players takes: add, show, adjust, block, unblock, rounds, transactions \(got "fly"\)\n\n/, /^Usage:\n  wagerlink operator players /m],
+    [['operator', 'serve', '--port', 'x'], /^wagerlink: --port must be a whole number 0\.\.65535, got "x"\n\n/, /^Usage:\n  wagerlink operator serve /m],
+    [['provider', 'serve'], /^wagerlink: provider serve needs --config FILE\n\n/, /^Usage:\n  wagerlink provider serve /m],
     // The sandbox parses its own options, in the same words.
-    [['sandbox', '--colour', 'red'], /^wagerlink: unknown option --colour for "sandbox"\n\n/, /^wagerlink sandbox — /m],
-    [['sandbox', '--port'], /^wagerlink: --port needs a value\n\n/, /^wagerlink sandbox — /m],
-    [['sandbox', '--help=yes'], /^wagerlink: --help takes no value\n\n/, /^wagerlink sandbox — /m],
+    [['sandbox', '--colour', 'red'], /^wagerlink: unknown option --colour for "sandbox"\n\n/, /^Usage:\n  wagerlink sandbox /m],
+    [['sandbox', '--port'], /^wagerlink: --port needs a value\n\n/, /^Usage:\n  wagerlink sandbox /m],
+    [['sandbox', '--help=yes'], /^wagerlink: --help takes no value\n\n/, /^Usage:\n  wagerlink sandbox /m],
     // Input is checked, in words, before the database is looked for (this one does not exist).
-    [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^wagerlink operator players add — /m],
-    [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^wagerlink operator players rounds — /m],
+    [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^Usage:\n  wagerlink operator players add /m],
+    [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^Usage:\n  wagerlink operator players rounds /m],
     // A player id that reads as another (docs/protocol.md §5.4), wherever a command makes a player or a launch for one.
-    [['operator', 'players', 'add', 'x\u202eevil', '--currency', 'EUR'], /^wagerlink: PLAYER must be a player id as docs\/protocol\.md §5\.4 defines it, got "x\\u202eevil": it holds U\+202E/, /^wagerlink operator players add — /m],
-    [['operator', 'launch-key', '\u0430lice', '--game', 'dice'], /^wagerlink: PLAYER must be a player id .*: it mixes letters of scripts/, /^wagerlink operator launch-key — /m],
-    [['operator', 'launch-url', 'alice ', '--game', 'dice'], /^wagerlink: PLAYER must be a player id .*: it starts or ends with a space/, /^wagerlink operator launch-url — /m],
+    [['operator', 'players', 'add', 'x\u202eevil', '--currency', 'EUR'], /^wagerlink: PLAYER must be a player id as docs\/protocol\.md §5\.4 defines it, got "x\\u202eevil": it holds U\+202E/, /^Usage:\n  wagerlink operator players add /m],
+    [['operator', 'launch-key', '\u0430lice', '--game', 'dice'], /^wagerlink: PLAYER must be a player id .*: it mixes letters of scripts/, /^Usage:\n  wagerlink operator launch-key /m],
+    [['operator', 'launch-url', 'alice ', '--game', 'dice'], /^wagerlink: PLAYER must be a player id .*: it starts or ends with a space/, /^Usage:\n  wagerlink operator launch-url /m],
   ];
   for (const [args, line, usage] of cases) {
     const run = await runWagerlink(args, { env: cleanEnv({ WAGERLINK_DATABASE: '/nonexistent/never.db' }) });
@@ -99,6 +106,78 @@ test("a usage error is one line, then the usage of the command it concerns, exit
     assert.match(run.stderr, line);
     assert.match(run.stderr, usage);
     assert.doesNotMatch(run.stderr, GLOBAL_TITLE, `${args.join(' ')}: not the global usage`);
+    assert.doesNotMatch(run.stderr, /Options:/, `${args.join(' ')}: the usage, not the whole help`);
+  }
+});
+
+test("a usage error's usage is the command's usage line and where its help is, for every way a command is parsed", async () => {
+  const cases: [string[], string, string][] = [
+    [['operator', 'players', 'add', 'bob'], 'operator players add needs --currency C', 'operator players add'],
+    [['operator', 'serve', '--workers', 'many'], '--workers must be "auto" or a whole number 1..256, got "many"', 'operator serve'],
+    [['provider', 'outbox', 'retry', 'x'], 'outbox retry needs an item id (a positive integer), got "x"', 'provider outbox retry'],
+    [['sandbox', '--port', '0'], '--port must be a port, 1..65535, got "0"', 'sandbox'],
+    [['conformance', 'provider', '--endpoint', 'nowhere'], '--endpoint must be an http(s) URL, got "nowhere"', 'conformance provider'],
+    [['conformance', 'operator', '--endpoint', 'nowhere'], '--endpoint must be an http(s) URL, got "nowhere"', 'conformance operator'],
+  ];
+  for (const [args, line, name] of cases) {
+    const run = await runWagerlink(args, { env: cleanEnv({ WAGERLINK_PROVIDER_URL: 'http://127.0.0.1:1', WAGERLINK_PROVIDER_ADMIN_TOKEN: 'a' }) });
+    // The global help lists every command's usage line, from the same table.
+    const usageLine = (await runWagerlink(['--help'])).stdout.split('\n').find((text) => text.startsWith(`  wagerlink ${name} `));
+    assert.ok(usageLine !== undefined, name);
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.equal(run.stderr, `wagerlink: ${line}\n\nUsage:\n${usageLine}\n\nRun "wagerlink ${name} --help" for its options.\n`);
+  }
+  // A group's usage is its commands' lines.
+  const group = await runWagerlink(['provider', 'outbox', 'fly']);
+  assert.equal(group.code, 2);
+  assert.equal(
+    group.stderr,
+    'wagerlink: provider outbox takes: list, retry, resolve (got "fly")\n\nUsage:\n' +
+      '  wagerlink provider outbox list [--status S] [--operator ID] [--limit N] [--provider URL] [--admin-token T] [--admin-token-file FILE]\n' +
+      '  wagerlink provider outbox retry ID [--provider URL] [--admin-token T] [--admin-token-file FILE]\n' +
+      '  wagerlink provider outbox resolve ID --reference REF [--provider URL] [--admin-token T] [--admin-token-file FILE]\n\n' +
+      'Run "wagerlink provider outbox COMMAND --help" for a command\'s options.\n',
+  );
+});
+
+test('a refusal of the ledger is one line, wagerlink: CODE: detail, exit 1, nothing on stdout', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const database = join(dir, 'operator.db');
+    assert.equal((await runWagerlink(['operator', 'migrate', '--database', database])).code, 0);
+    const shown = await runWagerlink(['operator', 'players', 'show', 'bob', '--database', database]);
+    assert.equal(shown.code, 1);
+    assert.equal(shown.stdout, '');
+    assert.match(shown.stderr, /^wagerlink: PLAYER_NOT_FOUND: [^\n{]*bob[^\n{]*\n$/);
+    assert.equal((await runWagerlink(['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--balance', '5', '--database', database])).code, 0);
+    const overdrawn = await runWagerlink(['operator', 'players', 'adjust', 'bob', '--type', 'withdrawal', '--amount', '9', '--database', database]);
+    assert.equal(overdrawn.code, 1);
+    assert.equal(overdrawn.stdout, '');
+    assert.match(overdrawn.stderr, /^wagerlink: INSUFFICIENT_FUNDS: [^\n{]+\n$/);
+  } finally {
+    cleanup();
+  }
+});
+
+test("a provider that is not there is one line naming it, for the operator's calls and both sides of the conformance kit", async () => {
+  const gone = `http://127.0.0.1:${await freePort()}`;
+  const { dir, cleanup } = tempDir();
+  try {
+    const fixtures = join(dir, 'fixtures.json');
+    writeFileSync(fixtures, JSON.stringify({ games: ['dice'], players: [{ playerId: 'p1', currency: 'EUR', launchKeys: { dice: ['k1'] } }] }));
+    const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_CONFORMANCE_SECRET: 's', WAGERLINK_CONFORMANCE_TOKEN: 't' });
+    const cases: [string[], string][] = [
+      [['operator', 'game-bets', '--games', 'dice', '--currencies', 'EUR', '--provider', gone, '--operator-id', 'o', '--wallet-id', 'w'], ''],
+      [['conformance', 'provider', '--endpoint', gone, '--operator-id', 'o', '--wallet-id', 'w', '--game', 'dice'], ': check the endpoint'],
+      [['conformance', 'operator', '--endpoint', gone, '--fixtures', fixtures], ': check the endpoint'],
+    ];
+    for (const [args, after] of cases) {
+      const run = await runWagerlink(args, { env });
+      assert.notEqual(run.code, 0);
+      assert.equal(run.stderr, `wagerlink: could not reach ${gone} (connection refused)${after}\n`, args.join(' '));
+    }
+  } finally {
+    cleanup();
   }
 });
 
@@ -117,7 +196,7 @@ test('a back-office command on a SQLite file that is not there says so, how to c
     assert.equal((await runWagerlink(['operator', 'migrate', '--database', path])).code, 0);
     const shown = await runWagerlink(['operator', 'players', 'show', 'bob', '--database', path]);
     assert.equal(shown.code, 1);
-    assert.equal(JSON.parse(shown.stderr).code, 'PLAYER_NOT_FOUND');
+    assert.match(shown.stderr, /^wagerlink: PLAYER_NOT_FOUND: /);
   } finally {
     cleanup();
   }

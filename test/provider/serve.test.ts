@@ -6,7 +6,7 @@
  * stops it at once with a message naming the member; and the operator's
  * side, `wagerlink operator launch-url` and `game-bets`, reach the running
  * provider with the operator's database and settings (examples/operator.env's
- * variables). And where launch URLs point once `--port` moves the server.
+ * variables), each refusal of it one line `wagerlink: CODE: detail`. And where launch URLs point once `--port` moves the server.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -75,15 +75,15 @@ test('provider serve: ready line, answers, SIGTERM exits 0; the operator command
   assert.deepEqual(JSON.parse(bets.stdout).dice.EUR, ['0.1', '0.2', '0.5', '1', '2', '5', '10', '20', '50', '100']);
   const refused = await run(['operator', 'game-bets', '--games', 'poker', '--currencies', 'EUR'], env);
   assert.equal(refused.code, 1);
-  assert.equal(JSON.parse(refused.stderr).code, 'GAME_NOT_FOUND');
+  assert.match(refused.stderr, /^wagerlink: GAME_NOT_FOUND: [^\n{]+\n$/);
   // The player's currency goes with the launch: a game with no bets in it is refused before any page opens.
   assert.equal((await run(['operator', 'players', 'add', 'sven', '--currency', 'SEK', '--country', 'SE'], env)).code, 0);
   const noLadder = await run(['operator', 'launch-url', 'sven', '--game', 'dice'], env);
   assert.equal(noLadder.code, 1, noLadder.stdout);
-  assert.equal(JSON.parse(noLadder.stderr).code, 'UNSUPPORTED_CURRENCY');
+  assert.match(noLadder.stderr, /^wagerlink: UNSUPPORTED_CURRENCY: [^\n{]+\n$/);
   const unknown = await run(['operator', 'launch-url', 'nobody', '--game', 'dice'], env);
   assert.equal(unknown.code, 1);
-  assert.equal(JSON.parse(unknown.stderr).code, 'PLAYER_NOT_FOUND');
+  assert.match(unknown.stderr, /^wagerlink: PLAYER_NOT_FOUND: [^\n{]+\n$/);
   const unset = await run(['operator', 'game-bets', '--games', 'dice', '--currencies', 'EUR'], cleanEnv());
   assert.equal(unset.code, 1);
   assert.match(unset.stderr, /WAGERLINK_PROVIDER_URL/);
