@@ -336,7 +336,7 @@ export class GameService {
    * round); after the last, the feature's call goes to the casino and the
    * answer waits for it as a play does. Outcomes: play view with the spin |
    * INVALID_LAUNCH_KEY | SESSION_NOT_FOUND | SESSION_EXPIRED | ROUND_MISMATCH (no round of the launch) |
-   * ROUND_CLOSED (no free spin left) | SERVICE_UNAVAILABLE (its bet still being settled, or another request played it first)
+   * ROUND_CLOSED (a round of the launch, however old, with no free spin left) | SERVICE_UNAVAILABLE (its bet still being settled, or another request played it first)
    */
   async freeSpin(token: string, slug: string, roundId: string): Promise<ReelsPlayView | Refusal> {
     const { store, world, config } = this.options;
@@ -345,8 +345,9 @@ export class GameService {
       const now = world.clock();
       const round = (await store.pendingRounds(session.pk)).find((one) => one.roundId === roundId);
       if (round === undefined || round.kind !== 'reels' || featureDone(round.reels!)) {
-        const known = (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).some((one) => one.roundId === roundId);
-        return known || round !== undefined
+        // Looked up in the store, not among the rounds the page shows: a round of this launch many rounds back is over, not another's.
+        const known = round !== undefined || (await store.sessionRound(session.pk, roundId)) !== undefined;
+        return known
           ? refuse('ROUND_CLOSED', `round ${roundId} has no free spin left to play`, balance)
           : refuse('ROUND_MISMATCH', `round ${roundId} is no round of this launch`, balance);
       }

@@ -13,6 +13,8 @@
  * closes the connections still open at once.
  */
 import { join } from 'node:path';
+import { createServer, type Server } from 'node:net';
+import { once } from 'node:events';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildOperatorApp } from '../operator/operator-app.js';
@@ -71,15 +73,48 @@ function octal(mode: number): string {
   return `0${mode.toString(8)}`;
 }
 
+/** Port taken: the words a newcomer acts on, the same whether the port is found taken early or at the listen. */
+function portTaken(port: number, what: string, option: string): SandboxSetupError {
+  return new SandboxSetupError(`port ${port} (the ${what}) is already in use on ${SANDBOX_HOST}, perhaps by another sandbox: stop it, or pick another port with ${option} PORT`);
+}
+
+/**
+ * Binds both ports before any file or database is made, and keeps them bound
+ * while the databases are opened, migrated and seeded: a start that cannot
+ * serve fails before it creates anything, so that the next start on the same
+ * data folder or database is still a fresh one. `release` frees them just
+ * before the servers listen in their place.
+ */
+async function holdPorts(ports: { port: number; what: string; option: string }[]): Promise<{ release: () => Promise<void> }> {
+  const held: Server[] = [];
+  const release = async () => {
+    for (const server of held.splice(0)) {
+      server.close();
+      await once(server, 'close');
+    }
+  };
+  for (const { port, what, option } of ports) {
+    // Unreferenced: a start that fails before the try below releases them is not kept alive by them.
+    const server = createServer().unref();
+    server.listen({ host: SANDBOX_HOST, port, exclusive: true });
+    try {
+      await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
+    } catch (error) {
+      await release();
+      throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(port, what, option) : error;
+    }
+    held.push(server);
+  }
+  return { release };
+}
+
 /** Listens, or explains a port that is taken in words a newcomer acts on. */
 async function listen(app: FastifyInstance, port: number, what: string, option: string): Promise<void> {
   try {
     await app.listen({ host: SANDBOX_HOST, port });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new SandboxSetupError(`port ${port} (the ${what}) is already in use on ${SANDBOX_HOST}, perhaps by another sandbox: stop it, or pick another port with ${option} PORT`);
-    }
-    throw error;
+    // Another process may still take a port in the moment between its release by holdPorts and this listen.
+    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(port, what, option) : error;
   }
 }
 
@@ -87,6 +122,10 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
   // Before any file is made: everything this process writes is its owner's alone (owner-only-files.ts). The data
   // folder is the sandbox's own (its secrets are in it), so one an earlier version left open to others is narrowed.
   restrictUmask();
+  const ports = await holdPorts([
+    { port: settings.operatorPort, what: 'operator', option: '--port' },
+    { port: settings.providerPort, what: 'provider', option: '--provider-port' },
+  ]);
   const folderWas = ownerOnlyFolder(settings.dataDir, { tighten: true });
   const { secrets, created } = loadOrCreateSecrets(settings.dataDir);
   // Every request, refusals included, at the servers' default level into a file in the data folder; on the terminal,
@@ -114,6 +153,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     for (const close of closers.reverse()) await close();
     closers.length = 0;
   };
+  closers.push(() => ports.release());
   let operatorApp: FastifyInstance;
   let providerApp: FastifyInstance;
   let delivery: RoundDispatch;
@@ -200,6 +240,7 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     completion = provider.completion;
     closers.push(() => providerApp.close());
 
+    await ports.release();
     await listen(operatorApp, settings.operatorPort, 'operator', '--port');
     await listen(providerApp, settings.providerPort, 'provider', '--provider-port');
     delivery.start();

@@ -8,8 +8,10 @@
  * the server seed's three crowns) wins the whole pool and resets it; a
  * refused bet leaves nothing queued and the pool as it was; a round its
  * player left is completed by the provider's sweep on the injected clock,
- * with the outcome the draw fixed; a free-bet campaign's round carries its
- * campaign on every call; fun mode never reaches the operator. For every
+ * with the outcome the draw fixed; a free spin asked for a finished round
+ * of the launch is ROUND_CLOSED, however many rounds followed it, and one
+ * for a round of another launch ROUND_MISMATCH; a free-bet campaign's round
+ * carries its campaign on every call; fun mode never reaches the operator. For every
  * player, the operator's ledger is exactly the provider's accepted calls.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -23,6 +25,7 @@ import { playRound, type ReelsRound } from '../../src/game/reels.js';
 import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
 import { RoundCompletion } from '../../src/provider/round-completion.js';
 import type { RoundRow } from '../../src/provider/store/provider-store.js';
+import { ROUNDS_SHOWN_MAX } from '../../src/provider/game-service.js';
 import { admin, balanceOf, ledgerOf, makeOperator, type Operator } from '../helpers.js';
 import { adminCall, assertProblem, type Answer, launchOf, makeProvider, operatorCall, pageCall, PROVIDER_BACKENDS, realLaunchBody, type Provider } from './provider-helpers.js';
 
@@ -190,6 +193,26 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.deepEqual((await provider.store.roundCalls(row.pk)).map((call) => call.status), ['accepted', 'accepted', 'accepted']);
       // The next round may start.
       assert.equal((await play(launch, { bet: '1', clientSeed: 'after' })).status, 200);
+    });
+
+    test('a free spin for a finished round of the launch is ROUND_CLOSED however far back it is; a round of another launch is ROUND_MISMATCH', async () => {
+      const launch = await launchReal();
+      const plain = (one: Launch) => seedFor(one, 100n, (round) => round.freeSpins.length === 0 && !round.jackpot);
+      const first = await play(launch, { bet: '1', clientSeed: await plain(launch) });
+      assert.equal(first.status, 200, first.raw);
+      const firstId = first.body.round.roundId as string;
+      assertProblem(await freeSpin(launch, firstId), 'ROUND_CLOSED');
+      // Enough rounds after it that the launch's recent rounds no longer list it.
+      for (let i = 0; i < ROUNDS_SHOWN_MAX; i++) assert.equal((await play(launch, { bet: '1', clientSeed: await plain(launch) })).status, 200);
+      const shown = (await state(launch)).body.rounds as Json[];
+      assert.ok(!shown.some((round) => round.roundId === firstId), 'the first round is no longer among those shown');
+      assertProblem(await freeSpin(launch, firstId), 'ROUND_CLOSED');
+
+      const other = await launchReal();
+      const elsewhere = await play(other, { bet: '1', clientSeed: await plain(other) });
+      assert.equal(elsewhere.status, 200, elsewhere.raw);
+      assertProblem(await freeSpin(launch, elsewhere.body.round.roundId as string), 'ROUND_MISMATCH');
+      assertProblem(await freeSpin(launch, randomUUID()), 'ROUND_MISMATCH');
     });
 
     test('a jackpot round wins the whole pool, its own contribution included, and the pool starts again from its seed', async () => {

@@ -714,6 +714,11 @@ export class PostgresProviderStore implements ProviderStore {
     return rows.map(roundOf);
   }
 
+  async sessionRound(sessionPk: number, roundId: string): Promise<RoundRow | undefined> {
+    const [row] = await this.read(this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.session_pk = ${sessionPk} AND r.round_id = ${roundId} AND r.status <> 'refused'`);
+    return row === undefined ? undefined : roundOf(row);
+  }
+
   async listRounds(limit: number, before?: number, operators: readonly string[] | null = null): Promise<RoundRow[]> {
     const rows = await this.read(
       this.sql<Row[]>`${roundsSelect(this.sql)} WHERE r.id < ${before ?? Number.MAX_SAFE_INTEGER} AND ${inScope(this.sql, 'r', operators)}

@@ -477,6 +477,12 @@ export interface ProviderStore {
   /** The session's latest rounds that were not refused, newest first. */
   recentRounds(sessionPk: number, limit: number): Promise<RoundRow[]>;
 
+  /**
+   * The session's round of this id if it was not refused, however far back:
+   * what tells a round of the launch that is over from one of another launch.
+   */
+  sessionRound(sessionPk: number, roundId: string): Promise<RoundRow | undefined>;
+
   /** The whole round log, newest first, a page at a time. */
   listRounds(limit: number, before?: number, operators?: readonly string[] | null): Promise<RoundRow[]>;
 

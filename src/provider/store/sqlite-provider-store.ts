@@ -210,6 +210,7 @@ export class SqliteProviderStore implements ProviderStore {
       roundOfItem: db.prepare('SELECT id, status, currency FROM rounds WHERE dispatch_item_id = ?'),
       pendingOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status = 'pending' ORDER BY r.id"),
       recentOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ?"),
+      roundOfSession: roundsWhere("WHERE r.session_pk = ? AND r.round_id = ? AND r.status <> 'refused'"),
       // A scope is a JSON array of operator ids, or NULL for all (a staff account's, access/staff.ts).
       listRounds: roundsWhere(`WHERE r.id < ? AND ${IN_SCOPE('r')} ORDER BY r.id DESC LIMIT ?`),
       lastItemId: db.prepare('SELECT COALESCE(MAX(id), 0) FROM dispatch_items').pluck().safeIntegers(false),
@@ -771,6 +772,11 @@ export class SqliteProviderStore implements ProviderStore {
 
   async recentRounds(sessionPk: number, limit: number): Promise<RoundRow[]> {
     return (this.statements.recentOfSession.all(sessionPk, limit) as Row[]).map(roundOf);
+  }
+
+  async sessionRound(sessionPk: number, roundId: string): Promise<RoundRow | undefined> {
+    const row = this.statements.roundOfSession.get(sessionPk, roundId) as Row | undefined;
+    return row === undefined ? undefined : roundOf(row);
   }
 
   async listRounds(limit: number, before?: number, operators: readonly string[] | null = null): Promise<RoundRow[]> {

@@ -8,7 +8,9 @@
  * bet; a free round is written only while its campaign has a round left
  * and its `finished` flag is right; the final answer on an item and the
  * round it settles or refuses commit together (a round that cannot be
- * finished rolls the answer back); sessions and campaigns are idempotent.
+ * finished rolls the answer back); a session's round is found by its id
+ * however old, unless it was refused, and never from another session;
+ * sessions and campaigns are idempotent.
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -121,6 +123,28 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await store.durable();
       assert.deepEqual(await committedRound(odd.pk), { status: 'settled', refusal_code: null, refusal_detail: null, balance_after: null, attempts: 1n });
       assert.equal((await committedSession(session.pk))!.balance, 9_850n);
+    });
+
+    test("a session's round is found by its id however far back, unless it was refused; another session's round is not", async () => {
+      const session = await openSession();
+      const [first, refused] = [
+        begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED))),
+        begun(await store.beginRealRound(roundOf(session, 1), sealedNext(SEED))),
+      ];
+      for (let nonce = 2; nonce < 5; nonce++) begun(await store.beginRealRound(roundOf(session, nonce), sealedNext(SEED)));
+      const other = await openSession('p-2');
+      const elsewhere = begun(await store.beginRealRound(roundOf(other, 0), sealedNext(SEED)));
+      await store.durable();
+      await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
+      assert.ok((await store.outbox.refused(refused.dispatchItemId!, 'node', { status: 409, detail: 'no' }, NOW + 1)).applied);
+      await store.durable();
+      // Older than the session's latest two rounds, and found all the same.
+      assert.ok(!(await store.recentRounds(session.pk, 2)).some((one) => one.pk === first.pk));
+      assert.equal((await store.sessionRound(session.pk, first.roundId))?.pk, first.pk);
+      assert.equal(await store.sessionRound(session.pk, refused.roundId), undefined);
+      assert.equal(await store.sessionRound(session.pk, elsewhere.roundId), undefined);
+      assert.equal((await store.sessionRound(other.pk, elsewhere.roundId))?.pk, elsewhere.pk);
+      assert.equal(await store.sessionRound(session.pk, randomUUID()), undefined);
     });
 
     test('a round that cannot be finished rolls back the final answer with it: the item stays pending and is sent again', async () => {
