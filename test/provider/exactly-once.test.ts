@@ -49,6 +49,13 @@ const SECRET = 'exactly-once-secret';
 const ACCESS_TOKEN = 'exactly-once-access-token';
 /** Rounds the players are answered (settled or still being delivered) before the run ends. */
 const ROUNDS = Number(process.env.EXACTLY_ONCE_ROUNDS ?? 2_000);
+/**
+ * Rounds past ROUNDS the reels players go on playing while no round of theirs has
+ * held free spins yet: a feature comes 1 in 101 rounds, so a run with few reels
+ * rounds could otherwise end having never delivered one, and prove nothing of them.
+ * Bounded, so that a game that never triggers one fails the run instead of hanging.
+ */
+const FEATURE_ROUNDS_EXTRA_MAX = 4_000;
 /** Prizes posted, each twice. */
 const PAYOUTS = Number(process.env.EXACTLY_ONCE_PAYOUTS ?? 200);
 /** Players playing at once, one launch each. */
@@ -233,7 +240,8 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
       n++;
       const origin = nodeOrigin(i + n);
       try {
-        if (answered >= ROUNDS && unfinished === null) {
+        const enough = answered >= ROUNDS && (features > 0 || answered >= ROUNDS + FEATURE_ROUNDS_EXTRA_MAX);
+        if (enough && unfinished === null) {
           // Before it stops, the player looks again, as the page does: a round answered while its bet was still on its way
           // (stage `betting`), or whose answer a kill swallowed, may turn out to hold a feature the player was never shown.
           const state = await post(origin, `${opened.path}/api/state`, { token: opened.token }, agent);
