@@ -7,44 +7,18 @@
  */
 import type postgres from 'postgres';
 import { refuse, type Refusal } from '../protocol/errors.js';
-import type { AuditEntry, AuditRow, StaffAccount, StaffListing, StaffTokenFound, StaffTokenRow } from '../access/staff.js';
+import type { AuditEntry, StaffListing, StaffTokenFound } from '../access/staff.js';
 import type { Role } from '../access/roles.js';
+import type * as Records from './staff-records.js';
+import { accountOf, auditRow, tokenRow } from './staff-records.js';
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from './staff-commands.js';
 
 /** bigint columns arrive as text. */
 type Int8 = string;
 
-interface AccountRecord {
-  name: string;
-  role: Role;
-  operators: string | null;
-  created_at: Int8;
-  revoked_at: Int8 | null;
-}
-
-interface TokenRecord {
-  token_id: string;
-  name: string;
-  created_at: Int8;
-  expires_at: Int8;
-  revoked_at: Int8 | null;
-}
-
-interface AuditRecord {
-  id: Int8;
-  at: Int8;
-  actor: string;
-  token_id: string | null;
-  method: string;
-  route: string;
-  target: string | null;
-  amount: string | null;
-  currency: string | null;
-  address: string | null;
-  operator_id: string | null;
-  status: number;
-  code: string | null;
-}
+type AccountRecord = Records.AccountRecord<Int8>;
+type TokenRecord = Records.TokenRecord<Int8>;
+type AuditRecord = Records.AuditRecord<Int8>;
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
@@ -149,38 +123,4 @@ export async function audited<T extends { ok: boolean }>(dbTx: Sql, audit: Audit
 export function scopeCondition(sql: postgres.Sql, operators: readonly string[] | null, column = 'operator_id') {
   if (operators === null) return sql`TRUE`;
   return sql`${sql(column)} IN (SELECT jsonb_array_elements_text(${JSON.stringify(operators)}::text::jsonb))`;
-}
-
-const time = (value: Int8 | null) => (value === null ? null : Number(value));
-
-export function accountOf(record: AccountRecord): StaffAccount {
-  return {
-    name: record.name,
-    role: record.role,
-    operators: record.operators === null ? null : (JSON.parse(record.operators) as string[]),
-    createdAt: Number(record.created_at),
-    revokedAt: time(record.revoked_at),
-  };
-}
-
-function tokenRow(record: TokenRecord): StaffTokenRow {
-  return { tokenId: record.token_id, name: record.name, createdAt: Number(record.created_at), expiresAt: Number(record.expires_at), revokedAt: time(record.revoked_at) };
-}
-
-function auditRow(r: AuditRecord): AuditRow {
-  return {
-    id: Number(r.id),
-    at: Number(r.at),
-    actor: r.actor,
-    tokenId: r.token_id,
-    method: r.method,
-    route: r.route,
-    target: r.target,
-    amount: r.amount,
-    currency: r.currency,
-    address: r.address,
-    operatorId: r.operator_id,
-    status: r.status,
-    code: r.code,
-  };
 }

@@ -7,41 +7,14 @@
  */
 import type Database from 'better-sqlite3';
 import { refuse, type Refusal } from '../protocol/errors.js';
-import type { AuditEntry, AuditRow, StaffAccount, StaffListing, StaffTokenFound, StaffTokenRow } from '../access/staff.js';
-import type { Role } from '../access/roles.js';
+import type { AuditEntry, StaffListing, StaffTokenFound } from '../access/staff.js';
+import type * as Records from './staff-records.js';
+import { accountOf, auditRow, tokenRow } from './staff-records.js';
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from './staff-commands.js';
 
-interface AccountRecord {
-  name: string;
-  role: Role;
-  operators: string | null;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-interface TokenRecord {
-  token_id: string;
-  name: string;
-  created_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-}
-
-interface AuditRecord {
-  id: number;
-  at: number;
-  actor: string;
-  token_id: string | null;
-  method: string;
-  route: string;
-  target: string | null;
-  amount: string | null;
-  currency: string | null;
-  address: string | null;
-  operator_id: string | null;
-  status: number;
-  code: string | null;
-}
+type AccountRecord = Records.AccountRecord<number>;
+type TokenRecord = Records.TokenRecord<number>;
+type AuditRecord = Records.AuditRecord<number>;
 
 function prepareStatements(db: Database.Database) {
   // Rows here hold times and ids well within a double: plain numbers, not the connection's bigints.
@@ -133,36 +106,4 @@ export class SqliteStaff {
   private listing(account: AccountRecord): StaffListing {
     return { ...accountOf(account), tokens: (this.statements.tokensOf.all(account.name) as TokenRecord[]).map(tokenRow) };
   }
-}
-
-function accountOf(record: AccountRecord): StaffAccount {
-  return {
-    name: record.name,
-    role: record.role,
-    operators: record.operators === null ? null : (JSON.parse(record.operators) as string[]),
-    createdAt: record.created_at,
-    revokedAt: record.revoked_at,
-  };
-}
-
-function tokenRow(record: TokenRecord): StaffTokenRow {
-  return { tokenId: record.token_id, name: record.name, createdAt: record.created_at, expiresAt: record.expires_at, revokedAt: record.revoked_at };
-}
-
-export function auditRow(r: AuditRecord): AuditRow {
-  return {
-    id: r.id,
-    at: r.at,
-    actor: r.actor,
-    tokenId: r.token_id,
-    method: r.method,
-    route: r.route,
-    target: r.target,
-    amount: r.amount,
-    currency: r.currency,
-    address: r.address,
-    operatorId: r.operator_id,
-    status: r.status,
-    code: r.code,
-  };
 }
