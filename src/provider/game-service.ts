@@ -21,10 +21,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chanceRange, isOfferedChance, quote, settle, type DiceRules } from '../game/dice.js';
-import { rollOf } from '../game/fairness.js';
-import { ERRORS, refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
-import { raw, stringify } from '../protocol/json.js';
+import { chanceRange, type DiceRules } from '../game/dice.js';
+import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { decimalFromString, formatMinor, toMinor } from '../protocol/money.js';
 import type { Dispatcher } from 'undici';
 import { PROTOCOL_RETRY, REAL_CLIENT_WORLD, type CallOutcome, type ClientWorld, type RetryPolicy } from '../clients/http-call.js';
@@ -33,10 +31,12 @@ import { Catalog } from './catalog.js';
 import { launchTokens, type LaunchClaims, type LaunchTokens } from './launch-token.js';
 import type { DiceGameSettings, GameSettings, OperatorSettings, ProviderConfig, ReelsGameSettings } from './provider-config.js';
 import type { PlayRequest, ReelsPlayRequest } from './provider-schemas.js';
-import { planReelsRound, drawnRound, reelsGameView, reelsRoundView, spinView, stageOf, type ReelsGameView, type ReelsRoundView, type SpinView } from './reels-rounds.js';
+import { diceRoundBody } from '../rounds/bodies.js';
+import { featureDone, reelsBaseBooked, roundFinished } from '../rounds/completion.js';
+import { roundRefusal } from '../rounds/outcomes.js';
+import { chanceRefusal, drawnRound, planDiceRound, planReelsRound } from '../rounds/plan.js';
+import { reelsGameView, reelsRoundView, roundView, spinView, stageOf, type ReelsGameView, type ReelsRoundView, type RoundView, type SpinView } from '../rounds/views.js';
 import {
-  featureDone,
-  roundOfSession,
   type CampaignRow,
   type GameSessionRow,
   type NewRound,
@@ -71,23 +71,7 @@ export interface RoundDelivery {
 
 // ------------------------------------------------------------------ views
 
-export interface RoundView {
-  roundId: string;
-  nonce: number;
-  /** Pending: sent to the casino, no final answer yet; nothing about its outcome is shown. */
-  status: 'pending' | 'settled';
-  bet: string;
-  chancePct: number;
-  threshold: number;
-  serverSeedHash: string;
-  clientSeed: string;
-  free: boolean;
-  at: string;
-  /** Revealed once the round is settled. */
-  roll?: number;
-  win?: string;
-  serverSeed?: string;
-}
+export type { RoundView } from '../rounds/views.js';
 
 export interface FreeRoundsView {
   campaignId: string;
@@ -368,7 +352,7 @@ export class GameService {
         // The feature's wins were enqueued (or are, once the base spin's answer is recorded): wait for the round's end as a play waits.
         await store.durable();
         this.options.delivery?.poke();
-        after = await this.waitFor(after.pk, config.limits.roundSettleMsMax, (now) => now.status !== 'pending');
+        after = await this.waitFor(after.pk, config.limits.roundSettleMsMax, roundFinished);
       }
       const view = await this.reelsPlayView(session.pk, after);
       return { ...view, spin: spinView(drawnRound(after, serverSeed).freeSpins[played]!, this.decimalsOf(session), false) };
@@ -504,43 +488,26 @@ export class GameService {
   // ------------------------------------------------------------- playing
 
   private async planRound(session: GameSessionRow, input: PlayRequest) {
-    const { catalog, world } = this.options;
+    const { world } = this.options;
     const game = this.diceGame(session.game);
-    const decimals = this.decimalsOf(session);
-    if (!isOfferedChance(game.rules, input.chancePct)) {
-      const range = chanceRange(game.rules);
-      return refuse('INVALID_REQUEST', `chancePct: must be a whole percent from ${range.min} to ${range.max}`);
-    }
+    // An unknown currency is a broken session: it fails here as it would when the round is shown.
+    this.decimalsOf(session);
+    const badChance = chanceRefusal(game.rules, input.chancePct);
+    if (badChance) return badChance;
     const stake = await this.stakeOf(session, input);
     if (!stake.ok) return stake;
-    const { betMinor } = stake;
-    const campaign = stake.campaign?.row;
-    const campaignFinished = stake.campaign?.finished ?? false;
-    const priced = quote(game.rules, betMinor, input.chancePct);
-    if (!priced) return refuse('INVALID_REQUEST', `bet: ${input.bet} is too small to pay anything at ${input.chancePct} %`);
-    const serverSeed = openSessionSeed(this.keyring, session);
-    const roll = rollOf(serverSeed, input.clientSeed, session.nonce);
-    const outcome = settle(priced, roll);
-    const round: NewRound = {
-      roundId: world.newId(),
-      ...roundOfSession(session),
-      betMinor,
-      winMinor: outcome.winMinor,
-      betTxId: session.mode === 'real' ? world.newId() : null,
-      winTxId: session.mode === 'real' ? world.newId() : null,
-      campaignId: campaign?.campaignId ?? null,
-      campaignFinished: campaign ? campaignFinished : null,
+    return planDiceRound({
+      rules: game.rules,
+      session,
+      betMinor: stake.betMinor,
+      betText: input.bet,
       chancePct: input.chancePct,
-      threshold: priced.threshold,
-      roll,
-      // A dice round is played whole at once: its seed is revealed with it (shown to the player once the casino has answered).
-      serverSeed,
-      sealedSeed: null,
       clientSeed: input.clientSeed,
-      requestBody: null,
+      campaign: stake.campaign,
+      openSeed: () => openSessionSeed(this.keyring, session),
+      newId: world.newId,
       createdAt: world.clock(),
-    };
-    return { ok: true as const, round };
+    });
   }
 
   /**
@@ -598,8 +565,8 @@ export class GameService {
     // As a dice round: nothing is sent before it is durable; then the player waits for the bet and the base spin's win.
     await store.durable();
     this.options.delivery?.poke();
-    const after = await this.waitFor(begun.round.pk, config.limits.roundSettleMsMax, (now) => now.status !== 'pending' || now.reels!.callsDone >= 2);
-    if (after.status === 'refused') return this.refusalOf(after, decimals);
+    const after = await this.waitFor(begun.round.pk, config.limits.roundSettleMsMax, reelsBaseBooked);
+    if (after.status === 'refused') return roundRefusal(after, decimals);
     return this.reelsPlayView(session.pk, after);
   }
 
@@ -653,29 +620,18 @@ export class GameService {
     const { store, config } = this.options;
     const decimals = this.decimalsOf(session);
     const round = plan.round;
-    const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
     // docs/protocol.md §6: bet and win of a one-step game in one request that finishes the round.
-    const body = stringify({
-      sessionId: session.operatorSessionId,
-      playerId: session.playerId,
-      game: session.game,
-      transactions: [
-        { id: round.betTxId, type: 'bet', amount: amount(round.betMinor) },
-        { id: round.winTxId, type: 'win', amount: amount(round.winMinor) },
-      ],
-      round: { id: round.roundId, finished: true },
-      ...(round.campaignId === null ? {} : { campaign: { id: round.campaignId, type: 'freeBets', finished: round.campaignFinished === true } }),
-    });
+    const body = diceRoundBody(round, session, decimals);
     const begun = await store.beginRealRound({ ...round, requestBody: body }, this.nextSeed(session.sessionId, session.nonce + 1));
     if (!begun.ok) return this.conflictRefusal(begun);
     const pending = begun.round;
     // Never send a round the provider could still lose (a crash would forget a bet the operator booked): the outbox claims only durable items.
     await store.durable();
     this.options.delivery?.poke();
-    const finished = await this.waitFor(pending.pk, config.limits.roundSettleMsMax, (now) => now.status !== 'pending');
+    const finished = await this.waitFor(pending.pk, config.limits.roundSettleMsMax, roundFinished);
     // Still pending: the round is kept in the outbox and delivered without its player; the page follows it (state).
     if (finished.status === 'pending') return this.playView(await store.session(session.pk), finished);
-    if (finished.status === 'refused') return this.refusalOf(finished, decimals);
+    if (finished.status === 'refused') return roundRefusal(finished, decimals);
     // The operator answered 200, so it booked the round; only its balance is unknown (unreadable, or a round settled by hand).
     if (finished.balanceAfterMinor === null) return refuse('SERVICE_UNAVAILABLE', "the round was booked but the casino's answer gave no balance that can be read exactly");
     return this.playView(await store.session(session.pk), finished);
@@ -694,7 +650,7 @@ export class GameService {
     // A person waits: real time, whatever the world's clock says.
     const deadline = Date.now() + config.limits.roundSettleMsMax;
     for (const [index, round] of pending.entries()) {
-      if ((await this.waitFor(round.pk, deadline - Date.now(), (now) => now.status !== 'pending')).status === 'pending') return pending.length - index;
+      if ((await this.waitFor(round.pk, deadline - Date.now(), roundFinished)).status === 'pending') return pending.length - index;
     }
     return 0;
   }
@@ -733,14 +689,6 @@ export class GameService {
       const timer = setTimeout(done, msMax);
       own.add(done);
     });
-  }
-
-  /** A refused round as the page gets it: the operator's code when it is one of the registry, with the balance its problem carried. */
-  private refusalOf(round: RoundRow, decimals: number): Refusal {
-    const code = round.refusalCode ?? '';
-    const known = Object.hasOwn(ERRORS, code) ? (code as ErrorCode) : 'SERVICE_UNAVAILABLE';
-    const balance = round.balanceAfterMinor === null ? undefined : formatMinor(round.balanceAfterMinor, decimals);
-    return refuse(known, `the casino refused: ${round.refusalDetail ?? code}`, balance);
   }
 
   // -------------------------------------------------------------- helpers
@@ -787,27 +735,6 @@ export class GameService {
     return { campaignId: offer.campaign.campaignId, left: offer.left, bet: formatMinor(offer.campaign.betMinor, this.decimalsOf(session)) };
   }
 
-  private roundView(round: RoundRow, decimals: number): RoundView {
-    const view: RoundView = {
-      roundId: round.roundId,
-      nonce: round.nonce,
-      status: round.status === 'settled' ? 'settled' : 'pending',
-      bet: formatMinor(round.betMinor, decimals),
-      chancePct: round.chancePct,
-      threshold: round.threshold,
-      serverSeedHash: round.serverSeedHash,
-      clientSeed: round.clientSeed,
-      free: round.campaignId !== null,
-      at: new Date(round.createdAt).toISOString(),
-    };
-    if (round.status === 'settled') {
-      view.roll = round.roll;
-      view.win = formatMinor(round.winMinor, decimals);
-      view.serverSeed = round.serverSeed ?? undefined;
-    }
-    return view;
-  }
-
   private async sessionView(session: GameSessionRow, claims: LaunchClaims): Promise<SessionView | ReelsSessionView> {
     const { catalog, store, config } = this.options;
     const decimals = this.decimalsOf(session);
@@ -852,14 +779,14 @@ export class GameService {
         chancePctMax: range.max,
         rtpBp: game.rules.rtpBp,
       },
-      rounds: (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => this.roundView(round, decimals)),
+      rounds: (await store.recentRounds(session.pk, ROUNDS_SHOWN_MAX)).map((round) => roundView(round, decimals)),
     };
   }
 
   private async playView(session: GameSessionRow, round: RoundRow): Promise<PlayView> {
     const decimals = this.decimalsOf(session);
     return {
-      round: this.roundView(round, decimals),
+      round: roundView(round, decimals),
       balance: formatMinor(round.balanceAfterMinor ?? session.balanceMinor, decimals),
       fairness: { serverSeedHash: session.serverSeedHash, nonce: session.nonce },
       freeRounds: await this.freeRoundsView(session),

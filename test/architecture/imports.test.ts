@@ -13,6 +13,8 @@
  * - the access rules (src/access) import only the protocol, and the staff
  *   stores both servers share (src/staff) only the protocol and the access
  *   rules;
+ * - the rules of rounds (src/rounds) import only the protocol and the
+ *   games, as the wallet's rules (src/ledger) import only the protocol;
  * - the conformance kit (src/conformance) imports only the protocol and the
  *   clients, so that it judges an operator by its behaviour, never through
  *   our server's code.
@@ -111,4 +113,12 @@ test('the conformance kit imports only the protocol and the clients', () => {
   // Read, and reaching both: a rule over no imports would pass whatever the kit did.
   assert.ok(kit.some((edge) => edge.to.startsWith('src/protocol/')), 'the kit imports the protocol');
   assert.ok(kit.some((edge) => edge.to.startsWith('src/clients/')), 'the kit imports the clients');
+});
+
+test('the rules of rounds (src/rounds) import only the protocol, the games and each other', () => {
+  const rounds = ALL.filter((edge) => edge.from.startsWith('src/rounds/'));
+  const found = rounds.filter((edge) => !/^src\/(?:protocol|game|rounds)\//.test(edge.to));
+  assert.deepEqual(found, [], show(found));
+  assert.ok(rounds.some((edge) => edge.to.startsWith('src/protocol/')), 'src/rounds was read');
+  assert.ok(rounds.some((edge) => edge.to.startsWith('src/game/')), 'src/rounds imports the games');
 });

@@ -59,19 +59,12 @@ import { callTimeoutMs } from '../../stores/settings.js';
 import { CallDeadlines, type CallDeadline } from '../../platform/postgres/call-deadlines.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
+import { PAYOUT_REQUEST, payoutRequest, ROUND_REQUEST } from '../../rounds/bodies.js';
+import { assertRevealable, featureDone, reelsCallStep } from '../../rounds/completion.js';
+import { payoutOutcomeOf, roundOutcomeOf } from '../../rounds/outcomes.js';
+import { freeRoundFits, sameCampaign, samePayout } from '../../rounds/sameness.js';
 import {
-  assertRevealable,
-  featureDone,
-  freeRoundFits,
-  reelsCallStep,
-  PAYOUT_REQUEST,
-  payoutOutcomeOf,
-  payoutRequest,
-  ROUND_REQUEST,
-  roundOutcomeOf,
   rowReaders,
-  sameCampaign,
-  samePayout,
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
