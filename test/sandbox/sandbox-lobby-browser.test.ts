@@ -8,7 +8,7 @@
  * player whose currency no game offers shows that player's balance and no
  * games, said in words, instead of the previous player's. The game's frame
  * is sized to the game, at 1280 and 360 px (nothing scrolls inside it, its
- * title is whole), the game's Lobby button is the one way back, the lobby's
+ * title and its roll are whole), the game's Lobby button is the one way back, the lobby's
  * balance follows the game's through the game's messages, and a touch
  * screen gets no keyboard hints. The back office: a refused token is
  * dropped and the token form comes back with the reason, after a reload
@@ -162,6 +162,8 @@ test('the lobby and the back office say what a person needs, in a browser', { sk
   assert.ok((await page.evaluate(() => (globalThis as any).balanceMessages)) >= 1, 'the game told the lobby of its balance');
   await page.setViewportSize(SIZES.phone);
   await fitsGame(game);
+  const roll = await game.$eval('#roll', (node: any) => ({ scroll: node.scrollWidth, client: node.clientWidth, text: node.textContent }));
+  assert.ok(roll.scroll <= roll.client, `the roll "${roll.text}" is whole at 360 px`);
   await page.screenshot({ path: `${ARTIFACTS}sandbox-lobby-game-360.png`, fullPage: true });
   // The way back: the lobby, with alice chosen.
   await Promise.all([page.waitForEvent('load', { timeout: PAGE_WAIT_MS }), game.click('#lobby')]);
