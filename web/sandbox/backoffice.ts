@@ -8,7 +8,9 @@
  * API with the operator's admin token, and the provider's /admin API through
  * the sandbox's pass-through with the provider's admin token; both tokens
  * come in the URL's fragment, which the browser never sends, and are kept
- * for this tab only.
+ * for this tab only, until a server refuses one: then the token form asks
+ * again, saying why. The outbox and the codes chart are read again on their
+ * own while the page is visible.
  */
 import { $, ApiProblem, api, el, fields, money, report, type Player } from './api.js';
 import { barChart, lineChart } from './charts.js';
