@@ -2,15 +2,15 @@
  * Proves, in a real browser (headless Chromium through playwright-core)
  * against `wagerlink sandbox` run as a child process, what the lobby and the
  * back office tell a person. The lobby, in German: speaks German, writes
- * amounts as the game does (101,77 €), says a refusal in a sentence of its
+ * amounts as the game does (100,00 €), says a refusal in a sentence of its
  * own and never its code (a taken id, an unknown country), offers in its
  * new-player form only currencies some game has bets in (no GBP), and for a
  * player whose currency no game offers shows that player's balance and no
  * games, said in words, instead of the previous player's. The game's frame
- * is sized to the game, at 1280 and 360 px (nothing scrolls inside it, its
- * title and its roll are whole), the game's Lobby button is the one way back, the lobby's
- * balance follows the game's through the game's messages, and a touch
- * screen gets no keyboard hints. The back office: a refused token is
+ * is sized to the game, at 1280 and 360 px (nothing scrolls inside it,
+ * its title and its roll are whole), the game's Lobby button is the one way
+ * back, the lobby's balance follows the game's through the game's messages,
+ * and a touch screen gets no keyboard hints. The back office: a refused token is
  * dropped and the token form comes back with the reason, after a reload
  * too; its outbox filter offers the outbox's statuses; a free bet moves
  * nothing on the balance chart; and with the casino down, the outbox and
