@@ -4,9 +4,8 @@
  * postgresql://) URL is PostgreSQL, shared by any number of provider nodes;
  * anything else is a SQLite file, one process's.
  */
-import { isPostgresUrl } from '../../platform/postgres/open-database.js';
+import { DEFAULT_POSTGRES_SETTINGS, isPostgresUrl, type PostgresSettings } from '../../platform/postgres/settings.js';
 import type { Currencies } from '../../protocol/money.js';
-import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../../stores/settings.js';
 import { PostgresProviderStore } from './postgres-provider-store.js';
 import type { ProviderStore, SeedSealing } from './provider-store.js';
 import { SqliteProviderStore, type OnFatal } from './sqlite-provider-store.js';

@@ -52,10 +52,10 @@ import type postgres from 'postgres';
 import type { FinalEvent } from '../../dispatch/outbox.js';
 import { CONFLICT_RETRIES_MAX, PostgresOutbox } from '../../dispatch/postgres-outbox.js';
 import { migrate } from '../../platform/postgres/migrate.js';
-import { createSchema, openDatabase, urlInSchema, type PoolSettings } from '../../platform/postgres/open-database.js';
-import { isConflict, isUnavailable } from '../../platform/postgres/postgres-errors.js';
+import { createSchema, openDatabase, urlInSchema } from '../../platform/postgres/open-database.js';
+import { isConflict, isUnavailable } from '../../platform/postgres/errors.js';
 import { UnavailableError } from '../../protocol/errors.js';
-import { callTimeoutMs } from '../../stores/settings.js';
+import { callTimeoutMs, type PostgresSettings } from '../../platform/postgres/settings.js';
 import { CallDeadlines, type CallDeadline } from '../../platform/postgres/call-deadlines.js';
 import { CURRENCIES, type Currencies } from '../../protocol/money.js';
 import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
@@ -142,7 +142,7 @@ export interface PostgresProviderStoreOptions {
    * `schema_migrations`) in their own schema.
    */
   schema?: string | undefined;
-  settings: PoolSettings;
+  settings: PostgresSettings;
   /** The currencies whose decimals read an operator's balances (the config's); default ISO 4217 and the default crypto codes. */
   currencies?: Currencies;
 }
@@ -856,7 +856,7 @@ export class PostgresProviderStore implements ProviderStore {
 
 type Querier = postgres.Sql | postgres.TransactionSql;
 
-/** The error as a 503 when the database, not the call, is the problem (postgres-errors.ts); else as it is. */
+/** The error as a 503 when the database, not the call, is the problem (src/platform/postgres/errors.ts); else as it is. */
 function unavailableOr(error: unknown): unknown {
   if (!isUnavailable(error)) return error;
   return new UnavailableError(`the provider's database is unavailable: ${(error as Error).message}; nothing was applied`, { cause: error });

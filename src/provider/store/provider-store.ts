@@ -25,7 +25,6 @@ import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/sta
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
 import { commitment } from '../../game/fairness.js';
-import { readBalance } from '../../clients/operator-client.js';
 import { refuse, type Refusal } from '../../protocol/errors.js';
 import { raw, stringify } from '../../protocol/json.js';
 import { decimalFromString, formatMinor, toMinor, type Currencies } from '../../protocol/money.js';
@@ -666,10 +665,8 @@ function finalAnswerOf(
   currencies: Currencies,
 ): { status: 'accepted'; balanceAfterMinor: bigint | null } | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null } {
   switch (outcome) {
-    case 'sent': {
-      const read = answer.body === undefined ? undefined : readBalance(answer.body);
-      return { status: 'accepted', balanceAfterMinor: read?.ok ? minorOf(read.value.balance, currency, currencies) : null };
-    }
+    case 'sent':
+      return { status: 'accepted', balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
     case 'resolved':
       return { status: 'accepted', balanceAfterMinor: null };
     case 'refused':
