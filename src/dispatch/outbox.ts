@@ -15,8 +15,8 @@
  * The backend-neutral part is here; enqueueing takes the backend's own
  * handle of the caller's database transaction, and the hook of final
  * outcomes and the work a change by hand (`retryNow`, `resolve`) may carry
- * into its transaction are the backend's own (sqlite-outbox.ts,
- * postgres-outbox.ts).
+ * into its transaction are the backend's own (sqlite/outbox.ts,
+ * postgres/outbox.ts).
  */
 import type { ItemKind } from './retry-schedule.js';
 

@@ -24,8 +24,8 @@
  *   only when the change applies, and one that throws rolls the change
  *   back, its own writes with it.
  * SQLite's own rules (the write lock, the durable-id mark) are in
- * sqlite-outbox.test.ts; PostgreSQL's nodes claiming at once are in
- * postgres-outbox.test.ts.
+ * sqlite/outbox.test.ts; PostgreSQL's nodes claiming at once are in
+ * postgres/outbox.test.ts.
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { CLAIM_LIMITS } from '../../../src/dispatch/outbox.js';
 import { RoundCompletion } from '../../../src/provider/round-completion.js';
-import { PostgresProviderStore } from '../../../src/provider/store/postgres-provider-store.js';
+import { PostgresProviderStore } from '../../../src/provider/store/postgres/provider-store.js';
 import type { GameSessionRow, NewReelsRound } from '../../../src/provider/store/provider-store.js';
 import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../../stores/postgres-fixtures.js';
 import { PROVIDER_TEST_POOL } from './backends.js';

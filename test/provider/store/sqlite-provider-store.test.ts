@@ -24,7 +24,7 @@ import { CLAIM_LIMITS, type Answer } from '../../../src/dispatch/outbox.js';
 import { migrate } from '../../../src/platform/sqlite/migrate.js';
 import { openDatabase } from '../../../src/platform/sqlite/open-database.js';
 import type { GameSessionRow } from '../../../src/provider/store/provider-store.js';
-import { PROVIDER_MIGRATIONS, SqliteProviderStore } from '../../../src/provider/store/sqlite-provider-store.js';
+import { PROVIDER_MIGRATIONS, SqliteProviderStore } from '../../../src/provider/store/sqlite/provider-store.js';
 import { tempDir } from '../../helpers.js';
 import { until, walState } from '../../platform/sqlite/wal-state.js';
 import { begun, realRound, realSession, SEED, sealedNext } from './store-fixtures.js';
@@ -278,7 +278,7 @@ test('a crash between the final answer on the item and the round it settles keep
     await store.durable();
     console.log('the process lived on');
   `;
-  const storeUrl = new URL('../../../src/provider/store/sqlite-provider-store.js', import.meta.url).href;
+  const storeUrl = new URL('../../../src/provider/store/sqlite/provider-store.js', import.meta.url).href;
   const ran = spawnSync(process.execPath, ['--input-type=module', '-e', child, storeUrl, path, String(NOW + 1)], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(ran.signal, 'SIGKILL', `${ran.stdout}${ran.stderr}`);
 

@@ -26,10 +26,10 @@
  */
 import assert from 'node:assert/strict';
 import type postgres from 'postgres';
-import { migrate, type Migration } from '../platform/postgres/migrate.js';
-import { openDatabase } from '../platform/postgres/open-database.js';
-import type { PostgresSettings } from '../platform/postgres/settings.js';
-import { isConflict } from '../platform/postgres/errors.js';
+import { migrate, type Migration } from '../../platform/postgres/migrate.js';
+import { openDatabase } from '../../platform/postgres/open-database.js';
+import type { PostgresSettings } from '../../platform/postgres/settings.js';
+import { isConflict } from '../../platform/postgres/errors.js';
 import {
   LIST_MAX,
   type AfterRefusal,
@@ -42,8 +42,8 @@ import {
   type NewItem,
   type Outbox,
   type OutboxItem,
-} from './outbox.js';
-import type { ItemKind } from './retry-schedule.js';
+} from '../outbox.js';
+import type { ItemKind } from '../retry-schedule.js';
 
 export const OUTBOX_MIGRATION: Omit<Migration, 'version'> = {
   name: 'dispatch-outbox',
