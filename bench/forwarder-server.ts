@@ -3,7 +3,8 @@
  * /transaction body and sends it on to the operator through the provider's
  * own sender (the dispatcher's `httpSend`: signed with the operator's
  * secret, its answer read and checked), then answers with what the operator
- * answered. No storage, no game, no outbox: only the second HTTP hop that
+ * answered (a 200 as the balance the sender read from it, which is all the
+ * sender hands on). No storage, no game, no outbox: only the second HTTP hop that
  * every round of a real integration adds to a wallet's bet. The end-to-end
  * rows are read beside it (docs/performance.md, "End to end"): no provider
  * on this stack plays rounds on the same host faster than it forwards them.
