@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { backendOf } from '../stores/open-store.js';
 import { OPERATOR_DB_FILE, OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDER_SCHEMA_DEFAULT } from '../sandbox/sandbox-config.js';
 import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
-import { schemaNameProblem } from '../platform/postgres/open-database.js';
+import { schemaNameProblem } from '../platform/postgres/settings.js';
 import { runSandbox } from '../sandbox/run-sandbox.js';
 import { processSources, secretFrom, urlHasPassword } from './secret-input.js';
 
