@@ -162,6 +162,7 @@ export const TIERS = {
     'provider/store/sqlite-provider-store',
     'sandbox/sandbox-browser',
     'sandbox/sandbox-cli',
+    'sandbox/sandbox-env',
     'sandbox/sandbox-ports',
     'sandbox/sandbox-guard',
   ],
