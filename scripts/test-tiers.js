@@ -143,6 +143,7 @@ export const TIERS = {
     'conformance/conformance-cli',
     'conformance/conformance-provider-cli',
     'conformance/reports',
+    'docs/doc-commands',
     'examples/signing',
     'harness/child-process',
     'http/shutdown',
