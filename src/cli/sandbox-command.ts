@@ -157,7 +157,6 @@ It reads the data folder and changes nothing; a folder without secrets is one th
 not started in yet (exit 1).
 `;
 
-
 /** A variable some command reads: the operator's settings, its link to the provider, the provider's back office, the conformance kit's. */
 type VariableName =
   | keyof typeof CONFIG_VARIABLES
@@ -210,5 +209,6 @@ export async function sandboxEnvCommand(args: string[], usage: (message: string)
     throw new SandboxSetupError(`${join(dataDir, SECRETS_FILE)} does not exist: start the sandbox first (npm start, or wagerlink sandbox --data ${dataDir})`);
   }
   const lines = sandboxEnvironment({ dataDir, providerPort, database }, secrets).map(([name, value, what]) => `export ${name}=${shellWord(value)}   # ${what}`);
-  process.stdout.write(`# The sandbox of ${dataDir}: its ids, addresses and secrets. Secrets: keep this out of logs.\n${lines.join('\n')}\n`);
+  // The folder as a JSON string: a line break in its name cannot end the comment and become a command of the eval.
+  process.stdout.write(`# The sandbox of ${JSON.stringify(dataDir)}: its ids, addresses and secrets. Secrets: keep this out of logs.\n${lines.join('\n')}\n`);
 }
