@@ -9,8 +9,7 @@
  * without the outbox: this layer imports only the protocol and the games.
  */
 import { ERRORS, refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
-import { nestingRefusal } from '../protocol/i-json.js';
-import { decimalFromNumber, decimalFromString, formatMinor, inexactNumbers, toMinor, type Currencies } from '../protocol/money.js';
+import { decimalFromString, formatMinor, toMinor, type Currencies } from '../protocol/money.js';
 import type { RoundFacts } from './facts.js';
 
 /** How an outbox item ended; the outbox's FinalEvent is one. */
@@ -26,10 +25,12 @@ export interface FinalAnswerFacts {
     /** The problem's registry code, when the answer was one. */
     code?: string;
     detail: string;
-    /** The player's balance a problem answer carried, exact decimal text. */
+    /**
+     * The player's balance the answer carried, exact decimal text: a 200's
+     * (the outbox reads it once, as it is answered) or a problem's. Absent
+     * when the answer had none that reads exactly.
+     */
     balance?: string;
-    /** A 200's text. */
-    body?: string;
   };
 }
 
@@ -56,29 +57,6 @@ export function minorOf(text: string | undefined, currency: string, currencies: 
   return decimal === undefined ? null : (toMinor(decimal, decimals) ?? null);
 }
 
-/**
- * The balance of a /transaction or /payout 200 (docs/protocol.md §6, §7)
- * as exact decimal text, or undefined when the text is not a JSON object
- * within the nesting limit whose `balance` is a number a double holds
- * exactly. The operator client reads a 200 it is answered live the same
- * way (src/clients/operator-client.ts, readBalance); a test holds the two
- * to the same answers.
- */
-export function balanceOfAnswer(text: string): string | undefined {
-  if (nestingRefusal(text)) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const balance = (value as Record<string, unknown>).balance;
-  if (typeof balance !== 'number' || inexactNumbers(text).includes(balance)) return undefined;
-  const decimal = decimalFromNumber(balance);
-  return decimal === undefined ? undefined : formatMinor(decimal.units, decimal.scale);
-}
-
 /** The code a refusal is recorded with: the operator's, else HTTP_<status> when the answer was no problem+json. */
 function refusalCodeOf(answer: FinalAnswerFacts['answer']): string {
   return answer.code ?? (answer.status === undefined ? 'REFUSED' : `HTTP_${answer.status}`);
@@ -92,10 +70,8 @@ function refusalCodeOf(answer: FinalAnswerFacts['answer']): string {
  */
 export function finalAnswerOf({ outcome, answer }: FinalAnswerFacts, currency: string, currencies: Currencies): FinalAnswer {
   switch (outcome) {
-    case 'sent': {
-      const balance = answer.body === undefined ? undefined : balanceOfAnswer(answer.body);
-      return { status: 'accepted', balanceAfterMinor: balance === undefined ? null : minorOf(balance, currency, currencies) };
-    }
+    case 'sent':
+      return { status: 'accepted', balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
     case 'resolved':
       return { status: 'accepted', balanceAfterMinor: null };
     case 'refused':

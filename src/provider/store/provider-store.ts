@@ -3,7 +3,8 @@
  * free-bet campaigns, tournament payouts and the durable outbox
  * (src/dispatch) their requests go through. The game service, the app, the
  * delivery and the back office know only this contract; the SQLite
- * implementation is sqlite-provider-store.ts.
+ * and PostgreSQL implementations are sqlite/provider-store.ts and
+ * postgres/provider-store.ts, each folder holding the same file names.
  *
  * Every method that reads or writes the database answers a promise. Each
  * write method is atomic as a whole: it is one database transaction (or,
