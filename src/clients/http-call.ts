@@ -57,7 +57,7 @@ export const NO_RETRY: RetryPolicy = { ...PROTOCOL_RETRY, attemptsMax: 1 };
 /** docs/protocol.md §9: the wait for one answer (ms). */
 export const ANSWER_MS_MAX = 5_000;
 /** Answers are a few hundred bytes; anything far larger is not the protocol (bytes). */
-export const ANSWER_BYTES_MAX = 1024 * 1024;
+const ANSWER_BYTES_MAX = 1024 * 1024;
 
 export interface ClientWorld {
   /** Epoch ms. */

@@ -18,7 +18,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface Allowed {
+interface Allowed {
   /** A folder of src/, from the root: `src/protocol`. */
   folder: string;
   /** The only files of that folder allowed, from the root; empty when the whole folder is. */
@@ -97,7 +97,7 @@ export function rowOf(rows: readonly LayerRow[], path: string): LayerRow | undef
  * rows of src/platform say what the platform may take from other layers,
  * not how its parts share code.
  */
-export function layerOf(path: string): string {
+function layerOf(path: string): string {
   const parts = path.split('/');
   return parts[0] === 'src' ? parts.slice(0, 2).join('/') : parts[0]!;
 }
