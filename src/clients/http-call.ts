@@ -16,7 +16,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { ERRORS, isRetryableStatus, type ErrorCode } from '../protocol/errors.js';
 import { nestingRefusal } from '../protocol/i-json.js';
 import { decimalFromNumber, formatMinor, inexactNumbers } from '../protocol/money.js';
-import { backoffMs, PROTOCOL_RETRY, retryAfterMs, type RetryPolicy } from '../protocol/retry-policy.js';
+import { backoffMs, retryAfterMs, type RetryPolicy } from '../protocol/retry-policy.js';
 import { SIGNATURE_HEADER, sign } from '../protocol/signing.js';
 
 // The retry rule is data and pure functions of the protocol's, which the
