@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /** Round trips timed, in groups; the figure is the median group's mean, so that one descheduled moment does not set it. */
-export const WAKE_ROUND_TRIPS = 20_000;
-export const WAKE_GROUP = 1_000;
+const WAKE_ROUND_TRIPS = 20_000;
+const WAKE_GROUP = 1_000;
 
 /**
  * Two threads take turns on one shared cell: each sleeps in Atomics.wait
@@ -67,9 +67,9 @@ export async function wakeRoundTripUs(roundTrips = WAKE_ROUND_TRIPS, group = WAK
 /** What one sync probe writes each time: about what a group commit of a few dozen bets appends to the WAL. */
 export const SYNC_WRITE_BYTES = 64 * 1024;
 /** The probe's file is started anew at this size, so that the probe's disk use stays bounded. */
-export const SYNC_FILE_BYTES = 256 * 1024 * 1024;
+const SYNC_FILE_BYTES = 256 * 1024 * 1024;
 /** How long the sync probe writes and syncs. */
-export const SYNC_PROBE_MS = 3_000;
+const SYNC_PROBE_MS = 3_000;
 
 export interface SyncLatency {
   syncs: number;

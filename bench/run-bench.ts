@@ -406,6 +406,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
   }
 }
 
+// eslint-disable-next-line max-lines-per-function -- the bench's run in order: options, host probes, rows, report; each step feeds the next
 async function main(): Promise<void> {
   const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
   if (!hasWrk) throw new Error('wrk is not installed: apt-get install wrk');

@@ -7,15 +7,15 @@ import { END_TO_END_ROWS } from './end-to-end-row.js';
 import { PGBENCH_ROW, walletRowName } from './postgres-rows.js';
 
 /** Single bet, SQLite `synchronous=FULL`: at least this share of the ceiling's throughput. */
-export const SINGLE_BET_SHARE_MIN = 0.8;
+const SINGLE_BET_SHARE_MIN = 0.8;
 /** Single bet: a 99th percentile at most this multiple of the ceiling's. */
-export const P99_MULTIPLE_MAX = 1.5;
+const P99_MULTIPLE_MAX = 1.5;
 /** The single bet on a grown ledger: at least this share of the single bet on an empty one. */
-export const GROWN_SHARE_MIN = 0.8;
+const GROWN_SHARE_MIN = 0.8;
 /** One PostgreSQL node: at least this multiple of pgbench tpcb-like's transactions per second. */
-export const POSTGRES_PGBENCH_MULTIPLE_MIN = 2;
+const POSTGRES_PGBENCH_MULTIPLE_MIN = 2;
 /** Rounds of each end-to-end row (both servers, the outbox between them): at least this share of the single bet's requests. */
-export const END_TO_END_SHARE_MIN = 0.5;
+const END_TO_END_SHARE_MIN = 0.5;
 
 export interface RowFigures {
   requestsPerSecond: number;

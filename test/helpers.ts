@@ -76,6 +76,7 @@ export interface Operator {
   close: () => Promise<void>;
 }
 
+// eslint-disable-next-line max-lines-per-function -- one operator put together for a test, on either backend, in the order serve uses
 export async function makeOperator(
   options: {
     rules?: RulesConfig;

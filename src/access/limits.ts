@@ -10,7 +10,7 @@ import { decimalFromString, type Decimal } from '../protocol/money.js';
 import type { Role } from './roles.js';
 
 /** Limits of one role: decimal text per currency code, and `*` for every currency not named. */
-export type RoleLimits = Readonly<Record<string, string>>;
+type RoleLimits = Readonly<Record<string, string>>;
 /** Limits per role; a role without an entry, or a currency without one and no `*`, has no limit. */
 export type StaffLimits = Readonly<Partial<Record<Role, RoleLimits>>>;
 
@@ -30,7 +30,7 @@ export const DEFAULT_STAFF_LIMITS: StaffLimits = {
 };
 
 /** The limit of a role in a currency, as decimal text, or undefined when it has none. */
-export function limitText(limits: StaffLimits, role: Role, currency: string): string | undefined {
+function limitText(limits: StaffLimits, role: Role, currency: string): string | undefined {
   const forRole = limits[role];
   if (forRole === undefined) return undefined;
   return Object.hasOwn(forRole, currency) ? forRole[currency] : forRole['*'];

@@ -23,7 +23,7 @@ export type Role = (typeof ROLES)[number];
  * handler asks for it once the amount is known, as a new player's opening
  * balance does).
  */
-export const ACTIONS = {
+const ACTIONS = {
   /** Any listing or item of the back office. */
   read: 'read-only',
   /** Players: create one without money, block, unblock. */
@@ -44,7 +44,6 @@ export const ACTIONS = {
   'audit.read': 'admin',
 } as const satisfies Record<string, Role>;
 export type Action = keyof typeof ACTIONS;
-export const ACTION_NAMES = Object.keys(ACTIONS) as Action[];
 
 /** The rank of each role: a role holds the actions of every role ranked at or below it. */
 const RANK: Readonly<Record<Role, number>> = Object.fromEntries(ROLES.map((role, i) => [role, i])) as Record<Role, number>;

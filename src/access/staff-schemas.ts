@@ -9,12 +9,12 @@ import { STAFF_TOKEN_DAYS_MAX } from './staff-token.js';
 import { inWords } from '../protocol/validate.js';
 import { LIMIT_PATTERN } from '../protocol/schemas.js';
 
-export const StaffName = Type.String({
+const StaffName = Type.String({
   pattern: inWords('^[a-z][a-z0-9._-]{0,63}$', '1 to 64 of a-z, 0-9, ".", "_", "-", starting with a letter'),
   description: 'The account\'s name: 1 to 64 of a-z, 0-9, ".", "_", "-", starting with a letter; never reused.',
 });
 
-export const StaffRole = Type.Union(
+const StaffRole = Type.Union(
   ROLES.map((role) => Type.Literal(role)),
   { description: 'read-only: reads; support: plus block/unblock, launch keys, outbox retry; payments: plus money within its limits; admin: everything, staff and audit included.' },
 );
@@ -40,7 +40,7 @@ export const AuditQuery = Type.Object({
 const Time = Type.Integer({ description: 'Epoch ms.' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const StaffTokenItem = Type.Object({
+const StaffTokenItem = Type.Object({
   tokenId: Type.String({ description: "The token's id (not secret): what revoke and the audit log name." }),
   name: StaffName,
   createdAt: Time,
@@ -64,7 +64,7 @@ export const StaffCreated = Type.Intersect([
 
 export const StaffRevoked = Type.Object({ name: StaffName, revokedTokenIds: Type.Array(Type.String()) });
 
-export const AuditItem = Type.Object({
+const AuditItem = Type.Object({
   id: Type.Integer(),
   at: Time,
   actor: Type.String({ description: 'The staff account, admin-token for the configured admin token, or cli:<system user>.' }),

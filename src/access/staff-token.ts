@@ -14,11 +14,11 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export const STAFF_TOKEN_PREFIX = 'wls_';
+const STAFF_TOKEN_PREFIX = 'wls_';
 /** Bytes of a token's id: enough to be unique among a back office's tokens, short enough to read out. */
-export const STAFF_TOKEN_ID_BYTES = 8;
+const STAFF_TOKEN_ID_BYTES = 8;
 /** Bytes of a token's secret: 256 bits, beyond any guessing. */
-export const STAFF_TOKEN_SECRET_BYTES = 32;
+const STAFF_TOKEN_SECRET_BYTES = 32;
 /**
  * A token's life when its maker names none: 90 days, a quarter, the rotation
  * a payments back office commonly asks for. `--expires-days` sets another.
@@ -26,10 +26,10 @@ export const STAFF_TOKEN_SECRET_BYTES = 32;
 export const STAFF_TOKEN_DAYS_DEFAULT = 90;
 /** The longest life a token may be given: a year; a longer-lived credential outlives the reasons it was issued. */
 export const STAFF_TOKEN_DAYS_MAX = 366;
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 
 /** A name of a staff account: short, plain, and never one of the reserved actors' (ADMIN_TOKEN_ACTOR, `cli:`). */
-export const STAFF_NAME_PATTERN = /^[a-z][a-z0-9._-]{0,63}$/;
+const STAFF_NAME_PATTERN = /^[a-z][a-z0-9._-]{0,63}$/;
 
 /** The audit's name for the configured admin token (WAGERLINK_ADMIN_TOKEN; the provider config's adminToken). */
 export const ADMIN_TOKEN_ACTOR = 'admin-token';

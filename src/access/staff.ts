@@ -51,11 +51,6 @@ export function identityOf(found: StaffTokenFound): StaffIdentity {
   return { name: found.account.name, role: found.account.role, tokenId: found.token.tokenId, operators: found.account.operators };
 }
 
-/** Whether an identity may see and act on an operator's items (the provider's scope). */
-export function inScope(identity: StaffIdentity, operatorId: string): boolean {
-  return identity.operators === null || identity.operators.includes(operatorId);
-}
-
 /**
  * One row of the audit log: who (account and token), when, what (method,
  * route, the target's ids, amount and currency), from where, and the answer.

@@ -17,7 +17,7 @@ export interface CliFailure {
 }
 
 /** A command's database is not there: it is told, and nothing is created. */
-export class MissingDatabaseError extends Error {
+class MissingDatabaseError extends Error {
   override name = 'MissingDatabaseError';
 }
 

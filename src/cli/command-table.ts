@@ -8,7 +8,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
-export const OPTIONS = {
+const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   database: { type: 'string' },
@@ -160,7 +160,7 @@ function optionUsage(name: OptionName, required: boolean): string {
 }
 
 /** A command's usage line. */
-export function synopsis(command: Command): string {
+function synopsis(command: Command): string {
   if (command.synopsis !== undefined) return `wagerlink ${command.name} ${command.synopsis}`;
   const required = command.required ?? [];
   const parts = [
@@ -187,7 +187,7 @@ function argumentCounts(command: Command): { min: number; max: number } {
   return { min: words.filter((word) => !word.startsWith('[')).length, max: words.length };
 }
 
-export function environmentList(variables: Readonly<Record<string, string>>): string {
+function environmentList(variables: Readonly<Record<string, string>>): string {
   return Object.entries(variables)
     .map(([name, text]) => `  ${name.padEnd(34)}${text}`)
     .join('\n');

@@ -15,7 +15,7 @@ import { playerIdProblem, withInvisibleEscaped } from '../protocol/player-id.js'
 import { CurrencyCode, PlayerId, Uuid } from '../protocol/schemas.js';
 import { compile } from '../protocol/validate.js';
 
-export interface CsvRecord {
+interface CsvRecord {
   /** The line (1-based) the record starts on. */
   line: number;
   fields: string[];
@@ -104,14 +104,14 @@ export interface LeaderboardRow {
   payoutId?: string;
 }
 
-export interface LineProblem {
+interface LineProblem {
   line: number;
   problem: string;
 }
 
 export type LeaderboardRead = { ok: true; rows: LeaderboardRow[] } | { ok: false; problems: LineProblem[] };
 
-export const LEADERBOARD_COLUMNS = ['playerId', 'currency', 'amount', 'payoutId'] as const;
+const LEADERBOARD_COLUMNS = ['playerId', 'currency', 'amount', 'payoutId'] as const;
 const REQUIRED = ['playerId', 'currency', 'amount'] as const;
 
 /**

@@ -485,11 +485,12 @@ async function players(action: string, playerId: string, values: Values): Promis
       });
     }
     case 'block':
-    case 'unblock':
+    case 'unblock': {
       const audit = cliAudit(`operator players ${action}`, { target: `player=${playerId}` });
       return withService(config, async (service) =>
         report(await audited(service, audit(200), service.setBlocked(playerId, action === 'block', values.reason, audit(200))), playerBody),
       );
+    }
     case 'rounds':
     case 'transactions': {
       const page = checkedArgs(PageQuery, { limit: values.limit, cursor: values.cursor });

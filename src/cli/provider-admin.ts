@@ -281,7 +281,7 @@ function outcomeOf(status: number): Outcome {
  * bar ends on is what the JSON summary says: `[####] 3/3 created 0
  * alreadyThere 0 conflicts 0 refused 3 failed 0`.
  */
-export function progressLine(bar: string, done: number, total: number, counts: Record<Outcome, number>): string {
+function progressLine(bar: string, done: number, total: number, counts: Record<Outcome, number>): string {
   const told = (Object.keys(counts) as Outcome[]).map((outcome) => `${outcome} ${counts[outcome]}`);
   return `[${bar}] ${done}/${total} ${told.join(' ')}`;
 }

@@ -171,7 +171,7 @@ type VariableName =
  * operator's address or port: no command reads them (`operator serve` would,
  * and must not start a second operator on the sandbox's port).
  */
-export function sandboxEnvironment(settings: { dataDir: string; providerPort: number; database: string | undefined }, secrets: NonNullable<ReturnType<typeof readSecrets>>): [VariableName, string, string][] {
+function sandboxEnvironment(settings: { dataDir: string; providerPort: number; database: string | undefined }, secrets: NonNullable<ReturnType<typeof readSecrets>>): [VariableName, string, string][] {
   return [
     ['WAGERLINK_DATABASE', settings.database ?? join(settings.dataDir, OPERATOR_DB_FILE), "the operator's database: operator players, launch-key, verify ..."],
     ['WAGERLINK_SECRET', secrets.secret, "the integration's HMAC secret, both directions"],
@@ -188,7 +188,7 @@ export function sandboxEnvironment(settings: { dataDir: string; providerPort: nu
 }
 
 /** A value as one shell word, whatever it holds: single-quoted, each single quote closed, escaped and reopened. */
-export function shellWord(value: string): string {
+function shellWord(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 

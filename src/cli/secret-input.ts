@@ -40,7 +40,7 @@ const OTHERS_MODE_MASK = 0o077;
  * not refused: a container's secret files (Docker's are 0444, Kubernetes'
  * 0644 by default) are readable by all on purpose, with one user inside.
  */
-export function readSecretFile(path: string, flag: string, sources: SecretSources): string {
+function readSecretFile(path: string, flag: string, sources: SecretSources): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

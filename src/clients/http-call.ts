@@ -16,7 +16,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { ERRORS, isRetryableStatus, type ErrorCode } from '../protocol/errors.js';
 import { nestingRefusal } from '../protocol/i-json.js';
 import { decimalFromNumber, formatMinor, inexactNumbers } from '../protocol/money.js';
-import { backoffMs, PROTOCOL_RETRY, retryAfterMs, type RetryPolicy } from '../protocol/retry-policy.js';
+import { backoffMs, retryAfterMs, type RetryPolicy } from '../protocol/retry-policy.js';
 import { SIGNATURE_HEADER, sign } from '../protocol/signing.js';
 
 // The retry rule is data and pure functions of the protocol's, which the
@@ -26,7 +26,7 @@ export { backoffMs, NO_RETRY, PROTOCOL_RETRY, RETRY_STATUSES, retryAfterMs, type
 /** docs/protocol.md §9: the wait for one answer (ms). */
 export const ANSWER_MS_MAX = 5_000;
 /** Answers are a few hundred bytes; anything far larger is not the protocol (bytes). */
-export const ANSWER_BYTES_MAX = 1024 * 1024;
+const ANSWER_BYTES_MAX = 1024 * 1024;
 
 export interface ClientWorld {
   /** Epoch ms. */

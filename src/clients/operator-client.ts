@@ -68,7 +68,7 @@ export interface OperatorClient {
 const sessionCheck = compile(AuthenticateResponse);
 
 /** A /transaction or /payout answer's balance, exact. */
-export const readBalance: Interpret<BalanceAnswer> = (text) => {
+const readBalance: Interpret<BalanceAnswer> = (text) => {
   const parsed = parseAnswer(text);
   if (!parsed.ok) return parsed;
   const balance = exactNumberText(parsed.value.balance, parsed.inexact);

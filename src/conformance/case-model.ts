@@ -135,7 +135,7 @@ export interface CallStep {
 }
 
 /** A request of a parallel step. */
-export interface ParallelRequest {
+interface ParallelRequest {
   endpoint: OperatorEndpoint;
   body: Body;
 }
@@ -192,7 +192,7 @@ export interface WaitStep {
 }
 
 /** Blocks or unblocks a player through the fixtures (a player left blocked is unblocked when the case ends). */
-export interface BlockStep {
+interface BlockStep {
   kind: 'block' | 'unblock';
   say: string;
   player?: Role;
@@ -200,7 +200,7 @@ export interface BlockStep {
 
 export type Step = CallStep | ParallelStep | ProbeStep | SessionStep | WaitStep | BlockStep;
 
-export interface ConformanceCase<A extends string = OperatorArea> {
+interface ConformanceCase<A extends string = OperatorArea> {
   /** `area.slug`, stable across versions: reports and --only name cases by it. */
   id: string;
   side: Side;

@@ -16,7 +16,7 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 const EXACT_NUMBER = /^(0|[1-9]\d*)(\.\d*[1-9])?$/;
 
 /** The number text of the top-level `balance` member of a JSON answer, as received. */
-export function balanceToken(text: string): string | undefined {
+function balanceToken(text: string): string | undefined {
   // A member name in a string value would be escaped ("\"balance\""), so this finds members only.
   return /"balance"\s*:\s*(-?[0-9][0-9.eE+-]*)/.exec(text)?.[1];
 }

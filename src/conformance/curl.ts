@@ -29,7 +29,7 @@ const RUN_BYTES_MIN = 64;
 const EXPECT_CONTINUE_BYTES_MIN = 1024;
 
 /** A shell word in single quotes. */
-export function shellQuote(text: string): string {
+function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 

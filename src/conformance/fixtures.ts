@@ -25,13 +25,13 @@ export class FixturesError extends Error {
  * The longest life of a key or a session the kit will wait for (s): each
  * expiry case waits about that long, and a run has a handful of them.
  */
-export const EXPIRY_SECONDS_MAX = 600;
+const EXPIRY_SECONDS_MAX = 600;
 /** A command that mints a key or blocks a player and has not ended in this long has failed (ms). */
-export const COMMAND_MS_MAX = 30_000;
+const COMMAND_MS_MAX = 30_000;
 /** A command's output past this is not a launch key (bytes). */
 const COMMAND_OUTPUT_BYTES_MAX = 64 * 1024;
 /** The games a run uses when the fixtures name none: those of examples/provider.json. */
-export const DEFAULT_GAMES: readonly string[] = ['dice', 'dice-high-roller'];
+const DEFAULT_GAMES: readonly string[] = ['dice', 'dice-high-roller'];
 
 /** argv of a command; `{playerId}` and `{game}` in any element are replaced. */
 const Command = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
@@ -70,7 +70,7 @@ export const FixturesFile = Type.Object(
   { additionalProperties: false },
 );
 export type FixturesFile = Static<typeof FixturesFile>;
-export type Expiry = NonNullable<FixturesFile['expiry']>;
+type Expiry = NonNullable<FixturesFile['expiry']>;
 
 const fileCheck = compile(FixturesFile);
 
@@ -107,7 +107,7 @@ export async function loadFixturesFile(path: string): Promise<FixturesFile> {
 /** A fixture given, or why it cannot be. */
 export type Supply<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-export interface FixturePlayer {
+interface FixturePlayer {
   playerId: string;
   currency: string;
   /** True when the player was made with exactly the balance asked for; otherwise the runner brings it there. */

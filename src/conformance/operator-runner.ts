@@ -53,14 +53,14 @@ export interface KitWorld {
   sleep(ms: number): Promise<void>;
 }
 
-export const REAL_KIT_WORLD: KitWorld = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+const REAL_KIT_WORLD: KitWorld = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
 /**
  * An expiry case waits this much past a life the fixtures give (ms): two
  * machines' clocks and an operator's own timers are that close on any test
  * system, and a second costs little beside the lives waited for.
  */
-export const CLOCK_MARGIN_MS = 1_000;
+const CLOCK_MARGIN_MS = 1_000;
 
 export interface RunOptions extends CommonRunOptions {
   target: OperatorTarget;

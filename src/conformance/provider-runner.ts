@@ -62,7 +62,7 @@ export interface ProviderRunOptions extends CommonRunOptions {
 }
 
 /** The target's currencies, checked: the kit must know each one's decimals to judge its amounts. */
-export function targetCurrencies(target: ProviderTarget): string[] {
+function targetCurrencies(target: ProviderTarget): string[] {
   const currencies = [...new Set(target.currencies ?? DEFAULT_CURRENCIES)];
   if (currencies.length === 0) throw new RunNotStarted('name at least one currency the provider offers');
   const unknown = currencies.filter((code) => CURRENCIES.decimals(code) === undefined);

@@ -7,7 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /** Bumped when a member changes meaning or goes; adding a member keeps it. */
-export const REPORT_VERSION = 1;
+const REPORT_VERSION = 1;
 
 export const SentRequest = Type.Object({
   /** POST, but for a case about another method and the GET that opens a launch URL. */
@@ -48,8 +48,8 @@ export const CaseFailure = Type.Object({
 });
 export type CaseFailure = Static<typeof CaseFailure>;
 
-export const CaseOutcome = Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('skipped')]);
-export type CaseOutcome = Static<typeof CaseOutcome>;
+const CaseOutcome = Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('skipped')]);
+type CaseOutcome = Static<typeof CaseOutcome>;
 
 export const CaseResult = Type.Object({
   id: Type.String(),

@@ -10,7 +10,7 @@ import { writeJson } from './json-text.js';
 import type { ReceivedAnswer, SentRequest } from './report.js';
 
 /** Bodies and answers are shown in reports up to this many characters; curl holds every byte. */
-export const BODY_SHOWN_MAX = 4_096;
+const BODY_SHOWN_MAX = 4_096;
 
 function cut(text: string): { text: string; cut: boolean } {
   return text.length > BODY_SHOWN_MAX ? { text: `${text.slice(0, BODY_SHOWN_MAX)}…`, cut: true } : { text, cut: false };

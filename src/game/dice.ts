@@ -40,9 +40,9 @@ export type Volatility = (typeof VOLATILITIES)[number];
  * The smallest win chance (whole percent) per volatility: high volatility
  * offers up to about 100x at 1 %, medium about 10x at 10 %, low about 4x.
  */
-export const CHANCE_PCT_MIN: Readonly<Record<Volatility, number>> = { low: 25, medium: 10, high: 1 };
+const CHANCE_PCT_MIN: Readonly<Record<Volatility, number>> = { low: 25, medium: 10, high: 1 };
 /** The largest win chance (whole percent), before the RTP caps it (see chanceRange). */
-export const CHANCE_PCT_CEILING = 95;
+const CHANCE_PCT_CEILING = 95;
 /** A win pays at least this much of the stake (in bp of the bet) at the nominal multiplier. */
 export const MULTIPLIER_BP_FLOOR = 10_100;
 
@@ -54,11 +54,6 @@ export interface DiceRules {
 export interface ChanceRange {
   min: number;
   max: number;
-}
-
-export function assertRules(rules: DiceRules): void {
-  assert.ok(Number.isInteger(rules.rtpBp) && rules.rtpBp >= RTP_BP_MIN && rules.rtpBp <= RTP_BP_MAX, `rtpBp out of range: ${rules.rtpBp}`);
-  assert.ok(VOLATILITIES.includes(rules.volatility), `unknown volatility ${rules.volatility}`);
 }
 
 /**

@@ -44,7 +44,7 @@ export type TransactionSlot =
   /** The win of 0 that closes a feature in which no free spin paid. */
   | { kind: 'featureClose' };
 
-export interface CallTransaction {
+interface CallTransaction {
   id: string;
   type: 'bet' | 'win';
   amountMinor: bigint;

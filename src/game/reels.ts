@@ -34,7 +34,7 @@ import { add, div, mul, ratio, sub, ZERO, type Ratio } from './ratio.js';
  */
 export type ReelSymbol = '7' | 'B' | 'L' | 'P' | 'O' | 'M' | 'C' | '-' | 'S' | 'J';
 
-export const REEL_COUNT = 3;
+const REEL_COUNT = 3;
 /** A window's rows around a stop: the one above, the stop itself on the middle row, the one below. */
 const ROW_OFFSETS = [-1, 0, 1];
 
@@ -67,8 +67,8 @@ const MIDDLE_LINE = 0;
  * cherries on reels 1 and 2 and none on reel 3 pays CHERRY_PAIR_PAY. Stars,
  * crowns and blanks pay no line.
  */
-export const THREE_OF_A_KIND_PAY: Readonly<Partial<Record<ReelSymbol, number>>> = { '7': 200, B: 40, L: 15, P: 10, O: 5, M: 3, C: 4 };
-export const CHERRY_PAIR_PAY = 2;
+const THREE_OF_A_KIND_PAY: Readonly<Partial<Record<ReelSymbol, number>>> = { '7': 200, B: 40, L: 15, P: 10, O: 5, M: 3, C: 4 };
+const CHERRY_PAIR_PAY = 2;
 const CHERRY: ReelSymbol = 'C';
 const SCATTER: ReelSymbol = 'S';
 const JACKPOT_SYMBOL: ReelSymbol = 'J';
@@ -116,7 +116,7 @@ export function assertReelsRules(rules: ReelsRules): void {
 /** A uniform integer in [0, n) per call, in the order a round asks: reels 1, 2, 3 of the base spin, then of each free spin. */
 export type UniformSource = (n: number) => number;
 
-export interface LineWin {
+interface LineWin {
   /** 1 to 5, as LINES numbers them. */
   line: number;
   /** The three symbols the line crosses. */
@@ -239,7 +239,7 @@ function enumeration(): Enumeration {
 }
 
 /** Mean and second moment of one quantity, exact. */
-export interface Moments {
+interface Moments {
   mean: Ratio;
   second: Ratio;
 }
@@ -395,7 +395,7 @@ export function payScale(rules: ReelsRules): Ratio {
 }
 
 /** What a spin of this pay and multiplier wins at a bet: rounded down to minor units, never up. */
-export function spinWinMinor(betMinor: bigint, pay: number, multiplier: number, scale: Ratio): bigint {
+function spinWinMinor(betMinor: bigint, pay: number, multiplier: number, scale: Ratio): bigint {
   // Four spins in five pay nothing: they skip the arithmetic on the scale's hundreds of digits.
   if (pay === 0) return 0n;
   return (betMinor * BigInt(pay * multiplier) * scale.num) / scale.den;

@@ -8,7 +8,7 @@ import { quote, settle, type DiceRules, type Quote } from './dice.js';
 import { playRound, type ReelsRules, type UniformSource } from './reels.js';
 
 /** A simulation is bounded: ten million rounds is far beyond any test. */
-export const SIMULATION_ROUNDS_MAX = 10_000_000;
+const SIMULATION_ROUNDS_MAX = 10_000_000;
 
 export interface SimulationInput {
   rules: DiceRules;

@@ -28,13 +28,13 @@ export interface CallLimit {
  * back. A window takes about a hundred bytes: 10,000 keep about a megabyte
  * per limit, and more players than a node serves at once.
  */
-export const LIMITED_KEYS_MAX = 10_000;
+const LIMITED_KEYS_MAX = 10_000;
 
 /**
  * An IPv6 caller is counted by its /64: a host is given a /64 and can pick
  * any address in it, so counting single addresses would count nothing.
  */
-export const IPV6_PREFIX_BITS = 64;
+const IPV6_PREFIX_BITS = 64;
 
 /** Counts one call of `key`; false once the 429 is sent (the caller must stop), true when within the limit. */
 export type CallLimiter = (request: FastifyRequest, reply: FastifyReply, key: string) => Promise<boolean>;

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 
-export interface HomeLink {
+interface HomeLink {
   href: string;
   text: string;
 }

@@ -33,8 +33,8 @@ import type { BodyReader } from '../protocol/validate.js';
 import { REQUEST_TIMEOUT_MS } from './limits.js';
 import { hostProblem } from './host-guard.js';
 
-export const JSON_TYPE = 'application/json';
-export const PROBLEM_TYPE = 'application/problem+json';
+const JSON_TYPE = 'application/json';
+const PROBLEM_TYPE = 'application/problem+json';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -128,7 +128,7 @@ export function sendJson(reply: FastifyReply, status: number, body: string): Fas
  * in another charset would be read as bytes it does not mean. The header
  * most callers send, bare `application/json`, is not parsed at all.
  */
-export function declaredCharset(contentType: string | undefined): string | undefined {
+function declaredCharset(contentType: string | undefined): string | undefined {
   if (contentType === undefined || contentType === JSON_TYPE) return undefined;
   try {
     return new MIMEType(contentType).params.get('charset')?.toLowerCase();
@@ -304,6 +304,7 @@ function answerClientError(socket: Socket, code: ErrorCode, detail: string): voi
 }
 
 /** A Fastify app with raw JSON bodies and problem+json answers for every failure. */
+// eslint-disable-next-line max-lines-per-function -- Fastify's hooks and handlers registered in the order a request meets them; split, that order would be spread over files
 export function createJsonApi(options: JsonApiOptions): FastifyInstance {
   const { bodyBytesMax } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;

@@ -11,7 +11,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { SHUTDOWN_TIMEOUT_MS } from './limits.js';
 
 /** EX_SOFTWARE (sysexits.h): the process stopped itself on an internal failure; a supervisor restarts it. */
-export const STORAGE_FAILURE_EXIT_CODE = 70;
+const STORAGE_FAILURE_EXIT_CODE = 70;
 
 /**
  * A handler for a storage failure nobody can vouch for the state after (a

@@ -26,7 +26,7 @@ export const LobbyCreatePlayerRequest = Type.Object({
   country: Type.Optional(S.CountryCode),
 });
 
-export const LobbyGame = Type.Object({
+const LobbyGame = Type.Object({
   slug: S.GameSlug,
   title: Type.String(),
   kind: Type.String({ description: 'Which game it is: dice or reels (its page differs).' }),

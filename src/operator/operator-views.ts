@@ -2,7 +2,7 @@
  * The JSON shapes of the back office, shared by the HTTP API and the CLI so
  * both print the same thing. Amounts stay exact (RawJsonNumber).
  */
-import { raw, stringify } from '../protocol/json.js';
+import { raw } from '../protocol/json.js';
 import type { GgrReport, PageOf, PlayersPage, PlayerView, RoundView, TransferView } from '../stores/store.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -54,5 +54,3 @@ export function launchKeyBody(key: { key: string; expiresAt: number }) {
 export function adjustmentBody(id: string, balance: string) {
   return { id, balance: raw(balance) };
 }
-
-export { stringify };

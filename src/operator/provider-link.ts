@@ -9,7 +9,7 @@ import { NO_RETRY, type CallOutcome } from '../clients/http-call.js';
 import { createProviderClient, type GameBets } from '../clients/provider-client.js';
 import type { GenerateLaunchUrlRequest } from '../protocol/schemas.js';
 
-export class ProviderLinkError extends Error {
+class ProviderLinkError extends Error {
   override name = 'ProviderLinkError';
 }
 

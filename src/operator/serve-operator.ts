@@ -34,7 +34,7 @@ import { openFolderWarning, restrictUmask } from '../platform/owner-only-files.j
  * waits only for calls in flight, each bounded by the database's deadlines
  * (4 s by default) and the pool's close (5 s).
  */
-export const WORKER_EXIT_MARGIN_MS = 20_000;
+const WORKER_EXIT_MARGIN_MS = 20_000;
 
 /** What the primary sends a worker to stop it (a graceful stop, or at once). */
 type StopMessage = { wagerlink: 'stop' | 'stop-now' };

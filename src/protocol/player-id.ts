@@ -115,10 +115,6 @@ export function playerIdProblem(id: string): string | undefined {
   return undefined;
 }
 
-export function isPlayerId(id: string): boolean {
-  return playerIdProblem(id) === undefined;
-}
-
 /** `text` with every character INVISIBLE refuses written as \uXXXX, so that a message quoting it shows what it holds. */
 export function withInvisibleEscaped(text: string): string {
   const unit = (char: string, i: number) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;

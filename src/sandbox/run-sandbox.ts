@@ -118,6 +118,7 @@ async function listen(app: FastifyInstance, port: number, what: string, option: 
   }
 }
 
+// eslint-disable-next-line max-lines-per-function -- the sandbox's start in its order (ports, data folder, both servers, seeding), each step needing the one before
 export async function runSandbox(settings: SandboxSettings, out: SandboxOutput = { write: (line) => process.stdout.write(`${line}\n`) }): Promise<void> {
   // Before any file is made: everything this process writes is its owner's alone (owner-only-files.ts). The data
   // folder is the sandbox's own (its secrets are in it), so one an earlier version left open to others is narrowed.

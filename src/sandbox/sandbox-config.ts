@@ -32,7 +32,7 @@ export const DEMO_PLAYERS = [
 ] as const;
 
 /** The one free-bet campaign: five free rounds of 1 EUR of the first game for alice; a fixed id, so a restart imports it once. */
-export const DEMO_CAMPAIGN_ID = '5b0c7a52-2d1e-4c55-9c1a-7f0e3c2b9a10';
+const DEMO_CAMPAIGN_ID = '5b0c7a52-2d1e-4c55-9c1a-7f0e3c2b9a10';
 
 export interface SandboxSettings {
   dataDir: string;
@@ -66,10 +66,10 @@ export const PROVIDER_SCHEMA_DEFAULT = 'wagerlink_provider';
 
 /** Each side's SQLite file in the data folder, when the sandbox runs on SQLite. */
 export const OPERATOR_DB_FILE = 'operator.db';
-export const PROVIDER_DB_FILE = 'provider.db';
+const PROVIDER_DB_FILE = 'provider.db';
 
 /** The provider's database: its schema of the operator's PostgreSQL database, or a SQLite file in dataDir. */
-export function providerDatabase(settings: SandboxSettings): { database: string; databaseSchema?: string } {
+function providerDatabase(settings: SandboxSettings): { database: string; databaseSchema?: string } {
   if (isPostgresUrl(settings.operatorDatabase)) {
     return { database: settings.operatorDatabase, databaseSchema: settings.providerSchema ?? PROVIDER_SCHEMA_DEFAULT };
   }

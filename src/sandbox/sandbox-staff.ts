@@ -21,7 +21,7 @@ import type { AddStaffCommand, StaffAdded } from '../stores/store.js';
 import { SECRETS_FILE } from './sandbox-secrets.js';
 
 /** Where each side's token is kept in the secrets file. */
-export type StaffSecretName = 'operatorStaffToken' | 'providerStaffToken';
+type StaffSecretName = 'operatorStaffToken' | 'providerStaffToken';
 
 /** What the sandbox needs of either side's store. */
 export interface StaffStore {

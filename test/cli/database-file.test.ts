@@ -18,6 +18,7 @@ import { runWagerlink, startWagerlink } from '../harness/child-process.js';
 import { exampleConfigFile } from '../provider/provider-helpers.js';
 import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../stores/postgres-fixtures.js';
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('--database-file', () => {
   const temp = tempDir('wagerlink-database-file-');
   after(() => temp.cleanup());

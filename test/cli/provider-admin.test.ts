@@ -49,6 +49,7 @@ async function onTerminal(args: string[]): Promise<{ code: number; output: strin
   }
 }
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`provider payouts and outbox commands: ${backend.name}`, { skip: backend.unavailable }, () => {
 
     let op: Operator;

@@ -32,6 +32,7 @@ function fakeWorld(): ClientWorld & { sleeps: number[]; now: number } {
   return world;
 }
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('against a real operator', () => {
   let op: Operator;
   let client: OperatorClient;
@@ -120,6 +121,7 @@ describe('against a real operator', () => {
   });
 });
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('the retry policy, with the network mocked', () => {
   const ORIGIN = 'http://wallet.test';
   let agent: MockAgent;

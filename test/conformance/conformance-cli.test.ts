@@ -22,6 +22,7 @@ import { listeningOperator, type ListeningOperator } from './kit-helpers.js';
 /** A run of a few areas in a child process takes seconds; on a loaded machine, more (ms). */
 const RUN_MS_MAX = 120_000;
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('wagerlink conformance operator', () => {
   let server: ListeningOperator;
   let dir: string;

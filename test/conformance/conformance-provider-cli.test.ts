@@ -21,6 +21,7 @@ import { listeningProvider, type ListeningProvider, OUTSIDE_WHITELIST_CASES } fr
 /** A run in a child process takes seconds; on a loaded machine, more (ms). */
 const RUN_MS_MAX = 120_000;
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('wagerlink conformance provider', () => {
   let server: ListeningProvider;
   let dir: string;

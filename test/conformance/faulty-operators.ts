@@ -86,6 +86,7 @@ function renamed(text: string, ids: Iterable<string>): string {
   return out;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the proxy's faults, a short branch each, around one request's relay
 export async function faultyProxy(backend: string, fault: Fault): Promise<Listening> {
   const forward = async (path: string, headers: Record<string, string>, body: Buffer | string): Promise<Answer> => {
     const response = await request(`${backend}${path}`, { method: 'POST', headers, body });

@@ -13,7 +13,7 @@ import type { World } from '../../src/operator/operator-service.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, makeOperator, SECRET, type Operator, type OperatorBackendName } from '../helpers.js';
 
 /** The lives of the operator's defaults (docs/protocol.md §9): on the operator's test clock the kit waits for them at no cost. */
-export const DEFAULT_EXPIRY: NonNullable<FixturesFile['expiry']> = { launchKeySeconds: 600, sessionIdleSeconds: 1800 };
+const DEFAULT_EXPIRY: NonNullable<FixturesFile['expiry']> = { launchKeySeconds: 600, sessionIdleSeconds: 1800 };
 
 /**
  * Cases our operator fails today: a bug the kit found, reported and not yet

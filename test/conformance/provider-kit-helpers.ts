@@ -16,8 +16,8 @@ import { freePort } from '../harness/child-process.js';
 import { makeProvider, OPERATOR_ID, WALLET_ID, type Provider } from '../provider/provider-helpers.js';
 
 /** The game and currencies of a run: dice has a written EUR ladder and derives the others, in 2, 0 and 8 decimals. */
-export const TARGET_GAME = 'dice';
-export const TARGET_CURRENCIES = ['EUR', 'JPY', 'BTC'];
+const TARGET_GAME = 'dice';
+const TARGET_CURRENCIES = ['EUR', 'JPY', 'BTC'];
 
 export interface ListeningProvider {
   provider: Provider;

@@ -134,6 +134,7 @@ describe('curl reproductions', () => {
   });
 });
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('report files and the terminal', () => {
   let yes: Listening;
   let report: RunReport;

@@ -26,7 +26,7 @@ export const READY_TIMEOUT_MS = 30_000;
 /** A command run to its end that takes longer than this is killed (ms); as generous, for the same reason. */
 export const RUN_TIMEOUT_MS = 30_000;
 /** A stopped child that has not exited within this long is killed with SIGKILL (ms). */
-export const EXIT_TIMEOUT_MS = 15_000;
+const EXIT_TIMEOUT_MS = 15_000;
 /**
  * Output kept per stream, and of both together (characters, the newest):
  * enough for every line a test asserts on and for the tail of a failure,
@@ -225,7 +225,7 @@ export class Child {
 }
 
 /** Spawns `wagerlink <args>`. */
-export function spawnWagerlink(args: readonly string[], options: ChildOptions = {}): Child {
+function spawnWagerlink(args: readonly string[], options: ChildOptions = {}): Child {
   return new Child(process.execPath, [CLI, ...args], options);
 }
 
@@ -260,7 +260,7 @@ export interface Finished extends Exit {
 }
 
 /** Runs a child to its end; one that takes longer than `timeoutMs` is killed with SIGKILL (its exit then shows it). */
-export async function runToEnd(child: Child, timeoutMs = RUN_TIMEOUT_MS): Promise<Finished> {
+async function runToEnd(child: Child, timeoutMs = RUN_TIMEOUT_MS): Promise<Finished> {
   const timer = setTimeout(() => child.signal('SIGKILL'), timeoutMs);
   try {
     const exit = await child.exit;

@@ -80,6 +80,7 @@ async function assertHealthy(port: number): Promise<void> {
 }
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`the operator's framing layer (${backend.name})`, { skip: backend.unavailable }, () => {
     let op: Operator;
     let port: number;

@@ -22,6 +22,7 @@ interface PlayerItem {
 }
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`admin listings (${backend.name})`, { skip: backend.unavailable }, () => {
     let op: Operator;
     before(async () => {

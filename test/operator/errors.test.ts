@@ -156,9 +156,11 @@ function payoutBody(sessionId: string, amount: number, payoutId = randomUUID()) 
 }
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`operator errors (${backend.name})`, { skip: backend.unavailable }, () => {
     // --------------------------------------------------------------------------
 
+    // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
     describe('every operator code of PROTOCOL §3', () => {
       let op: Operator;
       before(async () => {
@@ -405,6 +407,7 @@ for (const backend of OPERATOR_BACKENDS) {
 
     // --------------------------------------------------------------------------
 
+    // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
     describe('bad input is refused with a problem, never a 500', () => {
       let op: Operator;
       let p: Awaited<ReturnType<typeof playerWithSession>>;
@@ -668,6 +671,7 @@ for (const backend of OPERATOR_BACKENDS) {
 
     // --------------------------------------------------------------------------
 
+    // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
     describe('back-office API (PROTOCOL §11) and operations endpoints', () => {
       let op: Operator;
       before(async () => {

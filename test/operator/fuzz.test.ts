@@ -178,6 +178,7 @@ const SPECIAL_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasO
  * marker strings, swapped for their text in bodyText; the markers of
  * I-JSON breaches are also listed in `breaches`.
  */
+// eslint-disable-next-line max-lines-per-function -- one switch, a short branch per kind of mutation
 function applyMutation(body: Record<string, Json>, mutation: Mutation, markers: Map<string, string>, breaches: Set<string>): void {
   switch (mutation.kind) {
     case 'drop': {
@@ -281,6 +282,7 @@ type Tweak = (typeof TWEAKS)[number];
 
 // -------------------------------------------------------------------- test
 
+// eslint-disable-next-line max-lines-per-function -- the fuzz run's model, requests and checks share the run's state
 async function fuzzTheWallet(backend: OperatorBackendName, numRuns: number): Promise<void> {
   const op: Operator = await makeOperator({ backend });
   try {
@@ -591,6 +593,7 @@ async function fuzzTheWallet(backend: OperatorBackendName, numRuns: number): Pro
       return JSON.stringify(body);
     }
 
+    // eslint-disable-next-line max-lines-per-function -- the property: one request, sent and checked against the model, step by step
     const property = fc.asyncProperty(caseArb, async ({ request, mutations, replay, allIn }) => {
       runs++;
       let path: string = request.path;

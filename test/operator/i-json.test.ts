@@ -66,6 +66,7 @@ function assertRefused(answer: Answer, detail: RegExp): void {
 }
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`I-JSON bodies are refused with 400 and change nothing (${backend.name})`, { skip: backend.unavailable }, () => {
     let op: Operator;
     let p: Awaited<ReturnType<typeof playerWithSession>>;

@@ -31,6 +31,7 @@ interface Answer {
 }
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`the lobby API's limits (${backend.name})`, { skip: backend.unavailable }, () => {
     let op: Operator;
     /** Each test calls from addresses of its own, so that one test's calls count against no other's. */

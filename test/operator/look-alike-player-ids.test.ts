@@ -40,6 +40,7 @@ async function lobbyPost(app: FastifyInstance, url: string, body: unknown) {
 }
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`player ids that look alike are refused (${backend.name})`, { skip: backend.unavailable }, () => {
     let op: Operator;
     before(async () => {

@@ -114,6 +114,7 @@ async function assertVerifies(database: string): Promise<void> {
   assert.equal((JSON.parse(cli.stdout) as { ok: boolean }).ok, true, cli.stdout);
 }
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('several nodes on one PostgreSQL database', { skip: POSTGRES_UNAVAILABLE }, () => {
   let schema: Schema;
   let database: string;

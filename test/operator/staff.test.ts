@@ -66,6 +66,7 @@ test('an admin route registered without an action stops the app from building', 
 });
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`staff accounts (${backend.name})`, { skip: backend.unavailable }, () => {
     let op: Operator;
     let guard: StaffGuard | undefined;

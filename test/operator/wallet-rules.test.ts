@@ -63,9 +63,11 @@ async function createPlayer(app: FastifyInstance, currency: string, balance: num
 }
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`wallet rules the kit cannot see (${backend.name})`, { skip: backend.unavailable }, () => {
     // ------------------------------------------------------------------ §5
 
+    // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
     describe('§5 /authenticate: our default lives to the millisecond, and their configuration', () => {
       // The kit waits past a life it is told (sessions.launch-key-expires); the edge itself needs the operator's clock.
       test('a key is valid for 10 minutes until first use', async () => {
@@ -153,6 +155,7 @@ for (const backend of OPERATOR_BACKENDS) {
 
     // ------------------------------------------------------------------ §6, §7
 
+    // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
     describe('§6 and §7: what the ledger records, read through the back office', () => {
       let op: Operator;
       before(async () => {

@@ -195,6 +195,7 @@ export async function book(): Promise<string | undefined> {
 export const unused: [unknown, unknown, unknown, GameBets | undefined, WalletStore | undefined] = [textAmount, unknownCode, answer, undefined, undefined];
 `;
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('the packed package, installed in a fresh project', { timeout: 4 * npmMsMax }, () => {
   let dir: string;
   let app: string;

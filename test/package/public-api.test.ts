@@ -61,6 +61,7 @@ async function importInChild(entry: string, guard: boolean): Promise<{ exports: 
   return JSON.parse(stdout) as { exports: string[]; packages: string[] };
 }
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('the package index', () => {
   test('loads no server package and no server code, even through CommonJS', async () => {
     const { packages } = await importInChild(INDEX_URL, true);

@@ -82,6 +82,7 @@ async function fitsWidth(page: Page): Promise<boolean> {
   });
 }
 
+// eslint-disable-next-line max-lines-per-function -- one scenario, step by step, against one running sandbox
 test('the lobby and the back office, in a browser, against npm start', { skip: absent }, async (t) => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), 'wagerlink-sandbox-browser-'));

@@ -104,6 +104,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 
+// eslint-disable-next-line max-lines-per-function -- one scenario, step by step, against one running sandbox
 test('secrets are made once (0600) and reused; seeding is idempotent; the lobby API answers what the page needs', async (t) => {
   const dir = dataDir();
   const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];

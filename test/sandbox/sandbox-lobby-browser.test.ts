@@ -72,6 +72,7 @@ async function fitsGame(frame: Frame): Promise<void> {
   assert.ok(title.scroll <= title.client, `the game's title "${title.text}" is whole`);
 }
 
+// eslint-disable-next-line max-lines-per-function -- one scenario, step by step, against one running sandbox
 test('the lobby and the back office say what a person needs, in a browser', { skip: absent }, async (t) => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const { LOBBY_STRINGS } = await pageModule<{ LOBBY_STRINGS: Record<string, Record<string, string>> }>('lobby-strings');

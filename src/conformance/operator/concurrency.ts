@@ -11,7 +11,7 @@ import { operatorCases, payout, probe, transaction, tx, type TransactionSpec } f
  * Requests fired together in a race: enough that they overlap inside the
  * operator on any machine, few enough not to look like a load test.
  */
-export const RACERS = 20;
+const RACERS = 20;
 /** Distinct bets racing for a balance that pays for BETS_PAID of them. */
 const BETS_RACING = 25;
 const BETS_PAID = 10;

@@ -51,7 +51,7 @@ export function operatorCases(area: OperatorArea, specs: readonly CaseSpec[]): O
  * session's currency, minor units computed when the step runs, or a token in
  * a spelling of its own (`1e1`).
  */
-export type AmountSpec = string | bigint | ((ctx: CaseContext) => bigint) | JsonToken;
+type AmountSpec = string | bigint | ((ctx: CaseContext) => bigint) | JsonToken;
 
 export interface TxSpec {
   /** The id's name; default a fresh id. */
@@ -92,7 +92,7 @@ function roleOf(ctx: CaseContext, session: string | undefined): Role {
   return ctx.session(session).role;
 }
 
-export function amountOf(ctx: CaseContext, spec: AmountSpec, role: Role): RawJsonNumber | JsonToken {
+function amountOf(ctx: CaseContext, spec: AmountSpec, role: Role): RawJsonNumber | JsonToken {
   if (spec instanceof JsonToken) return spec;
   if (typeof spec === 'string') return raw(spec);
   const minor = typeof spec === 'bigint' ? spec : spec(ctx);

@@ -9,7 +9,7 @@ import { writeJson } from '../json-text.js';
 import { authenticate, call, operatorCases, probe, refusal, transaction, tx, type TransactionSpec } from './define.js';
 
 /** docs/protocol.md §9: the default request body limit (bytes). */
-export const BODY_BYTES_LIMIT = 262_144;
+const BODY_BYTES_LIMIT = 262_144;
 /** docs/protocol.md §9: transactions per /transaction request. */
 const TRANSACTIONS_MAX = 100;
 /** docs/protocol.md §9: characters of `regulatory`. */

@@ -72,7 +72,7 @@ export function without(headers: Headers, name: string): Headers {
 /** A 200 of /generate-launch-url: `url` is an absolute http(s) URL (docs/protocol.md §8.1). */
 export const LAUNCHED: ProviderExpect = { status: 200, check: (answer) => launchUrlProblems(answer) };
 
-export function launchUrlProblems(answer: KeptAnswer): string[] {
+function launchUrlProblems(answer: KeptAnswer): string[] {
   const url = answer.body?.url;
   if (typeof url !== 'string') return [`url is ${JSON.stringify(url)}, not a string (docs/protocol.md §8.1)`];
   let parsed: URL;

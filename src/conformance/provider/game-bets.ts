@@ -13,7 +13,7 @@ import { bets, type CaseSpec, detailNames, gameBets, providerCases, refusal, UNK
 const EXACT_NUMBER = /^(0|[1-9]\d*)(\.\d*[1-9])?$/;
 
 /** The number tokens of a JSON text, in order, as written (strings skipped). */
-export function numberTokens(text: string): string[] {
+function numberTokens(text: string): string[] {
   const tokens: string[] = [];
   for (let i = 0; i < text.length; i++) {
     const char = text[i]!;
@@ -35,7 +35,7 @@ export function numberTokens(text: string): string[] {
  * and written exactly. Amounts are read from the answer's number text,
  * never through a double.
  */
-export function ladderProblems(answer: KeptAnswer, ctx: ProviderContext, games: readonly string[], currencies: readonly string[]): string[] {
+function ladderProblems(answer: KeptAnswer, ctx: ProviderContext, games: readonly string[], currencies: readonly string[]): string[] {
   const body = answer.body!;
   const problems: string[] = [];
   const wantedGames = [...new Set(games)];

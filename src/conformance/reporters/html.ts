@@ -8,7 +8,7 @@
 import { ACCESS_TOKEN_VARIABLE } from '../curl.js';
 import type { CaseResult, RunReport } from '../report.js';
 
-export function htmlText(text: string): string {
+function htmlText(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 

@@ -42,6 +42,7 @@ function failedAttempts(message: string): number {
   return Number(/after (\d+) failed attempts/.exec(message)?.[1]);
 }
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('background checkpointer', () => {
   test('copies what the writer committed while the writer goes on, and stops on close', async () => {
     const { dir, cleanup } = tempDir();

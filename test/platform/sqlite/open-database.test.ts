@@ -34,6 +34,7 @@ for (let done = 0; done < ${PAGE_ROWS}; done += ${ROWS_PER_COMMIT}) commit(${ROW
 process.kill(process.pid, 'SIGKILL');
 `;
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('sqlite connections', () => {
   test('open in WAL mode with durable commits and the long checkpoint interval', () => {
     const { dir, cleanup } = tempDir();

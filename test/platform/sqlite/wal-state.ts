@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 
 /** How long a test waits for a background pass to have run (ms): many intervals, on a loaded machine. */
-export const PASS_WAIT_MS = 5_000;
+const PASS_WAIT_MS = 5_000;
 /** Between two looks at the state (ms). */
 const POLL_MS = 5;
 
