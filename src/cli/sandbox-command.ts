@@ -21,7 +21,7 @@ import type { CONFIG_VARIABLES } from '../operator/operator-config.js';
 import type { PROVIDER_LINK_VARIABLES } from '../operator/provider-link.js';
 import type { PROVIDER_ADMIN_VARIABLES } from './provider-admin.js';
 import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
-import { schemaNameProblem } from '../platform/postgres/open-database.js';
+import { schemaNameProblem } from '../platform/postgres/settings.js';
 import { runSandbox } from '../sandbox/run-sandbox.js';
 import { processSources, secretFrom, urlHasPassword } from './secret-input.js';
 
