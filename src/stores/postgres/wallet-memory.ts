@@ -1,7 +1,7 @@
 /**
  * What a PostgreSQL node remembers of the wallets it has served, so that a
  * batch of bets whose players it knows is planned without reading anything
- * and written in one statement, one round trip (postgres-ledger.ts, the
+ * and written in one statement, one round trip (ledger-transfers.ts, the
  * remembered path).
  *
  * Memory is never a source of truth. Each remembered player carries the

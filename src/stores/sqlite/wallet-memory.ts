@@ -20,7 +20,7 @@
  * row still holds it. Here nothing is versioned: one writer needs no check.
  */
 
-/** The player row a bet needs, as the ledger reads it (sqlite-ledger.ts). */
+/** The player row a bet needs, as the ledger reads it (ledger-rows.ts). */
 export interface PlayerRow {
   player_pk: bigint;
   player_id: string;
@@ -76,6 +76,23 @@ export class WalletMemory {
     this.sessions.set(sessionKey, { session: at.session, playerPk: at.player.player_pk });
     this.players.set(at.player.player_pk, at.player);
     return at;
+  }
+
+  /**
+   * A wallet write went in (ledger-rows.ts, moveWallet, after reading the
+   * balance back): the player row the ledger planned from follows it. The
+   * only place a kept player row changes; a row read outside memory (the
+   * back office's) changes alike and is forgotten by its caller.
+   */
+  wrote(player: PlayerRow, written: { balance: bigint; lastTransferId: bigint; lastRoundId: bigint | null }): void {
+    player.balance = written.balance;
+    player.last_transfer_id = written.lastTransferId;
+    player.last_round_id = written.lastRoundId;
+  }
+
+  /** A session's activity was written (at epoch ms): the kept session follows it. */
+  touched(session: SessionRow, at: number): void {
+    session.last_active_at = BigInt(at);
   }
 
   forgetSession(sessionKey: string): void {
