@@ -59,6 +59,7 @@ export const TIERS = {
     'stores/call-deadlines',
     'stores/postgres-hot-batcher',
     'stores/uuid-bytes',
+    'stores/wallet-memory-rules',
   ],
   contract: [
     'bench/feature-follower',

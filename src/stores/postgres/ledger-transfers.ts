@@ -102,17 +102,14 @@ export class LedgerTransfers {
     const { results, writes, snapshot } = planned;
     this.counts.fromMemory++;
     const players = writes.balances.map((wallet) => wallet.playerPk);
-    this.rows.memory.hold(players);
     let outcome: WriteOutcome;
     try {
       // Outside a transaction: the statement is its own, committed when it answers.
-      outcome = await this.rows.write(this.rows.sql, writes, true);
+      outcome = await this.rows.memory.whileWriting(players, () => this.rows.write(this.rows.sql, writes, true));
     } catch (error) {
       // An id or round id memory took for new was not: the batch reads it, and answers it as a replay, a conflict or a mismatch.
       if (error instanceof ClaimLostError) return this.readAndApply(calls, abandoned);
       throw error;
-    } finally {
-      this.rows.memory.release(players);
     }
     this.remember(writes, outcome);
     if (outcome.stale.size === 0) return results;

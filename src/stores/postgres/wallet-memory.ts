@@ -168,6 +168,21 @@ export class WalletMemory {
     this.contendedUntil.set(playerPk, now + CONTENDED_MS);
   }
 
+  /**
+   * Runs the version-checked write of a batch planned from memory of these
+   * players (ledger-rows.ts, `write`) while holding them: no other batch
+   * recalls them until it has settled, so none plans from a copy that the
+   * write is about to move. Released however the write ends.
+   */
+  async whileWriting<T>(playerPks: readonly Int8[], write: () => Promise<T>): Promise<T> {
+    this.hold(playerPks);
+    try {
+      return await write();
+    } finally {
+      this.release(playerPks);
+    }
+  }
+
   /** Marks players as held by a batch in flight: memory of them is not used until it settles. */
   hold(playerPks: Iterable<Int8>): void {
     for (const pk of playerPks) this.busy.set(pk, (this.busy.get(pk) ?? 0) + 1);
