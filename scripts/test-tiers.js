@@ -37,6 +37,7 @@ export const TIERS = {
     'ledger/rules',
     'ledger/views',
     'operator/postgres-config',
+    'protocol/checked-requests',
     'protocol/errors-doc',
     'protocol/errors-registry',
     'protocol/i-json',

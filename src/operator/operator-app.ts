@@ -33,7 +33,7 @@ import {
 } from '../protocol/schemas.js';
 import { bearerToken, SIGNATURE_HEADER, signingSecrets, tokenAccepted, verifySignature } from '../protocol/signing.js';
 import { compile, compileBody, type BodyReader } from '../protocol/validate.js';
-import { precheckTransaction } from '../ledger/rules.js';
+import { checkPayout, checkTransaction } from '../protocol/checked-requests.js';
 import { DAY_MS, GGR_DAYS_MAX, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type BalanceOutcome, type PlayerView } from '../stores/store.js';
 import type { WalletStore } from '../stores/operations.js';
 import { operatorOpenApi } from './operator-openapi.js';
@@ -206,15 +206,15 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   app.post('/transaction', { onRequest: walletToken }, async (request, reply) => {
     const input = walletInput(request, reply, bodies.transaction);
     if (!input) return reply;
-    const refused = precheckTransaction(input, transactionsMax);
-    if (refused) return sendRefusal(reply, refused);
-    return sendBalance(reply, await service.transact(input));
+    const checked = checkTransaction(input, transactionsMax);
+    if (!checked.ok) return sendRefusal(reply, checked);
+    return sendBalance(reply, await service.transact(checked.value));
   });
 
   app.post('/payout', { onRequest: walletToken }, async (request, reply) => {
     const input = walletInput(request, reply, bodies.payout);
     if (!input) return reply;
-    return sendBalance(reply, await service.payout(input));
+    return sendBalance(reply, await service.payout(checkPayout(input)));
   });
 
   app.post('/authenticate', { onRequest: walletToken }, async (request, reply) => {

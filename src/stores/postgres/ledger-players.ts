@@ -9,8 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { legsOf } from '../../ledger/accounts.js';
+import { canonicalUuid } from '../../protocol/checked-requests.js';
 import {
-  canonicalUuid,
   launchKeyDigest,
   launchKeyExpiresAt,
   planAdjustment,

@@ -21,7 +21,7 @@
  */
 import assert from 'node:assert/strict';
 import { legsOf } from '../../ledger/accounts.js';
-import { canonicalUuid, planPayout, planTransaction, withoutRemember, type SeenTransfer, type SessionState } from '../../ledger/rules.js';
+import { planPayout, planTransaction, withoutRemember, type SeenTransfer, type SessionState } from '../../ledger/rules.js';
 import { balanceOutcome, bookedOf } from '../../ledger/views.js';
 import type { ErrorCode, Refusal } from '../../protocol/errors.js';
 import type { BalanceOutcome, Booked, PayoutCommand, TransactionCommand } from '../store.js';
@@ -115,7 +115,7 @@ export class LedgerTransfers {
     if (outcome.stale.size === 0) return results;
     // Calls of players written elsewhere since they were remembered wrote nothing: they run again, reading.
     const again = calls.flatMap((call, index) => {
-      const row = snapshot.sessions.get(canonicalUuid(call.command.request.sessionId))!;
+      const row = snapshot.sessions.get(call.command.request.sessionId)!;
       return outcome.stale.has(row.account_id) && results[index] !== DEFER ? [index] : [];
     });
     for (const wallet of writes.balances) if (outcome.stale.has(wallet.accountId)) this.rows.memory.contended(wallet.playerPk, calls[0]!.command.now);
@@ -143,12 +143,12 @@ export class LedgerTransfers {
     const snapshot: BatchSnapshot = { sessions: new Map(), seen: new Map(), rounds: new Map(), closures: new Set() };
     for (const call of calls) {
       if (call.kind === 'transact' && call.command.request.campaign !== undefined) return undefined;
-      const session = canonicalUuid(call.command.request.sessionId);
+      const session = call.command.request.sessionId;
       const recalled = this.rows.memory.recall(session, now);
       if (!recalled) return undefined;
       snapshot.sessions.set(session, recalled.row);
       if (call.kind === 'transact') {
-        const round = recalled.openRounds.get(canonicalUuid(call.command.request.round.id));
+        const round = recalled.openRounds.get(call.command.request.round.id);
         if (round) snapshot.rounds.set(round.uuid, round);
       }
     }
@@ -164,9 +164,9 @@ export class LedgerTransfers {
     const claims = new BatchClaims();
     const results = calls.map((call, index): BatchResult => {
       if (abandoned(index)) return ABANDONED;
-      const row = snapshot.sessions.get(canonicalUuid(call.command.request.sessionId));
+      const row = snapshot.sessions.get(call.command.request.sessionId);
       const callIds = idsOf(call);
-      const round = call.kind === 'transact' ? canonicalUuid(call.command.request.round.id) : undefined;
+      const round = call.kind === 'transact' ? call.command.request.round.id : undefined;
       if (claims.overlaps(row?.player_pk, callIds, round)) return DEFER;
       // Every write of a call comes with a transfer or a kept refusal: a call with neither changed nothing.
       const booked = writes.transfers.length + writes.refusals.length;
@@ -213,12 +213,12 @@ export class LedgerTransfers {
     const roundIds = new Set<string>();
     const campaignIds = new Set<string>();
     for (const call of calls) {
-      sessionIds.add(canonicalUuid(call.command.request.sessionId));
+      sessionIds.add(call.command.request.sessionId);
       for (const id of idsOf(call)) ids.add(id);
       if (call.kind === 'transact') {
-        roundIds.add(canonicalUuid(call.command.request.round.id));
+        roundIds.add(call.command.request.round.id);
         const campaign = call.command.request.campaign?.id;
-        if (campaign !== undefined) campaignIds.add(canonicalUuid(campaign));
+        if (campaign !== undefined) campaignIds.add(campaign);
       }
     }
     const sessions = [...sessionIds];
@@ -296,12 +296,12 @@ export class LedgerTransfers {
     const player = row && this.rows.playerState(row);
     const seen = new Map<string, SeenTransfer>();
     for (const tx of request.transactions) {
-      const found = snapshot.seen.get(canonicalUuid(tx.id));
-      if (found) seen.set(canonicalUuid(tx.id), found);
+      const found = snapshot.seen.get(tx.id);
+      if (found) seen.set(tx.id, found);
     }
-    const roundId = canonicalUuid(request.round.id);
+    const roundId = request.round.id;
     const roundRow = snapshot.rounds.get(roundId);
-    const campaignId = request.campaign?.id === undefined ? undefined : canonicalUuid(request.campaign.id);
+    const campaignId = request.campaign?.id;
     const plan = planTransaction(
       request,
       {
@@ -377,16 +377,16 @@ export class LedgerTransfers {
     const plan = planPayout(request, {
       session: row && this.sessionState(row),
       player,
-      seen: row && snapshot.seen.get(canonicalUuid(request.payoutId)),
+      seen: row && snapshot.seen.get(request.payoutId),
     });
     if (!plan.ok) return plan;
     assert.ok(row && player);
     const booked: Booked[] = [];
     if (plan.apply) {
-      const campaignId = canonicalUuid(request.campaign.id);
+      const campaignId = request.campaign.id;
       const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
       writes.transfers.push({
-        uuid: canonicalUuid(request.payoutId),
+        uuid: request.payoutId,
         kind: 'payout',
         playerPk: row.player_pk,
         playerAccountId: row.account_id,
@@ -423,8 +423,8 @@ interface BatchSnapshot {
 /** The idempotency ids a call claims: its transaction ids, or its payout id. */
 function idsOf(call: HotCall): string[] {
   return call.kind === 'transact'
-    ? call.command.request.transactions.map((tx) => canonicalUuid(tx.id))
-    : [canonicalUuid(call.command.request.payoutId)];
+    ? call.command.request.transactions.map((tx) => tx.id)
+    : [call.command.request.payoutId];
 }
 
 function refusedTransaction(row: RefusedRow): SeenTransfer {

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { legsOf, type TransferKind } from '../../ledger/accounts.js';
-import { canonicalUuid, planPayout, planTransaction, withoutRemember, type SeenTransfer, type SessionState } from '../../ledger/rules.js';
+import { planPayout, planTransaction, withoutRemember, type SeenTransfer, type SessionState } from '../../ledger/rules.js';
 import { balanceOutcome, bookedOf } from '../../ledger/views.js';
 import type { ErrorCode, Refusal } from '../../protocol/errors.js';
 import type { BalanceOutcome, Booked, PayoutCommand, TransactionCommand } from '../store.js';
@@ -68,15 +68,14 @@ export class LedgerTransfers {
   transact(command: TransactionCommand): BalanceOutcome | Refusal {
     const { request } = command;
     const at = this.sessionAt(request.sessionId);
-    const roundKey = canonicalUuid(request.round.id);
+    const roundKey = request.round.id;
     const roundBytes = uuidToBytes(roundKey);
     const seen = new Map<string, SeenTransfer>();
     let round: RoundRow | undefined;
     if (at) {
       for (const tx of request.transactions) {
-        const key = canonicalUuid(tx.id);
-        const found = this.rows.seen(key) ?? this.refused(key);
-        if (found) seen.set(key, found);
+        const found = this.rows.seen(tx.id) ?? this.refused(tx.id);
+        if (found) seen.set(tx.id, found);
       }
       round = this.rows.memory.openRound(roundKey) ?? this.roundRow(roundKey, roundBytes);
     }
@@ -186,15 +185,15 @@ export class LedgerTransfers {
     const plan = planPayout(request, {
       session: at && sessionState(at, request.sessionId),
       player,
-      seen: at && this.rows.seen(canonicalUuid(request.payoutId)),
+      seen: at && this.rows.seen(request.payoutId),
     });
     if (!plan.ok) return plan;
     assert.ok(at && player);
     const booked: Booked[] = [];
     if (plan.apply) {
-      const campaignId = canonicalUuid(request.campaign.id);
+      const campaignId = request.campaign.id;
       const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
-      this.rows.bookAlone(at.player, canonicalUuid(request.payoutId), 'payout', legs, plan.amount, plan.amount, plan.balanceAfter, now, {
+      this.rows.bookAlone(at.player, request.payoutId, 'payout', legs, plan.amount, plan.amount, plan.balanceAfter, now, {
         campaign: uuidToBytes(campaignId),
       });
       booked.push(bookedOf('payout', plan.amount, player));
@@ -202,9 +201,8 @@ export class LedgerTransfers {
     return balanceOutcome(player, plan.balanceAfter, booked);
   }
 
-  /** The session and its player, from memory when kept there (wallet-memory.ts). */
-  private sessionAt(sessionId: string): SessionAt | undefined {
-    const key = canonicalUuid(sessionId);
+  /** The session and its player, from memory when kept there (wallet-memory.ts); `key`: canonical. */
+  private sessionAt(key: string): SessionAt | undefined {
     const kept = this.rows.memory.session(key);
     if (kept) return kept;
     const values = this.statements.sessionWithPlayer.get(uuidToBytes(key)) as unknown[] | undefined;
@@ -224,5 +222,5 @@ export class LedgerTransfers {
 }
 
 function sessionState(at: SessionAt, sessionId: string): SessionState {
-  return { sessionId: canonicalUuid(sessionId), playerId: at.player.player_id, game: at.session.game, lastActiveAt: Number(at.session.last_active_at) };
+  return { sessionId, playerId: at.player.player_id, game: at.session.game, lastActiveAt: Number(at.session.last_active_at) };
 }

@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3';
 import type { OperationArgs, OperationName, OperationOutcome } from '../operations.js';
 import type { HandoffCodec } from './handoff-codec.js';
-import { PACKED_BALANCE, PACKED_TRANSACTION_COMMAND } from './packed-codecs.js';
+import { PACKED_BALANCE, PACKED_PAYOUT_COMMAND, PACKED_TRANSACTION_COMMAND } from './packed-codecs.js';
 import type { SqliteLedger } from './sqlite-ledger.js';
 import type { SqliteStaff } from '../../staff/sqlite-staff.js';
 import { probeWrite } from './write-probe.js';
@@ -54,9 +54,9 @@ const AS_JSON = { json: true } as const;
 const CLONED = { json: false } as const;
 
 export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
-  // Nearly every request is one of these: they cross as flat arrays (packed-codecs.ts).
+  // Nearly every request is one of these: they cross as flat arrays (packed-codecs.ts), their amounts exact decimals.
   transact: { run: ({ ledger }, command) => ledger.transfers.transact(command), handoff: { json: true, args: PACKED_TRANSACTION_COMMAND, outcome: PACKED_BALANCE } },
-  payout: { run: ({ ledger }, command) => ledger.transfers.payout(command), handoff: { json: true, outcome: PACKED_BALANCE } },
+  payout: { run: ({ ledger }, command) => ledger.transfers.payout(command), handoff: { json: true, args: PACKED_PAYOUT_COMMAND, outcome: PACKED_BALANCE } },
   authenticate: { run: ({ ledger }, command) => ledger.players.authenticate(command), handoff: AS_JSON },
   // A back-office write's audit row is written inside the call's savepoint, so it commits with the change
   // (staff.audited writes it only when the change was made).
