@@ -9,6 +9,7 @@
  * (decimals, the largest amount) is judged by the rules against the
  * snapshot. Pure: no I/O.
  */
+import assert from 'node:assert/strict';
 import { refuse } from './errors.js';
 import { decimalAtMost, decimalFromNumber, type Decimal } from './money.js';
 import type { PayoutRequest, TransactionRequest } from './schemas.js';
@@ -84,7 +85,7 @@ class Canonical {
  */
 function exact(value: number): Decimal {
   const decimal = decimalFromNumber(value);
-  if (decimal === undefined) throw new Error(`an amount of ${value} passed the body reader`);
+  assert.ok(decimal !== undefined, `an amount of ${value} passed the body reader`);
   return decimal;
 }
 
