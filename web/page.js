@@ -313,6 +313,7 @@ export function toast(message) {
 
 export function setBalance(node, text, bump) {
   node.textContent = money(text);
+  tellCasino({ type: 'balance' });
   if (bump) {
     node.classList.remove('bump');
     void node.offsetWidth;
@@ -335,6 +336,45 @@ export function wireCasinoButtons(session, lobby, deposit) {
   deposit.hidden = !session.urls.deposit || session.mode === 'fun';
   lobby.onclick = () => navigateTop(session.urls.lobby);
   deposit.onclick = () => navigateTop(session.urls.deposit);
+  watchCasinoFrame(session);
+}
+
+// ------------------------------------------------------- the casino's frame
+
+/**
+ * Where the page's messages to the casino's window go: the origin of the
+ * casino's lobby url, when the page is in a frame and the launch named one;
+ * otherwise nowhere. Naming the origin keeps them from any other page that
+ * framed the game.
+ */
+let casinoOrigin = null;
+/** The tallest frame the page asks for (CSS px): a page that grew without end must not stretch the casino's. */
+const FRAME_HEIGHT_PX_MAX = 4000;
+
+/**
+ * Tells the casino's window what it may want to follow, as a message
+ * `{ source: 'wagerlink-game', type, ... }`: `balance` after each change of
+ * the balance the page shows (the casino reads its own wallet again: the
+ * message carries no amount, so that a forged one could say nothing), and
+ * `height` (CSS px) whenever the page's height changes, so that the casino
+ * can size its frame to the game instead of scrolling inside it.
+ */
+export function tellCasino(message) {
+  if (casinoOrigin === null) return;
+  window.parent.postMessage({ source: 'wagerlink-game', ...message }, casinoOrigin);
+}
+
+function watchCasinoFrame(session) {
+  if (window.parent === window || !session.urls.lobby || casinoOrigin !== null) return;
+  try {
+    casinoOrigin = new URL(session.urls.lobby).origin;
+  } catch {
+    return;
+  }
+  const app = document.getElementById('app');
+  const tellHeight = () => tellCasino({ type: 'height', height: Math.min(FRAME_HEIGHT_PX_MAX, Math.ceil(app.getBoundingClientRect().height)) });
+  new ResizeObserver(tellHeight).observe(app);
+  tellHeight();
 }
 
 export function startRefresh(session) {

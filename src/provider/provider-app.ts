@@ -105,7 +105,7 @@ export interface ProviderAppOptions {
  * stuck, out of connections, a statement timed out). A second: an operator's
  * call or a player's click comes back soon after a restart or a fail-over,
  * without resending at once into the outage; each call answers within its
- * deadline (postgres-provider-store.ts), so the waits do not pile up.
+ * deadline (store/postgres/provider-store.ts), so the waits do not pile up.
  */
 export const STORAGE_RETRY_AFTER_S = 1;
 

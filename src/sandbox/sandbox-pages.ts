@@ -25,6 +25,9 @@ const PAGE_FILES: Record<string, { file: string; type: string }> = {
   '/sandbox-assets/backoffice.js': { file: 'dist/web/sandbox/backoffice.js', type: 'text/javascript; charset=utf-8' },
   '/sandbox-assets/api.js': { file: 'dist/web/sandbox/api.js', type: 'text/javascript; charset=utf-8' },
   '/sandbox-assets/charts.js': { file: 'dist/web/sandbox/charts.js', type: 'text/javascript; charset=utf-8' },
+  '/sandbox-assets/lobby-strings.js': { file: 'dist/web/sandbox/lobby-strings.js', type: 'text/javascript; charset=utf-8' },
+  '/sandbox-assets/money-text.js': { file: 'dist/web/sandbox/money-text.js', type: 'text/javascript; charset=utf-8' },
+  '/sandbox-assets/outbox-statuses.js': { file: 'dist/web/sandbox/outbox-statuses.js', type: 'text/javascript; charset=utf-8' },
   '/sandbox-assets/favicon.svg': { file: 'web/favicon.svg', type: 'image/svg+xml' },
 };
 

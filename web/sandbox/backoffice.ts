@@ -8,10 +8,13 @@
  * API with the operator's admin token, and the provider's /admin API through
  * the sandbox's pass-through with the provider's admin token; both tokens
  * come in the URL's fragment, which the browser never sends, and are kept
- * for this tab only.
+ * for this tab only, until a server refuses one: then the token form asks
+ * again, saying why. The outbox and the codes chart are read again on their
+ * own while the page is visible.
  */
-import { $, api, el, fields, money, report, type Player } from './api.js';
+import { $, ApiProblem, api, el, fields, money, report, type Player } from './api.js';
 import { barChart, lineChart } from './charts.js';
+import { OUTBOX_STATUSES } from './outbox-statuses.js';
 
 interface Round {
   roundId: string;
@@ -56,8 +59,17 @@ const PAGE_MAX = 500;
 const PAGE_SIZE = 20;
 
 const tokens = { admin: '', provider: '' };
+/** Where this tab keeps the tokens (sessionStorage): gone with the tab, and cleared when a server refuses one. */
+const TOKENS_KEY = 'wagerlink-tokens';
+/**
+ * How often the outbox and the codes chart are read again while the page is
+ * visible (ms): what the provider's dispatch does (attempts climbing, items
+ * parked) shows within seconds, and a hidden tab asks nothing.
+ */
+const LIVE_REFRESH_MS = 5_000;
 const ui = {
   tokenForm: $<HTMLFormElement>('token-form'),
+  tokenProblem: $('token-problem'),
   app: $('app'),
   problem: $('problem'),
   done: $('done'),
@@ -114,8 +126,44 @@ let current: Player | undefined;
 const listing = { players: [] as Player[], next: null as string | null };
 const pages = { rounds: [] as Round[], roundsNext: null as string | null, transfers: [] as Transfer[], transfersNext: null as string | null };
 
-const admin = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => api<T>(method, `/admin${path}`, body, tokens.admin);
-const provider = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => api<T>(method, `/backoffice/provider/admin${path}`, body, tokens.provider);
+/** The tokens' names as the form and its messages say them. */
+const TOKEN_NAMES = { admin: "The operator's admin token", provider: "The provider's admin token" } as const;
+
+/**
+ * A server's refusal of the token itself (401), or of what the token may do
+ * (403 FORBIDDEN): another token is needed, so the stored one is dropped and
+ * the form asks again, saying why. Other 403s (a staff limit, a blocked
+ * player) are answers about the request, said where it was made.
+ */
+function refusesToken(error: unknown): error is ApiProblem {
+  return error instanceof ApiProblem && (error.status === 401 || (error.status === 403 && error.code === 'FORBIDDEN'));
+}
+
+function askTokens(which: keyof typeof tokens, error: ApiProblem): void {
+  sessionStorage.removeItem(TOKENS_KEY);
+  stopLive();
+  tokens[which] = '';
+  for (const name of ['admin', 'provider'] as const) (ui.tokenForm.elements.namedItem(name) as HTMLInputElement).value = tokens[name];
+  ui.tokenProblem.textContent = `${TOKEN_NAMES[which]} was refused (${error.code}: ${error.message}). Enter it again.`;
+  ui.tokenProblem.hidden = false;
+  ui.app.hidden = true;
+  ui.tokenForm.hidden = false;
+}
+
+/** A call with one of the tokens; its refusal of the token brings the token form back. */
+async function withToken<T>(which: keyof typeof tokens, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    // A provider call made with no provider token was never a mistyped one: it fails where it was made.
+    if (refusesToken(error) && tokens[which] !== '' && !ui.app.hidden) askTokens(which, error);
+    throw error;
+  }
+}
+
+const admin = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => withToken('admin', () => api<T>(method, `/admin${path}`, body, tokens.admin));
+const provider = <T>(method: 'GET' | 'POST', path: string, body?: unknown) =>
+  withToken('provider', () => api<T>(method, `/backoffice/provider/admin${path}`, body, tokens.provider));
 
 function say(text: string): void {
   ui.problem.hidden = true;
@@ -270,11 +318,12 @@ async function drawPlayerCharts(): Promise<void> {
   const page = await admin<Page<Transfer>>('GET', `/players/${encodeURIComponent(current.playerId)}/transactions?limit=${PAGE_MAX}`);
   const transfers = [...page.items].reverse(); // oldest first
   const scale = Math.max(decimalOf(current.balance).scale, ...transfers.map((t) => decimalOf(t.amount).scale));
-  const sign = (kind: string) => (kind === 'bet' || kind === 'withdrawal' ? -1n : 1n);
+  // A free bet is paid by the operator's campaign, not by the player (src/ledger/accounts.ts): it moves no balance.
+  const sign = (t: Transfer) => (t.freeBet ? 0n : t.kind === 'bet' || t.kind === 'withdrawal' ? -1n : 1n);
   // The balance before the oldest transfer shown, walked back from today's exact balance.
-  let balance = atScale(decimalOf(current.balance), scale) - transfers.reduce((sum, t) => sum + sign(t.kind) * atScale(decimalOf(t.amount), scale), 0n);
+  let balance = atScale(decimalOf(current.balance), scale) - transfers.reduce((sum, t) => sum + sign(t) * atScale(decimalOf(t.amount), scale), 0n);
   const points = transfers.map((t) => {
-    balance += sign(t.kind) * atScale(decimalOf(t.amount), scale);
+    balance += sign(t) * atScale(decimalOf(t.amount), scale);
     const text = decimalText(balance, scale);
     return { x: when(t.createdAt).slice(0, 16), y: Number(text), text };
   });
@@ -321,11 +370,25 @@ async function drawGgr(): Promise<void> {
   );
 }
 
-/** Requests answered by the operator, per answer code, from its /metrics (Prometheus text; the admin token reads it). */
+/**
+ * The provider's calls the operator answered (/authenticate, /transaction,
+ * /payout), per answer code, since the operator started: its /metrics
+ * (Prometheus text; the back office's token reads it), the same counts a
+ * scraper reads, drawn again every LIVE_REFRESH_MS.
+ */
 async function drawCodes(): Promise<void> {
-  const answer = await fetch('/metrics', { headers: { authorization: `Bearer ${tokens.admin}` } });
-  if (!answer.ok) throw new Error(`/metrics answered ${answer.status}`);
-  const text = await answer.text();
+  const text = await withToken('admin', async () => {
+    const answer = await fetch('/metrics', { headers: { authorization: `Bearer ${tokens.admin}` } });
+    const body = await answer.text();
+    if (answer.ok) return body;
+    let problem: { code?: string; detail?: string } = {};
+    try {
+      problem = JSON.parse(body) as typeof problem;
+    } catch {
+      // Not problem+json: the status says it.
+    }
+    throw new ApiProblem(answer.status, problem.code ?? `HTTP_${answer.status}`, problem.detail ?? `/metrics answered ${answer.status}`);
+  });
   const counts = new Map<string, number>();
   for (const line of text.split('\n')) {
     const match = /^wagerlink_http_request_duration_seconds_count\{([^}]*)\} (\d+)/.exec(line);
@@ -336,7 +399,7 @@ async function drawCodes(): Promise<void> {
     counts.set(code, (counts.get(code) ?? 0) + Number(match[2]));
   }
   const bars = [...counts].sort().map(([code, n]) => ({ label: code === '' ? 'OK' : code, value: n, text: String(n) }));
-  drawChart(ui.codesChart, (width) => [barChart('Wallet requests by answer code', bars, width)]);
+  drawChart(ui.codesChart, (width) => [barChart('Wallet requests by answer code since the operator started', bars, width)]);
 }
 
 // -------------------------------------------------------------- the outbox
@@ -466,9 +529,36 @@ async function refresh(): Promise<void> {
   await Promise.all([loadPlayers(), loadOutbox(), drawGgr(), drawCodes(), loadAudit()]).catch(fail);
 }
 
+/** What is read again on its own while the page is visible: the outbox and the codes chart. */
+let liveTimer: ReturnType<typeof setInterval> | undefined;
+
+function refreshLive(): void {
+  if (document.visibilityState !== 'visible' || ui.app.hidden) return;
+  // Not while a person is at the outbox (typing a reference, or a button in focus): the table would be drawn anew under them.
+  const typing = ui.outbox.contains(document.activeElement) || [...ui.outbox.querySelectorAll('input')].some((input) => input.value !== '');
+  if (!typing) void loadOutbox().catch(fail);
+  void drawCodes().catch(fail);
+}
+
+function startLive(): void {
+  stopLive();
+  liveTimer = setInterval(refreshLive, LIVE_REFRESH_MS);
+}
+
+function stopLive(): void {
+  clearInterval(liveTimer);
+  liveTimer = undefined;
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (liveTimer !== undefined) refreshLive();
+});
+
 function start(): void {
   ui.tokenForm.hidden = true;
+  ui.tokenProblem.hidden = true;
   ui.app.hidden = false;
+  startLive();
   loadPlayers()
     .then(() => {
       const first = new URLSearchParams(location.search).get('player') ?? listing.players[0]?.playerId;
@@ -476,7 +566,7 @@ function start(): void {
     })
     .catch(fail);
   void loadOutbox().catch(fail);
-  void loadOutage().catch(fail);
+  void withToken('admin', loadOutage).catch(fail);
   void loadAudit().catch(fail);
   void drawGgr().catch(fail);
   void drawCodes().catch(fail);
@@ -576,7 +666,7 @@ $<HTMLFormElement>('token-form').addEventListener('submit', (event) => {
   const input = fields(ui.tokenForm);
   tokens.admin = input.admin ?? '';
   tokens.provider = input.provider ?? '';
-  sessionStorage.setItem('wagerlink-tokens', JSON.stringify(tokens));
+  sessionStorage.setItem(TOKENS_KEY, JSON.stringify(tokens));
   start();
 });
 
@@ -585,10 +675,11 @@ const fragment = new URLSearchParams(location.hash.slice(1));
 if (fragment.get('admin')) {
   tokens.admin = fragment.get('admin')!;
   tokens.provider = fragment.get('provider') ?? '';
-  sessionStorage.setItem('wagerlink-tokens', JSON.stringify(tokens));
+  sessionStorage.setItem(TOKENS_KEY, JSON.stringify(tokens));
   history.replaceState(null, '', location.pathname + location.search);
 } else {
-  Object.assign(tokens, JSON.parse(sessionStorage.getItem('wagerlink-tokens') ?? '{}') as object);
+  Object.assign(tokens, JSON.parse(sessionStorage.getItem(TOKENS_KEY) ?? '{}') as object);
 }
+ui.outboxStatus.replaceChildren(...OUTBOX_STATUSES.map((status) => el('option', {}, status)));
 if (tokens.admin) start();
 else ui.tokenForm.hidden = false;

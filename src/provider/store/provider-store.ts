@@ -3,7 +3,8 @@
  * free-bet campaigns, tournament payouts and the durable outbox
  * (src/dispatch) their requests go through. The game service, the app, the
  * delivery and the back office know only this contract; the SQLite
- * implementation is sqlite-provider-store.ts.
+ * and PostgreSQL implementations are sqlite/provider-store.ts and
+ * postgres/provider-store.ts, each folder holding the same file names.
  *
  * Every method that reads or writes the database answers a promise. Each
  * write method is atomic as a whole: it is one database transaction (or,
@@ -25,7 +26,6 @@ import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/sta
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
 import { commitment } from '../../game/fairness.js';
-import { readBalance } from '../../clients/operator-client.js';
 import { refuse, type Refusal } from '../../protocol/errors.js';
 import { raw, stringify } from '../../protocol/json.js';
 import { decimalFromString, formatMinor, toMinor, type Currencies } from '../../protocol/money.js';
@@ -666,10 +666,8 @@ function finalAnswerOf(
   currencies: Currencies,
 ): { status: 'accepted'; balanceAfterMinor: bigint | null } | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null } {
   switch (outcome) {
-    case 'sent': {
-      const read = answer.body === undefined ? undefined : readBalance(answer.body);
-      return { status: 'accepted', balanceAfterMinor: read?.ok ? minorOf(read.value.balance, currency, currencies) : null };
-    }
+    case 'sent':
+      return { status: 'accepted', balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
     case 'resolved':
       return { status: 'accepted', balanceAfterMinor: null };
     case 'refused':

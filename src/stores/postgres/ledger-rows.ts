@@ -14,7 +14,7 @@ import { playerStateOf, playerView, type StoredPlayer } from '../../ledger/views
 import type { ErrorCode } from '../../protocol/errors.js';
 import type { Currencies } from '../../protocol/money.js';
 import type { PlayerView } from '../store.js';
-import { ClaimLostError } from './postgres-errors.js';
+import { ClaimLostError } from '../../platform/postgres/errors.js';
 import { WalletMemory, type PlayerRow } from './wallet-memory.js';
 
 /**

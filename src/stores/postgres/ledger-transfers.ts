@@ -27,7 +27,7 @@ import type { ErrorCode, Refusal } from '../../protocol/errors.js';
 import type { BalanceOutcome, Booked, PayoutCommand, TransactionCommand } from '../store.js';
 import type { HotOperationName, OperationArgs } from '../operations.js';
 import { ABANDONED, DEFER } from './hot-batcher.js';
-import { ClaimLostError } from './postgres-errors.js';
+import { ClaimLostError } from '../../platform/postgres/errors.js';
 import { BatchWrites, pgArray, PLAYER_COLUMNS, seenTransfer, type Int8, type LedgerRows, type SeenRow, type WriteOutcome } from './ledger-rows.js';
 import type { PlayerChange, RoundRow, SessionRow } from './wallet-memory.js';
 
