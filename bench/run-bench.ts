@@ -31,6 +31,7 @@ import { rowFilter } from './row-filter.js';
 import { commitTimes, SLOW_COMMIT_S } from './commit-times.js';
 import { measureRun, STEAL_RETRIES, stealText } from './steal.js';
 import { POSTGRES_ROWS, postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
+import { checkedTransaction } from '../src/protocol/checked-requests.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SECRET = 'bench-secret';
@@ -338,7 +339,7 @@ async function growLedger(path: string, rounds: number): Promise<void> {
         const session = sessions[(done + i) % sessions.length]!;
         return store.transact({
           now,
-          request: { ...session, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } },
+          request: checkedTransaction({ ...session, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } }),
         });
       });
       const outcomes = await Promise.all(batch);

@@ -37,6 +37,7 @@ export const TIERS = {
     'ledger/rules',
     'ledger/views',
     'operator/postgres-config',
+    'protocol/checked-requests',
     'protocol/errors-doc',
     'protocol/errors-registry',
     'protocol/i-json',
@@ -66,6 +67,7 @@ export const TIERS = {
     'stores/call-deadlines',
     'stores/postgres-hot-batcher',
     'stores/uuid-bytes',
+    'stores/wallet-memory-rules',
   ],
   contract: [
     'bench/feature-follower',

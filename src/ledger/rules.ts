@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
-import { amountToMinor, BALANCE_MINOR_MAX, decimalFromNumber, displayMinor, formatMinor, type Currencies } from '../protocol/money.js';
-import type { TransactionRequest, PayoutRequest } from '../protocol/schemas.js';
+import { shownId, type CheckedPayout, type CheckedTransaction } from '../protocol/checked-requests.js';
+import { amountToMinor, BALANCE_MINOR_MAX, decimalFromNumber, decimalText, displayMinor, formatMinor, type Currencies, type Decimal } from '../protocol/money.js';
 import { legsOf, type TransferKind, type TransferLegs } from './accounts.js';
 
 export interface RulesConfig {
@@ -116,11 +116,6 @@ function touchDue(session: SessionState, now: number): boolean {
   return now - session.lastActiveAt >= SESSION_TOUCH_INTERVAL_MS;
 }
 
-/** Idempotency ids are compared in one canonical form. */
-export function canonicalUuid(id: string): string {
-  return id.toLowerCase();
-}
-
 // ---------------------------------------------------------------- /transaction
 
 export interface TransactionSnapshot {
@@ -162,54 +157,40 @@ export interface TransactionPlan {
   touchSession: boolean;
 }
 
-/** Checks that need no storage: run before the request reaches a store. */
-export function precheckTransaction(request: TransactionRequest, transactionsMax: number): Refusal | undefined {
-  if (request.transactions.length > transactionsMax) {
-    return refuse('INVALID_REQUEST', `transactions: at most ${transactionsMax} items are allowed, got ${request.transactions.length}`);
-  }
-  const ids = new Set<string>();
-  for (const [index, tx] of request.transactions.entries()) {
-    const id = canonicalUuid(tx.id);
-    if (ids.has(id)) return refuse('INVALID_REQUEST', `transactions[${index}].id: ${tx.id} appears twice in the request`);
-    ids.add(id);
-    // Doubles of decimals of at most 15 digits order like the decimals themselves.
-    if (tx.jpAmount !== undefined && tx.jpAmount > tx.amount) {
-      return refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: ${tx.jpAmount} is more than amount ${tx.amount}`);
-    }
-  }
-  // A free bet is booked to its campaign's account and a campaign is closed by its id: without one, the
-  // bet would land on an unnamed campaign and `finished` would close nothing (docs/protocol.md §6.6).
-  const campaign = request.campaign;
-  if (campaign?.id === undefined) {
-    if (campaign?.type === 'freeBets') return refuse('INVALID_REQUEST', 'campaign.id: is required for a freeBets campaign');
-    if (campaign?.finished === true) return refuse('INVALID_REQUEST', 'campaign.id: is required with campaign.finished');
-  }
-  return undefined;
-}
-
 /** The balance member of a refusal: exact JSON number text. */
 export function balanceText(player: PlayerState): string {
   return formatMinor(player.balance, player.decimals);
 }
 
-function minorOf(value: number, field: string, player: PlayerState): bigint | Refusal {
-  const decimal = decimalFromNumber(value);
-  if (decimal === undefined) return refuse('INVALID_REQUEST', `${field}: must be a finite number >= 0`, balanceText(player));
-  const minor = amountToMinor(decimal, player.decimals);
+/**
+ * An exact amount in the player's currency's minor units, or why it cannot
+ * be booked in that currency (more decimals than it has, more than the
+ * largest amount): the one judgement of an amount that needs the player.
+ */
+function minorOf(amount: Decimal, field: string, player: PlayerState): bigint | Refusal {
+  const minor = amountToMinor(amount, player.decimals);
   if (minor === 'too-many-decimals') {
+    const value = decimalText(amount);
     return refuse('INVALID_REQUEST', `${field}: ${value} has more decimals than ${player.currency} allows (${player.decimals})`, balanceText(player));
   }
-  if (minor === 'too-large') return refuse('INVALID_REQUEST', `${field}: ${value} is more than the largest amount allowed`, balanceText(player));
+  if (minor === 'too-large') return refuse('INVALID_REQUEST', `${field}: ${decimalText(amount)} is more than the largest amount allowed`, balanceText(player));
   return minor;
 }
 
+/** A back-office amount, a JSON number its reader let through, in minor units (adjustments: their edge is the back office's). */
+function minorOfNumber(value: number, field: string, player: PlayerState): bigint | Refusal {
+  const decimal = decimalFromNumber(value);
+  if (decimal === undefined) return refuse('INVALID_REQUEST', `${field}: must be a finite number >= 0`, balanceText(player));
+  return minorOf(decimal, field, player);
+}
+
 export function planTransaction(
-  request: TransactionRequest,
+  request: CheckedTransaction,
   snap: TransactionSnapshot,
   config: RulesConfig,
 ): TransactionPlan | TransactionRefusal {
   const { session, player } = snap;
-  if (!session || !player) return notFinal(refuse('SESSION_NOT_FOUND', `session ${request.sessionId} is not known`));
+  if (!session || !player) return notFinal(refuse('SESSION_NOT_FOUND', `session ${shownId(request, request.sessionId)} is not known`));
   assert.equal(session.playerId, player.playerId, 'snapshot: the player must be the session\'s');
 
   // Convert every amount first: validation of the whole request comes before any rule.
@@ -219,7 +200,9 @@ export function planTransaction(
     if (typeof amount !== 'bigint') return notFinal(amount);
     const jpAmount = tx.jpAmount === undefined ? 0n : minorOf(tx.jpAmount, `transactions[${index}].jpAmount`, player);
     if (typeof jpAmount !== 'bigint') return notFinal(jpAmount);
-    if (jpAmount > amount) return notFinal(refuse('INVALID_REQUEST', `transactions[${index}].jpAmount: more than amount`, balanceText(player)));
+    // Judged at the edge on the exact decimals (checked-requests.ts); scaling both by one power of ten keeps
+    // their order. The pair TigerStyle keeps: the refusal where the input arrives, the assert where it is used.
+    assert.ok(jpAmount <= amount, 'a checked jpAmount is at most its amount');
     amounts.push({ amount, jpAmount });
   }
 
@@ -227,10 +210,10 @@ export function planTransaction(
   if (judged.ok) return judged;
   if (!FINAL_REFUSAL_CODES.has(judged.code)) return notFinal(judged);
   // Final: every id of the request that the ledger does not hold yet is kept with the refusal, as first given.
-  const roundId = canonicalUuid(request.round.id);
+  const roundId = request.round.id;
   const remember: RefusedTransaction[] = [];
   for (const [index, tx] of request.transactions.entries()) {
-    const id = canonicalUuid(tx.id);
+    const id = tx.id;
     if (snap.seen.has(id)) continue;
     const { amount, jpAmount } = amounts[index]!;
     remember.push({ id, kind: tx.type, playerId: request.playerId, roundId, amount, jpAmount, code: judged.code, detail: judged.detail });
@@ -250,7 +233,7 @@ function notFinal(refusal: Refusal): TransactionRefusal {
 
 /** The rules of §6 after the amounts are converted: a plan, or a refusal that planTransaction sorts into final or not. */
 function judgeTransaction(
-  request: TransactionRequest,
+  request: CheckedTransaction,
   snap: TransactionSnapshot,
   config: RulesConfig,
   session: SessionState,
@@ -268,11 +251,11 @@ function judgeTransaction(
   }
 
   // Idempotency (§6.4): a seen id with other content fails the whole request; a refused one answers its refusal again.
-  const roundId = canonicalUuid(request.round.id);
+  const roundId = request.round.id;
   const fresh: number[] = [];
   let refusedBefore: SeenTransfer['refused'];
   for (const [index, tx] of request.transactions.entries()) {
-    const seen = snap.seen.get(canonicalUuid(tx.id));
+    const seen = snap.seen.get(tx.id);
     const { amount, jpAmount } = amounts[index]!;
     if (seen === undefined) {
       fresh.push(index);
@@ -285,7 +268,7 @@ function judgeTransaction(
       seen.amount === amount &&
       seen.jpAmount === jpAmount;
     if (!same) {
-      return refuse('DUPLICATE_CONFLICT', `transaction ${tx.id} was seen before with other content`, shown());
+      return refuse('DUPLICATE_CONFLICT', `transaction ${shownId(request, tx.id)} was seen before with other content`, shown());
     }
     refusedBefore ??= seen.refused;
   }
@@ -306,25 +289,26 @@ function judgeTransaction(
   // Rounds (§6.5).
   const round = snap.round;
   if (round && (round.playerId !== request.playerId || round.game !== request.game)) {
-    return refuse('ROUND_MISMATCH', `round ${request.round.id} belongs to another player or game`, shown());
+    return refuse('ROUND_MISMATCH', `round ${shownId(request, roundId)} belongs to another player or game`, shown());
   }
-  if (round?.finished) return refuse('ROUND_CLOSED', `round ${request.round.id} is finished`, shown());
+  if (round?.finished) return refuse('ROUND_CLOSED', `round ${shownId(request, roundId)} is finished`, shown());
 
   const freeBets = request.campaign?.type === 'freeBets';
   const hasBet = fresh.some((index) => request.transactions[index]!.type === 'bet');
   if (hasBet) {
     if (!isSessionActive(session, snap.now, config)) {
-      return refuse('SESSION_EXPIRED', `session ${request.sessionId} expired; bets are refused, wins are accepted`, shown());
+      return refuse('SESSION_EXPIRED', `session ${shownId(request, request.sessionId)} expired; bets are refused, wins are accepted`, shown());
     }
     if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked: bets are refused`, shown());
     if (freeBets && snap.campaignFinished) {
-      return refuse('CAMPAIGN_FINISHED', `campaign ${request.campaign?.id} is finished for player ${player.playerId}`, shown());
+      const campaign = request.campaign?.id;
+      return refuse('CAMPAIGN_FINISHED', `campaign ${campaign === undefined ? campaign : shownId(request, campaign)} is finished for player ${player.playerId}`, shown());
     }
   }
 
   // In order, against the running balance (§6.3).
   let running = balance;
-  const campaignId = request.campaign?.id === undefined ? undefined : canonicalUuid(request.campaign.id);
+  const campaignId = request.campaign?.id;
   const transfers: PlannedTransfer[] = [];
   for (const index of fresh) {
     const tx = request.transactions[index]!;
@@ -344,7 +328,7 @@ function judgeTransaction(
       if (running > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', `transactions[${index}].amount: the balance would overflow`, shown());
     }
     const legs = legsOf({ kind: tx.type, playerId: player.playerId, currency: player.currency, game: request.game, freeBet, campaignId });
-    transfers.push({ id: canonicalUuid(tx.id), kind: tx.type, amount, jpAmount, freeBet, legs });
+    transfers.push({ id: tx.id, kind: tx.type, amount, jpAmount, freeBet, legs });
   }
   assert.ok(running >= 0n, 'a player balance never goes below zero');
 
@@ -355,7 +339,7 @@ function judgeTransaction(
     balanceAfter: running,
     createRound: round === undefined,
     closeRound: request.round.finished,
-    closeCampaign: freeBets && request.campaign?.finished && request.campaign.id ? canonicalUuid(request.campaign.id) : undefined,
+    closeCampaign: freeBets && request.campaign?.finished && request.campaign.id ? request.campaign.id : undefined,
     touchSession: isSessionActive(session, snap.now, config) && touchDue(session, snap.now),
   };
 }
@@ -376,20 +360,20 @@ export interface CreditPlan {
   balanceAfter: bigint;
 }
 
-export function planPayout(request: PayoutRequest, snap: PayoutSnapshot): CreditPlan | Refusal {
+export function planPayout(request: CheckedPayout, snap: PayoutSnapshot): CreditPlan | Refusal {
   const { session, player } = snap;
-  if (!session || !player) return refuse('SESSION_NOT_FOUND', `session ${request.sessionId} is not known`);
+  if (!session || !player) return refuse('SESSION_NOT_FOUND', `session ${shownId(request, request.sessionId)} is not known`);
   const amount = minorOf(request.amount, 'amount', player);
   if (typeof amount !== 'bigint') return amount;
   if (amount === 0n) return refuse('INVALID_REQUEST', 'amount: a payout must be greater than 0', balanceText(player));
-  const campaignId = canonicalUuid(request.campaign.id);
+  const campaignId = request.campaign.id;
   if (snap.seen) {
     const same =
       snap.seen.kind === 'payout' &&
       snap.seen.playerId === player.playerId &&
       snap.seen.amount === amount &&
       snap.seen.campaignId === campaignId;
-    if (!same) return refuse('DUPLICATE_CONFLICT', `payout ${request.payoutId} was seen before with other content`, balanceText(player));
+    if (!same) return refuse('DUPLICATE_CONFLICT', `payout ${shownId(request, request.payoutId)} was seen before with other content`, balanceText(player));
     return { ok: true, apply: false, amount, balanceAfter: player.balance };
   }
   const balanceAfter = player.balance + amount;
@@ -412,7 +396,7 @@ export function planAdjustment(
   seen: SeenTransfer | undefined,
 ): CreditPlan | Refusal {
   if (!player) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
-  const amount = minorOf(command.amount, 'amount', player);
+  const amount = minorOfNumber(command.amount, 'amount', player);
   if (typeof amount !== 'bigint') return amount;
   if (amount === 0n) return refuse('INVALID_REQUEST', 'amount: an adjustment must be greater than 0', balanceText(player));
   if (seen) {

@@ -5,7 +5,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Refusal } from '../protocol/errors.js';
-import type { AdjustmentRequest, CreatePlayerRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
+import type { CheckedPayout, CheckedTransaction } from '../protocol/checked-requests.js';
+import type { AdjustmentRequest, CreatePlayerRequest } from '../protocol/schemas.js';
 import { DAY_MS, PAGE_LIMIT_DEFAULT, type PlayersRequest } from '../stores/store.js';
 import type { WalletStore } from '../stores/operations.js';
 import type { Role } from '../access/roles.js';
@@ -37,11 +38,12 @@ export class OperatorService {
     private readonly world: World = REAL_WORLD,
   ) {}
 
-  transact(request: TransactionRequest) {
+  /** A /transaction as the edge checked it (checked-requests.ts), booked at the world's now. */
+  transact(request: CheckedTransaction) {
     return this.store.transact({ request, now: this.world.clock() });
   }
 
-  payout(request: PayoutRequest) {
+  payout(request: CheckedPayout) {
     return this.store.payout({ request, now: this.world.clock() });
   }
 

@@ -120,6 +120,35 @@ export function decimalFromNumber(value: number): Decimal | undefined {
   return { units, scale };
 }
 
+/**
+ * The text JavaScript gives the number a decimal came from (decimalFromNumber):
+ * Number#toString's rules (ECMA-262, Number::toString) applied to its
+ * digits, so that a refusal quotes an amount exactly as it did while amounts
+ * were doubles ("1e-7", "1e+21", "10.5"), without a double ever holding it.
+ */
+export function decimalText({ units, scale }: Decimal): string {
+  if (units === 0n) return '0';
+  let digits = units.toString();
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === ZERO) end--;
+  // value = 0.d1d2...dk × 10^n, with k significant digits (ECMA-262's n and k).
+  const n = digits.length - scale;
+  digits = digits.slice(0, end);
+  const k = digits.length;
+  if (k <= n && n <= 21) return digits + '0'.repeat(n - k);
+  if (0 < n && n <= 21) return `${digits.slice(0, n)}.${digits.slice(n)}`;
+  if (-6 < n && n <= 0) return `0.${'0'.repeat(-n)}${digits}`;
+  const exponent = n - 1;
+  const mantissa = k === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;
+  return `${mantissa}e${exponent < 0 ? '-' : '+'}${Math.abs(exponent)}`;
+}
+
+/** True if a <= b, exactly. */
+export function decimalAtMost(a: Decimal, b: Decimal): boolean {
+  const scale = Math.max(a.scale, b.scale);
+  return a.units * pow10(scale - a.scale) <= b.units * pow10(scale - b.scale);
+}
+
 /** Powers of ten as bigints, computed once for the exponents money uses (decimals, scales); others on demand. */
 const POW10: readonly bigint[] = Array.from({ length: 40 }, (_, n) => 10n ** BigInt(n));
 function pow10(exponent: number): bigint {

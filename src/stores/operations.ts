@@ -3,7 +3,7 @@
  * operation, its argument and outcome types, and how it runs; from it derive
  * the WalletStore interface (below), the SQLite writer's read/write split
  * and its typed handlers (sqlite/sqlite-operations.ts), and PostgreSQL's hot
- * path (postgres-ledger.ts, HotCall). Adding an operation takes an entry
+ * path (postgres/ledger-transfers.ts, HotCall). Adding an operation takes an entry
  * here and the ledger function of each backend; the compiler asks for
  * whatever else must name it: each backend's line in its typed handler
  * table (<backend>-operations.ts), and each store's one-line method
@@ -76,7 +76,7 @@ export interface OperationSpec {
   method: 'forward' | 'own' | 'none';
   /**
    * Called for nearly every request (/transaction, /payout): PostgreSQL
-   * group-commits these (its HotBatcher and PostgresLedger.applyBatch).
+   * group-commits these (its HotBatcher and LedgerTransfers.applyBatch).
    */
   hot: boolean;
 }

@@ -16,20 +16,27 @@
  * Commands carry `now` (epoch ms) and any ids to create, so that a store is
  * deterministic: the clock and the id source are injected by its caller.
  */
-import type { AdjustmentRequest, PayoutRequest, TransactionRequest } from '../protocol/schemas.js';
+import type { CheckedPayout, CheckedTransaction } from '../protocol/checked-requests.js';
+import type { AdjustmentRequest } from '../protocol/schemas.js';
 import type { BooksReport } from '../ledger/books.js';
 import type { Audited } from '../staff/staff-commands.js';
 
 export type { Audited };
 
 
+/**
+ * A /transaction as the edge checked it (src/protocol/checked-requests.ts):
+ * ids canonical, amounts exact decimals, the rules that need no storage
+ * judged. A store neither checks nor converts again what the type says.
+ */
 export interface TransactionCommand {
-  request: TransactionRequest;
+  request: CheckedTransaction;
   now: number;
 }
 
+/** A /payout as the edge checked it: ids canonical, the amount an exact decimal. */
 export interface PayoutCommand {
-  request: PayoutRequest;
+  request: CheckedPayout;
   now: number;
 }
 

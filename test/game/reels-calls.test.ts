@@ -15,14 +15,13 @@ import { drawSource } from '../../src/game/fairness.js';
 import { FREE_SPINS_AWARD, FREE_SPINS_MAX, playRound, type ReelsRound, type ReelsRules } from '../../src/game/reels.js';
 import { roundCalls, type RoundCall, type TransactionSlot } from '../../src/game/reels-calls.js';
 import {
-  canonicalUuid,
   DEFAULT_RULES,
   planTransaction,
-  precheckTransaction,
   type PlannedTransfer,
   type RoundState,
   type SeenTransfer,
 } from '../../src/ledger/rules.js';
+import { canonicalUuid, checkTransaction } from '../../src/protocol/checked-requests.js';
 import { formatMinor } from '../../src/protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX, TransactionRequest } from '../../src/protocol/schemas.js';
 import { compile } from '../../src/protocol/validate.js';
@@ -66,9 +65,10 @@ class Wallet {
     };
     const checked = checkBody.check(JSON.parse(JSON.stringify(body)));
     if (!checked.ok) assert.fail(`${checked.code} ${checked.detail}`);
-    assert.equal(precheckTransaction(checked.value, TRANSACTIONS_PER_REQUEST_MAX), undefined);
+    const edge = checkTransaction(checked.value, TRANSACTIONS_PER_REQUEST_MAX);
+    if (!edge.ok) assert.fail(`${edge.code} ${edge.detail}`);
     const plan = planTransaction(
-      checked.value,
+      edge.value,
       {
         session: { sessionId: this.sessionId, playerId: 'p1', game: 'reels', lastActiveAt: NOW },
         player: { playerId: 'p1', currency: 'EUR', decimals: DECIMALS, balance: this.balance, blocked: false },

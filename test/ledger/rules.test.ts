@@ -15,7 +15,6 @@ import {
   planAuthenticate,
   planPayout,
   planTransaction,
-  precheckTransaction,
   SESSION_TOUCH_INTERVAL_MS,
   withoutRemember,
   type PlayerState,
@@ -23,7 +22,17 @@ import {
   type SessionState,
   type TransactionSnapshot,
 } from '../../src/ledger/rules.js';
-import type { TransactionRequest } from '../../src/protocol/schemas.js';
+import { checkedTransaction, checkPayout, checkTransaction } from '../../src/protocol/checked-requests.js';
+import type { PayoutRequest, TransactionRequest } from '../../src/protocol/schemas.js';
+
+/** The rules take a request as the edge checked it (checked-requests.ts); these build it from the wire form. */
+const planTx = (req: TransactionRequest, ...rest: [TransactionSnapshot, typeof DEFAULT_RULES]) => planTransaction(checkedTransaction(req), ...rest);
+const planPay = (req: PayoutRequest, ...rest: Parameters<typeof planPayout> extends [unknown, ...infer R] ? R : never) => planPayout(checkPayout(req), ...rest);
+/** The edge's checks that need no storage: the refusal, or undefined. */
+const precheck = (req: TransactionRequest, max: number) => {
+  const checked = checkTransaction(req, max);
+  return checked.ok ? undefined : checked;
+};
 
 const NOW = 1_000_000_000;
 const player = (balance: bigint, extra: Partial<PlayerState> = {}): PlayerState => ({
@@ -62,12 +71,12 @@ const bet = (amount: number, id = randomUUID()) => ({ id, type: 'bet' as const, 
 const win = (amount: number, id = randomUUID()) => ({ id, type: 'win' as const, amount });
 
 test('bets are checked against the running balance, in order', () => {
-  const ok = planTransaction(request([bet(10), win(5)]), snap(1000n), DEFAULT_RULES);
+  const ok = planTx(request([bet(10), win(5)]), snap(1000n), DEFAULT_RULES);
   assert.ok(ok.ok);
   assert.equal(ok.balanceAfter, 500n);
-  const winFirst = planTransaction(request([win(5), bet(15)]), snap(1000n), DEFAULT_RULES);
+  const winFirst = planTx(request([win(5), bet(15)]), snap(1000n), DEFAULT_RULES);
   assert.ok(winFirst.ok && winFirst.balanceAfter === 0n);
-  const refused = planTransaction(request([bet(15), win(5)]), snap(1000n), DEFAULT_RULES);
+  const refused = planTx(request([bet(15), win(5)]), snap(1000n), DEFAULT_RULES);
   assert.ok(!refused.ok);
   assert.equal(refused.code, 'INSUFFICIENT_FUNDS');
   assert.equal(refused.detail, 'bet 15.00 exceeds balance 10.00');
@@ -78,12 +87,12 @@ test('idempotency: seen with the same content is skipped, with other content con
   const id = randomUUID();
   const roundId = randomUUID();
   const seen: SeenTransfer = { kind: 'bet', playerId: 'p1', roundId, campaignId: null, amount: 100n, jpAmount: 0n };
-  const replay = planTransaction(request([bet(1, id)], { round: { id: roundId, finished: true } }), snap(900n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  const replay = planTx(request([bet(1, id)], { round: { id: roundId, finished: true } }), snap(900n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
   assert.ok(replay.ok);
   assert.equal(replay.transfers.length, 0);
   assert.equal(replay.balanceAfter, 900n);
   for (const other of [{ amount: 200n }, { kind: 'win' as const }, { roundId: randomUUID() }, { playerId: 'p2' }, { jpAmount: 1n }]) {
-    const conflict = planTransaction(
+    const conflict = planTx(
       request([bet(1, id)], { round: { id: roundId, finished: true } }),
       snap(900n, { seen: new Map([[id, { ...seen, ...other }]]) }),
       DEFAULT_RULES,
@@ -91,7 +100,7 @@ test('idempotency: seen with the same content is skipped, with other content con
     assert.ok(!conflict.ok);
     assert.equal(conflict.code, 'DUPLICATE_CONFLICT', JSON.stringify(other, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
   }
-  const mixed = planTransaction(
+  const mixed = planTx(
     request([bet(1, id), win(2)], { round: { id: roundId, finished: true } }),
     snap(900n, { seen: new Map([[id, seen]]), round: { playerId: 'p1', game: 'dice', finished: false } }),
     DEFAULT_RULES,
@@ -111,54 +120,54 @@ test('a replay of seen ids passes even where a new request would be refused', ()
     round: { playerId: 'p1', game: 'dice', finished: true },
     player: player(0n, { blocked: true }),
   });
-  const replay = planTransaction(request([bet(1, id)], { round: { id: roundId, finished: true } }), expired, DEFAULT_RULES);
+  const replay = planTx(request([bet(1, id)], { round: { id: roundId, finished: true } }), expired, DEFAULT_RULES);
   assert.ok(replay.ok && replay.transfers.length === 0);
 });
 
 test('rounds: bound to player and game, closed by finished', () => {
-  const mismatch = planTransaction(request([bet(1)]), snap(1000n, { round: { playerId: 'p2', game: 'dice', finished: false } }), DEFAULT_RULES);
+  const mismatch = planTx(request([bet(1)]), snap(1000n, { round: { playerId: 'p2', game: 'dice', finished: false } }), DEFAULT_RULES);
   assert.ok(!mismatch.ok && mismatch.code === 'ROUND_MISMATCH');
-  const otherGame = planTransaction(request([bet(1)]), snap(1000n, { round: { playerId: 'p1', game: 'slots', finished: false } }), DEFAULT_RULES);
+  const otherGame = planTx(request([bet(1)]), snap(1000n, { round: { playerId: 'p1', game: 'slots', finished: false } }), DEFAULT_RULES);
   assert.ok(!otherGame.ok && otherGame.code === 'ROUND_MISMATCH');
-  const closed = planTransaction(request([win(1)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: true } }), DEFAULT_RULES);
+  const closed = planTx(request([win(1)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: true } }), DEFAULT_RULES);
   assert.ok(!closed.ok && closed.code === 'ROUND_CLOSED');
-  const open = planTransaction(request([bet(1)], { round: { id: randomUUID(), finished: false } }), snap(1000n), DEFAULT_RULES);
+  const open = planTx(request([bet(1)], { round: { id: randomUUID(), finished: false } }), snap(1000n), DEFAULT_RULES);
   assert.ok(open.ok && open.createRound && !open.closeRound);
-  const zeroWin = planTransaction(request([win(0)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: false } }), DEFAULT_RULES);
+  const zeroWin = planTx(request([win(0)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: false } }), DEFAULT_RULES);
   assert.ok(zeroWin.ok && zeroWin.closeRound && !zeroWin.createRound && zeroWin.balanceAfter === 1000n);
 });
 
 test('sessions: expired sessions refuse bets, accept wins, and are not revived', () => {
   const stale = snap(1000n, { session: session({ lastActiveAt: NOW - DEFAULT_RULES.sessionIdleMs }) });
-  const betOnStale = planTransaction(request([bet(1)]), stale, DEFAULT_RULES);
+  const betOnStale = planTx(request([bet(1)]), stale, DEFAULT_RULES);
   assert.ok(!betOnStale.ok && betOnStale.code === 'SESSION_EXPIRED');
-  const winOnStale = planTransaction(request([win(1)]), stale, DEFAULT_RULES);
+  const winOnStale = planTx(request([win(1)]), stale, DEFAULT_RULES);
   assert.ok(winOnStale.ok && !winOnStale.touchSession);
-  const fresh = planTransaction(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW - SESSION_TOUCH_INTERVAL_MS }) }), DEFAULT_RULES);
+  const fresh = planTx(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW - SESSION_TOUCH_INTERVAL_MS }) }), DEFAULT_RULES);
   assert.ok(fresh.ok && fresh.touchSession);
   // Activity is recorded at most every SESSION_TOUCH_INTERVAL_MS, and never back in time.
-  const justTouched = planTransaction(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW - 1 }) }), DEFAULT_RULES);
+  const justTouched = planTx(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW - 1 }) }), DEFAULT_RULES);
   assert.ok(justTouched.ok && !justTouched.touchSession);
-  const ahead = planTransaction(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW + 60_000 }) }), DEFAULT_RULES);
+  const ahead = planTx(request([bet(1)]), snap(1000n, { session: session({ lastActiveAt: NOW + 60_000 }) }), DEFAULT_RULES);
   assert.ok(ahead.ok && !ahead.touchSession);
-  const unknown = planTransaction(request([bet(1)]), snap(1000n, { session: undefined, player: undefined }), DEFAULT_RULES);
+  const unknown = planTx(request([bet(1)]), snap(1000n, { session: undefined, player: undefined }), DEFAULT_RULES);
   assert.ok(!unknown.ok && unknown.code === 'SESSION_NOT_FOUND' && unknown.balance === undefined);
-  const otherPlayer = planTransaction(request([bet(1)], { playerId: 'p2' }), snap(1000n), DEFAULT_RULES);
+  const otherPlayer = planTx(request([bet(1)], { playerId: 'p2' }), snap(1000n), DEFAULT_RULES);
   assert.ok(!otherPlayer.ok && otherPlayer.code === 'SESSION_MISMATCH');
-  const otherGame = planTransaction(request([bet(1)], { game: 'slots' }), snap(1000n), DEFAULT_RULES);
+  const otherGame = planTx(request([bet(1)], { game: 'slots' }), snap(1000n), DEFAULT_RULES);
   assert.ok(!otherGame.ok && otherGame.code === 'SESSION_MISMATCH');
 });
 
 test('blocked players: bets refused, wins accepted', () => {
   const blocked = snap(1000n, { player: player(1000n, { blocked: true }) });
-  const refused = planTransaction(request([bet(1)]), blocked, DEFAULT_RULES);
+  const refused = planTx(request([bet(1)]), blocked, DEFAULT_RULES);
   assert.ok(!refused.ok && refused.code === 'PLAYER_BLOCKED');
-  assert.ok(planTransaction(request([win(1)]), blocked, DEFAULT_RULES).ok);
+  assert.ok(planTx(request([win(1)]), blocked, DEFAULT_RULES).ok);
 });
 
 test('free bets are not debited, and a finished campaign refuses more', () => {
   const campaign = { id: randomUUID(), type: 'freeBets' as const, finished: true };
-  const free = planTransaction(request([bet(10), win(3)], { campaign }), snap(0n), DEFAULT_RULES);
+  const free = planTx(request([bet(10), win(3)], { campaign }), snap(0n), DEFAULT_RULES);
   assert.ok(free.ok);
   assert.equal(free.balanceAfter, 300n);
   assert.ok(free.transfers[0]!.freeBet && !free.transfers[1]!.freeBet);
@@ -171,39 +180,39 @@ test('free bets are not debited, and a finished campaign refuses more', () => {
     ],
   );
   assert.equal(free.closeCampaign, campaign.id);
-  const after = planTransaction(request([bet(10)], { campaign }), snap(0n, { campaignFinished: true }), DEFAULT_RULES);
+  const after = planTx(request([bet(10)], { campaign }), snap(0n, { campaignFinished: true }), DEFAULT_RULES);
   assert.ok(!after.ok && after.code === 'CAMPAIGN_FINISHED');
 });
 
 test('amounts: decimals of the currency, jpAmount within amount', () => {
-  const tooFine = planTransaction(request([bet(0.001)]), snap(1000n), DEFAULT_RULES);
+  const tooFine = planTx(request([bet(0.001)]), snap(1000n), DEFAULT_RULES);
   assert.ok(!tooFine.ok && tooFine.code === 'INVALID_REQUEST' && /transactions\[0\]\.amount/.test(tooFine.detail));
-  const yen = planTransaction(request([bet(1.5)]), snap(1000n, { player: player(1000n, { currency: 'JPY', decimals: 0 }) }), DEFAULT_RULES);
+  const yen = planTx(request([bet(1.5)]), snap(1000n, { player: player(1000n, { currency: 'JPY', decimals: 0 }) }), DEFAULT_RULES);
   assert.ok(!yen.ok && yen.code === 'INVALID_REQUEST');
-  const jp = planTransaction(request([{ ...bet(2), jpAmount: 0.5 }]), snap(1000n), DEFAULT_RULES);
+  const jp = planTx(request([{ ...bet(2), jpAmount: 0.5 }]), snap(1000n), DEFAULT_RULES);
   assert.ok(jp.ok && jp.transfers[0]!.jpAmount === 50n);
-  assert.equal(precheckTransaction(request([{ ...bet(1), jpAmount: 2 }]), 100)?.code, 'INVALID_REQUEST');
+  assert.equal(precheck(request([{ ...bet(1), jpAmount: 2 }]), 100)?.code, 'INVALID_REQUEST');
   const id = randomUUID();
-  assert.match(precheckTransaction(request([bet(1, id), win(1, id.toUpperCase() as typeof id)]), 100)?.detail ?? '', /appears twice/);
-  assert.match(precheckTransaction(request([bet(1), bet(1), bet(1)]), 2)?.detail ?? '', /at most 2/);
-  assert.equal(precheckTransaction(request([bet(1), win(1)]), 100), undefined);
+  assert.match(precheck(request([bet(1, id), win(1, id.toUpperCase() as typeof id)]), 100)?.detail ?? '', /appears twice/);
+  assert.match(precheck(request([bet(1), bet(1), bet(1)]), 2)?.detail ?? '', /at most 2/);
+  assert.equal(precheck(request([bet(1), win(1)]), 100), undefined);
 });
 
 test('payouts: positive, idempotent by content', () => {
   const req = { sessionId: randomUUID(), payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' as const } };
   const s = { session: session(), player: player(100n) };
-  const planned = planPayout(req, { ...s, seen: undefined });
+  const planned = planPay(req, { ...s, seen: undefined });
   assert.ok(planned.ok && planned.apply && planned.balanceAfter === 600n);
   const seen: SeenTransfer = { kind: 'payout', playerId: 'p1', roundId: null, campaignId: req.campaign.id, amount: 500n, jpAmount: 0n };
-  const replay = planPayout(req, { ...s, seen });
+  const replay = planPay(req, { ...s, seen });
   assert.ok(replay.ok && !replay.apply && replay.balanceAfter === 100n);
-  const conflict = planPayout({ ...req, amount: 6 }, { ...s, seen });
+  const conflict = planPay({ ...req, amount: 6 }, { ...s, seen });
   assert.ok(!conflict.ok && conflict.code === 'DUPLICATE_CONFLICT');
-  const otherCampaign = planPayout({ ...req, campaign: { id: randomUUID(), type: 'tournament' } }, { ...s, seen });
+  const otherCampaign = planPay({ ...req, campaign: { id: randomUUID(), type: 'tournament' } }, { ...s, seen });
   assert.ok(!otherCampaign.ok && otherCampaign.code === 'DUPLICATE_CONFLICT');
-  const zero = planPayout({ ...req, amount: 0 }, { ...s, seen: undefined });
+  const zero = planPay({ ...req, amount: 0 }, { ...s, seen: undefined });
   assert.ok(!zero.ok && zero.code === 'INVALID_REQUEST');
-  const expired = planPayout(req, { session: session({ lastActiveAt: 0 }), player: player(0n), seen: undefined });
+  const expired = planPay(req, { session: session({ lastActiveAt: 0 }), player: player(0n), seen: undefined });
   assert.ok(expired.ok, 'payouts land on expired sessions');
 });
 
@@ -257,7 +266,7 @@ test('§6.4 a final refusal lists every id the ledger does not hold, with the co
   const roundId = randomUUID();
   const booked = bet(1);
   const seenBooked: SeenTransfer = { kind: 'bet', playerId: 'p1', roundId, campaignId: null, amount: 100n, jpAmount: 0n };
-  const refused = planTransaction(
+  const refused = planTx(
     request([booked, bet(5), win(7)], { round: { id: roundId, finished: true } }),
     snap(100n, { seen: new Map([[booked.id, seenBooked]]) }),
     DEFAULT_RULES,
@@ -279,13 +288,13 @@ test('§6.4 every code of the final set is remembered, and no other', () => {
     [...FINAL_REFUSAL_CODES].sort(),
     ['CAMPAIGN_FINISHED', 'INSUFFICIENT_FUNDS', 'PLAYER_BLOCKED', 'ROUND_CLOSED', 'ROUND_MISMATCH', 'SESSION_EXPIRED', 'SESSION_MISMATCH'],
   );
-  const blocked = planTransaction(request([bet(1)]), snap(100n, { player: player(100n, { blocked: true }) }), DEFAULT_RULES);
+  const blocked = planTx(request([bet(1)]), snap(100n, { player: player(100n, { blocked: true }) }), DEFAULT_RULES);
   assert.ok(!blocked.ok && blocked.code === 'PLAYER_BLOCKED' && blocked.remember.length === 1);
-  const mismatch = planTransaction(request([bet(1)], { game: 'slots' }), snap(100n), DEFAULT_RULES);
+  const mismatch = planTx(request([bet(1)], { game: 'slots' }), snap(100n), DEFAULT_RULES);
   assert.ok(!mismatch.ok && mismatch.code === 'SESSION_MISMATCH' && mismatch.remember.length === 1);
-  const invalid = planTransaction(request([bet(0.001)]), snap(100n), DEFAULT_RULES);
+  const invalid = planTx(request([bet(0.001)]), snap(100n), DEFAULT_RULES);
   assert.ok(!invalid.ok && invalid.code === 'INVALID_REQUEST' && invalid.remember.length === 0);
-  const unknown = planTransaction(request([bet(1)]), snap(100n, { session: undefined, player: undefined }), DEFAULT_RULES);
+  const unknown = planTx(request([bet(1)]), snap(100n, { session: undefined, player: undefined }), DEFAULT_RULES);
   assert.ok(!unknown.ok && unknown.code === 'SESSION_NOT_FOUND' && unknown.remember.length === 0);
 });
 
@@ -301,24 +310,24 @@ test('§6.4 a repeat of a refused id answers the refusal it was given, whatever 
     jpAmount: 0n,
     refused: { code: 'INSUFFICIENT_FUNDS', detail: 'bet 5.00 exceeds balance 1.00' },
   };
-  const again = planTransaction(request([bet(5, id)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  const again = planTx(request([bet(5, id)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
   assert.ok(!again.ok && again.code === 'INSUFFICIENT_FUNDS', JSON.stringify(again));
   assert.equal(again.detail, 'refused before, and final: bet 5.00 exceeds balance 1.00');
   assert.equal(again.balance, '100');
   assert.deepEqual(again.remember, []);
   // With a new id beside it, the new id is kept with the first refusal's own words.
-  const withNew = planTransaction(request([bet(5, id), win(1)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  const withNew = planTx(request([bet(5, id), win(1)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
   assert.ok(!withNew.ok && withNew.remember.length === 1 && withNew.remember[0]!.detail === 'bet 5.00 exceeds balance 1.00');
   // Other content under the refused id is a conflict, not the refusal.
-  const other = planTransaction(request([bet(6, id)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  const other = planTx(request([bet(6, id)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
   assert.ok(!other.ok && other.code === 'DUPLICATE_CONFLICT' && other.remember.length === 0);
 });
 
 test('§6.6 a freeBets campaign needs its id, and so does campaign.finished', () => {
   const freeBet = request([bet(1)], { campaign: { type: 'freeBets' } });
-  assert.match(precheckTransaction(freeBet, 100)?.detail ?? '', /campaign\.id: is required for a freeBets campaign/);
+  assert.match(precheck(freeBet, 100)?.detail ?? '', /campaign\.id: is required for a freeBets campaign/);
   const finished = request([bet(1)], { campaign: { finished: true } });
-  assert.match(precheckTransaction(finished, 100)?.detail ?? '', /campaign\.id: is required with campaign\.finished/);
-  assert.equal(precheckTransaction(request([bet(1)], { campaign: {} }), 100), undefined, 'an empty campaign object is no campaign');
-  assert.equal(precheckTransaction(request([bet(1)], { campaign: { id: randomUUID(), type: 'freeBets', finished: true } }), 100), undefined);
+  assert.match(precheck(finished, 100)?.detail ?? '', /campaign\.id: is required with campaign\.finished/);
+  assert.equal(precheck(request([bet(1)], { campaign: {} }), 100), undefined, 'an empty campaign object is no campaign');
+  assert.equal(precheck(request([bet(1)], { campaign: { id: randomUUID(), type: 'freeBets', finished: true } }), 100), undefined);
 });

@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { runWagerlink } from '../harness/child-process.js';
 import { tempDir } from '../helpers.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 async function verify(path: string) {
   const result = await runWagerlink(['operator', 'verify', '--database', path]);
@@ -140,13 +141,13 @@ test("verify passes when the operator's accounts hold more than a 64-bit sum can
       const session = await store.authenticate({ key: key.key, game: 'dice', now, newSessionId: randomUUID() });
       assert.ok(session.ok);
       const win = await store.transact({
-        request: {
+        request: checkedTransaction({
           sessionId: session.sessionId,
           playerId,
           game: 'dice',
           transactions: [{ id: randomUUID(), type: 'win', amount: 1e10 }],
           round: { id: randomUUID(), finished: true },
-        },
+        }),
         now,
       });
       assert.ok(win.ok, JSON.stringify(win));

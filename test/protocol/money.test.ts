@@ -1,7 +1,9 @@
 /**
  * Proves that money parsing and formatting are exact: decimals per currency,
  * round-trips between wire numbers and minor units, no float drift when
- * amounts are summed, and refusal of numbers a double cannot hold exactly.
+ * amounts are summed, and refusal of numbers a double cannot hold exactly;
+ * an exact decimal quoted in a refusal reads as the number it came from, and
+ * compares exactly.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +15,9 @@ import {
   createCurrencies,
   CURRENCIES,
   decimalFromNumber,
+  decimalAtMost,
   decimalFromString,
+  decimalText,
   displayMinor,
   formatMinor,
   hasOnlyExactNumbers,
@@ -171,4 +175,29 @@ test('decimal strings (CLI and config form) parse strictly', () => {
   assert.equal(decimalFromString('-1'), undefined);
   assert.equal(decimalFromString('1e5'), undefined);
   assert.equal(decimalFromString('1.'), undefined);
+});
+
+test('an exact decimal reads as JavaScript writes the number it came from, for every double', () => {
+  for (const value of [0, 1, 10.5, 0.07, 1e-7, 1.5e-7, 1e-6, 123456789.12345678, 1e21, 1.5e21, 1e20, 9007199254740991, 5e-324, 0.1 + 0.2]) {
+    assert.equal(decimalText(decimalFromNumber(value)!), String(value));
+  }
+  fc.assert(
+    fc.property(fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }), (value) => {
+      fc.pre(!Object.is(value, -0));
+      assert.equal(decimalText(decimalFromNumber(value)!), String(value));
+    }),
+    { numRuns: 5_000 },
+  );
+});
+
+test('decimals compare exactly, whatever their scales', () => {
+  assert.ok(decimalAtMost({ units: 150n, scale: 2 }, { units: 15n, scale: 1 }));
+  assert.ok(!decimalAtMost({ units: 151n, scale: 2 }, { units: 15n, scale: 1 }));
+  fc.assert(
+    fc.property(fc.bigInt({ min: 0n, max: 10n ** 18n }), fc.bigInt({ min: 0n, max: 10n ** 18n }), fc.nat(12), fc.nat(12), (a, b, sa, sb) => {
+      const scale = Math.max(sa, sb);
+      const expected = a * 10n ** BigInt(scale - sa) <= b * 10n ** BigInt(scale - sb);
+      assert.equal(decimalAtMost({ units: a, scale: sa }, { units: b, scale: sb }), expected);
+    }),
+  );
 });

@@ -18,7 +18,8 @@ import { UnavailableError } from '../../src/protocol/errors.js';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js';
 import { isRetryable, isUnavailable, ClaimLostError } from '../../src/platform/postgres/errors.js';
-import { GGR, pgArray } from '../../src/stores/postgres/postgres-ledger.js';
+import { GGR } from '../../src/stores/postgres/ledger-reads.js';
+import { pgArray } from '../../src/stores/postgres/ledger-rows.js';
 import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { migrateDatabase } from '../../src/stores/open-store.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
@@ -26,6 +27,7 @@ import type { WalletStore } from '../../src/stores/operations.js';
 import { DAY_MS } from '../../src/stores/store.js';
 import { DATABASE_URL, freshSchema, openPostgresStore, openTwoPostgresStores, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE, type Schema } from './postgres-fixtures.js';
 import { ggrOfThreeDays, NOW as FIXTURES_NOW } from './store-fixtures.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -238,7 +240,7 @@ describe('postgres store: two nodes on one database', { skip: POSTGRES_UNAVAILAB
     const s = await open(first, id, 'two-same', 100);
     for (let i = 0; i < 10; i++) {
       const request = betOf(s, id, 5);
-      const outcomes = await Promise.all([first, second, first, second].map((store) => store.transact({ request, now: NOW })));
+      const outcomes = await Promise.all([first, second, first, second].map((store) => store.transact({ request: checkedTransaction(request), now: NOW })));
       for (const outcome of outcomes) assert.ok(outcome.ok && outcome.balance === String(100 - 5 * (i + 1)), JSON.stringify(outcome));
       assert.equal(outcomes.filter((outcome) => outcome.ok && outcome.booked.length > 0).length, 1);
     }
@@ -251,8 +253,8 @@ describe('postgres store: two nodes on one database', { skip: POSTGRES_UNAVAILAB
     for (let i = 0; i < 20; i++) {
       const shared = id();
       const [a, b] = await Promise.all([
-        first.transact({ request: { ...left, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }, now: NOW }),
-        second.transact({ request: { ...right, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }, now: NOW }),
+        first.transact({ request: checkedTransaction({ ...left, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }), now: NOW }),
+        second.transact({ request: checkedTransaction({ ...right, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }), now: NOW }),
       ]);
       assert.equal([a, b].filter((outcome) => outcome.ok).length, 1, JSON.stringify([a, b]));
       const refused = [a, b].find((outcome) => !outcome.ok);
@@ -279,7 +281,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
           `SELECT 1 FROM ${schema.name}.accounts WHERE id = (SELECT account_id FROM ${schema.name}.players WHERE player_id = 'slow') FOR UPDATE`,
         );
         const stuck = betOf(s, id, 10);
-        await assert.rejects(store.transact({ request: stuck, now: NOW }), (error: unknown) => {
+        await assert.rejects(store.transact({ request: checkedTransaction(stuck), now: NOW }), (error: unknown) => {
           assert.ok(error instanceof UnavailableError, String(error));
           assert.match(error.message, /statement timeout|canceling statement/);
           return true;
@@ -289,7 +291,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
         assert.ok(player.ok && player.balance === '100', 'nothing of the timed-out bet is booked');
         assert.deepEqual(await bookedBets(store, 'slow'), []);
         // Resent, it applies once.
-        const again = await store.transact({ request: stuck, now: NOW });
+        const again = await store.transact({ request: checkedTransaction(stuck), now: NOW });
         assert.ok(again.ok && again.balance === '90', JSON.stringify(again));
       } finally {
         holder.release();
@@ -318,7 +320,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
         const requests = Array.from({ length: PER_WAVE }, () => betOf(s, id, 1));
         for (const request of requests) sent.set(request.transactions[0]!.id, request);
         // Settled from the start: a call may fail while the cut below is awaited.
-        const settling = Promise.allSettled(requests.map((request) => store.transact({ request, now: NOW })));
+        const settling = Promise.allSettled(requests.map((request) => store.transact({ request: checkedTransaction(request), now: NOW })));
         if (wave % 3 === 1) {
           const killed = await schema.admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${application}`;
           cuts += killed.length;
@@ -339,7 +341,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
       // client would (a connection killed while idle fails its next call),
       // is answered now.
       for (const request of unanswered) {
-        const outcome = await resendingOn503(() => store.transact({ request, now: NOW }));
+        const outcome = await resendingOn503(() => store.transact({ request: checkedTransaction(request), now: NOW }));
         assert.ok(outcome.ok, JSON.stringify(outcome));
       }
       const booked = await resendingOn503(() => bookedBets(store, 'cut'));
@@ -363,7 +365,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
     try {
       const id = ids(0x7a1);
       const s = await open(store, id, 'reader', 100);
-      assert.ok((await store.transact({ request: betOf(s, id, 1), now: NOW })).ok);
+      assert.ok((await store.transact({ request: checkedTransaction(betOf(s, id, 1)), now: NOW })).ok);
       // Another session holds a lock that every read of the transfers waits for, as a verify of a large ledger takes its time.
       const released = new Promise<void>((resolve) => (release = resolve));
       let locked = () => {};
@@ -402,7 +404,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
     try {
       const id = ids(0x5e1);
       const s = await open(store, id, 'silent', 100);
-      assert.ok((await store.transact({ request: betOf(s, id, 1), now: NOW })).ok);
+      assert.ok((await store.transact({ request: checkedTransaction(betOf(s, id, 1)), now: NOW })).ok);
       let hasStopped = false;
       const stopped = new Promise<Error>((resolve) =>
         store.onFatal((error) => {
@@ -413,7 +415,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
 
       proxy.silence();
       const lost = betOf(s, id, 1);
-      await assert.rejects(store.transact({ request: lost, now: NOW }), UnavailableError);
+      await assert.rejects(store.transact({ request: checkedTransaction(lost), now: NOW }), UnavailableError);
       // The call deadline (1.5 s) and the stall (3 s) run on the same process's timers: the first due fires first.
       assert.equal(hasStopped, false, 'the caller has its 503 at the call deadline, before the store stops at the stall');
       const error = await Promise.race([
@@ -421,12 +423,12 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
         sleep(10_000, undefined, { ref: false }).then(() => assert.fail('the store never stopped: its pool stays stuck on the silent connection')),
       ]);
       assert.match(error.message, /no answer from PostgreSQL for 3000 ms/);
-      await assert.rejects(store.transact({ request: lost, now: NOW }), /the store is closed/);
+      await assert.rejects(store.transact({ request: checkedTransaction(lost), now: NOW }), /the store is closed/);
 
       // What a restart does: new connections, and the resend is answered.
       proxy.restore();
       next = await PostgresStore.open(options);
-      const outcome = await next.transact({ request: lost, now: NOW });
+      const outcome = await next.transact({ request: checkedTransaction(lost), now: NOW });
       assert.ok(outcome.ok && outcome.balance === '98', JSON.stringify(outcome));
       const report = await next.verify();
       assert.ok(report.ok, report.problems.join('\n'));
@@ -445,12 +447,12 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
     try {
       const id = ids(0x9c0);
       const s = await open(store, id, 'away', 100);
-      const first = await store.transact({ request: betOf(s, id, 1), now: NOW });
+      const first = await store.transact({ request: checkedTransaction(betOf(s, id, 1)), now: NOW });
       assert.ok(first.ok);
 
       proxy.cut();
       const lost = betOf(s, id, 1);
-      await assert.rejects(store.transact({ request: lost, now: NOW }), UnavailableError);
+      await assert.rejects(store.transact({ request: checkedTransaction(lost), now: NOW }), UnavailableError);
       await assert.rejects(store.ping(), UnavailableError);
 
       proxy.restore();
@@ -458,7 +460,7 @@ describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
       let outcome: Awaited<ReturnType<WalletStore['transact']>> | undefined;
       for (let attempt = 0; attempt < 20 && outcome === undefined; attempt++) {
         try {
-          outcome = await store.transact({ request: lost, now: NOW });
+          outcome = await store.transact({ request: checkedTransaction(lost), now: NOW });
         } catch (error) {
           assert.ok(error instanceof UnavailableError, String(error));
           await new Promise((resolve) => setTimeout(resolve, 100));

@@ -15,6 +15,7 @@ import type { BalanceOutcome } from '../../src/stores/store.js';
 import type { Refusal } from '../../src/protocol/errors.js';
 import { openTwoPostgresStores, POSTGRES_UNAVAILABLE } from './postgres-fixtures.js';
 import { NOW, openSession, singleBet, type StoreSession } from './store-fixtures.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 function sessionRow(overrides: Partial<SessionRow> = {}): SessionRow {
   return {
@@ -118,40 +119,40 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
   /** A player whose next bet on `first` is planned from memory. */
   async function remembered(playerId: string, balance = 100): Promise<StoreSession> {
     const session = await openSession(first, playerId, balance);
-    balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW }));
+    balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW }));
     const before = first.batchCounts().fromMemory;
-    balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW }));
+    balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW }));
     assert.equal(first.batchCounts().fromMemory, before + 1, 'a remembered player is served from memory');
     return session;
   }
 
   test('a bet booked by the other node is seen: the balance answered is the database one', async () => {
     const session = await remembered('mem-balance');
-    assert.equal(balanceOf(await second.transact({ request: singleBet(session, 10), now: NOW })), '88');
+    assert.equal(balanceOf(await second.transact({ request: checkedTransaction(singleBet(session, 10)), now: NOW })), '88');
     const stale = first.batchCounts().staleCalls;
-    assert.equal(balanceOf(await first.transact({ request: singleBet(session, 5), now: NOW })), '83');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 5)), now: NOW })), '83');
     assert.equal(first.batchCounts().staleCalls, stale + 1, 'the call found memory stale and was read again');
-    assert.equal(balanceOf(await first.transact({ request: singleBet(session, 3), now: NOW })), '80');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 3)), now: NOW })), '80');
   });
 
   test('a block made through the other node refuses the next bet; the unblock lets bets through again', async () => {
     const session = await remembered('mem-block');
     assert.ok((await second.setBlocked({ playerId: 'mem-block', blocked: true, reason: 'self-exclusion', now: NOW })).ok);
-    const refused = await first.transact({ request: singleBet(session, 1), now: NOW });
+    const refused = await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW });
     assert.ok(!refused.ok && refused.code === 'PLAYER_BLOCKED', JSON.stringify(refused));
     assert.ok((await second.setBlocked({ playerId: 'mem-block', blocked: false, now: NOW })).ok);
-    assert.equal(balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW })), '97');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW })), '97');
   });
 
   test('a round closed by the other node with a zero win takes no more bets through this one', async () => {
     const session = await remembered('mem-round');
     const round = randomUUID();
     const open = { ...session, transactions: [{ id: randomUUID(), type: 'bet' as const, amount: 2 }], round: { id: round, finished: false } };
-    assert.equal(balanceOf(await first.transact({ request: open, now: NOW })), '96');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(open), now: NOW })), '96');
     const close = { ...session, transactions: [{ id: randomUUID(), type: 'win' as const, amount: 0 }], round: { id: round, finished: true } };
-    assert.equal(balanceOf(await second.transact({ request: close, now: NOW })), '96');
+    assert.equal(balanceOf(await second.transact({ request: checkedTransaction(close), now: NOW })), '96');
     const late = { ...session, transactions: [{ id: randomUUID(), type: 'bet' as const, amount: 1 }], round: { id: round, finished: false } };
-    const refused = await first.transact({ request: late, now: NOW });
+    const refused = await first.transact({ request: checkedTransaction(late), now: NOW });
     assert.ok(!refused.ok && refused.code === 'ROUND_CLOSED', JSON.stringify(refused));
   });
 
@@ -163,12 +164,12 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
       transactions: [{ id: randomUUID(), type, amount }],
       round: { id: round, finished },
     });
-    assert.equal(balanceOf(await first.transact({ request: step('bet', 4, false), now: NOW })), '94');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(step('bet', 4, false)), now: NOW })), '94');
     const fromMemory = first.batchCounts().fromMemory;
-    assert.equal(balanceOf(await first.transact({ request: step('bet', 4, false), now: NOW })), '90');
-    assert.equal(balanceOf(await first.transact({ request: step('win', 10, true), now: NOW })), '100');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(step('bet', 4, false)), now: NOW })), '90');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(step('win', 10, true)), now: NOW })), '100');
     assert.equal(first.batchCounts().fromMemory, fromMemory + 2, 'an open round this node remembers needs no read');
-    const refused = await first.transact({ request: step('bet', 1, false), now: NOW });
+    const refused = await first.transact({ request: checkedTransaction(step('bet', 1, false)), now: NOW });
     assert.ok(!refused.ok && refused.code === 'ROUND_CLOSED', JSON.stringify(refused));
   });
 
@@ -176,56 +177,56 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
     const session = await remembered('mem-deposit');
     const deposit = await second.adjust({ playerId: 'mem-deposit', type: 'deposit', amount: 50, id: randomUUID(), now: NOW });
     assert.equal(balanceOf(deposit), '148');
-    assert.equal(balanceOf(await first.transact({ request: singleBet(session, 8), now: NOW })), '140');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 8)), now: NOW })), '140');
   });
 
   test('a request booked by the other node is answered as a replay, and booked once', async () => {
     const session = await remembered('mem-replay');
     const request = singleBet(session, 6);
-    const booked = await second.transact({ request, now: NOW });
+    const booked = await second.transact({ request: checkedTransaction(request), now: NOW });
     assert.ok(booked.ok && booked.booked.length === 1 && booked.balance === '92');
-    const replay = await first.transact({ request, now: NOW });
+    const replay = await first.transact({ request: checkedTransaction(request), now: NOW });
     assert.ok(replay.ok && replay.booked.length === 0 && replay.balance === '92', JSON.stringify(replay));
-    const conflict = await first.transact({ request: { ...request, transactions: [{ ...request.transactions[0]!, amount: 7 }] }, now: NOW });
+    const conflict = await first.transact({ request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 7 }] }), now: NOW });
     assert.ok(!conflict.ok && conflict.code === 'DUPLICATE_CONFLICT', JSON.stringify(conflict));
   });
 
   test('a resent bet that emptied the wallet is answered as a replay, not refused for funds from memory', async () => {
     const session = await remembered('mem-drained', 12);
     const request = singleBet(session, 10);
-    assert.equal(balanceOf(await first.transact({ request, now: NOW })), '0');
-    const replay = await first.transact({ request, now: NOW });
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(request), now: NOW })), '0');
+    const replay = await first.transact({ request: checkedTransaction(request), now: NOW });
     assert.ok(replay.ok && replay.booked.length === 0 && replay.balance === '0', JSON.stringify(replay));
-    const refused = await first.transact({ request: singleBet(session, 1), now: NOW });
+    const refused = await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW });
     assert.ok(!refused.ok && refused.code === 'INSUFFICIENT_FUNDS' && refused.balance === '0', JSON.stringify(refused));
   });
 
   test('a refused request resent to a node that plans the player from memory is answered its refusal, not booked (§6.4)', async () => {
     const session = await remembered('mem-refused', 12);
     const request = singleBet(session, 50);
-    const refused = await first.transact({ request, now: NOW });
+    const refused = await first.transact({ request: checkedTransaction(request), now: NOW });
     assert.ok(!refused.ok && refused.code === 'INSUFFICIENT_FUNDS', JSON.stringify(refused));
     balanceOf(await first.adjust({ playerId: 'mem-refused', type: 'deposit', amount: 100, id: randomUUID(), now: NOW }));
     // The player is remembered again, so the resent request would be planned from memory.
-    balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW }));
+    balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW }));
     const fromMemory = first.batchCounts().fromMemory;
-    balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW }));
+    balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW }));
     assert.equal(first.batchCounts().fromMemory, fromMemory + 1, 'the player is served from memory');
-    const again = await first.transact({ request, now: NOW });
+    const again = await first.transact({ request: checkedTransaction(request), now: NOW });
     assert.ok(!again.ok && again.code === 'INSUFFICIENT_FUNDS' && again.balance === '108', JSON.stringify(again));
-    assert.equal(balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW })), '107');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW })), '107');
   });
 
   test('a request refused through the other node is answered its refusal here, from memory or not (§6.4)', async () => {
     const session = await remembered('mem-refused-other', 12);
     assert.ok((await second.setBlocked({ playerId: 'mem-refused-other', blocked: true, now: NOW })).ok);
     const request = singleBet(session, 5);
-    const refused = await second.transact({ request, now: NOW });
+    const refused = await second.transact({ request: checkedTransaction(request), now: NOW });
     assert.ok(!refused.ok && refused.code === 'PLAYER_BLOCKED', JSON.stringify(refused));
     assert.ok((await second.setBlocked({ playerId: 'mem-refused-other', blocked: false, now: NOW })).ok);
-    const again = await first.transact({ request, now: NOW });
+    const again = await first.transact({ request: checkedTransaction(request), now: NOW });
     assert.ok(!again.ok && again.code === 'PLAYER_BLOCKED', JSON.stringify(again));
-    assert.equal(balanceOf(await first.transact({ request: singleBet(session, 1), now: NOW })), '9');
+    assert.equal(balanceOf(await first.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW })), '9');
   });
 
   test('bets spread over both nodes in turn on one player: every balance is exact and the books verify', async () => {
@@ -234,7 +235,7 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
     for (let i = 0; i < 40; i++) {
       const node = i % 3 === 0 ? second : first;
       expected -= 1;
-      assert.equal(balanceOf(await node.transact({ request: singleBet(session, 1), now: NOW })), String(expected));
+      assert.equal(balanceOf(await node.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW })), String(expected));
     }
     const report = await first.verify();
     assert.ok(report.ok, report.problems.join('\n'));

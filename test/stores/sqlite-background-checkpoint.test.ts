@@ -14,6 +14,7 @@ import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
 import { until, walState } from '../platform/sqlite/wal-state.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 test("the store's WAL is copied in the background and removed when the store closes", async () => {
   const { dir, cleanup } = tempDir();
@@ -24,7 +25,7 @@ test("the store's WAL is copied in the background and removed when the store clo
     try {
       const session = await openSession(store, 'p-checkpointed');
       for (let i = 0; i < 20; i++) {
-        const outcome = await store.transact({ request: singleBet(session, 1), now: NOW });
+        const outcome = await store.transact({ request: checkedTransaction(singleBet(session, 1)), now: NOW });
         assert.ok(outcome.ok, JSON.stringify(outcome));
       }
       // Far fewer pages than the writer's interval: only the background passes copy them.

@@ -3,61 +3,68 @@
  * carries them exactly, and as objects otherwise (handoff.ts), each as its
  * operation declares (sqlite-operations.ts): transaction calls and balance
  * answers as flat arrays (packed-codecs.ts), everything else as objects.
- * Money must arrive as the very double that was parsed from the request,
- * bigints (page cursors) must never be sent as JSON, and a failure of
+ * Money must arrive as the exact decimal the edge read from the request
+ * (its units as text, never a JSON number), bigints (page cursors) must
+ * never be sent as JSON, and a failure of
  * storage crosses as such.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Call, Reply } from '../../src/stores/sqlite/sqlite-operations.js';
+import type { Call, CallOf, Reply } from '../../src/stores/sqlite/sqlite-operations.js';
 import { crossesAsJson, decodeCalls, decodeReplies, encodeCalls, encodeReplies } from '../../src/stores/sqlite/handoff.js';
 import { PACKED_MEMBERS } from '../../src/stores/sqlite/packed-codecs.js';
 import type { TransactionCommand } from '../../src/stores/store.js';
-import { Round, TransactionRequest, WalletTransaction } from '../../src/protocol/schemas.js';
+import { PayoutRequest, Round, TransactionCampaign, TransactionRequest, WalletTransaction } from '../../src/protocol/schemas.js';
+import { decimalText, type Decimal } from '../../src/protocol/money.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
+import { checkedTransaction, checkPayout } from '../../src/protocol/checked-requests.js';
 
 
 /** Doubles whose shortest text is long, tiny, or not what their sum suggests. */
 const AMOUNTS = [0.1 + 0.2, 1e-8, 123456789.12345678, 9007199254740991, 0.07, 5e-324];
 
-function transactCall(id: number, amount: number): Call {
-  return {
-    id,
-    op: 'transact',
-    args: {
-      now: NOW,
-      request: {
-        sessionId: randomUUID(),
-        playerId: 'p-1',
-        game: 'dice',
-        transactions: [{ id: randomUUID(), type: 'bet', amount, jpAmount: 0.01 }],
-        round: { id: randomUUID(), finished: true },
-        regulatory: 'ünïcødé "quoted" \\ and \u2028',
-      },
-    },
-  };
+function transactCall(id: number, amount: number | Decimal): CallOf<'transact'> {
+  const request = checkedTransaction({
+    sessionId: randomUUID(),
+    playerId: 'p-1',
+    game: 'dice',
+    transactions: [{ id: randomUUID(), type: 'bet', amount: typeof amount === 'number' ? amount : 1, jpAmount: 0 }],
+    round: { id: randomUUID(), finished: true },
+    regulatory: 'ünïcødé "quoted" \\ and \u2028',
+  });
+  if (typeof amount !== 'number') request.transactions[0]!.amount = amount;
+  return { id, op: 'transact', args: { now: NOW, request } };
 }
 
 describe('sqlite hand-off', () => {
-  test('a batch of plain calls crosses as JSON and arrives equal, every double exact', () => {
+  test('a batch of plain calls crosses as JSON and arrives equal, every amount the exact decimal that was sent', () => {
     const calls = AMOUNTS.map((amount, i) => transactCall(i + 1, amount));
     const crossing = encodeCalls(calls);
     assert.equal(typeof crossing, 'string');
     const arrived = decodeCalls(crossing);
     assert.deepEqual(arrived, calls);
     arrived.forEach((call, i) => {
-      const amount = (call.args as { request: { transactions: { amount: number }[] } }).request.transactions[0]!.amount;
-      assert.ok(Object.is(amount, AMOUNTS[i]), `${amount} !== ${AMOUNTS[i]}`);
+      const amount = (call as CallOf<'transact'>).args.request.transactions[0]!.amount;
+      assert.equal(decimalText(amount), String(AMOUNTS[i]));
     });
+  });
+
+  test('an amount past 2^53 units crosses exactly: as decimal text, never as a JSON number', () => {
+    const huge = { units: 2n ** 63n - 1n, scale: 12 };
+    const crossing = encodeCalls([transactCall(1, huge)]);
+    assert.equal(typeof crossing, 'string');
+    assert.ok((crossing as string).includes(`"${huge.units}"`), 'the units cross as text');
+    const arrived = decodeCalls(crossing)[0] as CallOf<'transact'>;
+    assert.deepEqual(arrived.args.request.transactions[0]!.amount, huge);
   });
 
   test('transaction calls cross as flat arrays and arrive equal, optional members absent where they were', () => {
     const base = transactCall(1, 1.5);
-    const { request } = base.args as TransactionCommand;
+    const { request } = base.args;
     const { regulatory: _regulatory, ...withoutRegulatory } = request;
     const calls: Call[] = [
       base,
@@ -67,7 +74,7 @@ describe('sqlite hand-off', () => {
         op: 'transact',
         args: {
           now: NOW,
-          request: {
+          request: checkedTransaction({
             ...withoutRegulatory,
             transactions: [
               { id: randomUUID(), type: 'bet', amount: 0.1 + 0.2 },
@@ -75,7 +82,7 @@ describe('sqlite hand-off', () => {
             ],
             round: { id: randomUUID(), finished: false },
             regulatory: '',
-          },
+          }),
         },
       },
     ];
@@ -91,29 +98,29 @@ describe('sqlite hand-off', () => {
     assert.equal('jpAmount' in third.request.transactions[0]!, false);
   });
 
-  test('a transaction call with a campaign or a member the packing does not know crosses as its object, whole', () => {
-    const withCampaign = transactCall(1, 2);
-    (withCampaign.args as { request: Record<string, unknown> }).request.campaign = { id: randomUUID(), type: 'freeBets', finished: true };
-    const withExtra = transactCall(2, 3);
-    (withExtra.args as { request: Record<string, unknown> }).request.currency = 'EUR';
-    const withExtraBet = transactCall(3, 4);
-    (withExtraBet.args as { request: { transactions: Record<string, unknown>[] } }).request.transactions[0]!.note = 'x';
-    const withExtraRound = transactCall(4, 5);
-    (withExtraRound.args as { request: { round: Record<string, unknown> } }).request.round.kind = 'bonus';
-    const calls = [withCampaign, withExtra, withExtraBet, withExtraRound, transactCall(5, 6)];
+  test('every checked transaction packs: with a campaign, an empty campaign, ids sent in upper case; and a payout', () => {
+    const session = { sessionId: randomUUID(), playerId: 'p-1', game: 'dice' };
+    const bet = () => [{ id: randomUUID().toUpperCase(), type: 'bet' as const, amount: 2 }];
+    const calls: Call[] = [
+      { id: 1, op: 'transact', args: { now: NOW, request: checkedTransaction({ ...session, transactions: bet(), round: { id: randomUUID(), finished: true },
+        campaign: { id: randomUUID().toUpperCase(), type: 'freeBets', finished: true } }) } },
+      { id: 2, op: 'transact', args: { now: NOW, request: checkedTransaction({ ...session, transactions: bet(), round: { id: randomUUID(), finished: true }, campaign: {} }) } },
+      { id: 3, op: 'payout', args: { now: NOW, request: checkPayout({ sessionId: randomUUID().toUpperCase(), payoutId: randomUUID(), amount: 25.05,
+        campaign: { id: randomUUID(), type: 'tournament' } }) } },
+    ];
     const crossing = encodeCalls(calls);
     const items = JSON.parse(crossing as string) as unknown[];
-    assert.deepEqual(
-      items.map((item) => Array.isArray(item)),
-      [false, false, false, false, true],
-    );
+    assert.ok(items.every(Array.isArray), 'every call packed');
     assert.deepEqual(decodeCalls(crossing), calls);
+    assert.ok((calls[0]!.args as TransactionCommand).request.shown, 'the ids as sent travel with the call');
   });
 
-  test('the packing knows every member of the transaction schemas but the campaign', () => {
-    assert.deepEqual([...PACKED_MEMBERS.request].sort(), Object.keys(TransactionRequest.properties).filter((m) => m !== 'campaign').sort());
+  test('the packing knows every member of the transaction schemas, and the ids as sent', () => {
+    assert.deepEqual([...PACKED_MEMBERS.request].sort(), [...Object.keys(TransactionRequest.properties), 'shown'].sort());
     assert.deepEqual([...PACKED_MEMBERS.transaction].sort(), Object.keys(WalletTransaction.properties).sort());
     assert.deepEqual([...PACKED_MEMBERS.round].sort(), Object.keys(Round.properties).sort());
+    assert.deepEqual([...PACKED_MEMBERS.campaign].sort(), Object.keys(TransactionCampaign.properties).sort());
+    assert.deepEqual([...PACKED_MEMBERS.payout].sort(), [...Object.keys(PayoutRequest.properties), 'shown'].sort());
   });
 
   test('a batch holding a bigint cursor or a verify crosses as objects', () => {
@@ -161,7 +168,7 @@ describe('sqlite hand-off', () => {
     const store = await SqliteStore.open({ path: join(dir, 'wallet.db') });
     try {
       const session = await openSession(store, 'x-ann', 100);
-      const bet = (amount: number) => store.transact({ now: NOW, request: singleBet(session, amount) });
+      const bet = (amount: number) => store.transact({ now: NOW, request: checkedTransaction(singleBet(session, amount)) });
       const first = await Promise.all([bet(0.1), bet(0.2), bet(0.07)]);
       assert.deepEqual(
         first.map((outcome) => outcome.ok && outcome.balance),
@@ -192,7 +199,7 @@ describe('sqlite hand-off', () => {
       const session = await openSession(store, 'x-bob', 100);
       const opened = commits.length;
       assert.ok(opened >= 1, 'opening a session committed');
-      const outcome = await store.transact({ now: NOW, request: singleBet(session, 1) });
+      const outcome = await store.transact({ now: NOW, request: checkedTransaction(singleBet(session, 1)) });
       assert.ok(outcome.ok);
       assert.equal(commits.length, opened + 1);
       // A commit that synced a file takes some time, and far under a minute.

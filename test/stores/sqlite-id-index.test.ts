@@ -19,6 +19,7 @@ import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { uuidToBytes } from '../../src/stores/uuid-bytes.js';
 import { tempDir } from '../helpers.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 
 /** A random UUID whose first byte, and so its bucket, is `byte` (two hex digits). */
@@ -213,7 +214,7 @@ describe('sqlite id index through the store', () => {
       // Every id in bucket 0, so that bucket merges after MERGE_IDS bets.
       const requests = Array.from({ length: MERGE_IDS + 100 }, () => singleBet(session, 1, { tx: idIn('00'), round: idIn('00') }));
       for (let i = 0; i < requests.length; i += 500) {
-        const outcomes = await Promise.all(requests.slice(i, i + 500).map((request) => store.transact({ request, now: NOW })));
+        const outcomes = await Promise.all(requests.slice(i, i + 500).map((request) => store.transact({ request: checkedTransaction(request), now: NOW })));
         assert.ok(outcomes.every((outcome) => outcome.ok));
       }
       const balance = 1_000_000 - requests.length;
@@ -225,10 +226,10 @@ describe('sqlite id index through the store', () => {
           db.close();
         }
         for (const request of [requests[0]!, requests[MERGE_IDS - 1]!, requests.at(-1)!]) {
-          assert.deepEqual(await store.transact({ request, now: NOW }), { ok: true, balance: String(balance), currency: 'EUR', booked: [] });
-          const other = await store.transact({ request: { ...request, transactions: [{ ...request.transactions[0]!, amount: 2 }] }, now: NOW });
+          assert.deepEqual(await store.transact({ request: checkedTransaction(request), now: NOW }), { ok: true, balance: String(balance), currency: 'EUR', booked: [] });
+          const other = await store.transact({ request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 2 }] }), now: NOW });
           assert.equal(!other.ok && other.code, 'DUPLICATE_CONFLICT');
-          const closed = await store.transact({ request: singleBet(session, 1, { tx: idIn('00'), round: request.round.id }), now: NOW });
+          const closed = await store.transact({ request: checkedTransaction(singleBet(session, 1, { tx: idIn('00'), round: request.round.id })), now: NOW });
           assert.equal(!closed.ok && closed.code, 'ROUND_CLOSED');
         }
         const report = await store.verify();
@@ -254,13 +255,13 @@ describe('sqlite id index through the store', () => {
         const session = await openSession(first, 'shared');
         // Both connections have their ids in memory before either books.
         const warm = singleBet(session, 1);
-        assert.ok((await first.transact({ request: warm, now: NOW })).ok);
-        assert.ok((await second.transact({ request: warm, now: NOW })).ok);
+        assert.ok((await first.transact({ request: checkedTransaction(warm), now: NOW })).ok);
+        assert.ok((await second.transact({ request: checkedTransaction(warm), now: NOW })).ok);
         const request = singleBet(session, 5);
-        assert.ok((await first.transact({ request, now: NOW })).ok);
-        const replay = await second.transact({ request, now: NOW });
+        assert.ok((await first.transact({ request: checkedTransaction(request), now: NOW })).ok);
+        const replay = await second.transact({ request: checkedTransaction(request), now: NOW });
         assert.deepEqual(replay, { ok: true, balance: '999994', currency: 'EUR', booked: [] });
-        const conflict = await second.transact({ request: { ...request, transactions: [{ ...request.transactions[0]!, amount: 6 }] }, now: NOW });
+        const conflict = await second.transact({ request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 6 }] }), now: NOW });
         assert.equal(!conflict.ok && conflict.code, 'DUPLICATE_CONFLICT');
         const report = await second.verify();
         assert.equal(report.ok, true, JSON.stringify(report));

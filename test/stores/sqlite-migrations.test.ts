@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { launchKeyDigest } from '../../src/ledger/rules.js';
 import { MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
-import { GGR } from '../../src/stores/sqlite/sqlite-ledger.js';
+import { GGR } from '../../src/stores/sqlite/ledger-reads.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { DAY_MS } from '../../src/stores/store.js';
 import { uuidToBytes } from '../../src/stores/uuid-bytes.js';

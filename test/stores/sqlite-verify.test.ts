@@ -11,6 +11,7 @@ import { UnavailableError } from '../../src/protocol/errors.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 /** Rounds stored before the bets under test: enough that a verify reads for many times as long as a bet takes. */
 const LEDGER_ROUNDS = 80_000;
@@ -18,7 +19,7 @@ const GROW_BATCH = 2_000;
 
 async function openPlayer(store: SqliteStore, playerId: string) {
   const session = await openSession(store, playerId);
-  return (amount: number) => store.transact({ now: NOW, request: singleBet(session, amount) });
+  return (amount: number) => store.transact({ now: NOW, request: checkedTransaction(singleBet(session, amount)) });
 }
 
 describe('sqlite verify beside the writer', () => {

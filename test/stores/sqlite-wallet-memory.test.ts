@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 describe('sqlite writer memory', () => {
   test("another connection's adjustment, block and bets reach the next bet", async () => {
@@ -20,7 +21,7 @@ describe('sqlite writer memory', () => {
     const beside = await SqliteStore.open({ path });
     try {
       const session = await openSession(serving, 'h-ann', 10);
-      const bet = (store: SqliteStore, amount: number) => store.transact({ request: singleBet(session, amount), now: NOW });
+      const bet = (store: SqliteStore, amount: number) => store.transact({ request: checkedTransaction(singleBet(session, amount)), now: NOW });
 
       assert.equal((await bet(serving, 1)).balance, '9');
       const deposit = await beside.adjust({ id: randomUUID(), playerId: 'h-ann', type: 'deposit', amount: 5, now: NOW });

@@ -19,6 +19,7 @@ import { OPERATION_NAMES, OPERATIONS, type StoreOperationName } from '../../src/
 import { BACKENDS } from './backends.js';
 import { mulberry32 } from '../harness/seeded-random.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
+import { checkedTransaction, checkPayout } from '../../src/protocol/checked-requests.js';
 
 /** Writes tried at most while waiting for a full disk to refuse one: many pages' worth. */
 const FILL_ATTEMPTS_MAX = 5_000;
@@ -69,7 +70,7 @@ for (const backend of BACKENDS) {
         ],
         round: { id: randomUUID(), finished: true },
       };
-      const first = await store.transact({ request, now: NOW });
+      const first = await store.transact({ request: checkedTransaction(request), now: NOW });
       assert.deepEqual(first, {
         ok: true,
         balance: '10.2',
@@ -79,7 +80,7 @@ for (const backend of BACKENDS) {
           { kind: 'win', amount: '0.3' },
         ],
       });
-      const replay = await store.transact({ request, now: NOW });
+      const replay = await store.transact({ request: checkedTransaction(request), now: NOW });
       assert.deepEqual(replay, { ok: true, balance: '10.2', currency: 'EUR', booked: [] });
       const listed = await store.listTransfers({ playerId: 'c-dave', limit: 10 });
       assert.ok(listed.ok);
@@ -97,17 +98,17 @@ for (const backend of BACKENDS) {
       const s = await openSession(store, 'c-erin', 5);
       const later = NOW + DEFAULT_RULES.sessionIdleMs + 1;
       const bet = await store.transact({
-        request: { ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } },
+        request: checkedTransaction({ ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } }),
         now: later,
       });
       assert.ok(!bet.ok && bet.code === 'SESSION_EXPIRED' && bet.balance === '5');
       const win = await store.transact({
-        request: { ...s, transactions: [{ id: randomUUID(), type: 'win', amount: 1 }], round: { id: randomUUID(), finished: true } },
+        request: checkedTransaction({ ...s, transactions: [{ id: randomUUID(), type: 'win', amount: 1 }], round: { id: randomUUID(), finished: true } }),
         now: later,
       });
       assert.ok(win.ok && win.balance === '6');
       const payout = await store.payout({
-        request: { sessionId: s.sessionId, payoutId: randomUUID(), amount: 2, campaign: { id: randomUUID(), type: 'tournament' } },
+        request: checkPayout({ sessionId: s.sessionId, payoutId: randomUUID(), amount: 2, campaign: { id: randomUUID(), type: 'tournament' } }),
         now: later,
       });
       assert.ok(payout.ok && payout.balance === '8');
@@ -123,7 +124,7 @@ for (const backend of BACKENDS) {
       assert.ok(opened.ok);
       const s = { sessionId: opened.sessionId, playerId, game: 'dice' };
       const bet = (now: number) =>
-        store.transact({ request: { ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } }, now });
+        store.transact({ request: checkedTransaction({ ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } }), now });
       const minute = 60_000;
       assert.ok((await bet(NOW + 20 * minute)).ok, 'activity at 20 minutes');
       const reload = await store.authenticate({ key: key.key, game: 'dice', now: NOW + 10 * minute, newSessionId: randomUUID() });
@@ -159,7 +160,7 @@ for (const backend of BACKENDS) {
     test('each bet sees what came before it: back-office changes, an id used in another round, a round left open', async () => {
       const s = await openSession(store, 'c-grace', 10);
       const bet = (amount: number, round = { id: randomUUID(), finished: true }, id = randomUUID()) =>
-        store.transact({ request: { ...s, transactions: [{ id, type: 'bet', amount }], round }, now: NOW });
+        store.transact({ request: checkedTransaction({ ...s, transactions: [{ id, type: 'bet', amount }], round }), now: NOW });
       const balanceOf = (outcome: { ok: boolean; balance?: string }) => outcome.balance;
       assert.equal(balanceOf(await bet(1)), '9');
       const deposit = await store.adjust({ id: randomUUID(), playerId: 'c-grace', type: 'deposit', amount: 5, now: NOW });
@@ -187,7 +188,7 @@ for (const backend of BACKENDS) {
       assert.equal(balanceOf(await bet(2, { id: roundId, finished: false })), '10');
       assert.deepEqual(await roundsOf(), [false]);
       const win = await store.transact({
-        request: { ...s, transactions: [{ id: randomUUID(), type: 'win', amount: 3 }], round: { id: roundId, finished: true } },
+        request: checkedTransaction({ ...s, transactions: [{ id: randomUUID(), type: 'win', amount: 3 }], round: { id: roundId, finished: true } }),
         now: NOW,
       });
       assert.ok(win.ok && win.balance === '13');
@@ -202,7 +203,7 @@ for (const backend of BACKENDS) {
       const used = randomUUID();
       const dice = await openSession(store, 'c-heidi', 10);
       const bet = (s: typeof dice, transactions: TransactionRequest['transactions']) =>
-        store.transact({ request: { ...s, transactions, round: { id: randomUUID(), finished: true } }, now: NOW });
+        store.transact({ request: checkedTransaction({ ...s, transactions, round: { id: randomUUID(), finished: true } }), now: NOW });
       assert.ok((await bet(dice, [{ id: used, type: 'bet', amount: 1 }])).ok);
       // The first bet would open the new game's account; the second reuses an id and fails the request.
       const fresh = await openSession(store, 'c-ivan', 10, 'c-new-game');
@@ -214,7 +215,7 @@ for (const backend of BACKENDS) {
       // Another account opens (in another currency), then the new game's account really does.
       const yen = await openSession(store, 'c-judy', 1000, 'dice', 'JPY');
       const prize = await store.payout({
-        request: { sessionId: yen.sessionId, payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' } },
+        request: checkPayout({ sessionId: yen.sessionId, payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' } }),
         now: NOW,
       });
       assert.ok(prize.ok && prize.balance === '1005');
@@ -237,7 +238,7 @@ for (const backend of BACKENDS) {
             const bet = randomUUID();
             const win = randomUUID();
             const outcome = await store.transact({
-              request: { ...p, transactions: [{ id: bet, type: 'bet', amount: 1 }, { id: win, type: 'win', amount: 0.5 }], round: { id: round, finished: true } },
+              request: checkedTransaction({ ...p, transactions: [{ id: bet, type: 'bet', amount: 1 }, { id: win, type: 'win', amount: 0.5 }], round: { id: round, finished: true } }),
               now: NOW + i,
             });
             assert.ok(outcome.ok, JSON.stringify(outcome));
@@ -286,7 +287,7 @@ for (const backend of BACKENDS) {
           // A replay answers what it was first answered, with the current balance, and changes nothing.
           const old = pick(history);
           const before = balance.get(old.request.playerId)!;
-          const outcome = await store.transact({ request: old.request, now: NOW });
+          const outcome = await store.transact({ request: checkedTransaction(old.request), now: NOW });
           if (old.refusal === undefined) assert.ok(outcome.ok, `replay refused: ${JSON.stringify(outcome)}`);
           else assert.ok(!outcome.ok && outcome.code === old.refusal, `refused replay answered: ${JSON.stringify(outcome)}`);
           assert.equal(Math.round(Number(outcome.balance) * 100), before);
@@ -334,7 +335,7 @@ for (const backend of BACKENDS) {
           if (expected !== 'INSUFFICIENT_FUNDS') expected = running;
         }
 
-        const outcome = await store.transact({ request, now: NOW });
+        const outcome = await store.transact({ request: checkedTransaction(request), now: NOW });
         if (typeof expected === 'number') {
           assert.ok(outcome.ok, `step ${step}: expected ${expected}, got ${JSON.stringify(outcome)}`);
           assert.equal(Math.round(Number(outcome.balance) * 100), expected, `step ${step}`);
@@ -398,7 +399,7 @@ for (const backend of BACKENDS) {
     test('a write that storage cannot take rejects with UnavailableError and applies nothing; reads go on', async () => {
       const { store, prepared: session, cleanup } = await backend.openFull((roomy) => openSession(roomy, 'f-ann', 1_000));
       try {
-        const bets = await writeUntilRejected('bet', () => store.transact({ now: NOW, request: singleBet(session, 1) }));
+        const bets = await writeUntilRejected('bet', () => store.transact({ now: NOW, request: checkedTransaction(singleBet(session, 1)) }));
         assertUnavailable(bets.error);
         // The bets that landed, and nothing of the one that failed.
         const player = await store.getPlayer('f-ann');

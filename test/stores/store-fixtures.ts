@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import type { WalletStore } from '../../src/stores/operations.js';
 import { DAY_MS } from '../../src/stores/store.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 export const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -44,7 +45,7 @@ async function bookBetsOverDays(store: WalletStore, playerId: string, days: numb
     assert.ok(auth.ok, JSON.stringify(auth));
     const session = { sessionId: auth.sessionId, playerId, game: 'dice' };
     for (let i = 1; i <= 2 + day; i++) {
-      const outcome = await store.transact({ request: singleBet(session, i), now: now + i });
+      const outcome = await store.transact({ request: checkedTransaction(singleBet(session, i)), now: now + i });
       assert.ok(outcome.ok, JSON.stringify(outcome));
     }
   }

@@ -13,6 +13,7 @@ import type { WalletStore } from '../../src/stores/operations.js';
 import type { PlayersRequest, PlayerView } from '../../src/stores/store.js';
 import { BACKENDS } from './backends.js';
 import { NOW } from './store-fixtures.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 const DAY = 86_400_000;
 
@@ -127,7 +128,7 @@ for (const backend of BACKENDS) {
           const transactions = [{ id: randomUUID(), type: 'bet' as const, amount: bet / 100 }];
           if (win > 0) transactions.push({ id: randomUUID(), type: 'win' as const, amount: win / 100 } as never);
           const outcome = await store.transact({
-            request: { sessionId: auth.sessionId, playerId: p.playerId, game, transactions, round: { id: randomUUID(), finished: true } },
+            request: checkedTransaction({ sessionId: auth.sessionId, playerId: p.playerId, game, transactions, round: { id: randomUUID(), finished: true } }),
             now,
           });
           assert.ok(outcome.ok, JSON.stringify(outcome));

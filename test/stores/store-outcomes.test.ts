@@ -11,9 +11,10 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_RULES } from '../../src/ledger/rules.js';
-import type { TransactionRequest } from '../../src/protocol/schemas.js';
+import { TRANSACTIONS_PER_REQUEST_MAX, type TransactionRequest } from '../../src/protocol/schemas.js';
 import type { WalletStore } from '../../src/stores/operations.js';
 import { BACKENDS } from './backends.js';
+import { checkedTransaction, checkPayout, checkTransaction } from '../../src/protocol/checked-requests.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const IDLE = DEFAULT_RULES.sessionIdleMs;
@@ -89,7 +90,12 @@ async function scenario(store: WalletStore): Promise<string[]> {
   type Tx = TransactionRequest['transactions'][number];
   const bet = (amount: number, extra: Partial<Tx> = {}): Tx => ({ id: id(), type: 'bet', amount, ...extra });
   const win = (amount: number, extra: Partial<Tx> = {}): Tx => ({ id: id(), type: 'win', amount, ...extra });
-  const tx = (label: string, request: TransactionRequest, now = NOW) => note(label, store.transact({ request, now }));
+  // A request the edge refuses (jpAmount over amount, a free bet without its campaign's id) never reaches a store:
+  // the checked type it takes cannot hold one, so the edge's refusal is the answer.
+  const tx = (label: string, request: TransactionRequest, now = NOW) => {
+    const checked = checkTransaction(request, TRANSACTIONS_PER_REQUEST_MAX);
+    return note(label, checked.ok ? store.transact({ request: checked.value, now }) : Promise.resolve(checked));
+  };
   const round = (finished = true) => ({ id: id(), finished });
 
   // /transaction, every outcome.
@@ -134,7 +140,7 @@ async function scenario(store: WalletStore): Promise<string[]> {
 
   // /payout.
   const pay = (label: string, payoutId: string, sessionId: string, amount: number, campaignId: string, now = NOW) =>
-    note(label, store.payout({ request: { sessionId, payoutId, amount, campaign: { id: campaignId, type: 'tournament' } }, now }));
+    note(label, store.payout({ request: checkPayout({ sessionId, payoutId, amount, campaign: { id: campaignId, type: 'tournament' } }), now }));
   const tournament = id();
   const payoutId = id();
   await pay('payout unknown session', id(), id(), 1, tournament);
@@ -320,7 +326,7 @@ for (const backend of BACKENDS) {
     test(`${RACERS} identical requests at once apply once`, async () => {
       const s = await open('race-same', 100);
       const request: TransactionRequest = { ...s, transactions: [{ id: id(), type: 'bet', amount: 12.5 }], round: { id: id(), finished: true } };
-      const outcomes = await Promise.all(Array.from({ length: RACERS }, () => store.transact({ request, now: NOW })));
+      const outcomes = await Promise.all(Array.from({ length: RACERS }, () => store.transact({ request: checkedTransaction(request), now: NOW })));
       for (const outcome of outcomes) assert.ok(outcome.ok && outcome.balance === '87.5', JSON.stringify(outcome));
       assert.equal(outcomes.filter((outcome) => outcome.ok && outcome.booked.length === 1).length, 1, 'booked once');
       assert.deepEqual(await bets('race-same'), [request.transactions[0]!.id]);
@@ -330,7 +336,7 @@ for (const backend of BACKENDS) {
       const s = await open('race-many', 100);
       const outcomes = await Promise.all(
         Array.from({ length: RACERS }, () =>
-          store.transact({ request: { ...s, transactions: [{ id: id(), type: 'bet', amount: 10 }], round: { id: id(), finished: true } }, now: NOW }),
+          store.transact({ request: checkedTransaction({ ...s, transactions: [{ id: id(), type: 'bet', amount: 10 }], round: { id: id(), finished: true } }), now: NOW }),
         ),
       );
       const passed = outcomes.filter((outcome) => outcome.ok);
@@ -351,7 +357,7 @@ for (const backend of BACKENDS) {
         const shared = id();
         const [a, b] = await Promise.all(
           [left, right].map((s) =>
-            store.transact({ request: { ...s, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }, now: NOW }),
+            store.transact({ request: checkedTransaction({ ...s, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }), now: NOW }),
           ),
         );
         const oks = [a!, b!].filter((outcome) => outcome.ok);

@@ -18,6 +18,7 @@ import { tempDir } from '../helpers.js';
 import { BACKENDS } from './backends.js';
 import { openPostgresStore, POSTGRES_UNAVAILABLE } from './postgres-fixtures.js';
 import { NOW, openSession } from './store-fixtures.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 /** Players who each win WIN_BTC: together more than 2^63 - 1 satoshis leave the game account. */
 const PLAYERS = 10;
@@ -31,7 +32,7 @@ async function bookHugeWins(store: WalletStore): Promise<bigint> {
   for (let i = 0; i < PLAYERS; i++) {
     const session = await openSession(store, `whale-${i}`, 1, 'dice', 'BTC');
     const outcome = await store.transact({
-      request: { ...session, transactions: [{ id: randomUUID(), type: 'win', amount: WIN_BTC }], round: { id: randomUUID(), finished: true } },
+      request: checkedTransaction({ ...session, transactions: [{ id: randomUUID(), type: 'win', amount: WIN_BTC }], round: { id: randomUUID(), finished: true } }),
       now: NOW,
     });
     assert.ok(outcome.ok, JSON.stringify(outcome));

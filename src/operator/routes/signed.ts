@@ -12,7 +12,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { bodyBytes, readBody, sendJson, sendProblem, sendRefusal } from '../../http/json-api.js';
-import { precheckTransaction } from '../../ledger/rules.js';
+import { checkPayout, checkTransaction } from '../../protocol/checked-requests.js';
 import type { Refusal } from '../../protocol/errors.js';
 import { raw, stringify } from '../../protocol/json.js';
 import { AuthenticateRequest, PayoutRequest, TransactionRequest } from '../../protocol/schemas.js';
@@ -89,15 +89,15 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
   app.post('/transaction', { onRequest: walletToken }, async (request, reply) => {
     const input = walletInput(request, reply, bodies.transaction);
     if (!input) return reply;
-    const refused = precheckTransaction(input, transactionsMax);
-    if (refused) return sendRefusal(reply, refused);
-    return sendBalance(reply, await service.transact(input));
+    const checked = checkTransaction(input, transactionsMax);
+    if (!checked.ok) return sendRefusal(reply, checked);
+    return sendBalance(reply, await service.transact(checked.value));
   });
 
   app.post('/payout', { onRequest: walletToken }, async (request, reply) => {
     const input = walletInput(request, reply, bodies.payout);
     if (!input) return reply;
-    return sendBalance(reply, await service.payout(input));
+    return sendBalance(reply, await service.payout(checkPayout(input)));
   });
 
   app.post('/authenticate', { onRequest: walletToken }, async (request, reply) => {

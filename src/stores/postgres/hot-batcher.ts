@@ -1,7 +1,7 @@
 /**
  * PostgreSQL group commit of the hot calls: the queue that gathers them
  * into batches. (It only queues and sends; the ledger runs a batch,
- * PostgresLedger.applyBatch. SQLite's batch writer, sqlite/batch-writer.ts,
+ * LedgerTransfers.applyBatch in ledger-transfers.ts. SQLite's batch writer, sqlite/batch-writer.ts,
  * does the other job: it runs a batch of calls of every kind in one
  * database transaction.) A commit is durable only once its WAL is flushed,
  * and on a small database that flush and the per-statement work, not the
@@ -12,7 +12,7 @@
  * node is quiet a call goes out alone at once; the busier it gets, the
  * larger the batches, as with the SQLite writer.
  *
- * The batch runner (PostgresLedger.applyBatch) may answer DEFER for a call
+ * The batch runner (LedgerTransfers.applyBatch, ledger-transfers.ts) may answer DEFER for a call
  * that depends on what an earlier call of the same batch writes (the same
  * player, id or round): it goes first into the next batch, which reads the
  * database again. A batch fails as a whole only on an error: when the error

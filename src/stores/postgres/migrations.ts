@@ -20,7 +20,7 @@
  * No foreign keys, as in SQLite but for a sharper reason: a foreign-key check
  * takes a KEY SHARE lock on the referenced row, and every bet references its
  * game's account, so all bets of a game would lock one hot row. Every row is
- * written by postgres-ledger.ts, and `verify` checks the references.
+ * written by the ledger (ledger-transfers.ts, ledger-players.ts), and `verify` checks the references.
  */
 import type postgres from 'postgres';
 import { migrate as migrateSchema, type Migration } from '../../platform/postgres/migrate.js';

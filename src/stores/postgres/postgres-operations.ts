@@ -4,7 +4,7 @@
  * handler per operation, which the store's one-line method of the same name
  * runs (postgres-store.ts, call). The hot ones (operations.ts: hot) queue for the group
  * batcher (hot-batcher.ts), which runs them in batches through
- * PostgresLedger.applyBatch; the others are one database transaction of the
+ * LedgerTransfers.applyBatch (ledger-transfers.ts); the others are one database transaction of the
  * ledger's own. verify and ping are the store's own methods
  * (postgres-store.ts), and the write probe is ping's (write-probe.ts). The
  * compiler holds this table to the operations table: an operation without
@@ -36,16 +36,16 @@ export interface PostgresOperation<K extends ForwardOperationName> {
 export const POSTGRES_OPERATIONS: { [K in ForwardOperationName]: PostgresOperation<K> } = {
   transact: { run: ({ batcher }, command, signal) => batcher.submit({ kind: 'transact', command }, signal) },
   payout: { run: ({ batcher }, command, signal) => batcher.submit({ kind: 'payout', command }, signal) },
-  authenticate: { run: ({ ledger }, command) => ledger.authenticate(command) },
-  createPlayer: { run: ({ ledger }, command) => ledger.createPlayer(command) },
-  getPlayer: { run: ({ ledger }, playerId) => ledger.getPlayer(playerId) },
-  createLaunchKey: { run: ({ ledger }, command) => ledger.createLaunchKey(command) },
-  adjust: { run: ({ ledger }, command) => ledger.adjust(command) },
-  setBlocked: { run: ({ ledger }, command) => ledger.setBlocked(command) },
-  listRounds: { run: ({ ledger }, page) => ledger.listRounds(page) },
-  listTransfers: { run: ({ ledger }, page) => ledger.listTransfers(page) },
-  listPlayers: { run: ({ ledger }, page) => ledger.listPlayers(page) },
-  ggr: { run: ({ ledger }, span) => ledger.ggr(span) },
+  authenticate: { run: ({ ledger }, command) => ledger.players.authenticate(command) },
+  createPlayer: { run: ({ ledger }, command) => ledger.players.createPlayer(command) },
+  getPlayer: { run: ({ ledger }, playerId) => ledger.players.getPlayer(playerId) },
+  createLaunchKey: { run: ({ ledger }, command) => ledger.players.createLaunchKey(command) },
+  adjust: { run: ({ ledger }, command) => ledger.players.adjust(command) },
+  setBlocked: { run: ({ ledger }, command) => ledger.players.setBlocked(command) },
+  listRounds: { run: ({ ledger }, page) => ledger.reads.listRounds(page) },
+  listTransfers: { run: ({ ledger }, page) => ledger.reads.listTransfers(page) },
+  listPlayers: { run: ({ ledger }, page) => ledger.reads.listPlayers(page) },
+  ggr: { run: ({ ledger }, span) => ledger.reads.ggr(span) },
   addStaff: { run: ({ staff }, command) => staff.addStaff(command) },
   revokeStaff: { run: ({ staff }, command) => staff.revokeStaff(command) },
   listStaff: { run: ({ staff }) => staff.listStaff() },

@@ -132,7 +132,7 @@ export class PostgresStore implements WalletStore {
     }
     const ledger = new PostgresLedger(sql, createCurrencies(options.cryptoDecimals ?? { ...DEFAULT_CRYPTO_DECIMALS }), options.rules ?? DEFAULT_RULES);
     const timeoutMs = callTimeoutMs(settings);
-    const batcher = new HotBatcher<HotCall, HotResult>((calls, abandoned) => ledger.applyBatch(calls, abandoned), {
+    const batcher = new HotBatcher<HotCall, HotResult>((calls, abandoned) => ledger.transfers.applyBatch(calls, abandoned), {
       batchesInFlightMax: settings.poolSize,
       batchCallsMax: options.batchCallsMax ?? BATCH_CALLS_MAX,
       batchStallMs: options.batchStallMs ?? BATCH_STALL_CALL_DEADLINES * timeoutMs,
@@ -286,7 +286,7 @@ export class PostgresStore implements WalletStore {
       const client = openDatabase(this.connection.url, { ...this.connection.settings, poolSize: 1 }, WALLET_APPLICATION_NAME);
       this.verifiers.add(client);
       try {
-        return await this.ledger.verify(client);
+        return await this.ledger.reads.verify(client);
       } catch (error) {
         // Whatever stopped the proof (the connection, a query), its reason reaches the caller, as on SQLite.
         throw new UnavailableError(`verify could not finish: ${(error as Error).message}`, { cause: error });
@@ -303,7 +303,7 @@ export class PostgresStore implements WalletStore {
    * to nothing.
    */
   ping(): Promise<void> {
-    if (this.writeFailure === undefined) return this.run(() => this.ledger.ping());
+    if (this.writeFailure === undefined) return this.run(() => this.ledger.reads.ping());
     return this.run(async () => {
       try {
         await probeWrite(this.sql);
@@ -315,9 +315,9 @@ export class PostgresStore implements WalletStore {
     });
   }
 
-  /** How this node's hot-path batches were planned so far (postgres-ledger.ts, BatchCounts). */
+  /** How this node's hot-path batches were planned so far (ledger-transfers.ts, BatchCounts). */
   batchCounts(): BatchCounts {
-    return { ...this.ledger.counts };
+    return { ...this.ledger.transfers.counts };
   }
 
   /** Lets calls in flight finish (a verify is stopped: it changes nothing), then closes the connections. */

@@ -1,7 +1,7 @@
 /**
  * What a PostgreSQL node remembers of the wallets it has served, so that a
  * batch of bets whose players it knows is planned without reading anything
- * and written in one statement, one round trip (postgres-ledger.ts, the
+ * and written in one statement, one round trip (ledger-transfers.ts, the
  * remembered path).
  *
  * Memory is never a source of truth. Each remembered player carries the
@@ -166,6 +166,21 @@ export class WalletMemory {
     this.forget(playerPk);
     if (this.contendedUntil.size >= REMEMBERED_PLAYERS_MAX) this.contendedUntil.clear();
     this.contendedUntil.set(playerPk, now + CONTENDED_MS);
+  }
+
+  /**
+   * Runs the version-checked write of a batch planned from memory of these
+   * players (ledger-rows.ts, `write`) while holding them: no other batch
+   * recalls them until it has settled, so none plans from a copy that the
+   * write is about to move. Released however the write ends.
+   */
+  async whileWriting<T>(playerPks: readonly Int8[], write: () => Promise<T>): Promise<T> {
+    this.hold(playerPks);
+    try {
+      return await write();
+    } finally {
+      this.release(playerPks);
+    }
   }
 
   /** Marks players as held by a batch in flight: memory of them is not used until it settles. */

@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3';
 import type { OperationArgs, OperationName, OperationOutcome } from '../operations.js';
 import type { HandoffCodec } from './handoff-codec.js';
-import { PACKED_BALANCE, PACKED_TRANSACTION_COMMAND } from './packed-codecs.js';
+import { PACKED_BALANCE, PACKED_PAYOUT_COMMAND, PACKED_TRANSACTION_COMMAND } from './packed-codecs.js';
 import type { SqliteLedger } from './sqlite-ledger.js';
 import type { SqliteStaff } from '../../staff/sqlite-staff.js';
 import { probeWrite } from './write-probe.js';
@@ -54,22 +54,22 @@ const AS_JSON = { json: true } as const;
 const CLONED = { json: false } as const;
 
 export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
-  // Nearly every request is one of these: they cross as flat arrays (packed-codecs.ts).
-  transact: { run: ({ ledger }, command) => ledger.transact(command), handoff: { json: true, args: PACKED_TRANSACTION_COMMAND, outcome: PACKED_BALANCE } },
-  payout: { run: ({ ledger }, command) => ledger.payout(command), handoff: { json: true, outcome: PACKED_BALANCE } },
-  authenticate: { run: ({ ledger }, command) => ledger.authenticate(command), handoff: AS_JSON },
+  // Nearly every request is one of these: they cross as flat arrays (packed-codecs.ts), their amounts exact decimals.
+  transact: { run: ({ ledger }, command) => ledger.transfers.transact(command), handoff: { json: true, args: PACKED_TRANSACTION_COMMAND, outcome: PACKED_BALANCE } },
+  payout: { run: ({ ledger }, command) => ledger.transfers.payout(command), handoff: { json: true, args: PACKED_PAYOUT_COMMAND, outcome: PACKED_BALANCE } },
+  authenticate: { run: ({ ledger }, command) => ledger.players.authenticate(command), handoff: AS_JSON },
   // A back-office write's audit row is written inside the call's savepoint, so it commits with the change
   // (staff.audited writes it only when the change was made).
-  createPlayer: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.createPlayer(command)), handoff: AS_JSON },
-  getPlayer: { run: ({ ledger }, playerId) => ledger.getPlayer(playerId), handoff: AS_JSON },
-  createLaunchKey: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.createLaunchKey(command)), handoff: AS_JSON },
-  adjust: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.adjust(command)), handoff: { json: true, outcome: PACKED_BALANCE } },
-  setBlocked: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.setBlocked(command)), handoff: AS_JSON },
+  createPlayer: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.createPlayer(command)), handoff: AS_JSON },
+  getPlayer: { run: ({ ledger }, playerId) => ledger.players.getPlayer(playerId), handoff: AS_JSON },
+  createLaunchKey: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.createLaunchKey(command)), handoff: AS_JSON },
+  adjust: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.adjust(command)), handoff: { json: true, outcome: PACKED_BALANCE } },
+  setBlocked: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.setBlocked(command)), handoff: AS_JSON },
   // Page cursors are bigints, which JSON cannot carry.
-  listRounds: { run: ({ ledger }, page) => ledger.listRounds(page), handoff: CLONED },
-  listTransfers: { run: ({ ledger }, page) => ledger.listTransfers(page), handoff: CLONED },
-  listPlayers: { run: ({ ledger }, page) => ledger.listPlayers(page), handoff: AS_JSON },
-  ggr: { run: ({ ledger }, span) => ledger.ggr(span), handoff: AS_JSON },
+  listRounds: { run: ({ ledger }, page) => ledger.reads.listRounds(page), handoff: CLONED },
+  listTransfers: { run: ({ ledger }, page) => ledger.reads.listTransfers(page), handoff: CLONED },
+  listPlayers: { run: ({ ledger }, page) => ledger.reads.listPlayers(page), handoff: AS_JSON },
+  ggr: { run: ({ ledger }, span) => ledger.reads.ggr(span), handoff: AS_JSON },
   addStaff: { run: ({ staff }, command) => staff.addStaff(command), handoff: AS_JSON },
   revokeStaff: { run: ({ staff }, command) => staff.revokeStaff(command), handoff: AS_JSON },
   listStaff: { run: ({ staff }) => staff.listStaff(), handoff: AS_JSON },
@@ -78,8 +78,8 @@ export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
   listAudit: { run: ({ staff }, page) => staff.listAudit(page), handoff: AS_JSON },
   // Only an in-memory database proves its books on the writer (a file's are proved beside it,
   // verify-worker.ts): too rare to be worth the JSON path, so its report is cloned as it is.
-  verify: { run: ({ ledger }) => ledger.verify(), handoff: CLONED },
-  ping: { run: ({ ledger }) => ledger.ping(), handoff: AS_JSON },
+  verify: { run: ({ ledger }) => ledger.reads.verify(), handoff: CLONED },
+  ping: { run: ({ ledger }) => ledger.reads.ping(), handoff: AS_JSON },
   probeWrite: { run: ({ db }) => probeWrite(db), handoff: AS_JSON },
 };
 

@@ -5,9 +5,13 @@
  * indexes, id-index.ts.)
  *
  * It is a copy of committed rows, never a source of truth, and it is right
- * only while this connection is the database's only writer:
- * - the ledger changes a cached row only after every write of its call went
- *   in, and the batch writer forgets everything when a call or a commit fails;
+ * only while this connection is the database's only writer. The ledger
+ * reaches it only through this class's operations, and the rows it hands
+ * out are read-only to the ledger, so its rules hold here:
+ * - a kept row changes only through `wrote` and `touched`, which the ledger
+ *   calls after the write they copy went in (the wallet's after reading its
+ *   balance back), and the batch writer forgets everything when a call or a
+ *   commit fails (ledger-rows.ts, forgetCache);
  * - the ledger forgets a player or a session when a back-office call changes
  *   it by another path (an adjustment, a block, a reload);
  * - the batch writer forgets everything when `PRAGMA data_version` shows that
@@ -20,25 +24,31 @@
  * row still holds it. Here nothing is versioned: one writer needs no check.
  */
 
-/** The player row a bet needs, as the ledger reads it (sqlite-ledger.ts). */
+/** The player row a bet needs, as the ledger reads it (ledger-rows.ts). */
 export interface PlayerRow {
-  player_pk: bigint;
-  player_id: string;
-  currency: string;
-  country: string | null;
-  blocked: bigint;
-  account_id: bigint;
-  balance: bigint;
+  readonly player_pk: bigint;
+  readonly player_id: string;
+  readonly currency: string;
+  readonly country: string | null;
+  readonly blocked: bigint;
+  readonly account_id: bigint;
+  readonly balance: bigint;
   /** Heads of the player's transfer and round chains (migration 2). */
-  last_transfer_id: bigint | null;
-  last_round_id: bigint | null;
+  readonly last_transfer_id: bigint | null;
+  readonly last_round_id: bigint | null;
 }
 
 export interface SessionRow {
-  session_pk: bigint;
-  game: string;
-  last_active_at: bigint;
+  readonly session_pk: bigint;
+  readonly game: string;
+  readonly last_active_at: bigint;
 }
+
+/**
+ * The rows are read-only to everyone but this class: a kept row changes
+ * only through `wrote` and `touched`, after the write it copies went in.
+ */
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A session with its player: the player object is shared by all of the player's sessions. */
 export interface SessionAt {
@@ -76,6 +86,24 @@ export class WalletMemory {
     this.sessions.set(sessionKey, { session: at.session, playerPk: at.player.player_pk });
     this.players.set(at.player.player_pk, at.player);
     return at;
+  }
+
+  /**
+   * A wallet write went in (ledger-rows.ts, moveWallet, after reading the
+   * balance back): the player row the ledger planned from follows it. The
+   * only place a kept player row changes; a row read outside memory (the
+   * back office's) changes alike and is forgotten by its caller.
+   */
+  wrote(player: PlayerRow, written: { balance: bigint; lastTransferId: bigint; lastRoundId: bigint | null }): void {
+    const row = player as Writable<PlayerRow>;
+    row.balance = written.balance;
+    row.last_transfer_id = written.lastTransferId;
+    row.last_round_id = written.lastRoundId;
+  }
+
+  /** A session's activity was written (at epoch ms): the kept session follows it. */
+  touched(session: SessionRow, at: number): void {
+    (session as Writable<SessionRow>).last_active_at = BigInt(at);
   }
 
   forgetSession(sessionKey: string): void {
