@@ -3,7 +3,8 @@
  * /transaction body and sends it on to the operator through the provider's
  * own sender (the dispatcher's `httpSend`: signed with the operator's
  * secret, its answer read and checked), then answers with what the operator
- * answered. No storage, no game, no outbox: only the second HTTP hop that
+ * answered (a 200 as the balance the sender read from it, which is all the
+ * sender hands on). No storage, no game, no outbox: only the second HTTP hop that
  * every round of a real integration adds to a wallet's bet. The end-to-end
  * rows are read beside it (docs/performance.md, "End to end"): no provider
  * on this stack plays rounds on the same host faster than it forwards them.
@@ -28,7 +29,7 @@ app.post('/transaction', async (request, reply) => {
   const item = { id: ++sent, operatorId: 'bench-operator', path: '/transaction', body: request.body as Buffer } as OutboxItem;
   const attempt = await sender.send(item);
   if (attempt.kind !== 'answered') return reply.code(502).header('content-type', 'application/problem+json').send('{"code":"SERVICE_UNAVAILABLE"}');
-  if (attempt.status === 200) return reply.code(200).header('content-type', 'application/json').send(attempt.body);
+  if (attempt.status === 200) return reply.code(200).header('content-type', 'application/json').send(attempt.balance === undefined ? '{}' : `{"balance":${attempt.balance}}`);
   return reply.code(attempt.status).header('content-type', 'application/problem+json').send(JSON.stringify({ code: attempt.code, detail: attempt.detail }));
 });
 const address = await app.listen({ host: '127.0.0.1', port });

@@ -17,7 +17,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import type { CommitTimes } from './commit-times.js';
-import { DEFAULT_POSTGRES_SETTINGS } from '../src/stores/settings.js';
+import { DEFAULT_POSTGRES_SETTINGS } from '../src/platform/postgres/settings.js';
 import { childCpuSecondsFromTimes, cpuBetween, cpuPerRequest, sampleCpu } from './cpu-usage.js';
 
 export interface RunResult {

@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { serveOperator } from '../operator/serve-operator.js';
 import { PROVIDER_LINK_VARIABLES, readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
 import { serveProvider } from '../provider/serve-provider.js';
-import { SANDBOX_USAGE, sandboxCommand } from './sandbox-command.js';
+import { SANDBOX_ENV_USAGE, SANDBOX_USAGE, sandboxCommand, sandboxEnvCommand } from './sandbox-command.js';
 import { providerOpenApi } from '../provider/provider-openapi.js';
 import { ADMIN_HELP, PROVIDER_ADMIN_VARIABLES, providerAdmin } from './provider-admin.js';
 import { CommandTable, UsageError, type Command, type Group, type Node, type OptionName, type Values } from './command-table.js';
@@ -299,6 +299,15 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     help: SANDBOX_USAGE,
     // Listed here for the usage texts; main() hands its arguments to sandbox-command.ts, which parses its own.
     run: (args) => sandboxCommand(args, (message) => new UsageError(message)),
+  },
+  {
+    name: 'sandbox env',
+    options: [],
+    synopsis: "[--data DIR] [--provider-port P] [--database URL | --database-file FILE] [the sandbox's other options]",
+    summary: "prints the sandbox's ids and secrets as the variables these commands read: eval \"$(wagerlink sandbox env)\"",
+    help: SANDBOX_ENV_USAGE,
+    // Listed here for the usage texts; main() hands its arguments to sandbox-command.ts, which parses its own.
+    run: (args) => sandboxEnvCommand(args, (message) => new UsageError(message)),
   },
   {
     name: 'openapi',
@@ -658,6 +667,10 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   // The sandbox parses options of its own (sandbox-command.ts); a usage error of its shows its own usage.
+  if (argv[0] === 'sandbox' && argv[1] === 'env') {
+    reached.node = TABLE.resolve(['sandbox', 'env']).node;
+    return sandboxEnvCommand(argv.slice(2), (message) => new UsageError(message));
+  }
   if (argv[0] === 'sandbox') {
     reached.node = TABLE.resolve(['sandbox']).node;
     return sandboxCommand(

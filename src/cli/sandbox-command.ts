@@ -1,13 +1,27 @@
 /**
- * `wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database URL [--provider-schema NAME]]`:
- * its own options and help, parsed here so that main.ts only hands over.
+ * `wagerlink sandbox [--data DIR] [--port P] [--provider-port P] [--database URL [--provider-schema NAME]]`,
+ * and `wagerlink sandbox env`, which prints a running sandbox's ids and
+ * secrets as the variables the other commands read: their own options and
+ * help, parsed here so that main.ts only hands over.
  */
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { backendOf } from '../stores/open-store.js';
-import { OPERATOR_DB_FILE, OPERATOR_PORT_DEFAULT, PROVIDER_PORT_DEFAULT, PROVIDER_SCHEMA_DEFAULT } from '../sandbox/sandbox-config.js';
+import {
+  OPERATOR_DB_FILE,
+  OPERATOR_PORT_DEFAULT,
+  PROVIDER_PORT_DEFAULT,
+  PROVIDER_SCHEMA_DEFAULT,
+  SANDBOX_HOST,
+  SANDBOX_OPERATOR_ID,
+  SANDBOX_WALLET_ID,
+} from '../sandbox/sandbox-config.js';
+import { readSecrets, SandboxSetupError, SECRETS_FILE } from '../sandbox/sandbox-secrets.js';
+import type { CONFIG_VARIABLES } from '../operator/operator-config.js';
+import type { PROVIDER_LINK_VARIABLES } from '../operator/provider-link.js';
+import type { PROVIDER_ADMIN_VARIABLES } from './provider-admin.js';
 import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
-import { schemaNameProblem } from '../platform/postgres/open-database.js';
+import { schemaNameProblem } from '../platform/postgres/settings.js';
 import { runSandbox } from '../sandbox/run-sandbox.js';
 import { processSources, secretFrom, urlHasPassword } from './secret-input.js';
 
@@ -33,6 +47,15 @@ Options:
                         (default 259200, 72 h); with the back office's Casino down, a short one parks items soon
 `;
 
+/** --database or --database-file: a postgres:// URL, or undefined for the SQLite files in --data. */
+function databaseOf(values: { database?: string | undefined; 'database-file'?: string | undefined }, usage: (message: string) => Error): string | undefined {
+  const database = secretFrom({ value: values.database, file: values['database-file'] }, { option: 'database', secretIn: urlHasPassword }, processSources(usage));
+  if (database !== undefined && backendOf(database).name !== 'postgres') {
+    throw usage(`--database takes a postgres:// URL (the default is SQLite in --data), got "${database}"`);
+  }
+  return database;
+}
+
 function port(text: string | undefined, name: string, fallback: number, usage: (message: string) => Error): number {
   if (text === undefined) return fallback;
   const value = Number(text);
@@ -54,16 +77,16 @@ const SANDBOX_OPTIONS = {
 } as const;
 
 /** The options, or a usage error in the words the other commands use (node's own messages name its API, not ours). */
-function sandboxOptions(args: string[], usage: (message: string) => Error) {
+function sandboxOptions<T extends Partial<typeof SANDBOX_OPTIONS>>(args: string[], usage: (message: string) => Error, options: T, command = 'sandbox') {
   try {
-    return parseArgs({ args, options: SANDBOX_OPTIONS, allowPositionals: true, strict: true });
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     // Node quotes the option as given ('--bogus', '-x') or as declared ('-h, --help', '--port <value>'): the long name if any.
     const option = /'(?:-[a-z], )?(--?[^' ,<]+)/i.exec(message)?.[1] ?? '';
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw usage(`unknown option ${option} for "sandbox"`);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw usage(`unknown option ${option} for "${command}"`);
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      throw usage(SANDBOX_OPTIONS[option.replace(/^--/, '') as keyof typeof SANDBOX_OPTIONS]?.type === 'boolean' ? `${option} takes no value` : `${option} needs a value`);
+      throw usage((options as Record<string, { type: string } | undefined>)[option.replace(/^--/, '')]?.type === 'boolean' ? `${option} takes no value` : `${option} needs a value`);
     }
     throw error;
   }
@@ -74,7 +97,7 @@ function sandboxOptions(args: string[], usage: (message: string) => Error) {
  * database once the options name one, so that a failure to reach it is told with its name.
  */
 export async function sandboxCommand(args: string[], usage: (message: string) => Error, onDatabase: (database: string) => void = () => {}): Promise<void> {
-  const { values, positionals } = sandboxOptions(args, usage);
+  const { values, positionals } = sandboxOptions(args, usage, SANDBOX_OPTIONS);
   if (values.help) {
     process.stdout.write(SANDBOX_USAGE);
     return;
@@ -84,10 +107,7 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
   const operatorPort = port(values.port, 'port', OPERATOR_PORT_DEFAULT, usage);
   const providerPort = port(values['provider-port'], 'provider-port', PROVIDER_PORT_DEFAULT, usage);
   if (operatorPort === providerPort) throw usage(`--port and --provider-port must differ, both are ${operatorPort}`);
-  const database = secretFrom({ value: values.database, file: values['database-file'] }, { option: 'database', secretIn: urlHasPassword }, processSources(usage));
-  if (database !== undefined && backendOf(database).name !== 'postgres') {
-    throw usage(`--database takes a postgres:// URL (the default is SQLite in --data), got "${database}"`);
-  }
+  const database = databaseOf(values, usage);
   const providerSchema = values['provider-schema'];
   if (providerSchema !== undefined) {
     if (database === undefined) throw usage('--provider-schema needs --database postgres://... (SQLite keeps the provider in its own file)');
@@ -114,4 +134,81 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
     providerSchema,
     dispatchHorizonSeconds: horizon === undefined ? undefined : Number(horizon),
   });
+}
+
+export const SANDBOX_ENV_USAGE = `wagerlink sandbox env — prints the ids, addresses and secrets of a sandbox (npm start) as shell
+variables, the ones the other commands read, so that they work against it:
+
+  eval "$(npx wagerlink sandbox env)"
+
+Usage:
+  wagerlink sandbox env [--data DIR] [--provider-port P] [--database URL | --database-file FILE] [the sandbox's other options]
+
+Options:
+  --data DIR            the sandbox's data folder, whose ${SECRETS_FILE} it reads (default ./data)
+  --provider-port P     the provider's port the sandbox was started with (default ${PROVIDER_PORT_DEFAULT})
+  --database URL        the postgres:// URL the sandbox was started with (default SQLite in DIR)
+  --database-file FILE  a file holding --database's URL, on one line
+
+It takes every option of "wagerlink sandbox", so that the start's options can be given as they were;
+those above change what it prints, the others are checked and change nothing. It prints
+secrets (the integration's HMAC secret and the admin tokens): print it only into your own shell.
+It reads the data folder and changes nothing; a folder without secrets is one the sandbox has
+not started in yet (exit 1).
+`;
+
+/** A variable some command reads: the operator's settings, its link to the provider, the provider's back office, the conformance kit's. */
+type VariableName =
+  | keyof typeof CONFIG_VARIABLES
+  | keyof typeof PROVIDER_LINK_VARIABLES
+  | keyof typeof PROVIDER_ADMIN_VARIABLES
+  | 'WAGERLINK_CONFORMANCE_SECRET'
+  | 'WAGERLINK_CONFORMANCE_TOKEN'
+  | 'WAGERLINK_CONFORMANCE_ADMIN_TOKEN';
+
+/**
+ * What `sandbox env` prints, in order, with what each is for. Not the
+ * operator's address or port: no command reads them (`operator serve` would,
+ * and must not start a second operator on the sandbox's port).
+ */
+export function sandboxEnvironment(settings: { dataDir: string; providerPort: number; database: string | undefined }, secrets: NonNullable<ReturnType<typeof readSecrets>>): [VariableName, string, string][] {
+  return [
+    ['WAGERLINK_DATABASE', settings.database ?? join(settings.dataDir, OPERATOR_DB_FILE), "the operator's database: operator players, launch-key, verify ..."],
+    ['WAGERLINK_SECRET', secrets.secret, "the integration's HMAC secret, both directions"],
+    ['WAGERLINK_ACCESS_TOKENS', secrets.accessToken, 'the bearer token the provider sends the operator'],
+    ['WAGERLINK_ADMIN_TOKEN', secrets.adminToken, "the operator's back-office token (/admin)"],
+    ['WAGERLINK_PROVIDER_URL', `http://${SANDBOX_HOST}:${settings.providerPort}`, "the provider: operator launch-url and game-bets, provider payouts and outbox"],
+    ['WAGERLINK_OPERATOR_ID', SANDBOX_OPERATOR_ID, "the operator's id at the provider"],
+    ['WAGERLINK_WALLET_ID', SANDBOX_WALLET_ID, 'the wallet id the provider issued it'],
+    ['WAGERLINK_PROVIDER_ADMIN_TOKEN', secrets.providerAdminToken, "the provider's back-office token"],
+    ['WAGERLINK_CONFORMANCE_SECRET', secrets.secret, 'the conformance kit: the secret it signs with'],
+    ['WAGERLINK_CONFORMANCE_TOKEN', secrets.accessToken, 'the conformance kit: the token it sends the operator'],
+    ['WAGERLINK_CONFORMANCE_ADMIN_TOKEN', secrets.adminToken, "the conformance kit: the operator's back-office token, to make its players"],
+  ];
+}
+
+/** A value as one shell word, whatever it holds: single-quoted, each single quote closed, escaped and reopened. */
+export function shellWord(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** `wagerlink sandbox env`: the variables of the sandbox of --data, printed on stdout because they were asked for. */
+export async function sandboxEnvCommand(args: string[], usage: (message: string) => Error): Promise<void> {
+  const { values, positionals } = sandboxOptions(args, usage, SANDBOX_OPTIONS, 'sandbox env');
+  if (values.help) {
+    process.stdout.write(SANDBOX_ENV_USAGE);
+    return;
+  }
+  if (positionals.length > 0) throw usage(`sandbox env takes no arguments, got "${positionals[0]}"`);
+  const dataDir = resolve(values.data ?? 'data');
+  const providerPort = port(values['provider-port'], 'provider-port', PROVIDER_PORT_DEFAULT, usage);
+  port(values.port, 'port', OPERATOR_PORT_DEFAULT, usage);
+  const database = databaseOf(values, usage);
+  const secrets = readSecrets(dataDir);
+  if (secrets === undefined) {
+    throw new SandboxSetupError(`${join(dataDir, SECRETS_FILE)} does not exist: start the sandbox first (npm start, or wagerlink sandbox --data ${dataDir})`);
+  }
+  const lines = sandboxEnvironment({ dataDir, providerPort, database }, secrets).map(([name, value, what]) => `export ${name}=${shellWord(value)}   # ${what}`);
+  // The folder as a JSON string: a line break in its name cannot end the comment and become a command of the eval.
+  process.stdout.write(`# The sandbox of ${JSON.stringify(dataDir)}: its ids, addresses and secrets. Secrets: keep this out of logs.\n${lines.join('\n')}\n`);
 }

@@ -67,7 +67,7 @@ export interface OperatorClient {
 
 const sessionCheck = compile(AuthenticateResponse);
 
-/** A /transaction or /payout answer's balance, exact; also how the provider reads an answer its outbox delivered. */
+/** A /transaction or /payout answer's balance, exact. */
 export const readBalance: Interpret<BalanceAnswer> = (text) => {
   const parsed = parseAnswer(text);
   if (!parsed.ok) return parsed;

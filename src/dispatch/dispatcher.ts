@@ -17,6 +17,7 @@ import type { Dispatcher as UndiciDispatcher } from 'undici';
 import {
   ANSWER_MS_MAX,
   defaultDispatcher,
+  exactNumberText,
   NO_RETRY,
   parseAnswer,
   REAL_CLIENT_WORLD,
@@ -123,7 +124,6 @@ function answerOf(attempt: SendAttempt): Answer {
         ...(attempt.code === undefined ? {} : { code: attempt.code }),
         detail: attempt.detail ?? `HTTP ${attempt.status}`,
         ...(attempt.balance === undefined ? {} : { balance: attempt.balance }),
-        ...(attempt.body === undefined ? {} : { body: attempt.body }),
       };
     case 'invalid-answer':
       return { status: attempt.status, detail: `invalid answer: ${attempt.detail}` };
@@ -337,8 +337,12 @@ export interface HttpSendOptions {
 /**
  * The real `send`: one signed call (src/clients/http-call.ts) with NO_RETRY,
  * so that the schedule is the outbox's and not the client's, sending the
- * item's stored bytes. A 200's text is passed on for the enqueuer to read
- * (a round's balance). Answers `close` for the dispatcher it made.
+ * item's stored bytes. A 200 is parsed here, once, and its balance handed
+ * on as exact decimal text for the enqueuer's final hook (a round's or a
+ * payout's balance after): both endpoints the outbox calls, /transaction
+ * and /payout, answer one (docs/protocol.md §6, §7). A 200 that is JSON but
+ * has no exact balance is still sent, with no balance: the operator booked
+ * it. Answers `close` for the dispatcher it made.
  */
 export function httpSend(options: HttpSendOptions): { send: Send; close: () => Promise<void> } {
   const answerMsMax = options.answerMsMax ?? ANSWER_MS_MAX;
@@ -355,11 +359,11 @@ export function httpSend(options: HttpSendOptions): { send: Send; close: () => P
       { authorization: `Bearer ${endpoint.accessToken}` },
       (text) => {
         const parsed = parseAnswer(text);
-        return parsed.ok ? { ok: true, value: text } : parsed;
+        return parsed.ok ? { ok: true, value: exactNumberText(parsed.value.balance, parsed.inexact) } : parsed;
       },
       NO_RETRY,
     );
-    if (outcome.ok) return { kind: 'answered', status: 200, body: outcome.value };
+    if (outcome.ok) return { kind: 'answered', status: 200, ...(outcome.value === undefined ? {} : { balance: outcome.value }) };
     if (outcome.kind === 'invalid-answer') return { kind: 'invalid-answer', status: outcome.status, detail: outcome.detail };
     const status = outcome.status;
     if (status === undefined) return { kind: 'failed', detail: outcome.detail };

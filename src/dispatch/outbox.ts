@@ -15,8 +15,8 @@
  * The backend-neutral part is here; enqueueing takes the backend's own
  * handle of the caller's database transaction, and the hook of final
  * outcomes and the work a change by hand (`retryNow`, `resolve`) may carry
- * into its transaction are the backend's own (sqlite-outbox.ts,
- * postgres-outbox.ts).
+ * into its transaction are the backend's own (sqlite/outbox.ts,
+ * postgres/outbox.ts).
  */
 import type { ItemKind } from './retry-schedule.js';
 
@@ -56,8 +56,10 @@ export interface NewItem {
 
 /**
  * The last answer an item got, or why it got none. The table keeps the
- * status, code and detail; `balance` and `body` reach only the final
- * outcome's hook (`FinalHook`), in the database transaction that applies it.
+ * status, code and detail; `balance` reaches only the final outcome's hook
+ * (`FinalHook`), in the database transaction that applies it, already read
+ * from the answer (the sender parses it once), so that the hook never reads
+ * HTTP text.
  */
 export interface Answer {
   /** The HTTP status; absent after a network error or time-out. */
@@ -65,10 +67,12 @@ export interface Answer {
   /** The problem's registry code, when the answer was one. */
   code?: string;
   detail: string;
-  /** The player's balance a problem answer carried, exact decimal text. */
+  /**
+   * The player's balance the answer carried, exact decimal text: a 200's
+   * (what the enqueuer reads its result from) or a problem's. Absent when
+   * the answer had none that reads exactly.
+   */
   balance?: string;
-  /** A 200's text: what the enqueuer reads its result from (a balance, a reference). */
-  body?: string;
 }
 
 /** The outcomes after which an item is never sent again. */

@@ -3,10 +3,11 @@
  * attempt got back (`SendAttempt`) becomes a decision (`sent`, `refused`,
  * `retry` at a time, or `parked`) under a `DispatchSchedule`.
  *
- * The back-off is the client's (`RetryPolicy`, `backoffMs` and
- * `PROTOCOL_RETRY` of src/clients/http-call.ts): docs/protocol.md §9's full
- * jitter from 0.5 s doubling to a 60 s cap, with the same statuses resent
- * (§3.3: 408, 429, 500, 502, 503, 504, network errors and time-outs). Only
+ * The back-off is the protocol's, which the clients use too (`RetryPolicy`,
+ * `backoffMs` and `PROTOCOL_RETRY` of src/protocol/retry-policy.ts):
+ * docs/protocol.md §9's full jitter from 0.5 s doubling to a 60 s cap, with
+ * the same statuses resent (§3.3: 408, 429, 500, 502, 503, 504, network
+ * errors and time-outs). Only
  * the bound differs: an in-call retry stops after an attempt limit, while
  * the outbox keeps an item until a time horizon and then parks it for a
  * person to resolve. A parked item is never dropped.
@@ -18,7 +19,7 @@
  * operator refuses a bet on an expired session (403 SESSION_EXPIRED, a final
  * refusal, docs/protocol.md §5.2, §6.4), and that refusal refuses the round.
  */
-import { backoffMs, PROTOCOL_RETRY, retryAfterMs, type RetryPolicy } from '../clients/http-call.js';
+import { backoffMs, PROTOCOL_RETRY, retryAfterMs, type RetryPolicy } from '../protocol/retry-policy.js';
 import { isRetryableStatus } from '../protocol/errors.js';
 
 /** What an item books: a round's bet or win (/transaction), or a prize (/payout). */
@@ -61,9 +62,9 @@ export const DISPATCH_SCHEDULE: DispatchSchedule = {
 
 /**
  * What one attempt got back. `answered`: an HTTP answer, with the problem's
- * registry code and `balance` (exact decimal text) when it was one, its
- * `Retry-After` as the header's text or already in ms, and for a 200 the
- * answer's text (`body`), which is what the enqueuer reads its result from.
+ * registry code when it was one, the player's `balance` it carried (exact
+ * decimal text, a 200's or a problem's: what the enqueuer reads its result
+ * from), and its `Retry-After` as the header's text or already in ms.
  * `invalid-answer`: a 200 whose body is not the protocol (it is resent: the
  * call is idempotent, and the operator's answer to the same bytes will be
  * read again). `failed`: a network error or no answer within the wait for
@@ -76,7 +77,6 @@ export type SendAttempt =
       code?: string;
       detail?: string;
       balance?: string;
-      body?: string;
       retryAfter?: string;
       retryAfterMs?: number;
     }

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { cryptoDecimalsProblem, CRYPTO_DECIMALS_MAX, DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
-import { DEFAULT_POSTGRES_SETTINGS, positiveWholeNumber, readPostgresSettings, type PostgresSettings } from '../stores/settings.js';
+import { DEFAULT_POSTGRES_SETTINGS, positiveWholeNumber, readPostgresSettings, type PostgresSettings } from '../platform/postgres/settings.js';
 import { DEFAULT_STAFF_LIMITS, parseStaffLimits, type StaffLimits } from '../access/limits.js';
 import { isRole } from '../access/roles.js';
 import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';

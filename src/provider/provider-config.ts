@@ -38,7 +38,7 @@ import {
 import { compile, inWords } from '../protocol/validate.js';
 import { Catalog, noLadderDetail, offLadderDetail } from './catalog.js';
 import { parseRange } from './ip-whitelist.js';
-import { isPostgresUrl, readPostgresSettings, schemaNameProblem, type PostgresSettings } from '../stores/settings.js';
+import { isPostgresUrl, readPostgresSettings, schemaNameProblem, type PostgresSettings } from '../platform/postgres/settings.js';
 import { checkLadder, type Rational } from './ladders.js';
 import { CampaignExpiresAt } from './provider-schemas.js';
 import { SEED_KEY_ID_PATTERN, SEED_KEYS_MAX, SeedKeyring, seedKeyBytes } from './seed-keyring.js';
@@ -183,7 +183,7 @@ export const ProviderConfigSchema = Type.Object({
   publicBaseUrl: HttpUrl,
   database: Type.String({ minLength: 1 }),
   databaseSchema: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
-  /** PostgreSQL's pool and time-outs; each value is checked as the operator's WAGERLINK_PG_* are (stores/settings.ts). */
+  /** PostgreSQL's pool and time-outs; each value is checked as the operator's WAGERLINK_PG_* are (src/platform/postgres/settings.ts). */
   postgres: Type.Optional(
     Type.Object(
       { poolSize: Type.Optional(Type.Number()), statementTimeoutMs: Type.Optional(Type.Number()), idleTimeoutS: Type.Optional(Type.Number()), connectTimeoutS: Type.Optional(Type.Number()) },

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isPostgresUrl } from '../platform/postgres/open-database.js';
+import { isPostgresUrl } from '../platform/postgres/settings.js';
 import { backendOf } from '../stores/open-store.js';
 import { resolveProviderConfig, type ProviderConfig, type ProviderConfigFile } from '../provider/provider-config.js';
 import type { SandboxSecrets } from './sandbox-secrets.js';

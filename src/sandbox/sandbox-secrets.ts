@@ -49,6 +49,23 @@ function fresh(): SandboxSecrets {
   return { secret: one(), accessToken: one(), adminToken: one(), providerAdminToken: one(), launchTokenSecret: one(), seedKey: one() };
 }
 
+/** The integration's secrets of a secrets file's text, each checked; a file that is not such is a SandboxSetupError. */
+function checkedSecrets(path: string, text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new SandboxSetupError(`${path} is not JSON: delete it to make new secrets (the data folder's players stay)`);
+  }
+  const value = parsed as Record<string, unknown>;
+  for (const name of NAMES) {
+    if (typeof value[name] !== 'string' || (value[name] as string).length < 16) {
+      throw new SandboxSetupError(`${path}: ${name} is missing or shorter than 16 characters: delete the file to make new secrets`);
+    }
+  }
+  return value;
+}
+
 /** Reads the data folder's secrets, or makes and keeps them (mode 0600) when it has none. */
 export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets; created: boolean } {
   ownerOnlyFolder(dataDir);
@@ -69,18 +86,7 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets;
     chmodSync(path, OWNER_ONLY_FILE_MODE);
     return { secrets, created: true };
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new SandboxSetupError(`${path} is not JSON: delete it to make new secrets (the data folder's players stay)`);
-  }
-  const value = parsed as Record<string, unknown>;
-  for (const name of NAMES) {
-    if (typeof value[name] !== 'string' || (value[name] as string).length < 16) {
-      throw new SandboxSetupError(`${path}: ${name} is missing or shorter than 16 characters: delete the file to make new secrets`);
-    }
-  }
+  const value = checkedSecrets(path, text);
   if (value.seedKey === undefined) {
     // A data folder made before the seed key existed: the key is added, and the integration's secrets stay as they were.
     const secrets = { ...(value as unknown as Omit<SandboxSecrets, 'seedKey'>), seedKey: one() };
@@ -94,4 +100,22 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets;
     throw new SandboxSetupError(`${path}: seedKey is not a key: delete the file to make new secrets`);
   }
   return { secrets: value as unknown as SandboxSecrets, created: false };
+}
+
+/**
+ * The data folder's secrets as they are, for `wagerlink sandbox env`:
+ * undefined when the sandbox has not made them yet. Nothing is made,
+ * added or narrowed: only a start of the sandbox writes in its folder.
+ */
+export function readSecrets(dataDir: string): Omit<SandboxSecrets, 'seedKey'> | undefined {
+  const path = join(dataDir, SECRETS_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT') return undefined;
+    throw new SandboxSetupError(`cannot read ${path}: ${code === 'EACCES' ? 'not readable by this user' : (error as Error).message}`);
+  }
+  return checkedSecrets(path, text) as unknown as Omit<SandboxSecrets, 'seedKey'>;
 }

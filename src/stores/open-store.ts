@@ -10,9 +10,9 @@ import { openDatabase as openSqlite } from '../platform/sqlite/open-database.js'
 import { migrate as migrateSqlite } from './sqlite/migrations.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import { migrate as migratePostgres } from './postgres/migrations.js';
-import { isPostgresUrl, openDatabase as openPostgres, redactUrl } from './postgres/open-database.js';
-import { PostgresStore } from './postgres/postgres-store.js';
-import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from './settings.js';
+import { openDatabase as openPostgres, redactUrl } from '../platform/postgres/open-database.js';
+import { DEFAULT_POSTGRES_SETTINGS, isPostgresUrl, type PostgresSettings } from '../platform/postgres/settings.js';
+import { PostgresStore, WALLET_APPLICATION_NAME } from './postgres/postgres-store.js';
 import type { WalletStore } from './operations.js';
 
 export interface OpenStoreOptions {
@@ -64,7 +64,7 @@ export async function openStore(database: string, options: OpenStoreOptions): Pr
 /** Applies the pending migrations of either backend without opening a store. Returns the versions applied. */
 export async function migrateDatabase(database: string, settings: PostgresSettings = DEFAULT_POSTGRES_SETTINGS): Promise<number[]> {
   if (backendOf(database).name === 'postgres') {
-    const sql = openPostgres(database, { ...settings, poolSize: 1 });
+    const sql = openPostgres(database, { ...settings, poolSize: 1 }, WALLET_APPLICATION_NAME);
     try {
       return await migratePostgres(sql);
     } finally {

@@ -1,16 +1,13 @@
 /**
- * The stores' settings that callers outside src/stores may name: a config
- * reads them from the environment, and src/stores/open-store.ts hands them
- * to the backend. Only types and defaults live here, so that reading a
- * config loads no database driver.
+ * What a wallet store of either backend takes besides where its database
+ * is. Only types live here, so that naming them loads no database driver.
+ * PostgreSQL's pool and time-outs are the platform's
+ * (src/platform/postgres/settings.ts), shared with the provider's store.
  */
 
 import type { RulesConfig } from '../ledger/rules.js';
 
-/** For configs, which check a database's URL and schema when read and load no driver. */
-export { isPostgresUrl, schemaNameProblem } from '../platform/postgres/database-names.js';
-
-/** What a store of either backend takes besides where its database is; each backend names its own defaults. */
+/** Each backend names its own defaults. */
 export interface StoreOptions {
   rules?: RulesConfig;
   /** Decimals of the crypto currencies the wallet holds (protocol/money.ts). */
@@ -23,82 +20,4 @@ export interface StoreOptions {
   inflightCallsMax?: number;
   /** /transaction and /payout calls that share one commit (group commit); BATCH_CALLS_MAX of each backend. */
   batchCallsMax?: number;
-}
-
-/** PostgreSQL: the pool and its time-outs (postgres/open-database.ts opens the pool with them). */
-export interface PostgresSettings {
-  /**
-   * Connections per process; the hot batcher keeps at most this many
-   * batches in flight. Default 4: on 2 cores, two batches per core keep both
-   * busy while others wait for their commit's WAL flush, and fewer, larger
-   * batches share more of the per-statement work (8 measured slower here).
-   * Every node and every worker has its own pool: keep their sum under the
-   * server's max_connections.
-   */
-  poolSize: number;
-  /**
-   * A statement (including its wait for a player's row lock) that runs longer
-   * is cancelled and the request answers 503. Default 2,000 ms: well inside
-   * the provider's 5 s wait (docs/protocol.md §9), so it gets an answer and resends.
-   */
-  statementTimeoutMs: number;
-  /** An idle connection is closed after this long (s). Default 60 s: a quiet node holds no connections. */
-  idleTimeoutS: number;
-  /**
-   * A connection attempt that has not completed in this long fails (s).
-   * Default 2 s: with the statement time-out it makes the call deadline
-   * (postgres/postgres-store.ts), 4 s, so that while the database is unreachable a
-   * request answers 503 inside the provider's 5 s wait.
-   */
-  connectTimeoutS: number;
-}
-
-export const DEFAULT_POSTGRES_SETTINGS: PostgresSettings = {
-  poolSize: 4, // connections
-  statementTimeoutMs: 2_000, // ms
-  idleTimeoutS: 60, // s
-  connectTimeoutS: 2, // s
-};
-
-/** Where a config reads each PostgreSQL setting from, and the error it throws: the operator's environment, the provider's JSON file. */
-export interface PostgresSettingsSource {
-  /** The value as written: text from an environment variable, a number from a JSON file; undefined or '' when not set. */
-  value: (key: keyof PostgresSettings) => string | number | undefined;
-  /** How the config names the setting in its message, e.g. WAGERLINK_PG_POOL_SIZE or postgres.poolSize. */
-  name: (key: keyof PostgresSettings) => string;
-  /** The config's own error, so that start-up stops with the config's message. */
-  error: (message: string) => Error;
-}
-
-/** A config's value as written, which must be a positive whole number (a safe integer); else the config's error, naming it. */
-export function positiveWholeNumber(text: string, name: string, error: (message: string) => Error): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-    throw error(`${name} must be a positive whole number, got "${text}"`);
-  }
-  return Number(text);
-}
-
-/**
- * The PostgreSQL settings of a config, each a positive whole number or its
- * default: the one check that both the operator's and the provider's
- * configs apply, so that the two read the same setting the same way.
- */
-export function readPostgresSettings(source: PostgresSettingsSource): PostgresSettings {
-  const read = (key: keyof PostgresSettings): number => {
-    const value = source.value(key);
-    if (value === undefined || value === '') return DEFAULT_POSTGRES_SETTINGS[key];
-    return positiveWholeNumber(String(value), source.name(key), source.error);
-  };
-  return { poolSize: read('poolSize'), statementTimeoutMs: read('statementTimeoutMs'), idleTimeoutS: read('idleTimeoutS'), connectTimeoutS: read('connectTimeoutS') };
-}
-
-/**
- * A call that has no answer by then answers 503 (ms): one statement time-out
- * plus one connection attempt. With the defaults, 4 s: inside the provider's
- * 5 s wait for the operator, and well inside a player's wait on a game page.
- * It also bounds the wait when a connection is accepted and then never
- * answered (a proxy in front of a database that is down, a stuck server).
- */
-export function callTimeoutMs(settings: PostgresSettings): number {
-  return settings.statementTimeoutMs + settings.connectTimeoutS * 1_000;
 }

@@ -4,15 +4,23 @@
  * - nothing outside src/stores reaches into a backend's folder
  *   (src/stores/sqlite, src/stores/postgres): callers go through
  *   src/stores/open-store.ts, src/stores/settings.ts or src/stores/store.ts;
+ * - the provider and the outbox import nothing of the wallet's store
+ *   (src/stores): what both sides share is src/platform;
+ * - the outbox's retry schedule (pure) and the provider's store contract
+ *   import no client: the back-off is the protocol's, and an operator's
+ *   answer reaches a store already read;
  * - src/platform, the plumbing shared by the wallet's store and the
  *   provider's, imports nothing of ours from outside src/platform;
  * - a config module (src/operator/operator-config.ts,
  *   src/provider/provider-config.ts) imports no app and no server: only the
- *   protocol, the ledger's and the game's rules, the stores' settings, the
- *   HTTP limits, and its own folder's plain modules;
+ *   protocol, the ledger's and the game's rules, PostgreSQL's settings
+ *   (src/platform/postgres/settings.ts), the HTTP limits, and its own
+ *   folder's plain modules;
  * - the access rules (src/access) import only the protocol, and the staff
  *   stores both servers share (src/staff) only the protocol and the access
  *   rules;
+ * - the rules of rounds (src/rounds) import only the protocol and the
+ *   games, as the wallet's rules (src/ledger) import only the protocol;
  * - the conformance kit (src/conformance) imports only the protocol and the
  *   clients, so that it judges an operator by its behaviour, never through
  *   our server's code.
@@ -70,6 +78,18 @@ test("nothing outside src/stores reaches into a backend's folder", () => {
   assert.deepEqual(found, [], show(found));
 });
 
+test("the provider and the outbox import nothing of the wallet's store", () => {
+  const found = ALL.filter((edge) => /^src\/(?:provider|dispatch)\//.test(edge.from) && edge.to.startsWith('src/stores/'));
+  assert.deepEqual(found, [], show(found));
+});
+
+test("the retry schedule and the provider's store contract import no client", () => {
+  const pure = ['src/dispatch/retry-schedule.ts', 'src/provider/store/provider-store.ts'];
+  const found = ALL.filter((edge) => pure.includes(edge.from) && edge.to.startsWith('src/clients/'));
+  assert.deepEqual(found, [], show(found));
+  for (const file of pure) assert.ok(ALL.some((edge) => edge.from === file), `${file} was read`);
+});
+
 test('src/platform imports nothing of ours from outside src/platform', () => {
   const found = ALL.filter((edge) => edge.from.startsWith('src/platform/') && !edge.to.startsWith('src/platform/'));
   assert.deepEqual(found, [], show(found));
@@ -84,7 +104,7 @@ test('a config imports no app and no server, only rules, settings and limits', (
   const allowed = (edge: Edge): boolean => {
     const folder = dirname(edge.from);
     if (/^src\/(?:protocol|ledger|game|access)\//.test(edge.to)) return true;
-    if (edge.to === 'src/stores/settings.ts' || edge.to === 'src/http/limits.ts') return true;
+    if (edge.to === 'src/platform/postgres/settings.ts' || edge.to === 'src/http/limits.ts') return true;
     // Its own folder's plain modules (the catalog, the ladders, the schemas), but no app and no server.
     return dirname(edge.to) === folder && !/-app\.ts$|\/serve-[^/]*\.ts$/.test(edge.to);
   };
@@ -111,4 +131,12 @@ test('the conformance kit imports only the protocol and the clients', () => {
   // Read, and reaching both: a rule over no imports would pass whatever the kit did.
   assert.ok(kit.some((edge) => edge.to.startsWith('src/protocol/')), 'the kit imports the protocol');
   assert.ok(kit.some((edge) => edge.to.startsWith('src/clients/')), 'the kit imports the clients');
+});
+
+test('the rules of rounds (src/rounds) import only the protocol, the games and each other', () => {
+  const rounds = ALL.filter((edge) => edge.from.startsWith('src/rounds/'));
+  const found = rounds.filter((edge) => !/^src\/(?:protocol|game|rounds)\//.test(edge.to));
+  assert.deepEqual(found, [], show(found));
+  assert.ok(rounds.some((edge) => edge.to.startsWith('src/protocol/')), 'src/rounds was read');
+  assert.ok(rounds.some((edge) => edge.to.startsWith('src/game/')), 'src/rounds imports the games');
 });

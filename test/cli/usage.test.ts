@@ -50,6 +50,7 @@ test("each group's and command's --help prints its own usage and options, on std
     [['provider', 'serve', '--help'], [/^wagerlink provider serve — /, /--config FILE +the provider's JSON config/]],
     [['openapi', '--help'], [/^wagerlink openapi — /, /wagerlink openapi operator\|provider/]],
     [['sandbox', '--help'], [/^wagerlink sandbox — /, /--provider-port P +the provider's port/]],
+    [['sandbox', 'env', '--help'], [/^wagerlink sandbox env — /, /eval "\$\(npx wagerlink sandbox env\)"/, /It prints\nsecrets/]],
   ];
   for (const [args, patterns] of cases) {
     const run = await runWagerlink(args);
@@ -91,6 +92,8 @@ test("a usage error is one line, then the usage of the command it concerns, exit
     [['sandbox', '--colour', 'red'], /^wagerlink: unknown option --colour for "sandbox"\n\n/, /^Usage:\n  wagerlink sandbox /m],
     [['sandbox', '--port'], /^wagerlink: --port needs a value\n\n/, /^Usage:\n  wagerlink sandbox /m],
     [['sandbox', '--help=yes'], /^wagerlink: --help takes no value\n\n/, /^Usage:\n  wagerlink sandbox /m],
+    // So does its env command, with its own usage line.
+    [['sandbox', 'env', '--colour', 'red'], /^wagerlink: unknown option --colour for "sandbox env"\n\n/, /^Usage:\n  wagerlink sandbox env \[--data DIR\]/m],
     // Input is checked, in words, before the database is looked for (this one does not exist).
     [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^Usage:\n  wagerlink operator players add /m],
     [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^Usage:\n  wagerlink operator players rounds /m],

@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type postgres from 'postgres';
 import type { FinalEvent, NewItem, Outbox } from '../../src/dispatch/outbox.js';
-import { openOutboxDatabase as openPostgresOutbox, PostgresOutbox } from '../../src/dispatch/postgres-outbox.js';
-import { openOutboxDatabase as openSqliteOutbox, SqliteOutbox } from '../../src/dispatch/sqlite-outbox.js';
-import { openDatabase as openPool, type PoolSettings } from '../../src/platform/postgres/open-database.js';
+import { openOutboxDatabase as openPostgresOutbox, PostgresOutbox } from '../../src/dispatch/postgres/outbox.js';
+import { openOutboxDatabase as openSqliteOutbox, SqliteOutbox } from '../../src/dispatch/sqlite/outbox.js';
+import { openDatabase as openPool } from '../../src/platform/postgres/open-database.js';
+import type { PostgresSettings } from '../../src/platform/postgres/settings.js';
 import { tempDir } from '../helpers.js';
 import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
 
@@ -148,7 +149,7 @@ function openSqlite(): OutboxDatabase {
 }
 
 /** Small pools: test files run two at a time, and a test may open three nodes. */
-export const TEST_POOL: PoolSettings = { poolSize: 2, statementTimeoutMs: 10_000, idleTimeoutS: 10, connectTimeoutS: 5 };
+export const TEST_POOL: PostgresSettings = { poolSize: 2, statementTimeoutMs: 10_000, idleTimeoutS: 10, connectTimeoutS: 5 };
 
 async function openPostgres(label: string): Promise<OutboxDatabase> {
   const schema = await freshSchema(`outbox_${label}`);

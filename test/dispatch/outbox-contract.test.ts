@@ -24,8 +24,8 @@
  *   only when the change applies, and one that throws rolls the change
  *   back, its own writes with it.
  * SQLite's own rules (the write lock, the durable-id mark) are in
- * sqlite-outbox.test.ts; PostgreSQL's nodes claiming at once are in
- * postgres-outbox.test.ts.
+ * sqlite/outbox.test.ts; PostgreSQL's nodes claiming at once are in
+ * postgres/outbox.test.ts.
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -289,7 +289,7 @@ for (const backend of OUTBOX_BACKENDS) {
         const hooked = db.node({ onFinal: (event) => void events.push(event) });
         const [sent, refused, skipped, resolved] = await enqueue(item('r-1', 'bet'), item('r-2', 'bet'), item('r-2', 'win'), item('r-3', 'bet'));
         assert.equal((await hooked.claim(NOW, 'a', LIMITS)).length, 3);
-        const ok = { status: 200, detail: 'HTTP 200', body: '{"balance":1.50}' };
+        const ok = { status: 200, detail: 'HTTP 200', balance: '1.5' };
         const refusal = { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'bet 1 exceeds balance 0.5', balance: '0.5' };
         assert.ok(await hooked.sent(sent!, 'a', ok, NOW + 1));
         assert.deepEqual(await hooked.refused(refused!, 'a', refusal, NOW + 2), { applied: true, skipped: 1 });
@@ -305,7 +305,7 @@ for (const backend of OUTBOX_BACKENDS) {
             [resolved, 'resolved', 'resolved'],
           ],
         );
-        assert.deepEqual(events[0]!.answer, ok, "a 200's text reaches the hook");
+        assert.deepEqual(events[0]!.answer, ok, "a 200's balance, as the sender read it, reaches the hook");
         assert.deepEqual(events[1]!.answer, refusal);
         assert.match(events[2]!.answer.detail, /refused \(INSUFFICIENT_FUNDS\)/);
         assert.equal(events[3]!.item.resolution, 'WAL-1');

@@ -46,7 +46,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** npm's own time-outs are long; a stuck install must still end the test (ms). */
 const npmMsMax = 120_000;
 
-// The README snippet's literal settings: those of examples/operator.env.
+// The README snippet's endpoint, and the secret and token it reads from WAGERLINK_SECRET and WAGERLINK_ACCESS_TOKENS.
 const README_ENDPOINT = 'http://127.0.0.1:8080';
 const SECRET = 'local-demo-secret-change-me';
 const ACCESS_TOKEN = 'local-demo-access-token';
@@ -241,7 +241,7 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     assert.ok(snippet.includes(`'${README_ENDPOINT}'`), `the snippet calls ${README_ENDPOINT}`);
     writeFileSync(join(app, 'book.mjs'), snippet.replace(`'${README_ENDPOINT}'`, `'${origin}'`));
     seen.length = 0;
-    const { stdout } = await run(process.execPath, ['book.mjs', LAUNCH_KEY], { cwd: app });
+    const { stdout } = await run(process.execPath, ['book.mjs', LAUNCH_KEY], { cwd: app, env: { ...cleanEnv(), WAGERLINK_SECRET: SECRET, WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN } });
     assert.equal(stdout.trim(), '101.5');
     assert.deepEqual(
       seen.map((call) => [call.path, call.headers['content-type']]),

@@ -23,7 +23,7 @@ import Database from 'better-sqlite3';
 import { createProviderClient } from '../../src/clients/provider-client.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import type { RoundRow } from '../../src/provider/store/provider-store.js';
-import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-store.js';
+import { SqliteProviderStore } from '../../src/provider/store/sqlite/provider-store.js';
 import type { TestScope } from '../harness/child-process.js';
 import { adminOverHttp, ledgerOf, makeOperator, tempDir, type Operator } from '../helpers.js';
 import {

@@ -15,7 +15,7 @@ import { request } from 'undici';
 import { createProviderClient, type ProviderClient } from '../../src/clients/provider-client.js';
 import { verifyRound } from '../../src/game/fairness.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
-import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-store.js';
+import { SqliteProviderStore } from '../../src/provider/store/sqlite/provider-store.js';
 import { adminOverHttp, ledgerOf, makeOperator, tempDir, type Operator } from '../helpers.js';
 import { exampleConfigFile, launchOf, OPERATOR_ID, startProvider, WALLET_ID, type StartedProvider } from './provider-helpers.js';
 import type { FastifyInstance } from 'fastify';

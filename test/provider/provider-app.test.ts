@@ -22,7 +22,7 @@ import { createGameService } from '../../src/provider/game-service.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import type { RoundRow } from '../../src/provider/store/provider-store.js';
-import { SqliteProviderStore } from '../../src/provider/store/sqlite-provider-store.js';
+import { SqliteProviderStore } from '../../src/provider/store/sqlite/provider-store.js';
 import { createRoundDelivery } from '../../src/provider/round-delivery.js';
 import { intervalsStartedBy, TestClock, tempDir } from '../helpers.js';
 import { testConfigFile, testWorld } from './provider-helpers.js';

@@ -23,7 +23,7 @@ import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provid
 import { roundSchedule } from '../../src/provider/round-delivery.js';
 import { DISPATCH_SCHEDULE } from '../../src/dispatch/retry-schedule.js';
 import { OPERATOR_IN_FLIGHT_MAX } from '../../src/dispatch/outbox.js';
-import { DEFAULT_POSTGRES_SETTINGS } from '../../src/stores/settings.js';
+import { DEFAULT_POSTGRES_SETTINGS } from '../../src/platform/postgres/settings.js';
 
 function operatorEnv(): Record<string, string> {
   const text = readFileSync(new URL('../../../examples/operator.env', import.meta.url), 'utf8');

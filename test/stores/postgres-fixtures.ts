@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { RulesConfig } from '../../src/ledger/rules.js';
-import type { PostgresSettings } from '../../src/stores/settings.js';
+import type { PostgresSettings } from '../../src/platform/postgres/settings.js';
 import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 
 export const DATABASE_URL = process.env.DATABASE_URL || undefined;

@@ -17,7 +17,7 @@ import { launchKeyDigest } from '../../src/ledger/rules.js';
 import { UnavailableError } from '../../src/protocol/errors.js';
 import type { TransactionRequest } from '../../src/protocol/schemas.js';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js';
-import { isRetryable, isUnavailable, ClaimLostError } from '../../src/stores/postgres/postgres-errors.js';
+import { isRetryable, isUnavailable, ClaimLostError } from '../../src/platform/postgres/errors.js';
 import { GGR, pgArray } from '../../src/stores/postgres/postgres-ledger.js';
 import { PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { migrateDatabase } from '../../src/stores/open-store.js';

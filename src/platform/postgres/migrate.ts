@@ -2,7 +2,7 @@
  * Versioned schema migrations of a PostgreSQL schema, applied in order at
  * start. Each owner of a schema keeps its own list and its own numbers (the
  * wallet's in src/stores/postgres/migrations.ts; a database the outbox has
- * to itself, src/dispatch/postgres-outbox.ts); this runner is what they
+ * to itself, src/dispatch/postgres/outbox.ts); this runner is what they
  * share. A version, once released, never changes: a new change is a new
  * version.
  *

@@ -4,20 +4,12 @@
  * time-out, and failing fast when the database is unreachable so that a
  * caller answers 503 instead of hanging. Connections are made lazily and
  * remade after a loss, so a node recovers by itself when the database is
- * back. The wallet's store (src/stores/postgres) and the outbox
- * (src/dispatch/postgres-outbox.ts) open their pools here, each under its
- * own application name.
+ * back. The wallet's store (src/stores/postgres), the provider's store
+ * (src/provider/store/postgres) and the outbox open their pools here, each
+ * with its own application name and settings as data.
  */
 import postgres from 'postgres';
-import { schemaNameProblem } from './database-names.js';
-
-/** The pool and its time-outs; src/stores/settings.ts documents each and names the defaults (DEFAULT_POSTGRES_SETTINGS). */
-export interface PoolSettings {
-  poolSize: number;
-  statementTimeoutMs: number;
-  idleTimeoutS: number;
-  connectTimeoutS: number;
-}
+import { schemaNameProblem, type PostgresSettings } from './settings.js';
 
 /**
  * A transaction left open by a stalled process releases its locks after this
@@ -25,8 +17,6 @@ export interface PoolSettings {
  * anything but the database in between.
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
-
-export { isPostgresUrl, schemaNameProblem } from './database-names.js';
 
 /** The URL without its password, for logs and CLI output. */
 export function redactUrl(url: string): string {
@@ -54,7 +44,7 @@ const SCHEMA_RACE_CODES = new Set(['23505', '42P06']);
  * Creates `schema` unless it exists, on one short-lived connection: nodes that
  * start together may race, and the loser finds it made.
  */
-export async function createSchema(url: string, schema: string, settings: PoolSettings): Promise<void> {
+export async function createSchema(url: string, schema: string, settings: PostgresSettings): Promise<void> {
   const problem = schemaNameProblem(schema);
   if (problem) throw new Error(`schema: ${problem}`);
   const sql = openDatabase(url, { ...settings, poolSize: 1 }, 'wagerlink-schema');
@@ -68,7 +58,7 @@ export async function createSchema(url: string, schema: string, settings: PoolSe
 }
 
 /** `applicationName`: what pg_stat_activity shows as the client, so that operators can find a node's connections. */
-export function openDatabase(url: string, settings: PoolSettings, applicationName: string): postgres.Sql {
+export function openDatabase(url: string, settings: PostgresSettings, applicationName: string): postgres.Sql {
   return postgres(url, {
     max: settings.poolSize,
     idle_timeout: settings.idleTimeoutS,

@@ -2,7 +2,7 @@
  * Versioned schema migrations of a SQLite database, applied in order when a
  * store opens it. Each store keeps its own list and its own numbers (the
  * wallet's in src/stores/sqlite/migrations.ts, the provider's in
- * src/provider/store/sqlite-migrations.ts); this runner is what they share. A
+ * src/provider/store/sqlite/migrations.ts); this runner is what they share. A
  * version, once released, never changes: a new change is a new version.
  *
  * The versions applied are rows of schema_migrations. Each pending version

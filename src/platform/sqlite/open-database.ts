@@ -1,7 +1,7 @@
 /**
  * Opens a SQLite database the way Wagerlink's stores need it: durable, and
  * fast within that. The wallet's store (src/stores/sqlite) and the
- * provider's round log (src/provider/store/sqlite-provider-store.ts) both open theirs
+ * provider's round log (src/provider/store/sqlite/provider-store.ts) both open theirs
  * here, so that both get the same pragmas and the same durability rule.
  */
 import { dirname } from 'node:path';
@@ -51,7 +51,7 @@ export const WAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
  * all. With the flusher the wallet's writer committed again at once, in
  * smaller batches, and measured fewer bets per second in every round
  * (docs/decisions/0002-sqlite-commit-durability.md), so the wallet no
- * longer offers it. The provider's round log (store/sqlite-provider-store.ts) commits on
+ * longer offers it. The provider's round log (store/sqlite/provider-store.ts) commits on
  * the HTTP thread and uses the flusher to keep the fsync off that thread.
  */
 export type Durability = 'full' | 'flusher';

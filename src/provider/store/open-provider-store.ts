@@ -4,22 +4,21 @@
  * postgresql://) URL is PostgreSQL, shared by any number of provider nodes;
  * anything else is a SQLite file, one process's.
  */
-import { isPostgresUrl } from '../../platform/postgres/open-database.js';
+import { DEFAULT_POSTGRES_SETTINGS, isPostgresUrl, type PostgresSettings } from '../../platform/postgres/settings.js';
 import type { Currencies } from '../../protocol/money.js';
-import { DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../../stores/settings.js';
-import { PostgresProviderStore } from './postgres-provider-store.js';
+import { PostgresProviderStore } from './postgres/provider-store.js';
 import type { ProviderStore, SeedSealing } from './provider-store.js';
-import { SqliteProviderStore, type OnFatal } from './sqlite-provider-store.js';
+import { SqliteProviderStore, type OnFatal } from './sqlite/provider-store.js';
 
 export interface OpenProviderStoreOptions {
   currencies: Currencies;
   /** Seals what a database upgraded from plain seeds still lacks (ProviderStore.sealPlainSeeds), before anything is played. */
   seeds: SeedSealing;
-  /** SQLite: called if the WAL cannot be synced (sqlite-provider-store.ts). PostgreSQL reports a failed commit on the write itself. */
+  /** SQLite: called if the WAL cannot be synced (sqlite/provider-store.ts). PostgreSQL reports a failed commit on the write itself. */
   onFatal?: OnFatal;
   /** PostgreSQL: the pool and its time-outs (default DEFAULT_POSTGRES_SETTINGS). */
   postgres?: PostgresSettings;
-  /** PostgreSQL: the schema of the provider's tables, made if missing (postgres-provider-store.ts); default the URL's search_path. */
+  /** PostgreSQL: the schema of the provider's tables, made if missing (postgres/provider-store.ts); default the URL's search_path. */
   schema?: string | undefined;
 }
 

@@ -2,7 +2,7 @@
  * Rounds of several calls (the reels game): the round row carries the
  * reels part (provider-store.ts ReelsPart), its calls have a table, and the
  * jackpot pools one of their own. The same statements run on PostgreSQL,
- * with its types (postgres-migrations.ts).
+ * with its types (postgres/migrations.ts).
  */
 export function reelsMigrationSql(types: { int: string; money: string }): string {
   const { int, money } = types;

@@ -23,7 +23,7 @@
  */
 import assert, { AssertionError } from 'node:assert/strict';
 import type { CallSignal } from '../../platform/postgres/call-deadlines.js';
-import { isRetryable, isUnavailable } from './postgres-errors.js';
+import { isRetryable, isUnavailable } from '../../platform/postgres/errors.js';
 
 /** A batch runner's answer for a call that must wait for the next batch. */
 export const DEFER = Symbol('defer');

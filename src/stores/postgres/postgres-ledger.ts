@@ -94,7 +94,7 @@ import type {
 import { DAY_MS } from '../store.js';
 import type { HotOperationName, OperationArgs } from '../operations.js';
 import { ABANDONED, DEFER } from './hot-batcher.js';
-import { ClaimLostError } from './postgres-errors.js';
+import { ClaimLostError } from '../../platform/postgres/errors.js';
 import { verifyLedger } from './verify-ledger.js';
 import { audited } from '../../staff/postgres-staff.js';
 import { WalletMemory, type PlayerChange, type PlayerRow, type RoundRow, type SessionRow } from './wallet-memory.js';

@@ -1,5 +1,6 @@
 /**
- * The PostgreSQL WalletStore: a pool of connections (open-database.ts) and
+ * The PostgreSQL WalletStore: a pool of connections (src/platform/postgres/
+ * open-database.ts, under WALLET_APPLICATION_NAME) and
  * the ledger (postgres-ledger.ts), with what sits between them and the HTTP
  * layer: a bound on calls in flight, the few retries PostgreSQL asks for,
  * and the mapping of database failures to UnavailableError (503).
@@ -33,9 +34,10 @@ import type {
 } from '../store.js';
 import type { AuditEntry } from '../../access/staff.js';
 import { migrate } from './migrations.js';
-import { openDatabase, redactUrl } from './open-database.js';
-import { callTimeoutMs, DEFAULT_POSTGRES_SETTINGS, type PostgresSettings, type StoreOptions } from '../settings.js';
-import { isRetryable, isUnavailable } from './postgres-errors.js';
+import { openDatabase, redactUrl } from '../../platform/postgres/open-database.js';
+import { callTimeoutMs, DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../../platform/postgres/settings.js';
+import type { StoreOptions } from '../settings.js';
+import { isRetryable, isUnavailable } from '../../platform/postgres/errors.js';
 import { BATCH_CALLS_MAX, HotBatcher } from './hot-batcher.js';
 import { CallDeadlines, type CallSignal } from '../../platform/postgres/call-deadlines.js';
 import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
@@ -52,6 +54,9 @@ export interface PostgresStoreOptions extends StoreOptions {
 
 /** inflightCallsMax's default (calls): about a second of work for a small database, well inside the provider's wait. */
 export const INFLIGHT_CALLS_MAX = 2_000;
+
+/** What the database sees as the wallet's client: pg_stat_activity shows it, and operators can find a node's connections. */
+export const WALLET_APPLICATION_NAME = 'wagerlink-operator';
 
 /**
  * A call whose transaction was aborted so that another could go on is run
@@ -115,7 +120,7 @@ export class PostgresStore implements WalletStore {
   /** Connects, applies pending migrations (safe with several nodes starting at once) and returns the store. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const settings = { ...DEFAULT_POSTGRES_SETTINGS, ...options.settings };
-    const sql = openDatabase(options.url, settings);
+    const sql = openDatabase(options.url, settings, WALLET_APPLICATION_NAME);
     try {
       await migrate(sql);
     } catch (error) {
@@ -278,7 +283,7 @@ export class PostgresStore implements WalletStore {
    */
   verify(): Promise<VerifyReport> {
     return this.run(async () => {
-      const client = openDatabase(this.connection.url, { ...this.connection.settings, poolSize: 1 });
+      const client = openDatabase(this.connection.url, { ...this.connection.settings, poolSize: 1 }, WALLET_APPLICATION_NAME);
       this.verifiers.add(client);
       try {
         return await this.ledger.verify(client);

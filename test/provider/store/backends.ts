@@ -12,10 +12,10 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { DEFAULT_POSTGRES_SETTINGS } from '../../../src/stores/settings.js';
-import { PostgresProviderStore } from '../../../src/provider/store/postgres-provider-store.js';
+import { DEFAULT_POSTGRES_SETTINGS } from '../../../src/platform/postgres/settings.js';
+import { PostgresProviderStore } from '../../../src/provider/store/postgres/provider-store.js';
 import type { ProviderStore } from '../../../src/provider/store/provider-store.js';
-import { SqliteProviderStore } from '../../../src/provider/store/sqlite-provider-store.js';
+import { SqliteProviderStore } from '../../../src/provider/store/sqlite/provider-store.js';
 import { tempDir } from '../../helpers.js';
 import { freshSchema, POSTGRES_UNAVAILABLE } from '../../stores/postgres-fixtures.js';
 

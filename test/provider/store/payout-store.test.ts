@@ -18,7 +18,7 @@ import { realSession } from './store-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const CAMPAIGN = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
-const OK = (body: string): Answer => ({ status: 200, detail: 'HTTP 200', body });
+const OK = (balance: string): Answer => ({ status: 200, detail: 'HTTP 200', balance });
 
 const payoutOf = (overrides: Partial<NewPayout> = {}): NewPayout => ({
   payoutId: randomUUID(),
@@ -127,7 +127,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await store.durable();
       const claimed = await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
       assert.equal(claimed.length, 3);
-      assert.ok(await store.outbox.sent(paid!.dispatchItemId, 'node', OK('{"balance":167.44}'), NOW + 1));
+      assert.ok(await store.outbox.sent(paid!.dispatchItemId, 'node', OK('167.44'), NOW + 1));
       const refusal = { status: 404, code: 'SESSION_NOT_FOUND', detail: 'no session 3f8e…' };
       assert.ok((await store.outbox.refused(refused!.dispatchItemId, 'node', refusal, NOW + 2)).applied);
       await store.outbox.retryLater(resolved!.dispatchItemId, 'node', NOW + 10, { status: 503, detail: 'busy' });
@@ -161,7 +161,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await store.durable();
       await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
       await opened.breakWrites('payouts', 'UPDATE', 'finish failed');
-      await assert.rejects(store.outbox.sent(written.payout.dispatchItemId, 'node', OK('{"balance":1}'), NOW + 1), /finish failed/);
+      await assert.rejects(store.outbox.sent(written.payout.dispatchItemId, 'node', OK('1'), NOW + 1), /finish failed/);
       await store.durable();
       assert.equal((await store.payout(written.payout.payoutId))!.status, 'pending');
       assert.equal((await store.outbox.item(written.payout.dispatchItemId))!.status, 'pending');

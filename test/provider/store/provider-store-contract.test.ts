@@ -15,14 +15,14 @@
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { CLAIM_LIMITS } from '../../../src/dispatch/outbox.js';
+import { CLAIM_LIMITS, type Answer } from '../../../src/dispatch/outbox.js';
 import type { GameSessionRow, NewRound, ProviderStore } from '../../../src/provider/store/provider-store.js';
 import { PROVIDER_STORE_BACKENDS, type OpenedProviderStore } from './backends.js';
 import { begun, realRound, realSession, SEED, sealedNext } from './store-fixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const NEXT_SEED = 'ef'.repeat(32);
-const OK = (body: string) => ({ status: 200, detail: 'HTTP 200', body });
+const OK = (balance: string): Answer => ({ status: 200, detail: 'HTTP 200', balance });
 
 for (const backend of PROVIDER_STORE_BACKENDS) {
   describe(`provider store contract: ${backend.name}`, { skip: backend.unavailable }, () => {
@@ -92,7 +92,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       const finished: number[] = [];
       const stop = store.onRoundFinished((round) => finished.push(round.pk));
       try {
-        assert.ok(await store.outbox.sent(won!.dispatchItemId!, 'node', OK('{"balance":98.5}'), NOW + 1));
+        assert.ok(await store.outbox.sent(won!.dispatchItemId!, 'node', OK('98.5'), NOW + 1));
         const refusal = { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'bet 1 exceeds balance 0.4', balance: '0.4' };
         assert.ok((await store.outbox.refused(refused!.dispatchItemId!, 'node', refusal, NOW + 2)).applied);
         // Settled by hand: it needs no lease, only none in flight.
@@ -119,7 +119,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       const odd = begun(await store.beginRealRound(roundOf(session, 3), sealedNext(SEED)));
       await store.durable();
       await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
-      await store.outbox.sent(odd.dispatchItemId!, 'node', OK('{"balance":1.005}'), NOW + 4);
+      await store.outbox.sent(odd.dispatchItemId!, 'node', OK('1.005'), NOW + 4);
       await store.durable();
       assert.deepEqual(await committedRound(odd.pk), { status: 'settled', refusal_code: null, refusal_detail: null, balance_after: null, attempts: 1n });
       assert.equal((await committedSession(session.pk))!.balance, 9_850n);
@@ -153,7 +153,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await store.durable();
       await store.outbox.claim(NOW, 'node', { ...CLAIM_LIMITS, leaseMs: 1_000 });
       const mend = await opened.breakWrites('rounds', 'UPDATE', 'the round log refused the update');
-      await assert.rejects(store.outbox.sent(round.dispatchItemId!, 'node', OK('{"balance":1}'), NOW + 1), /refused the update/);
+      await assert.rejects(store.outbox.sent(round.dispatchItemId!, 'node', OK('1'), NOW + 1), /refused the update/);
       await assert.rejects(store.outbox.refused(round.dispatchItemId!, 'node', { status: 409, detail: 'no' }, NOW + 1), /refused the update/);
       await store.durable();
       assert.deepEqual((await committedItems()).map((one) => one.status), ['pending']);
@@ -161,7 +161,7 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await mend();
       const [again] = await store.outbox.claim(NOW + 1_000, 'node', CLAIM_LIMITS);
       assert.equal(again?.id, round.dispatchItemId);
-      assert.ok(await store.outbox.sent(again!.id, 'node', OK('{"balance":1}'), NOW + 1_001));
+      assert.ok(await store.outbox.sent(again!.id, 'node', OK('1'), NOW + 1_001));
       await store.durable();
       assert.equal((await committedRound(round.pk))!.status, 'settled');
     });

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { CLAIM_LIMITS } from '../../../src/dispatch/outbox.js';
 import { RoundCompletion } from '../../../src/provider/round-completion.js';
-import { PostgresProviderStore } from '../../../src/provider/store/postgres-provider-store.js';
+import { PostgresProviderStore } from '../../../src/provider/store/postgres/provider-store.js';
 import type { GameSessionRow, NewReelsRound } from '../../../src/provider/store/provider-store.js';
 import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../../stores/postgres-fixtures.js';
 import { PROVIDER_TEST_POOL } from './backends.js';
@@ -102,13 +102,13 @@ test("a feature's last free spin on one node racing the base spin's answer on th
   for (let trial = 0; trial < 10; trial++) {
     const round = begun(await a.beginReelsRound(reelsRound(await session(a), { freeSpins: 10 }), sealedNext(SEED)));
     await a.outbox.claim(NOW + 60_000, 'node-a', CLAIM_LIMITS);
-    assert.ok(await a.outbox.sent(round.dispatchItemId!, 'node-a', { status: 200, detail: 'ok', body: '{"balance":99}' }, NOW + 1));
+    assert.ok(await a.outbox.sent(round.dispatchItemId!, 'node-a', { status: 200, detail: 'ok', balance: '99' }, NOW + 1));
     // Other tests' items may be due too: this round's are found by its key.
     const baseItem = (await b.outbox.claim(NOW + 60_000, 'node-b', CLAIM_LIMITS)).find((item) => item.orderingKey === round.roundId);
     assert.ok(baseItem);
     // The answer of the base spin's call on node b, the last free spins on node a, at once.
     const [sent, spun] = await Promise.all([
-      b.outbox.sent(baseItem.id, 'node-b', { status: 200, detail: 'ok', body: '{"balance":99}' }, NOW + 2),
+      b.outbox.sent(baseItem.id, 'node-b', { status: 200, detail: 'ok', balance: '99' }, NOW + 2),
       a.playFreeSpins(round.pk, 0, 10, NOW + 2, SEED),
     ]);
     assert.ok(sent && spun.ok);
@@ -117,7 +117,7 @@ test("a feature's last free spin on one node racing the base spin's answer on th
     const items = (await a.outbox.list({ status: 'pending' })).filter((item) => item.orderingKey === round.roundId);
     assert.equal(items.length, 1, `trial ${trial}: the feature's call, once`);
     const featureItem = (await a.outbox.claim(NOW + 60_000, 'node-a', CLAIM_LIMITS)).find((item) => item.orderingKey === round.roundId);
-    await a.outbox.sent(featureItem!.id, 'node-a', { status: 200, detail: 'ok', body: '{"balance":101}' }, NOW + 3);
+    await a.outbox.sent(featureItem!.id, 'node-a', { status: 200, detail: 'ok', balance: '101' }, NOW + 3);
     assert.equal((await a.round(round.pk)).status, 'settled');
   }
 });

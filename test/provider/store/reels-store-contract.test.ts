@@ -12,14 +12,14 @@
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { CLAIM_LIMITS } from '../../../src/dispatch/outbox.js';
+import { CLAIM_LIMITS, type Answer } from '../../../src/dispatch/outbox.js';
 import type { GameSessionRow, NewReelsRound, ProviderStore, RoundRow } from '../../../src/provider/store/provider-store.js';
 import { PROVIDER_STORE_BACKENDS, type OpenedProviderStore } from './backends.js';
 import { begun, realSession, SEED, sealedNext, TEST_KEYRING } from './store-fixtures.js';
 import { commitment } from '../../../src/game/fairness.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
-const OK = (balance: string) => ({ status: 200, detail: 'HTTP 200', body: `{"balance":${balance}}` });
+const OK = (balance: string): Answer => ({ status: 200, detail: 'HTTP 200', balance });
 const POOL_SEED = 5_000n;
 
 interface Shape {

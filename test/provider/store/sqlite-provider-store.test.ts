@@ -20,11 +20,11 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { CLAIM_LIMITS } from '../../../src/dispatch/outbox.js';
+import { CLAIM_LIMITS, type Answer } from '../../../src/dispatch/outbox.js';
 import { migrate } from '../../../src/platform/sqlite/migrate.js';
 import { openDatabase } from '../../../src/platform/sqlite/open-database.js';
 import type { GameSessionRow } from '../../../src/provider/store/provider-store.js';
-import { PROVIDER_MIGRATIONS, SqliteProviderStore } from '../../../src/provider/store/sqlite-provider-store.js';
+import { PROVIDER_MIGRATIONS, SqliteProviderStore } from '../../../src/provider/store/sqlite/provider-store.js';
 import { tempDir } from '../../helpers.js';
 import { until, walState } from '../../platform/sqlite/wal-state.js';
 import { begun, realRound, realSession, SEED, sealedNext } from './store-fixtures.js';
@@ -195,7 +195,7 @@ test('what a turn committed is copied into the database file in the background, 
 
 const committedItems = () => other.prepare('SELECT id, status, ordering_key FROM dispatch_items ORDER BY id').all() as { id: number; status: string; ordering_key: string }[];
 const committedStatus = (pk: number) => other.prepare('SELECT status FROM rounds WHERE id = ?').pluck().get(pk);
-const OK = (body: string) => ({ status: 200, detail: 'HTTP 200', body });
+const OK = (balance: string): Answer => ({ status: 200, detail: 'HTTP 200', balance });
 
 test("a turn's rollback takes a real round and its request in the outbox with it", async () => {
   const session = await openSession();
@@ -252,7 +252,7 @@ test('an outcome joins the open turn: neither it nor the round it finishes is co
   const session = await openSession();
   const round = begun(await store.beginRealRound(roundOf(session, 0), sealedNext(SEED)));
   await store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
-  assert.ok(await store.outbox.sent(round.dispatchItemId!, 'node', OK('{"balance":98.5}'), NOW + 1));
+  assert.ok(await store.outbox.sent(round.dispatchItemId!, 'node', OK('98.5'), NOW + 1));
   assert.equal((await store.round(round.pk)).status, 'settled', 'this connection reads its own turn');
   assert.equal(committedStatus(round.pk), 'pending');
   assert.deepEqual(committedItems().map((one) => one.status), ['pending']);
@@ -274,11 +274,11 @@ test('a crash between the final answer on the item and the round it settles keep
     store.db.function('crash', () => process.kill(process.pid, 'SIGKILL'));
     store.db.exec('CREATE TEMP TRIGGER crash_before_round BEFORE UPDATE OF status ON rounds BEGIN SELECT crash(); END');
     const [item] = await store.outbox.claim(Number(now), 'child', { batchSizeMax: 1, operatorInFlightMax: 1, leaseMs: 1 });
-    await store.outbox.sent(item.id, 'child', { status: 200, detail: 'HTTP 200', body: '{"balance":1}' }, Number(now));
+    await store.outbox.sent(item.id, 'child', { status: 200, detail: 'HTTP 200', balance: '1' }, Number(now));
     await store.durable();
     console.log('the process lived on');
   `;
-  const storeUrl = new URL('../../../src/provider/store/sqlite-provider-store.js', import.meta.url).href;
+  const storeUrl = new URL('../../../src/provider/store/sqlite/provider-store.js', import.meta.url).href;
   const ran = spawnSync(process.execPath, ['--input-type=module', '-e', child, storeUrl, path, String(NOW + 1)], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(ran.signal, 'SIGKILL', `${ran.stdout}${ran.stderr}`);
 
@@ -289,7 +289,7 @@ test('a crash between the final answer on the item and the round it settles keep
   assert.equal((await store.round(round.pk)).status, 'pending');
   const [again] = await store.outbox.claim(NOW + 2, 'node', CLAIM_LIMITS);
   assert.equal(again?.id, round.dispatchItemId);
-  assert.ok(await store.outbox.sent(again!.id, 'node', OK('{"balance":1}'), NOW + 3));
+  assert.ok(await store.outbox.sent(again!.id, 'node', OK('1'), NOW + 3));
   assert.equal((await store.round(round.pk)).status, 'settled');
   assert.equal((await store.round(round.pk)).attempts, 2);
 });

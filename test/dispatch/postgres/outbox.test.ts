@@ -1,5 +1,5 @@
 /**
- * Proves what only the PostgreSQL outbox (src/dispatch/postgres-outbox.ts)
+ * Proves what only the PostgreSQL outbox (src/dispatch/postgres/outbox.ts)
  * has to prove; its contract is proved with every backend's in
  * outbox-contract.test.ts:
  * - three nodes, each on a pool of its own, claim and answer at the same
@@ -22,13 +22,13 @@
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClaimLimits, NewItem, Outbox, OutboxItem } from '../../src/dispatch/outbox.js';
-import { CONFLICT_RETRIES_MAX, OUTBOX_MIGRATION, PostgresOutbox } from '../../src/dispatch/postgres-outbox.js';
-import { migrate } from '../../src/platform/postgres/migrate.js';
-import { openDatabase } from '../../src/platform/postgres/open-database.js';
-import { mulberry32 } from '../harness/seeded-random.js';
-import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../stores/postgres-fixtures.js';
-import { OUTBOX_BACKENDS, TEST_POOL, type OutboxDatabase } from './outbox-backends.js';
+import type { ClaimLimits, NewItem, Outbox, OutboxItem } from '../../../src/dispatch/outbox.js';
+import { CONFLICT_RETRIES_MAX, OUTBOX_MIGRATION, PostgresOutbox } from '../../../src/dispatch/postgres/outbox.js';
+import { migrate } from '../../../src/platform/postgres/migrate.js';
+import { openDatabase } from '../../../src/platform/postgres/open-database.js';
+import { mulberry32 } from '../../harness/seeded-random.js';
+import { freshSchema, POSTGRES_UNAVAILABLE, type Schema } from '../../stores/postgres-fixtures.js';
+import { OUTBOX_BACKENDS, TEST_POOL, type OutboxDatabase } from '../outbox-backends.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const postgresBackend = OUTBOX_BACKENDS.find((backend) => backend.name === 'postgres');

@@ -4,13 +4,13 @@
  * (src/platform/sqlite/migrate.ts); the outbox's table is one of them, so
  * that a round or a payout and its request commit in one transaction.
  */
-import { STAFF_SCHEMA_SQLITE } from '../../staff/staff-schema.js';
+import { STAFF_SCHEMA_SQLITE } from '../../../staff/staff-schema.js';
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import { OUTBOX_MIGRATION } from '../../dispatch/sqlite-outbox.js';
-import { recordApplied, type Migration } from '../../platform/sqlite/migrate.js';
-import { reelsMigrationSql } from './reels-migration.js';
-import { SEALED_SEEDS_MIGRATION } from './provider-store.js';
+import { OUTBOX_MIGRATION } from '../../../dispatch/sqlite/outbox.js';
+import { recordApplied, type Migration } from '../../../platform/sqlite/migrate.js';
+import { reelsMigrationSql } from '../reels-migration.js';
+import { SEALED_SEEDS_MIGRATION } from '../provider-store.js';
 
 const REELS_MIGRATION_SQL = reelsMigrationSql({ int: 'INTEGER', money: 'INTEGER' });
 

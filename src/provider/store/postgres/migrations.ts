@@ -1,6 +1,6 @@
 /**
  * The provider store's PostgreSQL schema: the same tables as SQLite
- * (sqlite-migrations.ts), in the schema the database URL's search_path
+ * (../sqlite/migrations.ts), in the schema the database URL's search_path
  * names, numbered apart from the wallet's and run by the shared runner
  * (src/platform/postgres/migrate.ts), under its advisory lock, so that
  * several provider nodes starting together migrate once. The outbox's table
@@ -14,11 +14,11 @@
  * The store reads them as text and converts them to bigint (amounts) or
  * checked safe integers (ids, times).
  */
-import { STAFF_SCHEMA_POSTGRES } from '../../staff/staff-schema.js';
-import type { Migration } from '../../platform/postgres/migrate.js';
-import { OUTBOX_MIGRATION } from '../../dispatch/postgres-outbox.js';
-import { reelsMigrationSql } from './reels-migration.js';
-import { SEALED_SEEDS_MIGRATION } from './provider-store.js';
+import { STAFF_SCHEMA_POSTGRES } from '../../../staff/staff-schema.js';
+import type { Migration } from '../../../platform/postgres/migrate.js';
+import { OUTBOX_MIGRATION } from '../../../dispatch/postgres/outbox.js';
+import { reelsMigrationSql } from '../reels-migration.js';
+import { SEALED_SEEDS_MIGRATION } from '../provider-store.js';
 
 export const POSTGRES_PROVIDER_MIGRATIONS: readonly Migration[] = [
   {

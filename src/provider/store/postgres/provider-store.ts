@@ -2,7 +2,7 @@
  * The provider store (provider-store.ts) on PostgreSQL, for any number of
  * provider nodes sharing one database: game sessions, the round log,
  * free-bet campaigns and payouts, with the outbox (src/dispatch/
- * postgres-outbox.ts) in the same schema.
+ * postgres/outbox.ts) in the same schema.
  *
  * Every write method is one database transaction, its conditions checked
  * inside it by conditional updates, unique constraints and locks, never a
@@ -41,37 +41,35 @@
  * committed, so that what was answered 503 is not applied later (unless
  * its COMMIT was already on its way: every request is safe to resend).
  */
-import type { Refusal } from '../../protocol/errors.js';
-import { insertAudit, PostgresStaff, scopeCondition } from '../../staff/postgres-staff.js';
-import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
-import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
+import type { Refusal } from '../../../protocol/errors.js';
+import { insertAudit, PostgresStaff, scopeCondition } from '../../../staff/postgres-staff.js';
+import type { AuditEntry, StaffListing, StaffTokenFound } from '../../../access/staff.js';
+import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../../staff/staff-commands.js';
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
-import type { FinalEvent } from '../../dispatch/outbox.js';
-import { CONFLICT_RETRIES_MAX, PostgresOutbox } from '../../dispatch/postgres-outbox.js';
-import { migrate } from '../../platform/postgres/migrate.js';
-import { createSchema, openDatabase, urlInSchema, type PoolSettings } from '../../platform/postgres/open-database.js';
-import { isConflict, isUnavailable } from '../../platform/postgres/postgres-errors.js';
-import { UnavailableError } from '../../protocol/errors.js';
-import { callTimeoutMs } from '../../stores/settings.js';
-import { CallDeadlines, type CallDeadline } from '../../platform/postgres/call-deadlines.js';
-import { CURRENCIES, type Currencies } from '../../protocol/money.js';
-import { POSTGRES_PROVIDER_MIGRATIONS } from './postgres-migrations.js';
+import type { FinalEvent } from '../../../dispatch/outbox.js';
+import { CONFLICT_RETRIES_MAX, PostgresOutbox } from '../../../dispatch/postgres/outbox.js';
+import { migrate } from '../../../platform/postgres/migrate.js';
+import { createSchema, openDatabase, urlInSchema } from '../../../platform/postgres/open-database.js';
+import { isConflict, isUnavailable } from '../../../platform/postgres/errors.js';
+import { UnavailableError } from '../../../protocol/errors.js';
+import { callTimeoutMs, type PostgresSettings } from '../../../platform/postgres/settings.js';
+import { CallDeadlines, type CallDeadline } from '../../../platform/postgres/call-deadlines.js';
+import { CURRENCIES, type Currencies } from '../../../protocol/money.js';
+import { roundsUsedIn } from './campaigns.js';
+import { POSTGRES_PROVIDER_MIGRATIONS } from './migrations.js';
+import { payoutIn, payoutsSelect } from './payouts.js';
+import { enqueueCall, insertRound, returnToPool, roundsSelect } from './rounds.js';
+import { callOf, campaignOf, inScope, int, money, payoutOf, roundOf, sessionOf } from './rows.js';
+import { sessionIn } from './sessions.js';
+import { PAYOUT_REQUEST, payoutRequest, ROUND_REQUEST } from '../../../rounds/bodies.js';
+import { assertRevealable, featureDone, reelsCallStep } from '../../../rounds/completion.js';
+import { payoutOutcomeOf, roundOutcomeOf } from '../../../rounds/outcomes.js';
+import { freeRoundFits, sameCampaign, samePayout } from '../../../rounds/sameness.js';
 import {
-  assertRevealable,
-  featureDone,
-  freeRoundFits,
-  reelsCallStep,
-  PAYOUT_REQUEST,
-  payoutOutcomeOf,
-  payoutRequest,
-  ROUND_REQUEST,
-  roundOutcomeOf,
   rowReaders,
-  sameCampaign,
-  samePayout,
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
@@ -92,7 +90,7 @@ import {
   type RoundStatus,
   type RoundWrite,
   type SeedSealing,
-} from './provider-store.js';
+} from '../provider-store.js';
 
 /**
  * Rows one transaction of sealPlainSeeds seals: a few hundred statements,
@@ -110,28 +108,6 @@ export const PROVIDER_APPLICATION_NAME = 'wagerlink-provider';
  */
 const ROUND_FINISHED_CHANNEL = 'wagerlink_provider_round_finished';
 
-/** A row as postgres.js reads it: int8 columns arrive as text, int4 as numbers. */
-
-/** Ids, nonces and epoch milliseconds are well within 2^53: plain numbers, checked. */
-function int(value: unknown): number {
-  const number = Number(value as string | number);
-  assert.ok(Number.isSafeInteger(number), `${String(value)} is a safe integer`);
-  return number;
-}
-
-const intOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : int(value));
-const money = (value: unknown): bigint => BigInt(value as string);
-const moneyOrNull = (value: unknown): bigint | null => (value === null ? null : BigInt(value as string));
-
-// postgres.js gives int8 columns as text and booleans as booleans.
-const { sessionOf, roundOf, payoutOf, campaignOf, callOf } = rowReaders({
-  int,
-  intOrNull,
-  money,
-  moneyOrNull,
-  booleanOrNull: (value) => value as boolean | null,
-});
-
 export interface PostgresProviderStoreOptions {
   /** postgres://... ; its search_path, if any, names the schema, unless `schema` does. */
   url: string;
@@ -142,7 +118,7 @@ export interface PostgresProviderStoreOptions {
    * `schema_migrations`) in their own schema.
    */
   schema?: string | undefined;
-  settings: PoolSettings;
+  settings: PostgresSettings;
   /** The currencies whose decimals read an operator's balances (the config's); default ISO 4217 and the default crypto codes. */
   currencies?: Currencies;
 }
@@ -151,11 +127,6 @@ export interface PostgresProviderStoreOptions {
 interface Finishing {
   dbTx: postgres.TransactionSql | undefined;
   rounds: RoundRow[];
-}
-
-/** A row's operator is in a scope (a staff account's operators), or every row when the scope is null. */
-function inScope(sql: postgres.Sql, alias: string, operators: readonly string[] | null) {
-  return scopeCondition(sql, operators, `${alias}.operator_id`);
 }
 
 export class PostgresProviderStore implements ProviderStore {
@@ -854,74 +825,9 @@ export class PostgresProviderStore implements ProviderStore {
   }
 }
 
-type Querier = postgres.Sql | postgres.TransactionSql;
-
-/** The error as a 503 when the database, not the call, is the problem (postgres-errors.ts); else as it is. */
+/** The error as a 503 when the database, not the call, is the problem (src/platform/postgres/errors.ts); else as it is. */
 function unavailableOr(error: unknown): unknown {
   if (!isUnavailable(error)) return error;
   return new UnavailableError(`the provider's database is unavailable: ${(error as Error).message}; nothing was applied`, { cause: error });
 }
 
-async function sessionIn(db: Querier, pk: number): Promise<GameSessionRow> {
-  const [row] = await db<Row[]>`SELECT * FROM game_sessions WHERE id = ${pk}`;
-  assert.ok(row, `game session ${pk} exists`);
-  return sessionOf(row);
-}
-
-async function roundsUsedIn(db: Querier, campaignId: string, operatorId: string, playerId: string): Promise<number> {
-  const [row] = await db<{ used: string }[]>`
-    SELECT count(*) AS used FROM rounds WHERE campaign_id = ${campaignId} AND operator_id = ${operatorId} AND player_id = ${playerId} AND status <> 'refused'`;
-  return int(row!.used);
-}
-
-/** A round as read: its outbox item's attempts while it is pending. */
-function roundsSelect(db: Querier) {
-  return db`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id`;
-}
-
-/** A payout as read, with its outbox item's attempts. */
-function payoutsSelect(db: Querier) {
-  return db`SELECT p.*, d.attempts AS item_attempts FROM payouts p JOIN dispatch_items d ON d.id = p.dispatch_item_id`;
-}
-
-async function payoutIn(db: Querier, payoutId: string): Promise<PayoutRow | undefined> {
-  const [row] = await db<Row[]>`${payoutsSelect(db)} WHERE p.payout_id = ${payoutId}`;
-  return row && payoutOf(row);
-}
-
-/** Enqueues a waiting call of a round (once: the conditional update claims it). Runs in the caller's database transaction. */
-async function enqueueCall(dbTx: postgres.TransactionSql, round: RoundRow, index: number, now: number): Promise<void> {
-  const [call] = await dbTx<Row[]>`SELECT request_body FROM round_calls WHERE round_pk = ${round.pk} AND call_index = ${index} AND status = 'waiting' FOR UPDATE`;
-  if (call === undefined) return;
-  const item = await PostgresOutbox.enqueue(
-    dbTx,
-    { operatorId: round.operatorId, orderingKey: round.roundId, kind: 'win', path: ROUND_REQUEST.path, body: call.request_body as string },
-    now,
-  );
-  await dbTx`UPDATE round_calls SET status = 'pending', dispatch_item_id = ${item.id} WHERE round_pk = ${round.pk} AND call_index = ${index} AND status = 'waiting'`;
-}
-
-/** A refused bet's round gives back what it took from the pool: its contribution, or the pool it won less the seed it left. Never below 0. */
-async function returnToPool(dbTx: postgres.TransactionSql, round: RoundRow): Promise<void> {
-  const reels = round.reels!;
-  const back = reels.jackpotWinMinor === null ? -reels.jackpotContributionMinor : reels.jackpotWinMinor - reels.jackpotContributionMinor - reels.jackpotSeedMinor;
-  await dbTx`UPDATE jackpot_pools SET amount = GREATEST(amount + ${back.toString()}::bigint, 0)
-    WHERE operator_id = ${round.operatorId} AND game = ${round.game} AND currency = ${round.currency}`;
-}
-
-function insertRound(
-  dbTx: postgres.TransactionSql,
-  round: NewRound,
-  state: { status: RoundStatus; balanceAfterMinor: bigint | null; dispatchItemId: number | null; settledAt: number | null },
-) {
-  return dbTx<Row[]>`
-    INSERT INTO rounds
-      (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-       chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after,
-       dispatch_item_id, created_at, settled_at)
-    VALUES (${round.roundId}, ${round.sessionPk}, ${round.mode}, ${round.operatorId}, ${round.playerId}, ${round.game}, ${round.currency},
-      ${round.betMinor.toString()}, ${round.winMinor.toString()}, ${round.betTxId}, ${round.winTxId}, ${round.campaignId}, ${round.campaignFinished},
-      ${round.chancePct}, ${round.threshold}, ${round.roll}, ${round.serverSeed}, ${round.sealedSeed}, ${round.serverSeedHash}, ${round.clientSeed}, ${round.nonce},
-      ${round.requestBody}, ${state.status}, ${state.balanceAfterMinor?.toString() ?? null}, ${state.dispatchItemId}, ${round.createdAt}, ${state.settledAt})
-    RETURNING *`;
-}

@@ -1,5 +1,5 @@
 /**
- * Proves what only the SQLite outbox (src/dispatch/sqlite-outbox.ts) does;
+ * Proves what only the SQLite outbox (src/dispatch/sqlite/outbox.ts) does;
  * its contract is proved with every backend's in outbox-contract.test.ts:
  * - a claim never runs inside an open database transaction of its
  *   connection (it would see, and send, rows that may still roll back);
@@ -9,9 +9,9 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { CLAIM_LIMITS, type NewItem } from '../../src/dispatch/outbox.js';
-import { openOutboxDatabase, SqliteOutbox } from '../../src/dispatch/sqlite-outbox.js';
-import { tempDir } from '../helpers.js';
+import { CLAIM_LIMITS, type NewItem } from '../../../src/dispatch/outbox.js';
+import { openOutboxDatabase, SqliteOutbox } from '../../../src/dispatch/sqlite/outbox.js';
+import { tempDir } from '../../helpers.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const temp = tempDir('wagerlink-sqlite-outbox-');

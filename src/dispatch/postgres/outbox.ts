@@ -26,9 +26,10 @@
  */
 import assert from 'node:assert/strict';
 import type postgres from 'postgres';
-import { migrate, type Migration } from '../platform/postgres/migrate.js';
-import { openDatabase, type PoolSettings } from '../platform/postgres/open-database.js';
-import { isConflict } from '../platform/postgres/postgres-errors.js';
+import { migrate, type Migration } from '../../platform/postgres/migrate.js';
+import { openDatabase } from '../../platform/postgres/open-database.js';
+import type { PostgresSettings } from '../../platform/postgres/settings.js';
+import { isConflict } from '../../platform/postgres/errors.js';
 import {
   LIST_MAX,
   type AfterRefusal,
@@ -41,8 +42,8 @@ import {
   type NewItem,
   type Outbox,
   type OutboxItem,
-} from './outbox.js';
-import type { ItemKind } from './retry-schedule.js';
+} from '../outbox.js';
+import type { ItemKind } from '../retry-schedule.js';
 
 export const OUTBOX_MIGRATION: Omit<Migration, 'version'> = {
   name: 'dispatch-outbox',
@@ -86,7 +87,7 @@ export const OUTBOX_APPLICATION_NAME = 'wagerlink-outbox';
  * Opens (and migrates) a pool on a database or schema that holds the outbox
  * alone; the caller ends it (`sql.end()`).
  */
-export async function openOutboxDatabase(url: string, settings: PoolSettings): Promise<postgres.Sql> {
+export async function openOutboxDatabase(url: string, settings: PostgresSettings): Promise<postgres.Sql> {
   const sql = openDatabase(url, settings, OUTBOX_APPLICATION_NAME);
   try {
     await migrate(sql, [{ version: 1, ...OUTBOX_MIGRATION }]);

@@ -23,8 +23,8 @@
  */
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import { migrate, type Migration } from '../platform/sqlite/migrate.js';
-import { openDatabase } from '../platform/sqlite/open-database.js';
+import { migrate, type Migration } from '../../platform/sqlite/migrate.js';
+import { openDatabase } from '../../platform/sqlite/open-database.js';
 import {
   LIST_MAX,
   type AfterRefusal,
@@ -37,8 +37,8 @@ import {
   type NewItem,
   type Outbox,
   type OutboxItem,
-} from './outbox.js';
-import type { ItemKind } from './retry-schedule.js';
+} from '../outbox.js';
+import type { ItemKind } from '../retry-schedule.js';
 
 export const OUTBOX_MIGRATION: Omit<Migration, 'version'> = {
   name: 'dispatch-outbox',

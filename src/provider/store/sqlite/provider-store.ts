@@ -11,7 +11,7 @@
  *
  * A real round is written `pending`, with the exact /transaction body, and
  * that body is enqueued in the durable outbox (src/dispatch, its table in
- * sqlite-migrations.ts) in the same database transaction, before any attempt (the
+ * migrations.ts) in the same database transaction, before any attempt (the
  * client creates the ids, persists, then sends). The dispatcher delivers it
  * through `outbox`, this connection's view of the outbox; the database
  * transaction that records the operator's final answer on the item also
@@ -43,33 +43,25 @@
  * would copy the whole WAL into the database file on that thread, while
  * every player's request waits.
  */
-import { SqliteStaff } from '../../staff/sqlite-staff.js';
-import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
-import type { Refusal } from '../../protocol/errors.js';
-import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
+import { SqliteStaff } from '../../../staff/sqlite-staff.js';
+import type { AuditEntry, StaffListing, StaffTokenFound } from '../../../access/staff.js';
+import type { Refusal } from '../../../protocol/errors.js';
+import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../../staff/staff-commands.js';
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import type { FinalEvent } from '../../dispatch/outbox.js';
-import { SqliteOutbox } from '../../dispatch/sqlite-outbox.js';
-import { BackgroundCheckpointer } from '../../platform/sqlite/checkpointer.js';
-import { migrate } from '../../platform/sqlite/migrate.js';
-import { openDatabase } from '../../platform/sqlite/open-database.js';
-import { WalFlusher } from '../../platform/sqlite/wal-flusher.js';
-import { CURRENCIES, type Currencies } from '../../protocol/money.js';
-import { adoptUserVersion, PROVIDER_MIGRATIONS } from './sqlite-migrations.js';
+import type { FinalEvent } from '../../../dispatch/outbox.js';
+import { SqliteOutbox } from '../../../dispatch/sqlite/outbox.js';
+import { BackgroundCheckpointer } from '../../../platform/sqlite/checkpointer.js';
+import { migrate } from '../../../platform/sqlite/migrate.js';
+import { openDatabase } from '../../../platform/sqlite/open-database.js';
+import { WalFlusher } from '../../../platform/sqlite/wal-flusher.js';
+import { CURRENCIES, type Currencies } from '../../../protocol/money.js';
+import { adoptUserVersion, PROVIDER_MIGRATIONS } from './migrations.js';
+import { PAYOUT_REQUEST, payoutRequest, ROUND_REQUEST } from '../../../rounds/bodies.js';
+import { assertRevealable, featureDone, reelsCallStep } from '../../../rounds/completion.js';
+import { payoutOutcomeOf, roundOutcomeOf } from '../../../rounds/outcomes.js';
+import { freeRoundFits, sameCampaign, samePayout } from '../../../rounds/sameness.js';
 import {
-  assertRevealable,
-  featureDone,
-  freeRoundFits,
-  reelsCallStep,
-  PAYOUT_REQUEST,
-  payoutOutcomeOf,
-  payoutRequest,
-  ROUND_REQUEST,
-  roundOutcomeOf,
-  rowReaders,
-  sameCampaign,
-  samePayout,
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
@@ -90,21 +82,15 @@ import {
   type RoundRow,
   type RoundWrite,
   type SeedSealing,
-} from './provider-store.js';
+} from '../provider-store.js';
 
-export { PROVIDER_MIGRATIONS } from './sqlite-migrations.js';
+import { campaignStatements } from './campaigns.js';
+import { payoutStatements } from './payouts.js';
+import { roundStatements } from './rounds.js';
+import { callOf, campaignOf, num, payoutOf, roundOf, scopeOf, sessionOf } from './rows.js';
+import { sessionStatements } from './sessions.js';
 
-const num = (value: unknown): number => Number(value as bigint);
-const numOrNull = (value: unknown): number | null => (value === null ? null : Number(value as bigint));
-
-// better-sqlite3 gives INTEGER columns as bigints (safeIntegers) and a flag as 0 or 1.
-const { sessionOf, roundOf, payoutOf, campaignOf, callOf } = rowReaders({
-  int: num,
-  intOrNull: numOrNull,
-  money: (value) => value as bigint,
-  moneyOrNull: (value) => value as bigint | null,
-  booleanOrNull: (value) => (value === null ? null : num(value) === 1),
-});
+export { PROVIDER_MIGRATIONS } from './migrations.js';
 
 /** A failed WAL sync: whether anything committed since the last one is durable can no longer be known. */
 export type OnFatal = (error: Error) => void;
@@ -123,13 +109,6 @@ export interface ProviderStoreOptions {
 interface Waiter {
   resolve: () => void;
   reject: (error: Error) => void;
-}
-
-/** A row's operator is in a scope given as JSON text (an array of operator ids), or NULL for every operator. */
-const IN_SCOPE = (alias: string) => `(? IS NULL OR ${alias}.operator_id IN (SELECT value FROM json_each(?)))`;
-/** The parameter IN_SCOPE takes (twice: SQLite binds each ? once). */
-function scopeOf(operators: readonly string[] | null): string | null {
-  return operators === null ? null : JSON.stringify(operators);
 }
 
 export class SqliteProviderStore implements ProviderStore {
@@ -172,110 +151,12 @@ export class SqliteProviderStore implements ProviderStore {
     this.currencies = currencies;
     this.turn = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
     this.staff = new SqliteStaff(db);
-    // A round as read: its outbox item's attempts while it is pending.
-    const roundsWhere = (where: string) =>
-      db.prepare(`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id ${where}`);
-    // A payout as read, with its outbox item's attempts.
-    const payoutsWhere = (where: string) =>
-      db.prepare(`SELECT p.*, d.attempts AS item_attempts FROM payouts p JOIN dispatch_items d ON d.id = p.dispatch_item_id ${where}`);
     this.statements = {
-      sessionByLaunch: db.prepare('SELECT * FROM game_sessions WHERE launch_id = ?'),
-      sessionByPk: db.prepare('SELECT * FROM game_sessions WHERE id = ?'),
-      insertSession: db.prepare(`INSERT INTO game_sessions
-        (session_id, launch_id, mode, operator_id, wallet_id, game, player_id, operator_session_id, currency, country, language, balance,
-         server_seed_sealed, server_seed_hash, nonce, created_at, last_active_at)
-        VALUES (@sessionId, @launchId, @mode, @operatorId, @walletId, @game, @playerId, @operatorSessionId, @currency, @country, @language, @balanceMinor,
-         @sealedSeed, @serverSeedHash, 0, @now, @now)
-        ON CONFLICT (launch_id) DO NOTHING`),
-      reopenSession: db.prepare('UPDATE game_sessions SET operator_session_id = ?, balance = ?, last_active_at = ? WHERE id = ?'),
-      touchSession: db.prepare('UPDATE game_sessions SET last_active_at = ? WHERE id = ?'),
-      setBalance: db.prepare('UPDATE game_sessions SET balance = ? WHERE id = ?'),
-      advanceSeed: db.prepare(
-        'UPDATE game_sessions SET server_seed_sealed = ?, server_seed_hash = ?, nonce = nonce + 1, last_active_at = ? WHERE id = ? AND nonce = ?',
-      ),
-      funMove: db.prepare(`UPDATE game_sessions SET balance = balance - ? + ?, server_seed_sealed = ?, server_seed_hash = ?, nonce = nonce + 1, last_active_at = ?
-        WHERE id = ? AND nonce = ? AND balance >= ?`),
-      insertRound: db.prepare(`INSERT INTO rounds
-        (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-         chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id,
-         created_at, settled_at)
-        VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
-         @chancePct, @threshold, @roll, @serverSeed, @sealedSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @dispatchItemId,
-         @createdAt, @settledAt)`),
-      finishRound: db.prepare(
-        "UPDATE rounds SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, attempts = ?, settled_at = ? WHERE id = ? AND status = 'pending' RETURNING *",
-      ),
-      roundByPk: roundsWhere('WHERE r.id = ?'),
-      // What an outcome needs of its round, not the whole row: the hook runs once per round, in the turn.
-      roundOfItem: db.prepare('SELECT id, status, currency FROM rounds WHERE dispatch_item_id = ?'),
-      pendingOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status = 'pending' ORDER BY r.id"),
-      recentOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ?"),
-      roundOfSession: roundsWhere("WHERE r.session_pk = ? AND r.round_id = ? AND r.status <> 'refused'"),
-      // A scope is a JSON array of operator ids, or NULL for all (a staff account's, access/staff.ts).
-      listRounds: roundsWhere(`WHERE r.id < ? AND ${IN_SCOPE('r')} ORDER BY r.id DESC LIMIT ?`),
+      ...sessionStatements(db),
+      ...roundStatements(db),
+      ...campaignStatements(db),
+      ...payoutStatements(db),
       lastItemId: db.prepare('SELECT COALESCE(MAX(id), 0) FROM dispatch_items').pluck().safeIntegers(false),
-      insertCampaign: db.prepare(`INSERT INTO campaigns (campaign_id, operator_id, game, currency, bet, rounds, expires_at, created_at)
-        VALUES (@campaignId, @operatorId, @game, @currency, @betMinor, @rounds, @expiresAt, @createdAt)`),
-      campaignById: db.prepare('SELECT * FROM campaigns WHERE campaign_id = ?'),
-      insertCampaignPlayer: db.prepare('INSERT INTO campaign_players (campaign_pk, player_id) VALUES (?, ?) ON CONFLICT DO NOTHING'),
-      playersOfCampaign: db.prepare('SELECT player_id FROM campaign_players WHERE campaign_pk = ? ORDER BY player_id'),
-      campaignsOfPlayer: db.prepare(`SELECT c.* FROM campaigns c JOIN campaign_players p ON p.campaign_pk = c.id
-        WHERE p.player_id = ? AND c.operator_id = ? AND c.game = ? AND c.currency = ? AND (c.expires_at IS NULL OR c.expires_at > ?)
-        ORDER BY c.id`),
-      campaignRoundsUsed: db.prepare(
-        "SELECT count(*) AS used FROM rounds WHERE campaign_id = ? AND operator_id = ? AND player_id = ? AND status <> 'refused'",
-      ),
-      latestRealSession: db.prepare(`SELECT * FROM game_sessions
-        WHERE mode = 'real' AND operator_id = ? AND player_id = ? AND operator_session_id IS NOT NULL
-        ORDER BY last_active_at DESC, id DESC LIMIT 1`),
-      insertPayout: db.prepare(`INSERT INTO payouts
-        (payout_id, operator_id, player_id, currency, amount, campaign_id, operator_session_id, dispatch_item_id, status, created_at)
-        VALUES (@payoutId, @operatorId, @playerId, @currency, @amountMinor, @campaignId, @operatorSessionId, @dispatchItemId, 'pending', @createdAt)`),
-      payoutById: payoutsWhere('WHERE p.payout_id = ?'),
-      payoutOfItem: payoutsWhere('WHERE p.dispatch_item_id = ?'),
-      listPayouts: payoutsWhere(`WHERE p.id < ? AND ${IN_SCOPE('p')} ORDER BY p.id DESC LIMIT ?`),
-      listPayoutsByStatus: payoutsWhere(`WHERE p.status = ? AND p.id < ? AND ${IN_SCOPE('p')} ORDER BY p.id DESC LIMIT ?`),
-      insertReelsRound: db.prepare(`INSERT INTO rounds
-        (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-         chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id, created_at, settled_at,
-         kind, reels_rtp_bp, reels_jackpot_bp, base_win, feature_win, jackpot_contribution, jackpot_win, jackpot_seed, free_spins, free_spins_played, calls, calls_done)
-        VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
-         0, 0, 0, @serverSeed, @sealedSeed, @serverSeedHash, @clientSeed, @nonce, NULL, @status, @balanceAfterMinor, NULL, @createdAt, @settledAt,
-         'reels', @rtpBp, @jackpotBp, @baseWinMinor, @featureWinMinor, @jackpotContributionMinor, @jackpotWinMinor, @jackpotSeedMinor, @freeSpins, 0, @calls, 0)`),
-      setRoundItem: db.prepare('UPDATE rounds SET dispatch_item_id = ? WHERE id = ?'),
-      insertCall: db.prepare("INSERT INTO round_calls (round_pk, call_index, request_body, status) VALUES (?, ?, ?, 'waiting')"),
-      waitingCall: db.prepare("SELECT request_body FROM round_calls WHERE round_pk = ? AND call_index = ? AND status = 'waiting'"),
-      callEnqueued: db.prepare("UPDATE round_calls SET status = 'pending', dispatch_item_id = ? WHERE round_pk = ? AND call_index = ? AND status = 'waiting'"),
-      callOfItem: db.prepare('SELECT * FROM round_calls WHERE dispatch_item_id = ?'),
-      callsOfRound: db.prepare('SELECT * FROM round_calls WHERE round_pk = ? ORDER BY call_index'),
-      finishCall: db.prepare(
-        "UPDATE round_calls SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, finished_at = ? WHERE round_pk = ? AND call_index = ? AND status = 'pending'",
-      ),
-      callDone: db.prepare('UPDATE rounds SET calls_done = calls_done + 1, balance_after = COALESCE(?, balance_after), attempts = attempts + ? WHERE id = ?'),
-      endReels: db.prepare("UPDATE rounds SET status = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
-      noteRefusal: db.prepare('UPDATE rounds SET refusal_code = ?, refusal_detail = ? WHERE id = ?'),
-      refuseReels: db.prepare("UPDATE rounds SET status = 'refused', refusal_code = ?, refusal_detail = ?, balance_after = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
-      revealSpins: db.prepare(`UPDATE rounds SET free_spins_played = ?, completed_at = COALESCE(?, completed_at)
-        WHERE id = ? AND kind = 'reels' AND status = 'pending' AND free_spins_played = ? AND ? <= free_spins`),
-      revealSeed: db.prepare('UPDATE rounds SET server_seed = ?, server_seed_sealed = NULL WHERE id = ?'),
-      sessionsUnsealed: db.prepare('SELECT id, session_id, nonce FROM game_sessions WHERE server_seed_sealed IS NULL ORDER BY id'),
-      sealSession: db.prepare('UPDATE game_sessions SET server_seed_sealed = ?, server_seed_hash = ? WHERE id = ? AND server_seed_sealed IS NULL'),
-      roundsUnsealed: db.prepare(
-        "SELECT id, round_id, server_seed FROM rounds WHERE kind = 'reels' AND server_seed IS NOT NULL AND free_spins_played < free_spins ORDER BY id",
-      ),
-      sealRound: db.prepare('UPDATE rounds SET server_seed_sealed = ?, server_seed = NULL WHERE id = ? AND server_seed = ?'),
-      funFeaturePaid: db.prepare('UPDATE game_sessions SET balance = balance + ?, last_active_at = ? WHERE id = ?'),
-      funFeatureSettled: db.prepare("UPDATE rounds SET status = 'settled', settled_at = ?, balance_after = ? WHERE id = ? AND status = 'pending'"),
-      unfinishedFeatures: roundsWhere(
-        "WHERE r.kind = 'reels' AND r.status = 'pending' AND r.free_spins_played < r.free_spins AND r.created_at <= ? ORDER BY r.created_at, r.id LIMIT ?",
-      ),
-      insertPool: db.prepare('INSERT INTO jackpot_pools (operator_id, game, currency, amount) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
-      poolAmount: db.prepare('SELECT amount FROM jackpot_pools WHERE operator_id = ? AND game = ? AND currency = ?').pluck(),
-      setPool: db.prepare('UPDATE jackpot_pools SET amount = ? WHERE operator_id = ? AND game = ? AND currency = ?'),
-      addPool: db.prepare('UPDATE jackpot_pools SET amount = MAX(amount + ?, 0) WHERE operator_id = ? AND game = ? AND currency = ?'),
-      finishPayout: db.prepare(
-        "UPDATE payouts SET status = ?, balance_after = ?, refusal_code = ?, refusal_detail = ?, settled_at = ? WHERE id = ? AND status = 'pending'",
-      ),
     };
     // What the file already holds was committed by an earlier process; the first claim waits for one sync of it.
     this.committedItemMax = this.statements.lastItemId.get() as number;

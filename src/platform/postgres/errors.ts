@@ -1,9 +1,10 @@
 /**
- * What a failed PostgreSQL call means, whoever made it: run it again
- * (PostgreSQL aborted it so that another could go on), or the database is
- * the problem (unreachable, restarting, overloaded, too slow), or neither
- * (a bug). The wallet (src/stores/postgres/postgres-errors.ts) adds its own
- * case to these; the outbox uses them as they are.
+ * What a failed PostgreSQL call means, whoever made it (the wallet's store,
+ * the outbox, the provider's store): run it again (PostgreSQL aborted it so
+ * that another could go on, or an id it was about to claim was claimed
+ * first), or the database is the problem (unreachable, restarting,
+ * overloaded, too slow: 503), or neither (a bug: 500, nothing was applied).
+ * One map for every caller, so that a SQLSTATE means the same everywhere.
  */
 
 /** 40001: a serializable database (or a standby's conflict) refused the transaction; 40P01: a deadlock victim. */
@@ -43,13 +44,29 @@ function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * An id this call was about to claim was claimed by a concurrent call first
+ * (the wallet's unique ids: a transaction id, a payout id). Nothing of this
+ * call was written; run again, it reads that row as seen. Retried like a
+ * serialization failure, and unavailable like one once retries are spent.
+ */
+export class ClaimLostError extends Error {
+  override name = 'ClaimLostError';
+}
+
 /** PostgreSQL aborted the transaction so that a concurrent one could go on (serialization failure, deadlock): running it again can succeed. */
 export function isConflict(error: unknown): boolean {
   return CONFLICT_SQLSTATES.has(codeOf(error) ?? '');
 }
 
+/** Running the same call again can succeed: a conflict, or a claim lost to a concurrent call. */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof ClaimLostError || isConflict(error);
+}
+
 /** The database, not the call, is the problem: answer 503 and let the caller resend. */
 export function isUnavailable(error: unknown): boolean {
+  if (error instanceof ClaimLostError) return true;
   const code = codeOf(error);
   if (code === undefined) return false;
   if (UNAVAILABLE_CLIENT_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
