@@ -85,7 +85,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
     const lobby = await fetch(`http://127.0.0.1:${port}/lobby/`);
     assert.equal(lobby.status, 200);
-    assert.match(await lobby.text(), /<h1>Lobby<\/h1>/);
+    assert.match(await lobby.text(), /<h1[^>]*>Lobby<\/h1>/);
     // The bare address leads to both pages.
     const home = await (await fetch(`http://127.0.0.1:${port}/`)).text();
     assert.match(home, /<a href="\/lobby\/">Lobby: /);
