@@ -20,6 +20,7 @@
  * sandbox) and stops it before the store closes. Its clock is the world's,
  * so a test moves time instead of waiting.
  */
+import { completionOf } from '../rounds/completion.js';
 import type { RoundDelivery } from './game-service.js';
 import { openRoundSeed, SeedKeyMissingError, type SeedKeyring } from './seed-keyring.js';
 import type { ProviderStore } from './store/provider-store.js';
@@ -77,7 +78,6 @@ export class RoundCompletion {
     let completed = 0;
     let keyMissing: SeedKeyMissingError | undefined;
     for (const round of await store.unfinishedFeatures(now - roundCompletionMs, COMPLETION_BATCH_MAX)) {
-      const reels = round.reels!;
       let serverSeed: string;
       try {
         serverSeed = openRoundSeed(keyring, round);
@@ -86,7 +86,8 @@ export class RoundCompletion {
         keyMissing ??= error;
         continue;
       }
-      const written = await store.playFreeSpins(round.pk, reels.freeSpinsPlayed, reels.freeSpins, now, serverSeed, now);
+      const { from, to } = completionOf(round.reels!);
+      const written = await store.playFreeSpins(round.pk, from, to, now, serverSeed, now);
       if (written.ok) completed += 1;
     }
     if (completed > 0) {

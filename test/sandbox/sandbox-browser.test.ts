@@ -146,6 +146,8 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await office.close();
   await page.reload();
   await page.waitForFunction((text) => (globalThis as any).document.getElementById('balance').textContent === text, eur(80), { timeout: PAGE_WAIT_MS });
+  // The games come in their own answer, which may follow the balance's on a loaded machine: waited for, not assumed.
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#games li.game').length > 0, undefined, { timeout: PAGE_WAIT_MS });
   const slugs = await page.$$eval('#games li.game', (items) => items.map((item) => item.getAttribute('data-game')));
   assert.ok(slugs.includes('dice') && slugs.includes('reels'), `the lobby lists the catalog's games, of both kinds: ${slugs.join(', ')}`);
   await page.screenshot({ path: `${ARTIFACTS}sandbox-lobby-1280.png`, fullPage: true });

@@ -21,55 +21,15 @@
  * nothing built from a write is answered before that. Writes of one
  * process are visible to its own reads at once.
  */
-import assert from 'node:assert/strict';
 import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
-import type { FinalEvent, Outbox } from '../../dispatch/outbox.js';
-import { commitment } from '../../game/fairness.js';
-import { refuse, type Refusal } from '../../protocol/errors.js';
-import { raw, stringify } from '../../protocol/json.js';
-import { decimalFromString, formatMinor, toMinor, type Currencies } from '../../protocol/money.js';
+import type { Outbox } from '../../dispatch/outbox.js';
+import type { Refusal } from '../../protocol/errors.js';
+import type { GameKindOfRound, Mode, PlannedReelsRound, PlannedRound, RoundFacts, RoundStatus } from '../../rounds/facts.js';
 
-export type Mode = 'real' | 'fun';
-/**
- * A dice round: `pending` until its one request has a final answer. A reels
- * round: `pending` while it is unfinished (a call on its way, or free spins
- * not yet played), `settled` once its last call is answered (fun: its last
- * free spin played), `refused` when its bet was.
- */
-export type RoundStatus = 'pending' | 'settled' | 'refused';
-export type GameKindOfRound = 'dice' | 'reels';
-
-/**
- * What a reels round's row holds besides the round's: the rules it was
- * played with and the inputs of its draw (the seeds and nonce on the round)
- * recompute every spin exactly, so only the amounts and the progress are
- * kept. Amounts in minor units.
- */
-export interface ReelsPart {
-  rtpBp: number;
-  jackpotBp: number;
-  /** The base spin's line win. */
-  baseWinMinor: bigint;
-  /** The free spins' wins, all of them. */
-  featureWinMinor: bigint;
-  /** The bet's jpAmount: added to the pool with the bet. */
-  jackpotContributionMinor: bigint;
-  /** The pool the round won, null when it won none. */
-  jackpotWinMinor: bigint | null;
-  /** What the pool was reset to by the win (for a refused bet's undo). */
-  jackpotSeedMinor: bigint;
-  /** Free spins the draw gives the round (0: no feature). */
-  freeSpins: number;
-  /** Free spins revealed so far, by the player or the provider's completion. */
-  freeSpinsPlayed: number;
-  /** The round's /transaction requests (0 for fun rounds). */
-  calls: number;
-  /** Calls with a final answer. */
-  callsDone: number;
-  /** When the provider completed the feature the player left; null when the player played it, or there is none. */
-  completedAt: number | null;
-}
+// The facts the rules of rounds (src/rounds) read are theirs; the rows here are built on them.
+export type { GameKindOfRound, Mode, ReelsPart, RoundStatus } from '../../rounds/facts.js';
+export type { PayoutOutcome, RoundOutcome } from '../../rounds/outcomes.js';
 
 /** A reels round's request, as the store keeps it. `waiting`: not yet enqueued (its turn has not come). */
 export interface RoundCallRow {
@@ -128,127 +88,24 @@ export interface SeedSealing {
   sealForRound(seedHex: string, roundId: string): string;
 }
 
-export interface RoundRow {
+/** A round as the store keeps it: the round's facts (src/rounds/facts.ts), numbered, with its delivery's progress. */
+export interface RoundRow extends RoundFacts {
   pk: number;
-  kind: GameKindOfRound;
-  /** Reels rounds only; null on a dice round. */
-  reels: ReelsPart | null;
-  roundId: string;
-  sessionPk: number;
-  mode: Mode;
-  operatorId: string;
-  playerId: string | null;
-  game: string;
-  currency: string;
-  betMinor: bigint;
-  winMinor: bigint;
-  betTxId: string | null;
-  winTxId: string | null;
-  campaignId: string | null;
-  campaignFinished: boolean | null;
-  /** Dice: the chance, threshold and roll; 0 on a reels round. */
-  chancePct: number;
-  threshold: number;
-  roll: number;
-  /**
-   * The round's server seed once revealed (for verification, as the player
-   * is shown it); null while it is not: a reels round whose free spins are
-   * not all played yet keeps it sealed in `sealedSeed` instead, since the
-   * seed would tell those spins before the player sees them.
-   */
-  serverSeed: string | null;
-  /** The seed, sealed for this round (seed-keyring.ts), while `serverSeed` is null. */
-  sealedSeed: string | null;
-  serverSeedHash: string;
-  clientSeed: string;
-  nonce: number;
-  requestBody: string | null;
-  status: RoundStatus;
-  refusalCode: string | null;
-  refusalDetail: string | null;
-  /** Settled: the balance the operator answered. Refused: the balance its problem carried, if any. */
-  balanceAfterMinor: bigint | null;
   /** Times the request was claimed for sending (its outbox item's attempts). */
   attempts: number;
   /** The round's request in the outbox (real rounds). */
   dispatchItemId: number | null;
-  createdAt: number;
   settledAt: number | null;
 }
 
-export type NewRound = Omit<
-  RoundRow,
-  'pk' | 'kind' | 'reels' | 'status' | 'refusalCode' | 'refusalDetail' | 'balanceAfterMinor' | 'attempts' | 'dispatchItemId' | 'settledAt'
->;
+/** A round to write: as planned (src/rounds/plan.ts). */
+export type NewRound = PlannedRound;
 
-/** What a new round of either game takes from its session: whose it is, the draw's nonce and the commitment shown for it. */
-export function roundOfSession(
-  session: GameSessionRow,
-): Pick<NewRound, 'sessionPk' | 'mode' | 'operatorId' | 'playerId' | 'game' | 'currency' | 'nonce' | 'serverSeedHash'> {
-  const { pk: sessionPk, mode, operatorId, playerId, game, currency, nonce, serverSeedHash } = session;
-  return { sessionPk, mode, operatorId, playerId, game, currency, nonce, serverSeedHash };
-}
-
-/**
- * A reels round to write: its row (winMinor: base and free spins' wins,
- * the jackpot not counted; the store adds the pool it takes), what the
- * draw gave, and for a real round its requests' bodies, made from the
- * jackpot the round's own transaction takes from the pool.
- */
-export interface NewReelsRound extends NewRound {
-  plan: {
-    rtpBp: number;
-    jackpotBp: number;
-    baseWinMinor: bigint;
-    featureWinMinor: bigint;
-    jackpotContributionMinor: bigint;
-    /** The base spin showed three crowns on line 1. */
-    jackpotHit: boolean;
-    /** The pool's seed in the round's currency: what a new pool starts from and a win resets it to. */
-    jackpotSeedMinor: bigint;
-    freeSpins: number;
-  };
-  /** Real rounds: the bodies of the round's calls, in order (reels-calls.ts), given the pool won (undefined: none). Pure. */
-  callBodies?: (jackpotWinMinor: bigint | undefined) => string[];
-}
+/** A reels round to write, with its draw's amounts and, real, its calls' bodies (src/rounds/plan.ts). */
+export type NewReelsRound = PlannedReelsRound;
 
 /** Free spins revealed: the round as written, or `moved` (another request revealed them first, or the round is finished): nothing written. */
 export type FreeSpinWrite = { ok: true; round: RoundRow } | { ok: false; conflict: 'moved'; round: RoundRow };
-
-/**
- * What a reels call's final outcome does to its round, read from the round
- * as the outcome's transaction left it (its callsDone counting this call):
- * a refused bet refuses the round; the last call's answer settles it;
- * otherwise the next call is due now if it is the base spin's, or the
- * feature's with every free spin played (else playFreeSpins enqueues it).
- * A refused win goes on like an accepted one: the operator's refusal is
- * kept on its call, and the round still closes at the operator.
- */
-export function reelsCallStep(reels: ReelsPart, callIndex: number, accepted: boolean): { finish: 'settled' | 'refused' | null; next: number | null } {
-  if (callIndex === 1 && !accepted) return { finish: 'refused', next: null };
-  if (reels.callsDone >= reels.calls) return { finish: 'settled', next: null };
-  const next = reels.callsDone + 1;
-  return { finish: null, next: next === 2 || featureDone(reels) ? next : null };
-}
-
-/**
- * A reels round's seed, revealed as its feature ends, is the one its
- * commitment names: a caller that opened another (a bug, or a row altered
- * in the database) must not write it as the round's.
- */
-export function assertRevealable(round: RoundRow, serverSeed: string): void {
-  assert.equal(commitment(serverSeed), round.serverSeedHash, `the seed revealed for round ${round.roundId} is the one its commitment names`);
-}
-
-/** Whether a reels round's feature has been played to its end (by the player or the completion). */
-export function featureDone(reels: ReelsPart): boolean {
-  return reels.freeSpinsPlayed >= reels.freeSpins;
-}
-
-/** How a real round ended, as its outbox item's final outcome says. */
-export type RoundOutcome =
-  | { status: 'settled'; balanceAfterMinor: bigint | null }
-  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
 
 export interface CampaignRow {
   campaignId: string;
@@ -304,17 +161,11 @@ export interface NewPayout {
  */
 export type PayoutWrite = { ok: true; kind: 'created' | 'exists' | 'conflict'; payout: PayoutRow } | Refusal;
 
-/** The request of a payout, as it is enqueued; its ordering key is the payout id. */
-export const PAYOUT_REQUEST = { kind: 'payout', path: '/payout' } as const;
-
 /** A session to open: its row before the store numbers, times and counts it. */
 export type NewSession = Omit<GameSessionRow, 'pk' | 'nonce' | 'createdAt' | 'lastActiveAt'> & { now: number };
 
 /** `created`: written. `exists`: the same campaign id with the same content (players it did not have are added). `conflict`: the id exists with other content (nothing written). */
 export type CampaignWrite = 'created' | 'exists' | 'conflict';
-
-/** The request of a real round, as it is enqueued. */
-export const ROUND_REQUEST = { kind: 'bet', path: '/transaction' } as const;
 
 /**
  * A round's write: the round as written, or the conflict that stopped it
@@ -542,139 +393,6 @@ export interface ProviderStore {
   appendAudit(entry: AuditEntry): Promise<void>;
   /** The audit log, newest first; with `operators`, only the rows of those operators. */
   listAudit(page: AuditPageRequest, operators: readonly string[] | null): Promise<AuditPage>;
-}
-
-// ------------------------------------------- rules every backend shares
-
-/** Whether a payout asked again is the one there is: every field but `createdAt`. */
-export function samePayout(seen: PayoutRow, asked: NewPayout): boolean {
-  return (
-    seen.operatorId === asked.operatorId &&
-    seen.playerId === asked.playerId &&
-    seen.currency === asked.currency &&
-    seen.amountMinor === asked.amountMinor &&
-    seen.campaignId === asked.campaignId
-  );
-}
-
-/** Whether a campaign put again is the one there is (its players may grow). */
-export function sameCampaign(seen: CampaignRow, asked: CampaignRow): boolean {
-  return (
-    seen.operatorId === asked.operatorId &&
-    seen.game === asked.game &&
-    seen.currency === asked.currency &&
-    seen.betMinor === asked.betMinor &&
-    seen.rounds === asked.rounds &&
-    seen.expiresAt === asked.expiresAt
-  );
-}
-
-/**
- * Whether a free round may be written with `used` rounds of its campaign
- * already used: one is left, and the round says it is the last exactly
- * when it is (its request carries that flag to the operator).
- */
-export function freeRoundFits(round: Pick<NewRound, 'campaignFinished'>, used: number, rounds: number): boolean {
-  return used < rounds && (used + 1 === rounds) === (round.campaignFinished === true);
-}
-
-/**
- * A payout's /payout request, checked against the session it names (the
- * player's latest real session at the operator, undefined if none):
- * refused with nothing to write when the currency is unknown, the amount
- * not positive, the player has no such session or plays in another
- * currency.
- */
-export function payoutRequest(
-  asked: NewPayout,
-  session: GameSessionRow | undefined,
-  currencies: Currencies,
-): { ok: true; operatorSessionId: string; body: string } | Refusal {
-  const decimals = currencies.decimals(asked.currency);
-  if (decimals === undefined) return refuse('INVALID_REQUEST', `currency: ${asked.currency} is not a currency this provider knows`);
-  if (asked.amountMinor <= 0n) return refuse('INVALID_REQUEST', 'amount: must be greater than 0');
-  if (session === undefined || session.operatorSessionId === null) {
-    return refuse(
-      'SESSION_NOT_FOUND',
-      `player ${asked.playerId} has no real game session at operator ${asked.operatorId}: a prize is paid on a session of the player's, so the player must have played here at that operator first`,
-    );
-  }
-  if (session.currency !== asked.currency) {
-    return refuse('INVALID_REQUEST', `currency: player ${asked.playerId} plays in ${session.currency} at operator ${asked.operatorId}, not ${asked.currency}`);
-  }
-  const operatorSessionId = session.operatorSessionId;
-  const body = stringify({
-    sessionId: operatorSessionId,
-    payoutId: asked.payoutId,
-    amount: raw(formatMinor(asked.amountMinor, decimals)),
-    campaign: { id: asked.campaignId, type: 'tournament' },
-  });
-  return { ok: true, operatorSessionId, body };
-}
-
-/** The minor units of an amount text in `currency`; an amount the currency cannot hold exactly is not believed: null, as if none was given. */
-export function minorOf(text: string | undefined, currency: string, currencies: Currencies): bigint | null {
-  const decimals = currencies.decimals(currency);
-  if (text === undefined || decimals === undefined) return null;
-  const decimal = decimalFromString(text);
-  return decimal === undefined ? null : (toMinor(decimal, decimals) ?? null);
-}
-
-/** The code a refusal is recorded with: the operator's, else HTTP_<status> when the answer was no problem+json. */
-function refusalCodeOf(answer: FinalEvent['answer']): string {
-  return answer.code ?? (answer.status === undefined ? 'REFUSED' : `HTTP_${answer.status}`);
-}
-
-/**
- * How a round's request ended, as its item's final outcome says. `sent`:
- * settled, with the balance of the operator's 200 (null if it cannot be
- * read exactly: the round was booked all the same). `refused`: refused
- * with the operator's code and detail. `resolved` (settled by hand):
- * settled, balance unknown. `skipped`: refused, never sent (a round has
- * one item, so this comes only from an earlier item of its key).
- */
-export function roundOutcomeOf(event: FinalEvent, currency: string, currencies: Currencies): RoundOutcome {
-  const final = finalAnswerOf(event, currency, currencies);
-  return final.status === 'accepted' ? { status: 'settled', balanceAfterMinor: final.balanceAfterMinor } : final;
-}
-
-/** How a payout ended: paid, with the balance of the operator's 200 (null for one resolved by hand or unreadable), or refused. */
-export type PayoutOutcome =
-  | { status: 'paid'; balanceAfterMinor: bigint | null }
-  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
-
-/**
- * How a payout's request ended: `sent` pays it, with the balance of the
- * operator's 200; `refused` refuses it with the operator's code and
- * detail; `resolved` (settled by hand) pays it, balance unknown. A
- * payout's key holds one item, so `skipped` never comes; it would refuse it.
- */
-export function payoutOutcomeOf(event: FinalEvent, currency: string, currencies: Currencies): PayoutOutcome {
-  const final = finalAnswerOf(event, currency, currencies);
-  return final.status === 'accepted' ? { status: 'paid', balanceAfterMinor: final.balanceAfterMinor } : final;
-}
-
-/**
- * What an item's final outcome says of the request, for a round and a
- * payout alike: accepted (`sent`, with the balance of the operator's 200
- * when it reads exactly; `resolved` by hand, balance unknown), or refused
- * (`refused` with the operator's code, detail and balance; `skipped`).
- */
-function finalAnswerOf(
-  { outcome, answer }: FinalEvent,
-  currency: string,
-  currencies: Currencies,
-): { status: 'accepted'; balanceAfterMinor: bigint | null } | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null } {
-  switch (outcome) {
-    case 'sent':
-      return { status: 'accepted', balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
-    case 'resolved':
-      return { status: 'accepted', balanceAfterMinor: null };
-    case 'refused':
-      return { status: 'refused', code: refusalCodeOf(answer), detail: answer.detail, balanceAfterMinor: minorOf(answer.balance, currency, currencies) };
-    case 'skipped':
-      return { status: 'refused', code: 'SKIPPED', detail: answer.detail, balanceAfterMinor: null };
-  }
 }
 
 /** A row as a driver returns it: column names to values. */

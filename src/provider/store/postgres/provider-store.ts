@@ -64,19 +64,12 @@ import { payoutIn, payoutsSelect } from './payouts.js';
 import { enqueueCall, insertRound, returnToPool, roundsSelect } from './rounds.js';
 import { callOf, campaignOf, inScope, int, money, payoutOf, roundOf, sessionOf } from './rows.js';
 import { sessionIn } from './sessions.js';
+import { PAYOUT_REQUEST, payoutRequest, ROUND_REQUEST } from '../../../rounds/bodies.js';
+import { assertRevealable, featureDone, reelsCallStep } from '../../../rounds/completion.js';
+import { payoutOutcomeOf, roundOutcomeOf } from '../../../rounds/outcomes.js';
+import { freeRoundFits, sameCampaign, samePayout } from '../../../rounds/sameness.js';
 import {
-  assertRevealable,
-  featureDone,
-  freeRoundFits,
-  reelsCallStep,
-  PAYOUT_REQUEST,
-  payoutOutcomeOf,
-  payoutRequest,
-  ROUND_REQUEST,
-  roundOutcomeOf,
   rowReaders,
-  sameCampaign,
-  samePayout,
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,

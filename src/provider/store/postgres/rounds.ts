@@ -6,7 +6,13 @@
  */
 import type postgres from 'postgres';
 import { PostgresOutbox } from '../../../dispatch/postgres/outbox.js';
-import { ROUND_REQUEST, type NewRound, type Row, type RoundRow, type RoundStatus } from '../provider-store.js';
+import { ROUND_REQUEST } from '../../../rounds/bodies.js';
+import {
+  type NewRound,
+  type Row,
+  type RoundRow,
+  type RoundStatus,
+} from '../provider-store.js';
 import type { Querier } from './rows.js';
 
 /** A round as read: its outbox item's attempts while it is pending. */

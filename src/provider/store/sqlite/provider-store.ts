@@ -57,18 +57,11 @@ import { openDatabase } from '../../../platform/sqlite/open-database.js';
 import { WalFlusher } from '../../../platform/sqlite/wal-flusher.js';
 import { CURRENCIES, type Currencies } from '../../../protocol/money.js';
 import { adoptUserVersion, PROVIDER_MIGRATIONS } from './migrations.js';
+import { PAYOUT_REQUEST, payoutRequest, ROUND_REQUEST } from '../../../rounds/bodies.js';
+import { assertRevealable, featureDone, reelsCallStep } from '../../../rounds/completion.js';
+import { payoutOutcomeOf, roundOutcomeOf } from '../../../rounds/outcomes.js';
+import { freeRoundFits, sameCampaign, samePayout } from '../../../rounds/sameness.js';
 import {
-  assertRevealable,
-  featureDone,
-  freeRoundFits,
-  reelsCallStep,
-  PAYOUT_REQUEST,
-  payoutOutcomeOf,
-  payoutRequest,
-  ROUND_REQUEST,
-  roundOutcomeOf,
-  sameCampaign,
-  samePayout,
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
