@@ -44,7 +44,7 @@ export type TransactionSlot =
   /** The win of 0 that closes a feature in which no free spin paid. */
   | { kind: 'featureClose' };
 
-interface CallTransaction {
+export interface CallTransaction {
   id: string;
   type: 'bet' | 'win';
   amountMinor: bigint;
