@@ -25,7 +25,7 @@ import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/sta
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import type { Outbox } from '../../dispatch/outbox.js';
 import type { Refusal } from '../../protocol/errors.js';
-import type { GameKindOfRound, Mode, PlannedReelsRound, PlannedRound, RoundFacts, RoundStatus } from '../../rounds/facts.js';
+import type { CampaignTerms, GameKindOfRound, Mode, PlannedReelsRound, PlannedRound, RoundFacts, RoundStatus } from '../../rounds/facts.js';
 
 // The facts the rules of rounds (src/rounds) read are theirs; the rows here are built on them.
 export type { GameKindOfRound, Mode, ReelsPart, RoundStatus } from '../../rounds/facts.js';
@@ -107,14 +107,8 @@ export type NewReelsRound = PlannedReelsRound;
 /** Free spins revealed: the round as written, or `moved` (another request revealed them first, or the round is finished): nothing written. */
 export type FreeSpinWrite = { ok: true; round: RoundRow } | { ok: false; conflict: 'moved'; round: RoundRow };
 
-export interface CampaignRow {
-  campaignId: string;
-  operatorId: string;
-  game: string;
-  currency: string;
-  betMinor: bigint;
-  rounds: number;
-  expiresAt: number | null;
+/** A campaign as stored: its terms (src/rounds judges a repeated put by them) and when it was made. */
+export interface CampaignRow extends CampaignTerms {
   createdAt: number;
 }
 
