@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { addressKey, callLimiter, enableCallLimits } from '../../http/call-limits.js';
 import { bodyBytes, readBody, sendProblem, sendRefusal } from '../../http/json-api.js';
 import { PLAYER_BODY_BYTES_MAX } from '../../http/limits.js';
@@ -63,9 +63,17 @@ export function gamePagePolicy(operators: readonly Pick<OperatorSettings, 'pageO
 
 /** The game pages, their files and their API. */
 export async function gameRoutes(app: FastifyInstance, options: GameRoutesOptions): Promise<void> {
-  const { config, games } = options;
-  const catalog = games.catalog;
-  const pagePolicy = gamePagePolicy(config.operators);
+  gamePageRoutes(app, options);
+  // Anyone may call the page's API, `open` without a launch: each address, and each launch's rounds, are
+  // limited (docs/provider.md, "Limits of the page's API"), and bodies are held to what a page sends.
+  await enableCallLimits(app);
+  gameApiRoutes(app, options.games, playerLimits(app, options));
+}
+
+/** GET /game/:slug (the page of the game's kind) and GET /game/assets/:file. */
+function gamePageRoutes(app: FastifyInstance, options: GameRoutesOptions): void {
+  const catalog = options.games.catalog;
+  const pagePolicy = gamePagePolicy(options.config.operators);
   const webDir = options.webDir ?? fileURLToPath(new URL('../../../../web/', import.meta.url));
   // Each kind of game has its page (index.html is dice's); they share the assets.
   const pages: Readonly<Record<GameKind, Buffer>> = { dice: readFileSync(`${webDir}/index.html`), reels: readFileSync(`${webDir}/reels.html`) };
@@ -96,36 +104,51 @@ export async function gameRoutes(app: FastifyInstance, options: GameRoutesOption
       .header('x-content-type-options', 'nosniff')
       .send(asset.bytes);
   });
+}
 
-  // The page's own API: the launch token in the body is the credential (no cookies, so no CSRF).
-  /** The game's slug and the checked body of a call of the page's API; undefined once the refusal is sent. */
-  const pageCall = <T extends TSchema>(request: FastifyRequest, reply: FastifyReply, reader: BodyReader<T>) => {
-    const bytes = bodyBytes(request, reply);
-    const input = bytes && readBody(reply, bytes, reader);
-    return input && { slug: (request.params as { slug: string }).slug, input };
-  };
+/** The limits of the page's API, once the limits' plugin is registered. */
+interface PlayerLimits {
+  /** The options of each route of the page's API: its body limit, and its calls counted per address. */
+  playerRoute: Pick<RouteShorthandOptions, 'bodyLimit' | 'onRequest'>;
+  /** Counts a round-playing call against its launch's limit; false once the 429 is sent. A token of no launch is refused by the call itself. */
+  launchAllowed(request: FastifyRequest, reply: FastifyReply, token: string): Promise<boolean>;
+}
 
-  // Anyone may call the page's API, `open` without a launch: each address, and each launch's rounds, are
-  // limited (docs/provider.md, "Limits of the page's API"), and bodies are held to what a page sends.
-  await enableCallLimits(app);
+/** The page API's limiters, per address and per launch, made on the limits' plugin. */
+function playerLimits(app: FastifyInstance, { config, games }: GameRoutesOptions): PlayerLimits {
   const windowMs = config.limits.playerRateWindowMs;
   const perAddress = callLimiter(app, { callsMax: config.limits.playerCallsPerAddressMax, windowMs }, 'from this address');
   const perLaunch = callLimiter(app, { callsMax: config.limits.roundCallsPerLaunchMax, windowMs }, 'of this launch');
   // A proxy trusted to name an operator's address stands in front of this server: it names a player's too.
   const playerProxies = addressSet(config.operators.flatMap((entry) => entry.trustedProxies));
-  const playerRoute = {
-    bodyLimit: PLAYER_BODY_BYTES_MAX,
-    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-      const caller = callerAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], playerProxies);
-      if (!(await perAddress(request, reply, addressKey(caller?.toString())))) return reply;
+  return {
+    playerRoute: {
+      bodyLimit: PLAYER_BODY_BYTES_MAX,
+      onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+        const caller = callerAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], playerProxies);
+        if (!(await perAddress(request, reply, addressKey(caller?.toString())))) return reply;
+      },
+    },
+    launchAllowed: (request, reply, token) => {
+      const launchId = games.launchIdOf(token);
+      return launchId === undefined ? Promise.resolve(true) : perLaunch(request, reply, launchId);
     },
   };
-  /** Counts a round-playing call against its launch's limit; false once the 429 is sent. A token of no launch is refused by the call itself. */
-  const launchAllowed = (request: FastifyRequest, reply: FastifyReply, token: string) => {
-    const launchId = games.launchIdOf(token);
-    return launchId === undefined ? Promise.resolve(true) : perLaunch(request, reply, launchId);
-  };
+}
 
+/** The game's slug and the checked body of a call of the page's API; undefined once the refusal is sent. */
+function pageCall<T extends TSchema>(request: FastifyRequest, reply: FastifyReply, reader: BodyReader<T>) {
+  const bytes = bodyBytes(request, reply);
+  const input = bytes && readBody(reply, bytes, reader);
+  return input && { slug: (request.params as { slug: string }).slug, input };
+}
+
+/**
+ * The page's own API: open, play, free spin, state. The launch token in the
+ * body is the credential (no cookies, so no CSRF).
+ */
+function gameApiRoutes(app: FastifyInstance, games: GameService, { playerRoute, launchAllowed }: PlayerLimits): void {
+  const catalog = games.catalog;
   app.post('/game/:slug/api/open', playerRoute, async (request, reply) => {
     const call = pageCall(request, reply, bodies.open);
     if (!call) return reply;
@@ -170,5 +193,4 @@ export async function gameRoutes(app: FastifyInstance, options: GameRoutesOption
     const outcome = await games.state(call.input.token, call.slug);
     return 'ok' in outcome ? sendRefusal(reply, outcome) : sendJson(reply, 200, JSON.stringify(outcome));
   });
-
 }

@@ -114,27 +114,32 @@ function launchCurrencyProblem(
 /** The signed interface's routes: /generate-launch-url and /game-bets. */
 export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOptions): Promise<void> {
   const { config, games } = options;
-  const catalog: Catalog<GameSettings> = games.catalog;
   const operators: OperatorEntry[] = config.operators.map((settings) => ({
     settings,
     secrets: signingSecrets(settings.secrets),
     whitelist: addressSet(settings.ipWhitelist),
     trustedProxies: addressSet(settings.trustedProxies),
   }));
+  launchUrlRoute(app, options, operators);
+  gameBetsRoute(app, games.catalog, operators);
+}
 
-  const signature = (request: FastifyRequest) => request.headers[SIGNATURE_HEADER];
-  /**
-   * The operators among `candidates` whose secrets signed the body. Every
-   * candidate's secrets are tried, so the time taken does not tell which
-   * one matched, or whether any did. The work grows with the number of
-   * secrets: about 0.14 ms each for a body of the full 256 KiB, 2 µs for a
-   * typical few hundred bytes.
-   */
-  const signersOf = (candidates: readonly OperatorEntry[], request: FastifyRequest, bytes: Buffer) =>
-    candidates.filter((entry) => verifySignature(entry.secrets, signature(request), bytes));
-  /** The operator a body names, if its secret is among those that signed; none for a stranger or another operator. */
-  const namedSigner = (signers: readonly OperatorEntry[], operatorId: string) => signers.find((entry) => entry.settings.operatorId === operatorId);
+const signature = (request: FastifyRequest) => request.headers[SIGNATURE_HEADER];
+/**
+ * The operators among `candidates` whose secrets signed the body. Every
+ * candidate's secrets are tried, so the time taken does not tell which
+ * one matched, or whether any did. The work grows with the number of
+ * secrets: about 0.14 ms each for a body of the full 256 KiB, 2 µs for a
+ * typical few hundred bytes.
+ */
+const signersOf = (candidates: readonly OperatorEntry[], request: FastifyRequest, bytes: Buffer) =>
+  candidates.filter((entry) => verifySignature(entry.secrets, signature(request), bytes));
+/** The operator a body names, if its secret is among those that signed; none for a stranger or another operator. */
+const namedSigner = (signers: readonly OperatorEntry[], operatorId: string) => signers.find((entry) => entry.settings.operatorId === operatorId);
 
+/** POST /generate-launch-url, its checks in the order the file's opening comment gives. */
+function launchUrlRoute(app: FastifyInstance, { config, games }: SignedRoutesOptions, operators: readonly OperatorEntry[]): void {
+  const catalog: Catalog<GameSettings> = games.catalog;
   app.post('/generate-launch-url', async (request, reply) => {
     const bytes = bodyBytes(request, reply);
     if (!bytes) return reply;
@@ -181,7 +186,10 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
     });
     return sendJson(reply, 200, JSON.stringify({ url }));
   });
+}
 
+/** POST /game-bets, its checks in the order the file's opening comment gives. */
+function gameBetsRoute(app: FastifyInstance, catalog: Catalog<GameSettings>, operators: readonly OperatorEntry[]): void {
   app.post('/game-bets', async (request, reply) => {
     const bytes = bodyBytes(request, reply);
     if (!bytes) return reply;
@@ -218,5 +226,4 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
     }
     return sendJson(reply, 200, stringify(out));
   });
-
 }

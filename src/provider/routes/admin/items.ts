@@ -4,10 +4,10 @@
  * as the admin routes answer them, amounts as exact JSON numbers.
  */
 import assert from 'node:assert/strict';
-import type { OutboxItem } from '../../dispatch/outbox.js';
-import { raw } from '../../protocol/json.js';
-import { formatMinor } from '../../protocol/money.js';
-import type { PayoutRow, RoundCallRow, RoundRow } from '../store/provider-store.js';
+import type { OutboxItem } from '../../../dispatch/outbox.js';
+import { raw } from '../../../protocol/json.js';
+import { formatMinor } from '../../../protocol/money.js';
+import type { PayoutRow, RoundCallRow, RoundRow } from '../../store/provider-store.js';
 
 export const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
 
