@@ -232,6 +232,7 @@ function notFinal(refusal: Refusal): TransactionRefusal {
 }
 
 /** The rules of §6 after the amounts are converted: a plan, or a refusal that planTransaction sorts into final or not. */
+// eslint-disable-next-line max-lines-per-function -- the rules of §6 in their order, so the order of refusals reads top to bottom
 function judgeTransaction(
   request: CheckedTransaction,
   snap: TransactionSnapshot,

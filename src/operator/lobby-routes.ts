@@ -65,6 +65,7 @@ function sendProviderFailure(reply: FastifyReply, outcome: Exclude<CallOutcome<u
   return sendProblem(reply, 'SERVICE_UNAVAILABLE', `the provider did not answer usefully: ${outcome.detail}`);
 }
 
+// eslint-disable-next-line max-lines-per-function -- the lobby API's routes, each short, registered in one plugin
 export async function registerLobby(app: FastifyInstance, options: LobbyOptions): Promise<void> {
   const { service, link } = options;
   const limits = options.limits ?? { callsPerAddressMax: PLAYER_CALLS_PER_ADDRESS_MAX, windowMs: PLAYER_RATE_WINDOW_S * 1000 };

@@ -462,6 +462,7 @@ function staffLimitsOf(value: Record<string, Record<string, string>> | undefined
   return { ...DEFAULT_STAFF_LIMITS, ...value };
 }
 
+// eslint-disable-next-line max-lines-per-function -- reads each setting in the order of the config's table in docs/provider.md
 export function resolveProviderConfig(input: unknown): ProviderConfig {
   const checked = schemaCheck.check(input);
   if (!checked.ok) throw new ProviderConfigError(checked.detail);

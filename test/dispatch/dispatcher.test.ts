@@ -58,6 +58,7 @@ const ANSWER_MS_MAX = 1_000;
 type Behaviour = 'drop-before' | 'drop-after' | 'late' | '503' | '503-retry-after' | '402';
 
 for (const backend of OUTBOX_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`two nodes against a real HTTP operator: ${backend.name}`, { skip: backend.unavailable }, () => {
     let server: Server;
     let url: string;
@@ -204,6 +205,7 @@ for (const backend of OUTBOX_BACKENDS) {
     });
   });
 
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`with the send injected: ${backend.name}`, { skip: backend.unavailable }, () => {
     async function setUp(items: NewItem[]): Promise<{ db: OutboxDatabase; outbox: Outbox }> {
       const db = await backend.open('dispatcher');

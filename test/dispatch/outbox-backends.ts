@@ -151,6 +151,7 @@ function openSqlite(): OutboxDatabase {
 /** Small pools: test files run two at a time, and a test may open three nodes. */
 export const TEST_POOL: PostgresSettings = { poolSize: 2, statementTimeoutMs: 10_000, idleTimeoutS: 10, connectTimeoutS: 5 };
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 async function openPostgres(label: string): Promise<OutboxDatabase> {
   const schema = await freshSchema(`outbox_${label}`);
   const pools: postgres.Sql[] = [];

@@ -42,6 +42,7 @@ function item(orderingKey: string, kind: NewItem['kind'], extra: Partial<NewItem
 }
 
 for (const backend of OUTBOX_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`outbox contract: ${backend.name}`, { skip: backend.unavailable }, () => {
     let db: OutboxDatabase;
     let nodeA: Outbox;

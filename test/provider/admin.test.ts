@@ -28,6 +28,7 @@ import {
 import { PROVIDER_TEST_POOL } from './store/backends.js';
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`the back office: ${backend.name}`, { skip: backend.unavailable }, () => {
     let provider: Provider;
     before(async () => {

@@ -112,6 +112,7 @@ test('the game page plays in a browser: keyboard, balance, free rounds, verifica
   }
 });
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('what the player sees', { skip: absent }, () => {
   /** A player's wait for a round in these tests (ms): long for an operator that is up, short enough to see one that is down. */
   const ROUND_WAIT_MS = 1_500;

@@ -116,6 +116,7 @@ async function operatorBooked(): Promise<Map<string, { kind: string; roundId: st
   return booked;
 }
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 test('kill -9 under load: every round the operator booked or a player was answered is in the round log, and a restart settles the rest', async (t) => {
   const first = await startProvider(t);
   const launches: { path: string; token: string }[] = [];

@@ -86,6 +86,7 @@ function lcg(seed: number): () => number {
   };
 }
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 test(`real mode: a launch URL, an opened session, ${ROUNDS} rounds; the ledger and the round log agree exactly`, async () => {
   const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', { playerId: 'alice', currency: 'EUR', balance: 1000, country: 'DE' });
   assert.equal(created.status, 201, created.text);

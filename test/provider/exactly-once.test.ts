@@ -140,6 +140,7 @@ function cents(amount: number | string): bigint {
  * killed at a quarter, half and three quarters of the rounds: a provider
  * node by its index, or the operator.
  */
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 async function provesExactlyOnce(t: TestScope, options: { database: string; nodes: number; kills: readonly (number | 'operator')[] }): Promise<void> {
   const operatorPort = await freePort();
   const providerPorts: number[] = [];

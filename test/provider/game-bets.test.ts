@@ -29,6 +29,7 @@ import {
 } from './provider-helpers.js';
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`POST /game-bets: ${backend.name}`, { skip: backend.unavailable }, () => {
     let provider: Provider;
     before(async () => {

@@ -27,6 +27,7 @@ import {
 } from './provider-helpers.js';
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`the game page: ${backend.name}`, { skip: backend.unavailable }, () => {
     let op: Operator;
     let provider: Provider;
@@ -131,6 +132,7 @@ for (const backend of PROVIDER_BACKENDS) {
       });
     });
 
+    // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
     describe('real mode', () => {
       test("opening authenticates the launch key and shows the operator's balance, ladder and commitment", async () => {
         const launch = await launchReal({ balance: 100, urls: { lobby: 'https://casino.example/lobby', refresh: 'https://casino.example/refresh' } });
@@ -351,6 +353,7 @@ for (const backend of PROVIDER_BACKENDS) {
       });
     });
 
+    // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
     describe('free rounds', () => {
       test('a campaign from the back office is played with campaign {id, type: freeBets, finished} on its transactions', async () => {
         const playerId = await newPlayer({ balance: 10 });

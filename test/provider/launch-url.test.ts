@@ -36,6 +36,7 @@ import {
 } from './provider-helpers.js';
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`POST /generate-launch-url: ${backend.name}`, { skip: backend.unavailable }, () => {
     let provider: Provider;
 

@@ -20,7 +20,6 @@ import { adminOverHttp, ledgerOf, makeOperator, type Operator } from '../helpers
 import {
   adminCall,
   assertProblem,
-  launchOf,
   makeProvider,
   OPERATOR_ID,
   openRealGame,
@@ -45,6 +44,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 }
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`payouts to a real operator through the dispatcher: ${backend.name}`, { skip: backend.unavailable }, () => {
     let op: Operator;
     let origin: string;

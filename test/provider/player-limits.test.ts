@@ -43,6 +43,7 @@ function assertRateLimited(answer: Answer, whose: RegExp): void {
 }
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`the game pages' API limits: ${backend.name}`, { skip: backend.unavailable }, () => {
     let provider: Provider;
     /** Each test calls from addresses of its own, so that one test's calls count against no other's. */

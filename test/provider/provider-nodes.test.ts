@@ -99,6 +99,7 @@ after(async () => {
   await op?.close();
 });
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 test('two provider nodes on one PostgreSQL database: launches, rounds and prizes on both, each delivered once', { skip: POSTGRES_UNAVAILABLE }, async () => {
   const [a, b] = nodes as [Node, Node];
   // Each player's game is launched on one node and opened on the other.

@@ -47,6 +47,7 @@ const ROUND_WAIT_MS = 1_500;
 const absent = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent: the reels page's browser test is skipped (apt-get install -y chromium)`;
 if (absent) console.log(`notice: ${absent}`);
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('the reels page in a browser', { skip: absent }, () => {
   let op: Awaited<ReturnType<typeof makeOperator>>;
   let gate: Awaited<ReturnType<typeof operatorSwitch>>;
@@ -163,6 +164,7 @@ describe('the reels page in a browser', { skip: absent }, () => {
   const scrollWidth = (page: Page) => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
   const shownBalance = async (page: Page) => Number((await page.textContent('#balance'))!.replace(/[€,]/g, ''));
 
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   test('real money: spins, a free round, a feature played spin by spin and resumed after a reload; the balance is the ledger', async () => {
     const playerId = await newPlayer(200);
     const campaign = { id: randomUUID(), operatorId: 'local-demo-operator', game: reels().slug, currency: 'EUR', betAmount: 1, rounds: 1, players: [playerId] };

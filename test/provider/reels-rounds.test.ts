@@ -37,6 +37,7 @@ const DELIVERY_MS_MAX = 20_000;
 type Json = Record<string, any>;
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`reels rounds: ${backend.name}`, { skip: backend.unavailable }, () => {
     let op: Operator;
     let provider: Provider;

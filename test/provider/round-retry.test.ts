@@ -34,6 +34,7 @@ const STATE_WAIT_MS = 10_000;
 const SHORT_WAIT_MS = 300;
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`rounds resent to the operator: ${backend.name}`, { skip: backend.unavailable }, () => {
     let agent: MockAgent;
     let pool: MockPool;
@@ -170,6 +171,7 @@ for (const backend of PROVIDER_BACKENDS) {
         return round.status === 'pending' ? undefined : round;
       });
 
+    // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
     describe('resent with the same body', () => {
       test('503, 500 and a network error are retried after 0.5 s and 1 s doubling with full jitter, then 200 settles', async () => {
         const launch = await openLaunch();
@@ -263,6 +265,7 @@ for (const backend of PROVIDER_BACKENDS) {
       });
     });
 
+    // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
     describe('a round its player stopped waiting for', () => {
       /** The suite's provider, put back after these tests. */
       let shared: Provider;

@@ -28,6 +28,7 @@ const SEARCH_MAX = 20_000;
 type Json = Record<string, any>;
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`seed key rotation: ${backend.name}`, { skip: backend.unavailable }, () => {
     const keyA = randomBytes(32);
     const keyB = randomBytes(32);

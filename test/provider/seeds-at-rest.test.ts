@@ -33,6 +33,7 @@ const SEARCH_MAX = 20_000;
 type Json = Record<string, any>;
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`server seeds at rest: ${backend.name}`, { skip: backend.unavailable }, () => {
     let op: Operator;
     let provider: Provider;

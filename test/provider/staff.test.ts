@@ -54,6 +54,7 @@ async function staffToken(provider: Provider, name: string, role: Role, operator
 }
 
 for (const backend of PROVIDER_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`provider staff accounts (${backend.name})`, { skip: backend.unavailable }, () => {
     let provider: Provider;
     let guard: StaffGuard | undefined;
@@ -198,6 +199,7 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.deepEqual(after.filter((row) => row.actor === 'atomic-clerk').map((row) => row.status), [202, noPayout.status]);
     });
 
+    // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
     test('an outbox retry, an outbox resolve and a campaign each commit with their audit row: breaking either write lands neither', async () => {
       const { token } = await staffToken(provider, 'atomic-admin', 'admin');
       const call = (url: string, body: unknown = {}) => adminCall(provider.app, 'POST', url, body, token);

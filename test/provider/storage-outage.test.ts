@@ -129,6 +129,7 @@ function assertUnavailable(answer: Answer, what: string): void {
   assert.equal(answer.headers['retry-after'], String(STORAGE_RETRY_AFTER_S), what);
 }
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('the provider while its PostgreSQL database is down or stuck', { skip: process.env.DATABASE_URL ? undefined : POSTGRES_UNAVAILABLE }, () => {
   let schema: Schema;
   let proxy: DatabaseProxy;

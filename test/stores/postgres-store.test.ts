@@ -25,7 +25,7 @@ import { migrateDatabase } from '../../src/stores/open-store.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrations.js';
 import type { WalletStore } from '../../src/stores/operations.js';
 import { DAY_MS } from '../../src/stores/store.js';
-import { DATABASE_URL, freshSchema, openPostgresStore, openTwoPostgresStores, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE, type Schema } from './postgres-fixtures.js';
+import { DATABASE_URL, freshSchema, openPostgresStore, openTwoPostgresStores, POSTGRES_UNAVAILABLE, type Schema } from './postgres-fixtures.js';
 import { ggrOfThreeDays, NOW as FIXTURES_NOW } from './store-fixtures.js';
 import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
@@ -267,6 +267,7 @@ describe('postgres store: two nodes on one database', { skip: POSTGRES_UNAVAILAB
   });
 });
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('postgres store: faults', { skip: POSTGRES_UNAVAILABLE }, () => {
   test('a statement time-out answers 503, applies nothing, and the next call goes through', async () => {
     const { store, schema, cleanup } = await openPostgresStore('timeout', { settings: { statementTimeoutMs: 300 } });

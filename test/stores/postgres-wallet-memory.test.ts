@@ -107,6 +107,7 @@ function balanceOf(outcome: BalanceOutcome | Refusal): string {
   return outcome.balance;
 }
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVAILABLE }, () => {
   let first: PostgresStore;
   let second: PostgresStore;

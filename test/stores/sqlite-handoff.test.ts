@@ -40,6 +40,7 @@ function transactCall(id: number, amount: number | Decimal): CallOf<'transact'> 
   return { id, op: 'transact', args: { now: NOW, request } };
 }
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('sqlite hand-off', () => {
   test('a batch of plain calls crosses as JSON and arrives equal, every amount the exact decimal that was sent', () => {
     const calls = AMOUNTS.map((amount, i) => transactCall(i + 1, amount));

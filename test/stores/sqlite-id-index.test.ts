@@ -55,6 +55,7 @@ function marks(db: Database.Database, table: string): bigint[] {
   return db.prepare('SELECT merged_upto FROM id_marks WHERE tbl = ? ORDER BY bucket').pluck().all(table) as bigint[];
 }
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('sqlite id index', () => {
   test('bucketOf reads the first byte of canonical text', () => {
     const bytes = Array.from({ length: ID_BUCKETS }, (_, i) => i);

@@ -22,6 +22,7 @@ async function openPlayer(store: SqliteStore, playerId: string) {
   return (amount: number) => store.transact({ now: NOW, request: checkedTransaction(singleBet(session, amount)) });
 }
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('sqlite verify beside the writer', () => {
   test('bets are booked while a verify reads a grown ledger, and it sees every bet answered before it', async () => {
     const { dir, cleanup } = tempDir();

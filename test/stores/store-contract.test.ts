@@ -39,6 +39,7 @@ async function everyPage<T>(page: (before: bigint | undefined) => Promise<PageOf
 }
 
 for (const backend of BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`store contract: ${backend.name}`, { skip: backend.unavailable }, () => {
     let store: WalletStore;
     let cleanup: () => Promise<void>;
@@ -269,6 +270,7 @@ for (const backend of BACKENDS) {
       assert.ok(!foreignRound.ok && foreignRound.code === 'INVALID_REQUEST');
     });
 
+    // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
     test('seeded random workload matches the model, and the books verify', async () => {
       const random = mulberry32(20261121);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

@@ -48,6 +48,7 @@ async function everyPlayer(store: WalletStore, filter: Omit<PlayersRequest, 'lim
 }
 
 for (const backend of BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`store listings: ${backend.name}`, { skip: backend.unavailable }, () => {
     let store: WalletStore;
     let cleanup: () => Promise<void>;

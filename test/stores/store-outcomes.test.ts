@@ -32,6 +32,7 @@ function line(label: string, value: unknown): string {
 }
 
 /** The scenario. Returns one line per call, in order. */
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 async function scenario(store: WalletStore): Promise<string[]> {
   const out: string[] = [];
   const id = ids(0x5ce);
@@ -200,6 +201,7 @@ function withoutCursor(transcriptLine: string | undefined): string | undefined {
 const transcripts = new Map<string, string[]>();
 
 for (const backend of BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`store outcomes: ${backend.name}`, { skip: backend.unavailable }, () => {
     let store: WalletStore;
     let cleanup: () => Promise<void>;

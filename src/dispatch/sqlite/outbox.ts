@@ -218,6 +218,7 @@ export class SqliteOutbox implements Outbox {
   private readonly onFinal: FinalHook;
 
   /** `db`: this node's connection, its schema migrated (OUTBOX_MIGRATION). */
+  // eslint-disable-next-line max-lines-per-function -- prepares every statement of the outbox once, beside the others
   constructor(
     private readonly db: Database.Database,
     options: SqliteOutboxOptions = {},

@@ -23,7 +23,7 @@ import { WalletMemory, type PlayerRow } from './wallet-memory.js';
  * deleted, so the fact never goes stale; 100,000 entries are a few MB.
  * (SQLite's ledger has a limit of the same name for its account ids.)
  */
-export const REMEMBERED_OPERATOR_ACCOUNTS_MAX = 100_000;
+const REMEMBERED_OPERATOR_ACCOUNTS_MAX = 100_000;
 
 /** int8 and numeric arrive as decimal text (postgres.js keeps them exact). */
 export type Int8 = string;
@@ -118,6 +118,7 @@ export class LedgerRows {
    * changed meanwhile, and answers which ones: `stale`. A batch that read
    * under the locks finds every version as it read it.
    */
+  // eslint-disable-next-line max-lines-per-function -- a batch's writes, one statement per table in the order of the locks
   async write(dbTx: Sql, writes: BatchWrites, fromMemory: boolean): Promise<WriteOutcome> {
     const newAccounts = this.unknownAccounts(writes.transfers);
     const accounts = newAccounts.length > 0 ? this.createAccounts(dbTx, newAccounts) : undefined;

@@ -291,6 +291,7 @@ export class LedgerTransfers {
     }
   }
 
+  // eslint-disable-next-line max-lines-per-function -- one /transaction planned in one step against the batch's snapshot
   private planTransact(command: TransactionCommand, row: SessionRow | undefined, snapshot: BatchSnapshot, writes: BatchWrites): HotResult {
     const { request, now } = command;
     const player = row && this.rows.playerState(row);

@@ -65,7 +65,7 @@ function seenOf(v: unknown[]): SeenTransfer {
  * accounts); a bound, not a tuning knob. (PostgreSQL's ledger has a limit of
  * the same name for the operator accounts it knows to exist.)
  */
-export const REMEMBERED_OPERATOR_ACCOUNTS_MAX = 10_000;
+const REMEMBERED_OPERATOR_ACCOUNTS_MAX = 10_000;
 
 export class LedgerRows {
   readonly memory = new WalletMemory();

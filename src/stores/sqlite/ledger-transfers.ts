@@ -82,6 +82,7 @@ export class LedgerTransfers {
     return this.bookTransaction(command, at, seen, round, roundKey, roundBytes);
   }
 
+  // eslint-disable-next-line max-lines-per-function -- one /transaction booked with no await between its reads and writes
   private bookTransaction(
     command: TransactionCommand,
     at: SessionAt | undefined,

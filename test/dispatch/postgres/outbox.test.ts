@@ -38,6 +38,7 @@ function item(operatorId: string, orderingKey: string, extra: Partial<NewItem> =
   return { operatorId, orderingKey, kind: 'bet', path: '/transaction', body: JSON.stringify({ orderingKey }), ...extra };
 }
 
+// eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
 describe('PostgreSQL outbox', { skip }, () => {
   let db: OutboxDatabase;
 
@@ -49,6 +50,7 @@ describe('PostgreSQL outbox', { skip }, () => {
     await db.close();
   });
 
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   test('three nodes claiming at once, one of them dying with its leases: one lease per item, key order, the operator limit, every item final', async () => {
     const random = mulberry32(7);
     const draw = (n: number) => Math.floor(random() * n);

@@ -32,6 +32,7 @@ const payoutOf = (overrides: Partial<NewPayout> = {}): NewPayout => ({
 });
 
 for (const backend of PROVIDER_STORE_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`payouts in the provider store: ${backend.name}`, { skip: backend.unavailable }, () => {
     let opened: OpenedProviderStore;
     let store: ProviderStore;

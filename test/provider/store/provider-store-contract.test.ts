@@ -25,6 +25,7 @@ const NEXT_SEED = 'ef'.repeat(32);
 const OK = (balance: string): Answer => ({ status: 200, detail: 'HTTP 200', balance });
 
 for (const backend of PROVIDER_STORE_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`provider store contract: ${backend.name}`, { skip: backend.unavailable }, () => {
     let opened: OpenedProviderStore;
     let store: ProviderStore;

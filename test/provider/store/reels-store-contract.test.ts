@@ -76,6 +76,7 @@ function reelsRound(session: GameSessionRow, nonce: number, shape: Shape = {}): 
 }
 
 for (const backend of PROVIDER_STORE_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
   describe(`provider store contract, reels rounds: ${backend.name}`, { skip: backend.unavailable }, () => {
     let opened: OpenedProviderStore;
     let store: ProviderStore;

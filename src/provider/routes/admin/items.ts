@@ -9,7 +9,7 @@ import { raw } from '../../../protocol/json.js';
 import { formatMinor } from '../../../protocol/money.js';
 import type { PayoutRow, RoundCallRow, RoundRow } from '../../store/provider-store.js';
 
-export const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
 
 export function payoutItem(payout: PayoutRow, decimals: number) {
   const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
@@ -53,7 +53,7 @@ export function outboxItemView(item: OutboxItem, now: number, withBody: boolean)
   };
 }
 
-export function inFlight(item: OutboxItem, now: number): boolean {
+function inFlight(item: OutboxItem, now: number): boolean {
   return item.status === 'pending' && item.leaseExpiresAt !== undefined && item.leaseExpiresAt > now;
 }
 

@@ -42,7 +42,7 @@
  * its COMMIT was already on its way: every request is safe to resend).
  */
 import type { Refusal } from '../../../protocol/errors.js';
-import { insertAudit, PostgresStaff, scopeCondition } from '../../../staff/postgres-staff.js';
+import { insertAudit, PostgresStaff } from '../../../staff/postgres-staff.js';
 import type { AuditEntry, StaffListing, StaffTokenFound } from '../../../access/staff.js';
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../../staff/staff-commands.js';
 import assert from 'node:assert/strict';
@@ -69,7 +69,6 @@ import { assertRevealable, featureDone, reelsCallStep } from '../../../rounds/co
 import { payoutOutcomeOf, roundOutcomeOf } from '../../../rounds/outcomes.js';
 import { freeRoundFits, sameCampaign, samePayout } from '../../../rounds/sameness.js';
 import {
-  rowReaders,
   type CampaignRow,
   type CampaignWrite,
   type GameSessionRow,
@@ -87,7 +86,6 @@ import {
   type Row,
   type RoundCallRow,
   type RoundRow,
-  type RoundStatus,
   type RoundWrite,
   type SeedSealing,
 } from '../provider-store.js';
