@@ -25,7 +25,7 @@ import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/sta
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import type { Outbox } from '../../dispatch/outbox.js';
 import type { Refusal } from '../../protocol/errors.js';
-import type { CampaignTerms, GameKindOfRound, Mode, PlannedReelsRound, PlannedRound, RoundFacts, RoundStatus } from '../../rounds/facts.js';
+import type { CampaignTerms, GameKindOfRound, PayoutTerms, Mode, PlannedReelsRound, PlannedRound, RoundFacts, RoundStatus } from '../../rounds/facts.js';
 
 // The facts the rules of rounds (src/rounds) read are theirs; the rows here are built on them.
 export type { GameKindOfRound, Mode, ReelsPart, RoundStatus } from '../../rounds/facts.js';
@@ -114,14 +114,8 @@ export interface CampaignRow extends CampaignTerms {
 
 export type PayoutStatus = 'pending' | 'paid' | 'refused';
 
-/** A tournament prize, as the store keeps it. */
-export interface PayoutRow {
-  payoutId: string;
-  operatorId: string;
-  playerId: string;
-  currency: string;
-  amountMinor: bigint;
-  campaignId: string;
+/** A tournament prize, as the store keeps it: its terms (src/rounds judges a repeated request by them) and its delivery. */
+export interface PayoutRow extends PayoutTerms {
   /** The operator's session of the player that the /payout request names. */
   operatorSessionId: string;
   /** Its /payout request in the outbox. */
