@@ -10,6 +10,12 @@
  * limit the claim keeps) while the others go on. A node holds at most
  * `inFlightMax` sends at once.
  *
+ * A claim is a short lease (LEASE_MS) that a heartbeat renews every
+ * HEARTBEAT_MS while its send is in flight, so that a node that dies
+ * leaves its items to the others within seconds. A node with a lasting
+ * name (its host and port) takes back, when it starts, what its earlier
+ * runs had claimed: a node killed and restarted alone resends at once.
+ *
  * The clock, the sleep and the jitter's randomness are injected.
  */
 import assert from 'node:assert/strict';
@@ -25,7 +31,7 @@ import {
   type ClientWorld,
   type Transport,
 } from '../clients/http-call.js';
-import { CLAIM_BATCH_MAX, LEASE_MS, OPERATOR_IN_FLIGHT_MAX, type Answer, type Outbox, type OutboxItem } from './outbox.js';
+import { CLAIM_BATCH_MAX, HEARTBEAT_MS, LEASE_MS, LEASE_OWNER_SEPARATOR, OPERATOR_IN_FLIGHT_MAX, type Answer, type Outbox, type OutboxItem } from './outbox.js';
 import { decide, DISPATCH_SCHEDULE, type Decision, type DispatchSchedule, type SendAttempt } from './retry-schedule.js';
 
 /** Sends one item once; never retries (the schedule is the outbox's). A rejection counts as a failed attempt. */
@@ -41,8 +47,10 @@ export interface DispatcherLimits {
   inFlightMax: number;
   /** See OPERATOR_IN_FLIGHT_MAX. */
   operatorInFlightMax: number;
-  /** See LEASE_MS; longer than the send's wait for an answer. */
+  /** See LEASE_MS. */
   leaseMs: number;
+  /** See HEARTBEAT_MS; shorter than `leaseMs`. Left out with a `leaseMs` of the caller's, a third of it. */
+  heartbeatMs: number;
   /**
    * The wait before claiming again when nothing was due (ms). 250 ms adds
    * little to a retry's own back-off, which starts at 0.5 s, and costs one
@@ -80,6 +88,7 @@ export const DISPATCHER_LIMITS: DispatcherLimits = {
   inFlightMax: 64,
   operatorInFlightMax: OPERATOR_IN_FLIGHT_MAX,
   leaseMs: LEASE_MS,
+  heartbeatMs: HEARTBEAT_MS,
   idleMs: 250,
   probeMs: OPERATOR_PROBE_MS,
 };
@@ -94,8 +103,15 @@ export interface DispatcherLog {
 
 export interface DispatcherOptions {
   outbox: Outbox;
-  /** This node's name in leases: unique among the nodes sharing the outbox. */
+  /** This node's name in leases (leaseOwner): unique among the nodes sharing the outbox. */
   node: string;
+  /**
+   * The part of `node` a restart of this node keeps (leaseOwner's
+   * `lastingName`): once started, it gives up the leases its earlier runs
+   * held, whose sends died with them, and claims their items at once. Left
+   * out, such items wait for their leases to expire.
+   */
+  lastingName?: string;
   send: Send;
   schedule?: DispatchSchedule;
   limits?: Partial<DispatcherLimits>;
@@ -137,6 +153,13 @@ export class Dispatcher {
   private readonly schedule: DispatchSchedule;
   private readonly world: ClientWorld;
   private readonly inFlight = new Set<Promise<void>>();
+  /** The items of the sends in flight, whose leases the heartbeat renews. */
+  private readonly sending = new Set<number>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** The renewal under way, if any: the next beat skips while one is. */
+  private renewing: Promise<unknown> | undefined;
+  /** Renewals that failed in a row (storage away): logged once, at the first. */
+  private renewFailures = 0;
   private running = false;
   private loopDone: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -149,14 +172,18 @@ export class Dispatcher {
   private readonly failing = new Map<string, number>();
 
   constructor(private readonly options: DispatcherOptions) {
-    this.limits = { ...DISPATCHER_LIMITS, ...options.limits };
+    // A lease of the caller's own is renewed three times within it, as the default is.
+    const heartbeatMs = options.limits?.heartbeatMs ?? (options.limits?.leaseMs === undefined ? HEARTBEAT_MS : Math.floor(options.limits.leaseMs / 3));
+    this.limits = { ...DISPATCHER_LIMITS, ...options.limits, heartbeatMs };
     this.schedule = options.schedule ?? DISPATCH_SCHEDULE;
     this.world = options.world ?? REAL_CLIENT_WORLD;
     const { batchSizeMax, inFlightMax, operatorInFlightMax, leaseMs, idleMs, probeMs } = this.limits;
     assert.ok(
-      batchSizeMax >= 1 && inFlightMax >= 1 && operatorInFlightMax >= 1 && leaseMs >= 1 && idleMs >= 1 && probeMs >= 1,
+      batchSizeMax >= 1 && inFlightMax >= 1 && operatorInFlightMax >= 1 && leaseMs >= 1 && idleMs >= 1 && probeMs >= 1 && heartbeatMs >= 1,
       'dispatcher limits are positive',
     );
+    assert.ok(heartbeatMs < leaseMs, 'a lease is renewed before it expires');
+    assert.ok(options.lastingName === undefined || options.node.startsWith(`${options.lastingName}${LEASE_OWNER_SEPARATOR}`), "a node's lease owner starts with its lasting name");
   }
 
   /** Calls `watch` after each attempt's outcome is applied; answers a function that stops it. */
@@ -168,7 +195,37 @@ export class Dispatcher {
   start(): void {
     assert.ok(!this.running && this.loopDone === undefined, 'a dispatcher is started once at a time');
     this.running = true;
+    // On the host's timers, whatever a test's clock says; the leases it writes are read on the world's clock.
+    // Unreferenced: the node's server keeps the process alive, not its heartbeat.
+    this.heartbeat = setInterval(() => void this.renewLeases(), this.limits.heartbeatMs).unref();
     this.loopDone = this.loop();
+  }
+
+  /**
+   * One beat of the heartbeat: the leases of this node's sends in flight
+   * run LEASE_MS from the world's now. Skipped while the last beat's
+   * renewal is still under way; a failure is logged once per outage (the
+   * items may then be sent again by another node once their leases run
+   * out, which is safe). Answers how many leases were renewed.
+   */
+  async renewLeases(): Promise<number> {
+    if (this.renewing !== undefined || this.sending.size === 0) return 0;
+    const { outbox, node, log } = this.options;
+    const renewal = outbox.renew([...this.sending], node, this.world.clock() + this.limits.leaseMs);
+    this.renewing = renewal;
+    try {
+      const renewed = await renewal;
+      if (this.renewFailures > 0) log?.info?.({ failedRenewals: this.renewFailures }, 'dispatch: renewing leases works again');
+      this.renewFailures = 0;
+      return renewed;
+    } catch (error) {
+      if (error instanceof assert.AssertionError) throw error;
+      if (this.renewFailures === 0) log?.error({ err: error }, 'dispatch: renewing leases failed; another node may send the items in flight again once their leases run out');
+      this.renewFailures += 1;
+      return 0;
+    } finally {
+      this.renewing = undefined;
+    }
   }
 
   /**
@@ -187,11 +244,32 @@ export class Dispatcher {
     this.poke();
     await this.loopDone;
     this.loopDone = undefined;
+    // The heartbeat beats on until the last send's outcome is applied: a send that outlasts a lease keeps its claim.
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    await this.renewing;
+  }
+
+  /**
+   * A restarted node's first work: the leases its earlier runs held are
+   * given up, so that their items go now rather than once the leases run
+   * out. A failure leaves them to run out.
+   */
+  private async releaseEarlierRuns(lastingName: string): Promise<void> {
+    const { outbox, node, log } = this.options;
+    try {
+      const released = await outbox.releaseEarlierRuns(lastingName, node);
+      if (released > 0) log?.info?.({ released, lastingName }, `dispatch: ${released} items an earlier run of this node had claimed are claimed again now`);
+    } catch (error) {
+      if (error instanceof assert.AssertionError) throw error;
+      log?.error({ err: error }, "dispatch: giving up an earlier run's leases failed; its items go once the leases run out");
+    }
   }
 
   private async loop(): Promise<void> {
-    const { outbox, node, log } = this.options;
+    const { outbox, node, log, lastingName } = this.options;
+    if (lastingName !== undefined) await this.releaseEarlierRuns(lastingName);
     while (this.running) {
       // While claiming fails, a probe would fail as well: the operators' items keep their back-off until storage answers.
       if (this.claimFailures === 0) await this.probeFailing();
@@ -261,9 +339,11 @@ export class Dispatcher {
       })
       .finally(() => {
         this.inFlight.delete(run);
+        this.sending.delete(item.id);
         this.poke();
       });
     this.inFlight.add(run);
+    this.sending.add(item.id);
   }
 
   private async deliver(item: OutboxItem): Promise<void> {

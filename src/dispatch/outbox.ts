@@ -18,6 +18,7 @@
  * into its transaction are the backend's own (sqlite/outbox.ts,
  * postgres/outbox.ts).
  */
+import assert from 'node:assert/strict';
 import type { ItemKind } from './retry-schedule.js';
 
 /**
@@ -129,12 +130,37 @@ export interface OutboxItem {
 }
 
 /**
- * How long a claim holds an item (ms). Longer than docs/protocol.md §9's
- * 5 s wait for one answer, with room for a busy event loop, so that a live
- * node keeps its claim through a slow send; short enough that a dead node's
- * items are resent within half a minute.
+ * How long a claim holds an item unless it is renewed (ms). A live node
+ * renews the leases of its sends in flight every HEARTBEAT_MS (the
+ * dispatcher's heartbeat), so a lease need not outlast the wait for an
+ * answer (docs/protocol.md §9's 5 s, or a config's longer one), only a few
+ * renewals that fail or come late (a busy event loop, a slow write). A
+ * node that dies stops renewing: its items pass to the others within this,
+ * where a fixed lease long enough for a slow answer made them wait half a
+ * minute, and a launch's next play with them.
  */
-export const LEASE_MS = 30_000;
+export const LEASE_MS = 6_000;
+/**
+ * How often a node renews the leases of its sends in flight (ms): a third
+ * of LEASE_MS, so that two renewals in a row may fail or come late before
+ * another node takes an item that is still being sent (which would send it
+ * twice: harmless, every request is idempotent, but wasted).
+ */
+export const HEARTBEAT_MS = LEASE_MS / 3;
+
+/** What separates a lease owner's lasting name from its run: no host name holds it. */
+export const LEASE_OWNER_SEPARATOR = '/';
+
+/**
+ * A node's name in leases: the name it keeps across restarts (its host and
+ * the port it serves on), then this run's own part. A restarted node knows
+ * the leases of its earlier runs by the name (Outbox.releaseEarlierRuns).
+ */
+export function leaseOwner(lastingName: string, run: string): string {
+  assert.ok(lastingName.length > 0 && !lastingName.includes(LEASE_OWNER_SEPARATOR), `a node's lasting name is not empty and has no ${LEASE_OWNER_SEPARATOR}`);
+  return `${lastingName}${LEASE_OWNER_SEPARATOR}${run}`;
+}
+
 /**
  * Items of one operator in flight across all nodes, by default (the
  * provider's `limits.operatorInFlightMax`). As many as the players one
@@ -187,6 +213,19 @@ export const LIST_MAX = 1_000;
 export interface Outbox {
   /** Due items leased to `node`, within the limits; each claim counts an attempt. */
   claim(now: number, node: string, limits: ClaimLimits): Promise<OutboxItem[]>;
+  /**
+   * The heartbeat: the leases `node` holds on these items (its sends in
+   * flight) now run until `until`. An item no longer pending, or leased to
+   * another node since, is left as it is. Answers how many were renewed.
+   */
+  renew(ids: readonly number[], node: string, until: number): Promise<number>;
+  /**
+   * A restart: the leases held by earlier runs of this node (owners
+   * `leaseOwner(lastingName, run)` for another run than `node`'s) are given
+   * up, so that their items are claimed at once instead of once the leases
+   * expire; their sends died with the run. Answers how many.
+   */
+  releaseEarlierRuns(lastingName: string, node: string): Promise<number>;
   sent(id: number, node: string, answer: Answer, now: number): Promise<boolean>;
   /** Final; with `skip-rest` the key's later items become `skipped`. Answers how many were. */
   refused(id: number, node: string, answer: Answer, now: number): Promise<{ applied: boolean; skipped: number }>;

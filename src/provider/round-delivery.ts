@@ -16,6 +16,7 @@ import { hostname } from 'node:os';
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 import { REAL_CLIENT_WORLD, type ClientWorld } from '../clients/http-call.js';
 import { Dispatcher, DISPATCHER_LIMITS, httpSend, type DispatcherLimits, type DispatcherLog } from '../dispatch/dispatcher.js';
+import { leaseOwner } from '../dispatch/outbox.js';
 import { DISPATCH_SCHEDULE, type DispatchSchedule } from '../dispatch/retry-schedule.js';
 import type { RoundDelivery } from './game-service.js';
 import type { ProviderConfig } from './provider-config.js';
@@ -24,6 +25,12 @@ import type { ProviderStore } from './store/provider-store.js';
 export interface RoundDeliverySetup {
   config: ProviderConfig;
   store: ProviderStore;
+  /**
+   * The name this node keeps across restarts, in its leases (leaseOwner);
+   * default lastingNodeName(config). A process that builds nodes without
+   * serving them on their ports (a test's) gives each its own.
+   */
+  lastingName?: string;
   /**
    * The clock of the schedule and the leases, the jitter's randomness, and
    * the idle wait between claims; default REAL_CLIENT_WORLD. Its clock must
@@ -37,8 +44,10 @@ export interface RoundDeliverySetup {
 }
 
 export interface RoundDispatch extends RoundDelivery {
-  /** This process's name in the outbox's leases. */
+  /** This process's name in the outbox's leases: the node's lasting name, if it has one, and this run's. */
   readonly node: string;
+  /** The part of `node` a restart keeps; undefined for a node on an ephemeral port. */
+  readonly lastingName: string | undefined;
   start(): void;
   /** Claims nothing more, waits for the sends in flight and records their answers, then closes its connections. */
   stop(): Promise<void>;
@@ -46,9 +55,26 @@ export interface RoundDispatch extends RoundDelivery {
   readonly dispatcher: Dispatcher;
 }
 
-/** Unique among the processes that may share an outbox: the host, the process, and random bits for a pid reused after a restart. */
-export function nodeName(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+/**
+ * The name a provider node keeps across restarts: its host and the port it
+ * serves on. No other live process on the host holds that port, so no two
+ * live nodes share it, and a node restarted on its port finds the leases
+ * its killed run left (Dispatcher's `lastingName`). Undefined for an
+ * ephemeral port (0), which a restart does not keep.
+ */
+export function lastingNodeName(config: Pick<ProviderConfig, 'port'>): string | undefined {
+  return config.port === 0 ? undefined : `${hostname()}:${config.port}`;
+}
+
+/**
+ * This run's name in leases: the lasting name, if any, then the process and
+ * random bits for a pid reused after a restart; without a lasting name, the
+ * host in its place, so that the name stays unique among the processes that
+ * may share an outbox.
+ */
+function nodeOf(lastingName: string | undefined): string {
+  const run = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  return lastingName === undefined ? `${hostname()}:${run}` : leaseOwner(lastingName, run);
 }
 
 /** The protocol's schedule with the config's back-off bounds (limits.retryDelayMsMin, limits.retryDelayMsMax) and horizon (limits.dispatchHorizonSeconds, every kind). */
@@ -74,10 +100,12 @@ export function createRoundDelivery(setup: RoundDeliverySetup): RoundDispatch {
     world,
     ...(setup.dispatcher === undefined ? {} : { dispatcher: setup.dispatcher }),
   });
-  const node = nodeName();
+  const lastingName = setup.lastingName ?? lastingNodeName(config);
+  const node = nodeOf(lastingName);
   const dispatcher = new Dispatcher({
     outbox: store.outbox,
     node,
+    ...(lastingName === undefined ? {} : { lastingName }),
     send: sender.send,
     schedule: roundSchedule(config),
     world,
@@ -93,6 +121,7 @@ export function createRoundDelivery(setup: RoundDeliverySetup): RoundDispatch {
   let stopping: Promise<void> | undefined;
   return {
     node,
+    lastingName,
     dispatcher,
     poke: () => dispatcher.poke(),
     start: () => {

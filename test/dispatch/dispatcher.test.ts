@@ -11,7 +11,9 @@
  * reaches whoever watches the outcome. With the send injected: one slow
  * operator does not stall another, an item past its horizon is parked,
  * building a dispatcher starts nothing, a poke claims at once instead
- * of after the idle wait, and an outage of storage (claims failing) is
+ * of after the idle wait, a heartbeat renews the leases of the sends in
+ * flight, a node restarted under its lasting name sends at once what its
+ * killed run had claimed, and an outage of storage (claims failing) is
  * logged once, backed off from, and recovered from with nothing lost or
  * sent twice.
  */
@@ -21,7 +23,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { PROTOCOL_RETRY, REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
 import { CLAIM_BACKOFF_MS_MAX, Dispatcher, httpSend, type Send } from '../../src/dispatch/dispatcher.js';
-import type { NewItem, Outbox, OutboxItem } from '../../src/dispatch/outbox.js';
+import { CLAIM_LIMITS, leaseOwner, type NewItem, type Outbox, type OutboxItem } from '../../src/dispatch/outbox.js';
 import { DISPATCH_SCHEDULE, type DispatchSchedule, type SendAttempt } from '../../src/dispatch/retry-schedule.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET } from '../helpers.js';
@@ -391,6 +393,61 @@ for (const backend of OUTBOX_BACKENDS) {
         assert.deepEqual(lines[1], { level: 'info', message: 'dispatch: claiming works again; delivery resumes' });
       } finally {
         await dispatcher.stop();
+        await db.close();
+      }
+    });
+
+    test('a node restarted under its lasting name sends at once what its killed run had claimed, its lease not waited for', async () => {
+      const { db, outbox } = await setUp([bet('op-1', 'r-1'), bet('op-1', 'r-2')]);
+      // The clock never reaches the leases' end: only giving them up lets the items go.
+      const now = Date.now();
+      const world = { ...REAL_CLIENT_WORLD, clock: () => now };
+      const [killed] = await outbox.claim(now, leaseOwner('host-1:8090', '4242-aaaa'), { ...CLAIM_LIMITS, batchSizeMax: 1 });
+      const [elsewhere] = await outbox.claim(now, leaseOwner('host-2:8090', '4242-bbbb'), { ...CLAIM_LIMITS, batchSizeMax: 1 });
+      const seen: number[] = [];
+      const lines: string[] = [];
+      const log = { error: () => {}, warn: () => {}, info: (_: object, message: string) => lines.push(message) };
+      const send: Send = async (item) => (seen.push(item.id), { kind: 'answered', status: 200 });
+      const dispatcher = new Dispatcher({ outbox, node: leaseOwner('host-1:8090', '5151-cccc'), lastingName: 'host-1:8090', send, world, log, limits: { idleMs: 5 } });
+      dispatcher.start();
+      try {
+        await until('the killed run’s item is sent', async () => (await outbox.item(killed!.id))?.status === 'sent');
+        assert.deepEqual(seen, [killed!.id], "another node's claim is left to its lease");
+        assert.equal((await outbox.item(elsewhere!.id))?.leaseOwner, leaseOwner('host-2:8090', '4242-bbbb'));
+        assert.deepEqual(lines, ['dispatch: 1 items an earlier run of this node had claimed are claimed again now']);
+      } finally {
+        await dispatcher.stop();
+        await db.close();
+      }
+    });
+
+    test('the heartbeat renews the lease of a send in flight, so that another node does not take it while the node lives', async () => {
+      const { db, outbox } = await setUp([bet('op-1', 'r-1')]);
+      let now = Date.now();
+      const world = { ...REAL_CLIENT_WORLD, clock: () => now };
+      const leaseMs = 1_000;
+      let answer!: () => void;
+      let started!: () => void;
+      const sending = new Promise<void>((resolve) => (started = resolve));
+      const send: Send = () => (started(), new Promise<SendAttempt>((resolve) => (answer = () => resolve({ kind: 'answered', status: 200 }))));
+      // Beats every few real milliseconds, each renewing to the world's now plus the lease.
+      const dispatcher = new Dispatcher({ outbox, node: 'a', send, world, limits: { idleMs: 5, leaseMs, heartbeatMs: 5 } });
+      dispatcher.start();
+      const other = db.node();
+      try {
+        await sending;
+        const [item] = await outbox.list({ status: 'pending' });
+        const claimedAt = now;
+        now = claimedAt + leaseMs - 1;
+        await until('the lease is renewed', async () => (await outbox.item(item!.id))?.leaseExpiresAt === now + leaseMs);
+        assert.deepEqual(await other.claim(claimedAt + leaseMs, 'b', { ...CLAIM_LIMITS, leaseMs }), [], "past the claim's own lease, the item is still node a's");
+        answer();
+        await until('the answer is recorded', async () => (await outbox.item(item!.id))?.status === 'sent');
+        assert.equal((await outbox.item(item!.id))?.attempts, 1, 'sent once');
+      } finally {
+        const stopped = dispatcher.stop();
+        answer?.();
+        await stopped;
         await db.close();
       }
     });

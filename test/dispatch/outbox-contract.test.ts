@@ -10,7 +10,9 @@
  * - an operator has at most its limit in flight, counted across nodes;
  * - a claim is a lease: another node gets the item only once it expires,
  *   and the first node's late retry no longer applies, while its final
- *   answer still does;
+ *   answer still does; a node's heartbeat renews its own leases of items
+ *   still pending, and no other; a restarted node gives up the leases of
+ *   its earlier runs (its lasting name, another run), and no other node's;
  * - an operator's return makes its waiting items due, but not those in
  *   flight or held back by a Retry-After;
  * - a refusal ends its key or not, as the item says; a parked item blocks
@@ -30,7 +32,7 @@
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CLAIM_LIMITS, type ClaimLimits, type FinalEvent, type NewItem, type Outbox } from '../../src/dispatch/outbox.js';
+import { CLAIM_LIMITS, leaseOwner, type ClaimLimits, type FinalEvent, type NewItem, type Outbox } from '../../src/dispatch/outbox.js';
 import { ALONGSIDE_FAILED, CAUSE_FAILED, OUTBOX_BACKENDS, type OutboxDatabase } from './outbox-backends.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -181,6 +183,52 @@ for (const backend of OUTBOX_BACKENDS) {
         assert.equal(await nodeA.sent(id!, 'a', OK, NOW + LIMITS.leaseMs + 1), true, 'a final answer is the truth about those bytes');
         assert.equal(await nodeB.sent(id!, 'b', OK, NOW + LIMITS.leaseMs + 2), false, 'applied once');
         assert.equal((await nodeB.item(id!))?.status, 'sent');
+      });
+
+      test("a live node's heartbeat renews the leases of its sends in flight: another node gets them only once the renewed lease expires", async () => {
+        const [mine, finished, other] = await enqueue(item('r-1', 'bet'), item('r-2', 'bet'), item('r-3', 'bet'));
+        assert.equal((await nodeA.claim(NOW, 'a', { ...LIMITS, batchSizeMax: 2 })).length, 2);
+        assert.equal((await nodeB.claim(NOW, 'b', LIMITS))[0]?.id, other);
+        assert.ok(await nodeA.sent(finished!, 'a', OK, NOW));
+        const beat = NOW + LIMITS.leaseMs - 1;
+        // Only its own pending items: the one finished, and node b's, are left as they are.
+        assert.equal(await nodeA.renew([mine!, finished!, other!], 'a', beat + LIMITS.leaseMs), 1);
+        assert.equal((await nodeA.item(mine!))?.leaseExpiresAt, beat + LIMITS.leaseMs);
+        assert.equal((await nodeA.item(other!))?.leaseOwner, 'b');
+        assert.equal((await nodeA.item(other!))?.leaseExpiresAt, NOW + LIMITS.leaseMs);
+        assert.equal((await nodeA.item(finished!))?.leaseExpiresAt, undefined);
+        assert.equal(await nodeB.renew([], 'b', beat + LIMITS.leaseMs), 0, 'an empty renewal writes nothing');
+
+        const claimedBy = async (at: number) => (await nodeB.claim(at, 'b', LIMITS)).map((one) => one.id);
+        assert.deepEqual(await claimedBy(NOW + LIMITS.leaseMs), [other], "the renewed lease holds past the claim's own; node b's own lapsed one is taken again");
+        assert.deepEqual(await claimedBy(beat + LIMITS.leaseMs - 1), []);
+        assert.deepEqual(await claimedBy(beat + LIMITS.leaseMs), [mine], 'once node a stops renewing, its item passes on');
+        assert.equal(await nodeA.renew([mine!], 'a', beat + 3 * LIMITS.leaseMs), 0, 'a lease lost is not renewed back');
+      });
+
+      test('a restarted node gives up the leases of its earlier runs, and only those: their items are claimed again at once', async () => {
+        const [killedRun, otherNode, otherPort, current] = await enqueue(item('r-1', 'bet'), item('r-2', 'bet'), item('r-3', 'bet'), item('r-4', 'bet'));
+        const claimAs = async (owner: string, id: number | undefined) => {
+          const [claimed] = await nodeA.claim(NOW, owner, { ...LIMITS, batchSizeMax: 1 });
+          assert.equal(claimed?.id, id);
+        };
+        const name = 'host-1:8090';
+        await claimAs(leaseOwner(name, '4242-aaaa'), killedRun);
+        await claimAs(leaseOwner('host-2:8090', '4242-cccc'), otherNode);
+        // A name that starts as this one's does is another node's (the port 80900 is not 8090).
+        await claimAs(leaseOwner('host-1:80900', '4242-bbbb'), otherPort);
+        const node = leaseOwner(name, '5151-dddd');
+        await claimAs(node, current);
+
+        assert.equal(await nodeB.releaseEarlierRuns(name, node), 1);
+        const released = await nodeB.item(killedRun!);
+        assert.equal(released?.leaseOwner, undefined);
+        assert.equal(released?.leaseExpiresAt, undefined);
+        assert.equal(released?.attempts, 1, 'the killed run attempted it once');
+        for (const held of [otherNode, otherPort, current]) assert.notEqual((await nodeB.item(held!))?.leaseOwner, undefined, `item ${held} is still leased`);
+        const [again] = await nodeB.claim(NOW, node, LIMITS);
+        assert.equal(again?.id, killedRun, 'claimed at once, its lease not waited for');
+        assert.equal(await nodeB.releaseEarlierRuns(name, node), 0, "the run's own leases are its own");
       });
     });
 

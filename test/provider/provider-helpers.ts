@@ -141,6 +141,18 @@ export interface StartOptions {
   deliveryLimits?: Partial<DispatcherLimits>;
   /** Receives the back office's guard (its route table). */
   onGuard?: (guard: StaffGuard) => void;
+  /**
+   * The delivery's lasting name (its leases' owner before the run's part).
+   * Default: one of its own, since nodes of one test file share the config's
+   * port; makeProvider keeps one across its restarts, as a node restarted on
+   * its port does.
+   */
+  lastingName?: string;
+}
+
+/** A lasting name no other node of the test process has. */
+export function testNodeName(): string {
+  return `test-node-${randomBytes(4).toString('hex')}`;
 }
 
 /**
@@ -157,6 +169,7 @@ export async function startProvider(options: { config: ProviderConfig; store: Pr
   const delivery = createRoundDelivery({
     config,
     store,
+    lastingName: options.lastingName ?? testNodeName(),
     world: { clock: world.clock, random: world.random, sleep: REAL_CLIENT_WORLD.sleep },
     ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
     ...(options.deliveryLimits === undefined ? {} : { limits: options.deliveryLimits }),
@@ -215,7 +228,9 @@ export async function makeProvider(
   const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL, seeds: seedSealing(config.seedKeys, randomBytes) });
   const clock = options.clock ?? new TestClock();
   const world = testWorld(clock);
-  const { endpoint: _endpoint, edit: _edit, clock: _clock, backend: _backend, ...startOptions } = options;
+  const { endpoint: _endpoint, edit: _edit, clock: _clock, backend: _backend, ...given } = options;
+  // Every run of this provider is the same node: a restart finds the leases of the run before it.
+  const startOptions: StartOptions = { lastingName: testNodeName(), ...given };
   const start = (again: StartOptions = startOptions) => startProvider({ config, store, world, ...again });
   let started: StartedProvider;
   try {

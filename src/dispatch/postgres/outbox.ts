@@ -31,6 +31,7 @@ import { openDatabase } from '../../platform/postgres/open-database.js';
 import type { PostgresSettings } from '../../platform/postgres/settings.js';
 import { isConflict } from '../../platform/postgres/errors.js';
 import {
+  LEASE_OWNER_SEPARATOR,
   LIST_MAX,
   type AfterRefusal,
   type Answer,
@@ -352,6 +353,23 @@ export class PostgresOutbox implements Outbox {
       for (const one of items) assert.ok(one.leaseOwner === node && one.status === 'pending', `item ${one.id} is pending and leased to ${node}`);
       return items;
     }, 'isolation level read committed');
+  }
+
+  async renew(ids: readonly number[], node: string, until: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await this.sql`
+      UPDATE dispatch_items SET lease_expires_at = ${until}
+      WHERE id IN ${this.sql(ids)} AND status = 'pending' AND lease_owner = ${node}`;
+    return result.count;
+  }
+
+  async releaseEarlierRuns(lastingName: string, node: string): Promise<number> {
+    const prefix = `${lastingName}${LEASE_OWNER_SEPARATOR}`;
+    // substr, not LIKE, so that no character of a name is a pattern.
+    const result = await this.sql`
+      UPDATE dispatch_items SET lease_owner = NULL, lease_expires_at = NULL
+      WHERE status = 'pending' AND substr(lease_owner, 1, length(${prefix}::text)) = ${prefix}::text AND lease_owner <> ${node}`;
+    return result.count;
   }
 
   /**

@@ -26,6 +26,7 @@ import type Database from 'better-sqlite3';
 import { migrate, type Migration } from '../../platform/sqlite/migrate.js';
 import { openDatabase } from '../../platform/sqlite/open-database.js';
 import {
+  LEASE_OWNER_SEPARATOR,
   LIST_MAX,
   type AfterRefusal,
   type Answer,
@@ -234,6 +235,12 @@ export class SqliteOutbox implements Outbox {
         WHERE id = :id AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= :now)
         RETURNING *`),
       item: prepare('SELECT * FROM dispatch_items WHERE id = ?'),
+      // :ids is a JSON array of item ids: the sends this node has in flight.
+      renew: prepare(`UPDATE dispatch_items SET lease_expires_at = :until
+        WHERE id IN (SELECT value FROM json_each(:ids)) AND status = 'pending' AND lease_owner = :node`),
+      // :prefix is the lasting name and the separator: substr, not LIKE, so that no character of a name is a pattern.
+      releaseEarlierRuns: prepare(`UPDATE dispatch_items SET lease_owner = NULL, lease_expires_at = NULL
+        WHERE status = 'pending' AND substr(lease_owner, 1, length(:prefix)) = :prefix AND lease_owner <> :node`),
       finish: prepare(`UPDATE dispatch_items SET status = :status, last_status = :answerStatus, last_code = :code, last_detail = :detail,
           lease_owner = NULL, lease_expires_at = NULL, finished_at = :now
         WHERE id = :id AND status = 'pending'
@@ -348,6 +355,15 @@ export class SqliteOutbox implements Outbox {
     assert.ok(!this.db.inTransaction, 'claims run outside any open database transaction of this connection');
     assert.ok(limits.batchSizeMax >= 1 && limits.operatorInFlightMax >= 1 && limits.leaseMs >= 1, 'claim limits are positive');
     return this.claimAll(now, node, limits);
+  }
+
+  async renew(ids: readonly number[], node: string, until: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.statements.renew.run({ ids: JSON.stringify(ids), node, until }).changes;
+  }
+
+  async releaseEarlierRuns(lastingName: string, node: string): Promise<number> {
+    return this.statements.releaseEarlierRuns.run({ prefix: `${lastingName}${LEASE_OWNER_SEPARATOR}`, node }).changes;
   }
 
   async sent(id: number, _node: string, answer: Answer, now: number): Promise<boolean> {

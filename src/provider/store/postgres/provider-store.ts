@@ -298,6 +298,8 @@ export class PostgresProviderStore implements ProviderStore {
       resolve: (id, reference, now, audit) =>
         thenNotify((done) => done, () => items.resolve(id, reference, now, audit && ((dbTx) => insertAudit(dbTx, audit)))),
       retryLater: (...args) => this.track(this.read(items.retryLater(...args))),
+      renew: (...args) => this.track(this.read(items.renew(...args))),
+      releaseEarlierRuns: (...args) => this.track(this.read(items.releaseEarlierRuns(...args))),
       park: (...args) => this.track(this.read(items.park(...args))),
       retryNow: (id, now, audit) => this.track(this.read(items.retryNow(id, now, audit && ((dbTx) => insertAudit(dbTx, audit))))),
       hasten: (...args) => this.track(this.read(items.hasten(...args))),

@@ -287,6 +287,8 @@ export class SqliteProviderStore implements ProviderStore {
       sent: inTurn(items.sent.bind(items)),
       refused: inTurn(items.refused.bind(items)),
       retryLater: inTurn(items.retryLater.bind(items)),
+      renew: inTurn(items.renew.bind(items)),
+      releaseEarlierRuns: inTurn(items.releaseEarlierRuns.bind(items)),
       park: inTurn(items.park.bind(items)),
       // By hand: the call's audit row in the change's savepoint.
       retryNow: inTurn(async (id: number, now: number, audit?: AuditEntry) =>
