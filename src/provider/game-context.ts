@@ -34,6 +34,12 @@ export interface RoundDelivery {
   poke(): void;
 }
 
+/** What the game service tells the completion of rounds their players leave (round-completion.ts). */
+export interface RoundsLeftBehind {
+  /** A reels round with free spins was written, at `createdAt` (the world's clock): it is due for completion from then on. */
+  roundAdded(createdAt: number): void;
+}
+
 export interface GameServiceOptions {
   config: ProviderConfig;
   catalog: Catalog<GameSettings>;
@@ -44,6 +50,8 @@ export interface GameServiceOptions {
   world: ProviderWorld;
   /** Woken for each new round; without one, rounds wait for the dispatcher's next claim. */
   delivery?: RoundDelivery;
+  /** Told of each round with free spins; without it, such rounds wait for the completion's next sweep. */
+  completion?: RoundsLeftBehind;
 }
 
 /** The options with the config's seed keyring, and the sealing of new seeds under its current key. */

@@ -174,6 +174,8 @@ export class GamePlays {
     });
     const begun = await store.beginReelsRound(round, this.options.sealing.fresh(session.sessionId, session.nonce + 1));
     if (!begun.ok) return begun.conflict === 'insufficient-funds' ? this.fundsRefusal(begun.session, round.betMinor) : this.conflictRefusal(begun);
+    // Its completion is due from now on, should its player leave it (round-completion.ts).
+    if (begun.round.reels!.freeSpins > 0) this.options.completion?.roundAdded(begun.round.createdAt);
     if (session.mode === 'fun') return this.views.reelsPlayView(session.pk, begun.round);
     // As a dice round: nothing is sent before it is durable; then the player waits for the bet and the base spin's win.
     await store.durable();

@@ -26,7 +26,7 @@ import type { Dispatcher } from 'undici';
 import { createOperatorClient, type OperatorClient } from '../clients/operator-client.js';
 import type { Refusal } from '../protocol/errors.js';
 import { Catalog } from './catalog.js';
-import type { GameContext, GameServiceOptions, RoundDelivery, ProviderWorld } from './game-context.js';
+import type { GameContext, GameServiceOptions, RoundDelivery, RoundsLeftBehind, ProviderWorld } from './game-context.js';
 import { REAL_PROVIDER_WORLD } from './game-context.js';
 import { GameLaunches } from './game-launches.js';
 import { GamePlays } from './game-plays.js';
@@ -59,6 +59,8 @@ export interface GameServiceSetup {
   dispatcher?: Dispatcher;
   /** The outbox's dispatcher, woken for each new round (round-delivery.ts). */
   delivery?: RoundDelivery;
+  /** The completion of rounds left unfinished, told of each round with free spins (round-completion.ts). */
+  completion?: RoundsLeftBehind;
 }
 
 /** The game service of a config: its catalog, its launch tokens, and one operator client per operator, which close() closes. */
@@ -86,6 +88,7 @@ export function createGameService(setup: GameServiceSetup): GameService {
     clients,
     world,
     ...(setup.delivery === undefined ? {} : { delivery: setup.delivery }),
+    ...(setup.completion === undefined ? {} : { completion: setup.completion }),
   });
 }
 

@@ -75,6 +75,8 @@ export const DISPATCH_HORIZON_SECONDS_MAX = 30 * 24 * 3600;
  * (the bench's end-to-end rows do) without switching it off.
  */
 export const PLAYER_CALLS_LIMIT_MAX = 100_000_000;
+/** The longest `limits.roundCompletionSeconds`: a week; a round must not stay open longer than a player's absence can be. */
+export const ROUND_COMPLETION_SECONDS_MAX = 7 * 24 * 3600;
 /** The largest `limits.operatorInFlightMax`: beyond it a node's sockets, not the operator, are the bound. */
 export const OPERATOR_IN_FLIGHT_LIMIT_MAX = 1_024;
 
@@ -96,8 +98,11 @@ export const ProviderLimitsSchema = Type.Object(
       ),
     ),
     roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
+    roundCompletionSeconds: Type.Optional(
+      Count('A reels round whose free spins the player left unplayed this long is completed by the provider, seconds. Default 600.', ROUND_COMPLETION_SECONDS_MAX),
+    ),
     roundCompletionMinutes: Type.Optional(
-      Count('A reels round whose free spins the player left unplayed this long is completed by the provider, minutes. Default 10.', 7 * 24 * 60),
+      Count('roundCompletionSeconds in minutes, as earlier versions read it; a config sets one of the two.', ROUND_COMPLETION_SECONDS_MAX / 60),
     ),
     refreshIntervalSeconds: Type.Optional(Count('How often the game page calls urls.refresh, seconds. Default 300.', 24 * 3600)),
     requestTimeoutMs: Type.Optional(
@@ -462,6 +467,14 @@ function staffLimitsOf(value: Record<string, Record<string, string>> | undefined
   return { ...DEFAULT_STAFF_LIMITS, ...value };
 }
 
+/** `limits.roundCompletionSeconds`, or its older name in minutes: one of the two, or the default. */
+function roundCompletionMsOf(limitsIn: { roundCompletionSeconds?: number; roundCompletionMinutes?: number }): number {
+  const { roundCompletionSeconds: seconds, roundCompletionMinutes: minutes } = limitsIn;
+  if (seconds !== undefined && minutes !== undefined) fail('limits.roundCompletionMinutes', 'is roundCompletionSeconds in minutes: set one of the two');
+  if (seconds !== undefined) return seconds * 1000;
+  return minutes === undefined ? DEFAULT_LIMITS.roundCompletionMs : minutes * 60_000;
+}
+
 // eslint-disable-next-line max-lines-per-function -- reads each setting in the order of the config's table in docs/provider.md
 export function resolveProviderConfig(input: unknown): ProviderConfig {
   const checked = schemaCheck.check(input);
@@ -480,7 +493,7 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     dispatchHorizonMs: (limitsIn.dispatchHorizonSeconds ?? DEFAULT_LIMITS.dispatchHorizonMs / 1000) * 1000,
     operatorInFlightMax: limitsIn.operatorInFlightMax ?? DEFAULT_LIMITS.operatorInFlightMax,
     roundSettleMsMax: limitsIn.roundSettleMsMax ?? DEFAULT_LIMITS.roundSettleMsMax,
-    roundCompletionMs: (limitsIn.roundCompletionMinutes ?? DEFAULT_LIMITS.roundCompletionMs / 60_000) * 60_000,
+    roundCompletionMs: roundCompletionMsOf(limitsIn),
     refreshIntervalMs: (limitsIn.refreshIntervalSeconds ?? DEFAULT_LIMITS.refreshIntervalMs / 1000) * 1000,
     requestTimeoutMs: limitsIn.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs,
     shutdownTimeoutMs: limitsIn.shutdownTimeoutMs ?? DEFAULT_LIMITS.shutdownTimeoutMs,

@@ -58,7 +58,6 @@ export async function buildProviderNode(
     const observed = metrics;
     delivery.dispatcher.onDelivery((delivered) => observed.dispatch.observe(delivered));
   }
-  const games = createGameService({ config, store, delivery });
   const completion = new RoundCompletion({
     store,
     keyring: config.seedKeys,
@@ -68,6 +67,7 @@ export async function buildProviderNode(
     onError: (error) => logger.warn({ err: error }, 'completing interrupted rounds failed; the next sweeps try again, and their return is logged'),
     onRecovered: (failedSweeps) => logger.info({ failedSweeps }, 'completing interrupted rounds works again'),
   });
+  const games = createGameService({ config, store, delivery, completion });
   const stopWork = async () => {
     await completion.stop();
     await delivery.stop();

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import {
   DEFAULT_LIMITS,
   OPERATOR_IN_FLIGHT_LIMIT_MAX,
+  ROUND_COMPLETION_SECONDS_MAX,
   parseProviderConfig,
   PLAYER_CALLS_LIMIT_MAX,
   ProviderConfigError,
@@ -237,6 +238,23 @@ test('dispatchHorizonSeconds sets the outbox horizon of every kind; operatorInFl
   assert.throws(() => resolveProviderConfig({ ...onPostgres, databaseSchema: 'Provider-EU' }), /databaseSchema: "Provider-EU" must be 1 to 63 lower-case letters/);
   assert.throws(() => resolveProviderConfig({ ...onPostgres, database: 'provider.db' }), /databaseSchema: a schema needs a postgres:\/\/ database/);
   assert.equal(resolveProviderConfig(exampleConfigFile()).databaseSchema, undefined);
+});
+
+test('roundCompletionSeconds sets the completion time in seconds; roundCompletionMinutes is its older name; a config sets one of the two', () => {
+  const withLimits = (limits: Record<string, number>) => {
+    const file = exampleConfigFile();
+    const { roundCompletionSeconds: _seconds, roundCompletionMinutes: _minutes, ...others } = file.limits as Record<string, number>;
+    file.limits = { ...others, ...limits };
+    return file;
+  };
+  assert.equal(resolveProviderConfig(withLimits({ roundCompletionSeconds: 45 })).limits.roundCompletionMs, 45_000);
+  assert.equal(resolveProviderConfig(withLimits({ roundCompletionMinutes: 2 })).limits.roundCompletionMs, 120_000);
+  assert.equal(resolveProviderConfig(withLimits({})).limits.roundCompletionMs, DEFAULT_LIMITS.roundCompletionMs);
+  assert.throws(() => resolveProviderConfig(withLimits({ roundCompletionSeconds: 60, roundCompletionMinutes: 1 })), /limits\.roundCompletionMinutes: is roundCompletionSeconds in minutes: set one of the two/);
+  for (const refused of [0, 1.5, ROUND_COMPLETION_SECONDS_MAX + 1]) {
+    assert.throws(() => resolveProviderConfig(withLimits({ roundCompletionSeconds: refused })), /limits\.roundCompletionSeconds/);
+  }
+  assert.equal(resolveProviderConfig(withLimits({ roundCompletionSeconds: ROUND_COMPLETION_SECONDS_MAX })).limits.roundCompletionMs, ROUND_COMPLETION_SECONDS_MAX * 1000);
 });
 
 test("the game pages' call limits: defaults, set in limits, and bounded", () => {

@@ -17,6 +17,7 @@ import { importConfigCampaigns } from '../../src/provider/config-campaigns.js';
 import { REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
 import type { DispatcherLimits } from '../../src/dispatch/dispatcher.js';
 import { createGameService, REAL_PROVIDER_WORLD, type ProviderWorld } from '../../src/provider/game-service.js';
+import type { RoundsLeftBehind } from '../../src/provider/game-context.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
 import type { ProviderStore } from '../../src/provider/store/provider-store.js';
@@ -148,6 +149,8 @@ export interface StartOptions {
    * its port does.
    */
   lastingName?: string;
+  /** Told of each round with free spins, as a node's completion of rounds left unfinished is. */
+  completion?: RoundsLeftBehind;
 }
 
 /** A lasting name no other node of the test process has. */
@@ -174,7 +177,14 @@ export async function startProvider(options: { config: ProviderConfig; store: Pr
     ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
     ...(options.deliveryLimits === undefined ? {} : { limits: options.deliveryLimits }),
   });
-  const games = createGameService({ config, store, world, delivery, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) });
+  const games = createGameService({
+    config,
+    store,
+    world,
+    delivery,
+    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+    ...(options.completion === undefined ? {} : { completion: options.completion }),
+  });
   const metrics = new ProviderMetrics({ outbox: store.outbox, clock: world.clock });
   delivery.dispatcher.onDelivery((delivered) => metrics.dispatch.observe(delivered));
   let app: FastifyInstance;

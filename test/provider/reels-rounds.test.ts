@@ -8,7 +8,8 @@
  * the server seed's three crowns) wins the whole pool and resets it; a
  * refused bet leaves nothing queued and the pool as it was; a round its
  * player left is completed by the provider's sweep on the injected clock,
- * with the outcome the draw fixed; a free spin asked for a finished round
+ * with the outcome the draw fixed, and a node's sweep is set for its due
+ * time as the round is played; a free spin asked for a finished round
  * of the launch is ROUND_CLOSED, however many rounds followed it, and one
  * for a round of another launch ROUND_MISMATCH; a free-bet campaign's round
  * carries its campaign on every call; fun mode never reaches the operator. For every
@@ -23,7 +24,8 @@ import { launchTokens } from '../../src/provider/launch-token.js';
 import { openSessionSeed } from '../../src/provider/seed-keyring.js';
 import { playRound, type ReelsRound } from '../../src/game/reels.js';
 import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
-import { RoundCompletion } from '../../src/provider/round-completion.js';
+import { COMPLETION_SWEEP_MS_MAX, RoundCompletion } from '../../src/provider/round-completion.js';
+import { testTimers } from './sweep-timers.js';
 import type { RoundRow } from '../../src/provider/store/provider-store.js';
 import { ROUNDS_SHOWN_MAX } from '../../src/provider/game-service.js';
 import { admin, balanceOf, ledgerOf, makeOperator, type Operator } from '../helpers.js';
@@ -44,6 +46,7 @@ for (const backend of PROVIDER_BACKENDS) {
     let game: ReelsGameSettings;
     const operatorCalls: string[] = [];
     const players: string[] = [];
+    let leftBehind: RoundCompletion | undefined;
 
     before(async () => {
       op = await makeOperator();
@@ -51,7 +54,8 @@ for (const backend of PROVIDER_BACKENDS) {
         operatorCalls.push(request.url);
       });
       const origin = await op.app.listen({ host: '127.0.0.1', port: 0 });
-      provider = await makeProvider({ endpoint: origin, backend: backend.name });
+      // The rounds with free spins the game service tells of reach the completion a test runs, if any.
+      provider = await makeProvider({ endpoint: origin, backend: backend.name, completion: { roundAdded: (createdAt) => leftBehind?.roundAdded(createdAt) } });
       game = provider.config.games.find((one): one is ReelsGameSettings => one.kind === 'reels')!;
     });
 
@@ -288,6 +292,41 @@ for (const backend of PROVIDER_BACKENDS) {
       const drawn = playRound(game.rules, 100n, drawSource(shown.serverSeed as string, clientSeed, 0));
       assert.equal(minor(shown.win as string), drawn.winMinor);
       assert.equal(minor(String(await balanceOf(op.app, launch.playerId))), 10_000n - 100n + drawn.winMinor);
+    });
+
+    test("a node's completion is set for a round's due time when the round is played, and completes it then", async () => {
+      const timers = testTimers();
+      // Within the longest wait between sweeps, so that the timer is set for the round itself.
+      const roundCompletionMs = 10_000;
+      const completion = new RoundCompletion({
+        store: provider.store,
+        keyring: provider.config.seedKeys,
+        roundCompletionMs,
+        clock: () => provider.clock.now,
+        delivery: provider.delivery,
+        timers,
+      });
+      leftBehind = completion;
+      completion.start();
+      try {
+        // The first sweep completes whatever earlier tests of this store left, all due by now: none is left to set the timer for.
+        provider.clock.advance(roundCompletionMs);
+        assert.equal(await timers.fire(), COMPLETION_SWEEP_MS_MAX);
+        const launch = await launchReal();
+        const clientSeed = await seedFor(launch, 100n, (round) => round.freeSpins.length > 0 && !round.jackpot);
+        const answer = await play(launch, { bet: '1', clientSeed });
+        assert.equal(answer.status, 200, answer.raw);
+        assert.equal(timers.waits.at(-1), roundCompletionMs, 'set for the round just played');
+        provider.clock.advance(roundCompletionMs);
+        await timers.fire();
+        const roundId = (answer.body.round as Json).roundId as string;
+        const row = (await provider.store.listRounds(10)).find((one) => one.roundId === roundId)!;
+        assert.equal(row.reels?.freeSpinsPlayed, row.reels?.freeSpins, 'its free spins played by the provider');
+        assert.equal((await settledRound(row.pk)).status, 'settled');
+      } finally {
+        leftBehind = undefined;
+        await completion.stop();
+      }
     });
 
     test('a free-bet campaign round of reels carries its campaign on every call, finished on the bet of the last', async () => {

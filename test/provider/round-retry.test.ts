@@ -7,7 +7,8 @@
  * doubling from 0.5 s, and at least as long as Retry-After asks (seconds or
  * an HTTP date); other answers are final and never resent. A round whose
  * player stopped waiting stays in the outbox, survives a restart, and is
- * delivered without its player, byte for byte; the launch's next round
+ * delivered without its player, byte for byte; a node killed with it in
+ * flight and restarted on its port sends it at once; the launch's next round
  * waits until it is settled or refused. With real time, a round left
  * pending by an outage is settled by the next attempt after the operator's
  * return, with no player request. A round is answered only once the
@@ -20,7 +21,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MockAgent, type MockPool } from 'undici';
 import { OPERATOR_PROBE_MS } from '../../src/dispatch/dispatcher.js';
-import type { OutboxItem } from '../../src/dispatch/outbox.js';
+import { CLAIM_LIMITS, leaseOwner, type OutboxItem } from '../../src/dispatch/outbox.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET, type TestClock } from '../helpers.js';
 import { assertProblem, launchOf, type Answer, makeProvider, operatorCall, pageCall, PROVIDER_ADMIN_TOKEN, PROVIDER_BACKENDS, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
@@ -381,6 +382,27 @@ for (const backend of PROVIDER_BACKENDS) {
         assert.equal(reopened.status, 200, reopened.raw);
         assert.equal((reopened.body.rounds as { roundId: string; status: string }[])[0]?.roundId, settled.roundId);
         assert.equal((reopened.body.rounds as { status: string }[])[0]?.status, 'settled');
+      });
+
+      test('a node killed with the round in flight and restarted on its port sends it at once, its killed run’s lease not waited for; the launch plays on', async () => {
+        const { launch, pk, body: firstBody } = await leftPending();
+        // The killed run claimed the round's next attempt and died with it in flight. The clock stands still from
+        // here: that lease never runs out, so only the restarted node knowing it for its own lets the round go.
+        await provider.restart({ deliver: false });
+        advanceTo(await pendingAfter(1));
+        const killedRun = leaseOwner(provider.delivery.lastingName!, 'killed-run');
+        const [claimed] = await provider.store.outbox.claim(provider.clock.now, killedRun, CLAIM_LIMITS);
+        assert.equal(claimed?.leaseOwner, killedRun);
+
+        sent = [];
+        answerTransactions({ status: 200, body: '{"balance":98.06}' });
+        await provider.restart();
+        const settled = await finished(pk);
+        assert.equal(settled.status, 'settled');
+        assert.deepEqual(sent.map((each) => each.body), [firstBody]);
+        answerTransactions({ status: 200, body: '{"balance":97.06}' });
+        const next = await play(launch);
+        assert.equal(next.status, 200, next.raw);
       });
     });
 
