@@ -1,5 +1,6 @@
 /**
- * `wagerlink operator serve`: listens, logs one line when ready, and shuts
+ * `wagerlink operator serve`: holds its port, opens (and migrates) its
+ * database, listens, logs one line when ready, and shuts
  * down gracefully on SIGTERM or SIGINT (in-flight requests finish, new ones
  * get 503, then the database closes); past `shutdownTimeoutMs`, or on a
  * second signal, open connections are closed at once (stop-on-signals.ts).
@@ -19,11 +20,11 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
-import { backendOf, openStore } from '../stores/open-store.js';
+import { backendOf, openStore, type OpenedStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
 import { OperatorMetrics } from './metrics.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
-import { listenOn } from '../http/listen.js';
+import { holdPort, listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
 import { serverLogger } from '../http/server-logger.js';
 import { openFolderWarning, restrictUmask } from '../platform/owner-only-files.js';
@@ -56,9 +57,17 @@ export async function serveOperator(config: OperatorConfig): Promise<void> {
         `${backend.name} has one writer, so serve it with one worker`,
     );
   }
-  if (config.workers > 1 && cluster.isPrimary) return supervise(config);
+  if (config.workers > 1 && cluster.isPrimary) {
+    // The workers listen through the primary, which binds the port only when the first of them does: the port is
+    // checked here, before any worker opens the database, and given back for them.
+    (await holdPort({ host: config.host, port: config.port }, LISTEN_SETTING)).release();
+    return supervise(config);
+  }
   return serveOne(config, credentials);
 }
+
+/** What moves the operator's server to another port, as a port in use is told. */
+const LISTEN_SETTING = '--port or WAGERLINK_PORT';
 
 async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof requireServeSecrets>): Promise<void> {
   const worker = cluster.isWorker ? cluster.worker?.id : undefined;
@@ -79,11 +88,20 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
       stopAsPrimaryAsks(message.wagerlink);
     });
   }
-  const store = await openStore(config.database, {
-    rules: config.rules,
-    cryptoDecimals: config.cryptoDecimals,
-    postgres: config.postgres,
-  });
+  // Before the database: a port in use fails the start with nothing created or migrated (holdPort). A worker's
+  // port was checked by its primary, which holds the one socket the workers share.
+  const port = worker === undefined ? await holdPort({ host: config.host, port: config.port }, LISTEN_SETTING) : undefined;
+  let store: OpenedStore;
+  try {
+    store = await openStore(config.database, {
+      rules: config.rules,
+      cryptoDecimals: config.cryptoDecimals,
+      postgres: config.postgres,
+    });
+  } catch (error) {
+    port?.release();
+    throw error;
+  }
   // A SQLite database's folder that others may list is the owner's to narrow, not ours: said once, at start.
   const openFolder = backendOf(config.database).name === 'sqlite' ? openFolderWarning(config.database) : undefined;
   if (openFolder !== undefined) logger.warn(openFolder);
@@ -105,8 +123,10 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     // A dead writer thread or a broken invariant means a state nobody can
     // vouch for: stop answering rather than serve from it.
     store.onFatal?.(exitOnStorageFailure(logger));
-    address = await listenOn(app, { host: config.host, port: config.port }, '--port or WAGERLINK_PORT');
+    port?.release();
+    address = await listenOn(app, { host: config.host, port: config.port }, LISTEN_SETTING);
   } catch (error) {
+    port?.release();
     // The store would otherwise keep alive a process that cannot serve (a
     // port in use, say), and a supervisor would never see it fail.
     await store.close();

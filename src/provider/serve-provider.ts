@@ -1,7 +1,7 @@
 /**
  * `wagerlink provider serve --config provider.json`: reads and checks the
- * config (naming in a warning each retired setting it still sets), opens the
- * provider's database, writes the config's campaigns, listens, starts the
+ * config (naming in a warning each retired setting it still sets), holds its
+ * port, opens the provider's database, writes the config's campaigns, listens, starts the
  * delivery of rounds (round-delivery.ts), logs one line when ready, and
  * shuts down gracefully on SIGTERM or SIGINT (in-flight requests finish, new
  * ones get 503, then the delivery stops once its sends in flight have been
@@ -14,9 +14,9 @@
  */
 import { readProviderConfig } from './provider-config.js';
 import { redactUrl } from '../platform/postgres/open-database.js';
-import { listenOn } from '../http/listen.js';
+import { holdPort, listenOn } from '../http/listen.js';
 import { stopOnSignals } from '../http/stop-on-signals.js';
-import { buildProviderNode } from './provider-node.js';
+import { buildProviderNode, type ProviderNode } from './provider-node.js';
 import { serverLogger } from '../http/server-logger.js';
 import { openFolderWarning, restrictUmask } from '../platform/owner-only-files.js';
 import { providerBackendOf } from './store/open-provider-store.js';
@@ -46,6 +46,9 @@ export function movedPublicBaseUrl(publicBaseUrl: string, configPort: number, po
   return { url: publicBaseUrl, warning: `--port ${port}: launch URLs still use publicBaseUrl ${publicBaseUrl}; set publicBaseUrl in the config if it should change` };
 }
 
+/** What moves the provider's server to another port, as a port in use is told. */
+const LISTEN_SETTING = '--port or the config\'s "port"';
+
 export async function serveProvider(configPath: string, flags: ServeProviderFlags = {}): Promise<void> {
   // Before any file is made: everything this process writes is its owner's alone (owner-only-files.ts).
   restrictUmask();
@@ -60,14 +63,24 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
     config.publicBaseUrl = moved.url;
     config.port = flags.port;
   }
-  const node = await buildProviderNode(config, { logger, metrics: { processMetrics: true } });
+  const where = { host: config.host, port: config.port };
+  // Before the database: a port in use fails the start with nothing created or migrated (holdPort).
+  const port = await holdPort(where, LISTEN_SETTING);
+  let node: ProviderNode;
+  try {
+    node = await buildProviderNode(config, { logger, metrics: { processMetrics: true } });
+  } catch (error) {
+    port.release();
+    throw error;
+  }
   const { app, delivery } = node;
   // A SQLite database's folder that others may list is the owner's to narrow, not ours: said once, at start.
   const openFolder = providerBackendOf(config.database) === 'sqlite' ? openFolderWarning(config.database) : undefined;
   if (openFolder !== undefined) logger.warn(openFolder);
   let address: string;
   try {
-    address = await listenOn(app, { host: config.host, port: config.port }, '--port or the config\'s "port"');
+    port.release();
+    address = await listenOn(app, where, LISTEN_SETTING);
   } catch (error) {
     await node.stopWork();
     throw error;

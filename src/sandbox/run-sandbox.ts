@@ -13,8 +13,6 @@
  * closes the connections still open at once.
  */
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:net';
-import { once } from 'node:events';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildOperatorApp } from '../operator/operator-app.js';
@@ -27,6 +25,7 @@ import type { RoundCompletion } from '../provider/round-completion.js';
 import { openStore } from '../stores/open-store.js';
 import { exitOnStorageFailure } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
+import { holdPort, ListenError, type HeldPort } from '../http/listen.js';
 import { loopbackAuthorities } from '../http/host-guard.js';
 import { seedDemoPlayers } from './demo-seed.js';
 import { registerSandboxPages } from './sandbox-pages.js';
@@ -80,30 +79,24 @@ function portTaken(port: number, what: string, option: string): SandboxSetupErro
 
 /**
  * Binds both ports before any file or database is made, and keeps them bound
- * while the databases are opened, migrated and seeded: a start that cannot
- * serve fails before it creates anything, so that the next start on the same
- * data folder or database is still a fresh one. `release` frees them just
- * before the servers listen in their place.
+ * while the databases are opened, migrated and seeded (holdPort): a start
+ * that cannot serve fails before it creates anything, so that the next start
+ * on the same data folder or database is still a fresh one. `release` frees
+ * them just before the servers listen in their place.
  */
 async function holdPorts(ports: { port: number; what: string; option: string }[]): Promise<{ release: () => Promise<void> }> {
-  const held: Server[] = [];
+  const held: HeldPort[] = [];
   const release = async () => {
-    for (const server of held.splice(0)) {
-      server.close();
-      await once(server, 'close');
-    }
+    for (const one of held.splice(0)) one.release();
   };
   for (const { port, what, option } of ports) {
-    // Unreferenced: a start that fails before the try below releases them is not kept alive by them.
-    const server = createServer().unref();
-    server.listen({ host: SANDBOX_HOST, port, exclusive: true });
     try {
-      await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
+      held.push(await holdPort({ host: SANDBOX_HOST, port }, `${option} PORT`));
     } catch (error) {
       await release();
-      throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(port, what, option) : error;
+      const taken = error instanceof ListenError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+      throw taken ? portTaken(port, what, option) : error;
     }
-    held.push(server);
   }
   return { release };
 }

@@ -12,7 +12,9 @@
  * with no stack trace unless asked for; a back-office
  * command pointed at a database that is not there says so and creates
  * nothing (SQLite, and PostgreSQL when DATABASE_URL is set); serve on a
- * port in use names the port and the setting that changes it.
+ * port in use names the port and the setting that changes it, and creates
+ * no database file and no table (the operator with one worker or several,
+ * and the provider), so that the next start is a first one.
  */
 import { test } from 'node:test';
 import { once } from 'node:events';
@@ -20,7 +22,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, cleanEnv, freePort, runWagerlink } from '../harness/child-process.js';
+import { ROOT, cleanEnv, freePort, runWagerlink, startWagerlink } from '../harness/child-process.js';
+import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
 import { tempDir } from '../helpers.js';
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -253,8 +256,41 @@ test('serve on a port in use is one line naming the port and how to choose anoth
     const run = await runWagerlink(['operator', 'serve', '--port', String(port)], { env });
     assert.equal(run.code, 1, run.stderr);
     assert.equal(run.stderr, `wagerlink: port ${port} on 127.0.0.1 is already in use: stop what holds it, or choose another port with --port or WAGERLINK_PORT\n`);
+    assert.equal(existsSync(join(dir, 'operator.db')), false, 'the port is found taken before the database is made');
+    const provider = await runWagerlink(['provider', 'serve', '--config', 'examples/provider.json', '--port', String(port), '--database', join(dir, 'provider.db')]);
+    assert.equal(provider.code, 1, provider.stderr);
+    assert.match(provider.stderr, new RegExp(`^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use: stop what holds it, or choose another port with --port or the config's "port"\n$`));
+    assert.equal(existsSync(join(dir, 'provider.db')), false, "nor the provider's");
   } finally {
     holder.close();
     cleanup();
   }
+});
+
+test('serve on a port in use makes no table on PostgreSQL: the operator (one worker or several) and the provider', { skip: POSTGRES_UNAVAILABLE ?? false }, async (t) => {
+  const holder = createServer();
+  holder.listen(0, '127.0.0.1');
+  await once(holder, 'listening');
+  t.after(() => holder.close());
+  const { port } = holder.address() as AddressInfo;
+  const schema = await freshSchema('serve_port');
+  t.after(() => schema.drop());
+  const tables = async () => (await schema.admin<{ n: number }[]>`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = ${schema.name}`)[0]!.n;
+  const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_DATABASE: schema.url() });
+  for (const workers of ['1', '2']) {
+    const run = await runWagerlink(['operator', 'serve', '--port', String(port), '--workers', workers], { env });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, new RegExp(`^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+    assert.equal(await tables(), 0, `no table after the operator's start with ${workers} workers`);
+  }
+  const provider = await runWagerlink(['provider', 'serve', '--config', 'examples/provider.json', '--port', String(port), '--database', schema.url()]);
+  assert.equal(provider.code, 1, provider.stderr);
+  assert.match(provider.stderr, new RegExp(`^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+  assert.equal(await tables(), 0, "no table after the provider's start");
+  // With the port free, the same start makes its tables.
+  holder.close();
+  await once(holder, 'close');
+  const { child } = await startWagerlink(['operator', 'serve', '--port', String(port)], { env, until: t });
+  assert.ok((await tables()) > 0);
+  assert.equal((await child.stop('SIGTERM')).code, 0);
 });
