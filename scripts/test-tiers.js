@@ -148,6 +148,7 @@ export const TIERS = {
     'cli/operator-staff',
     'cli/provider-admin',
     'cli/provider-staff',
+    'cli/npx-stop',
     'cli/usage',
     'conformance/conformance-cli',
     'conformance/conformance-provider-cli',

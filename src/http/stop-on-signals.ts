@@ -1,5 +1,6 @@
 /**
- * How a server process stops. Gracefully on SIGTERM or SIGINT: in-flight
+ * How a server process stops. Gracefully on SIGTERM or SIGINT, or when npm
+ * started it and is gone (stopWhenOrphaned): in-flight
  * requests finish (new ones get 503), then its storage closes, then the
  * process exits 0; a failure on the way exits 1. The graceful part has
  * `shutdownTimeoutMs` (docs/protocol.md §9): past it, or on a second signal, the
@@ -27,6 +28,43 @@ export function exitOnStorageFailure(logger: FastifyBaseLogger): (error: Error) 
     logger.fatal({ err: error }, 'storage stopped; exiting');
     process.exit(STORAGE_FAILURE_EXIT_CODE);
   };
+}
+
+/**
+ * The parent as this module is loaded, with the command's first imports: a
+ * stop sent to npm while the server still opens its database and builds
+ * its app orphans it before it watches, and must count too.
+ */
+const PARENT_AT_LOAD = process.ppid;
+
+/**
+ * How often a server that npm started checks that the process that started
+ * it is still its parent (ms): a stop sent to npm reaches it within about
+ * this, for one system call a second.
+ */
+export const PARENT_CHECK_MS = 1_000;
+
+/**
+ * Calls `stop` once if npm started this process (`npx wagerlink ...`,
+ * `npm exec`, `npm start`: npm sets `npm_command`) and the process that
+ * started it goes away. npm runs a package's command through `sh -c`, and
+ * passes a SIGTERM or SIGINT it gets to that shell; a shell that did not
+ * exec the command (dash, Debian's sh, does not) dies of the signal without
+ * passing it on, and the server would go on running under another parent
+ * (PID 1) with nobody to stop it. Its parent changing is the one trace that
+ * leaves. Outside npm a parent that exits is no reason to stop: `nohup
+ * wagerlink ... &` outlives its shell on purpose. Answers a function that
+ * stops watching.
+ */
+export function stopWhenOrphaned(stop: () => void, env: NodeJS.ProcessEnv = process.env): () => void {
+  if (env.npm_command === undefined) return () => {};
+  const parent = PARENT_AT_LOAD;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop();
+  }, PARENT_CHECK_MS).unref();
+  return () => clearInterval(timer);
 }
 
 export interface StopOptions {
@@ -103,5 +141,7 @@ export function stopOnSignals(
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // A stop that npm was sent and its shell did not pass on: as the first signal, never as a second.
+  stopWhenOrphaned(() => stop('the process that started this one is gone'));
   return { stop, stopNow };
 }

@@ -25,7 +25,7 @@ import { buildOperatorApp } from './operator-app.js';
 import { OperatorMetrics } from './metrics.js';
 import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
 import { holdPort, listenOn } from '../http/listen.js';
-import { exitOnStorageFailure, stopOnSignals, type Stopper } from '../http/stop-on-signals.js';
+import { exitOnStorageFailure, stopOnSignals, stopWhenOrphaned, type Stopper } from '../http/stop-on-signals.js';
 import { serverLogger } from '../http/server-logger.js';
 import { openFolderWarning, restrictUmask } from '../platform/owner-only-files.js';
 
@@ -208,4 +208,8 @@ async function supervise(config: OperatorConfig): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // A stop that npm was sent and its shell did not pass on: as a first signal, never as a second.
+  stopWhenOrphaned(() => {
+    if (signals === 0) onSignal('SIGTERM');
+  });
 }

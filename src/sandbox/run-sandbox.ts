@@ -23,7 +23,7 @@ import { buildProviderNode } from '../provider/provider-node.js';
 import type { RoundDispatch } from '../provider/round-delivery.js';
 import type { RoundCompletion } from '../provider/round-completion.js';
 import { openStore } from '../stores/open-store.js';
-import { exitOnStorageFailure } from '../http/stop-on-signals.js';
+import { exitOnStorageFailure, stopWhenOrphaned } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 import { holdPort, ListenError, type HeldPort } from '../http/listen.js';
 import { loopbackAuthorities } from '../http/host-guard.js';
@@ -167,13 +167,14 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     operatorApp.server.closeAllConnections();
     providerApp.server.closeAllConnections();
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (state !== 'serving') return stopNow();
+  const stopGracefully = (reason: string) => {
+    if (state !== 'serving') return;
     state = 'stopping';
-    out.write(`${signal}: stopping`);
+    out.write(`${reason}: stopping`);
     setTimeout(stopNow, SHUTDOWN_TIMEOUT_MS).unref();
     void finish();
   };
+  const onSignal = (signal: NodeJS.Signals) => (state === 'serving' ? stopGracefully(signal) : stopNow());
   try {
     const operatorStore = await openStore(settings.operatorDatabase, {
       rules: operatorConfig.rules,
@@ -242,6 +243,8 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     // Before the ready line: a signal sent the moment a person or a script reads it must find the handler.
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // A stop that npm was sent and its shell did not pass on: as a first signal, never as a second.
+    stopWhenOrphaned(() => stopGracefully('the process that started the sandbox is gone'));
 
     out.write(`Wagerlink sandbox (${created ? 'new secrets made and kept' : 'secrets read'} in ${settings.dataDir}; ${seeded} demo players added)`);
     if (folderWas !== undefined) {

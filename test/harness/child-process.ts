@@ -50,6 +50,8 @@ export interface ChildOptions {
   env?: NodeJS.ProcessEnv;
   /** A test whose end kills the child if it still runs. */
   until?: TestScope;
+  /** The child's working folder; default the project's root. */
+  cwd?: string;
 }
 
 /** The environment of a child: the parent's, without its own WAGERLINK_* settings (they must not leak in), plus `extra`. */
@@ -105,7 +107,7 @@ export class Child {
   private readonly lineListeners = new Set<(line: string) => void>();
 
   constructor(command: string, args: readonly string[], options: ChildOptions = {}) {
-    this.process = spawn(command, args, { cwd: ROOT, env: options.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.process = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(this);
     this.exit = new Promise<Exit>((resolve) => {
       this.process.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal }));
