@@ -42,7 +42,7 @@ const PARENT_AT_LOAD = process.ppid;
  * it is still its parent (ms): a stop sent to npm reaches it within about
  * this, for one system call a second.
  */
-export const PARENT_CHECK_MS = 1_000;
+const PARENT_CHECK_MS = 1_000;
 
 /**
  * Calls `stop` once if npm started this process (`npx wagerlink ...`,

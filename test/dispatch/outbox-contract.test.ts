@@ -184,7 +184,9 @@ for (const backend of OUTBOX_BACKENDS) {
         assert.equal(await nodeB.sent(id!, 'b', OK, NOW + LIMITS.leaseMs + 2), false, 'applied once');
         assert.equal((await nodeB.item(id!))?.status, 'sent');
       });
+    });
 
+    describe('leases renewed and taken back', () => {
       test("a live node's heartbeat renews the leases of its sends in flight: another node gets them only once the renewed lease expires", async () => {
         const [mine, finished, other] = await enqueue(item('r-1', 'bet'), item('r-2', 'bet'), item('r-3', 'bet'));
         assert.equal((await nodeA.claim(NOW, 'a', { ...LIMITS, batchSizeMax: 2 })).length, 2);

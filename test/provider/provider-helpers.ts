@@ -154,7 +154,7 @@ export interface StartOptions {
 }
 
 /** A lasting name no other node of the test process has. */
-export function testNodeName(): string {
+function testNodeName(): string {
   return `test-node-${randomBytes(4).toString('hex')}`;
 }
 
