@@ -31,9 +31,10 @@ export function exitOnStorageFailure(logger: FastifyBaseLogger): (error: Error) 
 }
 
 /**
- * The parent as this module is loaded, with the command's first imports: a
- * stop sent to npm while the server still opens its database and builds
- * its app orphans it before it watches, and must count too.
+ * The parent as this module is loaded, among the command's first imports
+ * (src/cli/main.ts): a stop sent to npm while the server still loads its
+ * code, opens its database and builds its app orphans it before it
+ * watches, and must count too.
  */
 const PARENT_AT_LOAD = process.ppid;
 
