@@ -11,7 +11,7 @@ import type { FinalEvent } from '../../../dispatch/outbox.js';
 import { PAYOUT_REQUEST } from '../../../rounds/bodies.js';
 import { reelsCallStep } from '../../../rounds/completion.js';
 import { roundOutcomeOf } from '../../../rounds/outcomes.js';
-import type { Row, RoundCallRow, RoundOutcome, RoundRow } from '../provider-store.js';
+import type { Row, RoundCallRow, RoundRow } from '../provider-store.js';
 import type { Payouts } from './payouts.js';
 import type { ProviderDatabase } from './provider-database.js';
 import { enqueueCall, readRound, returnToPool } from './rounds.js';
@@ -51,30 +51,32 @@ export class RoundFinishing {
     return () => this.roundListeners.delete(listener);
   }
 
-  /** The outbox's hook (`onFinal`), in the database transaction of the outcome. */
+  /**
+   * The outbox's hook (`onFinal`), in the database transaction of the
+   * outcome. The rounds finished are told to the listeners at once: the
+   * transaction is the turn's, and runs once.
+   */
   readonly finishFromOutbox = (event: FinalEvent): void => {
     if (event.item.kind === PAYOUT_REQUEST.kind) return this.payouts.finishPayout(event);
-    const { item } = event;
-    const call = this.statements.callOfItem.get(item.id) as Row | undefined;
-    if (call !== undefined) return this.finishCall(callOf(call), num(call.round_pk), event);
-    const found = this.statements.roundOfItem.get(item.id) as Row | undefined;
-    if (found === undefined || found.status !== 'pending') return;
-    const outcome = roundOutcomeOf(event, found.currency as string, this.database.currencies);
-    const row = this.finishRound(num(found.id), outcome, item.attempts, item.finishedAt ?? item.createdAt);
-    this.announce(row);
+    const call = this.statements.callOfItem.get(event.item.id) as Row | undefined;
+    const round = call === undefined ? this.finishRound(event) : this.finishCall(callOf(call), num(call.round_pk), event);
+    if (round === undefined) return;
+    this.announce(round);
   };
 
-  /** Records how a pending round ended; a settled round with a known balance sets the session's. Runs in the caller's database transaction. */
-  private finishRound(pk: number, outcome: RoundOutcome, attempts: number, now: number): RoundRow {
-    const settled = outcome.status === 'settled';
-    const row = (
-      settled
-        ? this.statements.finishRound.get('settled', null, null, outcome.balanceAfterMinor, attempts, now, pk)
-        : this.statements.finishRound.get('refused', outcome.code, outcome.detail, outcome.balanceAfterMinor, attempts, now, pk)
-    ) as Row | undefined;
+  /** Records how a pending dice round ended; a settled round with a known balance sets the session's. */
+  private finishRound(event: FinalEvent): RoundRow | undefined {
+    const { item } = event;
+    const found = this.statements.roundOfItem.get(item.id) as Row | undefined;
+    if (found === undefined || found.status !== 'pending') return undefined;
+    const outcome = roundOutcomeOf(event, found.currency as string, this.database.currencies);
+    const [code, detail] = outcome.status === 'settled' ? [null, null] : [outcome.code, outcome.detail];
+    const row = this.statements.finishRound.get(outcome.status, code, detail, outcome.balanceAfterMinor, item.attempts, item.finishedAt ?? item.createdAt, found.id) as
+      | Row
+      | undefined;
     assert.ok(row, 'only a pending round is finished');
     const round = roundOf(row);
-    if (settled && round.balanceAfterMinor !== null) setSessionBalance(this.database.db, round.sessionPk, round.balanceAfterMinor);
+    if (round.status === 'settled' && round.balanceAfterMinor !== null) setSessionBalance(this.database.db, round.sessionPk, round.balanceAfterMinor);
     return round;
   }
 
@@ -82,8 +84,8 @@ export class RoundFinishing {
    * A reels call's final outcome, in its transaction: the call and the
    * round record it, and the round goes on as reelsCallStep says.
    */
-  private finishCall(call: RoundCallRow, roundPk: number, event: FinalEvent): void {
-    if (call.status !== 'pending') return;
+  private finishCall(call: RoundCallRow, roundPk: number, event: FinalEvent): RoundRow | undefined {
+    if (call.status !== 'pending') return undefined;
     const { db } = this.database;
     const { item } = event;
     const at = item.finishedAt ?? item.createdAt;
@@ -91,10 +93,10 @@ export class RoundFinishing {
     const outcome = roundOutcomeOf(event, before.currency, this.database.currencies);
     const accepted = outcome.status === 'settled';
     const [code, detail] = accepted ? [null, null] : [outcome.code, outcome.detail];
-    this.statements.finishCall.run(accepted ? 'accepted' : 'refused', code, detail, outcome.balanceAfterMinor, at, roundPk, call.index);
     this.statements.callDone.run(accepted ? outcome.balanceAfterMinor : null, item.attempts, roundPk);
-    if (accepted && outcome.balanceAfterMinor !== null) setSessionBalance(db, before.sessionPk, outcome.balanceAfterMinor);
+    this.statements.finishCall.run(accepted ? 'accepted' : 'refused', code, detail, outcome.balanceAfterMinor, at, roundPk, call.index);
     const round = readRound(db, roundPk);
+    if (accepted && outcome.balanceAfterMinor !== null) setSessionBalance(db, round.sessionPk, outcome.balanceAfterMinor);
     const step = reelsCallStep(round.reels!, call.index, accepted);
     if (step.finish === 'refused') {
       this.statements.refuseReels.run(code, detail, outcome.balanceAfterMinor, at, roundPk);
@@ -104,7 +106,7 @@ export class RoundFinishing {
       if (step.finish === 'settled') this.statements.endReels.run('settled', at, roundPk);
       if (step.next !== null) enqueueCall(this.database, round, step.next, at);
     }
-    this.announce(readRound(db, roundPk));
+    return readRound(db, roundPk);
   }
 
   private announce(round: RoundRow): void {
