@@ -20,7 +20,7 @@ import { roundOutcomeOf } from '../../../rounds/outcomes.js';
 import type { Row, RoundCallRow, RoundRow } from '../provider-store.js';
 import type { Payouts } from './payouts.js';
 import type { ProviderDatabase } from './provider-database.js';
-import { enqueueCall, readRound, returnToPool } from './rounds.js';
+import { callsSelect, enqueueCall, readRound, returnToPool } from './rounds.js';
 import { callOf, int, roundOf } from './rows.js';
 import { setSessionBalance } from './sessions.js';
 
@@ -107,7 +107,7 @@ export class RoundFinishing {
       finishing.rounds = [];
     }
     if (event.item.kind === PAYOUT_REQUEST.kind) return this.payouts.finishPayout(dbTx, event);
-    const [call] = await dbTx<Row[]>`SELECT * FROM round_calls WHERE dispatch_item_id = ${event.item.id}`;
+    const [call] = await dbTx<Row[]>`${callsSelect(dbTx)} WHERE c.dispatch_item_id = ${event.item.id}`;
     const round = call === undefined ? await this.finishRound(dbTx, event) : await this.finishCall(dbTx, callOf(call), int(call.round_pk), event);
     if (round === undefined) return;
     // Delivered to the other nodes when (and only if) this transaction commits.
@@ -128,7 +128,8 @@ export class RoundFinishing {
       WHERE id = ${found.id as string} AND status = 'pending'
       RETURNING *`;
     assert.ok(row, 'only a pending round is finished');
-    const round = roundOf(row);
+    // The row as updated, with its body from the item this outcome is of (the round keeps none of its own).
+    const round = roundOf({ ...row, item_body: item.body.toString('utf8') });
     if (round.status === 'settled' && round.balanceAfterMinor !== null) await setSessionBalance(dbTx, round.sessionPk, round.balanceAfterMinor);
     return round;
   }

@@ -6,7 +6,7 @@
  */
 import type { Row, RoundCallRow, RoundRow } from '../provider-store.js';
 import type { ProviderDatabase } from './provider-database.js';
-import { readRound, roundsSelect } from './rounds.js';
+import { callsSelect, readRound, roundsSelect } from './rounds.js';
 import { callOf, inScope, money, roundOf } from './rows.js';
 
 export class RoundReads {
@@ -51,7 +51,8 @@ export class RoundReads {
   }
 
   async roundCalls(roundPk: number): Promise<RoundCallRow[]> {
-    const rows = await this.database.read(this.database.sql<Row[]>`SELECT * FROM round_calls WHERE round_pk = ${roundPk} ORDER BY call_index`);
+    const { sql } = this.database;
+    const rows = await this.database.read(sql<Row[]>`${callsSelect(sql)} WHERE c.round_pk = ${roundPk} ORDER BY c.call_index`);
     return rows.map(callOf);
   }
 

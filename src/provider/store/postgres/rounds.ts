@@ -11,9 +11,15 @@ import { ROUND_REQUEST } from '../../../rounds/bodies.js';
 import type { NewRound, Row, RoundRow, RoundStatus } from '../provider-store.js';
 import { roundOf, type Querier } from './rows.js';
 
-/** Rounds as read, followed by the caller's WHERE: with their outbox item's attempts while they are pending. */
+/** Rounds as read, followed by the caller's WHERE: with their outbox item's attempts while they are pending, and its body (a dice round's). */
 export function roundsSelect(db: Querier) {
-  return db`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id`;
+  return db`SELECT r.*, d.attempts AS item_attempts, convert_from(d.body, 'UTF8') AS item_body
+    FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id`;
+}
+
+/** A reels round's calls as read, followed by the caller's WHERE: an enqueued call with its outbox item's body. */
+export function callsSelect(db: Querier) {
+  return db`SELECT c.*, convert_from(d.body, 'UTF8') AS item_body FROM round_calls c LEFT JOIN dispatch_items d ON d.id = c.dispatch_item_id`;
 }
 
 /** The round as the caller's transaction (or the pool) sees it now; it must exist. */
@@ -41,9 +47,10 @@ export function insertRound(
     RETURNING *`;
 }
 
-/** A reels round's call is in the outbox as `itemId`: no longer waiting. */
+/** A reels round's call is in the outbox as `itemId`: no longer waiting, its body the item's alone. */
 export async function callEnqueued(dbTx: postgres.TransactionSql, roundPk: number, index: number, itemId: number): Promise<void> {
-  await dbTx`UPDATE round_calls SET status = 'pending', dispatch_item_id = ${itemId} WHERE round_pk = ${roundPk} AND call_index = ${index} AND status = 'waiting'`;
+  await dbTx`UPDATE round_calls SET status = 'pending', dispatch_item_id = ${itemId}, request_body = NULL
+    WHERE round_pk = ${roundPk} AND call_index = ${index} AND status = 'waiting'`;
 }
 
 /** Enqueues a waiting call of a round (once: the conditional update claims it). Runs in the caller's database transaction. */

@@ -33,8 +33,10 @@ export class RealRounds {
       const conflict = this.advance(round, nextSeed);
       if (conflict) return conflict;
       const itemId = this.database.enqueue({ operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody }, round.createdAt);
+      // The body is the item's alone: the round reads it through dispatch_item_id.
       const pk = insertRound(this.database.db, {
         ...round,
+        requestBody: null,
         campaignFinished: round.campaignFinished === null ? null : round.campaignFinished ? 1 : 0,
         status: 'pending',
         balanceAfterMinor: null,

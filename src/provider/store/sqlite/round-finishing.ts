@@ -14,7 +14,7 @@ import { roundOutcomeOf } from '../../../rounds/outcomes.js';
 import type { Row, RoundCallRow, RoundRow } from '../provider-store.js';
 import type { Payouts } from './payouts.js';
 import type { ProviderDatabase } from './provider-database.js';
-import { enqueueCall, readRound, returnToPool } from './rounds.js';
+import { callsWhere, enqueueCall, readRound, returnToPool } from './rounds.js';
 import { callOf, num, roundOf } from './rows.js';
 import { setSessionBalance } from './sessions.js';
 
@@ -33,7 +33,7 @@ export class RoundFinishing {
       ),
       // What an outcome needs of its round, not the whole row: the hook runs once per round, in the turn.
       roundOfItem: db.prepare('SELECT id, status, currency FROM rounds WHERE dispatch_item_id = ?'),
-      callOfItem: db.prepare('SELECT * FROM round_calls WHERE dispatch_item_id = ?'),
+      callOfItem: callsWhere(db, 'WHERE c.dispatch_item_id = ?'),
       finishCall: db.prepare(
         "UPDATE round_calls SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, finished_at = ? WHERE round_pk = ? AND call_index = ? AND status = 'pending'",
       ),
@@ -75,7 +75,8 @@ export class RoundFinishing {
       | Row
       | undefined;
     assert.ok(row, 'only a pending round is finished');
-    const round = roundOf(row);
+    // The row as updated, with its body from the item this outcome is of (the round keeps none of its own).
+    const round = roundOf({ ...row, item_body: item.body.toString('utf8') });
     if (round.status === 'settled' && round.balanceAfterMinor !== null) setSessionBalance(this.database.db, round.sessionPk, round.balanceAfterMinor);
     return round;
   }

@@ -6,7 +6,7 @@
  */
 import type { Row, RoundCallRow, RoundRow } from '../provider-store.js';
 import type { ProviderDatabase } from './provider-database.js';
-import { readRound, roundsWhere } from './rounds.js';
+import { callsWhere, readRound, roundsWhere } from './rounds.js';
 import { callOf, IN_SCOPE, roundOf, scopeOf } from './rows.js';
 
 export class RoundReads {
@@ -24,7 +24,7 @@ export class RoundReads {
         db,
         "WHERE r.kind = 'reels' AND r.status = 'pending' AND r.free_spins_played < r.free_spins AND r.created_at <= ? ORDER BY r.created_at, r.id LIMIT ?",
       ),
-      callsOfRound: db.prepare('SELECT * FROM round_calls WHERE round_pk = ? ORDER BY call_index'),
+      callsOfRound: callsWhere(db, 'WHERE c.round_pk = ? ORDER BY c.call_index'),
       poolAmount: db.prepare('SELECT amount FROM jackpot_pools WHERE operator_id = ? AND game = ? AND currency = ?').pluck(),
     };
   }

@@ -11,9 +11,15 @@ import type { Row, RoundRow } from '../provider-store.js';
 import type { ProviderDatabase } from './provider-database.js';
 import { perConnection, roundOf } from './rows.js';
 
-/** Rounds as read, selected by `where`: with their outbox item's attempts while they are pending. */
+/** Rounds as read, selected by `where`: with their outbox item's attempts while they are pending, and its body (a dice round's). */
 export function roundsWhere(db: Database.Database, where: string): Database.Statement {
-  return db.prepare(`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id ${where}`);
+  return db.prepare(`SELECT r.*, d.attempts AS item_attempts, CAST(d.body AS TEXT) AS item_body
+    FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id ${where}`);
+}
+
+/** A reels round's calls as read, selected by `where`: an enqueued call with its outbox item's body. */
+export function callsWhere(db: Database.Database, where: string): Database.Statement {
+  return db.prepare(`SELECT c.*, CAST(d.body AS TEXT) AS item_body FROM round_calls c LEFT JOIN dispatch_items d ON d.id = c.dispatch_item_id ${where}`);
 }
 
 const shared = perConnection((db) => ({
@@ -26,7 +32,9 @@ const shared = perConnection((db) => ({
      @chancePct, @threshold, @roll, @serverSeed, @sealedSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @dispatchItemId,
      @createdAt, @settledAt)`),
   waitingCall: db.prepare("SELECT request_body FROM round_calls WHERE round_pk = ? AND call_index = ? AND status = 'waiting'").pluck(),
-  callEnqueued: db.prepare("UPDATE round_calls SET status = 'pending', dispatch_item_id = ? WHERE round_pk = ? AND call_index = ? AND status = 'waiting'"),
+  callEnqueued: db.prepare(
+    "UPDATE round_calls SET status = 'pending', dispatch_item_id = ?, request_body = NULL WHERE round_pk = ? AND call_index = ? AND status = 'waiting'",
+  ),
   addPool: db.prepare('UPDATE jackpot_pools SET amount = MAX(amount + ?, 0) WHERE operator_id = ? AND game = ? AND currency = ?'),
 }));
 
@@ -42,7 +50,7 @@ export function insertRound(db: Database.Database, values: Record<string, unknow
   return Number(shared(db).insertRound.run(values).lastInsertRowid);
 }
 
-/** A reels round's call is in the outbox as `itemId`: no longer waiting. */
+/** A reels round's call is in the outbox as `itemId`: no longer waiting, its body the item's alone. */
 export function callEnqueued(db: Database.Database, roundPk: number, index: number, itemId: number): void {
   shared(db).callEnqueued.run(itemId, roundPk, index);
 }
