@@ -1,9 +1,12 @@
 /**
  * SLOW (10 to 30 s, by the machine's load; it runs npm): proves the
- * package works the way a user gets it. `npm pack` makes the tarball and
- * `npm install <tarball>` puts it into a fresh project in a temp dir
- * (install scripts off, so better-sqlite3 is not compiled; npm's cache
- * first, the registry only for what the cache lacks). From there:
+ * package works the way a user of the clients gets it. `npm pack` makes
+ * the tarball and `npm install <tarball> --omit=optional` puts it into a
+ * fresh project in a temp dir, install scripts on, as the README tells a
+ * user who wants the clients and the kit (npm's cache first, the registry
+ * only for what the cache lacks). From there:
+ * - nothing native was installed or compiled: no better-sqlite3, no `.node`
+ *   file, no build folder, and no package left with an install script;
  * - the tarball holds the compiled sources with their declarations, the
  *   command, the OpenAPI document, the game page and the examples, and no
  *   tests, benchmarks or TypeScript sources;
@@ -15,7 +18,10 @@
  *   import;
  * - a TypeScript file importing the types from 'wagerlink' type-checks
  *   with this project's TypeScript, its wrong uses rejected (@ts-expect-error);
- * - the installed `wagerlink` command runs;
+ * - the installed `wagerlink` command runs, and `wagerlink conformance
+ *   operator` judges a case against the tiny operator and writes its report;
+ * - a command that needs SQLite says to install better-sqlite3, and makes
+ *   no file;
  * - the PostgreSQL driver the installed package loads is the one fixed by
  *   patches/postgres+3.4.9.patch (bundled in the tarball, so that no
  *   install script has to patch it): its code is there in both of the
@@ -28,12 +34,12 @@
  */
 import { execFile } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join, sep } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -213,7 +219,8 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     app = join(dir, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await run('npm', ['install', join(dir, tarball.filename), '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], {
+    // Scripts on: with the optional SQLite driver left out, nothing is left to run one.
+    await run('npm', ['install', join(dir, tarball.filename), '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: app,
       env: cleanEnv(),
       timeout: npmMsMax,
@@ -292,6 +299,43 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     const { stdout } = await run(join(app, 'node_modules', '.bin', 'wagerlink'), ['openapi', 'operator'], { cwd: app });
     const shipped = readFileSync(join(app, 'node_modules', 'wagerlink', 'openapi', 'operator.json'), 'utf8');
     assert.deepEqual(JSON.parse(stdout), JSON.parse(shipped));
+  });
+
+  test('nothing native was installed: no SQLite driver, no compiled addon, no package with an install script', () => {
+    const modules = join(app, 'node_modules');
+    assert.equal(existsSync(join(modules, 'better-sqlite3')), false, 'the optional SQLite driver was installed');
+    const paths = readdirSync(modules, { recursive: true, encoding: 'utf8' });
+    assert.deepEqual(paths.filter((path) => path.endsWith('.node') || basename(path) === 'binding.gyp'), [], 'native code in the installed tree');
+    // A package's own package.json: NAME/ or @SCOPE/NAME/, and the same again under a package's own node_modules/.
+    const manifest = /^(?:(?:@[^/]+\/)?[^/@][^/]*\/node_modules\/)*(?:@[^/]+\/)?[^/@][^/]*\/package\.json$/;
+    const manifests = paths.map((path) => path.split(sep).join('/')).filter((path) => manifest.test(path));
+    assert.ok(manifests.length > 10, `${manifests.length} packages found`);
+    const withScripts = manifests.filter((path) => {
+      const scripts = (JSON.parse(readFileSync(join(modules, path), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+      return ['preinstall', 'install', 'postinstall'].some((name) => scripts[name] !== undefined);
+    });
+    assert.deepEqual(withScripts, []);
+  });
+
+  test('the installed `wagerlink conformance operator` judges a case against an operator and writes its report', async () => {
+    // The tiny operator opens alice's session for one key, as often as it is sent: the run's first check and the case's own.
+    writeFileSync(join(app, 'fixtures.json'), JSON.stringify({ games: ['dice'], players: [{ playerId: 'alice', currency: 'EUR', launchKeys: { dice: [LAUNCH_KEY, LAUNCH_KEY] } }] }));
+    const env = { ...cleanEnv(), WAGERLINK_CONFORMANCE_SECRET: SECRET, WAGERLINK_CONFORMANCE_TOKEN: ACCESS_TOKEN };
+    const args = ['conformance', 'operator', '--endpoint', origin, '--fixtures', 'fixtures.json', '--only', 'auth.token-missing', '--report', 'report.json'];
+    const { stdout } = await run(join(app, 'node_modules', '.bin', 'wagerlink'), args, { cwd: app, env });
+    assert.match(stdout, /^PASS \[1\/1\] auth\.token-missing /m);
+    const report = JSON.parse(readFileSync(join(app, 'report.json'), 'utf8')) as { cases: { id: string; outcome: string }[] };
+    assert.deepEqual(report.cases.map((each) => [each.id, each.outcome]), [['auth.token-missing', 'passed']]);
+  });
+
+  test('a command on SQLite says to install better-sqlite3, and makes no file', async () => {
+    const failed = (await run(join(app, 'node_modules', '.bin', 'wagerlink'), ['operator', 'migrate', '--database', 'wallet.db'], { cwd: app }).then(
+      () => assert.fail('migrate ran without the SQLite driver'),
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^wagerlink: better-sqlite3 is not installed: install better-sqlite3 to run the wallet or the provider on SQLite/);
+    assert.equal(existsSync(join(app, 'wallet.db')), false);
   });
 
   /** The driver's folder as the installed wagerlink resolves it, not the consumer's own copy, if any. */
