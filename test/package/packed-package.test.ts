@@ -177,6 +177,15 @@ console.log(outcome, answers.join(' '));
 process.exit(0);
 `;
 
+/** Fastify as the installed wagerlink resolves it, answering one request through inject (light-my-request). */
+const INJECT_SCRIPT = `
+const { createRequire } = require('node:module');
+const fromWagerlink = createRequire(require.resolve('wagerlink/package.json'));
+const app = fromWagerlink('fastify')();
+app.get('/', async () => 'ok');
+app.inject('/').then((answer) => console.log(answer.statusCode, answer.body));
+`;
+
 const TYPES_FILE = `
 import { ERRORS, createOperatorClient, type BalanceAnswer, type CallOutcome, type ErrorCode, type GameBets, type ProblemResponse, type RetryPolicy, type TransactionRequest, type WalletTransaction } from 'wagerlink';
 // @ts-expect-error only the root is exported
@@ -206,6 +215,8 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
   let dir: string;
   let app: string;
   let files: string[];
+  /** What npm said while installing: its warnings. */
+  let installLog: string;
   let server: Server;
   let origin: string;
   const seen: Seen[] = [];
@@ -220,11 +231,12 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     // Scripts on: with the optional SQLite driver left out, nothing is left to run one.
-    await run('npm', ['install', join(dir, tarball.filename), '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline'], {
+    const installed = await run('npm', ['install', join(dir, tarball.filename), '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: app,
       env: cleanEnv(),
       timeout: npmMsMax,
     });
+    installLog = `${installed.stdout}\n${installed.stderr}`;
     server = tinyServer(seen);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -315,6 +327,16 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
       return ['preinstall', 'install', 'postinstall'].some((name) => scripts[name] !== undefined);
     });
     assert.deepEqual(withScripts, []);
+  });
+
+  test("no installed package wants a newer Node than the package's, and Fastify's inject runs as Node 20.18 loads modules", async () => {
+    assert.doesNotMatch(installLog, /EBADENGINE/);
+    // Node 20.18 cannot require an ES module; later Nodes can, unless told not to. A CommonJS dependency that requires
+    // one (cookie 2, under light-my-request 6.8) breaks app.inject(), which the sandbox seeds its players with.
+    const asNode2018 = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? ['--no-experimental-require-module'] : [];
+    writeFileSync(join(app, 'inject.cjs'), INJECT_SCRIPT);
+    const { stdout } = await run(process.execPath, [...asNode2018, 'inject.cjs'], { cwd: app });
+    assert.equal(stdout.trim(), '200 ok');
   });
 
   test('the installed `wagerlink conformance operator` judges a case against an operator and writes its report', async () => {
