@@ -77,6 +77,7 @@ export const TIERS = {
     'conformance/faulty-providers',
     'conformance/operator-kit',
     'conformance/operator-kit-in-process',
+    'conformance/preflight',
     'conformance/provider-kit',
     'dispatch/dispatcher',
     'dispatch/metrics',

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { PROVIDER_AREAS } from '../conformance/provider/model.js';
 import { DEFAULT_CURRENCIES, runProviderConformance } from '../conformance/provider-runner.js';
+import { runFailed } from '../conformance/report.js';
 import { reportFormat, writeReports } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
 import { processSources, secretFrom } from './secret-input.js';
@@ -45,7 +46,8 @@ holds the secret on one line; one readable by group or others is warned about to
 
 Areas: ${PROVIDER_AREAS.join(', ')}.
 
-Exit codes: 0 every case judged passed, 1 a case failed, 2 usage or set-up error (nothing judged).
+Exit codes: 0 every case judged passed, 1 a case failed, or the check before any case did (/game-bets did not
+answer the game's ladders; the reports are written), 2 usage error or an endpoint that does not answer (nothing judged).
 `;
 
 class UsageError extends Error {
@@ -136,5 +138,5 @@ async function run(argv: readonly string[]): Promise<void> {
     onEvent: terminalReporter(process.stdout, wantsColour(process.stdout)),
   });
   await writeReports(report, reports, process.stdout);
-  process.exitCode = report.summary.failed > 0 ? 1 : 0;
+  process.exitCode = runFailed(report) ? 1 : 0;
 }

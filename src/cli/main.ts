@@ -35,6 +35,7 @@ import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
 import { OPERATOR_AREAS } from '../conformance/case-model.js';
 import { loadFixturesFile, type FixturesSetting } from '../conformance/fixtures.js';
 import { runOperatorConformance } from '../conformance/operator-runner.js';
+import { runFailed } from '../conformance/report.js';
 import { reportFormat, writeReports } from '../conformance/reporters/files.js';
 import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
 import { CONFORMANCE_PROVIDER_USAGE, conformanceProvider } from './conformance-provider.js';
@@ -71,7 +72,9 @@ holds the secret on one line; one readable by group or others is warned about to
 variables are the kit's own, so that a server's settings in the same shell (WAGERLINK_ADMIN_TOKEN) are never
 sent to the endpoint under test.
 
-Exit codes: 0 every case judged passed, 1 a case failed, 2 usage, fixtures or set-up error (nothing judged).
+Exit codes: 0 every case judged passed, 1 a case failed, or the check before any case did (the fixtures' players
+open no session as docs/protocol.md §5 says; the reports are written), 2 usage or fixtures-file error, or an
+endpoint that does not answer (nothing judged).
 `;
 
 /** The options of the operator's commands that open its database. */
@@ -622,7 +625,7 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
 
 // ------------------------------------------------------ the conformance kit
 
-/** Runs the operator's conformance cases; the exit code says whether any failed (1) or all that ran passed (0). */
+/** Runs the operator's conformance cases; the exit code says whether any failed, or the check before them (1), or all that ran passed (0). */
 async function conformance(command: string | undefined, values: Values): Promise<void> {
   if (command !== 'operator') throw new UsageError('conformance takes: operator, provider');
   const endpoint = values.endpoint;
@@ -649,7 +652,7 @@ async function conformance(command: string | undefined, values: Values): Promise
     onEvent: terminalReporter(process.stdout, wantsColour(process.stdout)),
   });
   await writeReports(report, reports, process.stdout);
-  process.exitCode = report.summary.failed > 0 ? 1 : 0;
+  process.exitCode = runFailed(report) ? 1 : 0;
 }
 
 /** The version of the installed package (package.json ships with it). */

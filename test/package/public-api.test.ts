@@ -118,6 +118,7 @@ describe('the package index', () => {
       'isRetryableStatus',
       'raw',
       'runOperatorConformance',
+      'runFailed',
       'runProviderConformance',
       'sign',
       'signingSecrets',
