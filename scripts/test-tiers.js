@@ -95,6 +95,7 @@ export const TIERS = {
     'operator/fuzz',
     'operator/i-json',
     'operator/lobby-limits',
+    'operator/lobby-players',
     'operator/look-alike-player-ids',
     'operator/player-id-params',
     'operator/postgres-parity',

@@ -30,6 +30,13 @@ const EXPIRY_SECONDS_MAX = 600;
 const COMMAND_MS_MAX = 30_000;
 /** A command's output past this is not a launch key (bytes). */
 const COMMAND_OUTPUT_BYTES_MAX = 64 * 1024;
+/**
+ * Every player the kit makes through the back office has an id that starts
+ * with this, and so do the example fixtures' players: an operator that
+ * keeps test players out of its players' sight can tell them by it (the
+ * sandbox's lobby does). The kit deletes nothing in an operator it checks.
+ */
+export const KIT_PLAYER_PREFIX = 'conformance-';
 /** The games a run uses when the fixtures name none: those of examples/provider.json. */
 const DEFAULT_GAMES: readonly string[] = ['dice', 'dice-high-roller'];
 
@@ -182,7 +189,7 @@ class BackOfficeSource implements FixtureSource {
   readonly canBlock = true;
   readonly players = [];
   /** Player ids of this run start with it, so that runs against one operator never meet. */
-  private readonly run = `conformance-${randomUUID().slice(0, 8)}`;
+  private readonly run = `${KIT_PLAYER_PREFIX}${randomUUID().slice(0, 8)}`;
   private made = 0;
 
   constructor(

@@ -48,7 +48,8 @@ export function lobbyOpenApiPaths() {
   return {
     '/lobby/api/players': {
       get: {
-        summary: 'Every player, for the lobby\'s picker: in the order of their ids, 50 a page by default (GET /admin/players without its filters).',
+        summary:
+          "Every player but the conformance kit's (ids starting conformance-), for the lobby's picker: in the order of their ids, 50 a page by default (GET /admin/players without its filters). A page may hold fewer than the limit and still have a nextCursor: read on.",
         description: sandboxOnly,
         parameters: [
           { name: 'limit', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, description: 'Items per page, 1..500 (default 50).' },
