@@ -94,6 +94,7 @@ export const TIERS = {
     'operator/framing-fuzz',
     'operator/fuzz',
     'operator/i-json',
+    'operator/lobby-launch',
     'operator/lobby-limits',
     'operator/lobby-players',
     'operator/look-alike-player-ids',

@@ -198,9 +198,9 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   {
     name: 'operator launch-url',
     args: '[PLAYER]',
-    options: ['game', 'mode', 'language', 'country', 'lobby', 'deposit', 'refresh', ...DATABASE, ...PROVIDER_LINK],
+    options: ['game', 'mode', 'currency', 'language', 'country', 'lobby', 'deposit', 'refresh', ...DATABASE, ...PROVIDER_LINK],
     required: ['game'],
-    summary: "asks the provider for a game's launch URL (real mode: for the player, with a launch key made here)",
+    summary: "asks the provider for a game's launch URL (real mode: for the player, with a launch key made here; fun mode: play money in --currency, else the provider's)",
     run: ([playerId], values) => launchUrl(playerId, values),
   },
   {
@@ -608,8 +608,9 @@ async function launchUrl(playerId: string | undefined, values: Values): Promise<
     (['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
   );
   const common = { mode: mode as 'real' | 'fun', game, language: values.language ?? 'en', ...(Object.keys(urls).length > 0 ? { urls } : {}) };
-  if (mode === 'fun') return printCall(await requestLaunchUrl(link, common), link);
+  if (mode === 'fun') return printCall(await requestLaunchUrl(link, { ...common, ...(values.currency === undefined ? {} : { currency: values.currency }) }), link);
   if (!playerId) throw new UsageError('launch-url in real mode needs a player id');
+  if (values.currency !== undefined) throw new UsageError("--currency is for fun mode: real mode plays in the player's currency");
   const prepared = await withService(configFrom(values), async (service) => {
     const player = await service.getPlayer(playerId);
     if (!player.ok) return player;

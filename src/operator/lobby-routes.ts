@@ -166,18 +166,24 @@ export async function registerLobby(app: FastifyInstance, options: LobbyOptions)
     const input = bytes && readBody(reply, bytes, bodies.launch);
     if (!input) return reply;
     const language = input.language ?? 'en';
+    const player = input.playerId === undefined ? undefined : await service.getPlayer(input.playerId);
+    if (player !== undefined && !player.ok) return sendRefusal(reply, player);
+    // A player plays in their own currency, for fun as for real money: another one named is a mistake, said so.
+    if (player !== undefined && input.currency !== undefined && input.currency !== player.currency) {
+      return sendProblem(reply, 'INVALID_REQUEST', `currency: player ${player.playerId} plays in ${player.currency}, not ${input.currency}`);
+    }
     if (input.mode === 'fun') {
-      const outcome = await requestLaunchUrl(link, { mode: 'fun', game: input.game, language, urls: { lobby: options.lobbyUrl } });
+      // The play money is in the currency named or the player's; the provider refuses one the game has no bets in (422).
+      const currency = input.currency ?? player?.currency;
+      const outcome = await requestLaunchUrl(link, { mode: 'fun', game: input.game, language, ...(currency === undefined ? {} : { currency }), urls: { lobby: options.lobbyUrl } });
       if (!outcome.ok) return sendProviderFailure(reply, outcome);
       return sendJson(reply, 200, stringify({ url: outcome.value.url }));
     }
-    if (input.playerId === undefined) return sendProblem(reply, 'INVALID_REQUEST', 'playerId: a real-money launch needs a player');
-    const player = await service.getPlayer(input.playerId);
-    if (!player.ok) return sendRefusal(reply, player);
-    const key = await service.createLaunchKey(input.playerId, input.game);
+    if (player === undefined) return sendProblem(reply, 'INVALID_REQUEST', 'playerId: a real-money launch needs a player');
+    const key = await service.createLaunchKey(player.playerId, input.game);
     if (!key.ok) return sendRefusal(reply, key);
     const back = new URL(options.lobbyUrl);
-    back.searchParams.set('player', input.playerId);
+    back.searchParams.set('player', player.playerId);
     const deposit = new URL(back);
     deposit.searchParams.set('deposit', '1');
     const outcome = await requestLaunchUrl(link, {
