@@ -7,10 +7,8 @@
  */
 import { parseArgs } from 'node:util';
 import { PROVIDER_AREAS } from '../conformance/provider/model.js';
-import { DEFAULT_CURRENCIES, runProviderConformance } from '../conformance/provider-runner.js';
-import { runFailed } from '../conformance/report.js';
-import { reportFormat, writeReports } from '../conformance/reporters/files.js';
-import { terminalReporter, wantsColour } from '../conformance/reporters/terminal.js';
+import { DEFAULT_CURRENCIES } from '../conformance/provider/model.js';
+import { reportFormat } from '../conformance/reporters/files.js';
 import { processSources, secretFrom } from './secret-input.js';
 
 export const CONFORMANCE_PROVIDER_USAGE = `wagerlink conformance provider — checks a provider endpoint against docs/protocol.md
@@ -122,6 +120,13 @@ async function run(argv: readonly string[]): Promise<void> {
   const reports = values.report ?? [];
   for (const path of reports) if (reportFormat(path) === undefined) throw new UsageError(`--report ${path}: a report file ends in .json, .xml or .html`);
   const currencies = list(values.currency);
+  // The kit and its reporters are imported once the options are good: a usage error or --help loads neither.
+  const [{ runProviderConformance }, { writeReports }, { terminalReporter, wantsColour }, { runFailed }] = await Promise.all([
+    import('../conformance/provider-runner.js'),
+    import('../conformance/reporters/files.js'),
+    import('../conformance/reporters/terminal.js'),
+    import('../conformance/report.js'),
+  ]);
   const report = await runProviderConformance({
     target: {
       endpoint,

@@ -17,12 +17,10 @@ import {
   SANDBOX_WALLET_ID,
 } from '../sandbox/sandbox-config.js';
 import { readSecrets, SandboxSetupError, SECRETS_FILE } from '../sandbox/sandbox-secrets.js';
-import type { CONFIG_VARIABLES } from '../operator/operator-config.js';
-import type { PROVIDER_LINK_VARIABLES } from '../operator/provider-link.js';
-import type { PROVIDER_ADMIN_VARIABLES } from './provider-admin.js';
+import type { CONFIG_VARIABLES, PROVIDER_LINK_VARIABLES } from '../operator/config-variables.js';
+import type { PROVIDER_ADMIN_VARIABLES } from './provider-admin-help.js';
 import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
 import { schemaNameProblem } from '../platform/postgres/settings.js';
-import { runSandbox } from '../sandbox/run-sandbox.js';
 import { processSources, secretFrom, urlHasPassword } from './secret-input.js';
 
 export const SANDBOX_USAGE = `wagerlink sandbox — the whole interface on this machine: the operator wallet with a lobby and a
@@ -126,6 +124,8 @@ export async function sandboxCommand(args: string[], usage: (message: string) =>
   if (horizon !== undefined && (!/^[0-9]{1,7}$/.test(horizon) || Number(horizon) < 1 || Number(horizon) > DISPATCH_HORIZON_SECONDS_MAX)) {
     throw usage(`--dispatch-horizon must be seconds, 1..${DISPATCH_HORIZON_SECONDS_MAX}, got "${horizon}"`);
   }
+  // The servers are imported once the options are known to be good: a usage error or --help loads neither.
+  const { runSandbox } = await import('../sandbox/run-sandbox.js');
   await runSandbox({
     dataDir,
     operatorPort,

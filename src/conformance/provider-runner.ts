@@ -16,6 +16,7 @@ import type { KitRequest } from './kit-send.js';
 import { toBytes } from './shown.js';
 import { PROVIDER_CASES } from './provider/index.js';
 import type { KeptAnswer, OpenStep, ProviderCallStep, ProviderCase, ProviderContext, ProviderStep } from './provider/model.js';
+import { DEFAULT_CURRENCIES } from './provider/model.js';
 import type { RunReport } from './report.js';
 import { couldNotReach } from '../clients/unreachable.js';
 import { runConformance, RunNotStarted, StepFailed, type CaseRun, type CommonRunOptions, type KitSide, type KitWire } from './runner.js';
@@ -43,8 +44,6 @@ export interface ProviderTarget {
   outsideWhitelist?: boolean;
 }
 
-/** The currency of a run that names none: the protocol's examples are in it, and every provider of the examples offers it. */
-export const DEFAULT_CURRENCIES: readonly string[] = ['EUR'];
 /** A launch key the kit sends is this many random bytes, hex: as unguessable as an operator's (docs/protocol.md §5.1). */
 const LAUNCH_KEY_BYTES = 16;
 /**

@@ -4,10 +4,11 @@
  * same way; only `serve` needs the secrets and tokens.
  */
 import { availableParallelism } from 'node:os';
-import { cryptoDecimalsProblem, CRYPTO_DECIMALS_MAX, DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
+import { CONFIG_VARIABLES } from './config-variables.js';
+import { cryptoDecimalsProblem, DEFAULT_CRYPTO_DECIMALS } from '../protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import { DEFAULT_RULES, type RulesConfig } from '../ledger/rules.js';
-import { DEFAULT_POSTGRES_SETTINGS, positiveWholeNumber, readPostgresSettings, type PostgresSettings } from '../platform/postgres/settings.js';
+import { positiveWholeNumber, readPostgresSettings, type PostgresSettings } from '../platform/postgres/settings.js';
 import { DEFAULT_STAFF_LIMITS, parseStaffLimits, type StaffLimits } from '../access/limits.js';
 import { isRole } from '../access/roles.js';
 import { BODY_BYTES_MAX, REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
@@ -52,30 +53,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export const CONFIG_VARIABLES = {
-  WAGERLINK_HOST: 'address to listen on (default 127.0.0.1)',
-  WAGERLINK_PORT: 'port to listen on (default 8080)',
-  WAGERLINK_DATABASE: 'SQLite file path, or a postgres:// URL (default ./data/operator.db)',
-  WAGERLINK_WORKERS: 'serve: processes sharing the port, a number or "auto" for one per core; more than 1 needs PostgreSQL (default 1)',
-  WAGERLINK_PG_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_POSTGRES_SETTINGS.poolSize})`,
-  WAGERLINK_PG_STATEMENT_TIMEOUT_MS: `PostgreSQL statement time-out in ms; past it a request answers 503 (default ${DEFAULT_POSTGRES_SETTINGS.statementTimeoutMs})`,
-  WAGERLINK_PG_IDLE_TIMEOUT_S: `PostgreSQL idle connections close after this many seconds (default ${DEFAULT_POSTGRES_SETTINGS.idleTimeoutS})`,
-  WAGERLINK_PG_CONNECT_TIMEOUT_S: `PostgreSQL connection attempt time-out in seconds (default ${DEFAULT_POSTGRES_SETTINGS.connectTimeoutS})`,
-  WAGERLINK_SECRET: 'HMAC secret shared with the provider (required to serve)',
-  WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
-  WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
-  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API, a built-in admin account; or sha256:<hex> of it (required to serve); it reads /metrics too',
-  WAGERLINK_STAFF_LIMITS: 'staff money limits per call, e.g. payments:EUR=2500,*=5000;admin:*=50000 (default payments:*=5000,BTC=0.1,ETH=2; admin none)',
-  WAGERLINK_METRICS_TOKEN: 'bearer token that reads /metrics and nothing else, for a Prometheus scraper (default none)',
-  WAGERLINK_LOG_LEVEL: 'pino log level (default info)',
-  WAGERLINK_SESSION_IDLE_MINUTES: 'session idle expiry in minutes (default 30)',
-  WAGERLINK_LAUNCH_KEY_TTL_MINUTES: 'launch key life until first use in minutes (default 10)',
-  WAGERLINK_BODY_LIMIT_BYTES: 'request body limit in bytes (default 262144)',
-  WAGERLINK_TRANSACTIONS_MAX: 'transactions per /transaction request (default 100)',
-  WAGERLINK_REQUEST_TIMEOUT_MS: `a request's headers and body must arrive within this many ms, else 408; also the keep-alive idle time-out (default ${REQUEST_TIMEOUT_MS})`,
-  WAGERLINK_SHUTDOWN_TIMEOUT_MS: `serve: on SIGTERM/SIGINT, ms to finish answering before open connections are closed (default ${SHUTDOWN_TIMEOUT_MS})`,
-  WAGERLINK_CRYPTO_DECIMALS: `crypto currencies and decimals (0..${CRYPTO_DECIMALS_MAX}), e.g. BTC=8,USDT=6 (default BTC=8,ETH=8,LTC=8,USDT=6,USDC=6)`,
-} as const;
+
 
 type Env = Record<string, string | undefined>;
 

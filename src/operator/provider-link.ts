@@ -13,12 +13,6 @@ class ProviderLinkError extends Error {
   override name = 'ProviderLinkError';
 }
 
-export const PROVIDER_LINK_VARIABLES = {
-  WAGERLINK_PROVIDER_URL: "the provider endpoint's base URL, for launch-url and game-bets (or --provider)",
-  WAGERLINK_OPERATOR_ID: 'this operator\'s id at the provider (or --operator-id)',
-  WAGERLINK_WALLET_ID: 'the walletId the provider issued to this operator (or --wallet-id)',
-} as const;
-
 export interface ProviderLink {
   providerUrl: string;
   operatorId: string;

@@ -20,12 +20,36 @@ import { timeOrderedUuid } from './time-ordered-id.js';
 export interface ProviderWorld extends ClientWorld {
   randomBytes: (size: number) => Buffer;
   newId: () => string;
+  /** How long a player waits for a round's final answer: see PlayerTimer. */
+  playerTimer: PlayerTimer;
 }
+
+/**
+ * The time a person waits in (round-waits.ts): real time, whatever the
+ * world's clock says, since a test moves that clock through back-offs and
+ * a player's patience must not jump with it. A test gives its own, and ends
+ * a wait when it chooses instead of after a number of milliseconds.
+ */
+export interface PlayerTimer {
+  /** Milliseconds, monotonic. */
+  now(): number;
+  /** Calls `fire` once after `ms`, unless cancelled first by the function answered. */
+  after(ms: number, fire: () => void): () => void;
+}
+
+export const REAL_PLAYER_TIMER: PlayerTimer = {
+  now: () => performance.now(),
+  after: (ms, fire) => {
+    const timer = setTimeout(fire, ms);
+    return () => clearTimeout(timer);
+  },
+};
 
 export const REAL_PROVIDER_WORLD: ProviderWorld = {
   ...REAL_CLIENT_WORLD,
   randomBytes: (size) => randomBytes(size),
   newId: () => timeOrderedUuid(),
+  playerTimer: REAL_PLAYER_TIMER,
 };
 
 /** What the game service needs of the outbox's dispatcher (src/dispatch/dispatcher.ts). */

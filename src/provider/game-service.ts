@@ -98,7 +98,7 @@ export class GameService {
   constructor(private readonly options: GameServiceOptions) {
     const keyring = options.config.seedKeys;
     const context: GameContext = { ...options, keyring, sealing: seedSealing(keyring, options.world.randomBytes) };
-    this.waits = new RoundWaits(options.store, options.config.limits.roundSettleMsMax);
+    this.waits = new RoundWaits(options.store, options.config.limits.roundSettleMsMax, options.world.playerTimer);
     const views = new SessionViews(context);
     this.launches = new GameLaunches(context, views, this.waits);
     this.plays = new GamePlays(context, views, this.waits, this.launches);

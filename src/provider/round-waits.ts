@@ -7,6 +7,7 @@
  * wait runs out, since another process may have answered it.
  */
 import { featureDone, roundFinished } from '../rounds/completion.js';
+import type { PlayerTimer } from './game-context.js';
 import type { ProviderStore, RoundRow } from './store/provider-store.js';
 
 export class RoundWaits {
@@ -16,10 +17,11 @@ export class RoundWaits {
   private readonly finishWaiters = new Map<number, Set<(round?: RoundRow) => void>>();
   private readonly stopWatching: () => void;
 
-  /** `roundSettleMsMax`: see ProviderLimits.roundSettleMsMax. */
+  /** `roundSettleMsMax`: see ProviderLimits.roundSettleMsMax; `timer`: the time players wait in. */
   constructor(
     private readonly store: ProviderStore,
     private readonly roundSettleMsMax: number,
+    private readonly timer: PlayerTimer,
   ) {
     // Whichever delivery in this process finishes a round, its player's wait ends then.
     this.stopWatching = store.onRoundFinished((round) => {
@@ -63,27 +65,27 @@ export class RoundWaits {
   async pendingAfterWait(sessionPk: number): Promise<number | 'unfinished'> {
     const pending = await this.store.pendingRounds(sessionPk);
     if (pending.some((round) => round.reels !== null && !featureDone(round.reels))) return 'unfinished';
-    // A person waits: real time, whatever the world's clock says.
-    const deadline = Date.now() + this.roundSettleMsMax;
+    // A person waits: the player's time, whatever the world's clock says.
+    const deadline = this.timer.now() + this.roundSettleMsMax;
     for (const [index, round] of pending.entries()) {
-      if ((await this.waitFor(round.pk, deadline - Date.now(), roundFinished)).status === 'pending') return pending.length - index;
+      if ((await this.waitFor(round.pk, deadline - this.timer.now(), roundFinished)).status === 'pending') return pending.length - index;
     }
     return 0;
   }
 
   /**
-   * The round once `done` holds of it, or as it is after `msMax` (real
-   * time: a player is waiting). Read once first; then each wake brings the
+   * The round once `done` holds of it, or as it is after `msMax` (the
+   * player's time: a player is waiting). Read once first; then each wake brings the
    * round as the answer recorded in this process left it, with no read, and
    * a wait that timed out reads it again, since another process (or a
    * person resolving it) may have answered it meanwhile. Each `done` here,
    * once true of a round, stays true, so a wake's row serves as a read.
    */
   async waitFor(pk: number, msMax: number, done: (round: RoundRow) => boolean): Promise<RoundRow> {
-    const deadline = Date.now() + msMax;
+    const deadline = this.timer.now() + msMax;
     let current = await this.store.round(pk);
     for (;;) {
-      const left = deadline - Date.now();
+      const left = deadline - this.timer.now();
       if (done(current) || left <= 0) return current;
       current = (await this.wake(pk, left)) ?? (await this.store.round(pk));
     }
@@ -96,12 +98,12 @@ export class RoundWaits {
       if (waiters === undefined) this.finishWaiters.set(pk, (waiters = new Set()));
       const own = waiters;
       const done = (round?: RoundRow) => {
-        clearTimeout(timer);
+        cancel();
         own.delete(done);
         if (own.size === 0 && this.finishWaiters.get(pk) === own) this.finishWaiters.delete(pk);
         resolve(round);
       };
-      const timer = setTimeout(done, msMax);
+      const cancel = this.timer.after(msMax, done);
       own.add(done);
     });
   }

@@ -13,7 +13,7 @@
  * its own (provider-app.ts).
  */
 import { readProviderConfig } from './provider-config.js';
-import { redactUrl } from '../platform/postgres/open-database.js';
+import { redactUrl } from '../platform/postgres/settings.js';
 import { listenOn } from '../http/listen.js';
 import { stopOnSignals } from '../http/stop-on-signals.js';
 import { buildProviderNode } from './provider-node.js';

@@ -4,15 +4,13 @@
  * What differs between backends beyond the WalletStore contract is declared
  * here as capabilities, so that callers ask what a backend can do instead of
  * which one it is.
+ *
+ * The engines are imported when a store is opened, not with this module:
+ * what only asks which backend a setting names (the CLI's usage errors and
+ * help, configs, the sandbox's set-up) loads neither driver nor store.
  */
 import type { RulesConfig } from '../ledger/rules.js';
-import { openDatabase as openSqlite } from '../platform/sqlite/open-database.js';
-import { migrate as migrateSqlite } from './sqlite/migrations.js';
-import { SqliteStore } from './sqlite/sqlite-store.js';
-import { migrate as migratePostgres } from './postgres/migrations.js';
-import { openDatabase as openPostgres, redactUrl } from '../platform/postgres/open-database.js';
-import { DEFAULT_POSTGRES_SETTINGS, isPostgresUrl, type PostgresSettings } from '../platform/postgres/settings.js';
-import { PostgresStore, WALLET_APPLICATION_NAME } from './postgres/postgres-store.js';
+import { DEFAULT_POSTGRES_SETTINGS, isPostgresUrl, redactUrl, type PostgresSettings } from '../platform/postgres/settings.js';
 import type { WalletStore } from './operations.js';
 
 export interface OpenStoreOptions {
@@ -47,6 +45,7 @@ export type OpenedStore = WalletStore & { onFatal?: (listener: (error: Error) =>
 
 export async function openStore(database: string, options: OpenStoreOptions): Promise<OpenedStore> {
   if (backendOf(database).name === 'postgres') {
+    const { PostgresStore } = await import('./postgres/postgres-store.js');
     return PostgresStore.open({
       url: database,
       rules: options.rules,
@@ -54,6 +53,7 @@ export async function openStore(database: string, options: OpenStoreOptions): Pr
       settings: options.postgres ?? DEFAULT_POSTGRES_SETTINGS,
     });
   }
+  const { SqliteStore } = await import('./sqlite/sqlite-store.js');
   return SqliteStore.open({
     path: database,
     rules: options.rules,
@@ -64,6 +64,11 @@ export async function openStore(database: string, options: OpenStoreOptions): Pr
 /** Applies the pending migrations of either backend without opening a store. Returns the versions applied. */
 export async function migrateDatabase(database: string, settings: PostgresSettings = DEFAULT_POSTGRES_SETTINGS): Promise<number[]> {
   if (backendOf(database).name === 'postgres') {
+    const [{ openDatabase: openPostgres }, { migrate: migratePostgres }, { WALLET_APPLICATION_NAME }] = await Promise.all([
+      import('../platform/postgres/open-database.js'),
+      import('./postgres/migrations.js'),
+      import('./postgres/postgres-store.js'),
+    ]);
     const sql = openPostgres(database, { ...settings, poolSize: 1 }, WALLET_APPLICATION_NAME);
     try {
       return await migratePostgres(sql);
@@ -71,6 +76,7 @@ export async function migrateDatabase(database: string, settings: PostgresSettin
       await sql.end();
     }
   }
+  const [{ openDatabase: openSqlite }, { migrate: migrateSqlite }] = await Promise.all([import('../platform/sqlite/open-database.js'), import('./sqlite/migrations.js')]);
   const db = openSqlite(database);
   try {
     return migrateSqlite(db);

@@ -9,7 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../../src/http/limits.js';
-import { ConfigError, CONFIG_VARIABLES, HTTP_TIMEOUT_MS_MAX, readOperatorConfig } from '../../src/operator/operator-config.js';
+import { CONFIG_VARIABLES } from '../../src/operator/config-variables.js';
+import { ConfigError, HTTP_TIMEOUT_MS_MAX, readOperatorConfig } from '../../src/operator/operator-config.js';
 import { ProviderConfigError, resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { exampleConfigFile } from '../provider/provider-helpers.js';
 

@@ -17,7 +17,7 @@
  * our store closed (503), routes (404, 405) and the back office.
  */
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { sign } from '../../src/protocol/signing.js';
@@ -413,12 +413,13 @@ for (const backend of OPERATOR_BACKENDS) {
       let p: Awaited<ReturnType<typeof playerWithSession>>;
       let baseline: Snapshot;
 
-      // One player receives every bad request; after each case it must be untouched.
+      // One player receives every bad request; after each case it must be untouched, and after each test the books
+      // balance (a verify reads the whole ledger on a thread of its own: once per test, not per case).
       const BALANCE = 10;
       async function bad(answer: Answer, code: Code, detail?: RegExp): Promise<void> {
         assertProblem(answer, code, answer.body.balance === undefined ? 'absent' : baseline.balance);
         if (detail) assert.match(answer.body.detail as string, detail);
-        await assertUnchanged(op, baseline);
+        assert.deepEqual(await snapshot(op.app, baseline.playerId), baseline);
       }
 
       /** A valid /transaction body as text, with one member replaced by raw JSON text. */
@@ -456,6 +457,9 @@ for (const backend of OPERATOR_BACKENDS) {
         op = await makeOperator({ backend: backend.name });
         p = await playerWithSession(op.app, { balance: BALANCE });
         baseline = await snapshot(op.app, p.playerId);
+      });
+      afterEach(async () => {
+        await assertUnchanged(op, baseline);
       });
       after(async () => {
         await op.close();

@@ -32,7 +32,7 @@ import { admin, makeOperator, OPERATOR_BACKENDS, playerWithSession, walletHeader
  * runs took 9.8 s there against 6.3 s on SQLite (2-core machine), not enough
  * of a difference to prove less on it.
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 4_000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1_500);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 /** The books are also verified every this many requests, not only at the end. */
 const VERIFY_EVERY_RUNS = 250;

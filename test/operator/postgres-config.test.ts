@@ -8,7 +8,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, CONFIG_VARIABLES, parseWorkers, readOperatorConfig, WORKERS_MAX } from '../../src/operator/operator-config.js';
+import { CONFIG_VARIABLES } from '../../src/operator/config-variables.js';
+import { ConfigError, parseWorkers, readOperatorConfig, WORKERS_MAX } from '../../src/operator/operator-config.js';
 import { DEFAULT_POSTGRES_SETTINGS } from '../../src/platform/postgres/settings.js';
 import { callTimeoutMs } from '../../src/platform/postgres/settings.js';
 import { backendOf } from '../../src/stores/open-store.js';

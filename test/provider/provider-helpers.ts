@@ -17,6 +17,7 @@ import { importConfigCampaigns } from '../../src/provider/config-campaigns.js';
 import { REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
 import type { DispatcherLimits } from '../../src/dispatch/dispatcher.js';
 import { createGameService, REAL_PROVIDER_WORLD, type ProviderWorld } from '../../src/provider/game-service.js';
+import { REAL_PLAYER_TIMER, type PlayerTimer } from '../../src/provider/game-context.js';
 import { buildProviderApp } from '../../src/provider/provider-app.js';
 import { resolveProviderConfig, type ProviderConfig } from '../../src/provider/provider-config.js';
 import type { ProviderStore } from '../../src/provider/store/provider-store.js';
@@ -108,10 +109,46 @@ export function realClock(): TestClock {
   };
 }
 
-/** A world on the test's clock: sleeping advances it at once, so retry budgets run without waiting. */
-export function testWorld(clock: TestClock): TestWorld {
+/**
+ * A player's time that a test runs: a wait ends when the test calls
+ * expire(), never after a number of milliseconds, so a slow machine cannot
+ * end it early or late.
+ */
+export class ManualPlayerTimer implements PlayerTimer {
+  private elapsed = 0;
+  private readonly pending = new Set<{ at: number; fire: () => void }>();
+  private readonly watchers: (() => void)[] = [];
+
+  now(): number {
+    return this.elapsed;
+  }
+
+  after(ms: number, fire: () => void): () => void {
+    const entry = { at: this.elapsed + ms, fire };
+    this.pending.add(entry);
+    for (const watcher of this.watchers.splice(0)) watcher();
+    return () => this.pending.delete(entry);
+  }
+
+  /** Resolves once a player is waiting. */
+  async waiting(): Promise<void> {
+    if (this.pending.size === 0) await new Promise<void>((resolve) => this.watchers.push(resolve));
+  }
+
+  /** Every player waiting now runs out of patience. */
+  expire(): void {
+    const due = [...this.pending];
+    this.pending.clear();
+    for (const entry of due) this.elapsed = Math.max(this.elapsed, entry.at);
+    for (const entry of due) entry.fire();
+  }
+}
+
+/** A world on the test's clock: sleeping advances it at once, so retry budgets run without waiting. Players wait in real time unless given a timer. */
+export function testWorld(clock: TestClock, playerTimer: PlayerTimer = REAL_PLAYER_TIMER): TestWorld {
   const sleeps: number[] = [];
   return {
+    playerTimer,
     clock: () => clock.now,
     sleep: async (ms) => {
       sleeps.push(ms);
@@ -200,7 +237,7 @@ export interface Provider {
 
 /** `backend`: the store's (default SQLite); PostgreSQL works in a fresh schema, dropped on close. */
 export async function makeProvider(
-  options: { endpoint?: string; edit?: (file: ConfigFile) => void; clock?: TestClock; backend?: ProviderBackendName } & StartOptions = {},
+  options: { endpoint?: string; edit?: (file: ConfigFile) => void; clock?: TestClock; playerTimer?: PlayerTimer; backend?: ProviderBackendName } & StartOptions = {},
 ): Promise<Provider> {
   const { dir, cleanup: removeDir } = tempDir('wagerlink-provider-');
   const schema = options.backend === 'postgres' ? await freshSchema('provider') : undefined;
@@ -214,8 +251,8 @@ export async function makeProvider(
   const config = resolveProviderConfig(file);
   const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL, seeds: seedSealing(config.seedKeys, randomBytes) });
   const clock = options.clock ?? new TestClock();
-  const world = testWorld(clock);
-  const { endpoint: _endpoint, edit: _edit, clock: _clock, backend: _backend, ...startOptions } = options;
+  const world = testWorld(clock, options.playerTimer);
+  const { endpoint: _endpoint, edit: _edit, clock: _clock, playerTimer: _playerTimer, backend: _backend, ...startOptions } = options;
   const start = (again: StartOptions = startOptions) => startProvider({ config, store, world, ...again });
   let started: StartedProvider;
   try {

@@ -23,15 +23,13 @@ import { OPERATOR_PROBE_MS } from '../../src/dispatch/dispatcher.js';
 import type { OutboxItem } from '../../src/dispatch/outbox.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET, type TestClock } from '../helpers.js';
-import { assertProblem, launchOf, type Answer, makeProvider, operatorCall, pageCall, PROVIDER_ADMIN_TOKEN, PROVIDER_BACKENDS, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
+import { assertProblem, launchOf, type Answer, makeProvider, operatorCall, pageCall, PROVIDER_ADMIN_TOKEN, PROVIDER_BACKENDS, ManualPlayerTimer, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
 
 const ORIGIN = 'http://operator.test';
 /** The delivery's wait between claims in these tests (ms): a due round is claimed within it. */
 const IDLE_MS = 10;
 /** How long a test waits for the delivery to reach a state (ms), on a loaded machine. */
 const STATE_WAIT_MS = 10_000;
-/** The player's wait in the tests where it must end (ms): the round is then left to the outbox. */
-const SHORT_WAIT_MS = 300;
 
 for (const backend of PROVIDER_BACKENDS) {
   // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
@@ -152,18 +150,17 @@ for (const backend of PROVIDER_BACKENDS) {
       return wait;
     }
 
-    /** A provider whose players wait SHORT_WAIT_MS for a round, on the test's clock unless given another. */
-    const shortWaitProvider = (endpoint: string, dispatcher: MockAgent, clock?: TestClock) =>
-      makeProvider({
-        endpoint,
-        dispatcher,
-        deliveryLimits: { idleMs: IDLE_MS },
-        backend: backend.name,
-        ...(clock === undefined ? {} : { clock }),
-        edit: (file) => {
-          file.limits = { ...(file.limits as object), roundSettleMsMax: SHORT_WAIT_MS };
-        },
-      });
+    /** A provider whose players wait until the test ends their patience, on the test's clock unless given another. */
+    const providerWithPatience = (endpoint: string, dispatcher: MockAgent, patience: ManualPlayerTimer, clock?: TestClock) =>
+      makeProvider({ endpoint, dispatcher, deliveryLimits: { idleMs: IDLE_MS }, backend: backend.name, playerTimer: patience, ...(clock === undefined ? {} : { clock }) });
+
+    /** A play whose player stops waiting for the rounds before it, or for its own, once the wait has begun. */
+    async function playGivingUp(launch: { path: string; token: string }, patience: ManualPlayerTimer): Promise<Answer> {
+      const playing = play(launch);
+      await patience.waiting();
+      patience.expire();
+      return playing;
+    }
 
     const finished = (pk: number) =>
       until(`round ${pk} is finished`, async () => {
@@ -269,9 +266,10 @@ for (const backend of PROVIDER_BACKENDS) {
     describe('a round its player stopped waiting for', () => {
       /** The suite's provider, put back after these tests. */
       let shared: Provider;
+      const patience = new ManualPlayerTimer();
       before(async () => {
         shared = provider;
-        provider = await shortWaitProvider(ORIGIN, agent);
+        provider = await providerWithPatience(ORIGIN, agent, patience);
       });
       after(async () => {
         await provider.close();
@@ -283,7 +281,7 @@ for (const backend of PROVIDER_BACKENDS) {
         const launch = await openLaunch();
         sent = [];
         answerTransactions({ status: 503 });
-        const answer = await play(launch);
+        const answer = await playGivingUp(launch, patience);
         assertPendingView(answer);
         const [pending] = await provider.store.listRounds(1);
         assert.equal(pending?.status, 'pending');
@@ -297,7 +295,7 @@ for (const backend of PROVIDER_BACKENDS) {
         const rounds = (await provider.store.listRounds(100)).length;
 
         // The next play waits for it, bounded, and is refused: nothing new is sent or played.
-        const blocked = await play(launch);
+        const blocked = await playGivingUp(launch, patience);
         assertProblem(blocked, 'SERVICE_UNAVAILABLE');
         assert.match(blocked.body.detail as string, /previous round is still being settled/);
         assert.equal(sent.length, 1);
@@ -390,6 +388,7 @@ for (const backend of PROVIDER_BACKENDS) {
       const SLACK_MS = 1_000;
       let outageAgent: MockAgent;
       let shared: Provider;
+      const patience = new ManualPlayerTimer();
       let down = true;
       const attempts: number[] = [];
 
@@ -408,7 +407,7 @@ for (const backend of PROVIDER_BACKENDS) {
           })
           .persist();
         shared = provider;
-        provider = await shortWaitProvider(OUTAGE_ORIGIN, outageAgent, realClock());
+        provider = await providerWithPatience(OUTAGE_ORIGIN, outageAgent, patience, realClock());
       });
       after(async () => {
         await provider.close();
@@ -418,7 +417,7 @@ for (const backend of PROVIDER_BACKENDS) {
 
       test('the round is settled within about a probe of the return, with no player request, and the operator was not flooded meanwhile', async () => {
         const launch = await openLaunch();
-        const answer = await play(launch);
+        const answer = await playGivingUp(launch, patience);
         assertPendingView(answer);
         const [round] = await provider.store.listRounds(1);
         // Down through the third attempt, well past the player's wait; back right after it.

@@ -14,7 +14,7 @@ import { NOW, openSession, singleBet } from './store-fixtures.js';
 import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
 /** Rounds stored before the bets under test: enough that a verify reads for many times as long as a bet takes. */
-const LEDGER_ROUNDS = 80_000;
+const LEDGER_ROUNDS = 20_000;
 const GROW_BATCH = 2_000;
 
 async function openPlayer(store: SqliteStore, playerId: string) {

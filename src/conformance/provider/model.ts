@@ -101,3 +101,6 @@ export interface ProviderCase {
   needs: readonly ProviderNeed[];
   steps: readonly ProviderStep[];
 }
+
+/** The currency of a run that names none: the protocol's examples are in it, and every provider of the examples offers it. */
+export const DEFAULT_CURRENCIES: readonly string[] = ['EUR'];

@@ -18,11 +18,6 @@ import { schemaNameProblem, type PostgresSettings } from './settings.js';
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 
-/** The URL without its password, for logs and CLI output. */
-export function redactUrl(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
-}
-
 /**
  * The URL with its search_path set to `schema` alone, so that every
  * connection of a pool opened on it reads and writes that schema's tables,

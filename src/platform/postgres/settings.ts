@@ -20,6 +20,11 @@ export function isPostgresUrl(database: string): boolean {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** Why `schema` cannot name a schema of ours, or undefined when it can. */
+/** The URL without its password, for logs and CLI output. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
 export function schemaNameProblem(schema: string): string | undefined {
   return SCHEMA_NAME.test(schema) ? undefined : `"${schema}" must be 1 to 63 lower-case letters, digits or _, not starting with a digit`;
 }

@@ -34,8 +34,8 @@ import type {
 } from '../store.js';
 import type { AuditEntry } from '../../access/staff.js';
 import { migrate } from './migrations.js';
-import { openDatabase, redactUrl } from '../../platform/postgres/open-database.js';
-import { callTimeoutMs, DEFAULT_POSTGRES_SETTINGS, type PostgresSettings } from '../../platform/postgres/settings.js';
+import { openDatabase } from '../../platform/postgres/open-database.js';
+import { callTimeoutMs, DEFAULT_POSTGRES_SETTINGS, redactUrl, type PostgresSettings } from '../../platform/postgres/settings.js';
 import type { StoreOptions } from '../settings.js';
 import { isRetryable, isUnavailable } from '../../platform/postgres/errors.js';
 import { BATCH_CALLS_MAX, HotBatcher } from './hot-batcher.js';
