@@ -71,7 +71,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 }
 
 /** A short account of an answer: `402 INSUFFICIENT_FUNDS (bet 12.50 exceeds balance 10.00)`, or `200 {"balance":1}`. */
-export function describeAnswer(attempt: Attempt): string {
+function describeAnswer(attempt: Attempt): string {
   if (attempt.kind === 'failed') return `no answer (${attempt.detail})`;
   const body = parseObject(attempt.text);
   if (attempt.status !== 200 && typeof body?.code === 'string') {
