@@ -128,6 +128,7 @@ export const TIERS = {
     'provider/store/provider-store-contract',
     'provider/store/reels-postgres-nodes',
     'provider/store/reels-store-contract',
+    'provider/store/request-body-once',
     'provider/store/sealed-seeds-migration',
     'sandbox/sandbox-pages',
     'stores/postgres-connection-loss',

@@ -21,6 +21,7 @@
  * nothing built from a write is answered before that. Writes of one
  * process are visible to its own reads at once.
  */
+import assert from 'node:assert/strict';
 import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/staff.js';
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import type { Outbox } from '../../dispatch/outbox.js';
@@ -34,6 +35,7 @@ export type { PayoutOutcome, RoundOutcome } from '../../rounds/outcomes.js';
 /** A reels round's request, as the store keeps it. `waiting`: not yet enqueued (its turn has not come). */
 export interface RoundCallRow {
   index: number;
+  /** Its exact body: kept on the call while it waits, in its outbox item once enqueued (BODY_ONCE_MIGRATION). */
   body: string;
   status: 'waiting' | 'pending' | 'accepted' | 'refused';
   dispatchItemId: number | null;
@@ -71,6 +73,13 @@ export interface GameSessionRow {
 /** The migration after which the database holds no seed not yet revealed in plain text (both backends' version 5). */
 export const SEALED_SEEDS_MIGRATION = 'sealed-seeds';
 
+/**
+ * The migration after which a request's body is kept once, in its outbox
+ * item (both backends' version 7): a real dice round's `request_body` and
+ * an enqueued reels call's are NULL, and the readers take the item's.
+ */
+export const BODY_ONCE_MIGRATION = 'request-body-once';
+
 /** A session's next seed as the store keeps it: sealed, and its commitment. */
 export interface NextSeed {
   sealed: string;
@@ -93,7 +102,7 @@ export interface RoundRow extends RoundFacts {
   pk: number;
   /** Times the request was claimed for sending (its outbox item's attempts). */
   attempts: number;
-  /** The round's request in the outbox (real rounds). */
+  /** The round's request in the outbox (real rounds), which holds its body (`requestBody` is read from it). */
   dispatchItemId: number | null;
   settledAt: number | null;
 }
@@ -236,6 +245,8 @@ export interface ProviderStore {
    * it: the session's nonce is still the round's (else `nonce-moved`), and
    * for a free round, the campaign has a round left and the round is its
    * last exactly when `campaignFinished` says so (else `campaign-used`).
+   * The body is kept once, in the outbox item; the round answers it as
+   * `requestBody`, read through the item.
    */
   beginRealRound(round: NewRound & { requestBody: string }, nextSeed: NextSeed): Promise<RoundWrite>;
 
@@ -469,7 +480,8 @@ export function rowReaders(read: ColumnReader) {
       serverSeedHash: row.server_seed_hash as string,
       clientSeed: row.client_seed as string,
       nonce: read.int(row.nonce),
-      requestBody: row.request_body as string | null,
+      // A dice round's body is its outbox item's (`item_body`, joined); one written before BODY_ONCE_MIGRATION may keep its own.
+      requestBody: (row.request_body as string | null) ?? (kind === 'dice' ? ((row.item_body as string | null | undefined) ?? null) : null),
       status: row.status as RoundStatus,
       refusalCode: row.refusal_code as string | null,
       refusalDetail: row.refusal_detail as string | null,
@@ -503,9 +515,12 @@ export function rowReaders(read: ColumnReader) {
   },
 
   callOf(row: Row): RoundCallRow {
+    // Waiting, the body is the call's own; enqueued, its outbox item's (`item_body`, joined).
+    const body = (row.request_body ?? row.item_body) as string | null | undefined;
+    assert.ok(typeof body === 'string', `call ${String(row.call_index)} of round ${String(row.round_pk)} has its body, on the call or its item`);
     return {
       index: read.int(row.call_index),
-      body: row.request_body as string,
+      body,
       status: row.status as RoundCallRow['status'],
       dispatchItemId: read.intOrNull(row.dispatch_item_id),
       refusalCode: row.refusal_code as string | null,

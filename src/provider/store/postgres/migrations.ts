@@ -18,7 +18,7 @@ import { STAFF_SCHEMA_POSTGRES } from '../../../staff/staff-schema.js';
 import type { Migration } from '../../../platform/postgres/migrate.js';
 import { OUTBOX_MIGRATION } from '../../../dispatch/postgres/outbox.js';
 import { reelsMigrationSql } from '../reels-migration.js';
-import { SEALED_SEEDS_MIGRATION } from '../provider-store.js';
+import { BODY_ONCE_MIGRATION, SEALED_SEEDS_MIGRATION } from '../provider-store.js';
 
 export const POSTGRES_PROVIDER_MIGRATIONS: readonly Migration[] = [
   {
@@ -164,4 +164,20 @@ CREATE INDEX rounds_unsealed ON rounds (id) WHERE kind = 'reels' AND server_seed
   // Named staff accounts of the back office with their scopes, their tokens as SHA-256 hashes only, and the
   // append-only audit log (src/staff/staff-schema.ts), shared by every node.
   { version: 6, name: 'staff', sql: STAFF_SCHEMA_POSTGRES },
+  {
+    version: 7,
+    name: BODY_ONCE_MIGRATION,
+    sql: `
+-- A request's body is kept once, in its outbox item (dispatch_items.body): a real round's and an enqueued reels call's own copy goes
+-- where it is the item's byte for byte; the readers join the item.
+UPDATE rounds r SET request_body = NULL FROM dispatch_items d
+  WHERE d.id = r.dispatch_item_id AND r.kind = 'dice' AND r.request_body IS NOT NULL AND d.body = convert_to(r.request_body, 'UTF8');
+
+-- Waiting: the exact body, fixed when the round was written. Enqueued: NULL, the item holds it.
+ALTER TABLE round_calls ALTER COLUMN request_body DROP NOT NULL;
+UPDATE round_calls c SET request_body = NULL FROM dispatch_items d
+  WHERE d.id = c.dispatch_item_id AND c.request_body IS NOT NULL AND d.body = convert_to(c.request_body, 'UTF8');
+ALTER TABLE round_calls ADD CONSTRAINT round_calls_body_kept CHECK (request_body IS NOT NULL OR dispatch_item_id IS NOT NULL);
+`,
+  },
 ];

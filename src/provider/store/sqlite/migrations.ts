@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 import { OUTBOX_MIGRATION } from '../../../dispatch/sqlite/outbox.js';
 import { recordApplied, type Migration } from '../../../platform/sqlite/migrate.js';
 import { reelsMigrationSql } from '../reels-migration.js';
-import { SEALED_SEEDS_MIGRATION } from '../provider-store.js';
+import { BODY_ONCE_MIGRATION, SEALED_SEEDS_MIGRATION } from '../provider-store.js';
 
 const REELS_MIGRATION_SQL = reelsMigrationSql({ int: 'INTEGER', money: 'INTEGER' });
 
@@ -179,6 +179,39 @@ CREATE INDEX rounds_unsealed ON rounds (id) WHERE kind = 'reels' AND server_seed
     // Named staff accounts of the back office with their scopes, their tokens as SHA-256 hashes only, and the
     // append-only audit log (src/staff/staff-schema.ts).
     sql: STAFF_SCHEMA_SQLITE,
+  },
+  {
+    version: 7,
+    name: BODY_ONCE_MIGRATION,
+    sql: `
+-- A request's body is kept once, in its outbox item (dispatch_items.body): a real round's and an enqueued reels call's own copy goes
+-- where it is the item's byte for byte; the readers join the item.
+UPDATE rounds SET request_body = NULL
+  WHERE kind = 'dice' AND request_body IS NOT NULL
+    AND EXISTS (SELECT 1 FROM dispatch_items d WHERE d.id = rounds.dispatch_item_id AND d.body = CAST(rounds.request_body AS BLOB));
+
+-- A call's body may be NULL once the call is enqueued. SQLite cannot drop NOT NULL: the table is made again (nothing refers to it).
+CREATE TABLE round_calls_once (
+  round_pk          INTEGER NOT NULL REFERENCES rounds (id),
+  call_index        INTEGER NOT NULL CHECK (call_index BETWEEN 1 AND 3),
+  -- Waiting: the exact body, fixed when the round was written. Enqueued: NULL, the item holds it.
+  request_body      TEXT,
+  status            TEXT NOT NULL CHECK (status IN ('waiting', 'pending', 'accepted', 'refused')),
+  dispatch_item_id  INTEGER UNIQUE REFERENCES dispatch_items (id),
+  refusal_code      TEXT,
+  refusal_detail    TEXT,
+  balance_after     INTEGER,
+  finished_at       INTEGER,
+  PRIMARY KEY (round_pk, call_index),
+  CHECK (request_body IS NOT NULL OR dispatch_item_id IS NOT NULL)
+);
+INSERT INTO round_calls_once
+  SELECT c.round_pk, c.call_index, CASE WHEN d.body = CAST(c.request_body AS BLOB) THEN NULL ELSE c.request_body END, c.status, c.dispatch_item_id,
+    c.refusal_code, c.refusal_detail, c.balance_after, c.finished_at
+  FROM round_calls c LEFT JOIN dispatch_items d ON d.id = c.dispatch_item_id;
+DROP TABLE round_calls;
+ALTER TABLE round_calls_once RENAME TO round_calls;
+`,
   },
 ];
 

@@ -1,69 +1,76 @@
 /**
- * The round log's statements on SQLite: real, fun and reels rounds, a reels
- * round's calls, each enqueued by the answer before it, the sealed and
- * revealed seeds, and the jackpot pools. Prepared once, when the store
- * opens; provider-store.ts runs them in its turns.
+ * The round log on SQLite, as several families use it: a round read with
+ * its outbox item's attempts, a dice round written, a reels round's waiting
+ * call enqueued, and the jackpot pool moved. Each runs in the caller's
+ * savepoint, on statements prepared once per connection.
  */
+import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import { IN_SCOPE, prepared } from './rows.js';
+import { ROUND_REQUEST } from '../../../rounds/bodies.js';
+import type { Row, RoundRow } from '../provider-store.js';
+import type { ProviderDatabase } from './provider-database.js';
+import { perConnection, roundOf } from './rows.js';
 
-export function roundStatements(db: Database.Database) {
-  // A round as read: its outbox item's attempts while it is pending.
-  const roundsWhere = (where: string) =>
-    db.prepare(`SELECT r.*, d.attempts AS item_attempts FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id ${where}`);
-  return prepared({
-    insertRound: db.prepare(`INSERT INTO rounds
-      (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-       chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id,
-       created_at, settled_at)
-      VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
-       @chancePct, @threshold, @roll, @serverSeed, @sealedSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @dispatchItemId,
-       @createdAt, @settledAt)`),
-    finishRound: db.prepare(
-      "UPDATE rounds SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, attempts = ?, settled_at = ? WHERE id = ? AND status = 'pending' RETURNING *",
-    ),
-    roundByPk: roundsWhere('WHERE r.id = ?'),
-    // What an outcome needs of its round, not the whole row: the hook runs once per round, in the turn.
-    roundOfItem: db.prepare('SELECT id, status, currency FROM rounds WHERE dispatch_item_id = ?'),
-    pendingOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status = 'pending' ORDER BY r.id"),
-    recentOfSession: roundsWhere("WHERE r.session_pk = ? AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ?"),
-    roundOfSession: roundsWhere("WHERE r.session_pk = ? AND r.round_id = ? AND r.status <> 'refused'"),
-    // A scope is a JSON array of operator ids, or NULL for all (a staff account's, access/staff.ts).
-    listRounds: roundsWhere(`WHERE r.id < ? AND ${IN_SCOPE('r')} ORDER BY r.id DESC LIMIT ?`),
-    insertReelsRound: db.prepare(`INSERT INTO rounds
-      (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
-       chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id, created_at, settled_at,
-       kind, reels_rtp_bp, reels_jackpot_bp, base_win, feature_win, jackpot_contribution, jackpot_win, jackpot_seed, free_spins, free_spins_played, calls, calls_done)
-      VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
-       0, 0, 0, @serverSeed, @sealedSeed, @serverSeedHash, @clientSeed, @nonce, NULL, @status, @balanceAfterMinor, NULL, @createdAt, @settledAt,
-       'reels', @rtpBp, @jackpotBp, @baseWinMinor, @featureWinMinor, @jackpotContributionMinor, @jackpotWinMinor, @jackpotSeedMinor, @freeSpins, 0, @calls, 0)`),
-    setRoundItem: db.prepare('UPDATE rounds SET dispatch_item_id = ? WHERE id = ?'),
-    insertCall: db.prepare("INSERT INTO round_calls (round_pk, call_index, request_body, status) VALUES (?, ?, ?, 'waiting')"),
-    waitingCall: db.prepare("SELECT request_body FROM round_calls WHERE round_pk = ? AND call_index = ? AND status = 'waiting'"),
-    callEnqueued: db.prepare("UPDATE round_calls SET status = 'pending', dispatch_item_id = ? WHERE round_pk = ? AND call_index = ? AND status = 'waiting'"),
-    callOfItem: db.prepare('SELECT * FROM round_calls WHERE dispatch_item_id = ?'),
-    callsOfRound: db.prepare('SELECT * FROM round_calls WHERE round_pk = ? ORDER BY call_index'),
-    finishCall: db.prepare(
-      "UPDATE round_calls SET status = ?, refusal_code = ?, refusal_detail = ?, balance_after = ?, finished_at = ? WHERE round_pk = ? AND call_index = ? AND status = 'pending'",
-    ),
-    callDone: db.prepare('UPDATE rounds SET calls_done = calls_done + 1, balance_after = COALESCE(?, balance_after), attempts = attempts + ? WHERE id = ?'),
-    endReels: db.prepare("UPDATE rounds SET status = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
-    noteRefusal: db.prepare('UPDATE rounds SET refusal_code = ?, refusal_detail = ? WHERE id = ?'),
-    refuseReels: db.prepare("UPDATE rounds SET status = 'refused', refusal_code = ?, refusal_detail = ?, balance_after = ?, settled_at = ? WHERE id = ? AND status = 'pending'"),
-    revealSpins: db.prepare(`UPDATE rounds SET free_spins_played = ?, completed_at = COALESCE(?, completed_at)
-      WHERE id = ? AND kind = 'reels' AND status = 'pending' AND free_spins_played = ? AND ? <= free_spins`),
-    revealSeed: db.prepare('UPDATE rounds SET server_seed = ?, server_seed_sealed = NULL WHERE id = ?'),
-    roundsUnsealed: db.prepare(
-      "SELECT id, round_id, server_seed FROM rounds WHERE kind = 'reels' AND server_seed IS NOT NULL AND free_spins_played < free_spins ORDER BY id",
-    ),
-    sealRound: db.prepare('UPDATE rounds SET server_seed_sealed = ?, server_seed = NULL WHERE id = ? AND server_seed = ?'),
-    funFeatureSettled: db.prepare("UPDATE rounds SET status = 'settled', settled_at = ?, balance_after = ? WHERE id = ? AND status = 'pending'"),
-    unfinishedFeatures: roundsWhere(
-      "WHERE r.kind = 'reels' AND r.status = 'pending' AND r.free_spins_played < r.free_spins AND r.created_at <= ? ORDER BY r.created_at, r.id LIMIT ?",
-    ),
-    insertPool: db.prepare('INSERT INTO jackpot_pools (operator_id, game, currency, amount) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
-    poolAmount: db.prepare('SELECT amount FROM jackpot_pools WHERE operator_id = ? AND game = ? AND currency = ?').pluck(),
-    setPool: db.prepare('UPDATE jackpot_pools SET amount = ? WHERE operator_id = ? AND game = ? AND currency = ?'),
-    addPool: db.prepare('UPDATE jackpot_pools SET amount = MAX(amount + ?, 0) WHERE operator_id = ? AND game = ? AND currency = ?'),
-  });
+/** Rounds as read, selected by `where`: with their outbox item's attempts while they are pending, and its body (a dice round's). */
+export function roundsWhere(db: Database.Database, where: string): Database.Statement {
+  return db.prepare(`SELECT r.*, d.attempts AS item_attempts, CAST(d.body AS TEXT) AS item_body
+    FROM rounds r LEFT JOIN dispatch_items d ON d.id = r.dispatch_item_id ${where}`);
+}
+
+/** A reels round's calls as read, selected by `where`: an enqueued call with its outbox item's body. */
+export function callsWhere(db: Database.Database, where: string): Database.Statement {
+  return db.prepare(`SELECT c.*, CAST(d.body AS TEXT) AS item_body FROM round_calls c LEFT JOIN dispatch_items d ON d.id = c.dispatch_item_id ${where}`);
+}
+
+const shared = perConnection((db) => ({
+  roundByPk: roundsWhere(db, 'WHERE r.id = ?'),
+  insertRound: db.prepare(`INSERT INTO rounds
+    (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id, campaign_id, campaign_finished,
+     chance_pct, threshold, roll, server_seed, server_seed_sealed, server_seed_hash, client_seed, nonce, request_body, status, balance_after, dispatch_item_id,
+     created_at, settled_at)
+    VALUES (@roundId, @sessionPk, @mode, @operatorId, @playerId, @game, @currency, @betMinor, @winMinor, @betTxId, @winTxId, @campaignId, @campaignFinished,
+     @chancePct, @threshold, @roll, @serverSeed, @sealedSeed, @serverSeedHash, @clientSeed, @nonce, @requestBody, @status, @balanceAfterMinor, @dispatchItemId,
+     @createdAt, @settledAt)`),
+  waitingCall: db.prepare("SELECT request_body FROM round_calls WHERE round_pk = ? AND call_index = ? AND status = 'waiting'").pluck(),
+  callEnqueued: db.prepare(
+    "UPDATE round_calls SET status = 'pending', dispatch_item_id = ?, request_body = NULL WHERE round_pk = ? AND call_index = ? AND status = 'waiting'",
+  ),
+  addPool: db.prepare('UPDATE jackpot_pools SET amount = MAX(amount + ?, 0) WHERE operator_id = ? AND game = ? AND currency = ?'),
+}));
+
+/** The round as this connection sees it now (the open turn's writes included); it must exist. */
+export function readRound(db: Database.Database, pk: number): RoundRow {
+  const row = shared(db).roundByPk.get(pk) as Row | undefined;
+  assert.ok(row, `round ${pk} exists`);
+  return roundOf(row);
+}
+
+/** Writes a dice round (real or fun) as given; answers its pk. */
+export function insertRound(db: Database.Database, values: Record<string, unknown>): number {
+  return Number(shared(db).insertRound.run(values).lastInsertRowid);
+}
+
+/** A reels round's call is in the outbox as `itemId`: no longer waiting, its body the item's alone. */
+export function callEnqueued(db: Database.Database, roundPk: number, index: number, itemId: number): void {
+  shared(db).callEnqueued.run(itemId, roundPk, index);
+}
+
+/** Enqueues a waiting call of a round (once: a call already enqueued is left as it is). Runs in the caller's database transaction. */
+export function enqueueCall(database: ProviderDatabase, round: RoundRow, index: number, now: number): void {
+  const body = shared(database.db).waitingCall.get(round.pk, index) as string | undefined;
+  if (body === undefined) return;
+  const itemId = database.enqueue({ operatorId: round.operatorId, orderingKey: round.roundId, kind: 'win', path: ROUND_REQUEST.path, body }, now);
+  callEnqueued(database.db, round.pk, index, itemId);
+}
+
+/** Adds `amountMinor` (negative: takes) to a pool, never below 0. */
+export function addToPool(db: Database.Database, round: Pick<RoundRow, 'operatorId' | 'game' | 'currency'>, amountMinor: bigint): void {
+  shared(db).addPool.run(amountMinor, round.operatorId, round.game, round.currency);
+}
+
+/** A refused bet's round gives back what it took from the pool: its contribution, or the pool it won less the seed it left. */
+export function returnToPool(db: Database.Database, round: RoundRow): void {
+  const reels = round.reels!;
+  const back = reels.jackpotWinMinor === null ? -reels.jackpotContributionMinor : reels.jackpotWinMinor - reels.jackpotContributionMinor - reels.jackpotSeedMinor;
+  addToPool(db, round, back);
 }

@@ -25,10 +25,19 @@ export function scopeOf(operators: readonly string[] | null): string | null {
   return operators === null ? null : JSON.stringify(operators);
 }
 
-/** A prepared statement, under a name of ours: the driver's own type cannot be named outside its module, so a family could not export its statements. */
-export interface Statement extends Database.Statement {}
-
-/** A family's prepared statements by name. */
-export function prepared<T extends Record<string, Database.Statement>>(statements: T): { [K in keyof T]: Statement } {
-  return statements;
+/**
+ * Statements prepared once per connection, for the functions several
+ * families share (a round read, a call enqueued): the first call on a
+ * connection prepares them, every later one finds them.
+ */
+export function perConnection<T>(prepare: (db: Database.Database) => T): (db: Database.Database) => T {
+  const prepared = new WeakMap<Database.Database, T>();
+  return (db) => {
+    let found = prepared.get(db);
+    if (found === undefined) {
+      found = prepare(db);
+      prepared.set(db, found);
+    }
+    return found;
+  };
 }
