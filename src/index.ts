@@ -47,7 +47,8 @@ export { runOperatorConformance, type KitWorld, type OperatorTarget, type RunOpt
 export { RunNotStarted, type RunEvent } from './conformance/runner.js';
 export { runProviderConformance, type ProviderRunOptions, type ProviderTarget } from './conformance/provider-runner.js';
 export type { FixturesFile, FixturesSetting } from './conformance/fixtures.js';
-export type { CaseResult, RunReport } from './conformance/report.js';
+// A run fails when a case fails or the check before any case does (the command's exit code 1).
+export { runFailed, type CaseResult, type RunReport } from './conformance/report.js';
 export { writeReport } from './conformance/reporters/files.js';
 
 // --- Signing (docs/protocol.md §2) ---

@@ -44,7 +44,8 @@ holds the secret on one line; one readable by group or others is warned about to
 
 Areas: ${PROVIDER_AREAS.join(', ')}.
 
-Exit codes: 0 every case judged passed, 1 a case failed, 2 usage or set-up error (nothing judged).
+Exit codes: 0 every case judged passed, 1 a case failed, or the check before any case did (/game-bets did not
+answer the game's ladders; the reports are written), 2 usage error or an endpoint that does not answer (nothing judged).
 `;
 
 class UsageError extends Error {
@@ -120,10 +121,11 @@ async function run(argv: readonly string[]): Promise<void> {
   for (const path of reports) if (reportFormat(path) === undefined) throw new UsageError(`--report ${path}: a report file ends in .json, .xml or .html`);
   const currencies = list(values.currency);
   // The kit and its reporters are imported once the options are good: a usage error or --help loads neither.
-  const [{ runProviderConformance }, { writeReports }, { terminalReporter, wantsColour }] = await Promise.all([
+  const [{ runProviderConformance }, { writeReports }, { terminalReporter, wantsColour }, { runFailed }] = await Promise.all([
     import('../conformance/provider-runner.js'),
     import('../conformance/reporters/files.js'),
     import('../conformance/reporters/terminal.js'),
+    import('../conformance/report.js'),
   ]);
   const report = await runProviderConformance({
     target: {
@@ -141,5 +143,5 @@ async function run(argv: readonly string[]): Promise<void> {
     onEvent: terminalReporter(process.stdout, wantsColour(process.stdout)),
   });
   await writeReports(report, reports, process.stdout);
-  process.exitCode = report.summary.failed > 0 ? 1 : 0;
+  process.exitCode = runFailed(report) ? 1 : 0;
 }

@@ -46,7 +46,9 @@ holds the secret on one line; one readable by group or others is warned about to
 variables are the kit's own, so that a server's settings in the same shell (WAGERLINK_ADMIN_TOKEN) are never
 sent to the endpoint under test.
 
-Exit codes: 0 every case judged passed, 1 a case failed, 2 usage, fixtures or set-up error (nothing judged).
+Exit codes: 0 every case judged passed, 1 a case failed, or the check before any case did (the fixtures' players
+open no session as docs/protocol.md §5 says; the reports are written), 2 usage or fixtures-file error, or an
+endpoint that does not answer (nothing judged).
 `;
 
 /** The options of the operator's commands that open its database. */
@@ -156,9 +158,9 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   {
     name: 'operator launch-url',
     args: '[PLAYER]',
-    options: ['game', 'mode', 'language', 'country', 'lobby', 'deposit', 'refresh', ...DATABASE, ...PROVIDER_LINK],
+    options: ['game', 'mode', 'currency', 'language', 'country', 'lobby', 'deposit', 'refresh', ...DATABASE, ...PROVIDER_LINK],
     required: ['game'],
-    summary: "asks the provider for a game's launch URL (real mode: for the player, with a launch key made here)",
+    summary: "asks the provider for a game's launch URL (real mode: for the player, with a launch key made here; fun mode: play money in --currency, else the provider's)",
     run: async ([playerId], values) => (await operator()).launchUrl(playerId, values),
   },
   {

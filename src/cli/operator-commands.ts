@@ -295,8 +295,9 @@ export async function launchUrl(playerId: string | undefined, values: Values): P
     (['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
   );
   const common = { mode: mode as 'real' | 'fun', game, language: values.language ?? 'en', ...(Object.keys(urls).length > 0 ? { urls } : {}) };
-  if (mode === 'fun') return printCall(await requestLaunchUrl(link, common), link);
+  if (mode === 'fun') return printCall(await requestLaunchUrl(link, { ...common, ...(values.currency === undefined ? {} : { currency: values.currency }) }), link);
   if (!playerId) throw new UsageError('launch-url in real mode needs a player id');
+  if (values.currency !== undefined) throw new UsageError("--currency is for fun mode: real mode plays in the player's currency");
   const prepared = await withService(configFrom(values), async (service) => {
     const player = await service.getPlayer(playerId);
     if (!player.ok) return player;

@@ -71,7 +71,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 }
 
 /** A short account of an answer: `402 INSUFFICIENT_FUNDS (bet 12.50 exceeds balance 10.00)`, or `200 {"balance":1}`. */
-export function describeAnswer(attempt: Attempt): string {
+function describeAnswer(attempt: Attempt): string {
   if (attempt.kind === 'failed') return `no answer (${attempt.detail})`;
   const body = parseObject(attempt.text);
   if (attempt.status !== 200 && typeof body?.code === 'string') {
@@ -122,11 +122,24 @@ export function judge(attempt: Attempt, expected: Expected): Judgement {
 
 function checkSession(body: Record<string, unknown>, expected: Expected, judgement: Judgement): void {
   const { player } = expected;
-  if (typeof body.sessionId !== 'string' || !UUID.test(body.sessionId)) judgement.problems.push(`sessionId ${JSON.stringify(body.sessionId)} is not a UUID (docs/protocol.md §5)`);
-  else judgement.sessionId = body.sessionId;
-  if (body.playerId !== player.playerId) judgement.problems.push(`playerId is ${JSON.stringify(body.playerId)}, not the key's player ${JSON.stringify(player.playerId)} (docs/protocol.md §5)`);
-  if (body.currency !== player.currency) judgement.problems.push(`currency is ${JSON.stringify(body.currency)}, not the player's ${player.currency} (docs/protocol.md §5)`);
-  if (typeof body.country !== 'string') judgement.problems.push(`country is ${JSON.stringify(body.country)}, not a string (docs/protocol.md §5)`);
+  const { problems } = judgement;
+  // A member missing is said so: "answered no sessionId" reads better than a JSON undefined.
+  const has = (name: string, more = ''): boolean => {
+    if (name in body) return true;
+    problems.push(`/authenticate answered no ${name}${more} (docs/protocol.md §5)`);
+    return false;
+  };
+  if (has('sessionId')) {
+    if (typeof body.sessionId !== 'string' || !UUID.test(body.sessionId)) problems.push(`sessionId ${JSON.stringify(body.sessionId)} is not a UUID (docs/protocol.md §5)`);
+    else judgement.sessionId = body.sessionId;
+  }
+  if (has('playerId', `; the key's player is ${JSON.stringify(player.playerId)}`) && body.playerId !== player.playerId) {
+    problems.push(`playerId is ${JSON.stringify(body.playerId)}, not the key's player ${JSON.stringify(player.playerId)} (docs/protocol.md §5)`);
+  }
+  if (has('currency', `; the player holds ${player.currency}`) && body.currency !== player.currency) {
+    problems.push(`currency is ${JSON.stringify(body.currency)}, not the player's ${player.currency} (docs/protocol.md §5)`);
+  }
+  if (has('country') && typeof body.country !== 'string') problems.push(`country is ${JSON.stringify(body.country)}, not a string (docs/protocol.md §5)`);
 }
 
 function checkBalance(text: string, body: Record<string, unknown>, expected: Expected, judgement: Judgement): void {

@@ -16,7 +16,7 @@ import { CURRENCIES, formatMinor } from '../protocol/money.js';
 import { CurrencyCode, GameSlug, PlayerId } from '../protocol/schemas.js';
 import { compile } from '../protocol/validate.js';
 
-/** The fixtures cannot give what the run needs: the run does not start (exit 2). */
+/** The fixtures' settings cannot work, found before anything is sent: the run does not start (exit 2). */
 export class FixturesError extends Error {
   override name = 'FixturesError';
 }
@@ -30,6 +30,13 @@ const EXPIRY_SECONDS_MAX = 600;
 const COMMAND_MS_MAX = 30_000;
 /** A command's output past this is not a launch key (bytes). */
 const COMMAND_OUTPUT_BYTES_MAX = 64 * 1024;
+/**
+ * Every player the kit makes through the back office has an id that starts
+ * with this, and so do the example fixtures' players: an operator that
+ * keeps test players out of its players' sight can tell them by it (the
+ * sandbox's lobby does). The kit deletes nothing in an operator it checks.
+ */
+export const KIT_PLAYER_PREFIX = 'conformance-';
 /** The games a run uses when the fixtures name none: those of examples/provider.json. */
 const DEFAULT_GAMES: readonly string[] = ['dice', 'dice-high-roller'];
 
@@ -104,8 +111,8 @@ export async function loadFixturesFile(path: string): Promise<FixturesFile> {
 
 // ------------------------------------------------------------ the source
 
-/** A fixture given, or why it cannot be. */
-export type Supply<T> = { ok: true; value: T } | { ok: false; reason: string };
+/** A fixture given, or why it cannot be (`unreachable`: the back office did not answer at all). */
+export type Supply<T> = { ok: true; value: T } | { ok: false; reason: string; unreachable?: boolean };
 
 interface FixturePlayer {
   playerId: string;
@@ -182,7 +189,7 @@ class BackOfficeSource implements FixtureSource {
   readonly canBlock = true;
   readonly players = [];
   /** Player ids of this run start with it, so that runs against one operator never meet. */
-  private readonly run = `conformance-${randomUUID().slice(0, 8)}`;
+  private readonly run = `${KIT_PLAYER_PREFIX}${randomUUID().slice(0, 8)}`;
   private made = 0;
 
   constructor(
@@ -205,25 +212,35 @@ class BackOfficeSource implements FixtureSource {
     return answer.kind === 'failed' ? { status: undefined, text: answer.detail } : { status: answer.status, text: answer.text };
   }
 
+  /** Why a back-office call did not do what it should: its answer, or that none came. */
+  private refused(what: string, answer: { status: number | undefined; text: string }): { ok: false; reason: string; unreachable: boolean } {
+    return { ok: false, reason: `${what}: ${answer.status ?? 'no answer'} ${answer.text.slice(0, 300)}`, unreachable: answer.status === undefined };
+  }
+
   async player(currency: string, balance: bigint): Promise<Supply<FixturePlayer>> {
     const decimals = CURRENCIES.decimals(currency);
     if (decimals === undefined) return { ok: false, reason: `the kit knows no decimals for ${currency}` };
     const playerId = `${this.run}-${++this.made}`;
     const answer = await this.post('/admin/players', { playerId, currency, balance: raw(formatMinor(balance, decimals)) });
-    if (answer.status !== 201) return { ok: false, reason: `the back office did not make a ${currency} player: ${answer.status ?? 'no answer'} ${answer.text.slice(0, 300)}` };
+    if (answer.status !== 201) return this.refused(`the back office did not make a ${currency} player`, answer);
     return { ok: true, value: { playerId, currency, balanceSet: true } };
   }
 
   async launchKey(playerId: string, game: string): Promise<Supply<string>> {
     const answer = await this.post('/admin/launch-keys', { playerId, game });
-    if (answer.status !== 201) return { ok: false, reason: `the back office minted no launch key: ${answer.status ?? 'no answer'} ${answer.text.slice(0, 300)}` };
-    const key = (JSON.parse(answer.text) as { key?: unknown }).key;
+    if (answer.status !== 201) return this.refused('the back office minted no launch key', answer);
+    let key: unknown;
+    try {
+      key = (JSON.parse(answer.text) as { key?: unknown } | null)?.key;
+    } catch {
+      key = undefined;
+    }
     return typeof key === 'string' ? { ok: true, value: key } : { ok: false, reason: `the back office answered no key: ${answer.text.slice(0, 300)}` };
   }
 
   async setBlocked(playerId: string, blocked: boolean): Promise<Supply<void>> {
     const answer = await this.post(`/admin/players/${encodeURIComponent(playerId)}/${blocked ? 'block' : 'unblock'}`, undefined);
-    if (answer.status !== 200) return { ok: false, reason: `the back office did not ${blocked ? 'block' : 'unblock'} ${playerId}: ${answer.status ?? 'no answer'} ${answer.text.slice(0, 300)}` };
+    if (answer.status !== 200) return this.refused(`the back office did not ${blocked ? 'block' : 'unblock'} ${playerId}`, answer);
     return { ok: true, value: undefined };
   }
 }

@@ -29,7 +29,7 @@ import type {
   Step,
   WaitStep,
 } from './case-model.js';
-import { describeAnswer, judge, type BalanceWanted } from './check.js';
+import { judge, type BalanceWanted } from './check.js';
 import { ACCESS_TOKEN_PLACEHOLDER } from './curl.js';
 import { fixtureSource, type FixtureSource, type FixturesSetting } from './fixtures.js';
 import type { KitRequest, KitSend } from './kit-send.js';
@@ -74,10 +74,18 @@ export async function runOperatorConformance(options: RunOptions): Promise<RunRe
   return runConformance('operator', { ...options, cases: options.cases ?? OPERATOR_CASES }, async (wire) => {
     const endpoint = options.target.endpoint.replace(/\/+$/, '');
     const source = fixtureSource(options.fixtures, endpoint, wire.http, options.send);
-    const kit = new OperatorKit({ ...options.target, endpoint }, source, options.world ?? REAL_KIT_WORLD, wire.send);
-    await kit.preflight();
-    return kit;
+    return new OperatorKit({ ...options.target, endpoint }, source, options.world ?? REAL_KIT_WORLD, wire.send);
   });
+}
+
+/**
+ * The fixtures could not give what the check before any case needs: a
+ * finding in words, unless the endpoint did not answer at all (the run
+ * could not start).
+ */
+function notSupplied(supply: { reason: string; unreachable?: boolean }, what: string): StepFailed | RunNotStarted {
+  if (supply.unreachable === true) return new RunNotStarted(`${what}: ${supply.reason}: check the endpoint`);
+  return new StepFailed([`${what}: ${supply.reason}`], []);
 }
 
 /** The fixtures could not give what a case needs: it is skipped, saying why. */
@@ -120,32 +128,39 @@ class OperatorKit implements KitSide<OperatorCase> {
     return { 'content-type': 'application/json', authorization: `Bearer ${this.target.accessToken}`, [SIGNATURE_HEADER]: sign(this.target.secret, bytes) };
   }
 
+  readonly preflightSay = 'open a session for each player of the fixtures, with a fresh launch key, in the currency the fixtures give it';
+
   /**
    * The fixtures must work before any case is judged: each player of a
    * fixtures file (or one the back office makes) opens a session with a
-   * fresh key, in the currency the fixtures say. Otherwise nothing a case
-   * says would be about the operator's rules.
+   * fresh key, answered as docs/protocol.md §5 says, in the currency the
+   * fixtures say. Otherwise nothing a case says would be about the
+   * operator's rules. What is wrong is said in words, player by player.
    */
   async preflight(): Promise<void> {
     const players = this.source.players.length > 0 ? this.source.players : [await this.madePlayer()];
     for (const player of players) {
       const key = await this.source.launchKey(player.playerId, this.source.games[0]!);
-      if (!key.ok) throw new RunNotStarted(`the fixtures give no launch key: ${key.reason}`);
+      if (!key.ok) throw notSupplied(key, `the fixtures give no launch key for ${player.playerId}`);
       const bytes = toBytes({ key: key.value, game: this.source.games[0] });
       const url = `${this.target.endpoint}/authenticate`;
-      const attempt = await this.send({ method: 'POST', url, headers: this.headersFor(bytes), bytes });
+      const request: KitRequest = { method: 'POST', url, headers: this.headersFor(bytes), bytes };
+      const attempt = await this.send(request);
       if (attempt.kind === 'failed') throw new RunNotStarted(`${couldNotReach(url, attempt.detail, attempt.detail)}: check the endpoint`);
-      if (attempt.status !== 200) {
-        throw new RunNotStarted(`POST ${url} with a fresh launch key of ${player.playerId} answered ${describeAnswer(attempt)}: check the endpoint, --secret, --token and the fixtures`);
+      // A file's currencies are checked known when it is read (fixtures.ts); the back office's player is EUR.
+      const decimals = CURRENCIES.decimals(player.currency)!;
+      const judged = judge(attempt, { endpoint: '/authenticate', status: 200, balance: { kind: 'none' }, player: { ...player, decimals } });
+      if (judged.problems.length === 0 && judged.balance === undefined) judged.problems.push(`/authenticate answered no balance in ${player.currency} (docs/protocol.md §5)`);
+      if (judged.problems.length > 0) {
+        const problems = judged.problems.map((problem) => `${player.playerId}: ${problem}`);
+        throw new StepFailed([...problems, 'every case opens sessions as this one: check the endpoint, --secret, --token and the fixtures'], [request], attempt);
       }
-      const currency = (JSON.parse(attempt.text) as { currency?: unknown }).currency;
-      if (currency !== player.currency) throw new RunNotStarted(`the fixtures say ${player.playerId} holds ${player.currency}, the operator answered ${JSON.stringify(currency)}`);
     }
   }
 
   private async madePlayer(): Promise<{ playerId: string; currency: string }> {
     const made = await this.source.player('EUR', 0n, new Set());
-    if (!made.ok) throw new RunNotStarted(`the fixtures give no player to start with: ${made.reason}`);
+    if (!made.ok) throw notSupplied(made, 'the fixtures give no player to start with');
     return made.value;
   }
 

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { CURRENCIES } from '../protocol/money.js';
 import { SIGNATURE_HEADER, sign } from '../protocol/signing.js';
 import type { Headers } from './case-model.js';
-import { describeAnswer, judgeShape } from './check.js';
+import { judgeShape } from './check.js';
 import type { KitRequest } from './kit-send.js';
 import { toBytes } from './shown.js';
 import { PROVIDER_CASES } from './provider/index.js';
@@ -72,9 +72,7 @@ function targetCurrencies(target: ProviderTarget): string[] {
 export async function runProviderConformance(options: ProviderRunOptions): Promise<RunReport> {
   return runConformance('provider', { ...options, cases: options.cases ?? PROVIDER_CASES }, async (wire) => {
     const target = { ...options.target, endpoint: options.target.endpoint.replace(/\/+$/, ''), currencies: targetCurrencies(options.target) };
-    const kit = new ProviderKit(target, wire);
-    await kit.preflight();
-    return kit;
+    return new ProviderKit(target, wire);
   });
 }
 
@@ -100,18 +98,33 @@ class ProviderKit implements KitSide<ProviderCase> {
     return { 'content-type': 'application/json', [SIGNATURE_HEADER]: sign(this.target.secret, bytes) };
   }
 
+  get preflightSay(): string {
+    return `ask /game-bets for the ladders of ${this.target.game} in ${this.target.currencies.join(', ')}`;
+  }
+
   /**
    * The target must work before any case is judged: a well-formed
-   * /game-bets of the game in the target's currencies is answered 200.
-   * Otherwise nothing a case says would be about the provider's rules.
+   * /game-bets of the game in the target's currencies is answered 200 with
+   * a ladder of the game in each. Otherwise nothing a case says would be
+   * about the provider's rules.
    */
   async preflight(): Promise<void> {
-    const bytes = toBytes({ walletId: this.target.walletId, operatorId: this.target.operatorId, games: [this.target.game], currencies: this.target.currencies });
+    const { game, currencies } = this.target;
+    const bytes = toBytes({ walletId: this.target.walletId, operatorId: this.target.operatorId, games: [game], currencies });
     const url = `${this.target.endpoint}/game-bets`;
-    const attempt = await this.wire.send({ method: 'POST', url, headers: this.headersFor(bytes), bytes });
+    const request: KitRequest = { method: 'POST', url, headers: this.headersFor(bytes), bytes };
+    const attempt = await this.wire.send(request);
     if (attempt.kind === 'failed') throw new RunNotStarted(`${couldNotReach(url, attempt.detail, attempt.detail)}: check the endpoint`);
-    if (attempt.status !== 200) {
-      throw new RunNotStarted(`POST ${url} of ${this.target.game} in ${this.target.currencies.join(', ')} answered ${describeAnswer(attempt)}: check the endpoint, --secret, --operator-id, --wallet-id, --game and --currency`);
+    const { problems, body } = judgeShape(attempt, 200);
+    if (body !== undefined) {
+      const ladders = body[game];
+      for (const currency of currencies) {
+        const ladder = ladders !== null && typeof ladders === 'object' ? (ladders as Record<string, unknown>)[currency] : undefined;
+        if (!Array.isArray(ladder)) problems.push(`/game-bets answered no ladder of ${game} in ${currency} (docs/protocol.md §8.2)`);
+      }
+    }
+    if (problems.length > 0) {
+      throw new StepFailed([...problems, 'every case needs the game in these currencies: check the endpoint, --secret, --operator-id, --wallet-id, --game and --currency'], [request], attempt);
     }
   }
 

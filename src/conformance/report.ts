@@ -67,6 +67,22 @@ export const CaseResult = Type.Object({
 });
 export type CaseResult = Static<typeof CaseResult>;
 
+const PreflightOutcome = Type.Union([Type.Literal('passed'), Type.Literal('failed')]);
+
+/**
+ * The check before any case: on the operator's side, that each player of
+ * the fixtures opens a session in the currency they say; on the provider's,
+ * that /game-bets answers the game's ladders in the currencies given. What
+ * it finds wrong is a finding like a case's: the run fails (exit 1), the
+ * reports are written, and every case is skipped as not run.
+ */
+export const Preflight = Type.Object({
+  outcome: PreflightOutcome,
+  /** Why it failed: step 0, what it was doing, its problems, and the request and answer when it had them. */
+  failure: Type.Optional(CaseFailure),
+});
+export type Preflight = Static<typeof Preflight>;
+
 export const RunReport = Type.Object({
   kit: Type.Literal('wagerlink-conformance'),
   reportVersion: Type.Literal(REPORT_VERSION),
@@ -78,6 +94,7 @@ export const RunReport = Type.Object({
   only: Type.Array(Type.String()),
   startedAt: Type.String({ format: 'date-time' }),
   durationMs: Type.Number({ minimum: 0 }),
+  preflight: Preflight,
   summary: Type.Object({
     total: Type.Integer({ minimum: 0 }),
     passed: Type.Integer({ minimum: 0 }),
@@ -96,6 +113,7 @@ export function runReport(run: {
   only: readonly string[];
   startedAt: Date;
   durationMs: number;
+  preflight: Preflight;
   results: CaseResult[];
 }): RunReport {
   const count = (outcome: CaseResult['outcome']) => run.results.filter((result) => result.outcome === outcome).length;
@@ -108,7 +126,38 @@ export function runReport(run: {
     only: [...run.only],
     startedAt: run.startedAt.toISOString(),
     durationMs: Math.round(run.durationMs),
+    preflight: run.preflight,
     summary: { total: run.results.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') },
     cases: run.results,
+  };
+}
+
+/** The skip reason of every case of a run whose check before any case failed. */
+export const PREFLIGHT_FAILED_REASON = 'not run: the check before any case failed';
+
+/** A run fails (exit 1) when a case failed or the check before any case did. */
+export function runFailed(report: RunReport): boolean {
+  return report.preflight.outcome === 'failed' || report.summary.failed > 0;
+}
+
+/**
+ * The check before any case, when it failed, as a failed case: the reports
+ * that list failures show it first, in an area of its own, and name the
+ * clause whose answer every case needs (an operator's session, §5; a
+ * provider's ladders, §8.2).
+ */
+export function preflightCase(report: RunReport): CaseResult | undefined {
+  const failure = report.preflight.failure;
+  if (failure === undefined) return undefined;
+  return {
+    id: 'preflight',
+    side: report.side,
+    area: 'preflight',
+    title: 'before any case, the endpoint and the fixtures give what every case needs',
+    clause: report.side === 'operator' ? 'docs/protocol.md §5' : 'docs/protocol.md §8.2',
+    needs: [],
+    outcome: 'failed',
+    durationMs: 0,
+    failure,
   };
 }

@@ -1,6 +1,8 @@
 /**
  * The conformance kit's one runner, for both sides: it selects the cases
- * (--only), runs them one after another (a concurrency case sends its own
+ * (--only), checks before any case that the endpoint and the fixtures give
+ * what every case needs (a failure there is reported like a case's, and no
+ * case runs), runs them one after another (a concurrency case sends its own
  * requests at once) through the transport, each case's steps in order, the
  * first step that fails ending the case with its requests kept and the curl
  * command that sends them again, skips with its reason a case the run
@@ -20,10 +22,12 @@ import { curlCommand, getCurl, parallelCurl } from './curl.js';
 import type { KitTransport } from './fixtures.js';
 import type { KitRequest, KitSend } from './kit-send.js';
 import { shownAnswer, shownRequest } from './shown.js';
-import { runReport, type CaseFailure, type CaseResult, type RunReport } from './report.js';
+import { PREFLIGHT_FAILED_REASON, runReport, type CaseFailure, type CaseResult, type Preflight, type RunReport } from './report.js';
 
 export type RunEvent =
-  | { type: 'start'; total: number; endpoint: string; fixtures: string }
+  | { type: 'start'; side: Side; total: number; endpoint: string; fixtures: string }
+  /** The check before any case failed: no case runs, each is reported skipped. */
+  | { type: 'preflight-failed'; failure: CaseFailure }
   | { type: 'case-start'; index: number; total: number; id: string; title: string }
   | { type: 'case-end'; index: number; total: number; result: CaseResult }
   | { type: 'end'; report: RunReport };
@@ -47,7 +51,12 @@ export interface CommonRunOptions {
   onEvent?: (event: RunEvent) => void;
 }
 
-/** The run cannot start: --only names nothing, or the fixtures or the target do not work against the endpoint (exit 2). */
+/**
+ * The run cannot start, and nothing is judged (exit 2): --only names
+ * nothing, the fixtures' settings cannot work, or the endpoint does not
+ * answer at all. An endpoint that answers wrongly before any case is a
+ * finding instead (the preflight's StepFailed).
+ */
 export class RunNotStarted extends Error {
   override name = 'RunNotStarted';
 }
@@ -95,6 +104,14 @@ export interface KitSide<C extends KitCase> {
   fixtures: string;
   /** What a failure of the set-up (step 0) says it was doing, when its cases have one. */
   setUpSay?: string;
+  /** What the check before any case does, as a report says it. */
+  preflightSay: string;
+  /**
+   * The check before any case: throws StepFailed when the endpoint's answers
+   * (or the fixtures) cannot give what every case needs, which the report
+   * shows as a finding, and RunNotStarted when the endpoint does not answer.
+   */
+  preflight(): Promise<void>;
   /** Why the run cannot check this case (the fixtures or the target lack what it needs), or nothing. */
   unmetNeed(each: C): string | undefined;
   caseRun(each: C): CaseRun<C['steps'][number]>;
@@ -127,8 +144,10 @@ export function selectCases<C extends { area: string; id: string }>(cases: reado
 
 /**
  * Runs a side's cases: `open` makes the side ready over the wire (it throws
- * RunNotStarted when its fixtures or target do not work), then every
- * selected case runs in turn, and the report counts their outcomes.
+ * RunNotStarted when its settings cannot work), its check before any case
+ * runs, then every selected case in turn, and the report counts their
+ * outcomes. A check before any case that fails is reported as such, every
+ * case skipped as not run.
  */
 export async function runConformance<C extends KitCase>(
   side: Side,
@@ -143,27 +162,50 @@ export async function runConformance<C extends KitCase>(
   const emit = options.onEvent ?? (() => undefined);
   try {
     const kit = await open(wireOf({ dispatcher, answerMsMax, world: REAL_CLIENT_WORLD }, options.send));
-    emit({ type: 'start', total: cases.length, endpoint: kit.endpoint, fixtures: kit.fixtures });
-    const results: CaseResult[] = [];
-    let stopped = false;
-    for (const [index, each] of cases.entries()) {
-      let result: CaseResult;
-      if (stopped) {
-        result = skipped(each, 0, 'not run: --bail stopped the run at the first failure');
-      } else {
-        emit({ type: 'case-start', index, total: cases.length, id: each.id, title: each.title });
-        result = await runCase(kit, each);
-        stopped = options.bail === true && result.outcome === 'failed';
-      }
-      results.push(result);
-      emit({ type: 'case-end', index, total: cases.length, result });
+    emit({ type: 'start', side, total: cases.length, endpoint: kit.endpoint, fixtures: kit.fixtures });
+    const preflight = await preflightOf(kit);
+    let results: CaseResult[];
+    if (preflight.failure === undefined) results = await runCases(kit, cases, options.bail === true, emit);
+    else {
+      emit({ type: 'preflight-failed', failure: preflight.failure });
+      results = cases.map((each) => skipped(each, 0, PREFLIGHT_FAILED_REASON));
     }
-    const report = runReport({ side, endpoint: kit.endpoint, fixtures: kit.fixtures, only: options.only ?? [], startedAt, durationMs: performance.now() - started, results });
+    const report = runReport({ side, endpoint: kit.endpoint, fixtures: kit.fixtures, only: options.only ?? [], startedAt, durationMs: performance.now() - started, preflight, results });
     emit({ type: 'end', report });
     return report;
   } finally {
     await dispatcher.close();
   }
+}
+
+/** The check before any case, as the report holds it. */
+async function preflightOf<C extends KitCase>(kit: KitSide<C>): Promise<Preflight> {
+  try {
+    await kit.preflight();
+    return { outcome: 'passed' };
+  } catch (error) {
+    if (!(error instanceof StepFailed)) throw error;
+    return { outcome: 'failed', failure: failure(0, kit.preflightSay, error, (request) => kit.shown?.(request) ?? request) };
+  }
+}
+
+/** Every case in turn; after a failure under --bail, the rest are reported as not run. */
+async function runCases<C extends KitCase>(kit: KitSide<C>, cases: readonly C[], bail: boolean, emit: (event: RunEvent) => void): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  let stopped = false;
+  for (const [index, each] of cases.entries()) {
+    let result: CaseResult;
+    if (stopped) {
+      result = skipped(each, 0, 'not run: --bail stopped the run at the first failure');
+    } else {
+      emit({ type: 'case-start', index, total: cases.length, id: each.id, title: each.title });
+      result = await runCase(kit, each);
+      stopped = bail && result.outcome === 'failed';
+    }
+    results.push(result);
+    emit({ type: 'case-end', index, total: cases.length, result });
+  }
+  return results;
 }
 
 async function runCase<C extends KitCase>(kit: KitSide<C>, each: C): Promise<CaseResult> {

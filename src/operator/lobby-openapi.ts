@@ -7,10 +7,16 @@ import { Type } from '@sinclair/typebox';
 import { body, ok, plain, problems } from '../protocol/openapi-parts.js';
 import * as S from '../protocol/schemas.js';
 
+/**
+ * A launch from the lobby: real money needs the player; fun takes the
+ * player's currency, or the `currency` named, else the provider's
+ * play-money currency. With a player, a currency named must be theirs.
+ */
 export const LaunchRequest = Type.Object({
   game: S.GameSlug,
   mode: Type.Union([Type.Literal('real'), Type.Literal('fun')]),
   playerId: Type.Optional(S.PlayerId),
+  currency: Type.Optional(S.CurrencyCode),
   language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'BCP 47 language tag (default en).' })),
 });
 
@@ -48,7 +54,8 @@ export function lobbyOpenApiPaths() {
   return {
     '/lobby/api/players': {
       get: {
-        summary: 'Every player, for the lobby\'s picker: in the order of their ids, 50 a page by default (GET /admin/players without its filters).',
+        summary:
+          "Every player but the conformance kit's (ids starting conformance-), for the lobby's picker: in the order of their ids, 50 a page by default (GET /admin/players without its filters). A page may hold fewer than the limit and still have a nextCursor: read on.",
         description: sandboxOnly,
         parameters: [
           { name: 'limit', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, description: 'Items per page, 1..500 (default 50).' },
@@ -81,7 +88,8 @@ export function lobbyOpenApiPaths() {
     },
     '/lobby/api/launch': {
       post: {
-        summary: "A launch URL from the provider's /generate-launch-url: real money for a player (a fresh launch key), or fun.",
+        summary:
+          "A launch URL from the provider's /generate-launch-url: real money for a player (a fresh launch key), or fun: play money in the player's currency, or in `currency` without a player, else in the provider's play-money currency (422 UNSUPPORTED_CURRENCY when the game has no bets in it). A `currency` other than the player's is refused 400.",
         description: sandboxOnly,
         requestBody: body(LaunchRequest),
         responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']) },

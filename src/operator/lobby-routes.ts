@@ -25,7 +25,7 @@ import { ERRORS, type ErrorCode } from '../protocol/errors.js';
 import { stringify } from '../protocol/json.js';
 import { isCountryCode } from '../protocol/regions.js';
 import { CurrencyCode, LIMIT_PATTERN, StoredPlayerId } from '../protocol/schemas.js';
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../stores/store.js';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type PlayersPage, type PlayerView } from '../stores/store.js';
 import { LaunchRequest, LobbyCreatePlayerRequest } from './lobby-openapi.js';
 import { compile, compileBody } from '../protocol/validate.js';
 import type { OperatorService } from './operator-service.js';
@@ -46,6 +46,43 @@ export interface LobbyOptions {
    * defaults). The sandbox passes its provider config's.
    */
   limits?: { callsPerAddressMax: number; windowMs: number };
+  /**
+   * Players whose ids start with one of these are not players to the
+   * lobby: its list leaves them out (the picker never shows them), though
+   * any of them opens by its id. The sandbox passes the conformance kit's
+   * prefix, whose runs make a few hundred players each (docs/sandbox.md).
+   */
+  hiddenPlayerPrefixes?: readonly string[];
+}
+
+/**
+ * Reads of the wallet, each of the page's size, that one call of the
+ * lobby's list may make to fill its page past hidden players: a run of the
+ * conformance kit leaves about 170, so a page of 100 passes ten runs' in
+ * one call. Past it the page is answered short, with its cursor, and the
+ * picker reads on from there.
+ */
+const LIST_READS_MAX = 20;
+
+/**
+ * A page of the players the lobby shows, in id order: those no hidden
+ * prefix names, read past the hidden ones. The cursor is the last id read,
+ * hidden or not, so the next page never reads them again.
+ */
+async function shownPlayers(service: OperatorService, limit: number, after: string | undefined, hidden: readonly string[]): Promise<PlayersPage> {
+  const items: PlayerView[] = [];
+  let cursor = after;
+  for (let read = 0; read < LIST_READS_MAX; read++) {
+    const page = await service.listPlayers({ limit, after: cursor });
+    for (const [index, player] of page.items.entries()) {
+      cursor = player.playerId;
+      if (hidden.some((prefix) => player.playerId.startsWith(prefix))) continue;
+      items.push(player);
+      if (items.length === limit) return { ok: true, items, next: index < page.items.length - 1 || page.next !== null ? cursor : null };
+    }
+    if (page.next === null) return { ok: true, items, next: null };
+  }
+  return { ok: true, items, next: cursor ?? null };
 }
 
 const bodies = {
@@ -84,7 +121,7 @@ export async function registerLobby(app: FastifyInstance, options: LobbyOptions)
     if (!checked.ok) return sendRefusal(reply, checked);
     const limit = checked.value.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(checked.value.limit);
     if (limit < 1 || limit > PAGE_LIMIT_MAX) return sendProblem(reply, 'INVALID_REQUEST', `limit: must be 1..${PAGE_LIMIT_MAX}`);
-    const page = await service.listPlayers({ limit, after: checked.value.cursor });
+    const page = await shownPlayers(service, limit, checked.value.cursor, options.hiddenPlayerPrefixes ?? []);
     return sendJson(reply, 200, stringify(playersBody(page)));
   });
 
@@ -129,18 +166,24 @@ export async function registerLobby(app: FastifyInstance, options: LobbyOptions)
     const input = bytes && readBody(reply, bytes, bodies.launch);
     if (!input) return reply;
     const language = input.language ?? 'en';
+    const player = input.playerId === undefined ? undefined : await service.getPlayer(input.playerId);
+    if (player !== undefined && !player.ok) return sendRefusal(reply, player);
+    // A player plays in their own currency, for fun as for real money: another one named is a mistake, said so.
+    if (player !== undefined && input.currency !== undefined && input.currency !== player.currency) {
+      return sendProblem(reply, 'INVALID_REQUEST', `currency: player ${player.playerId} plays in ${player.currency}, not ${input.currency}`);
+    }
     if (input.mode === 'fun') {
-      const outcome = await requestLaunchUrl(link, { mode: 'fun', game: input.game, language, urls: { lobby: options.lobbyUrl } });
+      // The play money is in the currency named or the player's; the provider refuses one the game has no bets in (422).
+      const currency = input.currency ?? player?.currency;
+      const outcome = await requestLaunchUrl(link, { mode: 'fun', game: input.game, language, ...(currency === undefined ? {} : { currency }), urls: { lobby: options.lobbyUrl } });
       if (!outcome.ok) return sendProviderFailure(reply, outcome);
       return sendJson(reply, 200, stringify({ url: outcome.value.url }));
     }
-    if (input.playerId === undefined) return sendProblem(reply, 'INVALID_REQUEST', 'playerId: a real-money launch needs a player');
-    const player = await service.getPlayer(input.playerId);
-    if (!player.ok) return sendRefusal(reply, player);
-    const key = await service.createLaunchKey(input.playerId, input.game);
+    if (player === undefined) return sendProblem(reply, 'INVALID_REQUEST', 'playerId: a real-money launch needs a player');
+    const key = await service.createLaunchKey(player.playerId, input.game);
     if (!key.ok) return sendRefusal(reply, key);
     const back = new URL(options.lobbyUrl);
-    back.searchParams.set('player', input.playerId);
+    back.searchParams.set('player', player.playerId);
     const deposit = new URL(back);
     deposit.searchParams.set('deposit', '1');
     const outcome = await requestLaunchUrl(link, {

@@ -163,7 +163,7 @@ export const GenerateLaunchUrlRequest = Type.Object({
   operatorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   key: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   country: Type.Optional(CountryCode),
-  /** The player's currency, where the operator knows it: a launch the game has no bets for is refused at once (docs/protocol.md §8.1). */
+  /** The player's currency, where the operator knows it: a launch the game has no bets for is refused at once; in fun mode, the currency of the play money (docs/protocol.md §8.1). */
   currency: Type.Optional(CurrencyCode),
   urls: Type.Optional(LaunchUrls),
 });

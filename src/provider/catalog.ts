@@ -5,7 +5,7 @@
  * bounded by the config and the known currencies.
  */
 import { formatMinor, type Currencies } from '../protocol/money.js';
-import { deriveLadder, type Rational } from './ladders.js';
+import { convertNice, deriveLadder, type Rational } from './ladders.js';
 
 /**
  * What the catalog reads of a game. The config's game settings
@@ -76,19 +76,55 @@ export class Catalog<G extends CatalogGame = CatalogGame> {
     return this.ladder(slug, currency);
   }
 
+  /**
+   * An amount (minor units) of `from` in `to`, as a derived ladder's step
+   * is converted (ladders.ts: at the configured rates, to the nearest nice
+   * amount); the amount itself in its own currency. Undefined without a
+   * rate for either currency, or past the amount limit of `to`.
+   */
+  converted(amount: bigint, from: string, to: string): bigint | undefined {
+    if (from === to) return amount;
+    const ratio = this.ratio(from, to);
+    if (!ratio) return undefined;
+    return amount === 0n ? 0n : convertNice(amount, ratio.fromDecimals, ratio, ratio.toDecimals);
+  }
+
+  /** Units of `to` per unit of `from` (major), with both currencies' decimals; undefined without a rate or decimals for either. */
+  private ratio(from: string, to: string): (Rational & { fromDecimals: number; toDecimals: number }) | undefined {
+    const fromRate = this.rates?.rates.get(from);
+    const toRate = this.rates?.rates.get(to);
+    const fromDecimals = this.currencies.decimals(from);
+    const toDecimals = this.currencies.decimals(to);
+    if (!fromRate || !toRate || fromDecimals === undefined || toDecimals === undefined) return undefined;
+    // to units per from unit = rate(to) / rate(from)
+    return { num: toRate.num * fromRate.den, den: toRate.den * fromRate.num, fromDecimals, toDecimals };
+  }
+
   private derive(game: G, currency: string): bigint[] | undefined {
-    if (game.baseLadder === undefined || !this.rates) return undefined;
-    const targetDecimals = this.currencies.decimals(currency);
-    const target = this.rates.rates.get(currency);
-    const base = this.rates.rates.get(game.baseLadder);
+    if (game.baseLadder === undefined) return undefined;
+    const ratio = this.ratio(game.baseLadder, currency);
     const baseLadder = game.ladders.get(game.baseLadder);
-    const baseDecimals = this.currencies.decimals(game.baseLadder);
-    if (targetDecimals === undefined || !target || !base || !baseLadder || baseDecimals === undefined) return undefined;
-    // target units per base-ladder unit = rate(target) / rate(base currency)
-    const ratio = { num: target.num * base.den, den: target.den * base.num };
-    const ladder = deriveLadder(baseLadder, baseDecimals, ratio, targetDecimals);
+    if (!ratio || !baseLadder) return undefined;
+    const ladder = deriveLadder(baseLadder, ratio.fromDecimals, ratio, ratio.toDecimals);
     return ladder.length > 0 ? ladder : undefined;
   }
+}
+
+/** What fun mode plays with: the config's play money, a balance in one currency. */
+export interface PlayMoney {
+  currency: string;
+  balanceMinor: bigint;
+}
+
+/**
+ * The play money a fun session starts with in `currency` (minor units):
+ * the config's balance in its own currency, else that balance converted as
+ * a derived ladder's step is (1000 EUR at 1.08 is 1000 USD, at 160 is
+ * 200000 JPY). Undefined when it cannot be converted: the provider has no
+ * rate for the currency.
+ */
+export function playMoneyIn(fun: PlayMoney, catalog: Pick<Catalog, 'converted'>, currency: string): bigint | undefined {
+  return catalog.converted(fun.balanceMinor, fun.currency, currency);
 }
 
 /** Why a game's amounts in a currency cannot be bet by an operator's players: the refusal's detail. */
@@ -99,4 +135,26 @@ export function noLadderDetail(slug: string, currency: string, operatorId: strin
 /** An amount that is not on a ladder, and the amounts that are: the refusal's detail, after the member's name. */
 export function offLadderDetail(amount: string, slug: string, currency: string, ladder: readonly bigint[], decimals: number): string {
   return `${amount} is not on the ${slug} ${currency} bet ladder (${ladder.map((step) => formatMinor(step, decimals)).join(', ')})`;
+}
+
+/**
+ * What a fun launch plays with (docs/protocol.md §8.1): in the currency it
+ * names, which the game must have bets in at the operator, as a real
+ * launch's must, with the play money converted into it; naming none, in
+ * the config's play-money currency. A text says why it cannot be played:
+ * the detail of 422 UNSUPPORTED_CURRENCY.
+ */
+export function funPlay(
+  catalog: Pick<Catalog, 'ladder' | 'offeredLadder' | 'converted'>,
+  fun: PlayMoney,
+  operator: { operatorId: string; currencies: readonly string[] },
+  game: string,
+  named: string | undefined,
+): PlayMoney | string {
+  if (named === undefined) {
+    return catalog.ladder(game, fun.currency) ? fun : `game ${game} has no bet ladder for the play-money currency ${fun.currency}`;
+  }
+  if (!catalog.offeredLadder(game, named, operator)) return noLadderDetail(game, named, operator.operatorId);
+  const balanceMinor = playMoneyIn(fun, catalog, named);
+  return balanceMinor === undefined ? `the provider holds no play money in ${named}: it has no exchange rate from ${fun.currency} to it` : { currency: named, balanceMinor };
 }

@@ -9,6 +9,7 @@
 import { PROTOCOL_RETRY, type CallOutcome, type RetryPolicy } from '../clients/http-call.js';
 import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { formatMinor } from '../protocol/money.js';
+import { funPlay } from './catalog.js';
 import { minorOfText, type GameContext } from './game-context.js';
 import type { LaunchClaims } from './launch-token.js';
 import type { OperatorSettings } from './provider-config.js';
@@ -67,7 +68,7 @@ export class GameLaunches {
     return this.waits.exclusive(claims.launchId, async () => {
       // Read again in the launch's turn: an open that went before may have created it.
       const existing = await store.sessionByLaunch(claims.launchId);
-      const opened = claims.mode === 'fun' ? await this.openFun(claims, existing) : await this.openReal(claims, operator, existing);
+      const opened = claims.mode === 'fun' ? await this.openFun(claims, operator, existing) : await this.openReal(claims, operator, existing);
       if (!opened.ok) return opened;
       const session = await store.session(opened.session.pk);
       return this.unlessKeyMissing(session, () => this.views.sessionView(session, claims));
@@ -152,15 +153,15 @@ export class GameLaunches {
     }
   }
 
-  private async openFun(claims: LaunchClaims, existing: GameSessionRow | undefined): Promise<{ ok: true; session: GameSessionRow } | Refusal> {
+  private async openFun(claims: LaunchClaims, operator: OperatorSettings, existing: GameSessionRow | undefined): Promise<{ ok: true; session: GameSessionRow } | Refusal> {
     const { store, world, config, catalog } = this.options;
     if (existing) {
       await store.touchSession(existing.pk, world.clock());
       return { ok: true, session: existing };
     }
-    if (!catalog.ladder(claims.game, config.fun.currency)) {
-      return refuse('UNSUPPORTED_CURRENCY', `game ${claims.game} has no bet ladder for the play-money currency ${config.fun.currency}`);
-    }
+    // Checked again as the page opens: the config may have changed since the launch.
+    const play = funPlay(catalog, config.fun, operator, claims.game, claims.currency);
+    if (typeof play === 'string') return refuse('UNSUPPORTED_CURRENCY', play);
     const sessionId = world.newId();
     const first = this.options.sealing.fresh(sessionId, 0);
     const session = await store.createSession({
@@ -172,10 +173,10 @@ export class GameLaunches {
       game: claims.game,
       playerId: null,
       operatorSessionId: null,
-      currency: config.fun.currency,
+      currency: play.currency,
       country: claims.country ?? null,
       language: claims.language,
-      balanceMinor: config.fun.balanceMinor,
+      balanceMinor: play.balanceMinor,
       sealedSeed: first.sealed,
       serverSeedHash: first.hash,
       now: world.clock(),

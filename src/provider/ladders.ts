@@ -69,17 +69,28 @@ export function niceMinor(v: Rational): bigint {
   return best;
 }
 
+/**
+ * One amount in another currency (minor units), exactly converted and
+ * rounded to the nearest nice amount, as every step of a derived ladder is
+ * (rules 1 and 2 above): `ratio` is target units per base unit (major).
+ * Undefined when it is more than an amount of the target may be.
+ */
+export function convertNice(amount: bigint, baseDecimals: number, ratio: Rational, targetDecimals: number): bigint | undefined {
+  assert.ok(ratio.num > 0n && ratio.den > 0n, 'a positive exchange rate');
+  assert.ok(amount > 0n, 'a positive amount');
+  // amount / 10^bd major × ratio × 10^td minor
+  const num = amount * ratio.num * 10n ** BigInt(targetDecimals);
+  const den = ratio.den * 10n ** BigInt(baseDecimals);
+  const nice = niceMinor({ num, den });
+  return nice > amountMinorMax(targetDecimals) ? undefined : nice;
+}
+
 /** Converts a ladder between currencies: `ratio` is target units per base unit (major). */
 export function deriveLadder(base: readonly bigint[], baseDecimals: number, ratio: Rational, targetDecimals: number): bigint[] {
-  assert.ok(ratio.num > 0n && ratio.den > 0n, 'a positive exchange rate');
   const out: bigint[] = [];
-  const max = amountMinorMax(targetDecimals);
   for (const amount of base) {
-    // amount / 10^bd major × ratio × 10^td minor
-    const num = amount * ratio.num * 10n ** BigInt(targetDecimals);
-    const den = ratio.den * 10n ** BigInt(baseDecimals);
-    const nice = niceMinor({ num, den });
-    if (nice > max) break;
+    const nice = convertNice(amount, baseDecimals, ratio, targetDecimals);
+    if (nice === undefined) break;
     if (out.length === 0 || nice > out[out.length - 1]!) out.push(nice);
   }
   return out;

@@ -37,6 +37,8 @@ export const LaunchClaims = Type.Object({
   /** The operator's launch key, for /authenticate (real mode). */
   key: Type.Optional(Type.String()),
   country: Type.Optional(Type.String()),
+  /** Fun mode: the currency the launch named, which its play money is in; without it, the config's play-money currency. */
+  currency: Type.Optional(Type.String()),
   language: Type.String(),
   urls: Type.Object({
     lobby: Type.Optional(Type.String()),

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildOperatorApp } from '../operator/operator-app.js';
+import { KIT_PLAYER_PREFIX } from '../conformance/fixtures.js';
 import { registerLobby } from '../operator/lobby-routes.js';
 import { OperatorService, REAL_WORLD } from '../operator/operator-service.js';
 import { readOperatorConfig } from '../operator/operator-config.js';
@@ -207,6 +208,8 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
       lobbyUrl: `${operatorUrl}/lobby/`,
       // The lobby is the player's side as the game pages are: it keeps their limit per address.
       limits: { callsPerAddressMax: providerConfig.limits.playerCallsPerAddressMax, windowMs: providerConfig.limits.playerRateWindowMs },
+      // The conformance kit's players are the kit's, not players: the picker leaves them out (docs/sandbox.md).
+      hiddenPlayerPrefixes: [KIT_PLAYER_PREFIX],
     });
     registerSandboxPages(operatorApp, { providerOrigin: providerUrl });
     const isAdminToken = adminTokenMatcher(secrets.adminToken);

@@ -1,9 +1,10 @@
 /**
  * Proves `wagerlink conformance operator` as a command, run as a process
  * against our operator listening in this test: --help; exit 2 for usage,
- * a fixtures file that is wrong, and an endpoint the fixtures cannot open a
- * session on; exit 0 for a passing run, with its JSON, JUnit and HTML
- * reports written; exit 1 for a run that finds a fault, with the curl
+ * a fixtures file that is wrong, and an endpoint that does not answer;
+ * exit 1 for fixtures that open no session (a wrong secret), said in words
+ * with every report asked for written; exit 0 for a passing run, with its
+ * JSON, JUnit and HTML reports written; exit 1 for a run that finds a fault, with the curl
  * command in its output and --bail stopping it; the secret, token and
  * admin token taken from files and from the kit's variables without a
  * warning, warned about on the command line and in a file others can read,
@@ -43,7 +44,7 @@ describe('wagerlink conformance operator', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /--endpoint URL/);
     assert.match(result.stdout, /Areas: auth, validation, bets-wins/);
-    assert.match(result.stdout, /Exit codes: 0 every case judged passed, 1 a case failed, 2 usage/);
+    assert.match(result.stdout, /Exit codes: 0 every case judged passed, 1 a case failed, or the check before any case did [^]*, 2 usage/);
     const general = await runWagerlink(['--help']);
     assert.match(general.stdout, /wagerlink conformance operator --endpoint URL/);
   });
@@ -65,17 +66,36 @@ describe('wagerlink conformance operator', () => {
     }
   });
 
-  test('a fixtures file that is wrong, or fixtures that open no session, exit 2 before any case', async () => {
+  test('a fixtures file that is wrong, or an endpoint that does not answer, exits 2 before any case', async () => {
     const wrong = join(dir, 'wrong.json');
     writeFileSync(wrong, JSON.stringify({ games: 'dice', players: [] }));
     const badFile = await runWagerlink([...base(), '--fixtures', wrong]);
     assert.equal(badFile.code, 2, badFile.stdout);
     assert.match(badFile.stderr, /wrong\.json: games/);
 
-    const wrongSecret = await runWagerlink(['conformance', 'operator', '--endpoint', server.origin, '--secret', 'not-the-secret', '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN]);
-    assert.equal(wrongSecret.code, 2, wrongSecret.stdout);
-    assert.match(wrongSecret.stderr, /answered 401 INVALID_SIGNATURE/);
-    assert.doesNotMatch(wrongSecret.stdout, /PASS|FAIL/);
+    const nowhere = await runWagerlink(['conformance', 'operator', '--endpoint', 'http://127.0.0.1:9', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN]);
+    assert.equal(nowhere.code, 2, nowhere.stdout);
+    assert.match(nowhere.stderr, /^wagerlink: the fixtures give no player to start with: .*: check the endpoint$/m);
+    assert.doesNotMatch(nowhere.stdout, /PASS|FAIL/);
+  });
+
+  test('fixtures that open no session are a finding: exit 1, in words, with every report asked for written', async () => {
+    const paths = ['wrong-secret.json', 'wrong-secret.xml', 'wrong-secret.html'].map((name) => join(dir, name));
+    const wrongSecret = await runWagerlink([
+      ...['conformance', 'operator', '--endpoint', server.origin, '--secret', 'not-the-secret', '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN],
+      ...paths.flatMap((path) => ['--report', path]),
+    ]);
+    assert.equal(wrongSecret.code, 1, `${wrongSecret.stdout}${wrongSecret.stderr}`);
+    assert.match(wrongSecret.stdout, /^Conformance of the operator at /);
+    assert.match(wrongSecret.stdout, /^FAIL before any case: open a session for each player of the fixtures/m);
+    assert.match(wrongSecret.stdout, /- conformance-[0-9a-f]{8}-1: expected 200, got 401 INVALID_SIGNATURE/);
+    assert.match(wrongSecret.stdout, /FAILED before any case: none of \d+ cases was run/);
+    assert.doesNotMatch(wrongSecret.stdout, /^(PASS|SKIP) /m);
+    const json = JSON.parse(readFileSync(paths[0]!, 'utf8')) as { preflight: { outcome: string }; summary: { skipped: number; total: number } };
+    assert.equal(json.preflight.outcome, 'failed');
+    assert.equal(json.summary.skipped, json.summary.total);
+    assert.match(readFileSync(paths[1]!, 'utf8'), /<testcase classname="operator\.preflight"/);
+    assert.match(readFileSync(paths[2]!, 'utf8'), /Not conformant: the check before any case failed/);
   });
 
   test('a passing run exits 0 and writes its reports', async () => {

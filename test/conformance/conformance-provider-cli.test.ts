@@ -1,8 +1,9 @@
 /**
  * Proves `wagerlink conformance provider` as a command, run as a process
  * against our provider listening in this test: --help; exit 2 for usage
- * errors and for a target the provider does not accept (nothing judged);
- * exit 0 for a passing run, with its JSON, JUnit and HTML reports written;
+ * errors and for an endpoint that does not answer (nothing judged); exit
+ * 1 for a target the provider does not accept, found before any case and
+ * written in the report; exit 0 for a passing run, with its JSON, JUnit and HTML reports written;
  * exit 1 for a run that finds a fault, with the curl command in its
  * output, and --bail stopping it; the secret and the next secret taken
  * from files and from the kit's variables, without the warning that a
@@ -42,7 +43,7 @@ describe('wagerlink conformance provider', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /--operator-id ID/);
     assert.match(result.stdout, /Areas: auth, ip-whitelist, validation, launch-url, game-bets, errors\./);
-    assert.match(result.stdout, /Exit codes: 0 every case judged passed, 1 a case failed, 2 usage/);
+    assert.match(result.stdout, /Exit codes: 0 every case judged passed, 1 a case failed, or the check before any case did [^]*, 2 usage/);
     const general = await runWagerlink(['--help']);
     assert.match(general.stdout, /wagerlink conformance provider --endpoint URL/);
     const kit = await runWagerlink(['conformance', '--help']);
@@ -66,10 +67,22 @@ describe('wagerlink conformance provider', () => {
     }
   });
 
-  test('a secret the provider does not hold exits 2 before any case', async () => {
-    const result = await runWagerlink(target(server.origin, 'not-the-secret'));
+  test('a secret the provider does not hold is a finding before any case: exit 1, with the report written', async () => {
+    const path = join(dir, 'not-held.json');
+    const result = await runWagerlink([...target(server.origin, 'not-the-secret'), '--report', path]);
+    assert.equal(result.code, 1, `${result.stdout}${result.stderr}`);
+    assert.match(result.stdout, /^Conformance of the provider at /);
+    assert.match(result.stdout, /^FAIL before any case: ask \/game-bets for the ladders of dice in /m);
+    assert.match(result.stdout, /- expected 200, got 401 INVALID_SIGNATURE/);
+    assert.doesNotMatch(result.stdout, /^(PASS|SKIP) /m);
+    const json = JSON.parse(readFileSync(path, 'utf8')) as { preflight: { outcome: string } };
+    assert.equal(json.preflight.outcome, 'failed');
+  });
+
+  test('an endpoint that does not answer exits 2 before any case', async () => {
+    const result = await runWagerlink(target('http://127.0.0.1:9'));
     assert.equal(result.code, 2, result.stdout);
-    assert.match(result.stderr, /answered 401 INVALID_SIGNATURE/);
+    assert.match(result.stderr, /^wagerlink: could not reach http:\/\/127\.0\.0\.1:9 \(connection refused\): check the endpoint$/m);
     assert.doesNotMatch(result.stdout, /PASS|FAIL/);
   });
 

@@ -6,6 +6,9 @@
  * came. It breaks validly signed wallet calls only (but for the fault that
  * is the signature's), so that the kit's failures point at the fault.
  *
+ * `strangerEndpoint` is not an operator or a provider at all: it answers
+ * 200 `{"balance":100}` to every request, the back office's among them.
+ *
  * `trivialOperator` is a tiny operator of its own that answers every call
  * the same way: `yes` books nothing and answers 200 with the opening
  * balance, and has one session per player; `no` refuses every /transaction
@@ -190,6 +193,16 @@ export async function faultyProxy(backend: string, fault: Fault): Promise<Listen
     }
   }
 
+  return listen(server);
+}
+
+// ---------------------------------------------------------- a stranger
+
+/** The same 200 `{"balance":100}` to every request, whatever its path, method or body. */
+export async function strangerEndpoint(): Promise<Listening> {
+  const server = createServer((incoming, outgoing) => {
+    void readBody(incoming).then(() => reply(outgoing, { status: 200, contentType: 'application/json', text: '{"balance":100}' }));
+  });
   return listen(server);
 }
 

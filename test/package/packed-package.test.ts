@@ -1,9 +1,12 @@
 /**
  * SLOW (10 to 30 s, by the machine's load; it runs npm): proves the
- * package works the way a user gets it. `npm pack` makes the tarball and
- * `npm install <tarball>` puts it into a fresh project in a temp dir
- * (install scripts off, so better-sqlite3 is not compiled; npm's cache
- * first, the registry only for what the cache lacks). From there:
+ * package works the way a user of the clients gets it. `npm pack` makes
+ * the tarball and `npm install <tarball> --omit=optional` puts it into a
+ * fresh project in a temp dir, install scripts on, as the README tells a
+ * user who wants the clients and the kit (npm's cache first, the registry
+ * only for what the cache lacks). From there:
+ * - nothing native was installed or compiled: no better-sqlite3, no `.node`
+ *   file, no build folder, and no package left with an install script;
  * - the tarball holds the compiled sources with their declarations, the
  *   command, the OpenAPI document, the game page and the examples, and no
  *   tests, benchmarks or TypeScript sources;
@@ -15,7 +18,10 @@
  *   import;
  * - a TypeScript file importing the types from 'wagerlink' type-checks
  *   with this project's TypeScript, its wrong uses rejected (@ts-expect-error);
- * - the installed `wagerlink` command runs;
+ * - the installed `wagerlink` command runs, and `wagerlink conformance
+ *   operator` judges a case against the tiny operator and writes its report;
+ * - a command that needs SQLite says to install better-sqlite3, and makes
+ *   no file;
  * - the PostgreSQL driver the installed package loads is the one fixed by
  *   patches/postgres+3.4.9.patch (bundled in the tarball, so that no
  *   install script has to patch it): its code is there in both of the
@@ -28,12 +34,12 @@
  */
 import { execFile } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join, sep } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -171,6 +177,15 @@ console.log(outcome, answers.join(' '));
 process.exit(0);
 `;
 
+/** Fastify as the installed wagerlink resolves it, answering one request through inject (light-my-request). */
+const INJECT_SCRIPT = `
+const { createRequire } = require('node:module');
+const fromWagerlink = createRequire(require.resolve('wagerlink/package.json'));
+const app = fromWagerlink('fastify')();
+app.get('/', async () => 'ok');
+app.inject('/').then((answer) => console.log(answer.statusCode, answer.body));
+`;
+
 const TYPES_FILE = `
 import { ERRORS, createOperatorClient, type BalanceAnswer, type CallOutcome, type ErrorCode, type GameBets, type ProblemResponse, type RetryPolicy, type TransactionRequest, type WalletTransaction } from 'wagerlink';
 // @ts-expect-error only the root is exported
@@ -200,6 +215,8 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
   let dir: string;
   let app: string;
   let files: string[];
+  /** What npm said while installing: its warnings. */
+  let installLog: string;
   let server: Server;
   let origin: string;
   const seen: Seen[] = [];
@@ -213,11 +230,13 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     app = join(dir, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await run('npm', ['install', join(dir, tarball.filename), '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], {
+    // Scripts on: with the optional SQLite driver left out, nothing is left to run one.
+    const installed = await run('npm', ['install', join(dir, tarball.filename), '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: app,
       env: cleanEnv(),
       timeout: npmMsMax,
     });
+    installLog = `${installed.stdout}\n${installed.stderr}`;
     server = tinyServer(seen);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -292,6 +311,56 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     const { stdout } = await run(join(app, 'node_modules', '.bin', 'wagerlink'), ['openapi', 'operator'], { cwd: app });
     const shipped = readFileSync(join(app, 'node_modules', 'wagerlink', 'openapi', 'operator.json'), 'utf8');
     assert.deepEqual(JSON.parse(stdout), JSON.parse(shipped));
+  });
+
+  test('nothing native was installed: no SQLite driver, no compiled addon, no package with an install script', () => {
+    const modules = join(app, 'node_modules');
+    assert.equal(existsSync(join(modules, 'better-sqlite3')), false, 'the optional SQLite driver was installed');
+    const paths = readdirSync(modules, { recursive: true, encoding: 'utf8' });
+    assert.deepEqual(paths.filter((path) => path.endsWith('.node') || basename(path) === 'binding.gyp'), [], 'native code in the installed tree');
+    // A package's own package.json: NAME/ or @SCOPE/NAME/, and the same again under a package's own node_modules/.
+    const manifest = /^(?:(?:@[^/]+\/)?[^/@][^/]*\/node_modules\/)*(?:@[^/]+\/)?[^/@][^/]*\/package\.json$/;
+    const manifests = paths.map((path) => path.split(sep).join('/')).filter((path) => manifest.test(path));
+    assert.ok(manifests.length > 10, `${manifests.length} packages found`);
+    const withScripts = manifests.filter((path) => {
+      const scripts = (JSON.parse(readFileSync(join(modules, path), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+      return ['preinstall', 'install', 'postinstall'].some((name) => scripts[name] !== undefined);
+    });
+    assert.deepEqual(withScripts, []);
+    // npm 11 lists install scripts no allowScripts covers: none of a dependency's, and better-sqlite3's least of all.
+    // (It lists wagerlink's own `prepare` for a tarball, which builds this repository and which npm does not run for one.)
+    for (const line of installLog.split('\n').filter((text) => /^npm warn install-scripts {3}\S/.test(text))) assert.match(line, /^npm warn install-scripts {3}wagerlink@/);
+  });
+
+  test("no installed package wants a newer Node than the package's, and Fastify's inject runs as Node 20.18 loads modules", async () => {
+    assert.doesNotMatch(installLog, /EBADENGINE/);
+    // Node 20.18 cannot require an ES module; later Nodes can, unless told not to. A CommonJS dependency that requires
+    // one (cookie 2, under light-my-request 6.8) breaks app.inject(), which the sandbox seeds its players with.
+    const asNode2018 = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module') ? ['--no-experimental-require-module'] : [];
+    writeFileSync(join(app, 'inject.cjs'), INJECT_SCRIPT);
+    const { stdout } = await run(process.execPath, [...asNode2018, 'inject.cjs'], { cwd: app });
+    assert.equal(stdout.trim(), '200 ok');
+  });
+
+  test('the installed `wagerlink conformance operator` judges a case against an operator and writes its report', async () => {
+    // The tiny operator opens alice's session for one key, as often as it is sent: the run's first check and the case's own.
+    writeFileSync(join(app, 'fixtures.json'), JSON.stringify({ games: ['dice'], players: [{ playerId: 'alice', currency: 'EUR', launchKeys: { dice: [LAUNCH_KEY, LAUNCH_KEY] } }] }));
+    const env = { ...cleanEnv(), WAGERLINK_CONFORMANCE_SECRET: SECRET, WAGERLINK_CONFORMANCE_TOKEN: ACCESS_TOKEN };
+    const args = ['conformance', 'operator', '--endpoint', origin, '--fixtures', 'fixtures.json', '--only', 'auth.token-missing', '--report', 'report.json'];
+    const { stdout } = await run(join(app, 'node_modules', '.bin', 'wagerlink'), args, { cwd: app, env });
+    assert.match(stdout, /^PASS \[1\/1\] auth\.token-missing /m);
+    const report = JSON.parse(readFileSync(join(app, 'report.json'), 'utf8')) as { cases: { id: string; outcome: string }[] };
+    assert.deepEqual(report.cases.map((each) => [each.id, each.outcome]), [['auth.token-missing', 'passed']]);
+  });
+
+  test('a command on SQLite says to install better-sqlite3, and makes no file', async () => {
+    const failed = (await run(join(app, 'node_modules', '.bin', 'wagerlink'), ['operator', 'migrate', '--database', 'wallet.db'], { cwd: app }).then(
+      () => assert.fail('migrate ran without the SQLite driver'),
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^wagerlink: better-sqlite3 is not installed: install better-sqlite3 to run the wallet or the provider on SQLite/);
+    assert.equal(existsSync(join(app, 'wallet.db')), false);
   });
 
   /** The driver's folder as the installed wagerlink resolves it, not the consumer's own copy, if any. */

@@ -117,6 +117,7 @@ describe('the package index', () => {
       'formatMinor',
       'isRetryableStatus',
       'raw',
+      'runFailed',
       'runOperatorConformance',
       'runProviderConformance',
       'sign',

@@ -470,6 +470,27 @@ for (const backend of PROVIDER_BACKENDS) {
         assert.equal(operatorCalls.length, before, `the operator was called: ${operatorCalls.slice(before).join(', ')}`);
       });
 
+      test('a fun launch that names a currency plays in it, for the play money converted at the rates', async () => {
+        const before = operatorCalls.length;
+        const answer = await operatorCall(provider.app, '/generate-launch-url', { mode: 'fun', game: 'dice', language: 'en', currency: 'JPY' });
+        assert.equal(answer.status, 200, answer.raw);
+        const launch = { playerId: '', ...launchOf(answer.body.url as string) };
+        const opened = await open(launch);
+        assert.equal(opened.status, 200, opened.raw);
+        assert.equal(opened.body.currency, 'JPY');
+        assert.equal(opened.body.balance, '200000'); // 1000 EUR at 160, to the nearest nice amount
+        // 100 JPY is on dice's JPY ladder (0.50 EUR at 160 is 80, nicely 100); 1 EUR is not a JPY amount.
+        assertProblem(await play(launch, { bet: '1' }), 'INVALID_REQUEST');
+        let balance = 200_000n;
+        for (let i = 0; i < 5; i++) {
+          const round = await play(launch, { bet: '100', chancePct: 50 });
+          assert.equal(round.status, 200, round.raw);
+          balance += BigInt((round.body.round as { win: string }).win) - 100n;
+          assert.equal(round.body.balance, balance.toString());
+        }
+        assert.equal(operatorCalls.length, before, `the operator was called: ${operatorCalls.slice(before).join(', ')}`);
+      });
+
       test('402 INSUFFICIENT_FUNDS: a fun bet over the play-money balance, with the balance', async () => {
         // A provider whose play money is 50.00: a bet of 100 cannot be covered, whatever the rolls.
         const poor = await makeProvider({ edit: (file) => (file.fun = { currency: 'EUR', balance: '50' }), backend: backend.name });

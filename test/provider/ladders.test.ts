@@ -3,13 +3,16 @@
  * 1, 2, 2.5 or 5 times a power of ten that the currency can hold, the
  * nearest by ratio with ties going up; derived ladders are exact in the
  * target currency's decimals and strictly ascending; written ladders are
- * checked.
+ * checked. Fun mode's play money in another currency is converted by the
+ * same rule (`Catalog.converted`, `playMoneyIn`), and a fun launch plays in
+ * the currency it names only where the operator's players could bet in it
+ * and the provider has a rate for it (`funPlay`).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkLadder, deriveLadder, niceMinor } from '../../src/provider/ladders.js';
-import { Catalog } from '../../src/provider/catalog.js';
+import { checkLadder, convertNice, deriveLadder, niceMinor } from '../../src/provider/ladders.js';
+import { Catalog, funPlay, playMoneyIn } from '../../src/provider/catalog.js';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { exampleConfigFile } from './provider-helpers.js';
 
@@ -78,4 +81,43 @@ test('the catalog answers written ladders, derives the others from the base ladd
   assert.equal(catalog.ladder('poker', 'EUR'), undefined);
   // Derived once: the same array comes back.
   assert.equal(catalog.ladder('dice', 'JPY'), catalog.ladder('dice', 'JPY'));
+});
+
+test('one amount converts as a derived step does, and is refused past the amount limit', () => {
+  // 1000 EUR at 1.08 is 1080 USD: 1000 is nearer in ratio (1.08) than 2000 or 1000 x 2.5 would be.
+  assert.equal(convertNice(100_000n, 2, r(108n, 100n), 2), 100_000n);
+  assert.equal(convertNice(100_000n, 2, r(160n), 0), 200_000n); // 160000 JPY: 200000 (1.25) beats 100000 (1.6)
+  assert.equal(convertNice(1n, 2, r(1n), 2), 1n);
+  assert.equal(convertNice(10n ** 14n, 2, r(1000n), 2), undefined); // over AMOUNT_MINOR_MAX of two decimals
+  assert.throws(() => convertNice(0n, 2, r(1n), 2), /a positive amount/);
+});
+
+test("fun mode's play money: the config's in its own currency, converted at the rates in another, none without a rate", () => {
+  const config = resolveProviderConfig(exampleConfigFile());
+  const catalog = new Catalog(config);
+  assert.deepEqual(config.fun, { currency: 'EUR', balanceMinor: 100_000n });
+  assert.equal(playMoneyIn(config.fun, catalog, 'EUR'), 100_000n);
+  assert.equal(playMoneyIn(config.fun, catalog, 'USD'), 100_000n); // 1080 USD, nicely 1000
+  assert.equal(playMoneyIn(config.fun, catalog, 'JPY'), 200_000n); // 160000 JPY, nicely 200000
+  assert.equal(playMoneyIn(config.fun, catalog, 'BTC'), 2_000_000n); // 0.016 BTC, nicely 0.02
+  assert.equal(playMoneyIn(config.fun, catalog, 'NOK'), undefined); // no rate
+  assert.equal(playMoneyIn({ currency: 'EUR', balanceMinor: 0n }, catalog, 'USD'), 0n);
+});
+
+test('a fun launch plays in the currency it names where the operator offers bets in it and there is a rate; else it says why', () => {
+  const file = exampleConfigFile();
+  // AUD: a written ladder the operator offers, and no exchange rate to convert play money into.
+  (file.operators[0]!.currencies as string[]).push('AUD');
+  (file.games[0]!.ladders as Record<string, string[]>).AUD = ['1', '2'];
+  const config = resolveProviderConfig(file);
+  const catalog = new Catalog(config);
+  const operator = config.operators[0]!;
+  assert.deepEqual(funPlay(catalog, config.fun, operator, 'dice', undefined), { currency: 'EUR', balanceMinor: 100_000n });
+  assert.deepEqual(funPlay(catalog, config.fun, operator, 'dice', 'JPY'), { currency: 'JPY', balanceMinor: 200_000n });
+  assert.deepEqual(funPlay(catalog, config.fun, operator, 'dice', 'EUR'), { currency: 'EUR', balanceMinor: 100_000n });
+  assert.equal(funPlay(catalog, config.fun, operator, 'dice', 'SEK'), `game dice has no bet ladder for SEK at operator ${operator.operatorId}`); // a rate, not offered
+  assert.equal(funPlay(catalog, config.fun, operator, 'dice', 'QQQ'), `game dice has no bet ladder for QQQ at operator ${operator.operatorId}`);
+  assert.equal(funPlay(catalog, config.fun, operator, 'dice', 'AUD'), 'the provider holds no play money in AUD: it has no exchange rate from EUR to it');
+  const aussie = resolveProviderConfig({ ...exampleConfigFile(), fun: { currency: 'AUD', balance: '1000' } });
+  assert.equal(funPlay(new Catalog(aussie), aussie.fun, aussie.operators[0]!, 'dice', undefined), 'game dice has no bet ladder for the play-money currency AUD');
 });

@@ -6,7 +6,9 @@
  * not signing as the operator its body names learns nothing of operators or
  * wallets; and that the URL carries an opaque, sealed token holding the
  * launch and never a secret; a launch whose named currency has no ladder
- * for the game at the operator is refused at once (422). The conformance
+ * for the game at the operator is refused at once (422), in fun mode too,
+ * where the token carries the currency named and a currency without play
+ * money (no rate) is refused as well. The conformance
  * kit's cases of this endpoint run here too, in-process.
  * On every provider store backend (PROVIDER_BACKENDS).
  */
@@ -106,6 +108,17 @@ for (const backend of PROVIDER_BACKENDS) {
         const other = await launch({ mode: 'fun', game: 'dice', language: 'de' }, { secret: OTHER_SECRET, remoteAddress: '10.2.3.4' });
         assert.equal(other.status, 200, other.raw);
         assert.equal(claimsOf(other.body.url as string)?.operatorId, OTHER_OPERATOR_ID);
+      });
+
+      test('a fun launch that names a currency carries it in its token; one that names none carries none', async () => {
+        const named = await launch({ mode: 'fun', game: 'dice', language: 'en', currency: 'JPY' });
+        assert.equal(named.status, 200, named.raw);
+        assert.equal(claimsOf(named.body.url as string)?.currency, 'JPY');
+        const unnamed = await launch({ mode: 'fun', game: 'dice', language: 'en' });
+        assert.equal(claimsOf(unnamed.body.url as string)?.currency, undefined);
+        // A real launch's currency is the player's, which /authenticate tells: the token does not carry the one named.
+        const real = await launch(realLaunchBody({ currency: 'USD' }));
+        assert.equal(claimsOf(real.body.url as string)?.currency, undefined);
       });
 
       test('fun mode with a key keeps no key in its token', async () => {
@@ -342,6 +355,30 @@ for (const backend of PROVIDER_BACKENDS) {
         const answer = await operatorCall(aussie.app, '/generate-launch-url', { mode: 'fun', game: 'dice', language: 'en' });
         assertProblem(answer, 'UNSUPPORTED_CURRENCY');
         assert.equal(answer.body.detail, 'game dice has no bet ladder for the play-money currency AUD');
+      } finally {
+        await aussie.close();
+      }
+    });
+
+    test('422 UNSUPPORTED_CURRENCY: a fun launch naming a currency the game has no bets in at the operator, or no play money in', async () => {
+      for (const currency of ['SEK', 'QQQ']) {
+        // SEK has a rate but the operator does not offer it; QQQ is no currency at all.
+        const answer = await launch({ mode: 'fun', game: 'dice', language: 'en', currency });
+        assertProblem(answer, 'UNSUPPORTED_CURRENCY');
+        assert.equal(answer.body.detail, `game dice has no bet ladder for ${currency} at operator ${OPERATOR_ID}`);
+      }
+      // AUD: offered, with a ladder of its own, and no rate to convert play money into it.
+      const aussie = await makeProvider({
+        edit: (file) => {
+          (file.operators[0]!.currencies as string[]).push('AUD');
+          (file.games[0]!.ladders as Record<string, string[]>).AUD = ['1', '2'];
+        },
+        backend: backend.name,
+      });
+      try {
+        const answer = await operatorCall(aussie.app, '/generate-launch-url', { mode: 'fun', game: 'dice', language: 'en', currency: 'AUD' });
+        assertProblem(answer, 'UNSUPPORTED_CURRENCY');
+        assert.equal(answer.body.detail, 'the provider holds no play money in AUD: it has no exchange rate from EUR to it');
       } finally {
         await aussie.close();
       }

@@ -6,7 +6,8 @@
  * own and never its code (a taken id, an unknown country), offers in its
  * new-player form only currencies some game has bets in (no GBP), and for a
  * player whose currency no game offers shows that player's balance and no
- * games, said in words, instead of the previous player's. The game's frame
+ * games, said in words, instead of the previous player's; Demo for a USD
+ * player plays in USD (its balance and bet, at 1280 and 360 px). The game's frame
  * is sized to the game, at 1280 and 360 px (nothing scrolls inside it,
  * its title and its roll are whole), the game's Lobby button is the one way
  * back, the lobby's balance follows the game's through the game's messages,
@@ -70,6 +71,15 @@ async function fitsGame(frame: Frame): Promise<void> {
   }, undefined, { timeout: PAGE_WAIT_MS });
   const title = await frame.$eval('#title', (node: any) => ({ scroll: node.scrollWidth, client: node.clientWidth, text: node.textContent }));
   assert.ok(title.scroll <= title.client, `the game's title "${title.text}" is whole`);
+  // No word is broken across lines: the title takes at most a line per word, the lobby button one line.
+  const lines = (selector: string) =>
+    frame.$eval(selector, (node: any) => {
+      const range = (globalThis as any).document.createRange();
+      range.selectNodeContents(node);
+      return new Set([...range.getClientRects()].map((rect: any) => Math.round(rect.top))).size;
+    });
+  assert.ok((await lines('#title')) <= title.text.trim().split(/\s+/).length, `the game's title "${title.text}" breaks between its words only`);
+  if (await frame.isVisible('#lobby')) assert.equal(await lines('#lobby'), 1, 'the Lobby button is one line');
 }
 
 // eslint-disable-next-line max-lines-per-function -- one scenario, step by step, against one running sandbox
@@ -137,6 +147,21 @@ test('the lobby and the back office say what a person needs, in a browser', { sk
   await page.locator('#games li.game').first().waitFor({ timeout: PAGE_WAIT_MS });
   assert.equal(await page.textContent('#games li.game .ladder li'), moneyFormat('de-DE', 'USD')(0.1));
   assert.equal(await page.isHidden('#no-games'), true);
+  // Demo for the USD player plays in USD: the provider's 1000 EUR of play money is 1000 USD, bet from the USD ladder.
+  await page.click('#games li[data-game="dice"] button:not(.primary)');
+  const demo = await gameFrame(page);
+  assert.equal(await page.textContent('#game-title'), de.demoTitle!.replace('{title}', 'Lucky Dice'));
+  assert.equal(await demo.textContent('#balance'), moneyFormat('de-DE', 'USD')(1000));
+  const usdLadder = await page.$$eval('#games li[data-game="dice"] .ladder li', (items) => items.map((item) => item.textContent));
+  assert.ok(usdLadder.includes(await demo.textContent('#bet')), `the bet is one of the USD ladder's: ${usdLadder.join(', ')}`);
+  await fitsGame(demo);
+  await page.screenshot({ path: `${ARTIFACTS}sandbox-lobby-demo-usd-1280.png`, fullPage: true });
+  await page.setViewportSize(SIZES.phone);
+  await fitsGame(demo);
+  const demoBalance = await demo.$eval('#balance', (node: any) => ({ scroll: node.scrollWidth, client: node.clientWidth }));
+  assert.ok(demoBalance.scroll <= demoBalance.client, 'the USD balance is whole at 360 px');
+  await page.screenshot({ path: `${ARTIFACTS}sandbox-lobby-demo-usd-360.png`, fullPage: true });
+  await page.setViewportSize(SIZES.desktop);
 
   // ----------------------------------------------------- the game in the lobby
   await page.selectOption('#player-picker', 'alice');

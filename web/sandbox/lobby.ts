@@ -248,7 +248,8 @@ let gameOrigin: string | undefined;
 async function launch(game: Game, mode: 'real' | 'fun', forPlayer: Player): Promise<void> {
   ui.problem.hidden = true;
   try {
-    const body = { game: game.slug, mode, language, ...(mode === 'real' ? { playerId: forPlayer.playerId } : {}) };
+    // Demo plays for play money in the shown player's currency, the one the game's ladder is shown in; no player is named.
+    const body = { game: game.slug, mode, language, ...(mode === 'real' ? { playerId: forPlayer.playerId } : { currency: forPlayer.currency }) };
     const { url } = await api<{ url: string }>('POST', '/lobby/api/launch', body);
     const title = mode === 'fun' ? t('demoTitle', { title: game.title }) : game.title;
     ui.gameTitle.textContent = title;

@@ -3,10 +3,12 @@
  * side: its style inline, no script, no image, no link or font from
  * anywhere else, so that it reads the same offline and in a mail client
  * that blocks remote content. Failures open with their problems, request,
- * answer and curl command; passed and skipped cases are listed by area.
+ * answer and curl command (a failed check before any case first); passed
+ * and skipped cases are listed by area.
  */
 import { ACCESS_TOKEN_VARIABLE } from '../curl.js';
-import type { CaseResult, RunReport } from '../report.js';
+import { preflightCase, type CaseResult, type RunReport } from '../report.js';
+import { failedAt } from './text.js';
 
 function htmlText(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
@@ -30,6 +32,8 @@ code { font-size: 0.9em; }
 `;
 
 const LABEL: Readonly<Record<CaseResult['outcome'], string>> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
+/** failedAt's words where a sentence needs others. */
+const AT_WORDS: Readonly<Record<string, string>> = { 'before any case': 'at the check before any case', 'set-up': 'at the set-up' };
 
 function failureBlock(result: CaseResult): string {
   const failure = result.failure!;
@@ -45,7 +49,7 @@ function failureBlock(result: CaseResult): string {
   const answerText = answer === undefined ? '' : answer.error !== undefined ? `no answer: ${answer.error}` : `${answer.status} ${answer.contentType ?? ''}\n\n${answer.body ?? ''}`;
   return (
     `<details open id="${htmlText(result.id)}"><summary class="failed">${htmlText(result.id)}: ${htmlText(result.title)}</summary>` +
-    `<p>Checks <code>${htmlText(result.clause)}</code>. Failed at ${failure.step === 0 ? 'the set-up' : `step ${failure.step}`}: ${htmlText(failure.say)}.</p>` +
+    `<p>Checks <code>${htmlText(result.clause)}</code>. Failed ${AT_WORDS[failedAt(result)] ?? `at ${failedAt(result)}`}: ${htmlText(failure.say)}.</p>` +
     `<ul>${failure.problems.map((problem) => `<li>${htmlText(problem)}</li>`).join('')}</ul>` +
     (requests === '' ? '' : `<p>Request${failure.requests.length > 1 ? `s, sent at once (${failure.requests.length})` : ''}:</p>${requests}`) +
     (answerText === '' ? '' : `<p>Answer:</p><pre>${htmlText(answerText)}</pre>`) +
@@ -61,9 +65,15 @@ function caseRow(result: CaseResult): string {
 
 export function htmlReport(report: RunReport): string {
   const { total, passed, failed, skipped } = report.summary;
-  const failures = report.cases.filter((result) => result.outcome === 'failed');
+  const preflight = preflightCase(report);
+  const failures = [...(preflight === undefined ? [] : [preflight]), ...report.cases.filter((result) => result.outcome === 'failed')];
   const areas = [...new Set(report.cases.map((result) => result.area))];
-  const verdict = failed > 0 ? `<p class="failed"><strong>Not conformant: ${failed} of ${total} cases failed.</strong></p>` : `<p class="passed"><strong>Conformant: every case judged passed${skipped > 0 ? ` (${skipped} skipped, not judged)` : ''}.</strong></p>`;
+  const verdict =
+    preflight !== undefined
+      ? `<p class="failed"><strong>Not conformant: the check before any case failed, so no case was run.</strong></p>`
+      : failed > 0
+        ? `<p class="failed"><strong>Not conformant: ${failed} of ${total} cases failed.</strong></p>`
+        : `<p class="passed"><strong>Conformant: every case judged passed${skipped > 0 ? ` (${skipped} skipped, not judged)` : ''}.</strong></p>`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -1,9 +1,10 @@
 /**
  * JUnit XML, the report CI servers read: a testsuite per area, a testcase
  * per case, a <failure> with the problems and the curl command, a
- * <skipped> with its reason.
+ * <skipped> with its reason; a check before any case that failed is a
+ * failing testcase of its own.
  */
-import type { CaseResult, RunReport } from '../report.js';
+import { preflightCase, type CaseResult, type RunReport } from '../report.js';
 import { failureText } from './text.js';
 
 /** Text as XML 1.0 character data: escaped, and characters XML cannot hold shown as \uXXXX. */
@@ -28,9 +29,12 @@ function testcase(result: CaseResult): string {
 }
 
 export function junitReport(report: RunReport): string {
-  const areas = [...new Set(report.cases.map((result) => result.area))];
+  // A failed check before any case is a failing testcase of its own, first: a CI server shows the run red.
+  const preflight = preflightCase(report);
+  const all = preflight === undefined ? report.cases : [preflight, ...report.cases];
+  const areas = [...new Set(all.map((result) => result.area))];
   const suites = areas.map((area) => {
-    const results = report.cases.filter((result) => result.area === area);
+    const results = all.filter((result) => result.area === area);
     const count = (outcome: CaseResult['outcome']) => results.filter((result) => result.outcome === outcome).length;
     const time = results.reduce((sum, result) => sum + result.durationMs, 0);
     return (
@@ -39,10 +43,11 @@ export function junitReport(report: RunReport): string {
       '  </testsuite>'
     );
   });
+  const extra = preflight === undefined ? 0 : 1;
   const { total, failed, skipped } = report.summary;
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<testsuites name="${xmlText(`wagerlink conformance: ${report.side} at ${report.endpoint}`)}" tests="${total}" failures="${failed}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}">\n` +
+    `<testsuites name="${xmlText(`wagerlink conformance: ${report.side} at ${report.endpoint}`)}" tests="${total + extra}" failures="${failed + extra}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}">\n` +
     `${suites.join('\n')}\n` +
     '</testsuites>\n'
   );

@@ -6,7 +6,8 @@
  * NO_COLOR set.
  */
 import type { RunEvent } from '../runner.js';
-import type { CaseResult, RunReport } from '../report.js';
+import { PREFLIGHT_FAILED_REASON, preflightCase, type CaseResult, type RunReport } from '../report.js';
+import { failedAt } from './text.js';
 import { ACCESS_TOKEN_VARIABLE } from '../curl.js';
 
 export interface TerminalOutput {
@@ -33,7 +34,7 @@ export function wantsColour(output: TerminalOutput, env: NodeJS.ProcessEnv = pro
   return output.isTTY === true && (env.NO_COLOR ?? '') === '';
 }
 
-function mark(result: CaseResult, paint: Palette): string {
+function mark(result: Pick<CaseResult, 'outcome'>, paint: Palette): string {
   if (result.outcome === 'passed') return paint.pass('PASS');
   if (result.outcome === 'failed') return paint.fail('FAIL');
   return paint.skip('SKIP');
@@ -50,7 +51,10 @@ export function terminalReporter(output: TerminalOutput, colour: boolean): (even
   return (event) => {
     switch (event.type) {
       case 'start':
-        output.write(`${paint.bold(`Conformance of the operator at ${event.endpoint}`)}: ${event.total} cases; fixtures from ${event.fixtures}\n\n`);
+        output.write(`${paint.bold(`Conformance of the ${event.side} at ${event.endpoint}`)}: ${event.total} cases; ${event.side === 'operator' ? 'fixtures from' : 'as'} ${event.fixtures}\n\n`);
+        return;
+      case 'preflight-failed':
+        output.write(`${mark({ outcome: 'failed' }, paint)} before any case: ${event.failure.say}\n`);
         return;
       case 'case-start':
         if (live) output.write(paint.dim(`     ${counter(event.index, event.total)} ${event.id} …`));
@@ -85,13 +89,16 @@ export function summaryText(report: RunReport, colour: boolean): string {
   lines.push(`${paint.bold('Summary')}: ${total} cases: ${counts.join(', ')} (${(report.durationMs / 1000).toFixed(1)} s)`);
 
   const skips = new Map<string, string[]>();
-  for (const result of report.cases) if (result.outcome === 'skipped') skips.set(result.reason ?? '', [...(skips.get(result.reason ?? '') ?? []), result.id]);
+  // Every case is skipped when the check before any case failed; the failure below says so once.
+  const listed = report.cases.filter((result) => result.outcome === 'skipped' && result.reason !== PREFLIGHT_FAILED_REASON);
+  for (const result of listed) skips.set(result.reason ?? '', [...(skips.get(result.reason ?? '') ?? []), result.id]);
   if (skips.size > 0) {
     lines.push('', paint.skip(paint.bold('Skipped, not judged:')));
     for (const [reason, ids] of skips) lines.push(`  ${reason}`, paint.dim(`    ${ids.length} case${ids.length === 1 ? '' : 's'}: ${ids.join(', ')}`));
   }
 
-  const failures = report.cases.filter((result) => result.outcome === 'failed');
+  const preflight = preflightCase(report);
+  const failures = [...(preflight === undefined ? [] : [preflight]), ...report.cases.filter((result) => result.outcome === 'failed')];
   if (failures.length > 0) {
     lines.push('', paint.fail(paint.bold('Failures:')));
     // Only calls to an operator carry an access token; the provider's endpoints take none (docs/protocol.md §8).
@@ -99,7 +106,7 @@ export function summaryText(report: RunReport, colour: boolean): string {
     failures.forEach((result, i) => {
       const failure = result.failure!;
       lines.push('', `${i + 1}) ${paint.bold(result.id)}: ${result.title}`, `   ${result.clause}`);
-      lines.push(`   ${failure.step === 0 ? 'set-up' : `step ${failure.step}`}: ${failure.say}`);
+      lines.push(`   ${failedAt(result)}: ${failure.say}`);
       for (const problem of failure.problems) lines.push(paint.fail(indent(`- ${problem}`, '   ')));
       const request = failure.requests[failure.requests.length - 1];
       if (request !== undefined) lines.push(`   request: ${request.method} ${request.url} (${request.bodyBytes} bytes${failure.requests.length > 1 ? `, one of ${failure.requests.length} sent at once` : ''})`);
@@ -110,6 +117,10 @@ export function summaryText(report: RunReport, colour: boolean): string {
       if (failure.curl !== '') lines.push('   reproduce:', indent(failure.curl, '     '));
     });
   }
-  lines.push('', failed > 0 ? paint.fail(`FAILED: ${failed} of ${total} cases`) : paint.pass(`PASSED: ${passed} of ${total} cases${skipped > 0 ? ` (${skipped} skipped, not judged)` : ''}`), '');
+  let verdict: string;
+  if (preflight !== undefined) verdict = paint.fail(`FAILED before any case: none of ${total} cases was run`);
+  else if (failed > 0) verdict = paint.fail(`FAILED: ${failed} of ${total} cases`);
+  else verdict = paint.pass(`PASSED: ${passed} of ${total} cases${skipped > 0 ? ` (${skipped} skipped, not judged)` : ''}`);
+  lines.push('', verdict, '');
   return lines.join('\n');
 }

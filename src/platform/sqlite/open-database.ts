@@ -4,8 +4,9 @@
  * provider's round log (src/provider/store/sqlite/provider-store.ts) both open theirs
  * here, so that both get the same pragmas and the same durability rule.
  */
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { ownerOnlyFile, ownerOnlyFolder, tightenFile } from '../owner-only-files.js';
 
 /** How long a writer waits for another process's lock (ms), e.g. a CLI command beside the server. */
@@ -63,9 +64,59 @@ export type Durability = 'full' | 'flusher';
  */
 export const SIDE_FILE_SUFFIXES = ['-wal', '-shm', '-journal'] as const;
 
+/**
+ * better-sqlite3 is not installed, or installed without its compiled part:
+ * it is an optional dependency (package.json), so that the clients and the
+ * conformance kit install no native code, and only a server or command on a
+ * SQLite database needs it.
+ */
+export class SqliteDriverMissing extends Error {
+  override name = 'SqliteDriverMissing';
+}
+
+const DRIVER_MISSING =
+  'install better-sqlite3 to run the wallet or the provider on SQLite (npm install better-sqlite3, beside wagerlink), ' +
+  'or give them a postgres:// database';
+
+let driver: typeof Database | undefined;
+
+/**
+ * The driver, loaded the first time a SQLite database is opened rather than
+ * when this module is: the `wagerlink` command imports every server, and
+ * must still run the clients' commands and the kit where the driver is not
+ * installed. Throws SqliteDriverMissing when it is not.
+ */
+export function sqliteDriver(): typeof Database {
+  if (driver !== undefined) return driver;
+  try {
+    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND' && String((error as Error).message).includes('better-sqlite3')) {
+      throw new SqliteDriverMissing(`better-sqlite3 is not installed: ${DRIVER_MISSING}`);
+    }
+    throw error;
+  }
+  return driver;
+}
+
+/** A connection; the driver's compiled part is loaded by the first one, and a driver installed without it (its build failed) says so. */
+function connect(path: string, options: Database.Options): Database.Database {
+  const Driver = sqliteDriver();
+  try {
+    return new Driver(path, options);
+  } catch (error) {
+    if (String((error as Error).message).startsWith('Could not locate the bindings file')) {
+      throw new SqliteDriverMissing(`better-sqlite3 is installed without its compiled part (its build failed or was skipped): ${DRIVER_MISSING}`);
+    }
+    throw error;
+  }
+}
+
 export function openDatabase(path: string, durability: Durability = 'full'): Database.Database {
+  // A missing driver is told before the file is made: a command that cannot open it leaves nothing behind.
+  sqliteDriver();
   if (path !== ':memory:' && path !== '') ownerOnlyDatabase(path);
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const db = connect(path, { timeout: BUSY_TIMEOUT_MS });
   // WAL: readers never block the writer, and a commit appends to one file.
   db.pragma('journal_mode = WAL');
   db.pragma(synchronous(durability));
@@ -100,7 +151,7 @@ function ownerOnlyDatabase(path: string): void {
  * The database must exist, in WAL mode (a writer opened it).
  */
 export function openCheckpointConnection(path: string, durability: Durability): Database.Database {
-  const db = new Database(path, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  const db = connect(path, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   db.pragma(synchronous(durability));
   return db;
 }
@@ -115,7 +166,7 @@ function synchronous(durability: Durability): string {
  * database must exist, migrated, with its WAL files (a writer opened it).
  */
 export function openReader(path: string): Database.Database {
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  const db = connect(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   db.pragma(`cache_size = -${CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
   db.defaultSafeIntegers(true);

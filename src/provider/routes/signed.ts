@@ -36,7 +36,7 @@ import { isCountryCode, isLanguageTag } from '../../protocol/regions.js';
 import { GameBetsRequest, GenerateLaunchUrlRequest } from '../../protocol/schemas.js';
 import { SIGNATURE_HEADER, signingSecrets, verifySignature } from '../../protocol/signing.js';
 import { compileBody } from '../../protocol/validate.js';
-import { noLadderDetail, type Catalog } from '../catalog.js';
+import { funPlay, noLadderDetail, type Catalog, type PlayMoney } from '../catalog.js';
 import type { GameService } from '../game-service.js';
 import { addressSet, callerAddress, type AddressSet } from '../ip-whitelist.js';
 import type { GameSettings, OperatorSettings, ProviderConfig } from '../provider-config.js';
@@ -94,18 +94,15 @@ function launchProblem(input: GenerateLaunchUrlRequest): string | undefined {
 
 /**
  * Why a launch could not be played, if it could not: fun mode plays in the
- * play-money currency, real mode in the player's, which the operator may
- * name in `currency` (the provider learns it for certain only at
- * /authenticate, when the page opens, and checks it again there).
+ * currency the launch names, or the play-money currency (funPlay); real
+ * mode in the player's, which the operator may name in `currency` (the
+ * provider learns it for certain only at /authenticate, when the page
+ * opens, and checks it again there).
  */
-function launchCurrencyProblem(
-  input: GenerateLaunchUrlRequest,
-  operator: OperatorSettings,
-  catalog: Pick<Catalog, 'ladder' | 'offeredLadder'>,
-  funCurrency: string,
-): string | undefined {
+function launchCurrencyProblem(input: GenerateLaunchUrlRequest, operator: OperatorSettings, catalog: Catalog<GameSettings>, fun: PlayMoney): string | undefined {
   if (input.mode === 'fun') {
-    return catalog.ladder(input.game, funCurrency) ? undefined : `game ${input.game} has no bet ladder for the play-money currency ${funCurrency}`;
+    const play = funPlay(catalog, fun, operator, input.game, input.currency);
+    return typeof play === 'string' ? play : undefined;
   }
   if (input.currency === undefined) return undefined;
   return catalog.offeredLadder(input.game, input.currency, operator) ? undefined : noLadderDetail(input.game, input.currency, operator.operatorId);
@@ -172,7 +169,7 @@ function launchUrlRoute(app: FastifyInstance, { config, games }: SignedRoutesOpt
       return sendProblem(reply, 'WALLET_NOT_FOUND', `walletId ${input.walletId} is not registered for operator ${operator.settings.operatorId}`);
     }
     // A launch the game could not be played in is refused now, not once the player has opened the page.
-    const unplayable = launchCurrencyProblem(input, operator.settings, catalog, config.fun.currency);
+    const unplayable = launchCurrencyProblem(input, operator.settings, catalog, config.fun);
     if (unplayable) return sendProblem(reply, 'UNSUPPORTED_CURRENCY', unplayable);
     const url = games.launchUrl({
       mode: input.mode,
@@ -180,6 +177,8 @@ function launchUrlRoute(app: FastifyInstance, { config, games }: SignedRoutesOpt
       operatorId: operator.settings.operatorId,
       ...(input.walletId === undefined ? {} : { walletId: input.walletId }),
       ...(input.mode === 'real' && input.key !== undefined ? { key: input.key } : {}),
+      // A fun launch plays in the currency it names; a real one in the player's, which /authenticate tells.
+      ...(input.mode === 'fun' && input.currency !== undefined ? { currency: input.currency } : {}),
       ...(input.country === undefined ? {} : { country: input.country }),
       language: input.language,
       urls: { ...(input.urls ?? {}) },

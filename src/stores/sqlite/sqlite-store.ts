@@ -31,6 +31,7 @@ import type { WorkerInit } from './batch-writer-worker.js';
 import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Call, Reply } from './sqlite-operations.js';
+import { sqliteDriver } from '../../platform/sqlite/open-database.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
   path: string;
@@ -119,6 +120,8 @@ export class SqliteStore implements WalletStore {
   ) {}
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
+    // The writer thread opens the database; a driver that is not installed is told here, by name, not as the thread's error.
+    sqliteDriver();
     const store = new SqliteStore(options.path, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX);
     store.writer = await store.threadWriter({
       path: options.path,
