@@ -18,7 +18,6 @@ import tseslint from 'typescript-eslint';
 /** Lines of one function, blank lines and comments not counted. */
 const FUNCTION_LINES_MAX = 70;
 
-
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'test-artifacts/', 'bench/results/'] },
   js.configs.recommended,
@@ -40,7 +39,11 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': [
         'error',
         // node:test's test() and describe() return promises the runner itself awaits.
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',

@@ -55,7 +55,10 @@ export function parseProcessStat(line: string): ProcessStat | undefined {
   const open = line.indexOf('(');
   const close = line.lastIndexOf(')');
   if (open < 0 || close < open) return undefined;
-  const fields = line.slice(close + 2).trim().split(/\s+/);
+  const fields = line
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   const parentPid = Number(fields[1]);
   const [user, system, childUser, childSystem] = [11, 12, 13, 14].map((i) => Number(fields[i]));
   if (![parentPid, user, system, childUser, childSystem].every(Number.isFinite)) return undefined;
@@ -184,12 +187,7 @@ export const TICKS_PER_SECOND = (() => {
  * had spent before the run. (PostgreSQL's backends, one per pgbench client,
  * end with the run.)
  */
-export function cpuBetween(
-  before: CpuSample,
-  after: CpuSample,
-  serverPids: number | readonly number[] | undefined,
-  databaseName = 'postgres',
-): CpuSpent {
+export function cpuBetween(before: CpuSample, after: CpuSample, serverPids: number | readonly number[] | undefined, databaseName = 'postgres'): CpuSpent {
   const roots = serverPids === undefined ? [] : [serverPids].flat();
   if (!before.machine || !after.machine) return CPU_UNMEASURED;
   // Each sample's own tree: a pid may have passed to another program with another parent.
@@ -259,7 +257,7 @@ export function childCpuSecondsFromTimes(output: string): number {
 function treeOf(roots: readonly number[], sample: CpuSample): Set<number> {
   const tree = new Set<number>(roots);
   // Children may be listed before their parents: repeat until no process joins.
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const stat of sample.processes.values()) {
       if (!tree.has(stat.pid) && tree.has(stat.parentPid)) {

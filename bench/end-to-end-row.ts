@@ -97,7 +97,12 @@ export async function endToEndRow(kit: BenchKit, game: EndToEndGame, options: En
   const providerPort = await kit.freePort();
   const operator = await kit.startProcess(
     ['bin/wagerlink.js', 'operator', 'serve'],
-    { ...options.env, WAGERLINK_PORT: String(operatorPort), WAGERLINK_DATABASE: join(options.work, `end-to-end-${game}-operator.db`), WAGERLINK_LOG_LEVEL: 'info' },
+    {
+      ...options.env,
+      WAGERLINK_PORT: String(operatorPort),
+      WAGERLINK_DATABASE: join(options.work, `end-to-end-${game}-operator.db`),
+      WAGERLINK_LOG_LEVEL: 'info',
+    },
     /ready on/,
   );
   try {

@@ -29,9 +29,23 @@ app.post('/transaction', async (request, reply) => {
   const item = { id: ++sent, operatorId: 'bench-operator', path: '/transaction', body: request.body as Buffer } as OutboxItem;
   const attempt = await sender.send(item);
   if (attempt.kind !== 'answered') return reply.code(502).header('content-type', 'application/problem+json').send('{"code":"SERVICE_UNAVAILABLE"}');
-  if (attempt.status === 200) return reply.code(200).header('content-type', 'application/json').send(attempt.balance === undefined ? '{}' : `{"balance":${attempt.balance}}`);
-  return reply.code(attempt.status).header('content-type', 'application/problem+json').send(JSON.stringify({ code: attempt.code, detail: attempt.detail }));
+  if (attempt.status === 200)
+    return reply
+      .code(200)
+      .header('content-type', 'application/json')
+      .send(attempt.balance === undefined ? '{}' : `{"balance":${attempt.balance}}`);
+  return reply
+    .code(attempt.status)
+    .header('content-type', 'application/problem+json')
+    .send(JSON.stringify({ code: attempt.code, detail: attempt.detail }));
 });
 const address = await app.listen({ host: '127.0.0.1', port });
 console.log(`forwarder ready on ${address}`);
-process.once('SIGTERM', () => void app.close().then(() => sender.close()).then(() => process.exit(0)));
+process.once(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => sender.close())
+      .then(() => process.exit(0)),
+);

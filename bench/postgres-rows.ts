@@ -167,11 +167,10 @@ async function pgbench(kit: BenchKit, options: PostgresRowsOptions, url: string)
   const attempt = async (): Promise<RunResult> => {
     const prefix = `pgbench-${attempts++}`;
     const before = sampleCpu();
-    const result = spawnSync(
-      'bash',
-      ['-c', `pgbench -b tpcb-like -c ${clients} -j 1 -T ${options.seconds} -l --log-prefix=${prefix} "$0"; times`, url],
-      { cwd: options.work, encoding: 'utf8' },
-    );
+    const result = spawnSync('bash', ['-c', `pgbench -b tpcb-like -c ${clients} -j 1 -T ${options.seconds} -l --log-prefix=${prefix} "$0"; times`, url], {
+      cwd: options.work,
+      encoding: 'utf8',
+    });
     const spent = cpuBetween(before, sampleCpu(), undefined);
     if (result.status !== 0) throw new Error(`pgbench failed: ${result.stderr}`);
     const tps = Number(/tps = ([\d.]+)/.exec(result.stdout)?.[1]);

@@ -82,8 +82,7 @@ const HOST_CORES = availableParallelism();
  * row's time goes.
  */
 const SERVER_NODE_ARGS =
-  process.env.WAGERLINK_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ??
-  (HOST_CORES <= SMALL_HOST_CORES ? [`--v8-pool-size=${SMALL_HOST_V8_POOL_SIZE}`] : []);
+  process.env.WAGERLINK_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? (HOST_CORES <= SMALL_HOST_CORES ? [`--v8-pool-size=${SMALL_HOST_V8_POOL_SIZE}`] : []);
 
 const log = (message: string) => console.error(`[bench] ${message}`);
 /** What requests.lua writes to stderr once its requests are formatted and the run is about to start. */
@@ -297,7 +296,13 @@ function mixedRequests(rich: BenchSession[], poor: BenchSession[]): (i: number) 
     const roll = random();
     let request: { path: string; body: string };
     if (roll < 0.7) {
-      request = { path: '/transaction', body: roundBody(session, [{ id: randomUUID(), type: 'bet', amount: 2 }, { id: randomUUID(), type: 'win', amount: 1.9 }]) };
+      request = {
+        path: '/transaction',
+        body: roundBody(session, [
+          { id: randomUUID(), type: 'bet', amount: 2 },
+          { id: randomUUID(), type: 'win', amount: 1.9 },
+        ]),
+      };
     } else if (roll < 0.85) {
       const roundId = randomUUID();
       request = { path: '/transaction', body: roundBody(session, [{ id: randomUUID(), type: 'bet', amount: 1 }], roundId, false) };
@@ -339,7 +344,11 @@ async function growLedger(path: string, rounds: number): Promise<void> {
         const session = sessions[(done + i) % sessions.length]!;
         return store.transact({
           now,
-          request: checkedTransaction({ ...session, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } }),
+          request: checkedTransaction({
+            ...session,
+            transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }],
+            round: { id: randomUUID(), finished: true },
+          }),
         });
       });
       const outcomes = await Promise.all(batch);
@@ -479,10 +488,7 @@ async function main(): Promise<void> {
     }
     if (POSTGRES_ROWS.some(wanted)) {
       await measureCeiling('before the postgres rows');
-      Object.assign(
-        rows,
-        await postgresRows(kit, { work, runs: RUNS, seconds: SECONDS, requestCount, players: PLAYERS, env: SERVER_ENV, wanted }),
-      );
+      Object.assign(rows, await postgresRows(kit, { work, runs: RUNS, seconds: SECONDS, requestCount, players: PLAYERS, env: SERVER_ENV, wanted }));
     }
     await measureCeiling('last');
   } finally {
@@ -561,7 +567,9 @@ function report(rows: Record<string, Row>, host: HostFacts): void {
   if (grown && single) console.log(`grown ledger / empty ledger: ${(grown.requestsPerSecond / single.requestsPerSecond).toFixed(2)}`);
   const forwarded = rows[FORWARDER_ROW];
   if (forwarded && single) {
-    console.log(`${FORWARDER_ROW} / single bet: ${(forwarded.requestsPerSecond / single.requestsPerSecond).toFixed(2)}, the bound of the end-to-end rows on this host`);
+    console.log(
+      `${FORWARDER_ROW} / single bet: ${(forwarded.requestsPerSecond / single.requestsPerSecond).toFixed(2)}, the bound of the end-to-end rows on this host`,
+    );
   }
   console.log(hostLine(host));
   // Two seconds a row and a ledger of 10,000 rounds say whether the bench works, not how fast the wallet is.

@@ -32,10 +32,13 @@ export const DESCRIPTIONS = {
   PLAYER_BLOCKED: 'The player is blocked or self-excluded: bets and /authenticate are refused.',
   HOST_NOT_ALLOWED:
     "A server told its own addresses (the sandbox, on 127.0.0.1) was reached by another name in `Host`, or asked to change state from another site's page (`Origin`): how DNS rebinding reaches a server on the loopback interface.",
-  SESSION_NOT_FOUND: "The `sessionId` was never issued by the operator; provider back office: the player has no real game session at the operator for a payout to name.",
+  SESSION_NOT_FOUND:
+    'The `sessionId` was never issued by the operator; provider back office: the player has no real game session at the operator for a payout to name.',
   PLAYER_NOT_FOUND: 'Back office: no player has this id.',
-  FORBIDDEN: "Back office: the staff account's role does not hold the action the route needs, or (provider) the item belongs to an operator outside the account's scope; `detail` names the action and the role it takes.",
-  STAFF_LIMIT_EXCEEDED: "Back office: the amount is over the staff account's role limit for one call in that currency (docs/operator.md, docs/provider.md: staff limits); nothing was changed.",
+  FORBIDDEN:
+    "Back office: the staff account's role does not hold the action the route needs, or (provider) the item belongs to an operator outside the account's scope; `detail` names the action and the role it takes.",
+  STAFF_LIMIT_EXCEEDED:
+    "Back office: the amount is over the staff account's role limit for one call in that currency (docs/operator.md, docs/provider.md: staff limits); nothing was changed.",
   STAFF_NOT_FOUND: 'Back office: no staff account or token has this name or id.',
   STAFF_EXISTS: 'Back office: a staff account has this name already (names are never reused, so that the audit log names one person).',
   GAME_NOT_FOUND: 'An unknown game slug; `detail` lists the games.',
@@ -44,18 +47,18 @@ export const DESCRIPTIONS = {
   METHOD_NOT_ALLOWED: 'The path exists, but not with this method; the `Allow` header lists the methods it takes.',
   REQUEST_TIMEOUT: "The request's headers and body did not arrive within the receiver's time-out; the connection is closed.",
   DUPLICATE_CONFLICT: 'A transaction id, `payoutId` or back-office adjustment id seen before with other content.',
-  ROUND_CLOSED: "New transactions for a round that is finished; game page: a free spin asked of a round that has none left to play.",
+  ROUND_CLOSED: 'New transactions for a round that is finished; game page: a free spin asked of a round that has none left to play.',
   ROUND_MISMATCH: 'The round id already belongs to another player or game.',
   CAMPAIGN_FINISHED: 'A freeBets bet after its campaign finished for the player.',
   PLAYER_EXISTS: 'Back office: the player id is taken.',
   STATE_CONFLICT: "Provider back office: the outbox item's state does not allow the action (it is in flight, or already has a final outcome).",
-  ROUND_UNFINISHED:
-    "Game page: the launch's previous reels round still has free spins to play; they are played (`/api/free-spin`) before a new round starts.",
+  ROUND_UNFINISHED: "Game page: the launch's previous reels round still has free spins to play; they are played (`/api/free-spin`) before a new round starts.",
   PAYLOAD_TOO_LARGE: "The request body is over the limit (the player-facing APIs' own is 8 KiB).",
   URI_TOO_LONG: "A path or path parameter is over the receiver's limit.",
   UNSUPPORTED_MEDIA_TYPE: 'No body, or a `Content-Type` other than `application/json`.',
   UNSUPPORTED_CURRENCY: 'No bet ladder for a currency (`detail` lists them); in the back office, a currency the wallet does not hold.',
-  RATE_LIMITED: "Too many requests; `Retry-After` says when to resend. Wagerlink's player-facing APIs (the game pages', the sandbox lobby's) answer it per address and per launch.",
+  RATE_LIMITED:
+    "Too many requests; `Retry-After` says when to resend. Wagerlink's player-facing APIs (the game pages', the sandbox lobby's) answer it per address and per launch.",
   HEADERS_TOO_LARGE: "The request line and headers are over the receiver's limit.",
   INTERNAL_ERROR: 'A bug in the receiver; nothing was applied.',
   SERVICE_UNAVAILABLE: 'Overloaded, storage unavailable, or shutting down; nothing was applied.',

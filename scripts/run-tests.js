@@ -45,7 +45,7 @@ for (let i = 0; i < args.length; i += 1) {
 const problems = tierProblems(testFiles('test', '.test.ts'));
 if (problems.length > 0) {
   for (const problem of problems) console.error(`error: ${problem}`);
-    process.exit(1);
+  process.exit(1);
 }
 if (!process.env.DATABASE_URL) {
   console.log('notice: DATABASE_URL is not set: PostgreSQL tests are skipped.');

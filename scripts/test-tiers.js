@@ -190,7 +190,10 @@ export const TIER_NAMES = Object.keys(TIERS);
 // A test file's path relative to test/ without its suffix, from its source
 // (test/a/b.test.ts) or compiled (dist/test/a/b.test.js) path.
 export function tierKey(path) {
-  return path.replace(/\\/g, '/').replace(/^(.*?\/)?test\//, '').replace(/\.test\.[jt]s$/, '');
+  return path
+    .replace(/\\/g, '/')
+    .replace(/^(.*?\/)?test\//, '')
+    .replace(/\.test\.[jt]s$/, '');
 }
 
 // What is wrong with the table for these test files: each file in no tier or

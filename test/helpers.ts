@@ -49,7 +49,9 @@ export interface OperatorBackend {
  */
 export const OPERATOR_BACKENDS: OperatorBackend[] = (() => {
   const all: OperatorBackend[] = [{ name: 'sqlite' }, { name: 'postgres', ...(POSTGRES_UNAVAILABLE ? { unavailable: POSTGRES_UNAVAILABLE } : {}) }];
-  const wanted = process.env.STORES?.split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = process.env.STORES?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return wanted ? all.filter((backend) => wanted.includes(backend.name)) : all;
 })();
 
@@ -322,10 +324,7 @@ const LEDGER_PAGES_MAX = 1_000;
  * cursor of GET /admin/players/:id/transactions. `get` performs one
  * back-office GET (inject or a real socket) and returns status and body text.
  */
-export async function ledgerOf(
-  get: (url: string) => Promise<{ status: number; text: string }>,
-  playerId: string,
-): Promise<LedgerItem[]> {
+export async function ledgerOf(get: (url: string) => Promise<{ status: number; text: string }>, playerId: string): Promise<LedgerItem[]> {
   const items: LedgerItem[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < LEDGER_PAGES_MAX; page++) {

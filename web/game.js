@@ -6,9 +6,32 @@
 // BigInt, never floats.
 
 import {
-  applyLanguage as applyPageLanguage, call, canVerify, fairnessMark, ladderChips, openLaunch, fromMinor, isPressable, isTextField, keepSpaceForPlay,
-  loadClientSeed, money, numberFormat, page, problemText, seedMatchesHash, setBalance as showBalance, setMoney, showFairness, startRefresh, t, toast, toMinor,
-  uniformFromDigests, wireCasinoButtons, wireClientSeed,
+  applyLanguage as applyPageLanguage,
+  call,
+  canVerify,
+  fairnessMark,
+  ladderChips,
+  openLaunch,
+  fromMinor,
+  isPressable,
+  isTextField,
+  keepSpaceForPlay,
+  loadClientSeed,
+  money,
+  numberFormat,
+  page,
+  problemText,
+  seedMatchesHash,
+  setBalance as showBalance,
+  setMoney,
+  showFairness,
+  startRefresh,
+  t,
+  toast,
+  toMinor,
+  uniformFromDigests,
+  wireCasinoButtons,
+  wireClientSeed,
 } from './page.js';
 
 const ROLL_OUTCOMES = 1000000n;
@@ -22,13 +45,41 @@ const ROUND_POLL_MS = 1000;
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  app: $('app'), title: $('title'), modeBadge: $('mode-badge'), balance: $('balance'), lobby: $('lobby'), deposit: $('deposit'),
-  die: $('die'), roll: $('roll'), verdict: $('verdict'), winZone: $('win-zone'), marker: $('marker'),
-  multiplier: $('multiplier'), under: $('under'), payout: $('payout'), chance: $('chance'), chanceOut: $('chance-out'),
-  bet: $('bet'), betDown: $('bet-down'), betUp: $('bet-up'), chips: $('chips'), free: $('free'), freeTitle: $('free-title'),
-  freeText: $('free-text'), freeBtn: $('free-btn'), rollBtn: $('roll-btn'), rounds: $('rounds'), roundsEmpty: $('rounds-empty'),
-  nextHash: $('next-hash'), nonce: $('nonce'), clientSeed: $('client-seed'), rtpLine: $('rtp-line'), overlayText: $('overlay-text'), toast: $('toast'),
-  rollReason: $('roll-reason'), trackScale: $('track-scale'),
+  app: $('app'),
+  title: $('title'),
+  modeBadge: $('mode-badge'),
+  balance: $('balance'),
+  lobby: $('lobby'),
+  deposit: $('deposit'),
+  die: $('die'),
+  roll: $('roll'),
+  verdict: $('verdict'),
+  winZone: $('win-zone'),
+  marker: $('marker'),
+  multiplier: $('multiplier'),
+  under: $('under'),
+  payout: $('payout'),
+  chance: $('chance'),
+  chanceOut: $('chance-out'),
+  bet: $('bet'),
+  betDown: $('bet-down'),
+  betUp: $('bet-up'),
+  chips: $('chips'),
+  free: $('free'),
+  freeTitle: $('free-title'),
+  freeText: $('free-text'),
+  freeBtn: $('free-btn'),
+  rollBtn: $('roll-btn'),
+  rounds: $('rounds'),
+  roundsEmpty: $('rounds-empty'),
+  nextHash: $('next-hash'),
+  nonce: $('nonce'),
+  clientSeed: $('client-seed'),
+  rtpLine: $('rtp-line'),
+  overlayText: $('overlay-text'),
+  toast: $('toast'),
+  rollReason: $('roll-reason'),
+  trackScale: $('track-scale'),
 };
 
 const state = {
@@ -340,9 +391,14 @@ function wire() {
     state.chancePct = Number(ui.chance.value);
     renderQuote();
   });
-  wireClientSeed(ui.clientSeed, CLIENT_SEED_KEY, () => state.clientSeed, (seed) => {
-    state.clientSeed = seed;
-  });
+  wireClientSeed(
+    ui.clientSeed,
+    CLIENT_SEED_KEY,
+    () => state.clientSeed,
+    (seed) => {
+      state.clientSeed = seed;
+    },
+  );
   document.addEventListener('keydown', (event) => {
     const target = event.target;
     if (isTextField(target) || event.ctrlKey || event.metaKey || event.altKey) return;

@@ -16,16 +16,25 @@ import STRINGS from './strings.json' with { type: 'json' };
 const PROBLEM_TEXT = {
   INSUFFICIENT_FUNDS: 'pFunds',
   SESSION_EXPIRED: 'pSession',
-  INVALID_LAUNCH_KEY: 'pLink', INVALID_TOKEN: 'pLink', SESSION_NOT_FOUND: 'pLink', SESSION_MISMATCH: 'pLink',
-  WALLET_NOT_FOUND: 'pLink', PLAYER_NOT_FOUND: 'pLink',
+  INVALID_LAUNCH_KEY: 'pLink',
+  INVALID_TOKEN: 'pLink',
+  SESSION_NOT_FOUND: 'pLink',
+  SESSION_MISMATCH: 'pLink',
+  WALLET_NOT_FOUND: 'pLink',
+  PLAYER_NOT_FOUND: 'pLink',
   PLAYER_BLOCKED: 'pBlocked',
   UNSUPPORTED_CURRENCY: 'pCurrency',
-  GAME_NOT_FOUND: 'pGame', NOT_FOUND: 'pGame',
-  SERVICE_UNAVAILABLE: 'pBusy', REQUEST_TIMEOUT: 'pBusy', INTERNAL_ERROR: 'pBusy',
+  GAME_NOT_FOUND: 'pGame',
+  NOT_FOUND: 'pGame',
+  SERVICE_UNAVAILABLE: 'pBusy',
+  REQUEST_TIMEOUT: 'pBusy',
+  INTERNAL_ERROR: 'pBusy',
   CAMPAIGN_FINISHED: 'pFree',
   RATE_LIMITED: 'pRate',
   INVALID_REQUEST: 'pBet',
-  DUPLICATE_CONFLICT: 'pRound', ROUND_CLOSED: 'pRound', ROUND_MISMATCH: 'pRound',
+  DUPLICATE_CONFLICT: 'pRound',
+  ROUND_CLOSED: 'pRound',
+  ROUND_MISMATCH: 'pRound',
   ROUND_UNFINISHED: 'pUnfinished',
   NETWORK: 'pNetwork',
 };
@@ -55,7 +64,9 @@ export function t(key, vars = {}) {
 
 /** Sets the page's language (a BCP 47 tag; its base picks the strings) and translates every [data-i18n] node. */
 export function applyLanguage(tag) {
-  const base = String(tag || 'en').toLowerCase().split('-')[0];
+  const base = String(tag || 'en')
+    .toLowerCase()
+    .split('-')[0];
   page.strings = STRINGS[base] ?? STRINGS.en;
   page.language = supportedTag(tag || 'en');
   document.documentElement.lang = tag || 'en';

@@ -8,11 +8,7 @@
  * fails when they drift apart): the browser recomputes a revealed round's
  * windows from its seeds with them.
  */
-export const STRIPS = [
-  '-OPLSC-MCJMCMCBOBOLPCMP7OCSOMLMP',
-  'MPCOMSO-MPOBMLJ-PBMC7OCMC-LOSCPL',
-  'POPJ-CL7MCBC-OMOM-SMPSLOSMBPOCML',
-];
+export const STRIPS = ['-OPLSC-MCJMCMCBOBOLPCMP7OCSOMLMP', 'MPCOMSO-MPOBMLJ-PBMC7OCMC-LOSCPL', 'POPJ-CL7MCBC-OMOM-SMPSLOSMBPOCML'];
 /** The rows a line crosses on reels 1, 2 and 3 (0 top, 1 middle, 2 bottom); line 1 is the middle row. As src/game/reels.ts. */
 export const LINES = [
   [1, 1, 1],

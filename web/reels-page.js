@@ -5,8 +5,30 @@
 // Amounts travel as decimal strings and are computed with BigInt, never floats.
 
 import {
-  applyLanguage, call, canVerify, fairnessMark, ladderChips, openLaunch, isTextField, keepSpaceForPlay, loadClientSeed, money, numberFormat, page, problemText,
-  seedMatchesHash, setBalance, setMoney, showFairness, startRefresh, t, toast, toMinor, uniformFromDigests, wireCasinoButtons, wireClientSeed,
+  applyLanguage,
+  call,
+  canVerify,
+  fairnessMark,
+  ladderChips,
+  openLaunch,
+  isTextField,
+  keepSpaceForPlay,
+  loadClientSeed,
+  money,
+  numberFormat,
+  page,
+  problemText,
+  seedMatchesHash,
+  setBalance,
+  setMoney,
+  showFairness,
+  startRefresh,
+  t,
+  toast,
+  toMinor,
+  uniformFromDigests,
+  wireCasinoButtons,
+  wireClientSeed,
 } from './page.js';
 import { LINES, reelsApi, STRIPS, windowOf } from './reels-api.js';
 
@@ -24,13 +46,37 @@ const SPIN_SYMBOLS = [...new Set(STRIPS.join(''))];
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  app: $('app'), title: $('title'), modeBadge: $('mode-badge'), balance: $('balance'), lobby: $('lobby'), deposit: $('deposit'),
-  jackpot: $('jackpot'), window: $('window'), paylines: $('paylines'), verdict: $('verdict'), lineWins: $('line-wins'),
-  featureBar: $('feature-bar'), featureText: $('feature-text'), featureBtn: $('feature-btn'),
-  bet: $('bet'), betDown: $('bet-down'), betUp: $('bet-up'), chips: $('chips'),
-  free: $('free'), freeTitle: $('free-title'), freeText: $('free-text'), freeBtn: $('free-btn'),
-  spinBtn: $('spin-btn'), spinReason: $('spin-reason'), rounds: $('rounds'), roundsEmpty: $('rounds-empty'),
-  nextHash: $('next-hash'), nonce: $('nonce'), clientSeed: $('client-seed'), rtpLine: $('rtp-line'), overlayText: $('overlay-text'),
+  app: $('app'),
+  title: $('title'),
+  modeBadge: $('mode-badge'),
+  balance: $('balance'),
+  lobby: $('lobby'),
+  deposit: $('deposit'),
+  jackpot: $('jackpot'),
+  window: $('window'),
+  paylines: $('paylines'),
+  verdict: $('verdict'),
+  lineWins: $('line-wins'),
+  featureBar: $('feature-bar'),
+  featureText: $('feature-text'),
+  featureBtn: $('feature-btn'),
+  bet: $('bet'),
+  betDown: $('bet-down'),
+  betUp: $('bet-up'),
+  chips: $('chips'),
+  free: $('free'),
+  freeTitle: $('free-title'),
+  freeText: $('free-text'),
+  freeBtn: $('free-btn'),
+  spinBtn: $('spin-btn'),
+  spinReason: $('spin-reason'),
+  rounds: $('rounds'),
+  roundsEmpty: $('rounds-empty'),
+  nextHash: $('next-hash'),
+  nonce: $('nonce'),
+  clientSeed: $('client-seed'),
+  rtpLine: $('rtp-line'),
+  overlayText: $('overlay-text'),
 };
 
 const api = reelsApi(call);
@@ -61,7 +107,16 @@ function svgNode(name, attributes, text) {
 
 /** Each symbol's name (a strings.json key) and its drawing in a 100x100 box: shapes, no font or image to load. */
 const SYMBOLS = {
-  '7': { name: 'symSeven', draw: () => [svgNode('text', { x: 50, y: 74, 'text-anchor': 'middle', 'font-size': 72, 'font-weight': 900, fill: '#ef4444', stroke: '#7f1d1d', 'stroke-width': 3 }, '7')] },
+  7: {
+    name: 'symSeven',
+    draw: () => [
+      svgNode(
+        'text',
+        { x: 50, y: 74, 'text-anchor': 'middle', 'font-size': 72, 'font-weight': 900, fill: '#ef4444', stroke: '#7f1d1d', 'stroke-width': 3 },
+        '7',
+      ),
+    ],
+  },
   B: {
     name: 'symBar',
     draw: () => [
@@ -72,7 +127,12 @@ const SYMBOLS = {
   L: {
     name: 'symBell',
     draw: () => [
-      svgNode('path', { d: 'M50 14 C30 14 26 34 26 50 C26 62 20 68 14 74 L86 74 C80 68 74 62 74 50 C74 34 70 14 50 14 Z', fill: '#fbbf24', stroke: '#92400e', 'stroke-width': 3 }),
+      svgNode('path', {
+        d: 'M50 14 C30 14 26 34 26 50 C26 62 20 68 14 74 L86 74 C80 68 74 62 74 50 C74 34 70 14 50 14 Z',
+        fill: '#fbbf24',
+        stroke: '#92400e',
+        'stroke-width': 3,
+      }),
       svgNode('circle', { cx: 50, cy: 82, r: 8, fill: '#92400e' }),
     ],
   },
@@ -102,7 +162,9 @@ const SYMBOLS = {
   '-': { name: 'symBlank', draw: () => [] },
   S: {
     name: 'symStar',
-    draw: () => [svgNode('polygon', { points: '50,8 61,38 93,38 67,57 77,88 50,69 23,88 33,57 7,38 39,38', fill: '#fde047', stroke: '#ca8a04', 'stroke-width': 3 })],
+    draw: () => [
+      svgNode('polygon', { points: '50,8 61,38 93,38 67,57 77,88 50,69 23,88 33,57 7,38 39,38', fill: '#fde047', stroke: '#ca8a04', 'stroke-width': 3 }),
+    ],
   },
   J: {
     name: 'symCrown',
@@ -179,7 +241,10 @@ function animateSpin() {
 function showSpin(spin) {
   ui.window.classList.remove('waiting');
   state.shownWindow = spin.window;
-  drawWindow(spin.window, spin.lines.map((line) => line.line));
+  drawWindow(
+    spin.window,
+    spin.lines.map((line) => line.line),
+  );
   ui.lineWins.replaceChildren(
     ...spin.lines.map((line) => {
       const item = document.createElement('li');
@@ -228,7 +293,11 @@ function renderFeature() {
   const { played, total } = round.feature;
   ui.featureBtn.textContent = t('freeSpinOf', { n: state.numbers.count.format(played + 1), m: state.numbers.count.format(total) });
   ui.featureBtn.disabled = state.busy || state.pending !== null;
-  ui.featureText.textContent = t('featureText', { played: state.numbers.count.format(played), total: state.numbers.count.format(total), win: money(round.feature.win) });
+  ui.featureText.textContent = t('featureText', {
+    played: state.numbers.count.format(played),
+    total: state.numbers.count.format(total),
+    win: money(round.feature.win),
+  });
 }
 
 function renderJackpot() {
@@ -261,11 +330,22 @@ function roundItem(round) {
   if (round.jackpotWin !== null && toMinor(round.jackpotWin, decimals) > 0n) tag('jackpotTag');
   const meta = document.createElement('span');
   meta.className = 'r-meta';
-  meta.textContent = round.feature && round.base ? `${money(round.bet)} · ${t('spinsPlayed', { played: state.numbers.count.format(round.feature.played), total: state.numbers.count.format(round.feature.total) })}` : money(round.bet);
+  meta.textContent =
+    round.feature && round.base
+      ? `${money(round.bet)} · ${t('spinsPlayed', { played: state.numbers.count.format(round.feature.played), total: state.numbers.count.format(round.feature.total) })}`
+      : money(round.bet);
   left.append(meta);
   const result = document.createElement('span');
   result.className = 'r-win';
-  result.textContent = round.delivering ? t('delivering') : open ? t('featureOpen') : win > 0n ? `+${money(round.win)}` : round.free ? money('0') : `−${money(round.bet)}`;
+  result.textContent = round.delivering
+    ? t('delivering')
+    : open
+      ? t('featureOpen')
+      : win > 0n
+        ? `+${money(round.win)}`
+        : round.free
+          ? money('0')
+          : `−${money(round.bet)}`;
   item.append(left, result, fairnessMark(round, round.serverSeed !== undefined, state.numbers.count.format(round.nonce), verifyRound));
   return item;
 }
@@ -329,7 +409,10 @@ function announce(round, spin) {
     text = t(round.feature.completed ? 'featureDoneProvider' : 'featureDone', { amount: money(round.feature.win) });
     result = 'win';
   } else if (spin.awarded > 0) {
-    text = spin === round.base ? t('featureStart', { spins: state.numbers.count.format(spin.awarded) }) : t('featureMore', { spins: state.numbers.count.format(spin.awarded) });
+    text =
+      spin === round.base
+        ? t('featureStart', { spins: state.numbers.count.format(spin.awarded) })
+        : t('featureMore', { spins: state.numbers.count.format(spin.awarded) });
     result = 'win';
   } else if (toMinor(spin.win, decimals) > 0n) {
     text = t('spinWin', { amount: money(spin.win) });
@@ -429,8 +512,12 @@ async function refresh() {
     return undefined;
   }
   Object.assign(state.session, {
-    balance: session.balance, rounds: session.rounds, fairness: session.fairness, freeRounds: session.freeRounds,
-    jackpot: session.jackpot ?? state.session.jackpot, unfinished: session.unfinished,
+    balance: session.balance,
+    rounds: session.rounds,
+    fairness: session.fairness,
+    freeRounds: session.freeRounds,
+    jackpot: session.jackpot ?? state.session.jackpot,
+    unfinished: session.unfinished,
   });
   state.feature = session.unfinished && session.unfinished.featureLeft > 0 ? session.unfinished : null;
   setBalance(ui.balance, session.balance, false);
@@ -466,8 +553,12 @@ async function followPending() {
   }
   state.pending = null;
   Object.assign(state.session, {
-    balance: session.balance, rounds: session.rounds, fairness: session.fairness, freeRounds: session.freeRounds,
-    jackpot: session.jackpot ?? state.session.jackpot, unfinished: session.unfinished,
+    balance: session.balance,
+    rounds: session.rounds,
+    fairness: session.fairness,
+    freeRounds: session.freeRounds,
+    jackpot: session.jackpot ?? state.session.jackpot,
+    unfinished: session.unfinished,
   });
   if (round) {
     showRound(round, lastRevealedSpin(round));
@@ -507,9 +598,14 @@ function wire() {
   ui.featureBtn.addEventListener('click', () => freeSpin());
   ui.betDown.addEventListener('click', () => stepBet(-1));
   ui.betUp.addEventListener('click', () => stepBet(1));
-  wireClientSeed(ui.clientSeed, CLIENT_SEED_KEY, () => state.clientSeed, (seed) => {
-    state.clientSeed = seed;
-  });
+  wireClientSeed(
+    ui.clientSeed,
+    CLIENT_SEED_KEY,
+    () => state.clientSeed,
+    (seed) => {
+      state.clientSeed = seed;
+    },
+  );
   document.addEventListener('keydown', (event) => {
     if (isTextField(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === ' ') {

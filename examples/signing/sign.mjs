@@ -20,7 +20,10 @@ const { vectors } = JSON.parse(readFileSync(process.argv[2] ?? 'vectors.json', '
 let failed = 0;
 for (const vector of vectors) {
   const body = Buffer.from(vector.body, 'utf8');
-  const ok = sign(vector.secret, body) === vector.signature && verify(vector.secret, body, vector.signature) && !verify(vector.secret, body, vector.signature.toUpperCase());
+  const ok =
+    sign(vector.secret, body) === vector.signature &&
+    verify(vector.secret, body, vector.signature) &&
+    !verify(vector.secret, body, vector.signature.toUpperCase());
   console.log(`${ok ? 'ok' : 'FAILED'} ${vector.name}`);
   if (!ok) failed++;
 }

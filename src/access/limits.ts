@@ -73,7 +73,10 @@ export function decimalText(amount: Decimal): string {
  */
 export function parseStaffLimits(text: string, isRoleName: (name: string) => name is Role, base: StaffLimits = DEFAULT_STAFF_LIMITS): StaffLimits {
   const result: Partial<Record<Role, RoleLimits>> = { ...base };
-  for (const part of text.split(';').map((each) => each.trim()).filter((each) => each !== '')) {
+  for (const part of text
+    .split(';')
+    .map((each) => each.trim())
+    .filter((each) => each !== '')) {
     const colon = part.indexOf(':');
     const role = part.slice(0, colon).trim();
     if (colon < 0 || !isRoleName(role)) throw new Error(`"${part}": must be ROLE:CURRENCY=AMOUNT,... with a role of read-only, support, payments, admin`);
@@ -84,7 +87,10 @@ export function parseStaffLimits(text: string, isRoleName: (name: string) => nam
 
 function parseRoleLimits(role: string, text: string): RoleLimits {
   const limits: Record<string, string> = {};
-  for (const entry of text.split(',').map((each) => each.trim()).filter((each) => each !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((each) => each.trim())
+    .filter((each) => each !== '')) {
     const match = /^(\*|[A-Z0-9]{2,12})=(\d{1,20}(?:\.\d{1,18})?)$/.exec(entry);
     if (!match) throw new Error(`${role}: "${entry}" must be CURRENCY=AMOUNT (such as EUR=2500.00, or *=5000 for every other currency)`);
     limits[match[1]!] = match[2]!;

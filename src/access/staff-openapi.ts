@@ -22,7 +22,10 @@ export function staffOpenApiPaths(admin: readonly Record<string, never[]>[], cod
         summary: `Add a staff account with a role${side === 'provider' ? ' and a scope of operators' : ''} and its first token, shown once (admin role).${scoped}`,
         security: admin,
         requestBody: body(CreateStaffRequest),
-        responses: { ...ok('201', 'The account and its token', StaffCreated), ...problems([...codes, 'STAFF_EXISTS', ...(side === 'provider' ? (['WALLET_NOT_FOUND'] as const) : [])]) },
+        responses: {
+          ...ok('201', 'The account and its token', StaffCreated),
+          ...problems([...codes, 'STAFF_EXISTS', ...(side === 'provider' ? (['WALLET_NOT_FOUND'] as const) : [])]),
+        },
       },
     },
     '/admin/staff/{nameOrTokenId}/revoke': {
@@ -38,7 +41,13 @@ export function staffOpenApiPaths(admin: readonly Record<string, never[]>[], cod
         summary: `The audit log of every state-changing back-office call, refused ones included, newest first (admin role${side === 'provider' ? "; a scoped admin reads its operators' rows" : ''}).`,
         security: admin,
         parameters: [
-          { name: 'limit', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, description: 'Rows per page, 1..500 (default 50).' },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', pattern: '^[0-9]{1,4}$' },
+            description: 'Rows per page, 1..500 (default 50).',
+          },
           { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
         ],
         responses: { ...ok('200', 'A page', AuditPageResponse), ...problems(codes) },

@@ -16,13 +16,16 @@ const StaffName = Type.String({
 
 const StaffRole = Type.Union(
   ROLES.map((role) => Type.Literal(role)),
-  { description: 'read-only: reads; support: plus block/unblock, launch keys, outbox retry; payments: plus money within its limits; admin: everything, staff and audit included.' },
+  {
+    description:
+      'read-only: reads; support: plus block/unblock, launch keys, outbox retry; payments: plus money within its limits; admin: everything, staff and audit included.',
+  },
 );
 
 export const CreateStaffRequest = Type.Object({
   name: StaffName,
   role: StaffRole,
-  expiresDays: Type.Optional(Type.Integer({ minimum: 1, maximum: STAFF_TOKEN_DAYS_MAX, description: 'The token\'s life in days (default 90).' })),
+  expiresDays: Type.Optional(Type.Integer({ minimum: 1, maximum: STAFF_TOKEN_DAYS_MAX, description: "The token's life in days (default 90)." })),
   operators: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
       maxItems: 1000,

@@ -52,7 +52,18 @@ export function refusalOfAnswer(status: number, text: string): string {
 }
 
 /** Failures whose message is already the whole story, told as they are. */
-const TOLD_AS_THEY_ARE = new Set(['ConfigError', 'SqliteDriverMissing', 'UnavailableError', 'UnreachableError', 'ProviderConfigError', 'ProviderLinkError', 'ListenError', 'MissingDatabaseError', 'SandboxSetupError', 'PagesNotBuilt']);
+const TOLD_AS_THEY_ARE = new Set([
+  'ConfigError',
+  'SqliteDriverMissing',
+  'UnavailableError',
+  'UnreachableError',
+  'ProviderConfigError',
+  'ProviderLinkError',
+  'ListenError',
+  'MissingDatabaseError',
+  'SandboxSetupError',
+  'PagesNotBuilt',
+]);
 /** The conformance kit could not start a run: nothing was judged, which its exit code 2 says (docs/conformance.md). */
 const CONFORMANCE_NOT_STARTED = new Set(['FixturesError', 'RunNotStarted']);
 

@@ -68,43 +68,49 @@ export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allo
 const OPTION_TEXT: Record<OptionName, { arg?: string; text: string }> = {
   host: { arg: 'H', text: 'address to listen on (or WAGERLINK_HOST)' },
   port: { arg: 'P', text: 'port to listen on, 0..65535' },
-  database: { arg: 'PATH|URL', text: "a SQLite file or a postgres:// URL (the operator's: or WAGERLINK_DATABASE; provider serve: instead of the config's database); a URL's password is better in PGPASSWORD or --database-file" },
+  database: {
+    arg: 'PATH|URL',
+    text: "a SQLite file or a postgres:// URL (the operator's: or WAGERLINK_DATABASE; provider serve: instead of the config's database); a URL's password is better in PGPASSWORD or --database-file",
+  },
   'database-file': { arg: 'FILE', text: 'a file holding --database, for a URL with a password in it' },
   workers: { arg: 'N|auto', text: 'processes sharing the port; more than 1 needs PostgreSQL (or WAGERLINK_WORKERS)' },
   currency: { arg: 'C', text: 'a currency code such as EUR' },
   balance: { arg: 'A', text: 'the opening balance, a decimal such as 100.00 (default 0)' },
   country: { arg: 'CC', text: 'an ISO 3166-1 alpha-2 country code such as DE' },
   type: { arg: 'deposit|withdrawal', text: 'which way the money moves' },
-  amount: { arg: 'A', text: 'a decimal such as 10.00, within the currency\'s decimals' },
-  id: { arg: 'UUID', text: 'the adjustment\'s id, so that running it again books it once (default a new one)' },
+  amount: { arg: 'A', text: "a decimal such as 10.00, within the currency's decimals" },
+  id: { arg: 'UUID', text: "the adjustment's id, so that running it again books it once (default a new one)" },
   reason: { arg: 'TEXT', text: 'why, kept with the record' },
   limit: { arg: 'N', text: 'at most N items (default 50)' },
   cursor: { arg: 'C', text: 'the page after this cursor (from the previous page)' },
   game: { arg: 'SLUG', text: 'a game the provider offers, such as dice' },
-  config: { arg: 'FILE', text: 'the provider\'s JSON config (see examples/provider.json)' },
+  config: { arg: 'FILE', text: "the provider's JSON config (see examples/provider.json)" },
   mode: { arg: 'real|fun', text: 'real money, or fun play without a player (default real)' },
-  language: { arg: 'TAG', text: 'the page\'s language, a BCP 47 tag (default en)' },
-  lobby: { arg: 'URL', text: 'where the page\'s lobby button leads' },
-  deposit: { arg: 'URL', text: 'where the page\'s deposit button leads' },
+  language: { arg: 'TAG', text: "the page's language, a BCP 47 tag (default en)" },
+  lobby: { arg: 'URL', text: "where the page's lobby button leads" },
+  deposit: { arg: 'URL', text: "where the page's deposit button leads" },
   refresh: { arg: 'URL', text: 'what the page opens to start again' },
   games: { arg: 'SLUG[,SLUG]', text: 'games, comma-separated' },
   currencies: { arg: 'C[,C]', text: 'currency codes, comma-separated' },
-  provider: { arg: 'URL', text: 'the provider\'s base URL (or WAGERLINK_PROVIDER_URL)' },
-  'admin-token': { arg: 'T', text: 'a back-office bearer token (provider commands: or WAGERLINK_PROVIDER_ADMIN_TOKEN; conformance: or WAGERLINK_CONFORMANCE_ADMIN_TOKEN)' },
+  provider: { arg: 'URL', text: "the provider's base URL (or WAGERLINK_PROVIDER_URL)" },
+  'admin-token': {
+    arg: 'T',
+    text: 'a back-office bearer token (provider commands: or WAGERLINK_PROVIDER_ADMIN_TOKEN; conformance: or WAGERLINK_CONFORMANCE_ADMIN_TOKEN)',
+  },
   'admin-token-file': { arg: 'FILE', text: 'a file holding --admin-token' },
   role: { arg: 'ROLE', text: 'read-only, support, payments or admin (docs/operator.md: staff accounts)' },
   'expires-days': { arg: 'N', text: "the token's life in days, 1..366 (default 90)" },
   operators: { arg: 'ID[,ID]', text: 'the operators the account may see and act on (default all)' },
   operator: { arg: 'ID', text: 'the operator the players play at' },
-  player: { arg: 'ID', text: 'the operator\'s player id' },
-  campaign: { arg: 'UUID', text: 'the tournament\'s campaign id' },
-  payout: { arg: 'UUID', text: 'the payout\'s id (default derived from operator, campaign and player)' },
+  player: { arg: 'ID', text: "the operator's player id" },
+  campaign: { arg: 'UUID', text: "the tournament's campaign id" },
+  payout: { arg: 'UUID', text: "the payout's id (default derived from operator, campaign and player)" },
   status: { arg: 'S', text: 'pending (default), parked, refused, sent, skipped or resolved' },
-  reference: { arg: 'REF', text: 'the operator\'s reference of what it booked' },
-  'operator-id': { arg: 'ID', text: 'this operator\'s id at the provider (or WAGERLINK_OPERATOR_ID)' },
+  reference: { arg: 'REF', text: "the operator's reference of what it booked" },
+  'operator-id': { arg: 'ID', text: "this operator's id at the provider (or WAGERLINK_OPERATOR_ID)" },
   'wallet-id': { arg: 'ID', text: 'the walletId the provider issued (or WAGERLINK_WALLET_ID)' },
-  endpoint: { arg: 'URL', text: 'the operator endpoint\'s base URL' },
-  secret: { arg: 'S', text: 'the integration\'s shared secret (or WAGERLINK_CONFORMANCE_SECRET)' },
+  endpoint: { arg: 'URL', text: "the operator endpoint's base URL" },
+  secret: { arg: 'S', text: "the integration's shared secret (or WAGERLINK_CONFORMANCE_SECRET)" },
   'secret-file': { arg: 'FILE', text: 'a file holding --secret' },
   token: { arg: 'T', text: 'an access token the operator accepts (or WAGERLINK_CONFORMANCE_TOKEN)' },
   'token-file': { arg: 'FILE', text: 'a file holding --token' },
@@ -219,9 +225,7 @@ export class CommandTable {
   /** The next words a group takes, for a usage error. */
   private nextWords(name: string): string[] {
     const depth = name === '' ? 0 : name.split(' ').length;
-    const words = this.commands
-      .filter((command) => name === '' || command.name.startsWith(`${name} `))
-      .map((command) => command.name.split(' ')[depth]!);
+    const words = this.commands.filter((command) => name === '' || command.name.startsWith(`${name} `)).map((command) => command.name.split(' ')[depth]!);
     return [...new Set(words)];
   }
 
@@ -286,7 +290,8 @@ export class CommandTable {
     if (parsed.help || parsed.version) return { node, args: rest, values: parsed };
     if (node.kind !== 'command') {
       const prefix = node.kind === 'root' ? '' : node.name;
-      if (rest.length === 0) throw new UsageError(node.kind === 'root' ? 'a command is needed' : `${prefix} needs a command: ${this.nextWords(prefix).join(', ')}`);
+      if (rest.length === 0)
+        throw new UsageError(node.kind === 'root' ? 'a command is needed' : `${prefix} needs a command: ${this.nextWords(prefix).join(', ')}`);
       if (node.kind === 'root') throw new UsageError(`unknown command "${rest[0]}"`);
       throw new UsageError(`${prefix} takes: ${this.nextWords(prefix).join(', ')} (got "${rest[0]}")`);
     }

@@ -19,14 +19,26 @@ export async function conformance(command: string | undefined, values: Values): 
   if (!endpoint) throw new UsageError('conformance operator needs --endpoint URL');
   if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
   const secret = secretFrom({ value: values.secret, file: values['secret-file'] }, { option: 'secret', variable: 'WAGERLINK_CONFORMANCE_SECRET' }, SECRETS);
-  if (!secret) throw new UsageError('conformance operator needs --secret-file FILE, WAGERLINK_CONFORMANCE_SECRET or --secret (the shared secret that signs requests)');
+  if (!secret)
+    throw new UsageError('conformance operator needs --secret-file FILE, WAGERLINK_CONFORMANCE_SECRET or --secret (the shared secret that signs requests)');
   const token = secretFrom({ value: values.token, file: values['token-file'] }, { option: 'token', variable: 'WAGERLINK_CONFORMANCE_TOKEN' }, SECRETS);
-  if (!token) throw new UsageError('conformance operator needs --token-file FILE, WAGERLINK_CONFORMANCE_TOKEN or --token (an access token the operator accepts)');
-  const adminToken = secretFrom({ value: values['admin-token'], file: values['admin-token-file'] }, { option: 'admin-token', variable: 'WAGERLINK_CONFORMANCE_ADMIN_TOKEN' }, SECRETS);
-  if (values.fixtures === undefined && adminToken === undefined) throw new UsageError('conformance operator needs --fixtures FILE or the admin token (--admin-token-file FILE, WAGERLINK_CONFORMANCE_ADMIN_TOKEN or --admin-token)');
+  if (!token)
+    throw new UsageError('conformance operator needs --token-file FILE, WAGERLINK_CONFORMANCE_TOKEN or --token (an access token the operator accepts)');
+  const adminToken = secretFrom(
+    { value: values['admin-token'], file: values['admin-token-file'] },
+    { option: 'admin-token', variable: 'WAGERLINK_CONFORMANCE_ADMIN_TOKEN' },
+    SECRETS,
+  );
+  if (values.fixtures === undefined && adminToken === undefined)
+    throw new UsageError(
+      'conformance operator needs --fixtures FILE or the admin token (--admin-token-file FILE, WAGERLINK_CONFORMANCE_ADMIN_TOKEN or --admin-token)',
+    );
   const reports = values.report ?? [];
   for (const path of reports) if (reportFormat(path) === undefined) throw new UsageError(`--report ${path}: a report file ends in .json, .xml or .html`);
-  const only = (values.only ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  const only = (values.only ?? [])
+    .flatMap((entry) => entry.split(','))
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
   const fixtures: FixturesSetting = {
     ...(values.fixtures === undefined ? {} : { file: { content: await loadFixturesFile(values.fixtures), origin: values.fixtures } }),
     ...(adminToken === undefined ? {} : { adminToken }),

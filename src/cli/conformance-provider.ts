@@ -53,7 +53,10 @@ class UsageError extends Error {
 }
 
 const list = (entries: readonly string[] | undefined) =>
-  (entries ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  (entries ?? [])
+    .flatMap((entry) => entry.split(','))
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
 
 /**
  * Runs the command; sets the exit code and writes its own errors: a usage
@@ -65,7 +68,12 @@ export async function conformanceProvider(argv: readonly string[], usage: string
     await run(argv);
   } catch (error) {
     const err = error as Error & { code?: string };
-    if (error instanceof UsageError || err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    if (
+      error instanceof UsageError ||
+      err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+      err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
+      err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+    ) {
       process.stderr.write(`wagerlink: ${err.message}\n\n${usage}`);
       process.exitCode = 2;
     } else if (err.name === 'RunNotStarted') {
@@ -77,6 +85,7 @@ export async function conformanceProvider(argv: readonly string[], usage: string
   }
 }
 
+// eslint-disable-next-line max-lines-per-function -- the command's options checked in the order its usage lists them, then its one call
 async function run(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({
     args: [...argv],
@@ -108,10 +117,15 @@ async function run(argv: readonly string[]): Promise<void> {
   if (!/^https?:\/\/[^/]/i.test(endpoint) || !URL.canParse(endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${endpoint}"`);
   const sources = processSources((message) => new UsageError(message));
   const secret = secretFrom({ value: values.secret, file: values['secret-file'] }, { option: 'secret', variable: 'WAGERLINK_CONFORMANCE_SECRET' }, sources);
-  if (!secret) throw new UsageError("conformance provider needs --secret-file FILE, WAGERLINK_CONFORMANCE_SECRET or --secret (the operator's secret that signs requests)");
-  const nextSecret = secretFrom({ value: values['next-secret'], file: values['next-secret-file'] }, { option: 'next-secret', variable: 'WAGERLINK_CONFORMANCE_NEXT_SECRET' }, sources);
+  if (!secret)
+    throw new UsageError("conformance provider needs --secret-file FILE, WAGERLINK_CONFORMANCE_SECRET or --secret (the operator's secret that signs requests)");
+  const nextSecret = secretFrom(
+    { value: values['next-secret'], file: values['next-secret-file'] },
+    { option: 'next-secret', variable: 'WAGERLINK_CONFORMANCE_NEXT_SECRET' },
+    sources,
+  );
   for (const [name, text] of [
-    ['operator-id', 'the operator\'s id at the provider'],
+    ['operator-id', "the operator's id at the provider"],
     ['wallet-id', 'a wallet id the provider issued to the operator'],
     ['game', 'a game the provider offers'],
   ] as const) {

@@ -137,7 +137,8 @@ export function readLeaderboard(text: string): LeaderboardRead {
   const parsed = parseCsv(text);
   if (!parsed.ok) return { ok: false, problems: [{ line: parsed.line, problem: parsed.problem }] };
   const [header, ...records] = parsed.records.filter((record) => !(record.fields.length === 1 && record.fields[0]!.trim() === ''));
-  if (header === undefined) return { ok: false, problems: [{ line: 1, problem: 'the file is empty: a header row playerId,currency,amount[,payoutId] comes first' }] };
+  if (header === undefined)
+    return { ok: false, problems: [{ line: 1, problem: 'the file is empty: a header row playerId,currency,amount[,payoutId] comes first' }] };
   const names = header.fields.map((name) => name.trim());
   const problems: LineProblem[] = [];
   const unknown = names.filter((name) => !(LEADERBOARD_COLUMNS as readonly string[]).includes(name));
@@ -178,7 +179,8 @@ export function readLeaderboard(text: string): LeaderboardRead {
       const decimals = CURRENCIES.decimals(currency);
       if (decimal.units === 0n) wrong.push('amount: must be greater than 0');
       // A currency this side does not know (a configured crypto code) is checked by the provider.
-      else if (decimals !== undefined && toMinor(decimal, decimals) === undefined) wrong.push(`amount: ${amount} has more than ${decimals} decimals for ${currency}`);
+      else if (decimals !== undefined && toMinor(decimal, decimals) === undefined)
+        wrong.push(`amount: ${amount} has more than ${decimals} decimals for ${currency}`);
     }
     if (payoutId !== undefined && !fieldRules.payoutId.check(payoutId).ok) wrong.push(`payoutId: "${payoutId}" must be a UUID`);
     if (players.has(playerId)) wrong.push(`player ${playerId} is also on line ${players.get(playerId)}`);

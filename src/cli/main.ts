@@ -94,7 +94,13 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: 'adds a player with a currency and an opening balance',
     run: async (args, values) => (await operator()).players('add', args[0]!, values),
   },
-  { name: 'operator players show', args: 'PLAYER', options: DATABASE, summary: 'prints a player', run: async (args, values) => (await operator()).players('show', args[0]!, values) },
+  {
+    name: 'operator players show',
+    args: 'PLAYER',
+    options: DATABASE,
+    summary: 'prints a player',
+    run: async (args, values) => (await operator()).players('show', args[0]!, values),
+  },
   {
     name: 'operator players adjust',
     args: 'PLAYER',
@@ -110,7 +116,13 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: 'blocks a player: their bets and new sessions are refused until unblocked',
     run: async (args, values) => (await operator()).players('block', args[0]!, values),
   },
-  { name: 'operator players unblock', args: 'PLAYER', options: DATABASE, summary: 'unblocks a player', run: async (args, values) => (await operator()).players('unblock', args[0]!, values) },
+  {
+    name: 'operator players unblock',
+    args: 'PLAYER',
+    options: DATABASE,
+    summary: 'unblocks a player',
+    run: async (args, values) => (await operator()).players('unblock', args[0]!, values),
+  },
   {
     name: 'operator players rounds',
     args: 'PLAYER',
@@ -141,7 +153,12 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: 'adds a staff account of the back office and prints its token, once (only its hash is stored)',
     run: async (args, values) => (await operator()).staff('add', args[0]!, values),
   },
-  { name: 'operator staff list', options: DATABASE, summary: 'lists the staff accounts and their tokens (never the tokens themselves)', run: async (_args, values) => (await operator()).staff('list', '', values) },
+  {
+    name: 'operator staff list',
+    options: DATABASE,
+    summary: 'lists the staff accounts and their tokens (never the tokens themselves)',
+    run: async (_args, values) => (await operator()).staff('list', '', values),
+  },
   {
     name: 'operator staff revoke',
     args: 'NAME|TOKEN_ID',
@@ -160,7 +177,8 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     args: '[PLAYER]',
     options: ['game', 'mode', 'currency', 'language', 'country', 'lobby', 'deposit', 'refresh', ...DATABASE, ...PROVIDER_LINK],
     required: ['game'],
-    summary: "asks the provider for a game's launch URL (real mode: for the player, with a launch key made here; fun mode: play money in --currency, else the provider's)",
+    summary:
+      "asks the provider for a game's launch URL (real mode: for the player, with a launch key made here; fun mode: play money in --currency, else the provider's)",
     run: async ([playerId], values) => (await operator()).launchUrl(playerId, values),
   },
   {
@@ -235,7 +253,13 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: "adds a staff account of the provider's back office, scoped to operators, and prints its token once",
     run: async (args, values) => (await import('./provider-staff.js')).providerStaff('add', args[0]!, values, usage),
   },
-  { name: 'provider staff list', options: ['config'], required: ['config'], summary: "lists the provider's staff accounts and their tokens (never the tokens themselves)", run: async (_args, values) => (await import('./provider-staff.js')).providerStaff('list', '', values, usage) },
+  {
+    name: 'provider staff list',
+    options: ['config'],
+    required: ['config'],
+    summary: "lists the provider's staff accounts and their tokens (never the tokens themselves)",
+    run: async (_args, values) => (await import('./provider-staff.js')).providerStaff('list', '', values, usage),
+  },
   {
     name: 'provider staff revoke',
     args: 'NAME|TOKEN_ID',
@@ -264,7 +288,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     name: 'sandbox env',
     options: [],
     synopsis: "[--data DIR] [--provider-port P] [--database URL | --database-file FILE] [the sandbox's other options]",
-    summary: "prints the sandbox's ids and secrets as the variables these commands read: eval \"$(wagerlink sandbox env)\"",
+    summary: 'prints the sandbox\'s ids and secrets as the variables these commands read: eval "$(wagerlink sandbox env)"',
     help: SANDBOX_ENV_USAGE,
     // Listed here for the usage texts; main() hands its arguments to sandbox-command.ts, which parses its own.
     run: (args) => sandboxEnvCommand(args, (message) => new UsageError(message)),
@@ -276,7 +300,10 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: "prints a server's OpenAPI document",
     run: async ([which]) => {
       if (which !== 'operator' && which !== 'provider') throw new UsageError(`openapi takes: operator, provider (got "${which}")`);
-      const document = which === 'operator' ? (await import('../operator/operator-openapi.js')).operatorOpenApi() : (await import('../provider/provider-openapi.js')).providerOpenApi();
+      const document =
+        which === 'operator'
+          ? (await import('../operator/operator-openapi.js')).operatorOpenApi()
+          : (await import('../provider/provider-openapi.js')).providerOpenApi();
       process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     },
   },
@@ -284,7 +311,8 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     name: 'conformance operator',
     options: ['endpoint', 'secret-file', 'secret', 'token-file', 'token', 'fixtures', 'admin-token-file', 'admin-token', 'report', 'only', 'bail'],
     required: ['endpoint'],
-    synopsis: '--endpoint URL --secret-file FILE --token-file FILE (--fixtures FILE | --admin-token-file FILE | both) [--report FILE]... [--only AREA|CASE]... [--bail]',
+    synopsis:
+      '--endpoint URL --secret-file FILE --token-file FILE (--fixtures FILE | --admin-token-file FILE | both) [--report FILE]... [--only AREA|CASE]... [--bail]',
     summary: 'checks an operator endpoint against docs/protocol.md',
     help: CONFORMANCE_USAGE,
     run: async (_args, values) => (await import('./conformance-operator.js')).conformance('operator', values),
@@ -305,7 +333,11 @@ const GROUPS: readonly Group[] = [
   { name: 'operator', summary: 'the operator wallet and its back office', environment: { ...CONFIG_VARIABLES, ...PROVIDER_LINK_VARIABLES } },
   { name: 'operator players', summary: 'players: add, show, adjust, block, histories' },
   { name: 'operator staff', summary: 'staff accounts of the back office: add, list, revoke' },
-  { name: 'provider', summary: 'the provider server and its back office', environment: { ...PROVIDER_ADMIN_VARIABLES, WAGERLINK_PROVIDER_URL: PROVIDER_LINK_VARIABLES.WAGERLINK_PROVIDER_URL } },
+  {
+    name: 'provider',
+    summary: 'the provider server and its back office',
+    environment: { ...PROVIDER_ADMIN_VARIABLES, WAGERLINK_PROVIDER_URL: PROVIDER_LINK_VARIABLES.WAGERLINK_PROVIDER_URL },
+  },
   { name: 'provider payouts', summary: 'tournament prizes', help: ADMIN_HELP.payouts },
   { name: 'provider outbox', summary: "the provider's outbox", help: ADMIN_HELP.outbox },
   { name: 'provider staff', summary: "staff accounts of the provider's back office, on its database (--config): add, list, revoke" },
@@ -350,7 +382,8 @@ export async function main(argv: string[]): Promise<void> {
     );
   }
   // The provider side of the kit parses its own options, --help included (conformance-provider.ts).
-  if (argv[0] === 'conformance' && argv[1] === 'provider') return conformanceProvider(argv.slice(2), TABLE.usage(TABLE.resolve(['conformance', 'provider']).node));
+  if (argv[0] === 'conformance' && argv[1] === 'provider')
+    return conformanceProvider(argv.slice(2), TABLE.usage(TABLE.resolve(['conformance', 'provider']).node));
   const { node, args, values } = TABLE.parse(argv, reached);
   if (values.version) {
     process.stdout.write(`wagerlink ${packageVersion()}\n`);

@@ -63,7 +63,11 @@ export async function audit(values: Values): Promise<void> {
 }
 
 export async function gameBets(values: Values): Promise<void> {
-  const list = (text: string) => text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  const list = (text: string) =>
+    text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0);
   const link = linkFrom(values);
   printCall(await requestGameBets(link, list(values.games!), list(values.currencies!)), link);
 }
@@ -158,20 +162,33 @@ export async function players(action: string, playerId: string, values: Values):
   const config = configFrom(values);
   switch (action) {
     case 'add': {
-      const input = checkedArgs(CreatePlayerRequest, { playerId, currency: values.currency, balance: amountArg('balance', values.balance ?? '0'), country: values.country });
-      if (input.country !== undefined && !isCountryCode(input.country)) throw new UsageError(`--country ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
+      const input = checkedArgs(CreatePlayerRequest, {
+        playerId,
+        currency: values.currency,
+        balance: amountArg('balance', values.balance ?? '0'),
+        country: values.country,
+      });
+      if (input.country !== undefined && !isCountryCode(input.country))
+        throw new UsageError(`--country ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
       const audit = cliAudit('operator players add', { target: `player=${playerId}`, amount: values.balance ?? '0', currency: input.currency });
       return withService(config, async (service) => report(await audited(service, audit(201), service.createPlayer(input, audit(201))), playerBody));
     }
     case 'show':
       return withService(config, async (service) => report(await service.getPlayer(playerId), playerBody));
     case 'adjust': {
-      const input = checkedArgs(AdjustmentRequest, { id: values.id ?? randomUUID(), type: values.type, amount: amountArg('amount', values.amount), reason: values.reason });
+      const input = checkedArgs(AdjustmentRequest, {
+        id: values.id ?? randomUUID(),
+        type: values.type,
+        amount: amountArg('amount', values.amount),
+        reason: values.reason,
+      });
       const audit = cliAudit('operator players adjust', { target: `player=${playerId} ${input.type}=${input.id}`, amount: values.amount! });
       return withService(config, async (service) => {
         const player = await service.getPlayer(playerId);
         const withCurrency = (status: number) => ({ ...audit(status), currency: player.ok ? player.currency : null });
-        report(await audited(service, withCurrency(200), service.adjust(playerId, input, withCurrency(200))), (outcome) => adjustmentBody(input.id, outcome.balance));
+        report(await audited(service, withCurrency(200), service.adjust(playerId, input, withCurrency(200))), (outcome) =>
+          adjustmentBody(input.id, outcome.balance),
+        );
       });
     }
     case 'block':
@@ -254,7 +271,10 @@ export async function staff(action: 'add' | 'list' | 'revoke', name: string, val
     case 'revoke': {
       const audit = cliAudit('operator staff revoke', { target: `staff=${name}` });
       return withService(config, async (service) =>
-        report(await audited(service, audit(200), service.revokeStaff(name, audit(200))), (outcome) => ({ name: outcome.name, revokedTokenIds: outcome.tokenIds })),
+        report(await audited(service, audit(200), service.revokeStaff(name, audit(200))), (outcome) => ({
+          name: outcome.name,
+          revokedTokenIds: outcome.tokenIds,
+        })),
       );
     }
   }
@@ -291,11 +311,10 @@ export async function launchUrl(playerId: string | undefined, values: Values): P
   // The id a launch key is made for obeys docs/protocol.md §5.4, as in POST /admin/launch-keys.
   if (mode === 'real') checkedArgs(CreateLaunchKeyRequest, { playerId, game });
   const link = linkFrom(values);
-  const urls = Object.fromEntries(
-    (['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
-  );
+  const urls = Object.fromEntries((['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])));
   const common = { mode: mode as 'real' | 'fun', game, language: values.language ?? 'en', ...(Object.keys(urls).length > 0 ? { urls } : {}) };
-  if (mode === 'fun') return printCall(await requestLaunchUrl(link, { ...common, ...(values.currency === undefined ? {} : { currency: values.currency }) }), link);
+  if (mode === 'fun')
+    return printCall(await requestLaunchUrl(link, { ...common, ...(values.currency === undefined ? {} : { currency: values.currency }) }), link);
   if (!playerId) throw new UsageError('launch-url in real mode needs a player id');
   if (values.currency !== undefined) throw new UsageError("--currency is for fun mode: real mode plays in the player's currency");
   const prepared = await withService(configFrom(values), async (service) => {
@@ -310,4 +329,3 @@ export async function launchUrl(playerId: string | undefined, values: Values): P
   // The player's currency goes along: a game with no bets in it is refused now, not when the page opens.
   return printCall(await requestLaunchUrl(link, { ...common, key: prepared.key, country: prepared.country, currency: prepared.currency }), link);
 }
-

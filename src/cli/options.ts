@@ -13,7 +13,8 @@ export const SECRETS = processSources(usage);
 
 export function portFrom(values: Values): number | undefined {
   const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && (!/^\d+$/.test(values.port!) || port > 65_535)) throw new UsageError(`--port must be a whole number 0..65535, got "${values.port}"`);
+  if (port !== undefined && (!/^\d+$/.test(values.port!) || port > 65_535))
+    throw new UsageError(`--port must be a whole number 0..65535, got "${values.port}"`);
   return port;
 }
 

@@ -4,7 +4,8 @@
  * load no HTTP client.
  */
 export const PROVIDER_ADMIN_VARIABLES = {
-  WAGERLINK_PROVIDER_ADMIN_TOKEN: "the provider's admin token, for provider payouts and outbox (or --admin-token-file, or --admin-token); they reach the provider at WAGERLINK_PROVIDER_URL",
+  WAGERLINK_PROVIDER_ADMIN_TOKEN:
+    "the provider's admin token, for provider payouts and outbox (or --admin-token-file, or --admin-token); they reach the provider at WAGERLINK_PROVIDER_URL",
 } as const;
 
 const CONNECTION = `  --provider URL       the provider's base URL (or WAGERLINK_PROVIDER_URL)

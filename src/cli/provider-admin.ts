@@ -35,7 +35,6 @@ export interface AdminFlags {
   help?: boolean | undefined;
 }
 
-
 /** How long one back-office call may take: it answers after one durable commit, so this is a provider that does not answer. */
 const ADMIN_CALL_TIMEOUT_MS = 30_000;
 /** Characters of the import's progress bar: with its five counts of up to two digits it fits an 80-column terminal. */
@@ -55,7 +54,11 @@ interface Answered {
 
 function connectionOf(flags: AdminFlags, usage: Usage): Connection {
   const base = flags.provider ?? process.env.WAGERLINK_PROVIDER_URL;
-  const token = secretFrom({ value: flags['admin-token'], file: flags['admin-token-file'] }, { option: 'admin-token', variable: 'WAGERLINK_PROVIDER_ADMIN_TOKEN' }, processSources(usage));
+  const token = secretFrom(
+    { value: flags['admin-token'], file: flags['admin-token-file'] },
+    { option: 'admin-token', variable: 'WAGERLINK_PROVIDER_ADMIN_TOKEN' },
+    processSources(usage),
+  );
   if (!base) throw usage("--provider URL (or WAGERLINK_PROVIDER_URL) is required: the provider's base URL");
   if (!token) throw usage('--admin-token-file FILE (or WAGERLINK_PROVIDER_ADMIN_TOKEN, or --admin-token) is required');
   try {

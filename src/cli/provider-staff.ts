@@ -49,6 +49,7 @@ function cliAudit(command: string, target: string, operators: readonly string[] 
 }
 
 /** Runs one command; input is checked before the database is opened, so bad input touches nothing. */
+// eslint-disable-next-line max-lines-per-function -- the command's options checked in the order its usage lists them, then its one call
 export async function providerStaff(action: ProviderStaffAction, arg: string, values: Values, usage: (message: string) => Error): Promise<void> {
   if (values.config === undefined) throw usage('--config FILE is required');
   const config = readProviderConfig(values.config);
@@ -63,7 +64,16 @@ export async function providerStaff(action: ProviderStaffAction, arg: string, va
       const badDays = checkTokenDays(days);
       if (badDays) throw usage(`--${badDays}`);
       const operators =
-        values.operators === undefined ? null : [...new Set(values.operators.split(',').map((each) => each.trim()).filter((each) => each !== ''))];
+        values.operators === undefined
+          ? null
+          : [
+              ...new Set(
+                values.operators
+                  .split(',')
+                  .map((each) => each.trim())
+                  .filter((each) => each !== ''),
+              ),
+            ];
       const configured = new Set(config.operators.map((operator) => operator.operatorId));
       const unknown = operators?.find((operatorId) => !configured.has(operatorId));
       if (unknown !== undefined) throw usage(`--operators: ${unknown} is not an operator of ${values.config}`);
@@ -71,7 +81,16 @@ export async function providerStaff(action: ProviderStaffAction, arg: string, va
         const made = newStaffToken(randomBytes);
         const now = Date.now();
         const audit = cliAudit('provider staff add', `staff=${arg} token=${made.tokenId}`, operators);
-        const outcome = await store.addStaff({ name: arg, role, operators, tokenId: made.tokenId, tokenHash: made.tokenHash, expiresAt: tokenExpiresAt(now, days), now, audit: audit(201) });
+        const outcome = await store.addStaff({
+          name: arg,
+          role,
+          operators,
+          tokenId: made.tokenId,
+          tokenHash: made.tokenHash,
+          expiresAt: tokenExpiresAt(now, days),
+          now,
+          audit: audit(201),
+        });
         if (!outcome.ok) {
           await store.appendAudit(audit(ERRORS[outcome.code].status, outcome.code));
           return refused(outcome);

@@ -47,7 +47,11 @@ Options:
 
 /** --database or --database-file: a postgres:// URL, or undefined for the SQLite files in --data. */
 function databaseOf(values: { database?: string | undefined; 'database-file'?: string | undefined }, usage: (message: string) => Error): string | undefined {
-  const database = secretFrom({ value: values.database, file: values['database-file'] }, { option: 'database', secretIn: urlHasPassword }, processSources(usage));
+  const database = secretFrom(
+    { value: values.database, file: values['database-file'] },
+    { option: 'database', secretIn: urlHasPassword },
+    processSources(usage),
+  );
   if (database !== undefined && backendOf(database).name !== 'postgres') {
     throw usage(`--database takes a postgres:// URL (the default is SQLite in --data), got "${database}"`);
   }
@@ -84,7 +88,11 @@ function sandboxOptions<T extends Partial<typeof SANDBOX_OPTIONS>>(args: string[
     const option = /'(?:-[a-z], )?(--?[^' ,<]+)/i.exec(message)?.[1] ?? '';
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw usage(`unknown option ${option} for "${command}"`);
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      throw usage((options as Record<string, { type: string } | undefined>)[option.replace(/^--/, '')]?.type === 'boolean' ? `${option} takes no value` : `${option} needs a value`);
+      throw usage(
+        (options as Record<string, { type: string } | undefined>)[option.replace(/^--/, '')]?.type === 'boolean'
+          ? `${option} takes no value`
+          : `${option} needs a value`,
+      );
     }
     throw error;
   }
@@ -171,13 +179,20 @@ type VariableName =
  * operator's address or port: no command reads them (`operator serve` would,
  * and must not start a second operator on the sandbox's port).
  */
-function sandboxEnvironment(settings: { dataDir: string; providerPort: number; database: string | undefined }, secrets: NonNullable<ReturnType<typeof readSecrets>>): [VariableName, string, string][] {
+function sandboxEnvironment(
+  settings: { dataDir: string; providerPort: number; database: string | undefined },
+  secrets: NonNullable<ReturnType<typeof readSecrets>>,
+): [VariableName, string, string][] {
   return [
     ['WAGERLINK_DATABASE', settings.database ?? join(settings.dataDir, OPERATOR_DB_FILE), "the operator's database: operator players, launch-key, verify ..."],
     ['WAGERLINK_SECRET', secrets.secret, "the integration's HMAC secret, both directions"],
     ['WAGERLINK_ACCESS_TOKENS', secrets.accessToken, 'the bearer token the provider sends the operator'],
     ['WAGERLINK_ADMIN_TOKEN', secrets.adminToken, "the operator's back-office token (/admin)"],
-    ['WAGERLINK_PROVIDER_URL', `http://${SANDBOX_HOST}:${settings.providerPort}`, "the provider: operator launch-url and game-bets, provider payouts and outbox"],
+    [
+      'WAGERLINK_PROVIDER_URL',
+      `http://${SANDBOX_HOST}:${settings.providerPort}`,
+      'the provider: operator launch-url and game-bets, provider payouts and outbox',
+    ],
     ['WAGERLINK_OPERATOR_ID', SANDBOX_OPERATOR_ID, "the operator's id at the provider"],
     ['WAGERLINK_WALLET_ID', SANDBOX_WALLET_ID, 'the wallet id the provider issued it'],
     ['WAGERLINK_PROVIDER_ADMIN_TOKEN', secrets.providerAdminToken, "the provider's back-office token"],

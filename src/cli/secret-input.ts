@@ -46,7 +46,9 @@ function readSecretFile(path: string, flag: string, sources: SecretSources): str
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
-    throw sources.usage(`${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : code === 'EISDIR' ? 'a directory, not a file' : (error as Error).message}`);
+    throw sources.usage(
+      `${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : code === 'EISDIR' ? 'a directory, not a file' : (error as Error).message}`,
+    );
   }
   const secret = text.replace(/\r?\n$/, '');
   if (secret === '') throw sources.usage(`${flag} ${path}: the file is empty`);

@@ -71,8 +71,7 @@ export type Refused = Extract<CallOutcome<unknown>, { kind: 'refused' }>;
 
 /** What one attempt got back: the answer as it came, or why none came. */
 export type Attempt =
-  | { kind: 'answer'; status: number; contentType: string; text: string; retryAfterMs: number | undefined }
-  | { kind: 'failed'; detail: string };
+  { kind: 'answer'; status: number; contentType: string; text: string; retryAfterMs: number | undefined } | { kind: 'failed'; detail: string };
 
 export interface Transport {
   dispatcher: Dispatcher;

@@ -94,15 +94,20 @@ export function judgeShape(attempt: Attempt, status: number, code?: ErrorCode): 
   const problems: string[] = [];
   const body = parseObject(attempt.text);
   if (status === 200) {
-    if (!/^application\/json(;|$)/i.test(attempt.contentType)) problems.push(`a 200 answer must be application/json, got Content-Type "${attempt.contentType}" (docs/protocol.md §1.4)`);
+    if (!/^application\/json(;|$)/i.test(attempt.contentType))
+      problems.push(`a 200 answer must be application/json, got Content-Type "${attempt.contentType}" (docs/protocol.md §1.4)`);
     if (body === undefined) return { problems: [...problems, `the 200 answer is not a JSON object: ${shown(attempt.text)}`] };
   } else {
-    if (!/^application\/problem\+json(;|$)/i.test(attempt.contentType)) problems.push(`a refusal must be application/problem+json, got Content-Type "${attempt.contentType}" (docs/protocol.md §3.1)`);
+    if (!/^application\/problem\+json(;|$)/i.test(attempt.contentType))
+      problems.push(`a refusal must be application/problem+json, got Content-Type "${attempt.contentType}" (docs/protocol.md §3.1)`);
     if (body === undefined) return { problems: [...problems, `the refusal is not a JSON object: ${shown(attempt.text)}`] };
-    if (body.code !== code) problems.push(`expected ${want}, got ${attempt.status} ${String(body.code)}${typeof body.detail === 'string' ? ` (${shown(body.detail)})` : ''}`);
+    if (body.code !== code)
+      problems.push(`expected ${want}, got ${attempt.status} ${String(body.code)}${typeof body.detail === 'string' ? ` (${shown(body.detail)})` : ''}`);
     else {
-      if (body.status !== attempt.status) problems.push(`the problem's status member is ${JSON.stringify(body.status)}, not ${attempt.status} (docs/protocol.md §3.1)`);
-      if (body.type !== errorType(code!)) problems.push(`the problem's type is ${JSON.stringify(body.type)}, not "${errorType(code!)}" (docs/protocol.md §3.1)`);
+      if (body.status !== attempt.status)
+        problems.push(`the problem's status member is ${JSON.stringify(body.status)}, not ${attempt.status} (docs/protocol.md §3.1)`);
+      if (body.type !== errorType(code!))
+        problems.push(`the problem's type is ${JSON.stringify(body.type)}, not "${errorType(code!)}" (docs/protocol.md §3.1)`);
       if (typeof body.title !== 'string' || body.title.length === 0) problems.push('the problem has no title (docs/protocol.md §3.1)');
       if (typeof body.detail !== 'string') problems.push('the problem has no detail (docs/protocol.md §3.1)');
     }
@@ -130,7 +135,8 @@ function checkSession(body: Record<string, unknown>, expected: Expected, judgeme
     return false;
   };
   if (has('sessionId')) {
-    if (typeof body.sessionId !== 'string' || !UUID.test(body.sessionId)) problems.push(`sessionId ${JSON.stringify(body.sessionId)} is not a UUID (docs/protocol.md §5)`);
+    if (typeof body.sessionId !== 'string' || !UUID.test(body.sessionId))
+      problems.push(`sessionId ${JSON.stringify(body.sessionId)} is not a UUID (docs/protocol.md §5)`);
     else judgement.sessionId = body.sessionId;
   }
   if (has('playerId', `; the key's player is ${JSON.stringify(player.playerId)}`) && body.playerId !== player.playerId) {
@@ -166,6 +172,8 @@ function checkBalance(text: string, body: Record<string, unknown>, expected: Exp
   if (minor === undefined) judgement.problems.push(`balance ${token} is not an amount of ${currency} (${decimals} decimals); expected ${text_}`);
   else if (minor !== wanted.minor) judgement.problems.push(`balance ${token}, expected ${text_} ${currency}`);
   else if (wanted.exactText && !(EXACT_NUMBER.test(token) && token === text_)) {
-    judgement.problems.push(`balance written ${token}, expected exactly ${text_}: digits, one point at most, no exponent, no trailing zeros (docs/protocol.md §4.4)`);
+    judgement.problems.push(
+      `balance written ${token}, expected exactly ${text_}: digits, one point at most, no exponent, no trailing zeros (docs/protocol.md §4.4)`,
+    );
   }
 }

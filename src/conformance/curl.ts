@@ -113,7 +113,9 @@ export function curlCommand(request: RecordedRequest): string {
 
 /** The curl command for a GET as a browser sends one (opening a launch URL): no body, following redirects. */
 export function getCurl(request: RecordedRequest): string {
-  return [`curl -sS -i -L ${shellQuote(request.url)}`, ...Object.entries(request.headers).map(([name, value]) => `-H ${shellQuote(`${name}: ${value}`)}`)].join(' \\\n  ');
+  return [`curl -sS -i -L ${shellQuote(request.url)}`, ...Object.entries(request.headers).map(([name, value]) => `-H ${shellQuote(`${name}: ${value}`)}`)].join(
+    ' \\\n  ',
+  );
 }
 
 /** Commands that send requests all at once, as a parallel step did: in the background, then wait for all. */

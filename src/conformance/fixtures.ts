@@ -173,7 +173,9 @@ export function fixtureSource(setting: FixturesSetting, endpoint: string, transp
     }
   }
   if (content.expiry !== undefined && content.launchKeyCommand === undefined) {
-    throw new FixturesError(`${origin}: expiry needs launchKeyCommand: keys listed in the file were minted before the run, and could expire before a case uses them`);
+    throw new FixturesError(
+      `${origin}: expiry needs launchKeyCommand: keys listed in the file were minted before the run, and could expire before a case uses them`,
+    );
   }
   if ((content.blockCommand === undefined) !== (content.unblockCommand === undefined)) {
     throw new FixturesError(`${origin}: blockCommand and unblockCommand go together`);
@@ -208,7 +210,10 @@ class BackOfficeSource implements FixtureSource {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const url = `${this.endpoint}${path}`;
     const text = body === undefined ? '' : stringify(body);
-    const answer = this.sendOver === undefined ? await postOnce(this.transport, url, headers, text) : await this.sendOver({ method: 'POST', url, headers, bytes: new TextEncoder().encode(text) });
+    const answer =
+      this.sendOver === undefined
+        ? await postOnce(this.transport, url, headers, text)
+        : await this.sendOver({ method: 'POST', url, headers, bytes: new TextEncoder().encode(text) });
     return answer.kind === 'failed' ? { status: undefined, text: answer.detail } : { status: answer.status, text: answer.text };
   }
 
@@ -274,7 +279,10 @@ class FileSource implements FixtureSource {
     const found = (this.content.players ?? []).find((player) => player.currency === currency && !taken.has(player.playerId));
     if (found === undefined) {
       const count = (this.content.players ?? []).filter((player) => player.currency === currency).length;
-      return { ok: false, reason: `the fixtures have ${count === 0 ? 'no' : `only ${count}`} ${currency} player${count === 1 ? '' : 's'}; the case needs ${taken.size + 1}` };
+      return {
+        ok: false,
+        reason: `the fixtures have ${count === 0 ? 'no' : `only ${count}`} ${currency} player${count === 1 ? '' : 's'}; the case needs ${taken.size + 1}`,
+      };
     }
     return { ok: true, value: { playerId: found.playerId, currency, balanceSet: false } };
   }
@@ -282,7 +290,8 @@ class FileSource implements FixtureSource {
   async launchKey(playerId: string, game: string): Promise<Supply<string>> {
     const listed = this.unused.get(`${playerId}\u0000${game}`);
     if (listed !== undefined && listed.length > 0) return { ok: true, value: listed.shift()! };
-    if (this.content.launchKeyCommand === undefined) return { ok: false, reason: `the fixtures have no launch key left for ${playerId} on ${game}, and no launchKeyCommand` };
+    if (this.content.launchKeyCommand === undefined)
+      return { ok: false, reason: `the fixtures have no launch key left for ${playerId} on ${game}, and no launchKeyCommand` };
     const output = await runCommand(this.content.launchKeyCommand, { playerId, game });
     if (!output.ok) return output;
     return keyFromOutput(output.value);
@@ -317,7 +326,11 @@ function runCommand(argv: readonly string[], values: { playerId: string; game: s
   const [file, ...args] = argv.map((part) => part.replaceAll('{playerId}', values.playerId).replaceAll('{game}', values.game));
   return new Promise((resolve) => {
     execFile(file!, args, { timeout: COMMAND_MS_MAX, maxBuffer: COMMAND_OUTPUT_BYTES_MAX, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) resolve({ ok: false, reason: `${argv.join(' ')} failed for ${values.playerId}: ${error.message.split('\n')[0]}${stderr ? `: ${stderr.trim().slice(0, 300)}` : ''}` });
+      if (error)
+        resolve({
+          ok: false,
+          reason: `${argv.join(' ')} failed for ${values.playerId}: ${error.message.split('\n')[0]}${stderr ? `: ${stderr.trim().slice(0, 300)}` : ''}`,
+        });
       else resolve({ ok: true, value: stdout });
     });
   });

@@ -150,10 +150,15 @@ class OperatorKit implements KitSide<OperatorCase> {
       // A file's currencies are checked known when it is read (fixtures.ts); the back office's player is EUR.
       const decimals = CURRENCIES.decimals(player.currency)!;
       const judged = judge(attempt, { endpoint: '/authenticate', status: 200, balance: { kind: 'none' }, player: { ...player, decimals } });
-      if (judged.problems.length === 0 && judged.balance === undefined) judged.problems.push(`/authenticate answered no balance in ${player.currency} (docs/protocol.md §5)`);
+      if (judged.problems.length === 0 && judged.balance === undefined)
+        judged.problems.push(`/authenticate answered no balance in ${player.currency} (docs/protocol.md §5)`);
       if (judged.problems.length > 0) {
         const problems = judged.problems.map((problem) => `${player.playerId}: ${problem}`);
-        throw new StepFailed([...problems, 'every case opens sessions as this one: check the endpoint, --secret, --token and the fixtures'], [request], attempt);
+        throw new StepFailed(
+          [...problems, 'every case opens sessions as this one: check the endpoint, --secret, --token and the fixtures'],
+          [request],
+          attempt,
+        );
       }
     }
   }
@@ -184,7 +189,9 @@ class OperatorKit implements KitSide<OperatorCase> {
 
   /** The request with the access token in its headers replaced by ${ACCESS_TOKEN}, so that a report can travel without the credential. */
   shown(request: KitRequest): KitRequest {
-    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, value.replaceAll(this.target.accessToken, ACCESS_TOKEN_PLACEHOLDER)]));
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, value.replaceAll(this.target.accessToken, ACCESS_TOKEN_PLACEHOLDER)]),
+    );
     return { ...request, headers };
   }
 }
@@ -315,7 +322,14 @@ class OperatorCaseRun implements CaseContext, CaseRun<Step> {
         game: this.session(role).game,
         round: { id: randomUUID(), finished: true },
       };
-      await this.call({ kind: 'call', say: 'bring the balance to the case\'s', endpoint: '/transaction', session: role, body: () => body, expect: { status: 200, balance: (() => step) as BalanceExpectation } });
+      await this.call({
+        kind: 'call',
+        say: "bring the balance to the case's",
+        endpoint: '/transaction',
+        session: role,
+        body: () => body,
+        expect: { status: 200, balance: (() => step) as BalanceExpectation },
+      });
     }
   }
 
@@ -354,7 +368,13 @@ class OperatorCaseRun implements CaseContext, CaseRun<Step> {
   private request(endpoint: OperatorEndpoint, body: Body, headers?: CallStep['headers']): Kept {
     const bytes = toBytes(body);
     const defaults = this.kit.headersFor(bytes);
-    return { endpoint, method: 'POST', url: `${this.kit.target.endpoint}${endpoint}`, headers: headers === undefined ? defaults : headers(defaults, bytes, this), bytes };
+    return {
+      endpoint,
+      method: 'POST',
+      url: `${this.kit.target.endpoint}${endpoint}`,
+      headers: headers === undefined ? defaults : headers(defaults, bytes, this),
+      bytes,
+    };
   }
 
   private wanted(expect: Expect, role: Role): BalanceWanted {
@@ -394,7 +414,8 @@ class OperatorCaseRun implements CaseContext, CaseRun<Step> {
     if (judgement.problems.length === 0 && session !== undefined) {
       const answered = judgement.sessionId?.toLowerCase();
       if (session === 'new') {
-        if ([...this.sessions.values()].some((each) => each.sessionId.toLowerCase() === answered)) judgement.problems.push(`expected a new session, got ${answered}, which the case opened before`);
+        if ([...this.sessions.values()].some((each) => each.sessionId.toLowerCase() === answered))
+          judgement.problems.push(`expected a new session, got ${answered}, which the case opened before`);
       } else if (answered !== this.session(session.sameAs).sessionId.toLowerCase()) {
         judgement.problems.push(`expected the session ${this.session(session.sameAs).sessionId} again, got ${answered} (docs/protocol.md §5.1)`);
       }
@@ -426,7 +447,9 @@ class OperatorCaseRun implements CaseContext, CaseRun<Step> {
       body = { key: this.session(role).key, game: this.session(role).game };
     }
     // A blocked player's reload is refused, and the refusal still shows the balance (docs/protocol.md §5.1, §3.1).
-    const expect: Expect = this.blocked.has(role) ? { status: 403, code: 'PLAYER_BLOCKED', balance: change, player: role } : { status: 200, balance: change, player: role, ...(step.fresh === true ? { session: 'new' as const } : {}) };
+    const expect: Expect = this.blocked.has(role)
+      ? { status: 403, code: 'PLAYER_BLOCKED', balance: change, player: role }
+      : { status: 200, balance: change, player: role, ...(step.fresh === true ? { session: 'new' as const } : {}) };
     await this.call({ kind: 'call', say: step.say, endpoint: '/authenticate', body: () => body, expect });
   }
 
@@ -445,7 +468,12 @@ class OperatorCaseRun implements CaseContext, CaseRun<Step> {
 /** A parallel answer: its status, its problem's code, its balance in minor units. */
 function answerOf(attempt: Attempt, decimals: number): ParallelAnswer {
   if (attempt.kind === 'failed') return { status: 0, code: undefined, balance: undefined };
-  const judged = judge(attempt, { endpoint: '/transaction', status: attempt.status, balance: { kind: 'none' }, player: { playerId: '', currency: '', decimals } });
+  const judged = judge(attempt, {
+    endpoint: '/transaction',
+    status: attempt.status,
+    balance: { kind: 'none' },
+    player: { playerId: '', currency: '', decimals },
+  });
   let code: string | undefined;
   try {
     const value = JSON.parse(attempt.text) as { code?: unknown };

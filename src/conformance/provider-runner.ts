@@ -76,7 +76,6 @@ export async function runProviderConformance(options: ProviderRunOptions): Promi
   });
 }
 
-
 type Target = ProviderTarget & { currencies: string[] };
 
 class ProviderKit implements KitSide<ProviderCase> {
@@ -124,7 +123,11 @@ class ProviderKit implements KitSide<ProviderCase> {
       }
     }
     if (problems.length > 0) {
-      throw new StepFailed([...problems, 'every case needs the game in these currencies: check the endpoint, --secret, --operator-id, --wallet-id, --game and --currency'], [request], attempt);
+      throw new StepFailed(
+        [...problems, 'every case needs the game in these currencies: check the endpoint, --secret, --operator-id, --wallet-id, --game and --currency'],
+        [request],
+        attempt,
+      );
     }
   }
 
@@ -190,7 +193,9 @@ class ProviderCaseRun implements ProviderContext, CaseRun<ProviderStep> {
   }
 
   holdsSecret(text: string): boolean {
-    const secrets = [this.kit.target.secret, this.kit.target.nextSecret].filter((each): each is string => each !== undefined && each.length >= SECRET_SOUGHT_LENGTH_MIN);
+    const secrets = [this.kit.target.secret, this.kit.target.nextSecret].filter(
+      (each): each is string => each !== undefined && each.length >= SECRET_SOUGHT_LENGTH_MIN,
+    );
     return secrets.some((secret) => text.includes(secret) || text.includes(encodeURIComponent(secret)));
   }
 
@@ -208,7 +213,12 @@ class ProviderCaseRun implements ProviderContext, CaseRun<ProviderStep> {
     const method = step.method ?? 'POST';
     const bytes = method === 'GET' ? new Uint8Array() : toBytes(step.body(this));
     const defaults = method === 'GET' ? {} : this.kit.headersFor(bytes);
-    const sent: KitRequest = { method, url: `${this.kit.target.endpoint}${step.endpoint}`, headers: step.headers === undefined ? defaults : step.headers(defaults, bytes, this), bytes };
+    const sent: KitRequest = {
+      method,
+      url: `${this.kit.target.endpoint}${step.endpoint}`,
+      headers: step.headers === undefined ? defaults : step.headers(defaults, bytes, this),
+      bytes,
+    };
     const attempt = await this.kit.wire.send(sent);
     const shape = judgeShape(attempt, step.expect.status, step.expect.code);
     if (shape.problems.length > 0 || attempt.kind === 'failed') throw new StepFailed(shape.problems, [sent], attempt);
@@ -236,7 +246,8 @@ class ProviderCaseRun implements ProviderContext, CaseRun<ProviderStep> {
       if (attempt.kind === 'failed') throw new StepFailed([`the launch URL does not open: ${attempt.detail} (docs/protocol.md §8.1)`], [sent], attempt);
       const problems: string[] = [];
       if (attempt.status !== 200) problems.push(`GET of the launch URL answered ${attempt.status}, not 200 (docs/protocol.md §8.1: the URL opens the game)`);
-      else if (!/^text\/html(;|$)/i.test(attempt.contentType)) problems.push(`the launch URL answered Content-Type "${attempt.contentType}", not a page (text/html)`);
+      else if (!/^text\/html(;|$)/i.test(attempt.contentType))
+        problems.push(`the launch URL answered Content-Type "${attempt.contentType}", not a page (text/html)`);
       if (problems.length > 0) throw new StepFailed(problems, [sent], attempt);
       return;
     }

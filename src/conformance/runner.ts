@@ -170,7 +170,16 @@ export async function runConformance<C extends KitCase>(
       emit({ type: 'preflight-failed', failure: preflight.failure });
       results = cases.map((each) => skipped(each, 0, PREFLIGHT_FAILED_REASON));
     }
-    const report = runReport({ side, endpoint: kit.endpoint, fixtures: kit.fixtures, only: options.only ?? [], startedAt, durationMs: performance.now() - started, preflight, results });
+    const report = runReport({
+      side,
+      endpoint: kit.endpoint,
+      fixtures: kit.fixtures,
+      only: options.only ?? [],
+      startedAt,
+      durationMs: performance.now() - started,
+      preflight,
+      results,
+    });
     emit({ type: 'end', report });
     return report;
   } finally {
@@ -258,8 +267,10 @@ function failure(step: number, say: string, failed: StepFailed, shown: (request:
 
 /** The transport of a run: the one a test gives, or HTTP (a POST with the clients' postOnce, a GET as a browser sends it). */
 function wireOf(http: KitTransport, given: KitSend | undefined): KitWire {
-  if (given !== undefined) return { http, send: (request) => given({ method: request.method, url: request.url, headers: { ...request.headers }, bytes: request.bytes }) };
-  const get = (request: KitRequest) => undiciRequest(request.url, { method: 'GET', headers: request.headers, dispatcher: http.dispatcher, signal: AbortSignal.timeout(http.answerMsMax) });
+  if (given !== undefined)
+    return { http, send: (request) => given({ method: request.method, url: request.url, headers: { ...request.headers }, bytes: request.bytes }) };
+  const get = (request: KitRequest) =>
+    undiciRequest(request.url, { method: 'GET', headers: request.headers, dispatcher: http.dispatcher, signal: AbortSignal.timeout(http.answerMsMax) });
   return {
     http,
     async send(request) {

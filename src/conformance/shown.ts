@@ -17,7 +17,12 @@ function cut(text: string): { text: string; cut: boolean } {
 }
 
 /** A request as a report shows it: its body as text up to BODY_SHOWN_MAX, and as base64 too when it is not UTF-8. */
-export function shownRequest(request: { method: SentRequest['method']; url: string; headers: Readonly<Record<string, string>>; bytes: Uint8Array }): SentRequest {
+export function shownRequest(request: {
+  method: SentRequest['method'];
+  url: string;
+  headers: Readonly<Record<string, string>>;
+  bytes: Uint8Array;
+}): SentRequest {
   const bytes = Buffer.from(request.bytes);
   const body = cut(bytes.toString('utf8'));
   return {

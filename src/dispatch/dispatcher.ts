@@ -183,7 +183,10 @@ export class Dispatcher {
       'dispatcher limits are positive',
     );
     assert.ok(heartbeatMs < leaseMs, 'a lease is renewed before it expires');
-    assert.ok(options.lastingName === undefined || options.node.startsWith(`${options.lastingName}${LEASE_OWNER_SEPARATOR}`), "a node's lease owner starts with its lasting name");
+    assert.ok(
+      options.lastingName === undefined || options.node.startsWith(`${options.lastingName}${LEASE_OWNER_SEPARATOR}`),
+      "a node's lease owner starts with its lasting name",
+    );
   }
 
   /** Calls `watch` after each attempt's outcome is applied; answers a function that stops it. */
@@ -220,7 +223,8 @@ export class Dispatcher {
       return renewed;
     } catch (error) {
       if (error instanceof assert.AssertionError) throw error;
-      if (this.renewFailures === 0) log?.error({ err: error }, 'dispatch: renewing leases failed; another node may send the items in flight again once their leases run out');
+      if (this.renewFailures === 0)
+        log?.error({ err: error }, 'dispatch: renewing leases failed; another node may send the items in flight again once their leases run out');
       this.renewFailures += 1;
       return 0;
     } finally {

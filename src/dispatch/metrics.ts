@@ -102,7 +102,9 @@ export class DispatchMetrics {
     this.countAttempt(item, attempt, decision);
     childOf(this.answerChildren, item.operatorId, () => this.answers.labels({ operator: item.operatorId })).observe(answerMs / 1000);
     if (applied && (decision.kind === 'sent' || decision.kind === 'refused')) {
-      const child = childOf(this.deliveryChildren, `${item.operatorId} ${item.kind}`, () => this.deliveries.labels({ operator: item.operatorId, kind: item.kind }));
+      const child = childOf(this.deliveryChildren, `${item.operatorId} ${item.kind}`, () =>
+        this.deliveries.labels({ operator: item.operatorId, kind: item.kind }),
+      );
       child.observe(Math.max(0, at - item.createdAt) / 1000);
     }
   }

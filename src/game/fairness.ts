@@ -117,7 +117,9 @@ function uniformFromDigests(serverSeedHex: string, message: string, n: number): 
   const key = Buffer.from(serverSeedHex, 'hex');
   const limit = Math.floor(WORD_RANGE / n) * n;
   for (let extra = 0; extra <= EXTRA_DIGESTS_MAX; extra++) {
-    const digest = createHmac('sha256', key).update(extra === 0 ? message : `${message}:${extra}`).digest();
+    const digest = createHmac('sha256', key)
+      .update(extra === 0 ? message : `${message}:${extra}`)
+      .digest();
     for (let word = 0; word < WORDS_PER_DIGEST; word++) {
       const value = digest.readUInt32BE(word * 4);
       if (value < limit) return value % n;

@@ -45,11 +45,7 @@ const ROW_OFFSETS = [-1, 0, 1];
  * 6, 5 and 4, and blanks to 32. Stars, crowns and sevens stand at least
  * three stops apart, so a window shows at most one of each per reel.
  */
-export const STRIPS: readonly string[] = [
-  '-OPLSC-MCJMCMCBOBOLPCMP7OCSOMLMP',
-  'MPCOMSO-MPOBMLJ-PBMC7OCMC-LOSCPL',
-  'POPJ-CL7MCBC-OMOM-SMPSLOSMBPOCML',
-];
+export const STRIPS: readonly string[] = ['-OPLSC-MCJMCMCBOBOLPCMP7OCSOMLMP', 'MPCOMSO-MPOBMLJ-PBMC7OCMC-LOSCPL', 'POPJ-CL7MCBC-OMOM-SMPSLOSMBPOCML'];
 
 /** The rows (0 top, 1 middle, 2 bottom) a line crosses on reels 1, 2 and 3; line 1 is the middle row. */
 export const LINES: readonly (readonly number[])[] = [
@@ -357,10 +353,7 @@ export function roundMoments(baseWinOf: (pay: number) => bigint, freeWinOf: (pay
   const trigger = ratio(triggers, combinations);
   const freeSpins = mul(trigger, feature.win.mean);
   const mean = add(ratio(base, combinations), freeSpins);
-  const second = add(
-    add(ratio(base2, combinations), mul(ratio(2n * baseTriggered, combinations), feature.win.mean)),
-    mul(trigger, feature.win.second),
-  );
+  const second = add(add(ratio(base2, combinations), mul(ratio(2n * baseTriggered, combinations), feature.win.mean)), mul(trigger, feature.win.second));
   return { base: { mean: ratio(base, combinations), second: ratio(base2, combinations) }, freeSpins, round: { mean, second }, feature };
 }
 
@@ -483,8 +476,14 @@ export function rtpSheet(rules: ReelsRules): RtpSheet {
   const { combinations, classes, jackpotCombinations, payMax, scatterPayMax } = enumeration();
   const moments = reference();
   const count = (keep: (c: OutcomeClass) => boolean) => classes.filter(keep).reduce((sum, c) => sum + c.count, 0n);
-  const hitFrequency = ratio(count((c) => c.pay > 0), combinations);
-  const triggerChance = ratio(count((c) => c.scatter), combinations);
+  const hitFrequency = ratio(
+    count((c) => c.pay > 0),
+    combinations,
+  );
+  const triggerChance = ratio(
+    count((c) => c.scatter),
+    combinations,
+  );
   const meanFreeSpins = moments.feature.meanSpins;
   const base = mul(scale, moments.base.mean);
   const freeSpins = mul(scale, moments.freeSpins);
@@ -554,7 +553,5 @@ export function paytable(rules: ReelsRules): { symbols: string; pay: number; pay
   const scale = payScale(rules);
   const rows = Object.entries(THREE_OF_A_KIND_PAY).map(([symbol, pay]) => ({ symbols: symbol.repeat(REEL_COUNT), pay: pay! }));
   rows.push({ symbols: `${CHERRY}${CHERRY}*`, pay: CHERRY_PAIR_PAY });
-  return rows
-    .sort((x, y) => y.pay - x.pay)
-    .map((row) => ({ ...row, payBp: Number((BigInt(row.pay * RTP_BP_SCALE) * scale.num) / scale.den) }));
+  return rows.sort((x, y) => y.pay - x.pay).map((row) => ({ ...row, payBp: Number((BigInt(row.pay * RTP_BP_SCALE) * scale.num) / scale.den) }));
 }

@@ -19,14 +19,7 @@
 import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
 import { MIMEType } from 'node:util';
 import type { Socket } from 'node:net';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ERRORS, problemJson, UnavailableError, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import type { BodyReader } from '../protocol/validate.js';
@@ -111,7 +104,11 @@ const NO_STORE = 'no-store';
 
 export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, balance?: string): FastifyReply {
   reply.problemCode = code;
-  return reply.code(ERRORS[code].status).header('content-type', PROBLEM_TYPE).header('cache-control', NO_STORE).send(problemJson(code, detail, balance));
+  return reply
+    .code(ERRORS[code].status)
+    .header('content-type', PROBLEM_TYPE)
+    .header('cache-control', NO_STORE)
+    .send(problemJson(code, detail, balance));
 }
 
 export function sendRefusal(reply: FastifyReply, refusal: Refusal): FastifyReply {

@@ -16,9 +16,16 @@ export class ListenError extends Error {
 /** A failure to bind `where`, told in words: a ListenError for the failures a setting mends, else the error itself. */
 function listenFailure(error: unknown, where: { host: string; port: number }, change: string): unknown {
   const code = (error as { code?: string }).code;
-  if (code === 'EADDRINUSE') return new ListenError(`port ${where.port} on ${where.host} is already in use: stop what holds it, or choose another port with ${change}`, { cause: error });
-  if (code === 'EACCES') return new ListenError(`port ${where.port} on ${where.host} needs privileges this process does not have: choose a port above 1023 with ${change}`, { cause: error });
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ListenError(`cannot listen on ${where.host}: it is not an address of this machine`, { cause: error });
+  if (code === 'EADDRINUSE')
+    return new ListenError(`port ${where.port} on ${where.host} is already in use: stop what holds it, or choose another port with ${change}`, {
+      cause: error,
+    });
+  if (code === 'EACCES')
+    return new ListenError(`port ${where.port} on ${where.host} needs privileges this process does not have: choose a port above 1023 with ${change}`, {
+      cause: error,
+    });
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new ListenError(`cannot listen on ${where.host}: it is not an address of this machine`, { cause: error });
   return error;
 }
 

@@ -101,7 +101,8 @@ export function installStaffGuard(admin: FastifyInstance, options: StaffGuardOpt
       const found = await options.findToken(staffTokenHash(presented));
       if (found && tokenValid(found, options.clock())) staff = identityOf(found);
     }
-    if (!staff) return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token or a staff token that is neither revoked nor expired');
+    if (!staff)
+      return sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with the admin token or a staff token that is neither revoked nor expired');
     request.staff = staff;
     // Only a path no route has lacks an action: its 404 follows, to an authenticated caller only.
     const action = request.routeOptions.config.action;
@@ -154,7 +155,11 @@ export function installStaffGuard(admin: FastifyInstance, options: StaffGuardOpt
       }
       const limit = overLimit(options.limits, staff.role, currency, amount);
       if (limit !== undefined) {
-        sendProblem(reply, 'STAFF_LIMIT_EXCEEDED', `amount: ${decimalText(amount)} ${currency} is over the ${staff.role} role's limit of ${limit} ${currency} per call`);
+        sendProblem(
+          reply,
+          'STAFF_LIMIT_EXCEEDED',
+          `amount: ${decimalText(amount)} ${currency} is over the ${staff.role} role's limit of ${limit} ${currency} per call`,
+        );
         return false;
       }
       return true;

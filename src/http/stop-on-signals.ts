@@ -87,12 +87,7 @@ export interface Stopper {
  * calls in flight finish first: a request cut off after its money moved is
  * committed whole, and its caller's resend answers it (docs/protocol.md §6.4).
  */
-export function stopOnSignals(
-  logger: FastifyBaseLogger,
-  app: FastifyInstance,
-  closeStorage: () => unknown,
-  options: StopOptions = {},
-): Stopper {
+export function stopOnSignals(logger: FastifyBaseLogger, app: FastifyInstance, closeStorage: () => unknown, options: StopOptions = {}): Stopper {
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS;
   let state: 'serving' | 'draining' | 'closing' = 'serving';
   let deadline: NodeJS.Timeout | undefined;

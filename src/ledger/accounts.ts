@@ -55,9 +55,7 @@ export function legsOf(input: LegInput): TransferLegs {
   switch (input.kind) {
     case 'bet': {
       const game: AccountRef = { kind: 'game', ref: requireGame(input), currency };
-      const payer: AccountRef = input.freeBet
-        ? { kind: 'campaign', ref: input.campaignId ?? UNNAMED_CAMPAIGN_REF, currency }
-        : player;
+      const payer: AccountRef = input.freeBet ? { kind: 'campaign', ref: input.campaignId ?? UNNAMED_CAMPAIGN_REF, currency } : player;
       return { debit: payer, credit: game };
     }
     case 'win':

@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { refuse, type ErrorCode, type Refusal } from '../protocol/errors.js';
 import { shownId, type CheckedPayout, type CheckedTransaction } from '../protocol/checked-requests.js';
-import { amountToMinor, BALANCE_MINOR_MAX, decimalFromNumber, decimalText, displayMinor, formatMinor, type Currencies, type Decimal } from '../protocol/money.js';
+import {
+  amountToMinor,
+  BALANCE_MINOR_MAX,
+  decimalFromNumber,
+  decimalText,
+  displayMinor,
+  formatMinor,
+  type Currencies,
+  type Decimal,
+} from '../protocol/money.js';
 import { legsOf, type TransferKind, type TransferLegs } from './accounts.js';
 
 export interface RulesConfig {
@@ -184,14 +193,10 @@ function minorOfNumber(value: number, field: string, player: PlayerState): bigin
   return minorOf(decimal, field, player);
 }
 
-export function planTransaction(
-  request: CheckedTransaction,
-  snap: TransactionSnapshot,
-  config: RulesConfig,
-): TransactionPlan | TransactionRefusal {
+export function planTransaction(request: CheckedTransaction, snap: TransactionSnapshot, config: RulesConfig): TransactionPlan | TransactionRefusal {
   const { session, player } = snap;
   if (!session || !player) return notFinal(refuse('SESSION_NOT_FOUND', `session ${shownId(request, request.sessionId)} is not known`));
-  assert.equal(session.playerId, player.playerId, 'snapshot: the player must be the session\'s');
+  assert.equal(session.playerId, player.playerId, "snapshot: the player must be the session's");
 
   // Convert every amount first: validation of the whole request comes before any rule.
   const amounts: { amount: bigint; jpAmount: bigint }[] = [];
@@ -263,11 +268,7 @@ function judgeTransaction(
       continue;
     }
     const same =
-      seen.kind === tx.type &&
-      seen.playerId === request.playerId &&
-      seen.roundId === roundId &&
-      seen.amount === amount &&
-      seen.jpAmount === jpAmount;
+      seen.kind === tx.type && seen.playerId === request.playerId && seen.roundId === roundId && seen.amount === amount && seen.jpAmount === jpAmount;
     if (!same) {
       return refuse('DUPLICATE_CONFLICT', `transaction ${shownId(request, tx.id)} was seen before with other content`, shown());
     }
@@ -303,7 +304,11 @@ function judgeTransaction(
     if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked: bets are refused`, shown());
     if (freeBets && snap.campaignFinished) {
       const campaign = request.campaign?.id;
-      return refuse('CAMPAIGN_FINISHED', `campaign ${campaign === undefined ? campaign : shownId(request, campaign)} is finished for player ${player.playerId}`, shown());
+      return refuse(
+        'CAMPAIGN_FINISHED',
+        `campaign ${campaign === undefined ? campaign : shownId(request, campaign)} is finished for player ${player.playerId}`,
+        shown(),
+      );
     }
   }
 
@@ -317,11 +322,7 @@ function judgeTransaction(
     const freeBet = tx.type === 'bet' && freeBets;
     if (tx.type === 'bet' && !freeBet) {
       if (amount > running) {
-        return refuse(
-          'INSUFFICIENT_FUNDS',
-          `bet ${displayMinor(amount, player.decimals)} exceeds balance ${displayMinor(running, player.decimals)}`,
-          shown(),
-        );
+        return refuse('INSUFFICIENT_FUNDS', `bet ${displayMinor(amount, player.decimals)} exceeds balance ${displayMinor(running, player.decimals)}`, shown());
       }
       running -= amount;
     } else if (tx.type === 'win') {
@@ -369,11 +370,7 @@ export function planPayout(request: CheckedPayout, snap: PayoutSnapshot): Credit
   if (amount === 0n) return refuse('INVALID_REQUEST', 'amount: a payout must be greater than 0', balanceText(player));
   const campaignId = request.campaign.id;
   if (snap.seen) {
-    const same =
-      snap.seen.kind === 'payout' &&
-      snap.seen.playerId === player.playerId &&
-      snap.seen.amount === amount &&
-      snap.seen.campaignId === campaignId;
+    const same = snap.seen.kind === 'payout' && snap.seen.playerId === player.playerId && snap.seen.amount === amount && snap.seen.campaignId === campaignId;
     if (!same) return refuse('DUPLICATE_CONFLICT', `payout ${shownId(request, request.payoutId)} was seen before with other content`, balanceText(player));
     return { ok: true, apply: false, amount, balanceAfter: player.balance };
   }
@@ -391,11 +388,7 @@ export interface AdjustmentCommand {
   amount: number;
 }
 
-export function planAdjustment(
-  command: AdjustmentCommand,
-  player: PlayerState | undefined,
-  seen: SeenTransfer | undefined,
-): CreditPlan | Refusal {
+export function planAdjustment(command: AdjustmentCommand, player: PlayerState | undefined, seen: SeenTransfer | undefined): CreditPlan | Refusal {
   if (!player) return refuse('PLAYER_NOT_FOUND', `player ${command.playerId} is not known`);
   const amount = minorOfNumber(command.amount, 'amount', player);
   if (typeof amount !== 'bigint') return amount;
@@ -432,8 +425,7 @@ export interface LaunchKeyState {
 
 export type AuthenticatePlan =
   /** A reload: the same session; `touch` when the reload records activity (never back in time). */
-  | { ok: true; kind: 'existing'; session: SessionState; touch: boolean }
-  | { ok: true; kind: 'new' };
+  { ok: true; kind: 'existing'; session: SessionState; touch: boolean } | { ok: true; kind: 'new' };
 
 export function planAuthenticate(
   game: string,

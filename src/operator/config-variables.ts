@@ -20,7 +20,8 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_SECRET: 'HMAC secret shared with the provider (required to serve)',
   WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
   WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
-  WAGERLINK_ADMIN_TOKEN: 'bearer token of the /admin back-office API, a built-in admin account; or sha256:<hex> of it (required to serve); it reads /metrics too',
+  WAGERLINK_ADMIN_TOKEN:
+    'bearer token of the /admin back-office API, a built-in admin account; or sha256:<hex> of it (required to serve); it reads /metrics too',
   WAGERLINK_STAFF_LIMITS: 'staff money limits per call, e.g. payments:EUR=2500,*=5000;admin:*=50000 (default payments:*=5000,BTC=0.1,ETH=2; admin none)',
   WAGERLINK_METRICS_TOKEN: 'bearer token that reads /metrics and nothing else, for a Prometheus scraper (default none)',
   WAGERLINK_LOG_LEVEL: 'pino log level (default info)',
@@ -36,6 +37,6 @@ export const CONFIG_VARIABLES = {
 /** The variables of the operator's link to its provider (provider-link.ts reads them). */
 export const PROVIDER_LINK_VARIABLES = {
   WAGERLINK_PROVIDER_URL: "the provider endpoint's base URL, for launch-url and game-bets (or --provider)",
-  WAGERLINK_OPERATOR_ID: 'this operator\'s id at the provider (or --operator-id)',
+  WAGERLINK_OPERATOR_ID: "this operator's id at the provider (or --operator-id)",
   WAGERLINK_WALLET_ID: 'the walletId the provider issued to this operator (or --wallet-id)',
 } as const;

@@ -36,9 +36,8 @@ const LobbyGame = Type.Object({
   slug: S.GameSlug,
   title: Type.String(),
   kind: Type.String({ description: 'Which game it is: dice or reels (its page differs).' }),
-  ladder: Type.Array(Type.Number(), { description: "The bet ladder in the currency asked for, major units; empty when the game has none in it." }),
+  ladder: Type.Array(Type.Number(), { description: 'The bet ladder in the currency asked for, major units; empty when the game has none in it.' }),
 });
-
 
 /**
  * Every lobby route: the sandbox answers only its own loopback names, and a POST only from its own pages
@@ -58,13 +57,26 @@ export function lobbyOpenApiPaths() {
           "Every player but the conformance kit's (ids starting conformance-), for the lobby's picker: in the order of their ids, 50 a page by default (GET /admin/players without its filters). A page may hold fewer than the limit and still have a nextCursor: read on.",
         description: sandboxOnly,
         parameters: [
-          { name: 'limit', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,4}$' }, description: 'Items per page, 1..500 (default 50).' },
-          { name: 'cursor', in: 'query', required: false, schema: plain(S.StoredPlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', pattern: '^[0-9]{1,4}$' },
+            description: 'Items per page, 1..500 (default 50).',
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            schema: plain(S.StoredPlayerId),
+            description: 'nextCursor of the previous page: the last id it listed.',
+          },
         ],
         responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(LOBBY) },
       },
       post: {
-        summary: 'Create a player, with a balance of 0: deposits are made in the back office (POST /admin/players/{playerId}/adjustments). A body with `balance` is refused 400.',
+        summary:
+          'Create a player, with a balance of 0: deposits are made in the back office (POST /admin/players/{playerId}/adjustments). A body with `balance` is refused 400.',
         description: sandboxOnly,
         requestBody: body(LobbyCreatePlayerRequest),
         responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...LOBBY, 'PLAYER_EXISTS', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']) },
@@ -92,7 +104,10 @@ export function lobbyOpenApiPaths() {
           "A launch URL from the provider's /generate-launch-url: real money for a player (a fresh launch key), or fun: play money in the player's currency, or in `currency` without a player, else in the provider's play-money currency (422 UNSUPPORTED_CURRENCY when the game has no bets in it). A `currency` other than the player's is refused 400.",
         description: sandboxOnly,
         requestBody: body(LaunchRequest),
-        responses: { ...ok('200', 'The URL', S.GenerateLaunchUrlResponse), ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']) },
+        responses: {
+          ...ok('200', 'The URL', S.GenerateLaunchUrlResponse),
+          ...problems([...LOBBY, 'PLAYER_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']),
+        },
       },
     },
   };

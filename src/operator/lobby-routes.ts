@@ -131,7 +131,11 @@ export async function registerLobby(app: FastifyInstance, options: LobbyOptions)
     if (!input) return reply;
     // Refused rather than ignored as an unknown member: a caller that sends a balance expects money, and gets none.
     if (Object.hasOwn(input, 'balance')) {
-      return sendProblem(reply, 'INVALID_REQUEST', 'balance: the lobby opens a player at 0; deposits are made in the back office (POST /admin/players/{playerId}/adjustments)');
+      return sendProblem(
+        reply,
+        'INVALID_REQUEST',
+        'balance: the lobby opens a player at 0; deposits are made in the back office (POST /admin/players/{playerId}/adjustments)',
+      );
     }
     if (input.country !== undefined && !isCountryCode(input.country)) {
       return sendProblem(reply, 'INVALID_REQUEST', `country: ${input.country} is not an assigned ISO 3166-1 alpha-2 code`);
@@ -157,7 +161,10 @@ export async function registerLobby(app: FastifyInstance, options: LobbyOptions)
     const bets = await requestGameBets(link, slugs, [currency]);
     if (!bets.ok) return sendProviderFailure(reply, bets);
     // Ladders stay the provider's exact decimal text, written as JSON numbers unchanged.
-    const items = options.games.map((game) => `{"slug":${JSON.stringify(game.slug)},"title":${JSON.stringify(game.title)},"kind":${JSON.stringify(game.kind)},"ladder":[${(bets.value[game.slug]?.[currency] ?? []).join(',')}]}`);
+    const items = options.games.map(
+      (game) =>
+        `{"slug":${JSON.stringify(game.slug)},"title":${JSON.stringify(game.title)},"kind":${JSON.stringify(game.kind)},"ladder":[${(bets.value[game.slug]?.[currency] ?? []).join(',')}]}`,
+    );
     return sendJson(reply, 200, `{"currency":${JSON.stringify(currency)},"items":[${items.join(',')}]}`);
   });
 
@@ -175,7 +182,13 @@ export async function registerLobby(app: FastifyInstance, options: LobbyOptions)
     if (input.mode === 'fun') {
       // The play money is in the currency named or the player's; the provider refuses one the game has no bets in (422).
       const currency = input.currency ?? player?.currency;
-      const outcome = await requestLaunchUrl(link, { mode: 'fun', game: input.game, language, ...(currency === undefined ? {} : { currency }), urls: { lobby: options.lobbyUrl } });
+      const outcome = await requestLaunchUrl(link, {
+        mode: 'fun',
+        game: input.game,
+        language,
+        ...(currency === undefined ? {} : { currency }),
+        urls: { lobby: options.lobbyUrl },
+      });
       if (!outcome.ok) return sendProviderFailure(reply, outcome);
       return sendJson(reply, 200, stringify({ url: outcome.value.url }));
     }

@@ -53,8 +53,6 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-
-
 type Env = Record<string, string | undefined>;
 
 /** The variable of each PostgreSQL setting (settings.ts checks them, as it does the provider config's). */

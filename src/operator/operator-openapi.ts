@@ -10,7 +10,15 @@ import { GGR_DAYS_MAX } from '../stores/store.js';
 import { lobbyOpenApiPaths } from './lobby-openapi.js';
 import { STAFF_TOKEN_DESCRIPTION, staffOpenApiPaths } from '../access/staff-openapi.js';
 
-const WIRE_AUTH = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'INVALID_TOKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+const WIRE_AUTH = [
+  'INVALID_REQUEST',
+  'INVALID_SIGNATURE',
+  'INVALID_TOKEN',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+] as const;
 const ADMIN = ['INVALID_REQUEST', 'INVALID_TOKEN', 'FORBIDDEN', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
 const wire = [{ serverSignature: [], accessToken: [] }];
 const admin = [{ adminToken: [] }];
@@ -29,7 +37,7 @@ export function operatorOpenApi() {
       title: 'Wagerlink operator wallet',
       version: '1',
       description:
-        'Operator side of the game provider <-> operator wallet interface, Wagerlink profile version 1. Amounts are JSON numbers in major units of the player\'s currency, exact to its decimals.',
+        "Operator side of the game provider <-> operator wallet interface, Wagerlink profile version 1. Amounts are JSON numbers in major units of the player's currency, exact to its decimals.",
     },
     paths: {
       '/transaction': {
@@ -40,8 +48,16 @@ export function operatorOpenApi() {
           responses: {
             ...ok('200', 'Balance after every transaction of the request', S.BalanceResponse),
             ...problems([
-              ...WIRE_AUTH, 'INSUFFICIENT_FUNDS', 'SESSION_EXPIRED', 'SESSION_MISMATCH', 'PLAYER_BLOCKED', 'SESSION_NOT_FOUND',
-              'DUPLICATE_CONFLICT', 'ROUND_CLOSED', 'ROUND_MISMATCH', 'CAMPAIGN_FINISHED',
+              ...WIRE_AUTH,
+              'INSUFFICIENT_FUNDS',
+              'SESSION_EXPIRED',
+              'SESSION_MISMATCH',
+              'PLAYER_BLOCKED',
+              'SESSION_NOT_FOUND',
+              'DUPLICATE_CONFLICT',
+              'ROUND_CLOSED',
+              'ROUND_MISMATCH',
+              'CAMPAIGN_FINISHED',
             ]),
           },
         },
@@ -79,9 +95,21 @@ export function operatorOpenApi() {
           security: admin,
           parameters: [
             pageParams[0],
-            { name: 'cursor', in: 'query', required: false, schema: plain(S.StoredPlayerId), description: 'nextCursor of the previous page: the last id it listed.' },
+            {
+              name: 'cursor',
+              in: 'query',
+              required: false,
+              schema: plain(S.StoredPlayerId),
+              description: 'nextCursor of the previous page: the last id it listed.',
+            },
             { name: 'currency', in: 'query', required: false, schema: plain(S.CurrencyCode), description: 'Only players of this currency.' },
-            { name: 'blocked', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only blocked (true) or unblocked (false) players.' },
+            {
+              name: 'blocked',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', enum: ['true', 'false'] },
+              description: 'Only blocked (true) or unblocked (false) players.',
+            },
             { name: 'prefix', in: 'query', required: false, schema: plain(S.StoredPlayerId), description: 'Only players whose id starts with this text.' },
           ],
           responses: { ...ok('200', 'A page', S.Page(S.PlayerItem)), ...problems(ADMIN) },
@@ -90,7 +118,10 @@ export function operatorOpenApi() {
           summary: 'Create a player with an opening balance (booked as a deposit).',
           security: admin,
           requestBody: body(S.CreatePlayerRequest),
-          responses: { ...ok('201', 'The player', S.PlayerResponse), ...problems([...ADMIN, 'STAFF_LIMIT_EXCEEDED', 'PLAYER_EXISTS', 'UNSUPPORTED_MEDIA_TYPE']) },
+          responses: {
+            ...ok('201', 'The player', S.PlayerResponse),
+            ...problems([...ADMIN, 'STAFF_LIMIT_EXCEEDED', 'PLAYER_EXISTS', 'UNSUPPORTED_MEDIA_TYPE']),
+          },
         },
       },
       '/admin/players/{playerId}': {
@@ -116,22 +147,45 @@ export function operatorOpenApi() {
           parameters: playerParam,
           requestBody: body(S.AdjustmentRequest),
           responses: {
-            '200': { description: 'Balance after the adjustment', content: { 'application/json': { schema: { type: 'object', properties: { id: plain(S.Uuid), balance: plain(S.BalanceNumber) } } } } },
+            '200': {
+              description: 'Balance after the adjustment',
+              content: { 'application/json': { schema: { type: 'object', properties: { id: plain(S.Uuid), balance: plain(S.BalanceNumber) } } } },
+            },
             ...problems([...ADMIN, 'STAFF_LIMIT_EXCEEDED', 'PLAYER_NOT_FOUND', 'DUPLICATE_CONFLICT', 'INSUFFICIENT_FUNDS']),
           },
         },
       },
       '/admin/players/{playerId}/block': {
-        post: { summary: 'Block a player: bets are refused, wins and payouts still land.', security: admin, parameters: playerParam, responses: { ...ok('200', 'The player', S.PlayerResponse), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) } },
+        post: {
+          summary: 'Block a player: bets are refused, wins and payouts still land.',
+          security: admin,
+          parameters: playerParam,
+          responses: { ...ok('200', 'The player', S.PlayerResponse), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) },
+        },
       },
       '/admin/players/{playerId}/unblock': {
-        post: { summary: 'Unblock a player.', security: admin, parameters: playerParam, responses: { ...ok('200', 'The player', S.PlayerResponse), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) } },
+        post: {
+          summary: 'Unblock a player.',
+          security: admin,
+          parameters: playerParam,
+          responses: { ...ok('200', 'The player', S.PlayerResponse), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) },
+        },
       },
       '/admin/players/{playerId}/rounds': {
-        get: { summary: "A player's rounds, newest first.", security: admin, parameters: [...playerParam, ...pageParams], responses: { ...ok('200', 'A page', S.Page(S.RoundItem)), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) } },
+        get: {
+          summary: "A player's rounds, newest first.",
+          security: admin,
+          parameters: [...playerParam, ...pageParams],
+          responses: { ...ok('200', 'A page', S.Page(S.RoundItem)), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) },
+        },
       },
       '/admin/players/{playerId}/transactions': {
-        get: { summary: "A player's transfers, newest first.", security: admin, parameters: [...playerParam, ...pageParams], responses: { ...ok('200', 'A page', S.Page(S.TransferItem)), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) } },
+        get: {
+          summary: "A player's transfers, newest first.",
+          security: admin,
+          parameters: [...playerParam, ...pageParams],
+          responses: { ...ok('200', 'A page', S.Page(S.TransferItem)), ...problems([...ADMIN, 'PLAYER_NOT_FOUND']) },
+        },
       },
       '/admin/ggr': {
         get: {
@@ -139,7 +193,13 @@ export function operatorOpenApi() {
           security: admin,
           parameters: [
             { name: 'from', in: 'query', required: false, schema: plain(S.Day), description: 'First day, included (default: 29 days before `to`).' },
-            { name: 'to', in: 'query', required: false, schema: plain(S.Day), description: `Last day, included (default: today, UTC). At most ${GGR_DAYS_MAX} days in all.` },
+            {
+              name: 'to',
+              in: 'query',
+              required: false,
+              schema: plain(S.Day),
+              description: `Last day, included (default: today, UTC). At most ${GGR_DAYS_MAX} days in all.`,
+            },
           ],
           responses: { ...ok('200', 'The report, ordered by day, game and currency', S.GgrResponse), ...problems(ADMIN) },
         },
@@ -153,7 +213,12 @@ export function operatorOpenApi() {
     components: {
       schemas: PROBLEM_COMPONENT,
       securitySchemes: {
-        serverSignature: { type: 'apiKey', in: 'header', name: 'X-Server-Authorization', description: 'Lowercase hex of HMAC-SHA256(secret, raw request body).' },
+        serverSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Server-Authorization',
+          description: 'Lowercase hex of HMAC-SHA256(secret, raw request body).',
+        },
         accessToken: { type: 'http', scheme: 'bearer', description: 'Static server-to-server token issued by the operator.' },
         adminToken: { type: 'http', scheme: 'bearer', description: STAFF_TOKEN_DESCRIPTION },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'Token that reads /metrics and nothing else (WAGERLINK_METRICS_TOKEN).' },

@@ -160,4 +160,3 @@ export function checkedTransaction(request: TransactionRequest): CheckedTransact
   if (!checked.ok) throw new Error(`not a valid transaction request: ${checked.detail}`);
   return checked.value;
 }
-

@@ -51,7 +51,21 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
  * Codes that Wagerlink adds beyond docs/protocol.md §3's table: back office,
  * routing, and the answers of the HTTP layer itself (docs/protocol.md §1, §9).
  */
-export const EXTRA_ERROR_CODES: readonly ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PLAYER_EXISTS', 'STATE_CONFLICT', 'ROUND_UNFINISHED', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'HOST_NOT_ALLOWED', 'FORBIDDEN', 'STAFF_LIMIT_EXCEEDED', 'STAFF_NOT_FOUND', 'STAFF_EXISTS'];
+export const EXTRA_ERROR_CODES: readonly ErrorCode[] = [
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'PLAYER_EXISTS',
+  'STATE_CONFLICT',
+  'ROUND_UNFINISHED',
+  'REQUEST_TIMEOUT',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
+  'HOST_NOT_ALLOWED',
+  'FORBIDDEN',
+  'STAFF_LIMIT_EXCEEDED',
+  'STAFF_NOT_FOUND',
+  'STAFF_EXISTS',
+];
 
 /** RFC 9457 body with docs/protocol.md's extra `code` member. */
 export interface Problem {

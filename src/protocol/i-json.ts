@@ -399,7 +399,7 @@ interface Frame {
 function locate(text: string, at: number): { path: string; name?: string } {
   const frames: Frame[] = [];
   const pathOf = (open: readonly Frame[]) => fieldPath(open.map((frame) => (frame.array ? frame.index : (frame.name ?? ''))));
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     const top = frames[frames.length - 1];
     if (c === QUOTE) {

@@ -70,8 +70,28 @@ export const DEFAULT_CRYPTO_DECIMALS: Readonly<Record<string, number>> = {
 
 /** ISO 4217 codes that are not money a player can hold: metals, funds, test codes. */
 const NON_WALLET_CODES = new Set([
-  'XAU', 'XAG', 'XPD', 'XPT', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XSU', 'XUA', 'XTS', 'XXX',
-  'BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW',
+  'XAU',
+  'XAG',
+  'XPD',
+  'XPT',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XDR',
+  'XSU',
+  'XUA',
+  'XTS',
+  'XXX',
+  'BOV',
+  'CHE',
+  'CHW',
+  'CLF',
+  'COU',
+  'MXV',
+  'USN',
+  'UYI',
+  'UYW',
 ]);
 
 export interface Currencies {
@@ -260,7 +280,8 @@ export function inexactNumbers(json: string): number[] {
   for (let i = 0; i < json.length; i++) {
     const c = json.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
       continue;
     }

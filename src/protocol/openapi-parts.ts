@@ -42,12 +42,15 @@ export const PROBLEM_COMPONENT = { Problem: plain(ProblemResponse) };
 
 /** `/`: a page for a person who opens the server's address in a browser. */
 export const HOME_PATH = {
-  get: { summary: 'A page for people: what this server is, with links to its document, health and metrics.', responses: { '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } },
+  get: {
+    summary: 'A page for people: what this server is, with links to its document, health and metrics.',
+    responses: { '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+  },
 };
 
 export const METRICS_PATH = {
   get: {
-    summary: 'Prometheus metrics, to a bearer of the metrics token (a scraper\'s, which reads nothing else) or the admin token.',
+    summary: "Prometheus metrics, to a bearer of the metrics token (a scraper's, which reads nothing else) or the admin token.",
     security: [{ metricsToken: [] }, { adminToken: [] }],
     responses: { '200': { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...problems(['INVALID_TOKEN']) },
   },

@@ -36,8 +36,7 @@ export const Uuid = Type.String({
 /** Amounts are JSON numbers in major units of the player's currency (docs/protocol.md §4). */
 export const Money = Type.Number({
   minimum: 0,
-  description:
-    "Amount in major units of the player's currency, with at most the currency's decimals, at most 10^12 and at most 15 significant digits.",
+  description: "Amount in major units of the player's currency, with at most the currency's decimals, at most 10^12 and at most 15 significant digits.",
 });
 
 export const BalanceNumber = Type.Number({ description: "The player's balance in major units, exact." });
@@ -45,11 +44,7 @@ export const BalanceNumber = Type.Number({ description: "The player's balance in
 /** Printable text without control characters. */
 const TEXT_PATTERN = inWords('^[^\\u0000-\\u001f\\u007f]+$', 'text without control characters');
 
-const PLAYER_ID_FORMAT = formatInWords(
-  'player-id',
-  'a player id as docs/protocol.md §5.4 defines it',
-  playerIdProblem,
-);
+const PLAYER_ID_FORMAT = formatInWords('player-id', 'a player id as docs/protocol.md §5.4 defines it', playerIdProblem);
 
 /** A player id (docs/protocol.md §5.4), as every request that names a player, and every new player, must write it. */
 export const PlayerId = Type.String({
@@ -66,19 +61,30 @@ export const PlayerId = Type.String({
  * the cursor and prefix of its players list. Ids stored before §5.4's rule
  * are kept as they were, so these ask only what ids always had to be.
  */
-export const StoredPlayerId = Type.String({ minLength: 1, maxLength: 128, pattern: TEXT_PATTERN, description: "The id of a player the operator holds, as stored." });
+export const StoredPlayerId = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: TEXT_PATTERN,
+  description: 'The id of a player the operator holds, as stored.',
+});
 export const GameSlug = Type.String({
   minLength: 1,
   maxLength: 128,
   pattern: inWords('^[A-Za-z0-9][A-Za-z0-9._:-]*$', 'a game slug of letters, digits and . _ : -, starting with a letter or digit'),
   description: 'Game identifier (game slug).',
 });
-export const CurrencyCode = Type.String({ pattern: inWords('^[A-Z0-9]{2,10}$', 'a currency code of 2 to 10 capital letters or digits'), description: 'ISO 4217 code, or a configured crypto code.' });
+export const CurrencyCode = Type.String({
+  pattern: inWords('^[A-Z0-9]{2,10}$', 'a currency code of 2 to 10 capital letters or digits'),
+  description: 'ISO 4217 code, or a configured crypto code.',
+});
 /** A page's size and its cursor, as query strings carry them. */
 export const LIMIT_PATTERN = inWords('^[0-9]{1,4}$', 'a whole number of 1 to 4 digits');
 export const CURSOR_PATTERN = inWords('^[0-9]{1,19}$', 'the cursor of a previous page, up to 19 digits');
 
-export const CountryCode = Type.String({ pattern: inWords('^[A-Z]{2}$', 'a country code of 2 capital letters (ISO 3166-1 alpha-2)'), description: 'ISO 3166-1 alpha-2 code, upper case.' });
+export const CountryCode = Type.String({
+  pattern: inWords('^[A-Z]{2}$', 'a country code of 2 capital letters (ISO 3166-1 alpha-2)'),
+  description: 'ISO 3166-1 alpha-2 code, upper case.',
+});
 
 /** Regulatory metadata is stored verbatim; the body limit bounds it, this keeps one row sane. */
 export const REGULATORY_LENGTH_MAX = 16_384;

@@ -29,11 +29,7 @@ export function signingSecrets(secrets: readonly string[]): readonly Uint8Array[
  * current one, or the next one during a rotation). Every secret is tried, so
  * the time taken does not tell which one matched.
  */
-export function verifySignature(
-  secrets: readonly SigningSecret[],
-  header: string | string[] | undefined,
-  rawBody: string | Uint8Array,
-): boolean {
+export function verifySignature(secrets: readonly SigningSecret[], header: string | string[] | undefined, rawBody: string | Uint8Array): boolean {
   if (typeof header !== 'string' || !SIGNATURE_PATTERN.test(header)) return false;
   const given = Buffer.from(header, 'hex');
   let matched = false;

@@ -172,10 +172,7 @@ export function parseJsonObject(raw: string | Uint8Array): ParsedBody | Refusal 
  * parsing, and an amount nobody sent is never booked. Numbers elsewhere
  * (members we do not know) are left alone, as docs/protocol.md §1 asks.
  */
-export function checkMoney(
-  money: () => readonly [field: string, value: number | undefined][],
-  numbers: JsonNumbers,
-): Refusal | undefined {
+export function checkMoney(money: () => readonly [field: string, value: number | undefined][], numbers: JsonNumbers): Refusal | undefined {
   const { inexact, negativeZero } = numbers;
   // The money members are listed only when some number may have been rounded or is -0: almost never.
   if (inexact.length === 0 && !negativeZero) return undefined;
@@ -195,10 +192,7 @@ export interface BodyReader<T extends TSchema> {
 }
 
 /** A request body: its schema, and where its money members are. */
-export function compileBody<T extends TSchema>(
-  schema: T,
-  money: (value: Static<T>) => [field: string, value: number | undefined][] = () => [],
-): BodyReader<T> {
+export function compileBody<T extends TSchema>(schema: T, money: (value: Static<T>) => [field: string, value: number | undefined][] = () => []): BodyReader<T> {
   const validator = compile(schema);
   return {
     read(raw) {

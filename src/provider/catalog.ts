@@ -156,5 +156,7 @@ export function funPlay(
   }
   if (!catalog.offeredLadder(game, named, operator)) return noLadderDetail(game, named, operator.operatorId);
   const balanceMinor = playMoneyIn(fun, catalog, named);
-  return balanceMinor === undefined ? `the provider holds no play money in ${named}: it has no exchange rate from ${fun.currency} to it` : { currency: named, balanceMinor };
+  return balanceMinor === undefined
+    ? `the provider holds no play money in ${named}: it has no exchange rate from ${fun.currency} to it`
+    : { currency: named, balanceMinor };
 }

@@ -109,7 +109,11 @@ export class GameLaunches {
     return this.waits.exclusive(claims.launchId, async () => {
       const session = await store.session(found.pk);
       if (session.mode === 'fun' && world.clock() - session.lastActiveAt > config.limits.sessionIdleMs) {
-        return refuse('SESSION_EXPIRED', 'the fun session has expired: launch the game again', formatMinor(session.balanceMinor, this.views.decimalsOf(session)));
+        return refuse(
+          'SESSION_EXPIRED',
+          'the fun session has expired: launch the game again',
+          formatMinor(session.balanceMinor, this.views.decimalsOf(session)),
+        );
       }
       return this.unlessKeyMissing(session, () => work(session));
     });
@@ -153,7 +157,11 @@ export class GameLaunches {
     }
   }
 
-  private async openFun(claims: LaunchClaims, operator: OperatorSettings, existing: GameSessionRow | undefined): Promise<{ ok: true; session: GameSessionRow } | Refusal> {
+  private async openFun(
+    claims: LaunchClaims,
+    operator: OperatorSettings,
+    existing: GameSessionRow | undefined,
+  ): Promise<{ ok: true; session: GameSessionRow } | Refusal> {
     const { store, world, config, catalog } = this.options;
     if (existing) {
       await store.touchSession(existing.pk, world.clock());

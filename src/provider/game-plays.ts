@@ -42,7 +42,11 @@ export class GamePlays {
       const left = await this.waits.pendingAfterWait(opened.pk);
       const session = await store.session(opened.pk);
       if (left === 'unfinished') {
-        return refuse('ROUND_UNFINISHED', 'the previous round still has free spins to play: play them first', formatMinor(session.balanceMinor, this.views.decimalsOf(session)));
+        return refuse(
+          'ROUND_UNFINISHED',
+          'the previous round still has free spins to play: play them first',
+          formatMinor(session.balanceMinor, this.views.decimalsOf(session)),
+        );
       }
       if (left > 0) {
         return refuse('SERVICE_UNAVAILABLE', 'the previous round is still being settled with the casino: try again in a moment');
@@ -76,7 +80,8 @@ export class GamePlays {
           ? refuse('ROUND_CLOSED', `round ${roundId} has no free spin left to play`, balance)
           : refuse('ROUND_MISMATCH', `round ${roundId} is no round of this launch`, balance);
       }
-      if (stageOf(round) === 'betting') return refuse('SERVICE_UNAVAILABLE', "the round's bet is still being settled with the casino: try again in a moment", balance);
+      if (stageOf(round) === 'betting')
+        return refuse('SERVICE_UNAVAILABLE', "the round's bet is still being settled with the casino: try again in a moment", balance);
       // A fun session stays alive while its player spins.
       if (session.mode === 'fun') await store.touchSession(session.pk, now);
       const played = round.reels!.freeSpinsPlayed;
@@ -228,7 +233,8 @@ export class GamePlays {
     if (finished.status === 'pending') return this.views.playView(await store.session(session.pk), finished);
     if (finished.status === 'refused') return roundRefusal(finished, decimals);
     // The operator answered 200, so it booked the round; only its balance is unknown (unreadable, or a round settled by hand).
-    if (finished.balanceAfterMinor === null) return refuse('SERVICE_UNAVAILABLE', "the round was booked but the casino's answer gave no balance that can be read exactly");
+    if (finished.balanceAfterMinor === null)
+      return refuse('SERVICE_UNAVAILABLE', "the round was booked but the casino's answer gave no balance that can be read exactly");
     return this.views.playView(await store.session(session.pk), finished);
   }
 }

@@ -49,9 +49,12 @@ export class ProviderConfigError extends Error {
 
 // ------------------------------------------------------------------ schema
 
-const DecimalText = Type.Union([Type.String({ pattern: inWords('^\\s*\\d{1,20}(\\.\\d{1,18})?\\s*$', 'decimal text such as "0.10"') }), Type.Number({ minimum: 0 })], {
-  description: 'A non-negative decimal: a JSON number, or a string such as "0.10".',
-});
+const DecimalText = Type.Union(
+  [Type.String({ pattern: inWords('^\\s*\\d{1,20}(\\.\\d{1,18})?\\s*$', 'decimal text such as "0.10"') }), Type.Number({ minimum: 0 })],
+  {
+    description: 'A non-negative decimal: a JSON number, or a string such as "0.10".',
+  },
+);
 const Secret = Type.String({ minLength: 1, maxLength: 1024 });
 const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'An absolute http(s) URL.' });
 const Count = (description: string, maximum = 1_000_000) => Type.Integer({ minimum: 1, maximum, description });
@@ -85,37 +88,49 @@ export const ProviderLimitsSchema = Type.Object(
     bodyBytesMax: Type.Optional(Count('Request body limit, bytes. Default 262144 (docs/protocol.md §9).', 16 * 1024 * 1024)),
     launchTokenTtlMinutes: Type.Optional(Count('How long a launch URL can open a new game session, minutes. Default 10, the life of a launch key.', 24 * 60)),
     sessionIdleMinutes: Type.Optional(Count('A game session left idle this long cannot be reopened from its URL, minutes. Default 30.', 7 * 24 * 60)),
-    operatorAnswerMsMax: Type.Optional(Count("The wait for one operator answer before it counts as failed, ms. Default 5000 (docs/protocol.md §9).", 600_000)),
+    operatorAnswerMsMax: Type.Optional(Count('The wait for one operator answer before it counts as failed, ms. Default 5000 (docs/protocol.md §9).', 600_000)),
     retryDelayMsMin: Type.Optional(Count('First retry back-off, ms. Default 500.', 600_000)),
     retryDelayMsMax: Type.Optional(Count('Largest retry back-off, ms. Default 60000.', 3_600_000)),
     dispatchHorizonSeconds: Type.Optional(
-      Count('How long the outbox resends a round or a payout the operator has not answered for good before it parks it for a person, seconds. Default 259200 (72 h).', DISPATCH_HORIZON_SECONDS_MAX),
-    ),
-    operatorInFlightMax: Type.Optional(
       Count(
-        "Requests to one operator in flight at once, across every node on the provider's database. Default 64.",
-        OPERATOR_IN_FLIGHT_LIMIT_MAX,
+        'How long the outbox resends a round or a payout the operator has not answered for good before it parks it for a person, seconds. Default 259200 (72 h).',
+        DISPATCH_HORIZON_SECONDS_MAX,
       ),
     ),
-    roundSettleMsMax: Type.Optional(Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000)),
+    operatorInFlightMax: Type.Optional(
+      Count("Requests to one operator in flight at once, across every node on the provider's database. Default 64.", OPERATOR_IN_FLIGHT_LIMIT_MAX),
+    ),
+    roundSettleMsMax: Type.Optional(
+      Count("How long a player's play request keeps retrying the operator before the round is left pending, ms. Default 20000.", 600_000),
+    ),
     roundCompletionSeconds: Type.Optional(
-      Count('A reels round whose free spins the player left unplayed this long is completed by the provider, seconds. Default 600.', ROUND_COMPLETION_SECONDS_MAX),
+      Count(
+        'A reels round whose free spins the player left unplayed this long is completed by the provider, seconds. Default 600.',
+        ROUND_COMPLETION_SECONDS_MAX,
+      ),
     ),
     roundCompletionMinutes: Type.Optional(
       Count('roundCompletionSeconds in minutes, as earlier versions read it; a config sets one of the two.', ROUND_COMPLETION_SECONDS_MAX / 60),
     ),
     refreshIntervalSeconds: Type.Optional(Count('How often the game page calls urls.refresh, seconds. Default 300.', 24 * 3600)),
     requestTimeoutMs: Type.Optional(
-      Count("A request's headers and body must arrive within this, else 408; also the keep-alive idle time-out, ms. Default 10000 (docs/protocol.md §9).", 600_000),
+      Count(
+        "A request's headers and body must arrive within this, else 408; also the keep-alive idle time-out, ms. Default 10000 (docs/protocol.md §9).",
+        600_000,
+      ),
     ),
     shutdownTimeoutMs: Type.Optional(
       Count('On SIGTERM or SIGINT, the time to finish answering before open connections are closed, ms. Default 10000 (docs/protocol.md §9).', 600_000),
     ),
-    playerRateWindowSeconds: Type.Optional(Count("The window the game pages' API counts calls over, seconds; a caller over a limit is answered 429 until it ends. Default 10.", 3600)),
+    playerRateWindowSeconds: Type.Optional(
+      Count("The window the game pages' API counts calls over, seconds; a caller over a limit is answered 429 until it ends. Default 10.", 3600),
+    ),
     playerCallsPerAddressMax: Type.Optional(
       Count("Calls of the game pages' API from one address (an IPv6 /64) per window; over it, 429 RATE_LIMITED. Default 2000.", PLAYER_CALLS_LIMIT_MAX),
     ),
-    roundCallsPerLaunchMax: Type.Optional(Count('Plays and free spins of one launch per window; over it, 429 RATE_LIMITED. Default 500.', PLAYER_CALLS_LIMIT_MAX)),
+    roundCallsPerLaunchMax: Type.Optional(
+      Count('Plays and free spins of one launch per window; over it, 429 RATE_LIMITED. Default 500.', PLAYER_CALLS_LIMIT_MAX),
+    ),
   },
   { description: 'Limits and time-outs; each has a default.' },
 );
@@ -125,7 +140,10 @@ export const OperatorSchema = Type.Object({
   walletIds: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 1000 }),
   secret: Secret,
   secretNext: Type.Optional(Secret),
-  ipWhitelist: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 1000, description: 'Addresses and CIDR ranges allowed to call /generate-launch-url.' }),
+  ipWhitelist: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    maxItems: 1000,
+    description: 'Addresses and CIDR ranges allowed to call /generate-launch-url.',
+  }),
   trustedProxies: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 })),
   endpoint: HttpUrl,
   pageOrigins: Type.Optional(
@@ -145,9 +163,19 @@ export type GameKind = (typeof GAME_KINDS)[number];
 export const GameSchema = Type.Object({
   slug: GameSlug,
   title: Type.String({ minLength: 1, maxLength: 80 }),
-  kind: Type.Optional(Type.Union(GAME_KINDS.map((k) => Type.Literal(k)), { description: 'Which game this is; default dice.' })),
+  kind: Type.Optional(
+    Type.Union(
+      GAME_KINDS.map((k) => Type.Literal(k)),
+      { description: 'Which game this is; default dice.' },
+    ),
+  ),
   rtp: DecimalText,
-  volatility: Type.Optional(Type.Union(VOLATILITIES.map((v) => Type.Literal(v)), { description: 'Dice only, and required there.' })),
+  volatility: Type.Optional(
+    Type.Union(
+      VOLATILITIES.map((v) => Type.Literal(v)),
+      { description: 'Dice only, and required there.' },
+    ),
+  ),
   ladders: Type.Record(Type.String(), Type.Array(DecimalText, { minItems: 1, maxItems: 100 })),
   baseLadder: Type.Optional(CurrencyCode),
   jackpot: Type.Optional(
@@ -174,12 +202,19 @@ export const CampaignSchema = Type.Object({
 
 export const SeedKeysSchema = Type.Object(
   {
-    current: Type.String({ pattern: inWords(SEED_KEY_ID_PATTERN, 'a key id of 1 to 32 letters, digits, _ or -'), description: 'The id of the key that seals new seeds.' }),
+    current: Type.String({
+      pattern: inWords(SEED_KEY_ID_PATTERN, 'a key id of 1 to 32 letters, digits, _ or -'),
+      description: 'The id of the key that seals new seeds.',
+    }),
     keys: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 128 }), {
-      description: 'Key id to key: 32 random bytes as base64 (`openssl rand -base64 32`) or 64 hex digits. Older keys stay while rounds sealed under them are open.',
+      description:
+        'Key id to key: 32 random bytes as base64 (`openssl rand -base64 32`) or 64 hex digits. Older keys stay while rounds sealed under them are open.',
     }),
   },
-  { additionalProperties: false, description: "The keys that seal the server seeds of rounds not yet played (docs/games.md): never in the provider's database." },
+  {
+    additionalProperties: false,
+    description: "The keys that seal the server seeds of rounds not yet played (docs/games.md): never in the provider's database.",
+  },
 );
 
 export const ProviderConfigSchema = Type.Object({
@@ -191,7 +226,12 @@ export const ProviderConfigSchema = Type.Object({
   /** PostgreSQL's pool and time-outs; each value is checked as the operator's WAGERLINK_PG_* are (src/platform/postgres/settings.ts). */
   postgres: Type.Optional(
     Type.Object(
-      { poolSize: Type.Optional(Type.Number()), statementTimeoutMs: Type.Optional(Type.Number()), idleTimeoutS: Type.Optional(Type.Number()), connectTimeoutS: Type.Optional(Type.Number()) },
+      {
+        poolSize: Type.Optional(Type.Number()),
+        statementTimeoutMs: Type.Optional(Type.Number()),
+        idleTimeoutS: Type.Optional(Type.Number()),
+        connectTimeoutS: Type.Optional(Type.Number()),
+      },
       { additionalProperties: false },
     ),
   ),
@@ -202,7 +242,11 @@ export const ProviderConfigSchema = Type.Object({
   staffLimits: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.String()))),
   seedKeys: Type.Optional(SeedKeysSchema),
   metricsToken: Type.Optional(
-    Type.String({ minLength: 16, maxLength: 1024, description: 'Bearer token that reads /metrics and nothing else (a scraper\'s); the admin token reads it too. Neither set: /metrics answers nobody.' }),
+    Type.String({
+      minLength: 16,
+      maxLength: 1024,
+      description: "Bearer token that reads /metrics and nothing else (a scraper's); the admin token reads it too. Neither set: /metrics answers nobody.",
+    }),
   ),
   limits: Type.Optional(ProviderLimitsSchema),
   cryptoDecimals: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,10}$' }), Type.Integer({ minimum: 0, maximum: CRYPTO_DECIMALS_MAX }))),
@@ -525,7 +569,11 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
       currencies: [...op.currencies],
     };
   });
-  unique('operators', operators.map((op) => op.operatorId), 'operatorId');
+  unique(
+    'operators',
+    operators.map((op) => op.operatorId),
+    'operatorId',
+  );
   // A walletId names one operator integration: the same id under two operators would be ambiguous.
   const walletOwners = new Map<string, string>();
   operators.forEach((op, i) =>
@@ -555,7 +603,11 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
       const minor = amounts.map((amount, j) => minorOf(`${member}.ladders.${code}[${j}]`, amount, code, decimals));
       const problem = checkLadder(minor, decimals);
       if (problem) {
-        const why = { 'not-positive': 'must be greater than 0', 'not-ascending': 'must be greater than the amount before it', 'too-large': 'is over the amount limit' };
+        const why = {
+          'not-positive': 'must be greater than 0',
+          'not-ascending': 'must be greater than the amount before it',
+          'too-large': 'is over the amount limit',
+        };
         fail(`${member}.ladders.${code}[${problem.index}]`, why[problem.problem]);
       }
       ladders.set(code, minor);
@@ -577,7 +629,11 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     if (game.volatility !== undefined) fail(`${member}.volatility`, 'a reels game has no volatility setting: its volatility is its paytable (docs/games.md)');
     return { ...common, kind: 'reels', ...reelsRulesOf(member, game, currencies) };
   });
-  unique('games', games.map((game) => game.slug), 'slug');
+  unique(
+    'games',
+    games.map((game) => game.slug),
+    'slug',
+  );
 
   const funIn = file.fun ?? { currency: 'EUR', balance: '1000' };
   const funDecimals = knownCurrency('fun.currency', funIn.currency, currencies);
@@ -595,7 +651,8 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
     if (!ladder) fail(`${member}.currency`, noLadderDetail(campaign.game, campaign.currency, campaign.operatorId));
     const betMinor = minorOf(`${member}.betAmount`, campaign.betAmount, campaign.currency, decimals);
     if (betMinor === 0n) fail(`${member}.betAmount`, 'must be greater than 0');
-    if (!ladder.includes(betMinor)) fail(`${member}.betAmount`, offLadderDetail(String(campaign.betAmount).trim(), campaign.game, campaign.currency, ladder, decimals));
+    if (!ladder.includes(betMinor))
+      fail(`${member}.betAmount`, offLadderDetail(String(campaign.betAmount).trim(), campaign.game, campaign.currency, ladder, decimals));
     return {
       campaignId: campaign.id.toLowerCase(),
       operatorId: campaign.operatorId,
@@ -607,7 +664,11 @@ export function resolveProviderConfig(input: unknown): ProviderConfig {
       expiresAt: campaign.expiresAt === undefined ? null : Date.parse(campaign.expiresAt),
     };
   });
-  unique('campaigns', campaigns.map((c) => c.campaignId), 'id');
+  unique(
+    'campaigns',
+    campaigns.map((c) => c.campaignId),
+    'id',
+  );
   if (file.databaseSchema !== undefined) {
     if (!isPostgresUrl(file.database)) fail('databaseSchema', 'a schema needs a postgres:// database');
     const problem = schemaNameProblem(file.databaseSchema);

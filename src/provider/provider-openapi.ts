@@ -12,7 +12,15 @@ import * as S from '../protocol/schemas.js';
 import * as P from './provider-schemas.js';
 import { STAFF_TOKEN_DESCRIPTION, staffOpenApiPaths } from '../access/staff-openapi.js';
 
-const WIRE = ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'IP_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const;
+const WIRE = [
+  'INVALID_REQUEST',
+  'INVALID_SIGNATURE',
+  'IP_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+] as const;
 /** The page's API: every call is limited per address (and a play per launch), and its body to PLAYER_BODY_BYTES_MAX (docs/provider.md). */
 const PAGE = [
   'INVALID_REQUEST',
@@ -52,7 +60,10 @@ export function providerOpenApi() {
           summary: 'A launch URL for a player session (real, with a launch key) or for play money (fun). Callers must be whitelisted.',
           security: signed,
           requestBody: body(S.GenerateLaunchUrlRequest),
-          responses: { ...ok('200', 'The launch URL', S.GenerateLaunchUrlResponse), ...problems([...WIRE, 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND', 'UNSUPPORTED_CURRENCY']) },
+          responses: {
+            ...ok('200', 'The launch URL', S.GenerateLaunchUrlResponse),
+            ...problems([...WIRE, 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND', 'UNSUPPORTED_CURRENCY']),
+          },
         },
       },
       '/game-bets': {
@@ -60,15 +71,21 @@ export function providerOpenApi() {
           summary: 'The bet ladders of games in currencies, strictly ascending and exact in each currency.',
           security: signed,
           requestBody: body(S.GameBetsRequest),
-          responses: { ...ok('200', 'Ladders by game and currency', S.GameBetsResponse), ...problems([...WIRE, 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND', 'UNSUPPORTED_CURRENCY']) },
+          responses: {
+            ...ok('200', 'Ladders by game and currency', S.GameBetsResponse),
+            ...problems([...WIRE, 'GAME_NOT_FOUND', 'WALLET_NOT_FOUND', 'UNSUPPORTED_CURRENCY']),
+          },
         },
       },
       '/game/{slug}/api/open': {
         post: {
-          summary: "Open (or reopen) the game session of a launch; a real one authenticates the launch key with the operator.",
+          summary: 'Open (or reopen) the game session of a launch; a real one authenticates the launch key with the operator.',
           parameters: [slugParam],
           requestBody: body(P.OpenGameRequest),
-          responses: { ...okDescribed('200', 'The session: game, balance, ladder, fairness, recent rounds'), ...problems([...PAGE, 'UNSUPPORTED_CURRENCY', 'PLAYER_BLOCKED']) },
+          responses: {
+            ...okDescribed('200', 'The session: game, balance, ladder, fairness, recent rounds'),
+            ...problems([...PAGE, 'UNSUPPORTED_CURRENCY', 'PLAYER_BLOCKED']),
+          },
         },
       },
       '/game/{slug}/api/play': {
@@ -86,7 +103,8 @@ export function providerOpenApi() {
       },
       '/game/{slug}/api/free-spin': {
         post: {
-          summary: "Reels: play the round's next free spin (drawn with the round). After the last, waits for the feature's wins to be booked; 202 while they are on their way.",
+          summary:
+            "Reels: play the round's next free spin (drawn with the round). After the last, waits for the feature's wins to be booked; 202 while they are on their way.",
           parameters: [slugParam],
           requestBody: body(P.FreeSpinRequest),
           responses: {
@@ -98,22 +116,38 @@ export function providerOpenApi() {
       },
       '/game/{slug}/api/state': {
         post: {
-          summary: "The session as the provider holds it, without calling the operator: what a page follows a pending round with.",
+          summary: 'The session as the provider holds it, without calling the operator: what a page follows a pending round with.',
           parameters: [slugParam],
           requestBody: body(P.OpenGameRequest),
           responses: { ...okDescribed('200', 'The session, as /api/open answers it'), ...problems([...PAGE, 'SESSION_NOT_FOUND']) },
         },
       },
       '/': HOME_PATH,
-      '/health': { get: { summary: 'Liveness.', responses: { '200': { description: 'Alive', content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } } } } } } } } },
+      '/health': {
+        get: {
+          summary: 'Liveness.',
+          responses: {
+            '200': { description: 'Alive', content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } } } } } },
+          },
+        },
+      },
       '/metrics': METRICS_PATH,
-      '/openapi.json': { get: { summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+      '/openapi.json': {
+        get: {
+          summary: 'This document.',
+          responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
       '/admin/campaigns': {
         post: {
           summary: 'Create a free-bet campaign for players (idempotent by id).',
           security: admin,
           requestBody: body(P.CampaignRequest),
-          responses: { ...okDescribed('201', 'The campaign'), ...okDescribed('200', 'The same campaign again'), ...problems([...ADMIN, 'DUPLICATE_CONFLICT', 'WALLET_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY']) },
+          responses: {
+            ...okDescribed('201', 'The campaign'),
+            ...okDescribed('200', 'The same campaign again'),
+            ...problems([...ADMIN, 'DUPLICATE_CONFLICT', 'WALLET_NOT_FOUND', 'GAME_NOT_FOUND', 'UNSUPPORTED_CURRENCY']),
+          },
         },
       },
       '/admin/campaigns/{id}': {
@@ -146,7 +180,12 @@ export function providerOpenApi() {
             ...problems([...ADMIN, 'STAFF_LIMIT_EXCEEDED', 'DUPLICATE_CONFLICT', 'SESSION_NOT_FOUND', 'WALLET_NOT_FOUND']),
           },
         },
-        get: { summary: 'Payouts, newest first.', security: admin, parameters: query(P.PayoutsQuery), responses: { ...okDescribed('200', 'A page of payouts'), ...problems(ADMIN) } },
+        get: {
+          summary: 'Payouts, newest first.',
+          security: admin,
+          parameters: query(P.PayoutsQuery),
+          responses: { ...okDescribed('200', 'A page of payouts'), ...problems(ADMIN) },
+        },
       },
       '/admin/payouts/{payoutId}': {
         get: {
@@ -157,10 +196,20 @@ export function providerOpenApi() {
         },
       },
       '/admin/outbox': {
-        get: { summary: 'Requests to operators by status (pending, parked, refused, ...), oldest first.', security: admin, parameters: query(P.OutboxQuery), responses: { ...okDescribed('200', 'A page of items'), ...problems(ADMIN) } },
+        get: {
+          summary: 'Requests to operators by status (pending, parked, refused, ...), oldest first.',
+          security: admin,
+          parameters: query(P.OutboxQuery),
+          responses: { ...okDescribed('200', 'A page of items'), ...problems(ADMIN) },
+        },
       },
       '/admin/outbox/{id}/retry': {
-        post: { summary: 'Send a parked item (or a pending one not in flight) now.', security: admin, parameters: [itemParam], responses: { ...okDescribed('200', 'The item'), ...problems([...ADMIN, 'NOT_FOUND', 'STATE_CONFLICT']) } },
+        post: {
+          summary: 'Send a parked item (or a pending one not in flight) now.',
+          security: admin,
+          parameters: [itemParam],
+          responses: { ...okDescribed('200', 'The item'), ...problems([...ADMIN, 'NOT_FOUND', 'STATE_CONFLICT']) },
+        },
       },
       '/admin/outbox/{id}/resolve': {
         post: {
@@ -176,9 +225,14 @@ export function providerOpenApi() {
     components: {
       schemas: PROBLEM_COMPONENT,
       securitySchemes: {
-        serverSignature: { type: 'apiKey', in: 'header', name: 'X-Server-Authorization', description: "Lowercase hex of HMAC-SHA256(the operator's secret, raw request body)." },
+        serverSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Server-Authorization',
+          description: "Lowercase hex of HMAC-SHA256(the operator's secret, raw request body).",
+        },
         adminToken: { type: 'http', scheme: 'bearer', description: STAFF_TOKEN_DESCRIPTION },
-        metricsToken: { type: 'http', scheme: 'bearer', description: 'Token that reads /metrics and nothing else (the config\'s metricsToken).' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: "Token that reads /metrics and nothing else (the config's metricsToken)." },
       },
     },
   };

@@ -195,6 +195,7 @@ export function openRoundSeed(keyring: SeedKeyring, round: Pick<RoundRow, 'round
 
 /** A seed that opened but is not the one committed to means the row was altered: nothing is played from it. */
 function checked(seedHex: string, serverSeedHash: string): string {
-  if (commitment(seedHex) !== serverSeedHash) throw new Error('a sealed server seed opened to a seed that is not the one its commitment names: the row was altered');
+  if (commitment(seedHex) !== serverSeedHash)
+    throw new Error('a sealed server seed opened to a seed that is not the one its commitment names: the row was altered');
   return seedHex;
 }

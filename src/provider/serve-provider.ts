@@ -43,7 +43,10 @@ export function movedPublicBaseUrl(publicBaseUrl: string, configPort: number, po
     url.port = String(port);
     return { url: url.toString().replace(/\/$/, '') };
   }
-  return { url: publicBaseUrl, warning: `--port ${port}: launch URLs still use publicBaseUrl ${publicBaseUrl}; set publicBaseUrl in the config if it should change` };
+  return {
+    url: publicBaseUrl,
+    warning: `--port ${port}: launch URLs still use publicBaseUrl ${publicBaseUrl}; set publicBaseUrl in the config if it should change`,
+  };
 }
 
 /** What moves the provider's server to another port, as a port in use is told. */
@@ -88,12 +91,7 @@ export async function serveProvider(configPath: string, flags: ServeProviderFlag
   delivery.start();
   node.completion.start();
   // Before the ready line: a signal sent the moment a supervisor reads it must find the handler, not the default that kills.
-  stopOnSignals(
-    logger,
-    app,
-    () => node.stopWork(),
-    { shutdownTimeoutMs: config.limits.shutdownTimeoutMs },
-  );
+  stopOnSignals(logger, app, () => node.stopWork(), { shutdownTimeoutMs: config.limits.shutdownTimeoutMs });
   logger.info(
     { address, database: redactUrl(config.database), publicBaseUrl: config.publicBaseUrl, operators: config.operators.length, games: config.games.length },
     `wagerlink provider ready on ${address}`,

@@ -48,7 +48,10 @@ export interface TransactionFacts {
 /** The /transaction request of `facts`, amounts in the currency's major units. Only a real session's rounds are sent. */
 export function transactionBody(facts: TransactionFacts, decimals: number): OnWire<TransactionRequest> {
   const { session } = facts;
-  assert.ok(session.operatorSessionId !== null && session.playerId !== null, "a round's request is of a real session, which has the operator's session and player");
+  assert.ok(
+    session.operatorSessionId !== null && session.playerId !== null,
+    "a round's request is of a real session, which has the operator's session and player",
+  );
   const amount = (minor: bigint) => raw(formatMinor(minor, decimals));
   return {
     sessionId: session.operatorSessionId,
@@ -105,7 +108,11 @@ export function reelsCallBody(call: RoundCall, roundId: string, session: Transac
 }
 
 /** The /payout request of a tournament prize on the player's session at the operator. */
-export function payoutBody(payout: Pick<PayoutTerms, 'payoutId' | 'amountMinor' | 'campaignId'>, operatorSessionId: string, decimals: number): OnWire<PayoutRequest> {
+export function payoutBody(
+  payout: Pick<PayoutTerms, 'payoutId' | 'amountMinor' | 'campaignId'>,
+  operatorSessionId: string,
+  decimals: number,
+): OnWire<PayoutRequest> {
   return {
     sessionId: operatorSessionId,
     payoutId: payout.payoutId,

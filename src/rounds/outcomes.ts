@@ -36,18 +36,15 @@ export interface FinalAnswerFacts {
 
 /** What a final answer says of a request, for a round and a payout alike. */
 export type FinalAnswer =
-  | { status: 'accepted'; balanceAfterMinor: bigint | null }
-  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
+  { status: 'accepted'; balanceAfterMinor: bigint | null } | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
 
 /** How a real round ended, as its outbox item's final outcome says. */
 export type RoundOutcome =
-  | { status: 'settled'; balanceAfterMinor: bigint | null }
-  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
+  { status: 'settled'; balanceAfterMinor: bigint | null } | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
 
 /** How a payout ended: paid, with the balance of the operator's 200 (null for one resolved by hand or unreadable), or refused. */
 export type PayoutOutcome =
-  | { status: 'paid'; balanceAfterMinor: bigint | null }
-  | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
+  { status: 'paid'; balanceAfterMinor: bigint | null } | { status: 'refused'; code: string; detail: string; balanceAfterMinor: bigint | null };
 
 /** The minor units of an amount text in `currency`; an amount the currency cannot hold exactly is not believed: null, as if none was given. */
 export function minorOf(text: string | undefined, currency: string, currencies: Currencies): bigint | null {

@@ -56,7 +56,7 @@ export const SANDBOX_LOG_FILE = 'sandbox.log';
 const SANDBOX_HOME_SECTIONS = [
   {
     heading: 'The sandbox',
-    text: 'The player\'s side and the casino staff\'s side of this sandbox. The back office asks for the admin tokens unless opened from the address the sandbox printed.',
+    text: "The player's side and the casino staff's side of this sandbox. The back office asks for the admin tokens unless opened from the address the sandbox printed.",
     links: [
       { href: '/lobby/', text: 'Lobby: pick or create a player, play the games for real or for fun' },
       { href: '/backoffice/', text: 'Back office: players, rounds, payouts, the outbox, charts' },
@@ -75,7 +75,9 @@ function octal(mode: number): string {
 
 /** Port taken: the words a newcomer acts on, the same whether the port is found taken early or at the listen. */
 function portTaken(port: number, what: string, option: string): SandboxSetupError {
-  return new SandboxSetupError(`port ${port} (the ${what}) is already in use on ${SANDBOX_HOST}, perhaps by another sandbox: stop it, or pick another port with ${option} PORT`);
+  return new SandboxSetupError(
+    `port ${port} (the ${what}) is already in use on ${SANDBOX_HOST}, perhaps by another sandbox: stop it, or pick another port with ${option} PORT`,
+  );
 }
 
 /**
@@ -266,5 +268,4 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     await closeAll();
     throw error;
   }
-
 }

@@ -76,8 +76,10 @@ export class PostgresStaff {
 
   async listStaff(): Promise<StaffListing[]> {
     const accounts = await this.sql<AccountRecord[]>`SELECT name, role, operators, created_at, revoked_at FROM staff_accounts ORDER BY name COLLATE "C"`;
-    const tokens = (await this.sql<TokenRecord[]>`SELECT token_id, name, created_at, expires_at, revoked_at FROM staff_tokens
-      ORDER BY created_at, token_id COLLATE "C"`).map(tokenRow);
+    const tokens = (
+      await this.sql<TokenRecord[]>`SELECT token_id, name, created_at, expires_at, revoked_at FROM staff_tokens
+      ORDER BY created_at, token_id COLLATE "C"`
+    ).map(tokenRow);
     return accounts.map((account) => ({ ...accountOf(account), tokens: tokens.filter((token) => token.name === account.name) }));
   }
 

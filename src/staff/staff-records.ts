@@ -55,7 +55,13 @@ export function accountOf(record: AccountRecord<Int>): StaffAccount {
 }
 
 export function tokenRow(record: TokenRecord<Int>): StaffTokenRow {
-  return { tokenId: record.token_id, name: record.name, createdAt: Number(record.created_at), expiresAt: Number(record.expires_at), revokedAt: time(record.revoked_at) };
+  return {
+    tokenId: record.token_id,
+    name: record.name,
+    createdAt: Number(record.created_at),
+    expiresAt: Number(record.expires_at),
+    revokedAt: time(record.revoked_at),
+  };
 }
 
 export function auditRow(r: AuditRecord<Int>): AuditRow {

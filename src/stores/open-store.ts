@@ -76,7 +76,10 @@ export async function migrateDatabase(database: string, settings: PostgresSettin
       await sql.end();
     }
   }
-  const [{ openDatabase: openSqlite }, { migrate: migrateSqlite }] = await Promise.all([import('../platform/sqlite/open-database.js'), import('./sqlite/migrations.js')]);
+  const [{ openDatabase: openSqlite }, { migrate: migrateSqlite }] = await Promise.all([
+    import('../platform/sqlite/open-database.js'),
+    import('./sqlite/migrations.js'),
+  ]);
   const db = openSqlite(database);
   try {
     return migrateSqlite(db);

@@ -23,7 +23,6 @@ import type { Audited } from '../staff/staff-commands.js';
 
 export type { Audited };
 
-
 /**
  * A /transaction as the edge checked it (src/protocol/checked-requests.ts):
  * ids canonical, amounts exact decimals, the rules that need no storage
@@ -124,7 +123,6 @@ export interface LaunchKeyView {
 export type VerifyReport = BooksReport;
 
 export type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../staff/staff-commands.js';
-
 
 /** Pages hold at most this many items: bounds one admin query's work. */
 export const PAGE_LIMIT_MAX = 500;

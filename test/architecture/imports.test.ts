@@ -58,9 +58,7 @@ interface Edge {
 }
 
 function edges(folder: string, extensions: readonly string[]): Edge[] {
-  return sourceFiles(join(ROOT, folder), extensions).flatMap((file) =>
-    importsOf(file).map((to) => ({ from: relative(ROOT, file), to })),
-  );
+  return sourceFiles(join(ROOT, folder), extensions).flatMap((file) => importsOf(file).map((to) => ({ from: relative(ROOT, file), to })));
 }
 
 const SRC = edges('src', ['.ts']);
@@ -162,7 +160,10 @@ test("control: the doc's table is read, every name in it exists, and the reader 
   const ofServe = ALL.filter((edge) => edge.from === 'src/operator/serve-operator.ts').map((edge) => edge.to);
   assert.ok(ofServe.includes('src/stores/open-store.ts'), ofServe.join(', '));
   assert.ok(ofServe.includes('src/operator/operator-app.ts'), ofServe.join(', '));
-  assert.ok(WEB.some((edge) => edge.to === 'web/sandbox/api.ts'), 'the pages of web/sandbox import each other');
+  assert.ok(
+    WEB.some((edge) => edge.to === 'web/sandbox/api.ts'),
+    'the pages of web/sandbox import each other',
+  );
 });
 
 test('every file of src/ has a row in the layer table', () => {
@@ -196,7 +197,11 @@ test('a config imports no app and no server, only rules, settings and limits', (
   };
   const found = ALL.filter((edge) => configs.includes(edge.from) && !allowed(edge));
   assert.deepEqual(found, [], show(found));
-  for (const config of configs) assert.ok(ALL.some((edge) => edge.from === config), `${config} was read`);
+  for (const config of configs)
+    assert.ok(
+      ALL.some((edge) => edge.from === config),
+      `${config} was read`,
+    );
 });
 
 test("no store and not the outbox's schedule imports a client", () => {

@@ -50,7 +50,10 @@ export function parseLayerTable(markdown: string): LayerRow[] {
       continue;
     }
     inTable = true;
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     if (cells.length !== 3) throw new Error(`a row of the layer table has ${cells.length} columns, not 3: ${line}`);
     const [scopeCell, , importsCell] = cells as [string, string, string];
     if (scopeCell === 'folder' || /^-+$/.test(scopeCell)) continue; // the header and its rule
@@ -107,9 +110,7 @@ export function allows(row: LayerRow, from: string, to: string): boolean {
   if (row.allowed === undefined) return true;
   if (!to.startsWith('src/')) return true; // the table speaks of src/ only (package.json, web/ read as files)
   if (layerOf(from) === layerOf(to)) return true;
-  return row.allowed.some(
-    (allowed) => to.startsWith(`${allowed.folder}/`) && (allowed.files.length === 0 || allowed.files.includes(to)),
-  );
+  return row.allowed.some((allowed) => to.startsWith(`${allowed.folder}/`) && (allowed.files.length === 0 || allowed.files.includes(to)));
 }
 
 /** What in the rows does not exist under `root`: a scope, an allowed folder or an allowed file. */

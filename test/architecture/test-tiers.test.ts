@@ -93,7 +93,10 @@ test('control: a file left out of the table, or put in two tiers, is refused', (
     tiers.TIERS.system!.pop();
     tiers.TIERS.contract!.pop();
     unit.push('nowhere/missing');
-    assert.deepEqual(tiers.tierProblems(FILES), [`test/${moved}.test.ts is in no tier of scripts/test-tiers.js`, 'unit names test/nowhere/missing.test.ts, which does not exist']);
+    assert.deepEqual(tiers.tierProblems(FILES), [
+      `test/${moved}.test.ts is in no tier of scripts/test-tiers.js`,
+      'unit names test/nowhere/missing.test.ts, which does not exist',
+    ]);
     unit.pop();
   } finally {
     unit.unshift(moved);

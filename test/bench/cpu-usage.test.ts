@@ -76,18 +76,28 @@ test("the busiest thread's share: what the server's busiest thread ran, against 
   const stat = (pid: number, name: string): ProcessStat => ({ pid, parentPid: 1, name, cpuTicks: 0, childTicks: 0 });
   const processes = [stat(10, 'node'), stat(30, 'wrk')];
   const wallNs = 2e9;
-  const before = sample({ idleTicks: 0, stealTicks: 0, totalTicks: 1_000 }, processes, [
-    [10, { pid: 10, ranNs: 5e9, waitedNs: 0 }],
-    [11, { pid: 10, ranNs: 1e9, waitedNs: 0 }],
-    [30, { pid: 30, ranNs: 0, waitedNs: 0 }],
-  ], 10n ** 12n);
-  const after = sample({ idleTicks: 0, stealTicks: 0, totalTicks: 1_400 }, processes, [
-    // The HTTP thread ran 0.4 of the wall time, the writer 0.7 (its total before the run does not count).
-    [10, { pid: 10, ranNs: 5e9 + 0.4 * wallNs, waitedNs: 0 }],
-    [11, { pid: 10, ranNs: 1e9 + 0.7 * wallNs, waitedNs: 0 }],
-    // The load generator ran more than either: it is not the server.
-    [30, { pid: 30, ranNs: 0.9 * wallNs, waitedNs: 0 }],
-  ], 10n ** 12n + BigInt(wallNs));
+  const before = sample(
+    { idleTicks: 0, stealTicks: 0, totalTicks: 1_000 },
+    processes,
+    [
+      [10, { pid: 10, ranNs: 5e9, waitedNs: 0 }],
+      [11, { pid: 10, ranNs: 1e9, waitedNs: 0 }],
+      [30, { pid: 30, ranNs: 0, waitedNs: 0 }],
+    ],
+    10n ** 12n,
+  );
+  const after = sample(
+    { idleTicks: 0, stealTicks: 0, totalTicks: 1_400 },
+    processes,
+    [
+      // The HTTP thread ran 0.4 of the wall time, the writer 0.7 (its total before the run does not count).
+      [10, { pid: 10, ranNs: 5e9 + 0.4 * wallNs, waitedNs: 0 }],
+      [11, { pid: 10, ranNs: 1e9 + 0.7 * wallNs, waitedNs: 0 }],
+      // The load generator ran more than either: it is not the server.
+      [30, { pid: 30, ranNs: 0.9 * wallNs, waitedNs: 0 }],
+    ],
+    10n ** 12n + BigInt(wallNs),
+  );
   assert.ok(Math.abs(cpuBetween(before, after, 10).busiestThreadShare - 0.7) < 1e-9);
   assert.ok(Math.abs(cpuBetween(before, after, 30).busiestThreadShare - 0.9) < 1e-9);
   // A server with no thread listed has no figure.
@@ -95,7 +105,13 @@ test("the busiest thread's share: what the server's busiest thread ran, against 
 });
 
 test('the server is its process tree; the database is its processes by name; a reused pid counts from zero', () => {
-  const stat = (pid: number, parentPid: number, name: string, cpuTicks: number, childTicks = 0): ProcessStat => ({ pid, parentPid, name, cpuTicks, childTicks });
+  const stat = (pid: number, parentPid: number, name: string, cpuTicks: number, childTicks = 0): ProcessStat => ({
+    pid,
+    parentPid,
+    name,
+    cpuTicks,
+    childTicks,
+  });
   const before = sample({ idleTicks: 1_000, stealTicks: 300, totalTicks: 2_000 }, [
     stat(10, 1, 'node', 100),
     stat(11, 10, 'node', 50),

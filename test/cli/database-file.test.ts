@@ -45,7 +45,10 @@ describe('--database-file', () => {
     // Nothing listens on port 1: the command fails after its warning, having sent the password nowhere.
     const withPassword = await runWagerlink(['operator', 'verify', '--database', 'postgres://wl:hunter2@127.0.0.1:1/wl']);
     assert.equal(withPassword.code, 1);
-    assert.match(withPassword.stderr, /^wagerlink: warning: --database on the command line can be read by other users \(ps, \/proc\) and stays in shell history; use --database-file FILE\n/);
+    assert.match(
+      withPassword.stderr,
+      /^wagerlink: warning: --database on the command line can be read by other users \(ps, \/proc\) and stays in shell history; use --database-file FILE\n/,
+    );
     const withoutPassword = await runWagerlink(['operator', 'verify', '--database', 'postgres://wl@127.0.0.1:1/wl']);
     assert.equal(withoutPassword.code, 1);
     assert.doesNotMatch(withoutPassword.stderr, /warning/);

@@ -16,9 +16,18 @@ const fieldsOf = (text: string) => {
 };
 
 test('plain records, LF or CRLF, with or without a last line break, and a byte order mark', () => {
-  assert.deepEqual(fieldsOf('a,b\n1,2\n'), [[1, 'a', 'b'], [2, '1', '2']]);
-  assert.deepEqual(fieldsOf('a,b\r\n1,2'), [[1, 'a', 'b'], [2, '1', '2']]);
-  assert.deepEqual(fieldsOf('\uFEFFa,b\r\n1,2\r\n'), [[1, 'a', 'b'], [2, '1', '2']]);
+  assert.deepEqual(fieldsOf('a,b\n1,2\n'), [
+    [1, 'a', 'b'],
+    [2, '1', '2'],
+  ]);
+  assert.deepEqual(fieldsOf('a,b\r\n1,2'), [
+    [1, 'a', 'b'],
+    [2, '1', '2'],
+  ]);
+  assert.deepEqual(fieldsOf('\uFEFFa,b\r\n1,2\r\n'), [
+    [1, 'a', 'b'],
+    [2, '1', '2'],
+  ]);
   assert.deepEqual(fieldsOf('a,,\n'), [[1, 'a', '', '']]);
 });
 
@@ -76,13 +85,25 @@ test('every bad line is reported with its number, and no row is returned', () =>
 });
 
 test('a player id that reads as another is refused on its line (docs/protocol.md §5.4), never tidied into one', () => {
-  const text = ['playerId,currency,amount', 'x\u202eevil,EUR,1', 'ali\u200bce,EUR,1', '\u0430lice,EUR,1', 'alice\u00a0,EUR,1', 'alic\u0065\u0301,EUR,1', ' bob ,EUR,1'].join('\n');
+  const text = [
+    'playerId,currency,amount',
+    'x\u202eevil,EUR,1',
+    'ali\u200bce,EUR,1',
+    '\u0430lice,EUR,1',
+    'alice\u00a0,EUR,1',
+    'alic\u0065\u0301,EUR,1',
+    ' bob ,EUR,1',
+  ].join('\n');
   const read = readLeaderboard(text);
   assert.ok(!read.ok);
   assert.deepEqual(read.problems, [
     { line: 2, problem: 'playerId: "x\\u202eevil" must be a player id (docs/protocol.md §5.4): it holds U+202E, a control, format or invisible character' },
     { line: 3, problem: 'playerId: "ali\\u200bce" must be a player id (docs/protocol.md §5.4): it holds U+200B, a control, format or invisible character' },
-    { line: 4, problem: 'playerId: "\u0430lice" must be a player id (docs/protocol.md §5.4): it mixes letters of scripts that do not belong together, such as Latin with Cyrillic or Greek' },
+    {
+      line: 4,
+      problem:
+        'playerId: "\u0430lice" must be a player id (docs/protocol.md §5.4): it mixes letters of scripts that do not belong together, such as Latin with Cyrillic or Greek',
+    },
     { line: 5, problem: 'playerId: "alice\\u00a0" must be a player id (docs/protocol.md §5.4): it holds U+00A0, a control, format or invisible character' },
     { line: 6, problem: 'playerId: "alic\u0065\u0301" must be a player id (docs/protocol.md §5.4): it is not in Unicode Normalization Form C (NFC)' },
   ]);

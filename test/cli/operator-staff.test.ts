@@ -34,7 +34,10 @@ test('staff add, list, revoke and audit on the operator database', async () => {
     const list = await runWagerlink(['operator', 'staff', 'list', '--database', database]);
     assert.equal(list.code, 0, list.stderr);
     assert.ok(!list.stdout.includes(made.token.slice(-20)), 'the list never shows a token');
-    assert.deepEqual((JSON.parse(list.stdout) as { items: { name: string }[] }).items.map((item) => item.name), ['carol']);
+    assert.deepEqual(
+      (JSON.parse(list.stdout) as { items: { name: string }[] }).items.map((item) => item.name),
+      ['carol'],
+    );
 
     // The token opens the back office with its role: reads yes, money no.
     const store = await SqliteStore.open({ path: database });
@@ -42,7 +45,12 @@ test('staff add, list, revoke and audit on the operator database', async () => {
     try {
       const headers = { authorization: `Bearer ${made.token}` };
       assert.equal((await app.inject({ method: 'GET', url: '/admin/players', headers })).statusCode, 200);
-      const refused = await app.inject({ method: 'POST', url: '/admin/staff', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"name":"eve","role":"admin"}' });
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/admin/staff',
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: '{"name":"eve","role":"admin"}',
+      });
       assert.equal(refused.statusCode, 403);
 
       const revoked = await runWagerlink(['operator', 'staff', 'revoke', made.tokens[0]!.tokenId, '--database', database]);
@@ -56,7 +64,8 @@ test('staff add, list, revoke and audit on the operator database', async () => {
     assert.equal((await runWagerlink(['operator', 'players', 'add', 'p1', '--currency', 'EUR', '--balance', '12.50', '--database', database])).code, 0);
     const audit = await runWagerlink(['operator', 'audit', '--limit', '10', '--database', database]);
     assert.equal(audit.code, 0, audit.stderr);
-    const rows = (JSON.parse(audit.stdout) as { items: { actor: string; route: string; amount: string | null; status: number; tokenId: string | null }[] }).items;
+    const rows = (JSON.parse(audit.stdout) as { items: { actor: string; route: string; amount: string | null; status: number; tokenId: string | null }[] })
+      .items;
     const actor = `cli:${userInfo().username}`;
     assert.deepEqual(
       rows.map((row) => [row.actor, row.route, row.amount, row.status]),

@@ -51,7 +51,6 @@ async function onTerminal(args: string[]): Promise<{ code: number; output: strin
 for (const backend of PROVIDER_BACKENDS) {
   // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`provider payouts and outbox commands: ${backend.name}`, { skip: backend.unavailable }, () => {
-
     let op: Operator;
     let operatorOrigin: string;
     let provider: Provider;
@@ -80,7 +79,8 @@ for (const backend of PROVIDER_BACKENDS) {
       return path;
     }
 
-    const importing = (file: string) => runWagerlink(['provider', 'payouts', 'import', file, '--operator', OPERATOR_ID, '--campaign', CAMPAIGN, ...connection()]);
+    const importing = (file: string) =>
+      runWagerlink(['provider', 'payouts', 'import', file, '--operator', OPERATOR_ID, '--campaign', CAMPAIGN, ...connection()]);
 
     test('an import with bad lines names each of them and sends nothing', async () => {
       const file = csv('bad.csv', 'playerId,currency,amount\r\nalice,EUR,10.001\r\nbob,EUR,5\r\n,EUR,1\r\nbob,EUR,6\r\n');
@@ -101,7 +101,14 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.match(first.stderr, /payouts 1\/2: line 2 alice created\npayouts 2\/2: line 3 bob created/);
       const summary = JSON.parse(first.stdout) as Record<string, unknown>;
       assert.deepEqual(
-        { rows: summary.rows, created: summary.created, alreadyThere: summary.alreadyThere, conflicts: summary.conflicts, refused: summary.refused, failed: summary.failed },
+        {
+          rows: summary.rows,
+          created: summary.created,
+          alreadyThere: summary.alreadyThere,
+          conflicts: summary.conflicts,
+          refused: summary.refused,
+          failed: summary.failed,
+        },
         { rows: 2, created: 2, alreadyThere: 0, conflicts: 0, refused: 0, failed: 0 },
       );
       const again = await importing(file);
@@ -130,24 +137,36 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal(run.code, 1, run.stderr);
       const summary = JSON.parse(run.stdout) as { refused: number; problems: { line: number; code: string }[] };
       assert.equal(summary.refused, 1);
-      assert.deepEqual(summary.problems.map((p) => [p.line, p.code]), [[2, 'SESSION_NOT_FOUND']]);
+      assert.deepEqual(
+        summary.problems.map((p) => [p.line, p.code]),
+        [[2, 'SESSION_NOT_FOUND']],
+      );
     });
 
-    test("on a terminal the progress bar ends on the summary's own words and counts", { skip: existsSync(SCRIPT) ? false : `${SCRIPT} is not installed` }, async () => {
-      const file = csv('strangers.csv', 'playerId,currency,amount\nstranger1,EUR,1\nalice,EUR,2.5\nstranger2,EUR,1\n');
-      const run = await onTerminal(['provider', 'payouts', 'import', file, '--operator', OPERATOR_ID, '--campaign', randomUUID(), ...connection()]);
-      assert.equal(run.code, 1, run.output);
-      const bars = run.output.split('\r').filter((part) => part.startsWith('['));
-      assert.equal(bars.length, 3, run.output);
-      const last = bars.at(-1)!.split('\n')[0]!;
-      const summary = JSON.parse(run.output.slice(run.output.indexOf('{'))) as Record<string, number>;
-      assert.deepEqual([summary.created, summary.refused, summary.failed], [1, 2, 0]);
-      assert.equal(last, `[##########] 3/3 created ${summary.created} alreadyThere ${summary.alreadyThere} conflicts ${summary.conflicts} refused ${summary.refused} failed ${summary.failed}`);
-    });
+    test(
+      "on a terminal the progress bar ends on the summary's own words and counts",
+      { skip: existsSync(SCRIPT) ? false : `${SCRIPT} is not installed` },
+      async () => {
+        const file = csv('strangers.csv', 'playerId,currency,amount\nstranger1,EUR,1\nalice,EUR,2.5\nstranger2,EUR,1\n');
+        const run = await onTerminal(['provider', 'payouts', 'import', file, '--operator', OPERATOR_ID, '--campaign', randomUUID(), ...connection()]);
+        assert.equal(run.code, 1, run.output);
+        const bars = run.output.split('\r').filter((part) => part.startsWith('['));
+        assert.equal(bars.length, 3, run.output);
+        const last = bars.at(-1)!.split('\n')[0]!;
+        const summary = JSON.parse(run.output.slice(run.output.indexOf('{'))) as Record<string, number>;
+        assert.deepEqual([summary.created, summary.refused, summary.failed], [1, 2, 0]);
+        assert.equal(
+          last,
+          `[##########] 3/3 created ${summary.created} alreadyThere ${summary.alreadyThere} conflicts ${summary.conflicts} refused ${summary.refused} failed ${summary.failed}`,
+        );
+      },
+    );
 
     test('a provider that is not there is one line naming it, for a call and for each row of an import', async () => {
       const gone = `http://127.0.0.1:${await freePort()}`;
-      const listed = await runWagerlink(['provider', 'outbox', 'list', '--provider', gone], { env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: PROVIDER_ADMIN_TOKEN }) });
+      const listed = await runWagerlink(['provider', 'outbox', 'list', '--provider', gone], {
+        env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: PROVIDER_ADMIN_TOKEN }),
+      });
       assert.equal(listed.code, 1);
       assert.equal(listed.stdout, '');
       assert.equal(listed.stderr, `wagerlink: could not reach ${gone} (connection refused)\n`);
@@ -163,7 +182,22 @@ for (const backend of PROVIDER_BACKENDS) {
 
     test('create pays one prize; the same payout id with another amount is a conflict', async () => {
       const payoutId = randomUUID();
-      const args = ['provider', 'payouts', 'create', '--operator', OPERATOR_ID, '--player', 'alice', '--currency', 'EUR', '--campaign', randomUUID(), '--payout', payoutId, ...connection()];
+      const args = [
+        'provider',
+        'payouts',
+        'create',
+        '--operator',
+        OPERATOR_ID,
+        '--player',
+        'alice',
+        '--currency',
+        'EUR',
+        '--campaign',
+        randomUUID(),
+        '--payout',
+        payoutId,
+        ...connection(),
+      ];
       const created = await runWagerlink([...args, '--amount', '7.25']);
       assert.equal(created.code, 0, created.stderr);
       const payout = JSON.parse(created.stdout) as { payoutId: string; status: string; amount: number };
@@ -191,7 +225,10 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal(fromEnv.stderr, '');
       const onCommandLine = await runWagerlink([...list, '--admin-token', PROVIDER_ADMIN_TOKEN]);
       assert.equal(onCommandLine.code, 0, onCommandLine.stderr);
-      assert.match(onCommandLine.stderr, /^wagerlink: warning: --admin-token on the command line can be read by other users .*; use --admin-token-file FILE or WAGERLINK_PROVIDER_ADMIN_TOKEN\n$/);
+      assert.match(
+        onCommandLine.stderr,
+        /^wagerlink: warning: --admin-token on the command line can be read by other users .*; use --admin-token-file FILE or WAGERLINK_PROVIDER_ADMIN_TOKEN\n$/,
+      );
     });
 
     test('outbox list, and retry or resolve of an item that does not exist', async () => {
@@ -205,7 +242,9 @@ for (const backend of PROVIDER_BACKENDS) {
       const noReference = await runWagerlink(['provider', 'outbox', 'resolve', '1', ...connection()]);
       assert.equal(noReference.code, 2);
       assert.match(noReference.stderr, /^wagerlink: provider outbox resolve needs --reference REF\n/);
-      const wrongToken = await runWagerlink(['provider', 'outbox', 'list', '--provider', providerOrigin], { env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: 'wrong' }) });
+      const wrongToken = await runWagerlink(['provider', 'outbox', 'list', '--provider', providerOrigin], {
+        env: cleanEnv({ WAGERLINK_PROVIDER_ADMIN_TOKEN: 'wrong' }),
+      });
       assert.equal(wrongToken.code, 1);
       assert.match(wrongToken.stderr, /^wagerlink: INVALID_TOKEN: [^\n{]+\n$/);
     });

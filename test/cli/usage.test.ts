@@ -45,15 +45,42 @@ test('--help and help print the usage and succeed', async () => {
 
 test("each group's and command's --help prints its own usage and options, on stdout", async () => {
   const cases: [string[], RegExp[]][] = [
-    [['operator', '--help'], [/^wagerlink operator — /, /wagerlink operator players add PLAYER --currency C/, /WAGERLINK_DATABASE/]],
-    [['operator', 'players', '--help'], [/^wagerlink operator players — /, /wagerlink operator players adjust PLAYER --type deposit\|withdrawal --amount A/]],
-    [['operator', 'players', 'add', '--help'], [/^wagerlink operator players add — /, /Options:\n/, /--currency C +a currency code such as EUR/]],
-    [['help', 'operator', 'serve'], [/^wagerlink operator serve — /, /--workers N\|auto/]],
-    [['provider', '--help'], [/^wagerlink provider — /, /wagerlink provider serve --config FILE/]],
-    [['provider', 'serve', '--help'], [/^wagerlink provider serve — /, /--config FILE +the provider's JSON config/]],
-    [['openapi', '--help'], [/^wagerlink openapi — /, /wagerlink openapi operator\|provider/]],
-    [['sandbox', '--help'], [/^wagerlink sandbox — /, /--provider-port P +the provider's port/]],
-    [['sandbox', 'env', '--help'], [/^wagerlink sandbox env — /, /eval "\$\(npx wagerlink sandbox env\)"/, /It prints\nsecrets/]],
+    [
+      ['operator', '--help'],
+      [/^wagerlink operator — /, /wagerlink operator players add PLAYER --currency C/, /WAGERLINK_DATABASE/],
+    ],
+    [
+      ['operator', 'players', '--help'],
+      [/^wagerlink operator players — /, /wagerlink operator players adjust PLAYER --type deposit\|withdrawal --amount A/],
+    ],
+    [
+      ['operator', 'players', 'add', '--help'],
+      [/^wagerlink operator players add — /, /Options:\n/, /--currency C +a currency code such as EUR/],
+    ],
+    [
+      ['help', 'operator', 'serve'],
+      [/^wagerlink operator serve — /, /--workers N\|auto/],
+    ],
+    [
+      ['provider', '--help'],
+      [/^wagerlink provider — /, /wagerlink provider serve --config FILE/],
+    ],
+    [
+      ['provider', 'serve', '--help'],
+      [/^wagerlink provider serve — /, /--config FILE +the provider's JSON config/],
+    ],
+    [
+      ['openapi', '--help'],
+      [/^wagerlink openapi — /, /wagerlink openapi operator\|provider/],
+    ],
+    [
+      ['sandbox', '--help'],
+      [/^wagerlink sandbox — /, /--provider-port P +the provider's port/],
+    ],
+    [
+      ['sandbox', 'env', '--help'],
+      [/^wagerlink sandbox env — /, /eval "\$\(npx wagerlink sandbox env\)"/, /It prints\nsecrets/],
+    ],
   ];
   for (const [args, patterns] of cases) {
     const run = await runWagerlink(args);
@@ -81,14 +108,30 @@ test('an unknown command is named in one line before the usage', async () => {
   assert.match(run.stderr, /^wagerlink: unknown command "dance"\n\n/);
 });
 
-test("a usage error is one line, then the usage of the command it concerns, exit 2", async () => {
+test('a usage error is one line, then the usage of the command it concerns, exit 2', async () => {
   const cases: [string[], RegExp, RegExp][] = [
-    [['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--colour', 'red'], /^wagerlink: unknown option --colour for "operator players add"\n\n/, /^Usage:\n  wagerlink operator players add /m],
+    [
+      ['operator', 'players', 'add', 'bob', '--currency', 'EUR', '--colour', 'red'],
+      /^wagerlink: unknown option --colour for "operator players add"\n\n/,
+      /^Usage:\n  wagerlink operator players add /m,
+    ],
     [['operator', 'players', 'add', '--currency', 'EUR'], /^wagerlink: operator players add needs PLAYER\n\n/, /^Usage:\n  wagerlink operator players add /m],
     [['operator', 'players', 'add', 'bob'], /^wagerlink: operator players add needs --currency C\n\n/, /^Usage:\n  wagerlink operator players add /m],
-    [['operator', 'players', 'add', 'bob', '--currency'], /^wagerlink: --currency needs a value: --currency C\n\n/, /^Usage:\n  wagerlink operator players add /m],
-    [['operator', 'players', 'show', 'bob', 'alice'], /^wagerlink: operator players show takes PLAYER; "alice" is one too many\n\n/, /^Usage:\n  wagerlink operator players show /m],
-    [['operator', 'players', 'fly', 'bob'], /^wagerlink: operator players takes: add, show, adjust, block, unblock, rounds, transactions \(got "fly"\)\n\n/, /^Usage:\n  wagerlink operator players /m],
+    [
+      ['operator', 'players', 'add', 'bob', '--currency'],
+      /^wagerlink: --currency needs a value: --currency C\n\n/,
+      /^Usage:\n  wagerlink operator players add /m,
+    ],
+    [
+      ['operator', 'players', 'show', 'bob', 'alice'],
+      /^wagerlink: operator players show takes PLAYER; "alice" is one too many\n\n/,
+      /^Usage:\n  wagerlink operator players show /m,
+    ],
+    [
+      ['operator', 'players', 'fly', 'bob'],
+      /^wagerlink: operator players takes: add, show, adjust, block, unblock, rounds, transactions \(got "fly"\)\n\n/,
+      /^Usage:\n  wagerlink operator players /m,
+    ],
     [['operator', 'serve', '--port', 'x'], /^wagerlink: --port must be a whole number 0\.\.65535, got "x"\n\n/, /^Usage:\n  wagerlink operator serve /m],
     [['provider', 'serve'], /^wagerlink: provider serve needs --config FILE\n\n/, /^Usage:\n  wagerlink provider serve /m],
     // The sandbox parses its own options, in the same words.
@@ -98,12 +141,32 @@ test("a usage error is one line, then the usage of the command it concerns, exit
     // So does its env command, with its own usage line.
     [['sandbox', 'env', '--colour', 'red'], /^wagerlink: unknown option --colour for "sandbox env"\n\n/, /^Usage:\n  wagerlink sandbox env \[--data DIR\]/m],
     // Input is checked, in words, before the database is looked for (this one does not exist).
-    [['operator', 'players', 'add', 'bob', '--currency', 'eur'], /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/, /^Usage:\n  wagerlink operator players add /m],
-    [['operator', 'players', 'rounds', 'bob', '--cursor', 'next'], /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/, /^Usage:\n  wagerlink operator players rounds /m],
+    [
+      ['operator', 'players', 'add', 'bob', '--currency', 'eur'],
+      /^wagerlink: --currency must be a currency code of 2 to 10 capital letters or digits, got "eur"\n\n/,
+      /^Usage:\n  wagerlink operator players add /m,
+    ],
+    [
+      ['operator', 'players', 'rounds', 'bob', '--cursor', 'next'],
+      /^wagerlink: --cursor must be the cursor of a previous page, up to 19 digits, got "next"\n\n/,
+      /^Usage:\n  wagerlink operator players rounds /m,
+    ],
     // A player id that reads as another (docs/protocol.md §5.4), wherever a command makes a player or a launch for one.
-    [['operator', 'players', 'add', 'x\u202eevil', '--currency', 'EUR'], /^wagerlink: PLAYER must be a player id as docs\/protocol\.md §5\.4 defines it, got "x\\u202eevil": it holds U\+202E/, /^Usage:\n  wagerlink operator players add /m],
-    [['operator', 'launch-key', '\u0430lice', '--game', 'dice'], /^wagerlink: PLAYER must be a player id .*: it mixes letters of scripts/, /^Usage:\n  wagerlink operator launch-key /m],
-    [['operator', 'launch-url', 'alice ', '--game', 'dice'], /^wagerlink: PLAYER must be a player id .*: it starts or ends with a space/, /^Usage:\n  wagerlink operator launch-url /m],
+    [
+      ['operator', 'players', 'add', 'x\u202eevil', '--currency', 'EUR'],
+      /^wagerlink: PLAYER must be a player id as docs\/protocol\.md §5\.4 defines it, got "x\\u202eevil": it holds U\+202E/,
+      /^Usage:\n  wagerlink operator players add /m,
+    ],
+    [
+      ['operator', 'launch-key', '\u0430lice', '--game', 'dice'],
+      /^wagerlink: PLAYER must be a player id .*: it mixes letters of scripts/,
+      /^Usage:\n  wagerlink operator launch-key /m,
+    ],
+    [
+      ['operator', 'launch-url', 'alice ', '--game', 'dice'],
+      /^wagerlink: PLAYER must be a player id .*: it starts or ends with a space/,
+      /^Usage:\n  wagerlink operator launch-url /m,
+    ],
   ];
   for (const [args, line, usage] of cases) {
     const run = await runWagerlink(args, { env: cleanEnv({ WAGERLINK_DATABASE: '/nonexistent/never.db' }) });
@@ -191,11 +254,18 @@ test('a back-office command on a SQLite file that is not there says so, how to c
   const { dir, cleanup } = tempDir();
   try {
     const path = join(dir, 'typo.db');
-    for (const args of [['operator', 'players', 'show', 'bob'], ['operator', 'verify'], ['operator', 'launch-key', 'bob', '--game', 'dice']]) {
+    for (const args of [
+      ['operator', 'players', 'show', 'bob'],
+      ['operator', 'verify'],
+      ['operator', 'launch-key', 'bob', '--game', 'dice'],
+    ]) {
       const run = await runWagerlink([...args, '--database', path]);
       assert.equal(run.code, 1, run.stderr);
       assert.equal(run.stdout, '');
-      assert.equal(run.stderr, `wagerlink: database file ${path} does not exist; create it with "wagerlink operator migrate --database ${path}" (or start "wagerlink operator serve"), or point --database or WAGERLINK_DATABASE at the existing one\n`);
+      assert.equal(
+        run.stderr,
+        `wagerlink: database file ${path} does not exist; create it with "wagerlink operator migrate --database ${path}" (or start "wagerlink operator serve"), or point --database or WAGERLINK_DATABASE at the existing one\n`,
+      );
       assert.equal(existsSync(path), false, 'no database was created');
     }
     // migrate is the explicit way to create it; then the same command works.
@@ -208,26 +278,39 @@ test('a back-office command on a SQLite file that is not there says so, how to c
   }
 });
 
-test('a PostgreSQL database that does not exist is one line naming it and its host, no stack, for serve and the sandbox too', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, async () => {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = '/wagerlink_no_such_database';
-  const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_PORT: String(await freePort()) });
-  for (const args of [['operator', 'players', 'show', 'bob'], ['operator', 'serve']]) {
-    const run = await runWagerlink([...args, '--database', url.toString()], { env });
-    assert.equal(run.code, 1, run.stderr);
-    assert.equal(run.stderr, `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database or WAGERLINK_DATABASE at another\n`);
-  }
-  // The sandbox reads no environment: only its option is named.
-  const { dir, cleanup } = tempDir();
-  try {
-    const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
-    const run = await runWagerlink(['sandbox', '--data', dir, '--database', url.toString(), ...ports], { env: cleanEnv() });
-    assert.equal(run.code, 1, run.stderr);
-    assert.equal(run.stderr, `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database at another\n`);
-  } finally {
-    cleanup();
-  }
-});
+test(
+  'a PostgreSQL database that does not exist is one line naming it and its host, no stack, for serve and the sandbox too',
+  { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' },
+  async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = '/wagerlink_no_such_database';
+    const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_PORT: String(await freePort()) });
+    for (const args of [
+      ['operator', 'players', 'show', 'bob'],
+      ['operator', 'serve'],
+    ]) {
+      const run = await runWagerlink([...args, '--database', url.toString()], { env });
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(
+        run.stderr,
+        `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database or WAGERLINK_DATABASE at another\n`,
+      );
+    }
+    // The sandbox reads no environment: only its option is named.
+    const { dir, cleanup } = tempDir();
+    try {
+      const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
+      const run = await runWagerlink(['sandbox', '--data', dir, '--database', url.toString(), ...ports], { env: cleanEnv() });
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(
+        run.stderr,
+        `wagerlink: database "wagerlink_no_such_database" does not exist on ${url.hostname}:${url.port || '5432'}; create it (createdb wagerlink_no_such_database) or point --database at another\n`,
+      );
+    } finally {
+      cleanup();
+    }
+  },
+);
 
 test('any other failure is one line without a stack, and --verbose adds the stack', async () => {
   const { dir, cleanup } = tempDir();
@@ -255,11 +338,28 @@ test('serve on a port in use is one line naming the port and how to choose anoth
     const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_DATABASE: join(dir, 'operator.db') });
     const run = await runWagerlink(['operator', 'serve', '--port', String(port)], { env });
     assert.equal(run.code, 1, run.stderr);
-    assert.equal(run.stderr, `wagerlink: port ${port} on 127.0.0.1 is already in use: stop what holds it, or choose another port with --port or WAGERLINK_PORT\n`);
+    assert.equal(
+      run.stderr,
+      `wagerlink: port ${port} on 127.0.0.1 is already in use: stop what holds it, or choose another port with --port or WAGERLINK_PORT\n`,
+    );
     assert.equal(existsSync(join(dir, 'operator.db')), false, 'the port is found taken before the database is made');
-    const provider = await runWagerlink(['provider', 'serve', '--config', 'examples/provider.json', '--port', String(port), '--database', join(dir, 'provider.db')]);
+    const provider = await runWagerlink([
+      'provider',
+      'serve',
+      '--config',
+      'examples/provider.json',
+      '--port',
+      String(port),
+      '--database',
+      join(dir, 'provider.db'),
+    ]);
     assert.equal(provider.code, 1, provider.stderr);
-    assert.match(provider.stderr, new RegExp(`^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use: stop what holds it, or choose another port with --port or the config's "port"\n$`));
+    assert.match(
+      provider.stderr,
+      new RegExp(
+        `^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use: stop what holds it, or choose another port with --port or the config's "port"\n$`,
+      ),
+    );
     assert.equal(existsSync(join(dir, 'provider.db')), false, "nor the provider's");
   } finally {
     holder.close();
@@ -267,30 +367,35 @@ test('serve on a port in use is one line naming the port and how to choose anoth
   }
 });
 
-test('serve on a port in use makes no table on PostgreSQL: the operator (one worker or several) and the provider', { skip: POSTGRES_UNAVAILABLE ?? false }, async (t) => {
-  const holder = createServer();
-  holder.listen(0, '127.0.0.1');
-  await once(holder, 'listening');
-  t.after(() => holder.close());
-  const { port } = holder.address() as AddressInfo;
-  const schema = await freshSchema('serve_port');
-  t.after(() => schema.drop());
-  const tables = async () => (await schema.admin<{ n: number }[]>`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = ${schema.name}`)[0]!.n;
-  const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_DATABASE: schema.url() });
-  for (const workers of ['1', '2']) {
-    const run = await runWagerlink(['operator', 'serve', '--port', String(port), '--workers', workers], { env });
-    assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stderr, new RegExp(`^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use`));
-    assert.equal(await tables(), 0, `no table after the operator's start with ${workers} workers`);
-  }
-  const provider = await runWagerlink(['provider', 'serve', '--config', 'examples/provider.json', '--port', String(port), '--database', schema.url()]);
-  assert.equal(provider.code, 1, provider.stderr);
-  assert.match(provider.stderr, new RegExp(`^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use`));
-  assert.equal(await tables(), 0, "no table after the provider's start");
-  // With the port free, the same start makes its tables.
-  holder.close();
-  await once(holder, 'close');
-  const { child } = await startWagerlink(['operator', 'serve', '--port', String(port)], { env, until: t });
-  assert.ok((await tables()) > 0);
-  assert.equal((await child.stop('SIGTERM')).code, 0);
-});
+test(
+  'serve on a port in use makes no table on PostgreSQL: the operator (one worker or several) and the provider',
+  { skip: POSTGRES_UNAVAILABLE ?? false },
+  async (t) => {
+    const holder = createServer();
+    holder.listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    t.after(() => holder.close());
+    const { port } = holder.address() as AddressInfo;
+    const schema = await freshSchema('serve_port');
+    t.after(() => schema.drop());
+    const tables = async () =>
+      (await schema.admin<{ n: number }[]>`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = ${schema.name}`)[0]!.n;
+    const env = cleanEnv({ WAGERLINK_SECRET: 's', WAGERLINK_ACCESS_TOKENS: 't', WAGERLINK_ADMIN_TOKEN: 'a', WAGERLINK_DATABASE: schema.url() });
+    for (const workers of ['1', '2']) {
+      const run = await runWagerlink(['operator', 'serve', '--port', String(port), '--workers', workers], { env });
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, new RegExp(`^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+      assert.equal(await tables(), 0, `no table after the operator's start with ${workers} workers`);
+    }
+    const provider = await runWagerlink(['provider', 'serve', '--config', 'examples/provider.json', '--port', String(port), '--database', schema.url()]);
+    assert.equal(provider.code, 1, provider.stderr);
+    assert.match(provider.stderr, new RegExp(`^wagerlink: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+    assert.equal(await tables(), 0, "no table after the provider's start");
+    // With the port free, the same start makes its tables.
+    holder.close();
+    await once(holder, 'close');
+    const { child } = await startWagerlink(['operator', 'serve', '--port', String(port)], { env, until: t });
+    assert.ok((await tables()) > 0);
+    assert.equal((await child.stop('SIGTERM')).code, 0);
+  },
+);

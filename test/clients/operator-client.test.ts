@@ -134,7 +134,18 @@ describe('the retry policy, with the network mocked', () => {
   });
 
   function clientWith(retry: RetryPolicy, world = fakeWorld(), answerMsMax?: number) {
-    return { world, client: createOperatorClient({ endpoint: ORIGIN, secret: SECRET, accessToken: ACCESS_TOKEN, retry, world, dispatcher: agent, ...(answerMsMax ? { answerMsMax } : {}) }) };
+    return {
+      world,
+      client: createOperatorClient({
+        endpoint: ORIGIN,
+        secret: SECRET,
+        accessToken: ACCESS_TOKEN,
+        retry,
+        world,
+        dispatcher: agent,
+        ...(answerMsMax ? { answerMsMax } : {}),
+      }),
+    };
   }
   const problem = (status: number, code: string) => ({
     statusCode: status,
@@ -151,9 +162,18 @@ describe('the retry policy, with the network mocked', () => {
         assert.ok(delay >= 0 && delay <= ceiling, `${retry}: ${delay} > ${ceiling}`);
       }),
     );
-    assert.equal(backoffMs(PROTOCOL_RETRY, 1, () => 0.999), 499);
-    assert.equal(backoffMs(PROTOCOL_RETRY, 8, () => 0.999), 59_940);
-    assert.equal(backoffMs(PROTOCOL_RETRY, 50, () => 0.999), 59_940);
+    assert.equal(
+      backoffMs(PROTOCOL_RETRY, 1, () => 0.999),
+      499,
+    );
+    assert.equal(
+      backoffMs(PROTOCOL_RETRY, 8, () => 0.999),
+      59_940,
+    );
+    assert.equal(
+      backoffMs(PROTOCOL_RETRY, 50, () => 0.999),
+      59_940,
+    );
   });
 
   test('429, 500, 502, 503, 504 are resent with the same signed body until 200', async () => {
@@ -169,7 +189,10 @@ describe('the retry policy, with the network mocked', () => {
           return problem(status, 'SERVICE_UNAVAILABLE');
         });
     }
-    agent.get(ORIGIN).intercept({ path: '/payout', method: 'POST' }).reply(() => balance('{"balance":7}'));
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/payout', method: 'POST' })
+      .reply(() => balance('{"balance":7}'));
     const { client, world } = clientWith(PROTOCOL_RETRY);
     const answer = await client.payout({ sessionId: randomUUID(), payoutId: randomUUID(), amount: 1, campaign: { id: randomUUID(), type: 'tournament' } });
     assert.deepEqual(answer, { ok: true, value: { balance: '7' }, attempts: 6 });
@@ -203,7 +226,11 @@ describe('the retry policy, with the network mocked', () => {
   });
 
   test('the attempt limit ends the retries with an unavailable outcome naming the last failure', async () => {
-    for (let i = 0; i < 3; i++) agent.get(ORIGIN).intercept({ path: '/transaction', method: 'POST' }).reply(() => problem(503, 'SERVICE_UNAVAILABLE'));
+    for (let i = 0; i < 3; i++)
+      agent
+        .get(ORIGIN)
+        .intercept({ path: '/transaction', method: 'POST' })
+        .reply(() => problem(503, 'SERVICE_UNAVAILABLE'));
     const { client, world } = clientWith({ ...PROTOCOL_RETRY, attemptsMax: 3 });
     const answer = await client.transaction('{}');
     assert.deepEqual(answer, { ok: false, kind: 'unavailable', status: 503, code: 'SERVICE_UNAVAILABLE', detail: 'SERVICE_UNAVAILABLE', attempts: 3 });
@@ -211,7 +238,11 @@ describe('the retry policy, with the network mocked', () => {
   });
 
   test('the time budget ends the retries before a wait that would pass it', async () => {
-    for (let i = 0; i < 3; i++) agent.get(ORIGIN).intercept({ path: '/transaction', method: 'POST' }).reply(() => problem(500, 'INTERNAL_ERROR'));
+    for (let i = 0; i < 3; i++)
+      agent
+        .get(ORIGIN)
+        .intercept({ path: '/transaction', method: 'POST' })
+        .reply(() => problem(500, 'INTERNAL_ERROR'));
     const { client, world } = clientWith({ ...PROTOCOL_RETRY, elapsedMsMax: 1_600 });
     const answer = await client.transaction('{}');
     // 499, then 999 (total 1498); the next wait (1998) would pass 1600.
@@ -220,10 +251,20 @@ describe('the retry policy, with the network mocked', () => {
   });
 
   test('network errors and an answer slower than the wait are retried', async () => {
-    agent.get(ORIGIN).intercept({ path: '/authenticate', method: 'POST' }).replyWithError(Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' }));
-    agent.get(ORIGIN).intercept({ path: '/authenticate', method: 'POST' }).reply(() => balance('{}')).delay(2_000);
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/authenticate', method: 'POST' })
+      .replyWithError(Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' }));
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/authenticate', method: 'POST' })
+      .reply(() => balance('{}'))
+      .delay(2_000);
     const session = { sessionId: randomUUID(), playerId: 'p', currency: 'EUR', balance: 1.5, country: 'DE' };
-    agent.get(ORIGIN).intercept({ path: '/authenticate', method: 'POST' }).reply(() => balance(JSON.stringify(session)));
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/authenticate', method: 'POST' })
+      .reply(() => balance(JSON.stringify(session)));
     const { client, world } = clientWith(PROTOCOL_RETRY, fakeWorld(), 100);
     const answer = await client.authenticate({ key: 'k', game: 'dice' });
     assert.deepEqual(answer, { ok: true, value: { ...session, balance: '1.5' }, attempts: 3 });
@@ -231,8 +272,17 @@ describe('the retry policy, with the network mocked', () => {
   });
 
   test('other statuses are final at once: 400, 401, 404, 409, 422', async () => {
-    for (const [status, code] of [[400, 'INVALID_REQUEST'], [401, 'INVALID_TOKEN'], [404, 'SESSION_NOT_FOUND'], [409, 'ROUND_CLOSED'], [422, 'UNSUPPORTED_CURRENCY']] as const) {
-      agent.get(ORIGIN).intercept({ path: '/transaction', method: 'POST' }).reply(() => problem(status, code));
+    for (const [status, code] of [
+      [400, 'INVALID_REQUEST'],
+      [401, 'INVALID_TOKEN'],
+      [404, 'SESSION_NOT_FOUND'],
+      [409, 'ROUND_CLOSED'],
+      [422, 'UNSUPPORTED_CURRENCY'],
+    ] as const) {
+      agent
+        .get(ORIGIN)
+        .intercept({ path: '/transaction', method: 'POST' })
+        .reply(() => problem(status, code));
       const { client, world } = clientWith(PROTOCOL_RETRY);
       const answer = await client.transaction('{}');
       assert.ok(!answer.ok && answer.kind === 'refused' && answer.status === status && answer.code === code && answer.attempts === 1, JSON.stringify(answer));
@@ -241,8 +291,14 @@ describe('the retry policy, with the network mocked', () => {
   });
 
   test('a code outside the registry, or a body that is not problem+json, is refused without a code', async () => {
-    agent.get(ORIGIN).intercept({ path: '/transaction', method: 'POST' }).reply(() => problem(403, 'MADE_UP'));
-    agent.get(ORIGIN).intercept({ path: '/transaction', method: 'POST' }).reply(403, 'Forbidden', { headers: { 'content-type': 'text/plain' } });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/transaction', method: 'POST' })
+      .reply(() => problem(403, 'MADE_UP'));
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/transaction', method: 'POST' })
+      .reply(403, 'Forbidden', { headers: { 'content-type': 'text/plain' } });
     const { client } = clientWith(PROTOCOL_RETRY);
     for (let i = 0; i < 2; i++) {
       const answer = await client.transaction('{}');
@@ -252,8 +308,15 @@ describe('the retry policy, with the network mocked', () => {
 
   test('a 200 that is not the protocol is an invalid answer, never guessed at and never resent', async () => {
     const texts = ['not json', '[1]', '{"balance":"10"}', '{"balance":-1}', '{"balance":0.12345678901234567}', '{}'];
-    for (const text of texts) agent.get(ORIGIN).intercept({ path: '/transaction', method: 'POST' }).reply(() => balance(text));
-    agent.get(ORIGIN).intercept({ path: '/authenticate', method: 'POST' }).reply(() => balance('{"sessionId":"x","playerId":"p","currency":"EUR","balance":1,"country":"DE"}'));
+    for (const text of texts)
+      agent
+        .get(ORIGIN)
+        .intercept({ path: '/transaction', method: 'POST' })
+        .reply(() => balance(text));
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/authenticate', method: 'POST' })
+      .reply(() => balance('{"sessionId":"x","playerId":"p","currency":"EUR","balance":1,"country":"DE"}'));
     const { client, world } = clientWith(PROTOCOL_RETRY);
     for (const text of texts) {
       const answer = await client.transaction('{}');
@@ -268,12 +331,18 @@ describe('the retry policy, with the network mocked', () => {
     const ids = ['x\u202eevil', 'ali\u200bce', '\u0430lice', 'alice ', 'e\u0301'];
     for (const playerId of ids) {
       const text = JSON.stringify({ sessionId: randomUUID(), playerId, currency: 'EUR', balance: 1, country: 'DE' });
-      agent.get(ORIGIN).intercept({ path: '/authenticate', method: 'POST' }).reply(() => balance(text));
+      agent
+        .get(ORIGIN)
+        .intercept({ path: '/authenticate', method: 'POST' })
+        .reply(() => balance(text));
     }
     const { client } = clientWith(PROTOCOL_RETRY);
     for (const playerId of ids) {
       const session = await client.authenticate({ key: 'k', game: 'dice' });
-      assert.ok(!session.ok && session.kind === 'invalid-answer' && /playerId: must be a player id/.test(session.detail), `${JSON.stringify(playerId)}: ${JSON.stringify(session)}`);
+      assert.ok(
+        !session.ok && session.kind === 'invalid-answer' && /playerId: must be a player id/.test(session.detail),
+        `${JSON.stringify(playerId)}: ${JSON.stringify(session)}`,
+      );
     }
   });
 });

@@ -28,7 +28,11 @@ test('at least 80 operator cases, each id unique and under its area', () => {
     assert.match(each.id, new RegExp(`^${each.area}\\.[a-z0-9-]+$`));
     assert.equal(each.side, 'operator');
   }
-  for (const area of OPERATOR_AREAS) assert.ok(OPERATOR_CASES.some((each) => each.area === area), `${area} has cases`);
+  for (const area of OPERATOR_AREAS)
+    assert.ok(
+      OPERATOR_CASES.some((each) => each.area === area),
+      `${area} has cases`,
+    );
 });
 
 test('every case cites a section of docs/protocol.md that exists', () => {
@@ -75,17 +79,26 @@ test('needs match the steps', () => {
     assert.equal(each.needs.includes('second-game'), otherGame, `${each.id}: needs a second game exactly when it uses one`);
     for (const [i, step] of each.steps.entries()) {
       if (step.kind !== 'block') continue;
-      assert.ok(each.steps.slice(i + 1).some((later) => later.kind === 'unblock'), `${each.id} unblocks the player it blocks`);
+      assert.ok(
+        each.steps.slice(i + 1).some((later) => later.kind === 'unblock'),
+        `${each.id} unblocks the player it blocks`,
+      );
     }
   }
 });
 
-test('--only selects by area and by case id, in the cases\' order, and refuses a name of nothing', () => {
+test("--only selects by area and by case id, in the cases' order, and refuses a name of nothing", () => {
   const auth = selectCases(OPERATOR_CASES, ['auth']);
   assert.ok(auth.length > 0 && auth.every((each) => each.area === 'auth'));
   const one = OPERATOR_CASES[OPERATOR_CASES.length - 1]!;
   const mixed = selectCases(OPERATOR_CASES, [one.id, 'auth']);
-  assert.deepEqual(mixed.map((each) => each.id), [...auth.map((each) => each.id), one.id]);
+  assert.deepEqual(
+    mixed.map((each) => each.id),
+    [...auth.map((each) => each.id), one.id],
+  );
   assert.equal(selectCases(OPERATOR_CASES, []).length, OPERATOR_CASES.length);
-  assert.throws(() => selectCases(OPERATOR_CASES, ['auth', 'no-such-area']), (error: Error) => error instanceof RunNotStarted && /no-such-area/.test(error.message));
+  assert.throws(
+    () => selectCases(OPERATOR_CASES, ['auth', 'no-such-area']),
+    (error: Error) => error instanceof RunNotStarted && /no-such-area/.test(error.message),
+  );
 });

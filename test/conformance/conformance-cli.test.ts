@@ -52,7 +52,10 @@ describe('wagerlink conformance operator', () => {
   test('usage errors exit 2 and say what is wrong', async () => {
     const cases: [string[], RegExp][] = [
       [['conformance', 'operator', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN], /needs --endpoint/],
-      [['conformance', 'operator', '--endpoint', 'ftp://example', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN], /must be an http\(s\) URL/],
+      [
+        ['conformance', 'operator', '--endpoint', 'ftp://example', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN],
+        /must be an http\(s\) URL/,
+      ],
       [[...base()], /needs --fixtures FILE or the admin token/],
       [[...base(), '--admin-token', ADMIN_TOKEN, '--report', join(dir, 'out.txt')], /ends in \.json, \.xml or \.html/],
       [[...base(), '--admin-token', ADMIN_TOKEN, '--only', 'auth,no-such-area'], /--only no-such-area: no such area or case/],
@@ -73,7 +76,18 @@ describe('wagerlink conformance operator', () => {
     assert.equal(badFile.code, 2, badFile.stdout);
     assert.match(badFile.stderr, /wrong\.json: games/);
 
-    const nowhere = await runWagerlink(['conformance', 'operator', '--endpoint', 'http://127.0.0.1:9', '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN]);
+    const nowhere = await runWagerlink([
+      'conformance',
+      'operator',
+      '--endpoint',
+      'http://127.0.0.1:9',
+      '--secret',
+      SECRET,
+      '--token',
+      ACCESS_TOKEN,
+      '--admin-token',
+      ADMIN_TOKEN,
+    ]);
     assert.equal(nowhere.code, 2, nowhere.stdout);
     assert.match(nowhere.stderr, /^wagerlink: the fixtures give no player to start with: .*: check the endpoint$/m);
     assert.doesNotMatch(nowhere.stdout, /PASS|FAIL/);
@@ -100,7 +114,10 @@ describe('wagerlink conformance operator', () => {
 
   test('a passing run exits 0 and writes its reports', async () => {
     const paths = ['run.json', 'run.xml', 'run.html'].map((name) => join(dir, name));
-    const result = await runWagerlink([...base(), '--admin-token', ADMIN_TOKEN, '--only', 'auth', '--only', 'replay', ...paths.flatMap((path) => ['--report', path])], { timeoutMs: RUN_MS_MAX });
+    const result = await runWagerlink(
+      [...base(), '--admin-token', ADMIN_TOKEN, '--only', 'auth', '--only', 'replay', ...paths.flatMap((path) => ['--report', path])],
+      { timeoutMs: RUN_MS_MAX },
+    );
     assert.equal(result.code, 0, `${result.stdout}${result.stderr}`);
     assert.match(result.stdout, /^PASS \[ *1\/\d+\] auth\./m);
     assert.match(result.stdout, /PASSED: \d+ of \d+ cases/);
@@ -122,7 +139,14 @@ describe('wagerlink conformance operator', () => {
 
   test('the secrets come from files or the environment, without a warning; on the command line they work and are warned about', async () => {
     const endpoint = ['conformance', 'operator', '--endpoint', server.origin, '--only', 'replay'];
-    const files = ['--secret-file', secretFile('secret', SECRET), '--token-file', secretFile('token', ACCESS_TOKEN), '--admin-token-file', secretFile('admin', ADMIN_TOKEN)];
+    const files = [
+      '--secret-file',
+      secretFile('secret', SECRET),
+      '--token-file',
+      secretFile('token', ACCESS_TOKEN),
+      '--admin-token-file',
+      secretFile('admin', ADMIN_TOKEN),
+    ];
     const fromFiles = await runWagerlink([...endpoint, ...files], { timeoutMs: RUN_MS_MAX });
     assert.equal(fromFiles.code, 0, `${fromFiles.stdout}${fromFiles.stderr}`);
     assert.match(fromFiles.stdout, /^PASS .* replay\./m);
@@ -133,14 +157,22 @@ describe('wagerlink conformance operator', () => {
     assert.equal(fromEnv.code, 0, `${fromEnv.stdout}${fromEnv.stderr}`);
     assert.doesNotMatch(fromEnv.stderr, /warning/);
     // The server's own variables are not the kit's: its admin token is never sent to the endpoint under test.
-    const serverEnv = await runWagerlink([...endpoint, '--secret-file', files[1]!, '--token-file', files[3]!], { env: cleanEnv({ WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN }) });
+    const serverEnv = await runWagerlink([...endpoint, '--secret-file', files[1]!, '--token-file', files[3]!], {
+      env: cleanEnv({ WAGERLINK_ADMIN_TOKEN: ADMIN_TOKEN }),
+    });
     assert.equal(serverEnv.code, 2, serverEnv.stdout);
     assert.match(serverEnv.stderr, /needs --fixtures FILE or the admin token/);
 
     const onCommandLine = await runWagerlink([...base(), '--admin-token', ADMIN_TOKEN, '--only', 'replay'], { timeoutMs: RUN_MS_MAX });
     assert.equal(onCommandLine.code, 0, `${onCommandLine.stdout}${onCommandLine.stderr}`);
     for (const option of ['--secret', '--token', '--admin-token']) {
-      assert.match(onCommandLine.stderr, new RegExp(`^wagerlink: warning: ${option} on the command line can be read by other users \\(ps, /proc\\) and stays in shell history; use ${option}-file FILE or WAGERLINK_CONFORMANCE_`, 'm'));
+      assert.match(
+        onCommandLine.stderr,
+        new RegExp(
+          `^wagerlink: warning: ${option} on the command line can be read by other users \\(ps, /proc\\) and stays in shell history; use ${option}-file FILE or WAGERLINK_CONFORMANCE_`,
+          'm',
+        ),
+      );
     }
   });
 
@@ -170,7 +202,21 @@ describe('wagerlink conformance operator', () => {
   test('a run that finds a fault exits 1, shows the curl command, and --bail stops at the first failure', async () => {
     const proxy = await faultyProxy(server.origin, 'conflict-200');
     try {
-      const args = ['conformance', 'operator', '--endpoint', proxy.origin, '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN, '--only', 'idempotency', '--bail'];
+      const args = [
+        'conformance',
+        'operator',
+        '--endpoint',
+        proxy.origin,
+        '--secret',
+        SECRET,
+        '--token',
+        ACCESS_TOKEN,
+        '--admin-token',
+        ADMIN_TOKEN,
+        '--only',
+        'idempotency',
+        '--bail',
+      ];
       const result = await runWagerlink(args, { timeoutMs: RUN_MS_MAX });
       assert.equal(result.code, 1, `${result.stdout}${result.stderr}`);
       assert.match(result.stdout, /^FAIL .* idempotency\.conflict-amount /m);
@@ -195,7 +241,22 @@ describe('wagerlink conformance operator on a real clock', () => {
       writeFileSync(fixtures, JSON.stringify({ games: ['dice'], expiry: { launchKeySeconds: 2, sessionIdleSeconds: 3 } }));
       const started = Date.now();
       const result = await runWagerlink(
-        ['conformance', 'operator', '--endpoint', server.origin, '--secret', SECRET, '--token', ACCESS_TOKEN, '--admin-token', ADMIN_TOKEN, '--fixtures', fixtures, '--only', 'sessions.launch-key-expires,sessions.expired-reload-refused'],
+        [
+          'conformance',
+          'operator',
+          '--endpoint',
+          server.origin,
+          '--secret',
+          SECRET,
+          '--token',
+          ACCESS_TOKEN,
+          '--admin-token',
+          ADMIN_TOKEN,
+          '--fixtures',
+          fixtures,
+          '--only',
+          'sessions.launch-key-expires,sessions.expired-reload-refused',
+        ],
         { timeoutMs: RUN_MS_MAX },
       );
       assert.equal(result.code, 0, `${result.stdout}${result.stderr}`);

@@ -27,7 +27,20 @@ describe('wagerlink conformance provider', () => {
   let server: ListeningProvider;
   let dir: string;
   let cleanup: () => void;
-  const target = (endpoint: string, secret = SECRET) => ['conformance', 'provider', '--endpoint', endpoint, '--secret', secret, '--operator-id', OPERATOR_ID, '--wallet-id', WALLET_ID, '--game', 'dice'];
+  const target = (endpoint: string, secret = SECRET) => [
+    'conformance',
+    'provider',
+    '--endpoint',
+    endpoint,
+    '--secret',
+    secret,
+    '--operator-id',
+    OPERATOR_ID,
+    '--wallet-id',
+    WALLET_ID,
+    '--game',
+    'dice',
+  ];
 
   before(async () => {
     server = await listeningProvider();
@@ -94,7 +107,17 @@ describe('wagerlink conformance provider', () => {
     };
     const rest = ['--operator-id', OPERATOR_ID, '--wallet-id', WALLET_ID, '--game', 'dice', '--only', 'auth'];
     const fromFiles = await runWagerlink(
-      ['conformance', 'provider', '--endpoint', server.origin, '--secret-file', file('secret', SECRET), '--next-secret-file', file('next', NEXT_SECRET), ...rest],
+      [
+        'conformance',
+        'provider',
+        '--endpoint',
+        server.origin,
+        '--secret-file',
+        file('secret', SECRET),
+        '--next-secret-file',
+        file('next', NEXT_SECRET),
+        ...rest,
+      ],
       { timeoutMs: RUN_MS_MAX },
     );
     assert.equal(fromFiles.code, 0, `${fromFiles.stdout}${fromFiles.stderr}`);
@@ -114,12 +137,24 @@ describe('wagerlink conformance provider', () => {
 
   test('a passing run exits 0 and writes its reports', async () => {
     const paths = ['run.json', 'run.xml', 'run.html'].map((name) => join(dir, name));
-    const args = [...target(server.origin), '--currency', 'EUR,JPY', '--currency', 'BTC', '--next-secret', NEXT_SECRET, ...paths.flatMap((path) => ['--report', path])];
+    const args = [
+      ...target(server.origin),
+      '--currency',
+      'EUR,JPY',
+      '--currency',
+      'BTC',
+      '--next-secret',
+      NEXT_SECRET,
+      ...paths.flatMap((path) => ['--report', path]),
+    ];
     const result = await runWagerlink(args, { timeoutMs: RUN_MS_MAX });
     assert.equal(result.code, 0, `${result.stdout}${result.stderr}`);
     assert.match(result.stdout, /^PASS \[ *1\/\d+\] auth\./m);
     // Only a run from outside the whitelist (--outside-whitelist) judges its refusal.
-    assert.deepEqual([...result.stdout.matchAll(/^SKIP \[ *\d+\/\d+\] (\S+)/gm)].map((match) => match[1]), OUTSIDE_WHITELIST_CASES);
+    assert.deepEqual(
+      [...result.stdout.matchAll(/^SKIP \[ *\d+\/\d+\] (\S+)/gm)].map((match) => match[1]),
+      OUTSIDE_WHITELIST_CASES,
+    );
     const json = JSON.parse(readFileSync(paths[0]!, 'utf8')) as { side: string; summary: { failed: number; skipped: number } };
     assert.equal(json.side, 'provider');
     assert.equal(json.summary.failed, 0);

@@ -95,7 +95,11 @@ describe('the kit fails operators that break the interface (sqlite)', () => {
 
   for (const [fault, caught] of Object.entries(CAUGHT_BY) as [Fault, readonly string[]][]) {
     test(`${fault}: the run fails, and fails ${caught.length} cases written to catch it`, async () => {
-      for (const id of caught) assert.ok(OPERATOR_CASES.some((each) => each.id === id), `${id} is a case`);
+      for (const id of caught)
+        assert.ok(
+          OPERATOR_CASES.some((each) => each.id === id),
+          `${id} is a case`,
+        );
       const proxy = await faultyProxy(server.origin, fault);
       try {
         const report = await runOperatorConformance(backOfficeRun(proxy.origin, server.world));

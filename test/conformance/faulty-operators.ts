@@ -126,7 +126,14 @@ export async function faultyProxy(backend: string, fault: Fault): Promise<Listen
     });
   });
 
-  async function broken(path: string, headers: Record<string, string>, bytes: Buffer, text: string, body: Record<string, unknown> | undefined): Promise<Answer> {
+  // eslint-disable-next-line max-lines-per-function -- a test helper: one scripted behaviour per case, read as one list
+  async function broken(
+    path: string,
+    headers: Record<string, string>,
+    bytes: Buffer,
+    text: string,
+    body: Record<string, unknown> | undefined,
+  ): Promise<Answer> {
     const transactions = Array.isArray(body?.transactions) ? (body.transactions as Record<string, unknown>[]) : undefined;
     switch (fault) {
       case 'signature-unchecked':
@@ -145,7 +152,17 @@ export async function faultyProxy(backend: string, fault: Fault): Promise<Listen
         // A wallet that keeps money in doubles, rounded to cents: amounts are parsed, rounded and written back, and so are balances.
         if (body === undefined || path === '/authenticate') return forward(path, headers, bytes);
         const cents = (value: unknown) => (typeof value === 'number' ? Math.round(value * 100) / 100 : value);
-        const rounded = path === '/payout' ? { ...body, amount: cents(body.amount) } : { ...body, transactions: (transactions ?? []).map((each) => ({ ...each, amount: cents(each.amount), ...('jpAmount' in each ? { jpAmount: cents(each.jpAmount) } : {}) })) };
+        const rounded =
+          path === '/payout'
+            ? { ...body, amount: cents(body.amount) }
+            : {
+                ...body,
+                transactions: (transactions ?? []).map((each) => ({
+                  ...each,
+                  amount: cents(each.amount),
+                  ...('jpAmount' in each ? { jpAmount: cents(each.jpAmount) } : {}),
+                })),
+              };
         const sent = JSON.stringify(rounded);
         const answer = await forward(path, resigned(headers, sent), sent);
         try {
@@ -229,7 +246,10 @@ export async function trivialOperator(kind: Trivial): Promise<Listening> {
       if (path === '/admin/players') {
         const balance = /"balance":(-?[0-9.eE+-]+)/.exec(text)?.[1] ?? '0';
         players.set(String(body.playerId), { currency: String(body.currency), balance, session: randomUUID() });
-        return json(201, JSON.stringify({ playerId: body.playerId, currency: body.currency, blocked: false, country: null }).replace('}', `,"balance":${balance}}`));
+        return json(
+          201,
+          JSON.stringify({ playerId: body.playerId, currency: body.currency, blocked: false, country: null }).replace('}', `,"balance":${balance}}`),
+        );
       }
       if (path === '/admin/launch-keys') {
         const key = randomUUID();
@@ -246,7 +266,10 @@ export async function trivialOperator(kind: Trivial): Promise<Listening> {
         }
         const sessionId = kind === 'yes' ? player.session : randomUUID();
         sessions.set(sessionId, playerId!);
-        return json(200, `{"sessionId":"${sessionId}","playerId":${JSON.stringify(playerId)},"currency":"${player.currency}","balance":${player.balance},"country":""}`);
+        return json(
+          200,
+          `{"sessionId":"${sessionId}","playerId":${JSON.stringify(playerId)},"currency":"${player.currency}","balance":${player.balance},"country":""}`,
+        );
       }
       if (path === '/transaction' || path === '/payout') {
         if (kind === 'no') return reply(outgoing, problem(400, 'INVALID_REQUEST', 'refused'));

@@ -45,16 +45,33 @@ describe('faulty providers fail the cases meant to catch them', () => {
   test('a signature not checked fails every case of a bad signature', async () => {
     const report = await runThrough('signature-unchecked');
     const failed = failedIds(report);
-    for (const id of ['auth.signature-missing-launch', 'auth.signature-missing-bets', 'auth.signature-wrong-secret-launch', 'auth.signature-wrong-secret-bets', 'auth.signature-other-bytes', 'auth.signature-tampered', 'auth.signature-upper-case', 'auth.signature-prefixed', 'auth.unsigned-not-json']) {
+    for (const id of [
+      'auth.signature-missing-launch',
+      'auth.signature-missing-bets',
+      'auth.signature-wrong-secret-launch',
+      'auth.signature-wrong-secret-bets',
+      'auth.signature-other-bytes',
+      'auth.signature-tampered',
+      'auth.signature-upper-case',
+      'auth.signature-prefixed',
+      'auth.unsigned-not-json',
+    ]) {
       assert.ok(failed.includes(id), `${id} should fail:\n${shown(report)}`);
     }
     assert.match(problemsOf(report, 'auth.signature-missing-bets'), /expected 401 INVALID_SIGNATURE, got 200/);
-    assert.ok(failed.every((id) => id.startsWith('auth.')), `only the signature's cases fail: ${failed.join(', ')}`);
+    assert.ok(
+      failed.every((id) => id.startsWith('auth.')),
+      `only the signature's cases fail: ${failed.join(', ')}`,
+    );
   });
 
   test('ladders written with two decimals fail the exactness of amounts', async () => {
     const report = await runThrough('rounded-amounts');
-    assert.deepEqual(failedIds(report).sort(), ['game-bets.ladder-currency-1', 'game-bets.ladder-currency-2', 'game-bets.ladder-currency-3', 'game-bets.ladders', 'game-bets.repeated'], shown(report));
+    assert.deepEqual(
+      failedIds(report).sort(),
+      ['game-bets.ladder-currency-1', 'game-bets.ladder-currency-2', 'game-bets.ladder-currency-3', 'game-bets.ladders', 'game-bets.repeated'],
+      shown(report),
+    );
     assert.match(problemsOf(report, 'game-bets.ladder-currency-1'), /0\.10 is not written exactly/);
     assert.match(problemsOf(report, 'game-bets.ladder-currency-3'), /BTC: 0\.00 is not an amount of BTC greater than 0/);
   });
@@ -68,7 +85,9 @@ describe('faulty providers fail the cases meant to catch them', () => {
 
   test('a launch URL without its origin fails every case that launches and judges the URL', async () => {
     const report = await runThrough('relative-url');
-    const launches = PROVIDER_CASES.filter((each) => each.steps.some((step) => step.kind === 'call' && step.endpoint === '/generate-launch-url' && step.expect === LAUNCHED)).map((each) => each.id);
+    const launches = PROVIDER_CASES.filter((each) =>
+      each.steps.some((step) => step.kind === 'call' && step.endpoint === '/generate-launch-url' && step.expect === LAUNCHED),
+    ).map((each) => each.id);
     assert.ok(launches.length >= 5, launches.join(', '));
     assert.deepEqual(failedIds(report).sort(), launches.sort(), shown(report));
     assert.match(problemsOf(report, 'launch-url.real'), /is not an absolute URL/);

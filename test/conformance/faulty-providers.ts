@@ -43,7 +43,11 @@ export async function faultyProvider(upstream: string, fault: ProviderFault): Pr
         if (typeof value === 'string') headers[name] = value;
       }
       if (fault === 'signature-unchecked' && incoming.method === 'POST') headers['x-server-authorization'] = sign(SECRET, bytes);
-      const answer = await request(`${upstream}${incoming.url}`, { method: incoming.method as 'GET' | 'POST', headers, ...(incoming.method === 'POST' ? { body: bytes } : {}) });
+      const answer = await request(`${upstream}${incoming.url}`, {
+        method: incoming.method as 'GET' | 'POST',
+        headers,
+        ...(incoming.method === 'POST' ? { body: bytes } : {}),
+      });
       let text = await answer.body.text();
       let status = answer.statusCode;
       let contentType = String(answer.headers['content-type'] ?? '');

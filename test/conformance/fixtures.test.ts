@@ -35,12 +35,17 @@ test('a file that breaks the format is refused, naming the member', () => {
     [{ gmaes: ['dice'] }, /gmaes|additional/i],
   ];
   for (const [value, message] of refused) {
-    assert.throws(() => fixturesFromJson(value, 'f.json'), (error: Error) => error instanceof FixturesError && /^f\.json: /.test(error.message) && message.test(error.message), JSON.stringify(value));
+    assert.throws(
+      () => fixturesFromJson(value, 'f.json'),
+      (error: Error) => error instanceof FixturesError && /^f\.json: /.test(error.message) && message.test(error.message),
+      JSON.stringify(value),
+    );
   }
 });
 
 test('settings that cannot work are refused before a run', () => {
-  const source = (content: FixturesFile, adminToken?: string) => () => fixtureSource({ file: { content, origin: 'f.json' }, ...(adminToken === undefined ? {} : { adminToken }) }, 'http://127.0.0.1:1', http);
+  const source = (content: FixturesFile, adminToken?: string) => () =>
+    fixtureSource({ file: { content, origin: 'f.json' }, ...(adminToken === undefined ? {} : { adminToken }) }, 'http://127.0.0.1:1', http);
   const player = { playerId: 'p1', currency: 'EUR' };
   const command = ['wagerlink', 'operator', 'launch-key', '{playerId}', '--game', '{game}'];
   const refused: [() => unknown, RegExp][] = [
@@ -49,7 +54,10 @@ test('settings that cannot work are refused before a run', () => {
     [source({ games: ['dice'] }), /players is required without --admin-token/],
     [source({ players: [player], launchKeyCommand: command }), /games is required without --admin-token/],
     [source({ games: ['dice'], players: [{ ...player, launchKeys: { slots: ['k'] } }] }), /p1 has no launchKeys for dice/],
-    [source({ games: ['dice'], players: [{ ...player, launchKeys: { dice: ['k'] } }], expiry: { launchKeySeconds: 1, sessionIdleSeconds: 2 } }), /expiry needs launchKeyCommand/],
+    [
+      source({ games: ['dice'], players: [{ ...player, launchKeys: { dice: ['k'] } }], expiry: { launchKeySeconds: 1, sessionIdleSeconds: 2 } }),
+      /expiry needs launchKeyCommand/,
+    ],
     [source({ games: ['dice'], players: [player], launchKeyCommand: command, blockCommand: ['block'] }), /blockCommand and unblockCommand go together/],
   ];
   for (const [make, message] of refused) assert.throws(make, (error: Error) => error instanceof FixturesError && message.test(error.message), String(message));
@@ -62,7 +70,8 @@ test('settings that cannot work are refused before a run', () => {
 test('a command prints the key alone, or JSON with "key"', () => {
   assert.deepEqual(keyFromOutput('abc-123\n'), { ok: true, value: 'abc-123' });
   assert.deepEqual(keyFromOutput('{"key":"q3Z8","expiresAt":"2026-01-01T00:10:00.000Z"}\n'), { ok: true, value: 'q3Z8' });
-  for (const output of ['', 'two words', '{"expiresAt":"x"}', '{not json', 'k'.repeat(257)]) assert.equal(keyFromOutput(output).ok, false, JSON.stringify(output));
+  for (const output of ['', 'two words', '{"expiresAt":"x"}', '{not json', 'k'.repeat(257)])
+    assert.equal(keyFromOutput(output).ok, false, JSON.stringify(output));
 });
 
 after(async () => {

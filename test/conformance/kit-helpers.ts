@@ -38,9 +38,15 @@ export interface ListeningOperator {
   close: () => Promise<void>;
 }
 
-export async function listeningOperator(backend: OperatorBackendName = 'sqlite', options: { realClock?: World['clock']; rules?: RulesConfig } = {}): Promise<ListeningOperator> {
+export async function listeningOperator(
+  backend: OperatorBackendName = 'sqlite',
+  options: { realClock?: World['clock']; rules?: RulesConfig } = {},
+): Promise<ListeningOperator> {
   let keys = 0;
-  const app = options.realClock === undefined ? {} : { world: { clock: options.realClock, newId: () => randomUUID(), newLaunchKey: () => `key-${++keys}-${randomUUID()}` } };
+  const app =
+    options.realClock === undefined
+      ? {}
+      : { world: { clock: options.realClock, newId: () => randomUUID(), newLaunchKey: () => `key-${++keys}-${randomUUID()}` } };
   const op = await makeOperator({ backend, app, ...(options.rules === undefined ? {} : { rules: options.rules }) });
   const origin = await op.app.listen({ host: '127.0.0.1', port: 0 });
   return {

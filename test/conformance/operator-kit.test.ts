@@ -73,7 +73,13 @@ describe('the conformance kit with a fixtures file (sqlite)', () => {
         // No listed key: every key of this one comes from launchKeyCommand.
         { playerId: `file-kwd-${randomUUID().slice(0, 6)}`, currency: 'KWD', balance: 3.25, keys: {} },
       ];
-      const file: FixturesFile = { games: GAMES, players: [], launchKeyCommand: command('key', '{game}'), blockCommand: command('block'), unblockCommand: command('unblock') };
+      const file: FixturesFile = {
+        games: GAMES,
+        players: [],
+        launchKeyCommand: command('key', '{game}'),
+        blockCommand: command('block'),
+        unblockCommand: command('unblock'),
+      };
       for (const player of players) {
         const made = await admin(server.op.app, 'POST', '/admin/players', { playerId: player.playerId, currency: player.currency, balance: player.balance });
         assert.equal(made.status, 201, made.raw);
@@ -89,13 +95,21 @@ describe('the conformance kit with a fixtures file (sqlite)', () => {
         file.players!.push({ playerId: player.playerId, currency: player.currency, ...(player.keys.dice === undefined ? {} : { launchKeys }) });
       }
 
-      const report = await runOperatorConformance({ target: targetOf(server.origin), fixtures: { file: { content: file, origin: 'fixtures.json' } }, world: server.world });
+      const report = await runOperatorConformance({
+        target: targetOf(server.origin),
+        fixtures: { file: { content: file, origin: 'fixtures.json' } },
+        world: server.world,
+      });
 
       const clockCases = OPERATOR_CASES.filter((each) => each.needs.includes('clock')).map((each) => each.id);
       assert.ok(clockCases.length > 0);
       assert.deepEqual(failedIds(report), KNOWN_OPERATOR_FAILURES, shown(report));
       const skipped = report.cases.filter((result) => result.outcome === 'skipped');
-      assert.deepEqual(skipped.map((result) => result.id), clockCases, shown(report));
+      assert.deepEqual(
+        skipped.map((result) => result.id),
+        clockCases,
+        shown(report),
+      );
       for (const result of skipped) assert.match(result.reason ?? '', /^needs a clock: the fixtures give no expiry/);
       assert.equal(report.fixtures, 'fixtures.json');
       const books = await server.op.store.verify();

@@ -71,7 +71,11 @@ describe('the check before any case, against an endpoint that answers 200 {"bala
 
   test("operator, a fixtures file: /authenticate's answer is said in words, no case runs, and every report shows it", async () => {
     const events: RunEvent[] = [];
-    const report = await runOperatorConformance({ target: targetOf(stranger.origin), fixtures: { file: { content: P1_FILE, origin: 'fixtures.json' } }, onEvent: (event) => events.push(event) });
+    const report = await runOperatorConformance({
+      target: targetOf(stranger.origin),
+      fixtures: { file: { content: P1_FILE, origin: 'fixtures.json' } },
+      onEvent: (event) => events.push(event),
+    });
     assertNothingRan(report);
     const failure = report.preflight.failure!;
     assert.equal(failure.step, 0);
@@ -90,7 +94,10 @@ describe('the check before any case, against an endpoint that answers 200 {"bala
 
     const junit = renderReport(report, 'junit');
     assert.match(junit, /<testsuites [^>]*tests="\d+" failures="1"/);
-    assert.match(junit, /<testcase classname="operator\.preflight" name="preflight: [^"]*"[^>]*>\n\s*<failure message="p1: \/authenticate answered no sessionId/);
+    assert.match(
+      junit,
+      /<testcase classname="operator\.preflight" name="preflight: [^"]*"[^>]*>\n\s*<failure message="p1: \/authenticate answered no sessionId/,
+    );
     const html = renderReport(report, 'html');
     assert.match(html, /Not conformant: the check before any case failed, so no case was run\./);
     assert.match(html, /Failed at the check before any case: open a session for each player/);
@@ -100,23 +107,34 @@ describe('the check before any case, against an endpoint that answers 200 {"bala
     assert.match(text, new RegExp(`^Conformance of the operator at ${stranger.origin}: \\d+ cases; fixtures from fixtures\\.json\\n`));
     assert.match(text, /^FAIL before any case: open a session for each player of the fixtures/m);
     assert.doesNotMatch(text, /^(PASS|SKIP) /m, 'no line per case: none ran');
-    assert.match(text, /1\) preflight: before any case, the endpoint and the fixtures give what every case needs\n {3}docs\/protocol\.md §5\n {3}before any case: open a session/);
+    assert.match(
+      text,
+      /1\) preflight: before any case, the endpoint and the fixtures give what every case needs\n {3}docs\/protocol\.md §5\n {3}before any case: open a session/,
+    );
     assert.match(text, /- p1: \/authenticate answered no sessionId \(docs\/protocol\.md §5\)/);
     assert.match(text, /answer: 200 application\/json \{"balance":100\}/);
     assert.match(text, /\nFAILED before any case: none of \d+ cases was run\n$/);
     assert.doesNotMatch(text, /Skipped, not judged/);
   });
 
-  test("operator, the back office: its answer is said, and the run fails the same way", async () => {
-    const report = await runOperatorConformance({ target: targetOf(stranger.origin), fixtures: { adminToken: ADMIN_TOKEN, file: { content: { games: GAMES }, origin: 'the test' } } });
+  test('operator, the back office: its answer is said, and the run fails the same way', async () => {
+    const report = await runOperatorConformance({
+      target: targetOf(stranger.origin),
+      fixtures: { adminToken: ADMIN_TOKEN, file: { content: { games: GAMES }, origin: 'the test' } },
+    });
     assertNothingRan(report);
-    assert.deepEqual(report.preflight.failure!.problems, ['the fixtures give no player to start with: the back office did not make a EUR player: 200 {"balance":100}']);
+    assert.deepEqual(report.preflight.failure!.problems, [
+      'the fixtures give no player to start with: the back office did not make a EUR player: 200 {"balance":100}',
+    ]);
     assert.deepEqual(report.preflight.failure!.requests, []);
   });
 
   test("provider: /game-bets's answer is said in words, no case runs, and the terminal names the provider", async () => {
     const events: RunEvent[] = [];
-    const report = await runProviderConformance({ target: providerTarget(stranger.origin, { currencies: ['EUR', 'JPY'] }), onEvent: (event) => events.push(event) });
+    const report = await runProviderConformance({
+      target: providerTarget(stranger.origin, { currencies: ['EUR', 'JPY'] }),
+      onEvent: (event) => events.push(event),
+    });
     assertNothingRan(report);
     const failure = report.preflight.failure!;
     assert.equal(failure.say, 'ask /game-bets for the ladders of dice in EUR, JPY');
@@ -133,16 +151,22 @@ describe('the check before any case, against an endpoint that answers 200 {"bala
 
   test('an endpoint that does not answer at all: the run does not start, on either side', async () => {
     const dead = await deadOrigin();
-    await assert.rejects(runOperatorConformance({ target: targetOf(dead), fixtures: { file: { content: P1_FILE, origin: 'fixtures.json' } } }), (error: Error) => {
-      assert.ok(error instanceof RunNotStarted);
-      assert.equal(error.message, `could not reach ${dead} (connection refused): check the endpoint`);
-      return true;
-    });
-    await assert.rejects(runOperatorConformance({ target: targetOf(dead), fixtures: { adminToken: ADMIN_TOKEN, file: { content: { games: GAMES }, origin: 'the test' } } }), (error: Error) => {
-      assert.ok(error instanceof RunNotStarted);
-      assert.match(error.message, /^the fixtures give no player to start with: the back office did not make a EUR player: no answer .*: check the endpoint$/);
-      return true;
-    });
+    await assert.rejects(
+      runOperatorConformance({ target: targetOf(dead), fixtures: { file: { content: P1_FILE, origin: 'fixtures.json' } } }),
+      (error: Error) => {
+        assert.ok(error instanceof RunNotStarted);
+        assert.equal(error.message, `could not reach ${dead} (connection refused): check the endpoint`);
+        return true;
+      },
+    );
+    await assert.rejects(
+      runOperatorConformance({ target: targetOf(dead), fixtures: { adminToken: ADMIN_TOKEN, file: { content: { games: GAMES }, origin: 'the test' } } }),
+      (error: Error) => {
+        assert.ok(error instanceof RunNotStarted);
+        assert.match(error.message, /^the fixtures give no player to start with: the back office did not make a EUR player: no answer .*: check the endpoint$/);
+        return true;
+      },
+    );
     await assert.rejects(runProviderConformance({ target: providerTarget(dead) }), RunNotStarted);
   });
 });
@@ -158,7 +182,12 @@ describe('the check before any case, against our operator', () => {
   });
 
   test('passes, and the report says so', async () => {
-    const report = await runOperatorConformance({ target: targetOf(server.origin), fixtures: { adminToken: ADMIN_TOKEN, file: { content: { games: GAMES }, origin: 'the test' } }, only: ['replay'], world: server.world });
+    const report = await runOperatorConformance({
+      target: targetOf(server.origin),
+      fixtures: { adminToken: ADMIN_TOKEN, file: { content: { games: GAMES }, origin: 'the test' } },
+      only: ['replay'],
+      world: server.world,
+    });
     assert.deepEqual(report.preflight, { outcome: 'passed' });
     assert.equal(runFailed(report), false, shown(report));
     assert.ok(report.summary.passed > 0);

@@ -27,7 +27,11 @@ test('at least 30 provider cases, each id unique and under its area', () => {
     assert.match(each.id, new RegExp(`^${each.area}\\.[a-z0-9-]+$`));
     assert.equal(each.side, 'provider');
   }
-  for (const area of PROVIDER_AREAS) assert.ok(PROVIDER_CASES.some((each) => each.area === area), `${area} has cases`);
+  for (const area of PROVIDER_AREAS)
+    assert.ok(
+      PROVIDER_CASES.some((each) => each.area === area),
+      `${area} has cases`,
+    );
 });
 
 test('every case cites a section of docs/protocol.md that exists', () => {
@@ -45,7 +49,11 @@ test('every refusal names its code; every launch answered 200 is judged beyond i
       if (step.expect.status === 200 && step.endpoint === '/generate-launch-url') assert.ok(step.expect.check !== undefined, `${each.id}: ${step.say}`);
     }
     for (const step of each.steps) {
-      if (step.kind === 'open') assert.ok(calls(each.steps).some((call) => call.keep === step.answer), `${each.id}: opens an answer it kept`);
+      if (step.kind === 'open')
+        assert.ok(
+          calls(each.steps).some((call) => call.keep === step.answer),
+          `${each.id}: opens an answer it kept`,
+        );
     }
   }
 });
@@ -57,7 +65,7 @@ test('a case that signs with the next secret needs it', () => {
   }
 });
 
-test('docs/conformance.md gives each provider area\'s count and the total as they are', () => {
+test("docs/conformance.md gives each provider area's count and the total as they are", () => {
   const section = CONFORMANCE.slice(CONFORMANCE.indexOf('\n## The provider side'), CONFORMANCE.indexOf('\n## How the kit is built'));
   assert.ok(section.length > 0, 'docs/conformance.md has The provider side');
   const rows = new Map([...section.matchAll(/^\| `([a-z-]+)` \| (\d+) \|/gm)].map((match) => [match[1]!, Number(match[2])]));
@@ -70,7 +78,13 @@ test('docs/conformance.md gives each provider area\'s count and the total as the
 });
 
 test('--only selects provider cases by area and by id, and refuses what names nothing', () => {
-  assert.deepEqual(selectCases(PROVIDER_CASES, ['errors']).map((each) => each.id), ['errors.unknown-path', 'errors.get-game-bets']);
-  assert.deepEqual(selectCases(PROVIDER_CASES, ['launch-url.real']).map((each) => each.id), ['launch-url.real']);
+  assert.deepEqual(
+    selectCases(PROVIDER_CASES, ['errors']).map((each) => each.id),
+    ['errors.unknown-path', 'errors.get-game-bets'],
+  );
+  assert.deepEqual(
+    selectCases(PROVIDER_CASES, ['launch-url.real']).map((each) => each.id),
+    ['launch-url.real'],
+  );
   assert.throws(() => selectCases(PROVIDER_CASES, ['bets-wins']), RunNotStarted);
 });

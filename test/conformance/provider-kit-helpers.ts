@@ -46,7 +46,16 @@ export async function listeningProvider(options: { whitelist?: string[] } = {}):
 }
 
 export function providerTarget(origin: string, change: Partial<ProviderTarget> = {}): ProviderTarget {
-  return { endpoint: origin, secret: SECRET, nextSecret: NEXT_SECRET, operatorId: OPERATOR_ID, walletId: WALLET_ID, game: TARGET_GAME, currencies: TARGET_CURRENCIES, ...change };
+  return {
+    endpoint: origin,
+    secret: SECRET,
+    nextSecret: NEXT_SECRET,
+    operatorId: OPERATOR_ID,
+    walletId: WALLET_ID,
+    game: TARGET_GAME,
+    currencies: TARGET_CURRENCIES,
+    ...change,
+  };
 }
 
 /** The kit's requests handed to the app in-process, from the address the test config whitelists: the same bytes and headers. */
@@ -60,7 +69,13 @@ export function injectSend(app: FastifyInstance, remoteAddress = '127.0.0.1'): K
       ...(request.method === 'POST' ? { payload: Buffer.from(request.bytes) } : {}),
       remoteAddress,
     });
-    return { kind: 'answer', status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text: response.body, retryAfterMs: undefined };
+    return {
+      kind: 'answer',
+      status: response.statusCode,
+      contentType: String(response.headers['content-type'] ?? ''),
+      text: response.body,
+      retryAfterMs: undefined,
+    };
   };
 }
 

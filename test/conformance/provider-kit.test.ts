@@ -31,7 +31,11 @@ describe('the conformance kit against our provider', () => {
       assert.deepEqual(failedIds(report), [], shown(report));
       // Only a second run from outside the whitelist checks its refusal (the next test).
       const skipped = report.cases.filter((each) => each.outcome === 'skipped');
-      assert.deepEqual(skipped.map((each) => each.id), OUTSIDE_WHITELIST_CASES, shown(report));
+      assert.deepEqual(
+        skipped.map((each) => each.id),
+        OUTSIDE_WHITELIST_CASES,
+        shown(report),
+      );
       for (const each of skipped) assert.match(each.reason ?? '', /--outside-whitelist/);
     } finally {
       await server.close();
@@ -47,7 +51,9 @@ describe('the conformance kit against our provider', () => {
       const passed = new Set(report.cases.filter((each) => each.outcome === 'passed').map((each) => each.id));
       for (const id of OUTSIDE_WHITELIST_CASES) assert.ok(passed.has(id), `${id} passed`);
       assert.ok(passed.has('game-bets.ladder-currency-3'), 'the /game-bets cases run from outside too');
-      const launching = PROVIDER_CASES.filter((each) => !OUTSIDE_WHITELIST_CASES.includes(each.id) && each.steps.some((step) => step.kind === 'call' && step.endpoint === '/generate-launch-url'));
+      const launching = PROVIDER_CASES.filter(
+        (each) => !OUTSIDE_WHITELIST_CASES.includes(each.id) && each.steps.some((step) => step.kind === 'call' && step.endpoint === '/generate-launch-url'),
+      );
       assert.ok(launching.length >= 20);
       for (const each of launching) {
         const result = report.cases.find((one) => one.id === each.id)!;
@@ -62,7 +68,10 @@ describe('the conformance kit against our provider', () => {
   test('a provider that admits the kit fails the refusal cases of a run that says it calls from outside', async () => {
     const server = await listeningProvider();
     try {
-      const report = await runProviderConformance({ target: providerTarget(server.origin, { outsideWhitelist: true }), only: ['ip-whitelist.refused-outside'] });
+      const report = await runProviderConformance({
+        target: providerTarget(server.origin, { outsideWhitelist: true }),
+        only: ['ip-whitelist.refused-outside'],
+      });
       assert.deepEqual(failedIds(report), ['ip-whitelist.refused-outside'], shown(report));
     } finally {
       await server.close();
@@ -75,7 +84,10 @@ describe('the conformance kit against our provider', () => {
       const report = await runProviderConformance({ target: providerTarget(server.origin, { nextSecret: undefined, currencies: ['EUR'] }) });
       assert.deepEqual(failedIds(report), [], shown(report));
       const skipped = report.cases.filter((each) => each.outcome === 'skipped');
-      assert.deepEqual(skipped.map((each) => each.id).sort(), ['auth.next-secret-bets', 'auth.next-secret-launch', 'game-bets.ladder-currency-2', 'game-bets.ladder-currency-3', ...OUTSIDE_WHITELIST_CASES].sort());
+      assert.deepEqual(
+        skipped.map((each) => each.id).sort(),
+        ['auth.next-secret-bets', 'auth.next-secret-launch', 'game-bets.ladder-currency-2', 'game-bets.ladder-currency-3', ...OUTSIDE_WHITELIST_CASES].sort(),
+      );
       for (const each of skipped) assert.match(each.reason ?? '', /^needs /);
     } finally {
       await server.close();

@@ -105,7 +105,7 @@ function expanded(headers: Record<string, string>): Record<string, string> {
 describe('curl reproductions', () => {
   const bodies: [string, RecordedRequest][] = [
     ['plain JSON', recorded('{"sessionId":"x","amount":1.5}')],
-    ["quotes, %, backslashes and non-ASCII text", recorded(`{"regulatory":"it's 100% \\\\ \\"x\\" ✓ € 😀\\n","tab":"\t"}`)],
+    ['quotes, %, backslashes and non-ASCII text', recorded(`{"regulatory":"it's 100% \\\\ \\"x\\" ✓ € 😀\\n","tab":"\t"}`)],
     ['bytes that are not UTF-8', recorded(new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]))],
     ['control characters and NUL', recorded(new Uint8Array([0x7b, 0x00, 0x01, 0x0d, 0x1b, 0x7f, 0x27, 0x25, 0x5c, 0x7d]))],
     ['a long run of one byte', recorded(`{"x-padding":"${'x'.repeat(262_144)}","a":${'0'.repeat(70)}1}`)],
@@ -210,7 +210,8 @@ describe('report files and the terminal', () => {
     };
     const piped = render(false, false);
     assert.doesNotMatch(piped, /\u001b/);
-    for (const result of report.cases) assert.match(piped, new RegExp(`^(PASS|FAIL|SKIP) \\[ *\\d+/${report.summary.total}\\] ${result.id.replaceAll('.', '\\.')} `, 'm'));
+    for (const result of report.cases)
+      assert.match(piped, new RegExp(`^(PASS|FAIL|SKIP) \\[ *\\d+/${report.summary.total}\\] ${result.id.replaceAll('.', '\\.')} `, 'm'));
     assert.match(piped, /Summary: \d+ cases: \d+ passed, \d+ failed, \d+ skipped/);
     assert.match(piped, /reproduce:\n {5}curl -sS -i /);
     assert.match(piped, /needs a clock/);

@@ -130,6 +130,7 @@ for (const backend of OUTBOX_BACKENDS) {
       await new Promise((resolve) => server.close(resolve));
     });
 
+    // eslint-disable-next-line max-lines-per-function -- a test: one scenario told in order, which splitting would scatter
     test('every item booked exactly once and in key order; Retry-After waited for; a 4xx final', async () => {
       const db = await backend.open('dispatcher');
       const plan: [key: string, operatorId: string, kind: NewItem['kind'], behaviours: Behaviour[]][] = [
@@ -185,7 +186,10 @@ for (const backend of OUTBOX_BACKENDS) {
       assert.deepEqual([...booked.keys()].sort(), expectedBooked);
       for (const [id, count] of booked) assert.equal(count, 1, `${id} booked once`);
       for (const [id, seen] of attempts) {
-        assert.ok(seen.every((one) => one.body === seen[0]!.body && one.signature === seen[0]!.signature), `${id}: the same bytes each time`);
+        assert.ok(
+          seen.every((one) => one.body === seen[0]!.body && one.signature === seen[0]!.signature),
+          `${id}: the same bytes each time`,
+        );
         assert.ok(seen.length >= (script.get(id)?.length ?? 0), `${id}: each scripted answer was met`);
       }
       // A final refusal is never resent, and the rest of its key never goes.
@@ -202,7 +206,10 @@ for (const backend of OUTBOX_BACKENDS) {
       assert.deepEqual(sent.map((one) => `${one.orderingKey}-${one.sequence}`).sort(), expectedBooked);
       const [refused] = await reader.list({ status: 'refused' });
       assert.deepEqual(refused?.lastAnswer, { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'INSUFFICIENT_FUNDS' });
-      assert.deepEqual((await reader.list({ status: 'skipped' })).map((one) => one.orderingKey), ['k4']);
+      assert.deepEqual(
+        (await reader.list({ status: 'skipped' })).map((one) => one.orderingKey),
+        ['k4'],
+      );
       await db.close();
     });
   });
@@ -267,7 +274,11 @@ for (const backend of OUTBOX_BACKENDS) {
       assert.equal(parked?.attempts, sends);
       assert.deepEqual(parked?.lastAnswer, { detail: 'ECONNREFUSED' });
       assert.equal(parked?.leaseOwner, undefined, 'stop waited for the last send and applied it');
-      assert.deepEqual((await outbox.list({ status: 'pending' })).map((one) => one.kind), ['win'], 'the win waits behind its parked bet');
+      assert.deepEqual(
+        (await outbox.list({ status: 'pending' })).map((one) => one.kind),
+        ['win'],
+        'the win waits behind its parked bet',
+      );
       await db.close();
     });
 
@@ -381,14 +392,26 @@ for (const backend of OUTBOX_BACKENDS) {
       try {
         await until('ten claims have failed', async () => failedClaims >= 10);
         assert.equal(sends.size, 0, 'nothing is sent while claiming fails');
-        assert.deepEqual(lines, [{ level: 'error', message: 'dispatch: claiming failed; backing off and trying again until storage answers' }], 'one line for the outage');
+        assert.deepEqual(
+          lines,
+          [{ level: 'error', message: 'dispatch: claiming failed; backing off and trying again until storage answers' }],
+          'one line for the outage',
+        );
         const backoff = waits.slice(0, 10);
-        assert.deepEqual(backoff, backoff.map((_, i) => Math.min(idleMs * 2 ** (i + 1), CLAIM_BACKOFF_MS_MAX)), 'each wait doubles, up to the limit');
+        assert.deepEqual(
+          backoff,
+          backoff.map((_, i) => Math.min(idleMs * 2 ** (i + 1), CLAIM_BACKOFF_MS_MAX)),
+          'each wait doubles, up to the limit',
+        );
         down = false;
         await until('every item is sent', async () => sends.size === keys.length);
         await until('every item is recorded as sent', async () => (await outbox.list({ status: 'sent' })).length === keys.length);
         await dispatcher.stop();
-        assert.deepEqual([...sends.values()], keys.map(() => 1), 'each item sent once');
+        assert.deepEqual(
+          [...sends.values()],
+          keys.map(() => 1),
+          'each item sent once',
+        );
         assert.equal(lines.length, 2);
         assert.deepEqual(lines[1], { level: 'info', message: 'dispatch: claiming works again; delivery resumes' });
       } finally {
@@ -408,7 +431,15 @@ for (const backend of OUTBOX_BACKENDS) {
       const lines: string[] = [];
       const log = { error: () => {}, warn: () => {}, info: (_: object, message: string) => lines.push(message) };
       const send: Send = async (item) => (seen.push(item.id), { kind: 'answered', status: 200 });
-      const dispatcher = new Dispatcher({ outbox, node: leaseOwner('host-1:8090', '5151-cccc'), lastingName: 'host-1:8090', send, world, log, limits: { idleMs: 5 } });
+      const dispatcher = new Dispatcher({
+        outbox,
+        node: leaseOwner('host-1:8090', '5151-cccc'),
+        lastingName: 'host-1:8090',
+        send,
+        world,
+        log,
+        limits: { idleMs: 5 },
+      });
       dispatcher.start();
       try {
         await until('the killed run’s item is sent', async () => (await outbox.item(killed!.id))?.status === 'sent');
@@ -440,7 +471,11 @@ for (const backend of OUTBOX_BACKENDS) {
         const claimedAt = now;
         now = claimedAt + leaseMs - 1;
         await until('the lease is renewed', async () => (await outbox.item(item!.id))?.leaseExpiresAt === now + leaseMs);
-        assert.deepEqual(await other.claim(claimedAt + leaseMs, 'b', { ...CLAIM_LIMITS, leaseMs }), [], "past the claim's own lease, the item is still node a's");
+        assert.deepEqual(
+          await other.claim(claimedAt + leaseMs, 'b', { ...CLAIM_LIMITS, leaseMs }),
+          [],
+          "past the claim's own lease, the item is still node a's",
+        );
         answer();
         await until('the answer is recorded', async () => (await outbox.item(item!.id))?.status === 'sent');
         assert.equal((await outbox.item(item!.id))?.attempts, 1, 'sent once');
@@ -455,7 +490,12 @@ for (const backend of OUTBOX_BACKENDS) {
     test('building a dispatcher sends nothing until it is started', async () => {
       const { db, outbox } = await setUp([bet('op-1', 'r-1')]);
       const seen: OutboxItem[] = [];
-      const dispatcher = new Dispatcher({ outbox, node: 'a', send: async (item) => (seen.push(item), { kind: 'answered', status: 200 }), limits: { idleMs: 5 } });
+      const dispatcher = new Dispatcher({
+        outbox,
+        node: 'a',
+        send: async (item) => (seen.push(item), { kind: 'answered', status: 200 }),
+        limits: { idleMs: 5 },
+      });
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(seen.length, 0);
       dispatcher.start();

@@ -34,6 +34,7 @@ function series(text: string, name: string): string[] {
 }
 
 for (const backend of OUTBOX_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`outbox metrics: ${backend.name}`, { skip: backend.unavailable }, () => {
     test('the backlog and the oldest pending age are the outbox’s at each scrape', async () => {
       const db = await backend.open('metrics');
@@ -98,8 +99,14 @@ for (const backend of OUTBOX_BACKENDS) {
         'wagerlink_dispatch_attempts_total{operator="op-2",kind="bet",status="none",code="none",decision="parked"} 1',
       ]);
       assert.equal(warnings.length, 2, warnings.join('\n'));
-      assert.match(warnings.find((line) => line.includes('refused'))!, /\(bet poor\) refused by op-1: INSUFFICIENT_FUNDS bet 5 exceeds balance 1/);
-      assert.match(warnings.find((line) => line.includes('parked'))!, /\(bet down\) parked after 1 attempts without a final answer from op-2: resolve it by hand/);
+      assert.match(
+        warnings.find((line) => line.includes('refused'))!,
+        /\(bet poor\) refused by op-1: INSUFFICIENT_FUNDS bet 5 exceeds balance 1/,
+      );
+      assert.match(
+        warnings.find((line) => line.includes('parked'))!,
+        /\(bet down\) parked after 1 attempts without a final answer from op-2: resolve it by hand/,
+      );
       await db.close();
     });
   });
@@ -132,7 +139,10 @@ for (const backend of OUTBOX_BACKENDS) {
       assert.match(line('wagerlink_dispatch_answer_seconds_bucket'), /\{le="2\.5",operator="op-2"\} 0\n.*\{le="5",operator="op-2"\} 1/);
       // Delivered at 40 and 80 ms after their enqueueing (the second waited for the first), op-2's refusal at 3.08 s.
       assert.match(line('wagerlink_dispatch_delivery_seconds_sum'), /\{operator="op-1",kind="bet"\} 0\.12\n.*\{operator="op-2",kind="bet"\} 3\.08$/);
-      assert.match(line('wagerlink_dispatch_delivery_seconds_bucket'), /\{le="0\.05",operator="op-1",kind="bet"\} 1\n.*\{le="0\.1",operator="op-1",kind="bet"\} 2/);
+      assert.match(
+        line('wagerlink_dispatch_delivery_seconds_bucket'),
+        /\{le="0\.05",operator="op-1",kind="bet"\} 1\n.*\{le="0\.1",operator="op-1",kind="bet"\} 2/,
+      );
       await db.close();
     });
   });

@@ -67,10 +67,7 @@ export interface OutboxBackend {
   open(label: string): Promise<OutboxDatabase>;
 }
 
-const CALLER_TABLES = [
-  'CREATE TABLE causes (ordering_key TEXT NOT NULL)',
-  'CREATE TABLE notes (item_id BIGINT NOT NULL, outcome TEXT NOT NULL)',
-];
+const CALLER_TABLES = ['CREATE TABLE causes (ordering_key TEXT NOT NULL)', 'CREATE TABLE notes (item_id BIGINT NOT NULL, outcome TEXT NOT NULL)'];
 
 export const CAUSE_FAILED = 'the cause failed after its outbox row was written';
 export const ALONGSIDE_FAILED = "the caller's work beside a change by hand failed after its row was written";
@@ -135,9 +132,10 @@ function openSqlite(): OutboxDatabase {
       return Number(first.prepare('SELECT COUNT(*) FROM causes').pluck().get());
     },
     async notes() {
-      return (first.prepare('SELECT item_id, outcome FROM notes ORDER BY rowid').all() as { item_id: number | bigint; outcome: string }[]).map(
-        (row) => ({ itemId: Number(row.item_id), outcome: row.outcome }),
-      );
+      return (first.prepare('SELECT item_id, outcome FROM notes ORDER BY rowid').all() as { item_id: number | bigint; outcome: string }[]).map((row) => ({
+        itemId: Number(row.item_id),
+        outcome: row.outcome,
+      }));
     },
     async clear() {
       first.exec('DELETE FROM dispatch_items; DELETE FROM causes; DELETE FROM notes');
@@ -255,7 +253,8 @@ const ALL: OutboxBackend[] = [
 ];
 
 export const OUTBOX_BACKENDS: OutboxBackend[] = (() => {
-  const wanted = process.env.STORES?.split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = process.env.STORES?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return wanted ? ALL.filter((backend) => wanted.includes(backend.name)) : ALL;
 })();
-

@@ -164,7 +164,10 @@ for (const backend of OUTBOX_BACKENDS) {
         assert.deepEqual(await nodeB.claim(NOW, 'b', limits), []);
         assert.ok(await nodeA.sent(slowOne.id, 'a', OK, NOW));
         const next = await nodeB.claim(NOW, 'b', limits);
-        assert.deepEqual(next.map((one) => one.operatorId), ['slow']);
+        assert.deepEqual(
+          next.map((one) => one.operatorId),
+          ['slow'],
+        );
         assert.equal((await nodeB.claim(NOW, 'b', { ...limits, batchSizeMax: 1, operatorInFlightMax: 10 })).length, 1, 'the batch size bounds a claim');
       });
 
@@ -202,7 +205,11 @@ for (const backend of OUTBOX_BACKENDS) {
         assert.equal(await nodeB.renew([], 'b', beat + LIMITS.leaseMs), 0, 'an empty renewal writes nothing');
 
         const claimedBy = async (at: number) => (await nodeB.claim(at, 'b', LIMITS)).map((one) => one.id);
-        assert.deepEqual(await claimedBy(NOW + LIMITS.leaseMs), [other], "the renewed lease holds past the claim's own; node b's own lapsed one is taken again");
+        assert.deepEqual(
+          await claimedBy(NOW + LIMITS.leaseMs),
+          [other],
+          "the renewed lease holds past the claim's own; node b's own lapsed one is taken again",
+        );
         assert.deepEqual(await claimedBy(beat + LIMITS.leaseMs - 1), []);
         assert.deepEqual(await claimedBy(beat + LIMITS.leaseMs), [mine], 'once node a stops renewing, its item passes on');
         assert.equal(await nodeA.renew([mine!], 'a', beat + 3 * LIMITS.leaseMs), 0, 'a lease lost is not renewed back');
@@ -248,9 +255,16 @@ for (const backend of OUTBOX_BACKENDS) {
         // r-4 stays in flight under node a's lease.
 
         assert.equal(await nodeB.hasten('op-1', NOW + 100, 1), 1, 'a probe makes one item due');
-        assert.deepEqual((await nodeB.claim(NOW + 100, 'b', LIMITS)).map((one) => one.id), [early], 'the earliest due');
+        assert.deepEqual(
+          (await nodeB.claim(NOW + 100, 'b', LIMITS)).map((one) => one.id),
+          [early],
+          'the earliest due',
+        );
         assert.equal(await nodeB.hasten('op-1', NOW + 200), 1, 'the rest of those waiting on their back-off');
-        assert.deepEqual((await nodeB.claim(NOW + 200, 'b', LIMITS)).map((one) => one.id), [late]);
+        assert.deepEqual(
+          (await nodeB.claim(NOW + 200, 'b', LIMITS)).map((one) => one.id),
+          [late],
+        );
         assert.equal((await nodeB.item(held!))?.nextAttemptAt, NOW + 9_000, 'a Retry-After is still honoured');
         assert.equal((await nodeB.item(held!))?.notBefore, NOW + 9_000);
         assert.equal((await nodeB.item(inFlight!))?.leaseOwner, 'a', 'an item in flight is left to its node');
@@ -267,9 +281,15 @@ for (const backend of OUTBOX_BACKENDS) {
         const refusal = { status: 402, code: 'INSUFFICIENT_FUNDS', detail: 'bet 10.00 exceeds balance 1.00' };
         for (const bet of bets) await nodeA.refused(bet.id, 'a', refusal, NOW);
         const next = await nodeB.claim(NOW, 'b', LIMITS);
-        assert.deepEqual(next.map((one) => `${one.orderingKey}:${one.kind}`), ['r-2:win']);
+        assert.deepEqual(
+          next.map((one) => `${one.orderingKey}:${one.kind}`),
+          ['r-2:win'],
+        );
         const skipped = await nodeB.list({ status: 'skipped' });
-        assert.deepEqual(skipped.map((one) => `${one.orderingKey}:${one.kind}`), ['r-1:win']);
+        assert.deepEqual(
+          skipped.map((one) => `${one.orderingKey}:${one.kind}`),
+          ['r-1:win'],
+        );
         assert.match(skipped[0]!.lastAnswer!.detail, /refused \(INSUFFICIENT_FUNDS\)/);
         const refused = await nodeB.list({ status: 'refused' });
         assert.equal(refused.length, 2);
@@ -282,9 +302,18 @@ for (const backend of OUTBOX_BACKENDS) {
         const claimed = await nodeA.claim(NOW, 'a', LIMITS);
         for (const one of claimed) assert.ok(await nodeA.park(one.id, 'a', { status: 503, detail: 'past the horizon' }, NOW));
         assert.deepEqual(await nodeB.claim(NOW + 1, 'b', LIMITS), [], 'the win waits behind its parked bet');
-        assert.deepEqual((await nodeB.list({ status: 'parked' })).map((one) => one.kind), ['bet', 'payout']);
-        assert.deepEqual((await nodeB.list({ status: 'parked', operatorId: 'op-2' })).map((one) => one.kind), ['payout']);
-        assert.deepEqual((await nodeB.list({ status: 'pending' })).map((one) => one.id), [win]);
+        assert.deepEqual(
+          (await nodeB.list({ status: 'parked' })).map((one) => one.kind),
+          ['bet', 'payout'],
+        );
+        assert.deepEqual(
+          (await nodeB.list({ status: 'parked', operatorId: 'op-2' })).map((one) => one.kind),
+          ['payout'],
+        );
+        assert.deepEqual(
+          (await nodeB.list({ status: 'pending' })).map((one) => one.id),
+          [win],
+        );
 
         assert.ok(await nodeB.retryNow(bet!, NOW + 10));
         const [retried] = await nodeB.claim(NOW + 10, 'b', LIMITS);

@@ -41,7 +41,10 @@ describe('the back-off', () => {
     assert.equal(retryDelayMs(DISPATCH_SCHEDULE, 1, undefined, top), 499);
     assert.equal(retryDelayMs(DISPATCH_SCHEDULE, 8, undefined, top), 59_999);
     assert.equal(retryDelayMs(DISPATCH_SCHEDULE, 5_000, undefined, top), 59_999);
-    assert.equal(retryDelayMs(DISPATCH_SCHEDULE, 5_000, undefined, () => 0), 0);
+    assert.equal(
+      retryDelayMs(DISPATCH_SCHEDULE, 5_000, undefined, () => 0),
+      0,
+    );
   });
 
   test('the back-off is the client policy, not a second definition', async () => {
@@ -84,11 +87,14 @@ describe('Retry-After', () => {
       notBefore: NOW + RETRY_AFTER_MS_MAX,
     });
     // A back-off longer than the wait asked for wins; what was asked stays the bound the operator's return cannot bring forward.
-    assert.deepEqual(decide(DISPATCH_SCHEDULE, { ...fresh, attempts: 10 }, asked('1'), NOW, () => 0.5), {
-      kind: 'retry',
-      at: NOW + 30_000,
-      notBefore: NOW + 1_000,
-    });
+    assert.deepEqual(
+      decide(DISPATCH_SCHEDULE, { ...fresh, attempts: 10 }, asked('1'), NOW, () => 0.5),
+      {
+        kind: 'retry',
+        at: NOW + 30_000,
+        notBefore: NOW + 1_000,
+      },
+    );
     // No Retry-After: no bound.
     assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, { kind: 'failed', detail: 'ECONNRESET' }, NOW, least), { kind: 'retry', at: NOW });
   });
@@ -103,7 +109,8 @@ describe('which answers are resent', () => {
       { kind: 'invalid-answer', status: 200, detail: 'not JSON' },
       ...[408, 429, 500, 502, 503, 504].map((status): SendAttempt => ({ kind: 'answered', status })),
     ];
-    for (const attempt of resent) assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, attempt, NOW, halfway), { kind: 'retry', at: NOW + 250 }, JSON.stringify(attempt));
+    for (const attempt of resent)
+      assert.deepEqual(decide(DISPATCH_SCHEDULE, fresh, attempt, NOW, halfway), { kind: 'retry', at: NOW + 250 }, JSON.stringify(attempt));
   });
 
   test('200 is sent; every other 4xx, and 5xx outside the rule, is a final refusal', () => {
@@ -120,18 +127,39 @@ describe('the horizon', () => {
       const item = { kind, attempts: 40, createdAt: NOW };
       const failed: SendAttempt = { kind: 'failed', detail: 'ECONNREFUSED' };
       const late = NOW + DISPATCH_HORIZON_MS - 30_000;
-      assert.deepEqual(decide(DISPATCH_SCHEDULE, item, failed, late, () => 0.25), { kind: 'retry', at: late + 15_000 }, kind);
-      assert.deepEqual(decide(DISPATCH_SCHEDULE, item, failed, late, () => 0.75), { kind: 'parked' }, kind);
-      assert.deepEqual(decide(DISPATCH_SCHEDULE, item, { kind: 'answered', status: 503 }, NOW + DISPATCH_HORIZON_MS + 1, () => 0), { kind: 'parked' }, kind);
+      assert.deepEqual(
+        decide(DISPATCH_SCHEDULE, item, failed, late, () => 0.25),
+        { kind: 'retry', at: late + 15_000 },
+        kind,
+      );
+      assert.deepEqual(
+        decide(DISPATCH_SCHEDULE, item, failed, late, () => 0.75),
+        { kind: 'parked' },
+        kind,
+      );
+      assert.deepEqual(
+        decide(DISPATCH_SCHEDULE, item, { kind: 'answered', status: 503 }, NOW + DISPATCH_HORIZON_MS + 1, () => 0),
+        { kind: 'parked' },
+        kind,
+      );
       // A final answer past the horizon is still final.
-      assert.deepEqual(decide(DISPATCH_SCHEDULE, item, { kind: 'answered', status: 200 }, NOW + 2 * DISPATCH_HORIZON_MS, () => 0), { kind: 'sent' });
+      assert.deepEqual(
+        decide(DISPATCH_SCHEDULE, item, { kind: 'answered', status: 200 }, NOW + 2 * DISPATCH_HORIZON_MS, () => 0),
+        { kind: 'sent' },
+      );
     }
   });
 
   test('horizons are per kind and configurable', () => {
     const schedule = { ...DISPATCH_SCHEDULE, horizonMs: { ...DISPATCH_SCHEDULE.horizonMs, bet: 60_000 } };
     const failed: SendAttempt = { kind: 'failed', detail: 'timeout' };
-    assert.deepEqual(decide(schedule, { kind: 'bet', attempts: 1, createdAt: NOW }, failed, NOW + 59_900, () => 0.5), { kind: 'parked' });
-    assert.deepEqual(decide(schedule, { kind: 'win', attempts: 1, createdAt: NOW }, failed, NOW + 59_900, () => 0.5), { kind: 'retry', at: NOW + 60_150 });
+    assert.deepEqual(
+      decide(schedule, { kind: 'bet', attempts: 1, createdAt: NOW }, failed, NOW + 59_900, () => 0.5),
+      { kind: 'parked' },
+    );
+    assert.deepEqual(
+      decide(schedule, { kind: 'win', attempts: 1, createdAt: NOW }, failed, NOW + 59_900, () => 0.5),
+      { kind: 'retry', at: NOW + 60_150 },
+    );
   });
 });

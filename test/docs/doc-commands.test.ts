@@ -75,7 +75,11 @@ function blocksOf(file: string, text: string): Block[] {
     let end = index + 1;
     while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
     assert.ok(end < lines.length, `${file}:${index + 1}: a block that is never closed`);
-    const previous = lines.slice(0, index).reverse().find((line) => line.trim() !== '') ?? '';
+    const previous =
+      lines
+        .slice(0, index)
+        .reverse()
+        .find((line) => line.trim() !== '') ?? '';
     const marker = BLOCK_MARKER.exec(previous.trim());
     if (marker) assert.ok(marker[1]!.trim() !== '', `${file}:${index}: a "not run" marker must say why`);
     blocks.push({ line: index + 1, language: open[1]!, lines: lines.slice(index + 1, end), ...(marker ? { skip: marker[1]!.trim() } : {}) });
@@ -179,7 +183,10 @@ function shimFolder(work: string): string {
   const node = JSON.stringify(process.execPath);
   const cli = JSON.stringify(CLI);
   writeFileSync(join(folder, 'wagerlink'), `#!/bin/sh\nexec ${node} ${cli} "$@"\n`);
-  const realPath = (process.env.PATH ?? '').split(':').filter((entry) => entry !== folder).join(':');
+  const realPath = (process.env.PATH ?? '')
+    .split(':')
+    .filter((entry) => entry !== folder)
+    .join(':');
   writeFileSync(
     join(folder, 'npx'),
     `#!/bin/sh\nif [ "$1" = wagerlink ]; then shift; exec ${node} ${cli} "$@"; fi\nPATH=${JSON.stringify(realPath)} exec npx "$@"\n`,
@@ -261,12 +268,12 @@ test('the parser finds commands across quotes, braces and continuations, and rea
     language: 'sh',
     lines: [
       '# a comment alone',
-      "call() { # call PATH",
-      "  curl -s \"$1\" \\",
-      "    -d \"$2\"; echo",
+      'call() { # call PATH',
+      '  curl -s "$1" \\',
+      '    -d "$2"; echo',
       '}',
-      "call /x '{\"a\":1,",
-      "  \"b\":2}'   # -> exit 3",
+      'call /x \'{"a":1,',
+      '  "b":2}\'   # -> exit 3',
       'npx wagerlink operator serve   # not run: it runs until stopped',
     ],
   };
@@ -298,9 +305,7 @@ test('every command of the README and docs/*.md works as written against a fresh
   });
   const printed = await runWagerlink(['sandbox', 'env', '--data', data, '--provider-port', String(ports.provider)]);
   assert.equal(printed.code, 0, printed.stderr);
-  const variables = Object.fromEntries(
-    [...printed.stdout.matchAll(/^export (\w+)='([^']*)'/gm)].map((match) => [match[1]!, match[2]!]),
-  );
+  const variables = Object.fromEntries([...printed.stdout.matchAll(/^export (\w+)='([^']*)'/gm)].map((match) => [match[1]!, match[2]!]));
   const env = cleanEnv({ ...variables, PATH: `${shimFolder(work)}:${process.env.PATH ?? ''}`, HOME: work });
 
   const skipped = commands.filter((command) => command.skip !== undefined);
@@ -322,9 +327,11 @@ test('every command of the README and docs/*.md works as written against a fresh
     toRun.forEach((command, index) => {
       const exit = run.exits.get(index);
       const told = () => run.output.split(`\n>>> [${index}] `)[1]?.split('\n>>> [')[0]?.slice(-3000) ?? '';
-      if (run.stuck === index && exit === undefined) failures.push(`${command.file}:${command.line}: did not end within ${COMMAND_MS_MAX} ms, or ended its shell\n${command.text}\n${told()}`);
+      if (run.stuck === index && exit === undefined)
+        failures.push(`${command.file}:${command.line}: did not end within ${COMMAND_MS_MAX} ms, or ended its shell\n${command.text}\n${told()}`);
       else if (exit === undefined) failures.push(`${command.file}:${command.line}: not reached (an earlier command of the file ended its shell)`);
-      else if (exit !== command.exitCode) failures.push(`${command.file}:${command.line}: exit ${exit}, the doc says ${command.exitCode}\n${command.text}\n${told()}`);
+      else if (exit !== command.exitCode)
+        failures.push(`${command.file}:${command.line}: exit ${exit}, the doc says ${command.exitCode}\n${command.text}\n${told()}`);
     });
   }
   assert.deepEqual(failures, [], failures.join('\n\n'));

@@ -63,7 +63,11 @@ const SNIPPETS: Snippet[] = [
     language: 'Go',
     tools: ['go'],
     prepare: (work) => {
-      run(['go', 'build', '-o', join(work, 'sign'), join(DIR, 'sign.go')], { GOCACHE: join(work, 'gocache'), GOPATH: join(work, 'gopath'), GO111MODULE: 'off' });
+      run(['go', 'build', '-o', join(work, 'sign'), join(DIR, 'sign.go')], {
+        GOCACHE: join(work, 'gocache'),
+        GOPATH: join(work, 'gopath'),
+        GO111MODULE: 'off',
+      });
       return (vectors) => [join(work, 'sign'), vectors];
     },
   },
@@ -90,7 +94,7 @@ test('examples/signing/vectors.json holds exactly the vectors of docs/protocol.m
   assert.deepEqual(file.vectors, appendix);
 });
 
-test('docs/signing.md shows each file\'s snippet as it is in the file', () => {
+test("docs/signing.md shows each file's snippet as it is in the file", () => {
   const doc = readFileSync(join(ROOT, 'docs/signing.md'), 'utf8');
   for (const file of ['sign.mjs', 'sign.py', 'sign.php', 'Sign.java', 'sign.go', 'Sign.cs']) {
     const lines = readFileSync(join(DIR, file), 'utf8').split('\n');
@@ -99,7 +103,10 @@ test('docs/signing.md shows each file\'s snippet as it is in the file', () => {
     assert.ok(start >= 0 && end > start, `${file} marks its snippet`);
     const body = lines.slice(start + 1, end);
     const indent = Math.min(...body.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length));
-    const snippet = body.map((line) => line.slice(indent)).join('\n').replace(/^\n+|\n+$/g, '');
+    const snippet = body
+      .map((line) => line.slice(indent))
+      .join('\n')
+      .replace(/^\n+|\n+$/g, '');
     assert.ok(doc.includes(snippet), `docs/signing.md shows the snippet of ${file} as it is`);
     assert.ok(doc.includes(`\`examples/signing/${file}\``), `docs/signing.md names ${file}`);
   }
@@ -117,7 +124,10 @@ describe('each signing snippet computes every vector', () => {
         const good = run(command(VECTORS));
         assert.equal(good.status, 0, `${good.stdout}${good.stderr}`);
         const names = appendixVectors().map((vector) => vector.name);
-        assert.deepEqual(good.stdout.trim().split('\n'), names.map((name) => `ok ${name}`));
+        assert.deepEqual(
+          good.stdout.trim().split('\n'),
+          names.map((name) => `ok ${name}`),
+        );
 
         // One signature off by a digit: the snippet must say so and fail.
         const file = JSON.parse(readFileSync(VECTORS, 'utf8')) as { vectors: Vector[] };

@@ -39,15 +39,21 @@ test('a draw follows the documented steps: the first accepted word of HMAC-SHA25
   const digest = createHmac('sha256', Buffer.from(SEED, 'hex')).update('abc:0:draw:0').digest();
   assert.equal(drawOf(SEED, 'abc', 0, 0, 32), digest.readUInt32BE(0) % 32);
   // Frozen vectors: the game page's verification mirrors them.
-  assert.deepEqual([0, 1, 2, 3, 4, 5].map((index) => drawOf(SEED, 'abc', 0, index, 32)), [20, 24, 10, 8, 20, 29]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5].map((index) => drawOf(SEED, 'abc', 0, index, 32)),
+    [20, 24, 10, 8, 20, 29],
+  );
   assert.equal(drawOf(SEED, 'abc', 7, 3, 1000), 319);
   assert.equal(drawOf(SEED, 'abc', 0, 0, DRAW_RANGE_MAX), 48_244);
   assert.equal(drawOf(SEED, 'abc', 0, 0, 1), 0);
   const source = drawSource(SEED, 'abc', 0);
-  assert.deepEqual([32, 32, 32, 1000].map((n) => source(n)), [20, 24, 10, drawOf(SEED, 'abc', 0, 3, 1000)]);
+  assert.deepEqual(
+    [32, 32, 32, 1000].map((n) => source(n)),
+    [20, 24, 10, drawOf(SEED, 'abc', 0, 3, 1000)],
+  );
 });
 
-test('a draw has 1 to DRAW_RANGE_MAX outcomes, and its inputs are checked like a roll\'s', () => {
+test("a draw has 1 to DRAW_RANGE_MAX outcomes, and its inputs are checked like a roll's", () => {
   assert.throws(() => drawOf(SEED, 'abc', 0, 0, 0));
   assert.throws(() => drawOf(SEED, 'abc', 0, 0, DRAW_RANGE_MAX + 1));
   assert.throws(() => drawOf(SEED, 'abc', 0, 0, 2.5));

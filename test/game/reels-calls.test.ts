@@ -14,13 +14,7 @@ import fc from 'fast-check';
 import { drawSource } from '../../src/game/fairness.js';
 import { FREE_SPINS_AWARD, FREE_SPINS_MAX, playRound, type ReelsRound, type ReelsRules } from '../../src/game/reels.js';
 import { roundCalls, type RoundCall, type TransactionSlot } from '../../src/game/reels-calls.js';
-import {
-  DEFAULT_RULES,
-  planTransaction,
-  type PlannedTransfer,
-  type RoundState,
-  type SeenTransfer,
-} from '../../src/ledger/rules.js';
+import { DEFAULT_RULES, planTransaction, type PlannedTransfer, type RoundState, type SeenTransfer } from '../../src/ledger/rules.js';
 import { canonicalUuid, checkTransaction } from '../../src/protocol/checked-requests.js';
 import { formatMinor } from '../../src/protocol/money.js';
 import { TRANSACTIONS_PER_REQUEST_MAX, TransactionRequest } from '../../src/protocol/schemas.js';
@@ -132,9 +126,18 @@ test('a round with free spins: bet, base win, then one request with a win per pa
   const { asked, newId } = ids();
   const calls = roundCalls(round, { newId });
   assert.equal(calls.length, 3);
-  assert.deepEqual(calls.map((call) => call.finished), [false, false, true]);
-  assert.deepEqual(calls[1]!.transactions.map((tx) => tx.amountMinor), [187n]);
-  assert.deepEqual(calls[2]!.transactions.map((tx) => tx.amountMinor), [562n, 1405n, 562n, 1124n, 1405n]);
+  assert.deepEqual(
+    calls.map((call) => call.finished),
+    [false, false, true],
+  );
+  assert.deepEqual(
+    calls[1]!.transactions.map((tx) => tx.amountMinor),
+    [187n],
+  );
+  assert.deepEqual(
+    calls[2]!.transactions.map((tx) => tx.amountMinor),
+    [562n, 1405n, 562n, 1124n, 1405n],
+  );
   assert.deepEqual(
     asked.filter((slot) => slot.kind === 'freeSpinWin'),
     [3, 5, 10, 13, 18].map((spin) => ({ kind: 'freeSpinWin', spin })),

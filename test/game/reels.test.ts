@@ -61,7 +61,11 @@ test('the strips: 32 stops each, and no window shows two stars, crowns or sevens
     }
   }
   // Stop 0 shows the strip's last symbol above and its second below.
-  assert.deepEqual(windowOf([0, 0, 0]), [['P', '-', 'O'], ['L', 'M', 'P'], ['L', 'P', 'O']]);
+  assert.deepEqual(windowOf([0, 0, 0]), [
+    ['P', '-', 'O'],
+    ['L', 'M', 'P'],
+    ['L', 'P', 'O'],
+  ]);
   assert.throws(() => windowOf([32, 0, 0]));
   assert.throws(() => windowOf([0, 0]));
 });
@@ -111,7 +115,10 @@ test('the feature solved exactly: its spin counts by hand, and its win as Wald g
   // Without the cap the mean would be 10 / (1 − 10p); the cap only shortens it.
   assert.ok(compare(feature.meanSpins, div(ratio(10n), sub(ratio(1n), mul(ratio(10n), p)))) < 0);
   // Wald: E[sum of the spins' pays] = E[spins] × E[pay of one spin].
-  const perSpin = roundMoments((pay) => BigInt(pay), () => 0n).base.mean;
+  const perSpin = roundMoments(
+    (pay) => BigInt(pay),
+    () => 0n,
+  ).base.mean;
   assert.deepEqual(feature.win.mean, mul(feature.meanSpins, perSpin));
 });
 
@@ -156,7 +163,10 @@ test('the RTP is bounded, and at the least generous rules the smallest pay still
 test('the paytable as shown: each pay scaled by (rtp − jackpot) / R0, in bp rounded down', () => {
   const rows = paytable(RULES);
   assert.deepEqual(rows[0], { symbols: '777', pay: 200, payBp: 1_874_394 }); // 200 × 0.95 / 1.0136604459 = 187.43949...
-  assert.deepEqual(rows.map((row) => row.symbols), ['777', 'BBB', 'LLL', 'PPP', 'OOO', 'CCC', 'MMM', 'CC*']);
+  assert.deepEqual(
+    rows.map((row) => row.symbols),
+    ['777', 'BBB', 'LLL', 'PPP', 'OOO', 'CCC', 'MMM', 'CC*'],
+  );
 });
 
 test('the largest round: a base spin with stars, four retriggers at the best star pay, 46 free spins at the best pay', () => {
@@ -183,7 +193,10 @@ test('a free-spins round with a retrigger, reproduced from fixed seeds', () => {
   const round = playRound(RULES, 100n, drawSource(SEED, 'golden', 385));
   // Base spin: windows LSC / SCP / M-S. Line 5 reads C C M: a cherry pair, 2 × 0.9371974647 = 1.874... -> 1.87.
   assert.deepEqual(round.base.stops, [4, 29, 17]);
-  assert.deepEqual(round.base.window.map((reel) => reel.join('')), ['LSC', 'SCP', 'M-S']);
+  assert.deepEqual(
+    round.base.window.map((reel) => reel.join('')),
+    ['LSC', 'SCP', 'M-S'],
+  );
   assert.equal(round.base.winMinor, 187n);
   assert.equal(round.base.scatter, true);
   assert.equal(round.base.freeSpinsAwarded, 10);
@@ -191,12 +204,31 @@ test('a free-spins round with a retrigger, reproduced from fixed seeds', () => {
   assert.equal(round.freeSpins[0]!.freeSpinsAwarded, 10);
   assert.equal(round.freeSpins.length, 20);
   const expected: [number[], bigint][] = [
-    [[3, 27, 24], 0n], [[12, 31, 7], 0n], [[14, 20, 13], 562n], [[31, 7, 18], 0n], [[9, 3, 13], 1405n],
-    [[1, 10, 20], 0n], [[20, 15, 23], 0n], [[7, 7, 24], 0n], [[21, 4, 0], 0n], [[25, 19, 7], 562n],
-    [[30, 7, 25], 0n], [[20, 6, 17], 0n], [[6, 30, 30], 1124n], [[14, 31, 1], 0n], [[18, 29, 28], 0n],
-    [[17, 1, 0], 0n], [[15, 14, 1], 0n], [[23, 21, 2], 1405n], [[18, 28, 6], 0n], [[26, 14, 20], 0n],
+    [[3, 27, 24], 0n],
+    [[12, 31, 7], 0n],
+    [[14, 20, 13], 562n],
+    [[31, 7, 18], 0n],
+    [[9, 3, 13], 1405n],
+    [[1, 10, 20], 0n],
+    [[20, 15, 23], 0n],
+    [[7, 7, 24], 0n],
+    [[21, 4, 0], 0n],
+    [[25, 19, 7], 562n],
+    [[30, 7, 25], 0n],
+    [[20, 6, 17], 0n],
+    [[6, 30, 30], 1124n],
+    [[14, 31, 1], 0n],
+    [[18, 29, 28], 0n],
+    [[17, 1, 0], 0n],
+    [[15, 14, 1], 0n],
+    [[23, 21, 2], 1405n],
+    [[18, 28, 6], 0n],
+    [[26, 14, 20], 0n],
   ];
-  assert.deepEqual(round.freeSpins.map((spin) => [spin.stops, spin.winMinor]), expected);
+  assert.deepEqual(
+    round.freeSpins.map((spin) => [spin.stops, spin.winMinor]),
+    expected,
+  );
   // A free cherry pair: 2 × 3 × 0.937197... = 5.623 -> 5.62; three oranges 5 × 3 × 0.937197... = 14.05.
   assert.ok(round.freeSpins.every((spin) => spin.multiplier === FREE_SPIN_MULTIPLIER));
   assert.equal(round.winMinor, 5245n);
@@ -207,7 +239,10 @@ test('a free-spins round with a retrigger, reproduced from fixed seeds', () => {
 test('a jackpot round, reproduced from fixed seeds: three crowns on the middle line', () => {
   const round = playRound(RULES, 100n, drawSource(SEED, 'golden', 635));
   assert.deepEqual(round.base.stops, [9, 14, 3]);
-  assert.deepEqual(round.base.window.map((reel) => reel.join('')), ['CJM', 'LJ-', 'PJ-']);
+  assert.deepEqual(
+    round.base.window.map((reel) => reel.join('')),
+    ['CJM', 'LJ-', 'PJ-'],
+  );
   assert.equal(round.jackpot, true);
   assert.equal(round.winMinor, 0n);
   assert.deepEqual(round.freeSpins, []);
@@ -246,7 +281,10 @@ test('property: wins are whole minor units, rounded down and never up; the round
           const exact = bet * BigInt(spin.pay * spin.multiplier) * scale.num;
           assert.ok(spin.winMinor * scale.den <= exact && exact < (spin.winMinor + 1n) * scale.den);
         }
-        assert.equal(round.winMinor, round.freeSpins.reduce((sum, spin) => sum + spin.winMinor, round.base.winMinor));
+        assert.equal(
+          round.winMinor,
+          round.freeSpins.reduce((sum, spin) => sum + spin.winMinor, round.base.winMinor),
+        );
         assert.ok(round.jackpotContributionMinor >= 0n && round.jackpotContributionMinor <= bet);
         assert.ok(round.freeSpins.length <= FREE_SPINS_MAX);
         const awarded = [round.base, ...round.freeSpins].reduce((sum, spin) => sum + spin.freeSpinsAwarded, 0);

@@ -183,10 +183,7 @@ export class Child {
       const onExit = () =>
         // The streams may still hold the line: give them until they close.
         void this.exit.then(() => finish(() => reject(new Error(`the child exited before a line matched ${pattern}:\n${this.outputText}`))));
-      const timer = setTimeout(
-        () => finish(() => reject(new Error(`no line matched ${pattern} within ${timeoutMs} ms:\n${this.outputText}`))),
-        timeoutMs,
-      );
+      const timer = setTimeout(() => finish(() => reject(new Error(`no line matched ${pattern} within ${timeoutMs} ms:\n${this.outputText}`))), timeoutMs);
       this.lineListeners.add(onLine);
       if (this.running) this.process.once('exit', onExit);
       else onExit();

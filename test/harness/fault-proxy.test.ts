@@ -22,7 +22,11 @@ before(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8'), signature: req.headers['x-server-authorization'] as string | undefined });
+      received.push({
+        path: req.url ?? '',
+        body: Buffer.concat(chunks).toString('utf8'),
+        signature: req.headers['x-server-authorization'] as string | undefined,
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1.5}');
     });
   });

@@ -56,7 +56,15 @@ const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'u
 
 export class FaultProxy {
   /** How many requests met each fate. */
-  readonly counts: Record<Fate, number> = { pass: 0, drop: 0, delay: 0, unavailable: 0, 'unavailable-retry-after': 0, 'reset-after-commit': 0, 'late-answer': 0 };
+  readonly counts: Record<Fate, number> = {
+    pass: 0,
+    drop: 0,
+    delay: 0,
+    unavailable: 0,
+    'unavailable-retry-after': 0,
+    'reset-after-commit': 0,
+    'late-answer': 0,
+  };
   private plan: FaultPlan;
   private readonly random: () => number;
   private readonly upstream = new Agent({ keepAliveTimeout: 10_000 });
@@ -119,7 +127,11 @@ export class FaultProxy {
       case 'unavailable-retry-after': {
         const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
         if (fate === 'unavailable-retry-after') headers['retry-after'] = String(this.options.retryAfterSeconds ?? 1);
-        res.writeHead(503, headers).end(JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'SERVICE_UNAVAILABLE', detail: 'injected by the proxy' }));
+        res
+          .writeHead(503, headers)
+          .end(
+            JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'SERVICE_UNAVAILABLE', detail: 'injected by the proxy' }),
+          );
         return;
       }
       case 'delay':
@@ -133,7 +145,13 @@ export class FaultProxy {
       answer = await this.forward(req, body);
     } catch (error) {
       res.writeHead(502, { 'content-type': 'application/problem+json' }).end(
-        JSON.stringify({ type: 'about:blank', title: 'Bad Gateway', status: 502, code: 'SERVICE_UNAVAILABLE', detail: `the operator cannot be reached: ${(error as Error).message}` }),
+        JSON.stringify({
+          type: 'about:blank',
+          title: 'Bad Gateway',
+          status: 502,
+          code: 'SERVICE_UNAVAILABLE',
+          detail: `the operator cannot be reached: ${(error as Error).message}`,
+        }),
       );
       return;
     }

@@ -15,17 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type AddressInfo } from 'node:net';
 import { createJsonApi } from '../../src/http/json-api.js';
-import {
-  ACCESS_TOKEN,
-  balanceOf,
-  makeOperator,
-  OPERATOR_BACKENDS,
-  playerWithSession,
-  transactionBody,
-  tx,
-  walletHeaders,
-  type Operator,
-} from '../helpers.js';
+import { ACCESS_TOKEN, balanceOf, makeOperator, OPERATOR_BACKENDS, playerWithSession, transactionBody, tx, walletHeaders, type Operator } from '../helpers.js';
 import { makeProvider, type Provider } from '../provider/provider-helpers.js';
 import { assertProblemAnswer, exchange, getRequest, parseAnswers, type Exchange } from './raw-http.js';
 

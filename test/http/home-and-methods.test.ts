@@ -49,7 +49,10 @@ test('/ is a page naming the server, with links to its document and health', asy
 });
 
 test('/metrics answers the admin token, and refuses 401 a caller without it', async () => {
-  for (const [name, app, token] of [['operator', operator.app, ADMIN_TOKEN], ['provider', provider.app, PROVIDER_ADMIN_TOKEN]] as const) {
+  for (const [name, app, token] of [
+    ['operator', operator.app, ADMIN_TOKEN],
+    ['provider', provider.app, PROVIDER_ADMIN_TOKEN],
+  ] as const) {
     for (const authorization of [undefined, 'Bearer wrong-token', `Basic ${token}`]) {
       const refused = await app.inject({ method: 'GET', url: '/metrics', headers: authorization === undefined ? {} : { authorization } });
       assert.equal(refused.statusCode, 401, `${name}: ${String(authorization)}`);

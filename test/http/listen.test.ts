@@ -14,7 +14,7 @@ test('a port in use is a ListenError naming the port and the setting to change',
   try {
     await first.listen({ host: '127.0.0.1', port: 0 });
     const { port } = first.server.address() as { port: number };
-    await assert.rejects(listenOn(second, { host: '127.0.0.1', port }, "--port or the config's \"port\""), (error: Error) => {
+    await assert.rejects(listenOn(second, { host: '127.0.0.1', port }, '--port or the config\'s "port"'), (error: Error) => {
       assert.ok(error instanceof ListenError);
       assert.equal(error.message, `port ${port} on 127.0.0.1 is already in use: stop what holds it, or choose another port with --port or the config's "port"`);
       return true;

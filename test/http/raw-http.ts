@@ -63,11 +63,7 @@ export function parseAnswers(bytes: Buffer): { answers: RawAnswer[]; leftover: B
  * connection or `waitMs` has passed since the last write. The client never
  * half-closes: Node's server would stop answering.
  */
-export async function exchange(
-  port: number,
-  pieces: (string | Buffer)[],
-  options: { waitMs: number; gapMs?: number },
-): Promise<Exchange> {
+export async function exchange(port: number, pieces: (string | Buffer)[], options: { waitMs: number; gapMs?: number }): Promise<Exchange> {
   const socket = connect(port, '127.0.0.1');
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));

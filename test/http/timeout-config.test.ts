@@ -32,7 +32,11 @@ test('the operator reads them from the environment, and says what it refuses', (
   for (const name of ['WAGERLINK_REQUEST_TIMEOUT_MS', 'WAGERLINK_SHUTDOWN_TIMEOUT_MS'] as const) {
     assert.ok(name in CONFIG_VARIABLES, `${name} is listed in the usage text`);
     for (const value of ['0', '-1', '1.5', 'ten', String(HTTP_TIMEOUT_MS_MAX + 1), String(2 ** 31)]) {
-      assert.throws(() => readOperatorConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.includes(name), `${name}=${value}`);
+      assert.throws(
+        () => readOperatorConfig({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.message.includes(name),
+        `${name}=${value}`,
+      );
     }
   }
 });
@@ -47,7 +51,11 @@ test('the provider reads them from limits, and says what it refuses', () => {
     for (const value of [0, 1.5, 'ten', HTTP_TIMEOUT_MS_MAX + 1]) {
       const bad = exampleConfigFile();
       bad.limits = { [member]: value };
-      assert.throws(() => resolveProviderConfig(bad), (error: unknown) => error instanceof ProviderConfigError && error.message.includes(member), `${member}=${value}`);
+      assert.throws(
+        () => resolveProviderConfig(bad),
+        (error: unknown) => error instanceof ProviderConfigError && error.message.includes(member),
+        `${member}=${value}`,
+      );
     }
   }
 });

@@ -29,7 +29,16 @@ test('each broken rule is named', () => {
     [[clean, [{ ...balanced[0]!, balance: null }, ...balanced.slice(1)]], /player account p1 keeps no balance/],
     [[clean, [...balanced, { kind: 'game', ref: 'slots', currency: 'EUR', balance: 5n, derived: 0n }]], /only player wallets do/],
     [[clean, [...balanced.slice(0, 2)]], /EUR: accounts sum to -100, not 0/],
-    [[clean, [{ kind: 'player', ref: 'p2', currency: 'EUR', balance: -1n, derived: -1n }, { kind: 'cash', ref: 'x', currency: 'EUR', balance: null, derived: 1n }]], /negative balance -1/],
+    [
+      [
+        clean,
+        [
+          { kind: 'player', ref: 'p2', currency: 'EUR', balance: -1n, derived: -1n },
+          { kind: 'cash', ref: 'x', currency: 'EUR', balance: null, derived: 1n },
+        ],
+      ],
+      /negative balance -1/,
+    ],
   ];
   for (const [args, problem] of cases) {
     const report = checkBooks(...args);
@@ -40,7 +49,11 @@ test('each broken rule is named', () => {
 
 test('the problem list is bounded, and says how many it left out', () => {
   const broken: AccountTotal[] = Array.from({ length: VERIFY_PROBLEMS_MAX + 20 }, (_, i) => ({
-    kind: 'player', ref: `p${i}`, currency: 'EUR', balance: 1n, derived: 0n,
+    kind: 'player',
+    ref: `p${i}`,
+    currency: 'EUR',
+    balance: 1n,
+    derived: 0n,
   }));
   const report = checkBooks(clean, broken);
   assert.equal(report.problems.length, VERIFY_PROBLEMS_MAX + 1);

@@ -98,7 +98,11 @@ test('idempotency: seen with the same content is skipped, with other content con
       DEFAULT_RULES,
     );
     assert.ok(!conflict.ok);
-    assert.equal(conflict.code, 'DUPLICATE_CONFLICT', JSON.stringify(other, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+    assert.equal(
+      conflict.code,
+      'DUPLICATE_CONFLICT',
+      JSON.stringify(other, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+    );
   }
   const mixed = planTx(
     request([bet(1, id), win(2)], { round: { id: roundId, finished: true } }),
@@ -284,10 +288,15 @@ test('§6.4 a final refusal lists every id the ledger does not hold, with the co
 });
 
 test('§6.4 every code of the final set is remembered, and no other', () => {
-  assert.deepEqual(
-    [...FINAL_REFUSAL_CODES].sort(),
-    ['CAMPAIGN_FINISHED', 'INSUFFICIENT_FUNDS', 'PLAYER_BLOCKED', 'ROUND_CLOSED', 'ROUND_MISMATCH', 'SESSION_EXPIRED', 'SESSION_MISMATCH'],
-  );
+  assert.deepEqual([...FINAL_REFUSAL_CODES].sort(), [
+    'CAMPAIGN_FINISHED',
+    'INSUFFICIENT_FUNDS',
+    'PLAYER_BLOCKED',
+    'ROUND_CLOSED',
+    'ROUND_MISMATCH',
+    'SESSION_EXPIRED',
+    'SESSION_MISMATCH',
+  ]);
   const blocked = planTx(request([bet(1)]), snap(100n, { player: player(100n, { blocked: true }) }), DEFAULT_RULES);
   assert.ok(!blocked.ok && blocked.code === 'PLAYER_BLOCKED' && blocked.remember.length === 1);
   const mismatch = planTx(request([bet(1)], { game: 'slots' }), snap(100n), DEFAULT_RULES);
@@ -316,7 +325,11 @@ test('§6.4 a repeat of a refused id answers the refusal it was given, whatever 
   assert.equal(again.balance, '100');
   assert.deepEqual(again.remember, []);
   // With a new id beside it, the new id is kept with the first refusal's own words.
-  const withNew = planTx(request([bet(5, id), win(1)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);
+  const withNew = planTx(
+    request([bet(5, id), win(1)], { round: { id: roundId, finished: true } }),
+    snap(10_000n, { seen: new Map([[id, seen]]) }),
+    DEFAULT_RULES,
+  );
   assert.ok(!withNew.ok && withNew.remember.length === 1 && withNew.remember[0]!.detail === 'bet 5.00 exceeds balance 1.00');
   // Other content under the refused id is a conflict, not the refusal.
   const other = planTx(request([bet(6, id)], { round: { id: roundId, finished: true } }), snap(10_000n, { seen: new Map([[id, seen]]) }), DEFAULT_RULES);

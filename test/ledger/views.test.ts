@@ -49,8 +49,14 @@ test('a balance outcome lists what was booked, in major units', () => {
 
 test('a page has a next cursor only when a row beyond it was read', () => {
   const rows = [{ id: 9n }, { id: 7n }, { id: 4n }];
-  assert.deepEqual(pageOf(rows, 2, (r) => Number(r.id)), { ok: true, items: [9, 7], next: 7n });
-  assert.deepEqual(pageOf(rows, 3, (r) => Number(r.id)), { ok: true, items: [9, 7, 4], next: null });
+  assert.deepEqual(
+    pageOf(rows, 2, (r) => Number(r.id)),
+    { ok: true, items: [9, 7], next: 7n },
+  );
+  assert.deepEqual(
+    pageOf(rows, 3, (r) => Number(r.id)),
+    { ok: true, items: [9, 7, 4], next: null },
+  );
   // PostgreSQL's driver reads an int8 as its decimal text.
   assert.equal(pageOf([{ id: '12' }, { id: '11' }], 1, (r) => r.id).next, 12n);
 });

@@ -46,13 +46,22 @@ for (const backend of OPERATOR_BACKENDS) {
         seen.push(...(page.body.items as PlayerItem[]));
         cursor = page.body.nextCursor as string | null;
       } while (cursor !== null);
-      assert.deepEqual(seen.map((p) => p.playerId), ['p-01', 'p-02', 'p-03', 'p-04', 'q-01']);
+      assert.deepEqual(
+        seen.map((p) => p.playerId),
+        ['p-01', 'p-02', 'p-03', 'p-04', 'q-01'],
+      );
       assert.deepEqual(seen[0], { playerId: 'p-01', currency: 'USD', balance: 11.5, blocked: false, country: 'DE' });
 
       const blocked = await admin(op.app, 'GET', '/admin/players?blocked=true');
-      assert.deepEqual((blocked.body.items as PlayerItem[]).map((p) => p.playerId), ['p-02']);
+      assert.deepEqual(
+        (blocked.body.items as PlayerItem[]).map((p) => p.playerId),
+        ['p-02'],
+      );
       const narrowed = await admin(op.app, 'GET', '/admin/players?prefix=p-&currency=EUR&blocked=false');
-      assert.deepEqual((narrowed.body.items as PlayerItem[]).map((p) => p.playerId), ['p-03', 'p-04']);
+      assert.deepEqual(
+        (narrowed.body.items as PlayerItem[]).map((p) => p.playerId),
+        ['p-03', 'p-04'],
+      );
       assert.equal(narrowed.body.nextCursor, null);
     });
 

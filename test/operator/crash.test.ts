@@ -82,7 +82,13 @@ interface Fixture {
 
 async function createFixture(server: Server): Promise<Fixture> {
   const playerId = `crash-${randomUUID().slice(0, 8)}`;
-  const created = await adminOverHttp(server.origin, 'POST', '/admin/players', { playerId, currency: 'EUR', balance: INITIAL_BALANCE, country: 'DE' }, server.agent);
+  const created = await adminOverHttp(
+    server.origin,
+    'POST',
+    '/admin/players',
+    { playerId, currency: 'EUR', balance: INITIAL_BALANCE, country: 'DE' },
+    server.agent,
+  );
   assert.equal(created.status, 201, created.text);
   const key = await adminOverHttp(server.origin, 'POST', '/admin/launch-keys', { playerId, game: GAME }, server.agent);
   assert.equal(key.status, 201, key.text);

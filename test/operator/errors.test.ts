@@ -78,13 +78,7 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-async function send(
-  app: FastifyInstance,
-  method: 'GET' | 'POST',
-  url: string,
-  payload?: string,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
+async function send(app: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: string, headers: Record<string, string> = {}): Promise<Answer> {
   const response = await app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
   let body: Record<string, unknown> = {};
   try {
@@ -450,7 +444,14 @@ for (const backend of OPERATOR_BACKENDS) {
       }
 
       function txText(fields: Record<string, string | undefined>): string {
-        return `[${objectText(new Map([['id', JSON.stringify(randomUUID())], ['type', '"bet"'], ['amount', '1']]), fields)}]`;
+        return `[${objectText(
+          new Map([
+            ['id', JSON.stringify(randomUUID())],
+            ['type', '"bet"'],
+            ['amount', '1'],
+          ]),
+          fields,
+        )}]`;
       }
 
       before(async () => {
@@ -493,9 +494,13 @@ for (const backend of OPERATOR_BACKENDS) {
       });
 
       test('strings for numbers are refused ("10" for amount)', async () => {
-        await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '"10"' }) })), 'INVALID_REQUEST', /transactions\[0\]\.amount/);
+        await bad(
+          await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '"10"' }) })),
+          'INVALID_REQUEST',
+          /transactions\[0\]\.amount/,
+        );
         await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ jpAmount: '"0.5"' }) })), 'INVALID_REQUEST', /jpAmount/);
-        await bad(await wallet(op.app, '/payout', { ...payoutBody(p.sessionId, 1), amount: '1' }) as Answer, 'INVALID_REQUEST', /^amount/);
+        await bad((await wallet(op.app, '/payout', { ...payoutBody(p.sessionId, 1), amount: '1' })) as Answer, 'INVALID_REQUEST', /^amount/);
       });
 
       test('missing members name the field', async () => {
@@ -548,21 +553,52 @@ for (const backend of OPERATOR_BACKENDS) {
       });
 
       test('huge numbers, too many decimals and negative amounts', async () => {
-        await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '1e300' }) })), 'INVALID_REQUEST', /transactions\[0\]\.amount/);
+        await bad(
+          await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '1e300' }) })),
+          'INVALID_REQUEST',
+          /transactions\[0\]\.amount/,
+        );
         await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '1e999' }) })), 'INVALID_REQUEST');
         await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '0.001' }) })), 'INVALID_REQUEST', /decimals/);
-        await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '1.0000000000000001' }) })), 'INVALID_REQUEST', /significant digits/);
-        await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '-1' }) })), 'INVALID_REQUEST', /transactions\[0\]\.amount/);
-        await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '1', jpAmount: '-0.5' }) })), 'INVALID_REQUEST', /jpAmount/);
+        await bad(
+          await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '1.0000000000000001' }) })),
+          'INVALID_REQUEST',
+          /significant digits/,
+        );
+        await bad(
+          await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '-1' }) })),
+          'INVALID_REQUEST',
+          /transactions\[0\]\.amount/,
+        );
+        await bad(
+          await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ amount: '1', jpAmount: '-0.5' }) })),
+          'INVALID_REQUEST',
+          /jpAmount/,
+        );
         await bad((await wallet(op.app, '/payout', payoutBody(p.sessionId, -5))) as Answer, 'INVALID_REQUEST', /^amount/);
         await bad((await wallet(op.app, '/payout', payoutBody(p.sessionId, 1e300))) as Answer, 'INVALID_REQUEST', /^amount/);
       });
 
       test('wrong UUIDs', async () => {
-        for (const wrong of ['', 'abc', '123e4567e89b12d3a456426614174000', '123e4567-e89b-12d3-a456-42661417400', 'g23e4567-e89b-12d3-a456-426614174000', '{123e4567-e89b-12d3-a456-426614174000}']) {
+        for (const wrong of [
+          '',
+          'abc',
+          '123e4567e89b12d3a456426614174000',
+          '123e4567-e89b-12d3-a456-42661417400',
+          'g23e4567-e89b-12d3-a456-426614174000',
+          '{123e4567-e89b-12d3-a456-426614174000}',
+        ]) {
           await bad(await signedCall(op.app, '/transaction', bodyWith({ sessionId: JSON.stringify(wrong) })), 'INVALID_REQUEST', /^sessionId/);
-          await bad(await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ id: JSON.stringify(wrong) }) })), 'INVALID_REQUEST', /^transactions\[0\]\.id/);
-          await bad(await signedCall(op.app, '/transaction', bodyWith({ round: `{"id":${JSON.stringify(wrong)},"finished":true}` })), 'INVALID_REQUEST', /^round\.id/);
+          await bad(
+            await signedCall(op.app, '/transaction', bodyWith({ transactions: txText({ id: JSON.stringify(wrong) }) })),
+            'INVALID_REQUEST',
+            /^transactions\[0\]\.id/,
+          );
+          await bad(
+            await signedCall(op.app, '/transaction', bodyWith({ round: `{"id":${JSON.stringify(wrong)},"finished":true}` })),
+            'INVALID_REQUEST',
+            /^round\.id/,
+          );
           await bad((await wallet(op.app, '/payout', { ...payoutBody(p.sessionId, 1), payoutId: wrong })) as Answer, 'INVALID_REQUEST', /^payoutId/);
         }
       });
@@ -637,9 +673,14 @@ for (const backend of OPERATOR_BACKENDS) {
             (campaign): [ReturnType<typeof tx>[], Record<string, unknown>, RegExp] => [[tx('bet', 1)], { campaign }, /^campaign\.id: is required/],
           ),
         ];
-        for (const [list, extra, detail] of transactions) await bad((await wallet(op.app, '/transaction', transactionBody(p, list, {}, extra))) as Answer, 'INVALID_REQUEST', detail);
+        for (const [list, extra, detail] of transactions)
+          await bad((await wallet(op.app, '/transaction', transactionBody(p, list, {}, extra))) as Answer, 'INVALID_REQUEST', detail);
         await bad((await wallet(op.app, '/payout', payoutBody(p.sessionId, 0))) as Answer, 'INVALID_REQUEST', /^amount/);
-        await bad((await wallet(op.app, '/payout', { ...payoutBody(p.sessionId, 1), campaign: { id: randomUUID(), type: 'freeBets' } })) as Answer, 'INVALID_REQUEST', /^campaign\.type/);
+        await bad(
+          (await wallet(op.app, '/payout', { ...payoutBody(p.sessionId, 1), campaign: { id: randomUUID(), type: 'freeBets' } })) as Answer,
+          'INVALID_REQUEST',
+          /^campaign\.type/,
+        );
         const longPayout = `{"sessionId":"${p.sessionId}","payoutId":"${randomUUID()}","amount":1.0000000000000001,"campaign":{"id":"${randomUUID()}","type":"tournament"}}`;
         await bad(await signedCall(op.app, '/payout', longPayout), 'INVALID_REQUEST', /^amount: /);
         // A remembered refusal says so (docs/protocol.md §6.4 gives Wagerlink's wording).
@@ -866,7 +907,19 @@ for (const backend of OPERATOR_BACKENDS) {
 
       test('a page limit or cursor out of range is 400', async () => {
         const playerId = await newPlayer();
-        for (const query of ['limit=0', 'limit=501', 'limit=10000', 'limit=-1', 'limit=abc', 'limit=1&limit=2', 'cursor=abc', 'cursor=-5', 'cursor=9223372036854775808', 'cursor=9999999999999999999', 'cursor=99999999999999999999']) {
+        for (const query of [
+          'limit=0',
+          'limit=501',
+          'limit=10000',
+          'limit=-1',
+          'limit=abc',
+          'limit=1&limit=2',
+          'cursor=abc',
+          'cursor=-5',
+          'cursor=9223372036854775808',
+          'cursor=9999999999999999999',
+          'cursor=99999999999999999999',
+        ]) {
           for (const path of ['rounds', 'transactions']) {
             const answer = await send(op.app, 'GET', `/admin/players/${playerId}/${path}?${query}`, undefined, { authorization: `Bearer ${ADMIN_TOKEN}` });
             assertProblem(answer, 'INVALID_REQUEST', 'absent');

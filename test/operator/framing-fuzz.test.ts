@@ -22,17 +22,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { ERRORS, type ErrorCode } from '../../src/protocol/errors.js';
-import {
-  admin,
-  balanceOf,
-  makeOperator,
-  OPERATOR_BACKENDS,
-  playerWithSession,
-  transactionBody,
-  tx,
-  walletHeaders,
-  type Operator,
-} from '../helpers.js';
+import { admin, balanceOf, makeOperator, OPERATOR_BACKENDS, playerWithSession, transactionBody, tx, walletHeaders, type Operator } from '../helpers.js';
 import { exchange, getRequest, type RawAnswer } from '../http/raw-http.js';
 
 const RUNS = Number(process.env.FRAMING_FUZZ_RUNS ?? 60);
@@ -135,7 +125,9 @@ function render(message: Message, mutations: Mutation[]): Buffer {
         break;
       }
       case 'content-length-off':
-        lines = lines.map((text) => text.replace(/^(content-length:\s*)(\d+)$/i, (_all, head: string, n: string) => `${head}${Math.max(0, Number(n) + mutation.by)}`));
+        lines = lines.map((text) =>
+          text.replace(/^(content-length:\s*)(\d+)$/i, (_all, head: string, n: string) => `${head}${Math.max(0, Number(n) + mutation.by)}`),
+        );
         break;
       case 'chunked':
         if (mutation.breakage !== 'with-content-length') lines = lines.filter((text) => !/^content-length:/i.test(text));

@@ -159,14 +159,44 @@ const I_JSON_KINDS: ReadonlySet<Mutation['kind']> = new Set(['iJsonValue', 'iJso
 
 /** Numbers in the body text as the server receives them, beyond what JSON.stringify writes. */
 const RAW_NUMBER_TOKENS = [
-  '-0', '-0.0', '-0e2', '0e-400', '0.0', '1e2', '1.5e1', '1.10', '0.30000000000000004',
-  '9007199254740993', '123456789012345678', '1e12', '1000000000000', '1000000000000.01', '999999999999.99',
-  '0.001', '0.005', '-1', '-0.01', '100.000000000000000000001', '1e-7', '5e-324', '1.7976931348623157e308',
+  '-0',
+  '-0.0',
+  '-0e2',
+  '0e-400',
+  '0.0',
+  '1e2',
+  '1.5e1',
+  '1.10',
+  '0.30000000000000004',
+  '9007199254740993',
+  '123456789012345678',
+  '1e12',
+  '1000000000000',
+  '1000000000000.01',
+  '999999999999.99',
+  '0.001',
+  '0.005',
+  '-1',
+  '-0.01',
+  '100.000000000000000000001',
+  '1e-7',
+  '5e-324',
+  '1.7976931348623157e308',
 ] as const;
 
 /** Values that break I-JSON, as body text: JSON.parse reads the numbers as Infinity or 0, the strings as text no store keeps. */
 const I_JSON_VALUE_TOKENS = [
-  '1e400', '-1e400', '1E-400', '1e-400', '-1e-400', '2e-324', '"\\ud800"', '"a\\udfff"', '"\\udc00\\ud800"', '"\\u0000"', '"x\\u0000y"',
+  '1e400',
+  '-1e400',
+  '1E-400',
+  '1e-400',
+  '-1e-400',
+  '2e-324',
+  '"\\ud800"',
+  '"a\\udfff"',
+  '"\\udc00\\ud800"',
+  '"\\u0000"',
+  '"x\\u0000y"',
 ] as const;
 /** Member names that break I-JSON, as body text. */
 const I_JSON_NAME_TOKENS = ['"\\ud800"', '"amount\\udbff"', '"\\u0000"', '"type\\u0000"'] as const;
@@ -312,16 +342,29 @@ async function fuzzTheWallet(backend: OperatorBackendName, numRuns: number): Pro
     const campaignIdArb = pooled(campaignPool, 6);
 
     /** Cents (or yen): mostly small, sometimes large. */
-    const unitsArb = fc.oneof(
-      { weight: 8, arbitrary: fc.integer({ min: 0, max: 30_000 }) },
-      { weight: 1, arbitrary: fc.integer({ min: 0, max: 10_000_000 }) },
-    );
+    const unitsArb = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 30_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 10_000_000 }) });
     const amountOf = (units: number, decimals: number) => (decimals === 0 ? units : units / 100);
 
     const keyArb = fc.oneof(fc.constantFrom(...SPECIAL_KEYS), fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 8 }));
     const hostileNumberArb = fc.constantFrom(
-      -1, -0.01, 0, 0.001, 0.005, 0.1 + 0.2, 1 / 3, 1e12, 1e12 + 0.01, 1e13, 1e21, 1e300, -1e300,
-      Number.MAX_SAFE_INTEGER, 2 ** 63, Number.MIN_VALUE, 12.345, 99.999,
+      -1,
+      -0.01,
+      0,
+      0.001,
+      0.005,
+      0.1 + 0.2,
+      1 / 3,
+      1e12,
+      1e12 + 0.01,
+      1e13,
+      1e21,
+      1e300,
+      -1e300,
+      Number.MAX_SAFE_INTEGER,
+      2 ** 63,
+      Number.MIN_VALUE,
+      12.345,
+      99.999,
     );
     const uuidLikeArb = fc.oneof(
       fc.uuid(),
@@ -332,8 +375,25 @@ async function fuzzTheWallet(backend: OperatorBackendName, numRuns: number): Pro
       fc.constantFrom(...idPool, ...roundPool, ...campaignPool, ...players.map((p) => p.sessionId)),
     );
     const nearMissArb = fc.constantFrom(
-      'bet', 'win', 'payout', 'deposit', 'withdrawal', 'tournament', 'freeBets', 'BET', ' bet', '',
-      'dice', 'slots', 'unknown-game', 'fuzz-eur', 'fuzz-jpy', 'nobody', '10', 'true', 'null',
+      'bet',
+      'win',
+      'payout',
+      'deposit',
+      'withdrawal',
+      'tournament',
+      'freeBets',
+      'BET',
+      ' bet',
+      '',
+      'dice',
+      'slots',
+      'unknown-game',
+      'fuzz-eur',
+      'fuzz-jpy',
+      'nobody',
+      '10',
+      'true',
+      'null',
     );
     const junkArb: fc.Arbitrary<Json> = fc.oneof(
       { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
@@ -447,7 +507,10 @@ async function fuzzTheWallet(backend: OperatorBackendName, numRuns: number): Pro
 
     const caseArb = fc.record({
       request: fc.oneof({ weight: 3, arbitrary: transactionRequestArb }, { weight: 1, arbitrary: payoutRequestArb }),
-      mutations: fc.oneof({ weight: 1, arbitrary: fc.constant([] as Mutation[]) }, { weight: 3, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 4 }) }),
+      mutations: fc.oneof(
+        { weight: 1, arbitrary: fc.constant([] as Mutation[]) },
+        { weight: 3, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 4 }) },
+      ),
       // Now and then the first bet stakes the whole balance, give or take a minor unit: the edge of INSUFFICIENT_FUNDS.
       allIn: fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.integer({ min: -2, max: 2 }) }),
       // Now and then the exact bytes of an earlier request go again, as a provider's retry would.
@@ -710,6 +773,8 @@ async function fuzzTheWallet(backend: OperatorBackendName, numRuns: number): Pro
 
 for (const backend of OPERATOR_BACKENDS) {
   describe(`body fuzz (${backend.name})`, { skip: backend.unavailable }, () => {
-    test(`${RUNS} random, validly signed /transaction and /payout bodies never break the wallet`, { timeout: 300_000 }, () => fuzzTheWallet(backend.name, RUNS));
+    test(`${RUNS} random, validly signed /transaction and /payout bodies never break the wallet`, { timeout: 300_000 }, () =>
+      fuzzTheWallet(backend.name, RUNS),
+    );
   });
 }

@@ -17,17 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NESTING_DEPTH_MAX } from '../../src/protocol/i-json.js';
 import { sign } from '../../src/protocol/signing.js';
-import {
-  ADMIN_TOKEN,
-  OPERATOR_BACKENDS,
-  SECRET,
-  admin,
-  balanceOf,
-  makeOperator,
-  playerWithSession,
-  walletHeaders,
-  type Operator,
-} from '../helpers.js';
+import { ADMIN_TOKEN, OPERATOR_BACKENDS, SECRET, admin, balanceOf, makeOperator, playerWithSession, walletHeaders, type Operator } from '../helpers.js';
 
 interface Answer {
   status: number;
@@ -132,10 +122,7 @@ for (const backend of OPERATOR_BACKENDS) {
       assertRefused(await signed(op, '/transaction', betText(undefined, ',"regulatory":"a\\u0000b"')), /^regulatory: holds U\+0000/);
       assertRefused(await signed(op, '/authenticate', `{"key":"${p.key}\\u0000","game":"${p.game}"}`), /^key: holds U\+0000/);
       const adjust = `/admin/players/${encodeURIComponent(p.playerId)}/adjustments`;
-      assertRefused(
-        await backOffice(op, adjust, `{"id":"${randomUUID()}","type":"deposit","amount":5,"reason":"\\u0000"}`),
-        /^reason: holds U\+0000/,
-      );
+      assertRefused(await backOffice(op, adjust, `{"id":"${randomUUID()}","type":"deposit","amount":5,"reason":"\\u0000"}`), /^reason: holds U\+0000/);
       const block = `/admin/players/${encodeURIComponent(p.playerId)}/block`;
       assertRefused(await backOffice(op, block, '{"reason":"fraud\\u0000"}'), /^reason: holds U\+0000/);
       assert.equal((await admin(op.app, 'GET', `/admin/players/${p.playerId}`)).body.blocked, false);
@@ -184,7 +171,11 @@ for (const backend of OPERATOR_BACKENDS) {
       const once = await signed(op, '/transaction', betText(`"id":"${id}","type":"bet","amount":1`));
       assert.equal(once.status, 200, once.raw);
       assert.equal(once.body.balance, BALANCE - 1);
-      const refund = await admin(op.app, 'POST', `/admin/players/${encodeURIComponent(p.playerId)}/adjustments`, { id: randomUUID(), type: 'deposit', amount: 1 });
+      const refund = await admin(op.app, 'POST', `/admin/players/${encodeURIComponent(p.playerId)}/adjustments`, {
+        id: randomUUID(),
+        type: 'deposit',
+        amount: 1,
+      });
       assert.equal(refund.status, 200, refund.raw);
     });
 
@@ -228,7 +219,11 @@ for (const backend of OPERATOR_BACKENDS) {
       const was = await snapshot();
       const detail = new RegExp(`^body: arrays and objects nest deeper than ${NESTING_DEPTH_MAX} levels, the limit of docs/protocol\\.md §1\\.2$`);
       // Not JSON (never closed): JSON.parse would have answered a syntax error, had it seen them.
-      for (const extra of [`,"x":${'['.repeat(100_000)}`, `,"x":${'{"a":'.repeat(50_000)}`, `,"x":${'['.repeat(NESTING_DEPTH_MAX)}${']'.repeat(NESTING_DEPTH_MAX)}`]) {
+      for (const extra of [
+        `,"x":${'['.repeat(100_000)}`,
+        `,"x":${'{"a":'.repeat(50_000)}`,
+        `,"x":${'['.repeat(NESTING_DEPTH_MAX)}${']'.repeat(NESTING_DEPTH_MAX)}`,
+      ]) {
         assertRefused(await signed(op, '/transaction', betText(undefined, extra)), detail);
       }
       assertRefused(await signed(op, '/authenticate', `{"key":"${p.key}","game":"${p.game}","x":${'['.repeat(100_000)}`), detail);

@@ -25,6 +25,7 @@ interface Answer {
 }
 
 for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`the lobby's launches, in the player's currency (${backend.name})`, { skip: backend.unavailable }, () => {
     let op: Operator;
     let provider: Provider;
@@ -42,7 +43,10 @@ for (const backend of OPERATOR_BACKENDS) {
         lobbyUrl: 'http://127.0.0.1:8080/lobby/',
         limits: { callsPerAddressMax: 10_000, windowMs: 3_600_000 },
       });
-      for (const [playerId, currency] of [['bob', 'USD'], ['chika', 'JPY']] as const) {
+      for (const [playerId, currency] of [
+        ['bob', 'USD'],
+        ['chika', 'JPY'],
+      ] as const) {
         assert.ok((await service.createPlayer({ playerId, currency, balance: 0, country: 'US' })).ok);
       }
     });
@@ -52,7 +56,12 @@ for (const backend of OPERATOR_BACKENDS) {
     });
 
     async function launch(body: Record<string, unknown>): Promise<Answer> {
-      const response = await op.app.inject({ method: 'POST', url: '/lobby/api/launch', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      const response = await op.app.inject({
+        method: 'POST',
+        url: '/lobby/api/launch',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
       return { status: response.statusCode, body: response.json(), raw: response.body };
     }
 
@@ -67,12 +76,27 @@ for (const backend of OPERATOR_BACKENDS) {
     }
 
     test('Demo in the currency the lobby names: the play money converted into it', async () => {
-      assert.deepEqual(await opened(await launch({ game: 'dice', mode: 'fun', currency: 'JPY' })), { mode: 'fun', currency: 'JPY', balance: '200000', claimed: 'JPY' });
-      assert.deepEqual(await opened(await launch({ game: 'dice', mode: 'fun', currency: 'USD' })), { mode: 'fun', currency: 'USD', balance: '1000', claimed: 'USD' });
+      assert.deepEqual(await opened(await launch({ game: 'dice', mode: 'fun', currency: 'JPY' })), {
+        mode: 'fun',
+        currency: 'JPY',
+        balance: '200000',
+        claimed: 'JPY',
+      });
+      assert.deepEqual(await opened(await launch({ game: 'dice', mode: 'fun', currency: 'USD' })), {
+        mode: 'fun',
+        currency: 'USD',
+        balance: '1000',
+        claimed: 'USD',
+      });
     });
 
     test("Demo for a player plays in the player's currency", async () => {
-      assert.deepEqual(await opened(await launch({ game: 'dice', mode: 'fun', playerId: 'chika' })), { mode: 'fun', currency: 'JPY', balance: '200000', claimed: 'JPY' });
+      assert.deepEqual(await opened(await launch({ game: 'dice', mode: 'fun', playerId: 'chika' })), {
+        mode: 'fun',
+        currency: 'JPY',
+        balance: '200000',
+        claimed: 'JPY',
+      });
     });
 
     test("Demo naming nothing plays in the provider's play-money currency", async () => {

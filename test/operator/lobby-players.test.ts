@@ -49,7 +49,7 @@ for (const backend of OPERATOR_BACKENDS) {
       return response.json();
     }
 
-    test('page after page, every player in id order but the kit\'s', async () => {
+    test("page after page, every player in id order but the kit's", async () => {
       for (const limit of [2, 50]) {
         const seen: string[] = [];
         const shortPages: number[] = [];
@@ -73,7 +73,10 @@ for (const backend of OPERATOR_BACKENDS) {
       const one = await op.app.inject({ method: 'GET', url: `/lobby/api/players/${encodeURIComponent(KIT_PLAYERS[1]!)}` });
       assert.equal(one.statusCode, 200, one.body);
       const listed = await admin(op.app, 'GET', `/admin/players?limit=500&prefix=${encodeURIComponent(KIT_PLAYER_PREFIX)}`);
-      assert.deepEqual((listed.body.items as { playerId: string }[]).map((item) => item.playerId), KIT_PLAYERS);
+      assert.deepEqual(
+        (listed.body.items as { playerId: string }[]).map((item) => item.playerId),
+        KIT_PLAYERS,
+      );
     });
   });
 }

@@ -110,7 +110,10 @@ for (const backend of OPERATOR_BACKENDS) {
       assert.equal((await admin(op.app, 'POST', `${path}/adjustments`, { id: randomUUID(), type: 'deposit', amount: 1 })).status, 200);
       assert.equal((await admin(op.app, 'POST', `${path}/block`)).status, 200);
       const listed = await admin(op.app, 'GET', `/admin/players?prefix=${encodeURIComponent(stored.slice(0, 7))}`);
-      assert.deepEqual((listed.body.items as { playerId: string }[]).map((item) => item.playerId), [stored]);
+      assert.deepEqual(
+        (listed.body.items as { playerId: string }[]).map((item) => item.playerId),
+        [stored],
+      );
       const after = await admin(op.app, 'GET', `/admin/players?limit=1&cursor=${encodeURIComponent(stored)}`);
       assert.equal(after.status, 200, after.raw);
       const lobbyRead = await op.app.inject({ method: 'GET', url: `/lobby/api/players/${encodeURIComponent(stored)}` });

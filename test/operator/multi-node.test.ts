@@ -126,7 +126,10 @@ describe('several nodes on one PostgreSQL database', { skip: POSTGRES_UNAVAILABL
     database = schema.url();
     const migrated = await runCli(database, ['operator', 'migrate']);
     assert.equal(migrated.code, 0, migrated.stderr);
-    assert.deepEqual((JSON.parse(migrated.stdout) as { applied: number[] }).applied, POSTGRES_MIGRATIONS.map((m) => m.version));
+    assert.deepEqual(
+      (JSON.parse(migrated.stdout) as { applied: number[] }).applied,
+      POSTGRES_MIGRATIONS.map((m) => m.version),
+    );
     const again = await runCli(database, ['operator', 'migrate']);
     assert.deepEqual((JSON.parse(again.stdout) as { applied: number[] }).applied, []);
     for (let index = 0; index < NODES; index++) {
@@ -194,11 +197,9 @@ describe('several nodes on one PostgreSQL database', { skip: POSTGRES_UNAVAILABL
       const batch = nodes.flatMap((node) => Array.from({ length: PER_NODE }, () => ({ node, bet: betBody(f, 1) })));
       for (const { bet } of batch) sent.set(bet.id, bet.text);
       // Handled from the start: an answer may fail while the cut below is awaited.
-      const answering = Promise.all(batch.map(({ node, bet }) => postSigned(node.origin, '/transaction', bet.text, node.agent))).catch(
-        (error: unknown) => {
-          throw new Error(`a node stopped answering: ${String(error)}\n${nodes.map((node) => node.child.output()).join('\n---\n')}`);
-        },
-      );
+      const answering = Promise.all(batch.map(({ node, bet }) => postSigned(node.origin, '/transaction', bet.text, node.agent))).catch((error: unknown) => {
+        throw new Error(`a node stopped answering: ${String(error)}\n${nodes.map((node) => node.child.output()).join('\n---\n')}`);
+      });
       answering.catch(() => undefined);
       if (wave % 3 === 1) {
         const killed = await schema.admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity

@@ -12,9 +12,20 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ACCESS_TOKEN, ADMIN_TOKEN, intervalsStartedBy, makeOperator, OPERATOR_BACKENDS, operatorServeEnv, playerWithSession, tempDir, transactionBody, tx, wallet } from '../helpers.js';
+import {
+  ACCESS_TOKEN,
+  ADMIN_TOKEN,
+  intervalsStartedBy,
+  makeOperator,
+  OPERATOR_BACKENDS,
+  operatorServeEnv,
+  playerWithSession,
+  tempDir,
+  transactionBody,
+  tx,
+  wallet,
+} from '../helpers.js';
 import { cleanEnv, freePort, startWagerlink } from '../harness/child-process.js';
-
 
 for (const backend of OPERATOR_BACKENDS) {
   describe(`building the operator app (${backend.name})`, { skip: backend.unavailable }, () => {

@@ -27,7 +27,10 @@ test('the database setting picks the backend and declares its capabilities', () 
 });
 
 test('a password in the URL is never shown', () => {
-  assert.equal(backendOf('postgres://wallet:s3cr%40t@db.internal:5432/ops?sslmode=require').display, 'postgres://wallet:***@db.internal:5432/ops?sslmode=require');
+  assert.equal(
+    backendOf('postgres://wallet:s3cr%40t@db.internal:5432/ops?sslmode=require').display,
+    'postgres://wallet:***@db.internal:5432/ops?sslmode=require',
+  );
   assert.equal(backendOf('postgres://wallet@db/ops').display, 'postgres://wallet@db/ops');
 });
 

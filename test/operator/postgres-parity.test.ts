@@ -100,7 +100,14 @@ async function script(app: FastifyInstance, clock: TestClock): Promise<Answer[]>
   await walletCall('/transaction', { ...s, transactions: [{ id: betId, type: 'bet', amount: 12.5, jpAmount: 0.25 }], round: { id: round, finished: false } });
   await walletCall('/transaction', { ...s, transactions: [{ id: betId, type: 'bet', amount: 12.5, jpAmount: 0.25 }], round: { id: round, finished: false } });
   await walletCall('/transaction', { ...s, transactions: [{ id: betId, type: 'bet', amount: 13 }], round: { id: round, finished: false } });
-  await walletCall('/transaction', { ...s, transactions: [{ id: uuid(), type: 'win', amount: 0.1 }, { id: uuid(), type: 'win', amount: 0.2 }], round: { id: round, finished: true } });
+  await walletCall('/transaction', {
+    ...s,
+    transactions: [
+      { id: uuid(), type: 'win', amount: 0.1 },
+      { id: uuid(), type: 'win', amount: 0.2 },
+    ],
+    round: { id: round, finished: true },
+  });
   await walletCall('/transaction', { ...s, transactions: [{ id: uuid(), type: 'bet', amount: 1 }], round: { id: round, finished: true } });
   await walletCall('/transaction', { ...sJpy, transactions: [{ id: uuid(), type: 'bet', amount: 1 }], round: { id: round, finished: true } });
   await walletCall('/transaction', { ...s, transactions: [{ id: uuid(), type: 'bet', amount: 500 }], round: { id: uuid(), finished: true } });
@@ -111,7 +118,10 @@ async function script(app: FastifyInstance, clock: TestClock): Promise<Answer[]>
   const campaign = uuid();
   await walletCall('/transaction', {
     ...s,
-    transactions: [{ id: uuid(), type: 'bet', amount: 2 }, { id: uuid(), type: 'win', amount: 7 }],
+    transactions: [
+      { id: uuid(), type: 'bet', amount: 2 },
+      { id: uuid(), type: 'win', amount: 7 },
+    ],
     round: { id: uuid(), finished: true },
     campaign: { id: campaign, type: 'freeBets', finished: true },
     regulatory: 'DE:slot-session-42',
@@ -187,9 +197,7 @@ describe('operator over HTTP: SQLite and PostgreSQL alike', { skip: POSTGRES_UNA
 
   test('every answer is the same: status, content type and body bytes (page cursors aside)', () => {
     assert.equal(postgres.length, sqlite.length);
-    sqlite.forEach((expected, index) =>
-      assert.deepEqual(withoutCursor(postgres[index]!), withoutCursor(expected), `call ${index + 1}: ${expected.call}`),
-    );
+    sqlite.forEach((expected, index) => assert.deepEqual(withoutCursor(postgres[index]!), withoutCursor(expected), `call ${index + 1}: ${expected.call}`));
   });
 
   test('the script reached the refusals it was written for', () => {

@@ -57,7 +57,13 @@ test('an admin route registered without an action stops the app from building', 
   const app = Fastify();
   await assert.rejects(async () => {
     await app.register(async (scope) => {
-      installStaffGuard(scope, { adminToken: 'x', findToken: async () => undefined, appendAudit: async () => undefined, clock: () => 0, limits: DEFAULT_STAFF_LIMITS });
+      installStaffGuard(scope, {
+        adminToken: 'x',
+        findToken: async () => undefined,
+        appendAudit: async () => undefined,
+        clock: () => 0,
+        limits: DEFAULT_STAFF_LIMITS,
+      });
       scope.post('/forgotten', async () => 'ok');
     });
     await app.ready();
@@ -84,7 +90,10 @@ for (const backend of OPERATOR_BACKENDS) {
       const routes = guard.routes;
       // The walk covers what the app registered, whatever that is; these make sure it is the back office.
       for (const known of ['POST /players/:playerId/adjustments', 'POST /staff', 'GET /audit', 'GET /players']) {
-        assert.ok(routes.some((route) => `${route.method} ${route.url.replace(/^\/admin/, '')}` === known), `${known} is in the route table`);
+        assert.ok(
+          routes.some((route) => `${route.method} ${route.url.replace(/^\/admin/, '')}` === known),
+          `${known} is in the route table`,
+        );
       }
       for (const role of ROLES) {
         for (const route of routes) {
@@ -118,7 +127,7 @@ for (const backend of OPERATOR_BACKENDS) {
       assert.equal(row.status, 403);
       assert.equal(row.code, 'FORBIDDEN');
       assert.equal(typeof row.address, 'string');
-      assert.equal(await balanceOf(op.app, 'walk-player') >= 0, true);
+      assert.equal((await balanceOf(op.app, 'walk-player')) >= 0, true);
     });
 
     test('money over the role limit is refused STAFF_LIMIT_EXCEEDED and changes nothing; within it, booked with its audit row', async () => {
@@ -162,7 +171,11 @@ for (const backend of OPERATOR_BACKENDS) {
       assert.equal((await as(op.app, support, 'POST', '/admin/players', { playerId: 'support-money', currency: 'EUR', balance: 1 })).body.code, 'FORBIDDEN');
       assert.equal((await as(op.app, support, 'POST', '/admin/players', { playerId: 'support-plain', currency: 'EUR', balance: 0 })).status, 201);
       // An admin has none by default.
-      const big = await admin(op.app, 'POST', '/admin/players/limit-player/adjustments', { id: '1b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a04', type: 'deposit', amount: limit + 0.01 });
+      const big = await admin(op.app, 'POST', '/admin/players/limit-player/adjustments', {
+        id: '1b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a04',
+        type: 'deposit',
+        amount: limit + 0.01,
+      });
       assert.equal(big.status, 200, big.raw);
     });
 
@@ -222,7 +235,9 @@ for (const backend of OPERATOR_BACKENDS) {
         if (backend.name === 'sqlite') {
           await op.sql(`CREATE TRIGGER broken_${table} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'broken for the test'); END`);
         } else {
-          await op.sql(`CREATE OR REPLACE FUNCTION broken_for_test() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'broken for the test'; END $$`);
+          await op.sql(
+            `CREATE OR REPLACE FUNCTION broken_for_test() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'broken for the test'; END $$`,
+          );
           await op.sql(`CREATE TRIGGER broken_${table} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION broken_for_test()`);
         }
       };
@@ -230,25 +245,44 @@ for (const backend of OPERATOR_BACKENDS) {
 
       // The audit row cannot be written: the money must not move.
       await breakOn('staff_audit');
-      const noAudit = await as(op.app, clerk.token, 'POST', '/admin/players/atomic-player/adjustments', { id: '2b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a01', type: 'deposit', amount: 25 });
+      const noAudit = await as(op.app, clerk.token, 'POST', '/admin/players/atomic-player/adjustments', {
+        id: '2b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a01',
+        type: 'deposit',
+        amount: 25,
+      });
       await mend('staff_audit');
       assert.ok(noAudit.status >= 500, noAudit.raw);
       assert.equal(await balanceOf(op.app, 'atomic-player'), 0);
 
       // The transfer cannot be written: no audit row may claim it was.
       await breakOn('transfers');
-      const noTransfer = await as(op.app, clerk.token, 'POST', '/admin/players/atomic-player/adjustments', { id: '2b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a02', type: 'deposit', amount: 30 });
+      const noTransfer = await as(op.app, clerk.token, 'POST', '/admin/players/atomic-player/adjustments', {
+        id: '2b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a02',
+        type: 'deposit',
+        amount: 30,
+      });
       await mend('transfers');
       assert.ok(noTransfer.status >= 500, noTransfer.raw);
       assert.equal(await balanceOf(op.app, 'atomic-player'), 0);
       const rows = (await auditRows(op.app)).filter((row) => row.actor === 'atomic-clerk');
-      assert.deepEqual(rows.map((row) => row.status), [noTransfer.status], 'only the failure is on record');
+      assert.deepEqual(
+        rows.map((row) => row.status),
+        [noTransfer.status],
+        'only the failure is on record',
+      );
 
       // Mended, the same call books once, with its row.
-      const booked = await as(op.app, clerk.token, 'POST', '/admin/players/atomic-player/adjustments', { id: '2b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a02', type: 'deposit', amount: 30 });
+      const booked = await as(op.app, clerk.token, 'POST', '/admin/players/atomic-player/adjustments', {
+        id: '2b3c0a9e-4a0c-4c55-9a8e-3d3c1b1f0a02',
+        type: 'deposit',
+        amount: 30,
+      });
       assert.equal(booked.status, 200, booked.raw);
       assert.equal(await balanceOf(op.app, 'atomic-player'), 30);
-      assert.deepEqual((await auditRows(op.app)).filter((row) => row.actor === 'atomic-clerk').map((row) => row.status), [200, noTransfer.status]);
+      assert.deepEqual(
+        (await auditRows(op.app)).filter((row) => row.actor === 'atomic-clerk').map((row) => row.status),
+        [200, noTransfer.status],
+      );
     });
 
     test('the audit table refuses UPDATE and DELETE', async () => {

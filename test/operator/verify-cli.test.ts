@@ -117,8 +117,11 @@ test('verify fails when an id is held twice, or the id index misses or misnames 
     );
     // Unmerged again, and two rows under one id.
     assert.match(
-      await tamper(path, `DELETE FROM transfer_ids; UPDATE id_marks SET merged_upto = 0 WHERE tbl = 'transfers';
-        UPDATE transfers SET uuid = (SELECT uuid FROM transfers WHERE id = 1) WHERE id = 3;`),
+      await tamper(
+        path,
+        `DELETE FROM transfer_ids; UPDATE id_marks SET merged_upto = 0 WHERE tbl = 'transfers';
+        UPDATE transfers SET uuid = (SELECT uuid FROM transfers WHERE id = 1) WHERE id = 3;`,
+      ),
       /1 transfer or round ids are repeated or wrong/,
     );
   } finally {

@@ -225,7 +225,7 @@ for (const backend of OPERATOR_BACKENDS) {
         assert.notEqual(rounds[0]?.finishedAt, null);
       });
 
-      test("a freeBets bet is recorded as free, against its campaign; a payout as a payout of its campaign", async () => {
+      test('a freeBets bet is recorded as free, against its campaign; a payout as a payout of its campaign', async () => {
         const p = await playerWithSession(op.app, { balance: 10 });
         const campaignId = randomUUID();
         const bet = tx('bet', 50);

@@ -248,12 +248,26 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
   });
 
   test('the tarball holds what a user needs and no tests, benchmarks or sources', () => {
-    for (const needed of ['package.json', 'README.md', 'bin/wagerlink.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'openapi/operator.json', 'web/index.html', 'examples/operator.env']) {
+    for (const needed of [
+      'package.json',
+      'README.md',
+      'bin/wagerlink.js',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/cli/main.js',
+      'openapi/operator.json',
+      'web/index.html',
+      'examples/operator.env',
+    ]) {
       assert.ok(files.includes(needed), `${needed} is missing`);
     }
     // node_modules/postgres: the driver is bundled, patched (see the PostgreSQL driver's tests below).
-    const allowed = /^(?:package\.json|README\.md|LICENSE|bin\/.+|dist\/src\/.+\.(?:js|d\.ts|js\.map)|dist\/web\/sandbox\/.+\.js|openapi\/.+|web\/.+|examples\/.+|node_modules\/postgres\/.+)$/;
-    assert.deepEqual(files.filter((path) => !allowed.test(path)), []);
+    const allowed =
+      /^(?:package\.json|README\.md|LICENSE|bin\/.+|dist\/src\/.+\.(?:js|d\.ts|js\.map)|dist\/web\/sandbox\/.+\.js|openapi\/.+|web\/.+|examples\/.+|node_modules\/postgres\/.+)$/;
+    assert.deepEqual(
+      files.filter((path) => !allowed.test(path)),
+      [],
+    );
   });
 
   test("the README's snippet books a round through the installed package", async () => {
@@ -261,7 +275,10 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     assert.ok(snippet.includes(`'${README_ENDPOINT}'`), `the snippet calls ${README_ENDPOINT}`);
     writeFileSync(join(app, 'book.mjs'), snippet.replace(`'${README_ENDPOINT}'`, `'${origin}'`));
     seen.length = 0;
-    const { stdout } = await run(process.execPath, ['book.mjs', LAUNCH_KEY], { cwd: app, env: { ...cleanEnv(), WAGERLINK_SECRET: SECRET, WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN } });
+    const { stdout } = await run(process.execPath, ['book.mjs', LAUNCH_KEY], {
+      cwd: app,
+      env: { ...cleanEnv(), WAGERLINK_SECRET: SECRET, WAGERLINK_ACCESS_TOKENS: ACCESS_TOKEN },
+    });
     assert.equal(stdout.trim(), '101.5');
     assert.deepEqual(
       seen.map((call) => [call.path, call.headers['content-type']]),
@@ -271,10 +288,13 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
       ],
     );
     const booked = JSON.parse(seen[1]?.body ?? '{}') as { transactions: { type: string; amount: number }[] };
-    assert.deepEqual(booked.transactions.map(({ type, amount }) => [type, amount]), [
-      ['bet', 1.5],
-      ['win', 3],
-    ]);
+    assert.deepEqual(
+      booked.transactions.map(({ type, amount }) => [type, amount]),
+      [
+        ['bet', 1.5],
+        ['win', 3],
+      ],
+    );
   });
 
   test('the root exports the provider client, signing and money; deep imports are refused', async () => {
@@ -317,7 +337,11 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     const modules = join(app, 'node_modules');
     assert.equal(existsSync(join(modules, 'better-sqlite3')), false, 'the optional SQLite driver was installed');
     const paths = readdirSync(modules, { recursive: true, encoding: 'utf8' });
-    assert.deepEqual(paths.filter((path) => path.endsWith('.node') || basename(path) === 'binding.gyp'), [], 'native code in the installed tree');
+    assert.deepEqual(
+      paths.filter((path) => path.endsWith('.node') || basename(path) === 'binding.gyp'),
+      [],
+      'native code in the installed tree',
+    );
     // A package's own package.json: NAME/ or @SCOPE/NAME/, and the same again under a package's own node_modules/.
     const manifest = /^(?:(?:@[^/]+\/)?[^/@][^/]*\/node_modules\/)*(?:@[^/]+\/)?[^/@][^/]*\/package\.json$/;
     const manifests = paths.map((path) => path.split(sep).join('/')).filter((path) => manifest.test(path));
@@ -329,7 +353,8 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     assert.deepEqual(withScripts, []);
     // npm 11 lists install scripts no allowScripts covers: none of a dependency's, and better-sqlite3's least of all.
     // (It lists wagerlink's own `prepare` for a tarball, which builds this repository and which npm does not run for one.)
-    for (const line of installLog.split('\n').filter((text) => /^npm warn install-scripts {3}\S/.test(text))) assert.match(line, /^npm warn install-scripts {3}wagerlink@/);
+    for (const line of installLog.split('\n').filter((text) => /^npm warn install-scripts {3}\S/.test(text)))
+      assert.match(line, /^npm warn install-scripts {3}wagerlink@/);
   });
 
   test("no installed package wants a newer Node than the package's, and Fastify's inject runs as Node 20.18 loads modules", async () => {
@@ -344,13 +369,19 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
 
   test('the installed `wagerlink conformance operator` judges a case against an operator and writes its report', async () => {
     // The tiny operator opens alice's session for one key, as often as it is sent: the run's first check and the case's own.
-    writeFileSync(join(app, 'fixtures.json'), JSON.stringify({ games: ['dice'], players: [{ playerId: 'alice', currency: 'EUR', launchKeys: { dice: [LAUNCH_KEY, LAUNCH_KEY] } }] }));
+    writeFileSync(
+      join(app, 'fixtures.json'),
+      JSON.stringify({ games: ['dice'], players: [{ playerId: 'alice', currency: 'EUR', launchKeys: { dice: [LAUNCH_KEY, LAUNCH_KEY] } }] }),
+    );
     const env = { ...cleanEnv(), WAGERLINK_CONFORMANCE_SECRET: SECRET, WAGERLINK_CONFORMANCE_TOKEN: ACCESS_TOKEN };
     const args = ['conformance', 'operator', '--endpoint', origin, '--fixtures', 'fixtures.json', '--only', 'auth.token-missing', '--report', 'report.json'];
     const { stdout } = await run(join(app, 'node_modules', '.bin', 'wagerlink'), args, { cwd: app, env });
     assert.match(stdout, /^PASS \[1\/1\] auth\.token-missing /m);
     const report = JSON.parse(readFileSync(join(app, 'report.json'), 'utf8')) as { cases: { id: string; outcome: string }[] };
-    assert.deepEqual(report.cases.map((each) => [each.id, each.outcome]), [['auth.token-missing', 'passed']]);
+    assert.deepEqual(
+      report.cases.map((each) => [each.id, each.outcome]),
+      [['auth.token-missing', 'passed']],
+    );
   });
 
   test('a command on SQLite says to install better-sqlite3, and makes no file', async () => {

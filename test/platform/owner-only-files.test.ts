@@ -73,7 +73,7 @@ test('a database an earlier version left 0644 is narrowed to 0600 with its side 
     });
     for (const [name, mode] of Object.entries(modes)) assert.equal(mode, 0o600, `${name} is 0${mode.toString(8)}`);
     assert.equal(modes['wallet.db'], 0o600);
-    assert.equal(modeOf(folder), 0o755, 'a folder that existed is the caller\'s');
+    assert.equal(modeOf(folder), 0o755, "a folder that existed is the caller's");
   } finally {
     cleanup();
   }

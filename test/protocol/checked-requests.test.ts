@@ -38,10 +38,16 @@ test('ids become canonical once; those sent otherwise are kept to be quoted as s
 test('amounts become exact decimals; jpAmount is judged against amount exactly', () => {
   const checked = checkTransaction(request([bet(10.5, { jpAmount: 10.5 }), bet(0.07)]), 100);
   assert.ok(checked.ok);
-  assert.deepEqual(checked.value.transactions.map((tx) => [tx.amount, tx.jpAmount]), [
-    [{ units: 105n, scale: 1 }, { units: 105n, scale: 1 }],
-    [{ units: 7n, scale: 2 }, undefined],
-  ]);
+  assert.deepEqual(
+    checked.value.transactions.map((tx) => [tx.amount, tx.jpAmount]),
+    [
+      [
+        { units: 105n, scale: 1 },
+        { units: 105n, scale: 1 },
+      ],
+      [{ units: 7n, scale: 2 }, undefined],
+    ],
+  );
   const over = checkTransaction(request([bet(1), bet(0.1, { jpAmount: 0.10000000000001 })]), 100);
   assert.ok(!over.ok);
   assert.equal(over.detail, 'transactions[1].jpAmount: 0.10000000000001 is more than amount 0.1');
@@ -51,7 +57,11 @@ test('the rules that need no storage refuse in the order and words of the wire',
   const twice = randomUUID();
   const checks: [TransactionRequest, number, string][] = [
     [request([bet(1), bet(1), bet(1)]), 2, 'transactions: at most 2 items are allowed, got 3'],
-    [request([bet(1, { id: twice }), bet(1, { id: twice.toUpperCase(), jpAmount: 2 })]), 100, `transactions[1].id: ${twice.toUpperCase()} appears twice in the request`],
+    [
+      request([bet(1, { id: twice }), bet(1, { id: twice.toUpperCase(), jpAmount: 2 })]),
+      100,
+      `transactions[1].id: ${twice.toUpperCase()} appears twice in the request`,
+    ],
     [request([bet(1)], { campaign: { type: 'freeBets' } }), 100, 'campaign.id: is required for a freeBets campaign'],
     [request([bet(1)], { campaign: { finished: true } }), 100, 'campaign.id: is required with campaign.finished'],
   ];

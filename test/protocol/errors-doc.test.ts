@@ -39,7 +39,11 @@ test('the generator renders every code once, with its status, title and type', (
     assert.equal(type, registry.errorType(code as registry.ErrorCode), code);
   }
   const statuses = rows.map((row) => Number(row[1]));
-  assert.deepEqual(statuses, [...statuses].sort((a, b) => a - b), 'rows are ordered by status');
+  assert.deepEqual(
+    statuses,
+    [...statuses].sort((a, b) => a - b),
+    'rows are ordered by status',
+  );
 });
 
 test('the generator refuses a registered code that has no description', () => {

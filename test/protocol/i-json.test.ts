@@ -21,7 +21,13 @@ type Segment = string | number;
 
 /** Characters of generated strings: any code point but U+0000 and the surrogates, with JSON's own specials often. */
 const characterArb = fc.oneof(
-  { weight: 3, arbitrary: fc.integer({ min: 1, max: 0x10ffff }).filter((c) => c < 0xd800 || c > 0xdfff).map((c) => String.fromCodePoint(c)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .integer({ min: 1, max: 0x10ffff })
+      .filter((c) => c < 0xd800 || c > 0xdfff)
+      .map((c) => String.fromCodePoint(c)),
+  },
   { weight: 1, arbitrary: fc.constantFrom('"', '\\', '/', '\n', '\u0001', '\u001f', '\u007f', '\u2028', '\ufffd', '\u{1f600}', 'e', '-', '0') },
 );
 const stringArb = fc.string({ unit: characterArb, maxLength: 12 });
@@ -37,7 +43,8 @@ function withoutNegativeZero(value: Json): Json {
   if (Array.isArray(value)) return value.map(withoutNegativeZero);
   if (value !== null && typeof value === 'object') {
     const copy: { [name: string]: Json } = {};
-    for (const [name, member] of Object.entries(value)) Object.defineProperty(copy, name, { value: withoutNegativeZero(member), enumerable: true, writable: true, configurable: true });
+    for (const [name, member] of Object.entries(value))
+      Object.defineProperty(copy, name, { value: withoutNegativeZero(member), enumerable: true, writable: true, configurable: true });
     return copy;
   }
   return value;
@@ -95,11 +102,27 @@ function objectAt(value: Json, path: readonly Segment[]): { [name: string]: Json
 
 /** What is wrong, as a value's text (strings, numbers) or a member's text (`"name":value`). */
 const VIOLATIONS = {
-  'lone surrogate': { pattern: /holds an unpaired surrogate/, values: ['"\\ud800"', '"a\\udbff"', '"\\udc00b"', '"\\udfff\\ud800"', '"\\ud83d\\ud83d\\ude00"', '"\\ud83dx"'], members: ['"\\ud800":1', '"x\\udfff":[]'] },
+  'lone surrogate': {
+    pattern: /holds an unpaired surrogate/,
+    values: ['"\\ud800"', '"a\\udbff"', '"\\udc00b"', '"\\udfff\\ud800"', '"\\ud83d\\ud83d\\ude00"', '"\\ud83dx"'],
+    members: ['"\\ud800":1', '"x\\udfff":[]'],
+  },
   'U+0000': { pattern: /holds U\+0000/, values: ['"\\u0000"', '"a\\u0000b"', '"\\\\\\u0000"'], members: ['"\\u0000":true', '"ab\\u0000":null'] },
   'number out of range': {
     pattern: /the number .* is outside the range of a double/,
-    values: ['1e400', '-1e400', '1E+999', '1e-400', '-1e-400', '2e-324', '1.8e308', '123e-99999', `1${'0'.repeat(309)}`, `-0.${'0'.repeat(330)}1`, `0.${'0'.repeat(400)}7e2`],
+    values: [
+      '1e400',
+      '-1e400',
+      '1E+999',
+      '1e-400',
+      '-1e-400',
+      '2e-324',
+      '1.8e308',
+      '123e-99999',
+      `1${'0'.repeat(309)}`,
+      `-0.${'0'.repeat(330)}1`,
+      `0.${'0'.repeat(400)}7e2`,
+    ],
     members: [],
   },
 } as const;
@@ -231,7 +254,19 @@ test('large objects: a name twice among thousands is found, and thousands of uni
 });
 
 test('bytes that are not UTF-8 are refused, naming the first bad byte', () => {
-  const bad: number[][] = [[0x80], [0xff], [0xc0, 0xaf], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98]];
+  const bad: number[][] = [
+    [0x80],
+    [0xff],
+    [0xc0, 0xaf],
+    [0xc1, 0xbf],
+    [0xe0, 0x80, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xed, 0xbf, 0xbf],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xf8, 0x88, 0x80, 0x80, 0x80],
+    [0xe2, 0x82],
+    [0xf0, 0x9f, 0x98],
+  ];
   for (const bytes of bad) {
     const head = Buffer.from('{"é€":"\u{1f600}');
     const parsed = parseJsonObject(Buffer.concat([head, Buffer.from(bytes), Buffer.from('"}')]));
@@ -268,7 +303,37 @@ test('property: UTF-8 bytes are read as their text; other bytes are refused; non
 
 /** Token soup: texts that look like JSON, to reach the scanner's corners. */
 const soupArb = fc
-  .array(fc.constantFrom('{', '}', '[', ']', '"', '\\', '\\u', 'd800', 'dc00', '0000', ':', ',', ' ', '-', '0', '1', '.', 'e', 'E', '+', '400', '"a"', 'true', 'null', '\ud800', '\u{1f600}'), { maxLength: 40 })
+  .array(
+    fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      ']',
+      '"',
+      '\\',
+      '\\u',
+      'd800',
+      'dc00',
+      '0000',
+      ':',
+      ',',
+      ' ',
+      '-',
+      '0',
+      '1',
+      '.',
+      'e',
+      'E',
+      '+',
+      '400',
+      '"a"',
+      'true',
+      'null',
+      '\ud800',
+      '\u{1f600}',
+    ),
+    { maxLength: 40 },
+  )
   .map((parts) => parts.join(''));
 
 test('property: no string makes the reader or the scan throw', () => {

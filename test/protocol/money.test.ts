@@ -106,7 +106,10 @@ test('property: sums of parsed amounts have no float drift', () => {
     fc.property(fc.array(fc.integer({ min: 0, max: 10_000_000 }), { minLength: 1, maxLength: 50 }), (cents) => {
       const wire = cents.map((c) => Number(formatMinor(BigInt(c), 2)));
       const total = wire.reduce((sum, amount) => sum + toMinor(decimalFromNumber(amount)!, 2)!, 0n);
-      assert.equal(total, cents.reduce((sum, c) => sum + BigInt(c), 0n));
+      assert.equal(
+        total,
+        cents.reduce((sum, c) => sum + BigInt(c), 0n),
+      );
     }),
     { numRuns: 2000 },
   );

@@ -50,7 +50,7 @@ const ACCEPTED = [
   'player-42',
   'user 42',
   'a',
-  'Alice_O\'Neil.1990',
+  "Alice_O'Neil.1990",
   'Zo\u00eb',
   '\u0430\u043b\u0438\u0441\u0430', // алиса, all Cyrillic
   '\u03b1\u03bb\u03af\u03ba\u03b7', // αλίκη, all Greek
@@ -88,7 +88,10 @@ test('the refusal names the member, the rule and the reason, and shows invisible
     'playerId: must be a player id as docs/protocol.md §5.4 defines it, got "x\\u202eevil": it holds U+202E, a control, format or invisible character',
   );
   const mixed = check.check({ playerId: '\u0430lice', currency: 'EUR', balance: 0 });
-  assert.ok(!mixed.ok && mixed.detail.endsWith('it mixes letters of scripts that do not belong together, such as Latin with Cyrillic or Greek'), JSON.stringify(mixed));
+  assert.ok(
+    !mixed.ok && mixed.detail.endsWith('it mixes letters of scripts that do not belong together, such as Latin with Cyrillic or Greek'),
+    JSON.stringify(mixed),
+  );
   assert.equal(withInvisibleEscaped('a\u200bb\u{e0001}c'), 'a\\u200bb\\udb40\\udc01c');
 });
 

@@ -92,7 +92,10 @@ function vectors(): Vector[] {
       const bytes = /^\| body \| (\d+) bytes \|$/m.exec(section)?.[1];
       const signature = /^\| X-Server-Authorization \| `([^`]+)` \|$/m.exec(section)?.[1];
       const body = codeBlocks(section).find((block) => block.info === 'json')?.body;
-      assert.ok(secret !== undefined && bytes !== undefined && signature !== undefined && body !== undefined, `${name}: secret, body length, signature and body`);
+      assert.ok(
+        secret !== undefined && bytes !== undefined && signature !== undefined && body !== undefined,
+        `${name}: secret, body length, signature and body`,
+      );
       return { name, secret, bytes: Number(bytes), signature, body };
     });
 }
@@ -114,9 +117,18 @@ test('Appendix A: the vectors show what changes a signature', () => {
   assert.equal(new Set(all.map((vector) => vector.signature)).size, all.length, 'every vector has its own signature');
   // The same JSON value in other bytes, and the same bytes under another secret.
   const value = (vector: Vector) => JSON.stringify(JSON.parse(vector.body));
-  assert.ok(all.some((a) => all.some((b) => a !== b && a.secret === b.secret && a.body !== b.body && value(a) === value(b))), 'one value written two ways');
-  assert.ok(all.some((a) => all.some((b) => a.body === b.body && a.secret !== b.secret)), 'one body under two secrets');
-  assert.ok(all.some((vector) => Buffer.byteLength(vector.body) > vector.body.length), 'one body beyond ASCII');
+  assert.ok(
+    all.some((a) => all.some((b) => a !== b && a.secret === b.secret && a.body !== b.body && value(a) === value(b))),
+    'one value written two ways',
+  );
+  assert.ok(
+    all.some((a) => all.some((b) => a.body === b.body && a.secret !== b.secret)),
+    'one body under two secrets',
+  );
+  assert.ok(
+    all.some((vector) => Buffer.byteLength(vector.body) > vector.body.length),
+    'one body beyond ASCII',
+  );
 });
 
 // ------------------------------------------------------------- examples
@@ -251,9 +263,7 @@ test('every code the text names is in the error table, with that status', () => 
 // -------------------------------------------------------------- sections
 
 /** Section numbers of the document's numbered headings: "6", "6.4". */
-const SECTIONS = new Map(
-  [...DOC.matchAll(/^#{2,4} (\d+(?:\.\d+)*)\.? (.+)$/gm)].map((match) => [match[1]!, match[2]!]),
-);
+const SECTIONS = new Map([...DOC.matchAll(/^#{2,4} (\d+(?:\.\d+)*)\.? (.+)$/gm)].map((match) => [match[1]!, match[2]!]));
 
 /**
  * What the sections that the code cites are about. A renumbering that moved
@@ -331,5 +341,9 @@ test('every section cited in the repository exists', () => {
 
 test('the document stands on its own', () => {
   assert.doesNotMatch(DOC, /SPEC\.md|PROTOCOL\.md/, 'it cites no document outside the repository');
-  assert.match(DOC.split('\n').slice(0, 12).join('\n'), /operator server,\s+the\s+provider server,\s+the\s+clients\s+and\s+the\s+conformance\s+kit/, 'it says at the top whom it binds');
+  assert.match(
+    DOC.split('\n').slice(0, 12).join('\n'),
+    /operator server,\s+the\s+provider server,\s+the\s+clients\s+and\s+the\s+conformance\s+kit/,
+    'it says at the top whom it binds',
+  );
 });

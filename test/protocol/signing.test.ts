@@ -95,7 +95,11 @@ test('bearer tokens: every accepted token is compared in full, whatever the leng
       assert.equal(compared.length, accepted.length, `${token}: every accepted token is tried`);
       for (const [a, b] of compared) assert.equal(a, b, `${token}: equal lengths are compared`);
       // Each accepted token over its own length, whatever was given: the work depends on the accepted tokens alone.
-      assert.deepEqual(compared.map(([a]) => a), accepted.map((candidate) => candidate.length), `${token}: each token over its own length`);
+      assert.deepEqual(
+        compared.map(([a]) => a),
+        accepted.map((candidate) => candidate.length),
+        `${token}: each token over its own length`,
+      );
     }
   } finally {
     watch.mock.restore();

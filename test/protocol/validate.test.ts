@@ -82,9 +82,21 @@ test('a money member that a double cannot hold exactly is refused, other members
 test('a value of the wrong form is told in words, with what came, never as a regular expression', () => {
   const uuid = randomUUID();
   const cases: [ReturnType<typeof compile>, unknown, string][] = [
-    [compile(CreatePlayerRequest), { playerId: 'bob', currency: 'eur', balance: 0 }, 'currency: must be a currency code of 2 to 10 capital letters or digits, got "eur"'],
-    [compile(CreatePlayerRequest), { playerId: 'bob', currency: 'EUR', balance: 0, country: 'deu' }, 'country: must be a country code of 2 capital letters (ISO 3166-1 alpha-2), got "deu"'],
-    [compile(CreatePlayerRequest), { playerId: 'bo\u0001b', currency: 'EUR', balance: 0 }, 'playerId: must be text without control characters, got "bo\\u0001b"'],
+    [
+      compile(CreatePlayerRequest),
+      { playerId: 'bob', currency: 'eur', balance: 0 },
+      'currency: must be a currency code of 2 to 10 capital letters or digits, got "eur"',
+    ],
+    [
+      compile(CreatePlayerRequest),
+      { playerId: 'bob', currency: 'EUR', balance: 0, country: 'deu' },
+      'country: must be a country code of 2 capital letters (ISO 3166-1 alpha-2), got "deu"',
+    ],
+    [
+      compile(CreatePlayerRequest),
+      { playerId: 'bo\u0001b', currency: 'EUR', balance: 0 },
+      'playerId: must be text without control characters, got "bo\\u0001b"',
+    ],
     [validator, { ...valid(), game: '-dice' }, 'game: must be a game slug of letters, digits and . _ : -, starting with a letter or digit, got "-dice"'],
     [validator, { ...valid(), sessionId: 'abc' }, 'sessionId: must be a UUID in its 8-4-4-4-12 hexadecimal form, got "abc"'],
     [validator, { ...valid(), transactions: [{ id: uuid, type: 'bet', amount: '1' }] }, 'transactions[0].amount: expected number'],
@@ -92,7 +104,11 @@ test('a value of the wrong form is told in words, with what came, never as a reg
     [compile(PageQuery), { limit: 'ten' }, 'limit: must be a whole number of 1 to 4 digits, got "ten"'],
     [compile(PageQuery), { cursor: '-1' }, 'cursor: must be the cursor of a previous page, up to 19 digits, got "-1"'],
     [compile(PlayRequest), { token: 't', bet: '1,5', chancePct: 50, clientSeed: 'a' }, 'bet: must be decimal text such as "0.50", got "1,5"'],
-    [compile(PlayRequest), { token: 't', bet: '1', chancePct: 50, clientSeed: 'a b' }, 'clientSeed: must be a client seed of 1 to 64 letters, digits, _ or -, got "a b"'],
+    [
+      compile(PlayRequest),
+      { token: 't', bet: '1', chancePct: 50, clientSeed: 'a b' },
+      'clientSeed: must be a client seed of 1 to 64 letters, digits, _ or -, got "a b"',
+    ],
     [compile(OutboxQuery), { after: 'x' }, 'after: must be an outbox item id of up to 15 digits, got "x"'],
     [compile(OutboxResolveRequest), { reference: '   ' }, 'reference: must be text that is not only spaces, got "   "'],
     [

@@ -199,10 +199,16 @@ for (const backend of PROVIDER_BACKENDS) {
       const first = await adminCall(provider.app, 'GET', '/admin/rounds?limit=3');
       assert.equal(first.status, 200, first.raw);
       const items = first.body.items as { nonce: number; mode: string; bet: number; status: string; serverSeed: string }[];
-      assert.deepEqual(items.map((item) => item.nonce), [4, 3, 2]);
+      assert.deepEqual(
+        items.map((item) => item.nonce),
+        [4, 3, 2],
+      );
       assert.ok(items.every((item) => item.mode === 'fun' && item.bet === 0.1 && item.status === 'settled' && /^[0-9a-f]{64}$/.test(item.serverSeed)));
       const second = await adminCall(provider.app, 'GET', `/admin/rounds?limit=3&cursor=${first.body.nextCursor as string}`);
-      assert.deepEqual((second.body.items as { nonce: number }[]).map((item) => item.nonce), [1, 0]);
+      assert.deepEqual(
+        (second.body.items as { nonce: number }[]).map((item) => item.nonce),
+        [1, 0],
+      );
       assert.equal(second.body.nextCursor, null);
       assertProblem(await adminCall(provider.app, 'GET', '/admin/rounds?limit=0'), 'INVALID_REQUEST');
       assertProblem(await adminCall(provider.app, 'GET', '/admin/rounds?limit=abc'), 'INVALID_REQUEST');
@@ -231,7 +237,10 @@ for (const backend of PROVIDER_BACKENDS) {
         seeds: seedSealing(first.config.seedKeys, randomBytes),
       });
       try {
-        await assert.rejects(startProvider({ config: resolveProviderConfig(file), store }), /campaigns\[0\]\.id: campaign .* exists in the database with other content/);
+        await assert.rejects(
+          startProvider({ config: resolveProviderConfig(file), store }),
+          /campaigns\[0\]\.id: campaign .* exists in the database with other content/,
+        );
       } finally {
         await store.close();
         await first.close();

@@ -123,11 +123,24 @@ test('kill -9 under load: every round the operator booked or a player was answer
   const client = createProviderClient({ endpoint: first.origin, secret: DEMO_SECRET });
   try {
     for (let i = 0; i < LAUNCHES; i++) {
-      const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', { playerId: `player-${i}`, currency: 'EUR', balance: 100_000, country: 'DE' });
+      const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', {
+        playerId: `player-${i}`,
+        currency: 'EUR',
+        balance: 100_000,
+        country: 'DE',
+      });
       assert.equal(created.status, 201, created.text);
       const key = await adminOverHttp(operatorOrigin, 'POST', '/admin/launch-keys', { playerId: `player-${i}`, game: 'dice' });
       assert.equal(key.status, 201, key.text);
-      const launched = await client.generateLaunchUrl({ mode: 'real', game: 'dice', language: 'en', walletId: WALLET_ID, operatorId: OPERATOR_ID, key: key.body.key as string, country: 'DE' });
+      const launched = await client.generateLaunchUrl({
+        mode: 'real',
+        game: 'dice',
+        language: 'en',
+        walletId: WALLET_ID,
+        operatorId: OPERATOR_ID,
+        key: key.body.key as string,
+        country: 'DE',
+      });
       assert.ok(launched.ok, JSON.stringify(launched));
       const launch = launchOf(launched.value.url);
       const opened = await post(first.origin, `${launch.path}/api/open`, { token: launch.token });
@@ -185,7 +198,11 @@ test('kill -9 under load: every round the operator booked or a player was answer
   await second.child.stop('SIGTERM');
 
   const settled = await roundLog();
-  assert.deepEqual(settled.filter((row) => row.status !== 'settled'), [], 'every round is settled');
+  assert.deepEqual(
+    settled.filter((row) => row.status !== 'settled'),
+    [],
+    'every round is settled',
+  );
   const fromLog = new Map<string, string>();
   for (const row of settled) {
     fromLog.set(row.betTxId!, row.roundId);
@@ -235,7 +252,11 @@ test('a round committed but never sent when the process stopped is delivered aft
     await started.stop();
     await store.close();
   }
-  assert.deepEqual((await ledgerOf(getOperator, playerId)).filter((item) => item.kind !== 'deposit'), [], 'nothing reached the operator');
+  assert.deepEqual(
+    (await ledgerOf(getOperator, playerId)).filter((item) => item.kind !== 'deposit'),
+    [],
+    'nothing reached the operator',
+  );
 
   // The next process, on the same file: its delivery finds the round's request and sends it.
   store = SqliteProviderStore.open(config.database, { currencies: config.currencies });

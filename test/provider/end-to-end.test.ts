@@ -68,7 +68,11 @@ after(async () => {
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, any> }> {
-  const response = await request(new URL(path, providerOrigin), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await request(new URL(path, providerOrigin), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.statusCode, body: (await response.body.json()) as Record<string, any> };
 }
 
@@ -131,7 +135,16 @@ test(`real mode: a launch URL, an opened session, ${ROUNDS} rounds; the ledger a
     const chancePct = chancePctMin + (next() % (chancePctMax - chancePctMin + 1));
     const answer = await post(`${launch.path}/api/play`, { token: launch.token, bet, chancePct, clientSeed: `e2e-${i}`, free });
     assert.equal(answer.status, 200, `round ${i}: ${JSON.stringify(answer.body)}`);
-    const round = answer.body.round as { bet: string; win: string; free: boolean; nonce: number; serverSeed: string; serverSeedHash: string; clientSeed: string; roll: number };
+    const round = answer.body.round as {
+      bet: string;
+      win: string;
+      free: boolean;
+      nonce: number;
+      serverSeed: string;
+      serverSeedHash: string;
+      clientSeed: string;
+      roll: number;
+    };
     assert.equal(round.free, free);
     assert.equal(round.nonce, i);
     assert.ok(verifyRound(round), `round ${i} verifies`);

@@ -95,9 +95,7 @@ function startOperator(port: number, database: string, t: TestScope): Promise<Ch
 
 /** A provider node: its port, and (for PostgreSQL) the database it shares with the others. */
 function startProvider(configPath: string, port: number, database: string, t: TestScope): Promise<Child> {
-  return startWagerlink(['provider', 'serve', '--config', configPath, '--port', String(port), '--database', database], { until: t }).then(
-    ({ child }) => child,
-  );
+  return startWagerlink(['provider', 'serve', '--config', configPath, '--port', String(port), '--database', database], { until: t }).then(({ child }) => child);
 }
 
 /** SIGKILL, then the same command on the same database and port. */
@@ -154,7 +152,14 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
   const providerOrigin = providerOrigins[0]!;
   const operatorDatabase = join(temp.dir, `operator-${options.nodes}.db`);
   let operator = await startOperator(operatorPort, operatorDatabase, t);
-  const proxy = await FaultProxy.start({ target: operatorOrigin, plan: PLAN, seed: 20_261_128, delayMs: 100, lateAnswerMs: LATE_ANSWER_MS, retryAfterSeconds: 1 });
+  const proxy = await FaultProxy.start({
+    target: operatorOrigin,
+    plan: PLAN,
+    seed: 20_261_128,
+    delayMs: 100,
+    lateAnswerMs: LATE_ANSWER_MS,
+    retryAfterSeconds: 1,
+  });
   t.after(() => proxy.close());
 
   const file = exampleConfigFile();
@@ -177,7 +182,12 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
   const nodeOrigin = (n: number) => providerOrigins[n % options.nodes]!;
 
   for (let i = 0; i < PLAYERS; i++) {
-    const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', { playerId: `player-${i}`, currency: 'EUR', balance: DEPOSIT, country: 'DE' });
+    const created = await adminOverHttp(operatorOrigin, 'POST', '/admin/players', {
+      playerId: `player-${i}`,
+      currency: 'EUR',
+      balance: DEPOSIT,
+      country: 'DE',
+    });
     assert.equal(created.status, 201, created.text);
   }
 
@@ -196,7 +206,15 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
       try {
         const key = await adminOverHttp(operatorOrigin, 'POST', '/admin/launch-keys', { playerId, game });
         if (key.status !== 201) throw new Error(key.text);
-        const launched = await launchers[(i + attempt) % options.nodes]!.generateLaunchUrl({ mode: 'real', game, language: 'en', walletId: WALLET_ID, operatorId: OPERATOR_ID, key: key.body.key as string, country: 'DE' });
+        const launched = await launchers[(i + attempt) % options.nodes]!.generateLaunchUrl({
+          mode: 'real',
+          game,
+          language: 'en',
+          walletId: WALLET_ID,
+          operatorId: OPERATOR_ID,
+          key: key.body.key as string,
+          country: 'DE',
+        });
         if (!launched.ok) throw new Error(JSON.stringify(launched));
         const opened = launchOf(launched.value.url);
         const answer = await post(nodeOrigin(i + attempt + 1), `${opened.path}/api/open`, { token: opened.token }, agent);
@@ -362,11 +380,22 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
   assert.ok(rounds.length >= ROUNDS, `${rounds.length} rounds logged, at least ${ROUNDS} answered`);
   const unsettled = rounds
     .filter((round) => round.status !== 'settled')
-    .map(({ roundId, kind, status, playerId, reels }) => ({ roundId, kind, status, playerId, freeSpins: reels?.freeSpins, freeSpinsPlayed: reels?.freeSpinsPlayed }));
+    .map(({ roundId, kind, status, playerId, reels }) => ({
+      roundId,
+      kind,
+      status,
+      playerId,
+      freeSpins: reels?.freeSpins,
+      freeSpinsPlayed: reels?.freeSpinsPlayed,
+    }));
   assert.deepEqual(unsettled, [], 'every round is settled');
   assert.equal(payouts.length, PAYOUTS);
   assert.deepEqual(new Set(payouts.map((payout) => payout.payoutId)), new Set(posted));
-  assert.deepEqual(payouts.filter((payout) => payout.status !== 'paid'), [], 'every prize is paid');
+  assert.deepEqual(
+    payouts.filter((payout) => payout.status !== 'paid'),
+    [],
+    'every prize is paid',
+  );
 
   // What the operator must hold: each id once, of its kind, amount and player.
   const expected = new Map<string, { kind: string; cents: bigint; playerId: string }>();
@@ -375,7 +404,10 @@ async function provesExactlyOnce(t: TestScope, options: { database: string; node
     expected.set(id, entry);
   };
   const reelsRounds = rounds.filter((round) => round.kind === 'reels');
-  assert.ok(reelsRounds.length > 0 && reelsRounds.length < rounds.length, `dice and reels rounds both played (${reelsRounds.length} reels of ${rounds.length})`);
+  assert.ok(
+    reelsRounds.length > 0 && reelsRounds.length < rounds.length,
+    `dice and reels rounds both played (${reelsRounds.length} reels of ${rounds.length})`,
+  );
   const featured = reelsRounds.filter((round) => round.reels!.freeSpins > 0);
   assert.ok(featured.length > 0, 'some reels rounds had free spins');
   for (const round of rounds) {

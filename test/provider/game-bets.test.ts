@@ -40,7 +40,13 @@ for (const backend of PROVIDER_BACKENDS) {
     });
 
     const bets = (body: unknown, options?: Parameters<typeof operatorCall>[3]) => operatorCall(provider.app, '/game-bets', body, options);
-    const body = (games: string[], currencies: string[], extra: Record<string, unknown> = {}) => ({ walletId: WALLET_ID, operatorId: OPERATOR_ID, games, currencies, ...extra });
+    const body = (games: string[], currencies: string[], extra: Record<string, unknown> = {}) => ({
+      walletId: WALLET_ID,
+      operatorId: OPERATOR_ID,
+      games,
+      currencies,
+      ...extra,
+    });
 
     describe('the ladders', () => {
       test('written and derived ladders, exact JSON numbers, strictly ascending', async () => {
@@ -64,13 +70,16 @@ for (const backend of PROVIDER_BACKENDS) {
       });
 
       test('there is no IP rule here, and the next secret is accepted', async () => {
-        const answer = await bets({ walletId: OTHER_WALLET_ID, operatorId: OTHER_OPERATOR_ID, games: ['dice'], currencies: ['USD'] }, { secret: OTHER_NEXT_SECRET, remoteAddress: '203.0.113.1' });
+        const answer = await bets(
+          { walletId: OTHER_WALLET_ID, operatorId: OTHER_OPERATOR_ID, games: ['dice'], currencies: ['USD'] },
+          { secret: OTHER_NEXT_SECRET, remoteAddress: '203.0.113.1' },
+        );
         assert.equal(answer.status, 200, answer.raw);
       });
     });
 
     describe('refusals', () => {
-      test('401 INVALID_SIGNATURE: another operator\'s secret over a body naming this one', async () => {
+      test("401 INVALID_SIGNATURE: another operator's secret over a body naming this one", async () => {
         assertProblem(await bets(body(['dice'], ['EUR']), { secret: OTHER_SECRET }), 'INVALID_SIGNATURE');
       });
 
@@ -126,14 +135,21 @@ for (const backend of PROVIDER_BACKENDS) {
     // One scenario, two runners (docs/testing.md): the conformance kit's cases of /game-bets are this
     // endpoint's rule tests too, run here against the app in-process; the tests above keep what the kit
     // does not check (other operators' secrets, the exact details, the config's ladders).
-    describe('the conformance kit\'s /game-bets cases, in-process', () => {
+    describe("the conformance kit's /game-bets cases, in-process", () => {
       test('every kit case whose calls are all to /game-bets passes against the app', async () => {
         const cases = casesOf('/game-bets');
-        const report = await runProviderConformance({ target: { ...providerTarget('http://provider.invalid'), nextSecret: undefined }, cases, send: injectSend(provider.app) });
+        const report = await runProviderConformance({
+          target: { ...providerTarget('http://provider.invalid'), nextSecret: undefined },
+          cases,
+          send: injectSend(provider.app),
+        });
         assert.ok(cases.length >= 20, `${cases.length} cases`);
         assert.deepEqual(failedIds(report), [], shown(report));
         // The demo operator of this config holds no next secret: the rotation case is the only one not judged.
-        assert.deepEqual(report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id), ['auth.next-secret-bets', 'ip-whitelist.game-bets-outside']);
+        assert.deepEqual(
+          report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id),
+          ['auth.next-secret-bets', 'ip-whitelist.game-bets-outside'],
+        );
       });
 
       test('from an address no whitelist admits, every kit case of /game-bets passes the same (it has no address rule)', async () => {
@@ -144,7 +160,10 @@ for (const backend of PROVIDER_BACKENDS) {
           send: injectSend(provider.app, '198.51.100.23'),
         });
         assert.deepEqual(failedIds(report), [], shown(report));
-        assert.deepEqual(report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id), ['auth.next-secret-bets']);
+        assert.deepEqual(
+          report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id),
+          ['auth.next-secret-bets'],
+        );
       });
     });
 

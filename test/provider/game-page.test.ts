@@ -57,18 +57,29 @@ for (const backend of PROVIDER_BACKENDS) {
 
     async function newPlayer(options: { balance?: number; currency?: string } = {}): Promise<string> {
       const playerId = `player-${randomUUID().slice(0, 8)}`;
-      const created = await admin(op.app, 'POST', '/admin/players', { playerId, currency: options.currency ?? 'EUR', balance: options.balance ?? 100, country: 'DE' });
+      const created = await admin(op.app, 'POST', '/admin/players', {
+        playerId,
+        currency: options.currency ?? 'EUR',
+        balance: options.balance ?? 100,
+        country: 'DE',
+      });
       assert.equal(created.status, 201, created.raw);
       return playerId;
     }
 
     /** What the operator does to launch a player: a launch key, then /generate-launch-url. */
-    async function launchReal(options: { playerId?: string; game?: string; balance?: number; currency?: string; urls?: Record<string, string> } = {}): Promise<Launch> {
+    async function launchReal(
+      options: { playerId?: string; game?: string; balance?: number; currency?: string; urls?: Record<string, string> } = {},
+    ): Promise<Launch> {
       const playerId = options.playerId ?? (await newPlayer(options));
       const game = options.game ?? 'dice';
       const key = await admin(op.app, 'POST', '/admin/launch-keys', { playerId, game });
       assert.equal(key.status, 201, key.raw);
-      const answer = await operatorCall(provider.app, '/generate-launch-url', realLaunchBody({ game, key: key.body.key, ...(options.urls ? { urls: options.urls } : {}) }));
+      const answer = await operatorCall(
+        provider.app,
+        '/generate-launch-url',
+        realLaunchBody({ game, key: key.body.key, ...(options.urls ? { urls: options.urls } : {}) }),
+      );
       assert.equal(answer.status, 200, answer.raw);
       return { playerId, ...launchOf(answer.body.url as string) };
     }
@@ -113,13 +124,22 @@ for (const backend of PROVIDER_BACKENDS) {
           'reels-page.js': /^text\/javascript/,
           'reels-api.js': /^text\/javascript/,
           'game.js': /^text\/javascript/,
-          'game.css': /^text\/css/, 'favicon.svg': /^image\/svg\+xml/, 'strings.json': /^application\/json/ };
+          'game.css': /^text\/css/,
+          'favicon.svg': /^image\/svg\+xml/,
+          'strings.json': /^application\/json/,
+        };
         for (const [file, type] of Object.entries(types)) {
           const asset = await provider.app.inject({ method: 'GET', url: `/game/assets/${file}` });
           assert.equal(asset.statusCode, 200, file);
           assert.match(String(asset.headers['content-type']), type);
         }
-        for (const url of ['/game/assets/index.html', '/game/assets/reels.html', '/game/assets/..%2Fpackage.json', '/game/assets/constructor', '/game/assets/__proto__']) {
+        for (const url of [
+          '/game/assets/index.html',
+          '/game/assets/reels.html',
+          '/game/assets/..%2Fpackage.json',
+          '/game/assets/constructor',
+          '/game/assets/__proto__',
+        ]) {
           const asset = await provider.app.inject({ method: 'GET', url });
           assert.equal(asset.statusCode, 404, url);
         }
@@ -191,7 +211,16 @@ for (const backend of PROVIDER_BACKENDS) {
           assert.equal(round.status, 'settled');
           assert.equal(round.nonce, i);
           assert.equal(round.chancePct, chancePct);
-          assert.equal(verifyRound({ serverSeed: round.serverSeed, serverSeedHash: round.serverSeedHash, clientSeed: round.clientSeed, nonce: round.nonce, roll: round.roll }), true);
+          assert.equal(
+            verifyRound({
+              serverSeed: round.serverSeed,
+              serverSeedHash: round.serverSeedHash,
+              clientSeed: round.clientSeed,
+              nonce: round.nonce,
+              roll: round.roll,
+            }),
+            true,
+          );
           assert.equal(round.roll < round.threshold, Number(round.win) > 0);
           seenIds.push(round.roundId);
         }
@@ -205,7 +234,10 @@ for (const backend of PROVIDER_BACKENDS) {
           assert.equal(row.status, 'settled');
           const body = JSON.parse(row.requestBody!) as Record<string, any>;
           assert.equal(body.round.finished, true);
-          assert.deepEqual(body.transactions.map((t: { type: string }) => t.type), ['bet', 'win']);
+          assert.deepEqual(
+            body.transactions.map((t: { type: string }) => t.type),
+            ['bet', 'win'],
+          );
           assert.ok(ledger.some((item) => item.id === row.betTxId && item.kind === 'bet' && item.roundId === row.roundId));
           assert.ok(ledger.some((item) => item.id === row.winTxId && item.kind === 'win' && item.roundId === row.roundId));
         }
@@ -238,7 +270,10 @@ for (const backend of PROVIDER_BACKENDS) {
         assert.equal(refused?.refusalCode, 'INSUFFICIENT_FUNDS');
         const again = await open(launch);
         assert.deepEqual(again.body.rounds, []);
-        assert.notEqual((again.body.fairness as { serverSeedHash: string }).serverSeedHash, (opened.body.fairness as { serverSeedHash: string }).serverSeedHash);
+        assert.notEqual(
+          (again.body.fairness as { serverSeedHash: string }).serverSeedHash,
+          (opened.body.fairness as { serverSeedHash: string }).serverSeedHash,
+        );
         const admitted = await play(launch, { bet: '0.5' });
         assert.equal(admitted.status, 200, admitted.raw);
       });
@@ -433,9 +468,16 @@ for (const backend of PROVIDER_BACKENDS) {
         const played = answers.filter((answer) => answer.status === 200);
         assert.equal(played.length, 1, answers.map((answer) => answer.raw).join('\n'));
         // The later write finds the round taken: nothing of it is written, and the player may try again.
-        assertProblem(answers.find((answer) => answer.status !== 200)!, 'SERVICE_UNAVAILABLE', 10);
+        assertProblem(
+          answers.find((answer) => answer.status !== 200)!,
+          'SERVICE_UNAVAILABLE',
+          10,
+        );
         const rows = (await provider.store.listRounds(50)).filter((row) => row.campaignId === campaignId);
-        assert.deepEqual(rows.map((row) => row.campaignFinished), [true]);
+        assert.deepEqual(
+          rows.map((row) => row.campaignFinished),
+          [true],
+        );
         const ledger = await admin(op.app, 'GET', `/admin/players/${playerId}/transactions?limit=50`);
         assert.equal((ledger.body.items as { kind: string }[]).filter((item) => item.kind === 'bet').length, 1);
         // Nothing is left to try again: the campaign is finished for either launch.

@@ -12,7 +12,17 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sign } from '../../src/protocol/signing.js';
 import { SECRET } from '../helpers.js';
-import { assertProblem, LOCAL_ADDRESS, makeProvider, OPERATOR_ID, operatorCall, PROVIDER_BACKENDS, realLaunchBody, WALLET_ID, type Provider } from './provider-helpers.js';
+import {
+  assertProblem,
+  LOCAL_ADDRESS,
+  makeProvider,
+  OPERATOR_ID,
+  operatorCall,
+  PROVIDER_BACKENDS,
+  realLaunchBody,
+  WALLET_ID,
+  type Provider,
+} from './provider-helpers.js';
 
 for (const backend of PROVIDER_BACKENDS) {
   describe(`I-JSON bodies on the provider: ${backend.name}`, { skip: backend.unavailable }, () => {
@@ -58,7 +68,7 @@ for (const backend of PROVIDER_BACKENDS) {
         await refused('/game-bets', betsText('', '["dice\\u0000"]'), /^games\[0\]: holds U\+0000/);
       });
 
-      test('/game-bets: a number out of a double\'s range is 400, in a member nobody reads too', async () => {
+      test("/game-bets: a number out of a double's range is 400, in a member nobody reads too", async () => {
         await refused('/game-bets', betsText(',"n":1e-400'), /^n: the number 1e-400 is outside the range of a double/);
         await refused('/game-bets', betsText(',"n":[1e400]'), /^n\[0\]: the number 1e400/);
       });

@@ -119,5 +119,8 @@ test('a fun launch plays in the currency it names where the operator offers bets
   assert.equal(funPlay(catalog, config.fun, operator, 'dice', 'QQQ'), `game dice has no bet ladder for QQQ at operator ${operator.operatorId}`);
   assert.equal(funPlay(catalog, config.fun, operator, 'dice', 'AUD'), 'the provider holds no play money in AUD: it has no exchange rate from EUR to it');
   const aussie = resolveProviderConfig({ ...exampleConfigFile(), fun: { currency: 'AUD', balance: '1000' } });
-  assert.equal(funPlay(new Catalog(aussie), aussie.fun, aussie.operators[0]!, 'dice', undefined), 'game dice has no bet ladder for the play-money currency AUD');
+  assert.equal(
+    funPlay(new Catalog(aussie), aussie.fun, aussie.operators[0]!, 'dice', undefined),
+    'game dice has no bet ladder for the play-money currency AUD',
+  );
 });

@@ -207,7 +207,7 @@ for (const backend of PROVIDER_BACKENDS) {
         assertProblem(answer, 'INVALID_SIGNATURE');
       });
 
-      test("401 INVALID_SIGNATURE: signed by an admitted operator, naming another admitted operator", async () => {
+      test('401 INVALID_SIGNATURE: signed by an admitted operator, naming another admitted operator', async () => {
         // 10.1.1.1 is admitted by both; the other operator signs but names the demo operator.
         const answer = await launch(realLaunchBody(), { secret: OTHER_SECRET, remoteAddress: '10.1.1.1' });
         assertProblem(answer, 'INVALID_SIGNATURE');
@@ -388,16 +388,23 @@ for (const backend of PROVIDER_BACKENDS) {
     // this endpoint's rule tests too, run here against the app in-process (their launch URLs opened through
     // it); the tests above keep what the kit cannot check from outside (other operators, the whitelist from
     // other addresses, the token's content) and the exact details.
-    describe('the conformance kit\'s /generate-launch-url cases, in-process', () => {
+    describe("the conformance kit's /generate-launch-url cases, in-process", () => {
       test('every kit case whose calls are all to /generate-launch-url passes against the app', async () => {
         const cases = casesOf('/generate-launch-url');
-        const report = await runProviderConformance({ target: { ...providerTarget('http://provider.invalid'), nextSecret: undefined }, cases, send: injectSend(provider.app) });
+        const report = await runProviderConformance({
+          target: { ...providerTarget('http://provider.invalid'), nextSecret: undefined },
+          cases,
+          send: injectSend(provider.app),
+        });
         assert.ok(cases.length >= 20, `${cases.length} cases`);
         assert.deepEqual(failedIds(report), [], shown(report));
-        assert.deepEqual(report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id), ['auth.next-secret-launch', 'ip-whitelist.refused-outside']);
+        assert.deepEqual(
+          report.cases.filter((each) => each.outcome === 'skipped').map((each) => each.id),
+          ['auth.next-secret-launch', 'ip-whitelist.refused-outside'],
+        );
       });
 
-      test('from an address no whitelist admits, the kit\'s refusal case passes and every other launch case is skipped, saying why', async () => {
+      test("from an address no whitelist admits, the kit's refusal case passes and every other launch case is skipped, saying why", async () => {
         const cases = casesOf('/generate-launch-url');
         const report = await runProviderConformance({
           target: { ...providerTarget('http://provider.invalid'), nextSecret: undefined, outsideWhitelist: true },
@@ -405,7 +412,10 @@ for (const backend of PROVIDER_BACKENDS) {
           send: injectSend(provider.app, '198.51.100.23'),
         });
         assert.deepEqual(failedIds(report), [], shown(report));
-        assert.deepEqual(report.cases.filter((each) => each.outcome === 'passed').map((each) => each.id), ['ip-whitelist.refused-outside']);
+        assert.deepEqual(
+          report.cases.filter((each) => each.outcome === 'passed').map((each) => each.id),
+          ['ip-whitelist.refused-outside'],
+        );
         assert.equal(report.summary.skipped, cases.length - 1);
       });
     });

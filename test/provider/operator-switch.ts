@@ -15,7 +15,9 @@ export async function operatorSwitch(target: string): Promise<{ origin: string; 
     for await (const chunk of request) chunks.push(chunk as Buffer);
     if (control.down) {
       response.writeHead(503, { 'content-type': 'application/problem+json' });
-      response.end(JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'SERVICE_UNAVAILABLE', detail: 'down for the test' }));
+      response.end(
+        JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'SERVICE_UNAVAILABLE', detail: 'down for the test' }),
+      );
       return;
     }
     const headers: Record<string, string> = {};

@@ -17,16 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CLAIM_LIMITS } from '../../src/dispatch/outbox.js';
 import { derivedPayoutId } from '../../src/provider/payout-id.js';
 import { adminOverHttp, ledgerOf, makeOperator, type Operator } from '../helpers.js';
-import {
-  adminCall,
-  assertProblem,
-  makeProvider,
-  OPERATOR_ID,
-  openRealGame,
-  PROVIDER_BACKENDS,
-  realClock,
-  type Provider,
-} from './provider-helpers.js';
+import { adminCall, assertProblem, makeProvider, OPERATOR_ID, openRealGame, PROVIDER_BACKENDS, realClock, type Provider } from './provider-helpers.js';
 import { realSession } from './store/store-fixtures.js';
 
 const CAMPAIGN = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
@@ -232,7 +223,10 @@ for (const backend of PROVIDER_BACKENDS) {
 
       // In flight: another node holds it.
       const claimed = await provider.store.outbox.claim(Date.now(), 'node-b', CLAIM_LIMITS);
-      assert.deepEqual(claimed.map((item) => item.id), [itemId]);
+      assert.deepEqual(
+        claimed.map((item) => item.id),
+        [itemId],
+      );
       const busy = await adminCall(provider.app, 'POST', `/admin/outbox/${itemId}/retry`);
       assertProblem(busy, 'STATE_CONFLICT');
       assert.match(busy.body.detail as string, /in flight \(leased to node-b/);

@@ -25,7 +25,13 @@ const WINDOW_S = 3600;
 
 /** A call of the page's API with its body text as given, from `address` (and its headers). */
 async function page(app: FastifyInstance, url: string, text: string, address: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await app.inject({ method: 'POST', url, payload: text, remoteAddress: address, headers: { 'content-type': 'application/json', ...headers } });
+  const response = await app.inject({
+    method: 'POST',
+    url,
+    payload: text,
+    remoteAddress: address,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   let body: Record<string, unknown> = {};
   try {
     body = JSON.parse(response.body) as Record<string, unknown>;
@@ -100,7 +106,13 @@ for (const backend of PROVIDER_BACKENDS) {
       for (const path of ['open', 'play', 'free-spin', 'state']) {
         assertProblem(await page(provider.app, `/game/dice/api/${path}`, padded, freshAddress()), 'PAYLOAD_TOO_LARGE');
       }
-      const longest = JSON.stringify({ token: `v1.${'A'.repeat(TOKEN_LENGTH_MAX - 3)}`, bet: '1'.repeat(20) + '.' + '0'.repeat(18), chancePct: 99, clientSeed: 'x'.repeat(64), free: false });
+      const longest = JSON.stringify({
+        token: `v1.${'A'.repeat(TOKEN_LENGTH_MAX - 3)}`,
+        bet: '1'.repeat(20) + '.' + '0'.repeat(18),
+        chancePct: 99,
+        clientSeed: 'x'.repeat(64),
+        free: false,
+      });
       assert.ok(Buffer.byteLength(longest) <= PLAYER_BODY_BYTES_MAX);
       assertProblem(await page(provider.app, '/game/dice/api/play', longest, address), 'INVALID_LAUNCH_KEY');
     });
@@ -140,7 +152,12 @@ for (const backend of PROVIDER_BACKENDS) {
       const [limited, other] = [await funLaunch(), await funLaunch()];
       // Each launch from addresses of its own: what is counted here is the launch.
       const play = (launch: { path: string; token: string }, n: number) =>
-        page(provider.app, `${launch.path}/api/play`, JSON.stringify({ token: launch.token, bet: '1', chancePct: 50, clientSeed: `limits-${n}` }), freshAddress());
+        page(
+          provider.app,
+          `${launch.path}/api/play`,
+          JSON.stringify({ token: launch.token, bet: '1', chancePct: 50, clientSeed: `limits-${n}` }),
+          freshAddress(),
+        );
       for (let n = 0; n < ROUNDS_PER_LAUNCH; n++) {
         const answer = await play(limited, n);
         assert.equal(answer.status, 200, answer.raw);

@@ -83,7 +83,7 @@ test('a retired limit is accepted, read as nothing, and named in a warning with 
   assert.deepEqual(resolveProviderConfig(exampleConfigFile()).warnings, []);
 });
 
-test("an operator without pageOrigins is named in a warning: no page of its may frame the game", () => {
+test('an operator without pageOrigins is named in a warning: no page of its may frame the game', () => {
   const file = exampleConfigFile();
   delete file.operators[0]!.pageOrigins;
   const config = resolveProviderConfig(file);
@@ -96,23 +96,59 @@ test("an operator without pageOrigins is named in a warning: no page of its may 
 const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
   ['a missing member', (f) => delete f.publicBaseUrl, /^publicBaseUrl: is required/],
   ['a missing operator secret', (f) => delete f.operators[0]!.secret, /^operators\[0\]\.secret: is required/],
-  ['a whitelist entry that is no address', (f) => (f.operators[0]!.ipWhitelist as string[]).push('nope'), /^operators\[0\]\.ipWhitelist\[2\]: nope is not an IP address or CIDR range/],
+  [
+    'a whitelist entry that is no address',
+    (f) => (f.operators[0]!.ipWhitelist as string[]).push('nope'),
+    /^operators\[0\]\.ipWhitelist\[2\]: nope is not an IP address or CIDR range/,
+  ],
   ['a bad CIDR range', (f) => (f.operators[0]!.ipWhitelist = ['10.0.0.0/40']), /^operators\[0\]\.ipWhitelist\[0\]:/],
-  ['a page origin with a path', (f) => (f.operators[0]!.pageOrigins = ['https://casino.example/lobby']), /^operators\[0\]\.pageOrigins\[0\]: https:\/\/casino\.example\/lobby must be an origin/],
-  ['a page origin that is no URL', (f) => (f.operators[0]!.pageOrigins = ['casino.example']), /^operators\[0\]\.pageOrigins\[0\]: casino\.example is not an origin/],
+  [
+    'a page origin with a path',
+    (f) => (f.operators[0]!.pageOrigins = ['https://casino.example/lobby']),
+    /^operators\[0\]\.pageOrigins\[0\]: https:\/\/casino\.example\/lobby must be an origin/,
+  ],
+  [
+    'a page origin that is no URL',
+    (f) => (f.operators[0]!.pageOrigins = ['casino.example']),
+    /^operators\[0\]\.pageOrigins\[0\]: casino\.example is not an origin/,
+  ],
   ['a page origin of another scheme', (f) => (f.operators[0]!.pageOrigins = ['ftp://casino.example']), /^operators\[0\]\.pageOrigins\[0\]:/],
   ['a page origin naming an IPv6 address', (f) => (f.operators[0]!.pageOrigins = ['http://[::1]:8080']), /^operators\[0\]\.pageOrigins\[0\]: .*IPv6/],
   ['a trusted proxy that is no address', (f) => (f.operators[0]!.trustedProxies = ['proxy.local']), /^operators\[0\]\.trustedProxies\[0\]:/],
   ['an endpoint that is not http(s)', (f) => (f.operators[0]!.endpoint = 'ftp://127.0.0.1'), /^operators\[0\]\.endpoint: .* must be http or https/],
   ['an endpoint that is not a URL', (f) => (f.operators[0]!.endpoint = 'localhost:8080/x y'), /^operators\[0\]\.endpoint:/],
   ['an unknown currency', (f) => (f.operators[0]!.currencies = ['EUR', 'XYZ']), /^operators\[0\]\.currencies\[1\]: XYZ is not a known currency/],
-  ['a duplicate operatorId', (f) => f.operators.push({ ...f.operators[0]!, walletIds: ['w2'] }), /^operators\[1\]: operatorId local-demo-operator appears twice/],
-  ['a walletId under two operators', (f) => f.operators.push({ ...f.operators[0]!, operatorId: 'second' }), /^operators\[1\]\.walletIds\[0\]: local-demo-wallet is already a wallet of operator local-demo-operator/],
-  ['a ladder amount with too many decimals', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR![2] = '0.015'), /^games\[0\]\.ladders\.EUR\[2\]: 0\.015 has more decimals than EUR allows \(2\)/],
-  ['a ladder that does not ascend', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR = ['1', '0.5']), /^games\[0\]\.ladders\.EUR\[1\]: must be greater than the amount before it/],
-  ['a ladder amount of zero', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR = [0, 1]), /^games\[0\]\.ladders\.EUR\[0\]: must be greater than 0/],
+  [
+    'a duplicate operatorId',
+    (f) => f.operators.push({ ...f.operators[0]!, walletIds: ['w2'] }),
+    /^operators\[1\]: operatorId local-demo-operator appears twice/,
+  ],
+  [
+    'a walletId under two operators',
+    (f) => f.operators.push({ ...f.operators[0]!, operatorId: 'second' }),
+    /^operators\[1\]\.walletIds\[0\]: local-demo-wallet is already a wallet of operator local-demo-operator/,
+  ],
+  [
+    'a ladder amount with too many decimals',
+    (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR![2] = '0.015'),
+    /^games\[0\]\.ladders\.EUR\[2\]: 0\.015 has more decimals than EUR allows \(2\)/,
+  ],
+  [
+    'a ladder that does not ascend',
+    (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR = ['1', '0.5']),
+    /^games\[0\]\.ladders\.EUR\[1\]: must be greater than the amount before it/,
+  ],
+  [
+    'a ladder amount of zero',
+    (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR = [0, 1]),
+    /^games\[0\]\.ladders\.EUR\[0\]: must be greater than 0/,
+  ],
   ['a ladder amount that is no decimal', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).EUR = ['1,50']), /^games\[0\]\.ladders\.EUR\[0\]:/],
-  ['a ladder in an unknown currency', (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).ABC = ['1']), /^games\[0\]\.ladders\.ABC: ABC is not a known currency/],
+  [
+    'a ladder in an unknown currency',
+    (f) => ((f.games[0]!.ladders as Record<string, unknown[]>).ABC = ['1']),
+    /^games\[0\]\.ladders\.ABC: ABC is not a known currency/,
+  ],
   ['an RTP above 1', (f) => (f.games[0]!.rtp = '1.2'), /^games\[0\]\.rtp: must be between 0\.5 and 1/],
   ['an RTP with more than basis points', (f) => (f.games[0]!.rtp = 0.97123), /^games\[0\]\.rtp: has more than 4 decimals/],
   ['an unknown volatility', (f) => (f.games[0]!.volatility = 'wild'), /^games\[0\]\.volatility:/],
@@ -120,15 +156,39 @@ const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
   ['a base ladder without exchange rates', (f) => delete f.exchangeRates, /^games\[0\]\.baseLadder: deriving ladders needs exchangeRates/],
   ['a duplicate slug', (f) => (f.games[1]!.slug = 'dice'), /^games\[1\]: slug dice appears twice/],
   ['the reserved slug', (f) => (f.games[1]!.slug = 'assets'), /^games\[1\]\.slug: "assets" is reserved/],
-  ['a zero exchange rate', (f) => ((f.exchangeRates as { rates: Record<string, unknown> }).rates.USD = '0'), /^exchangeRates\.rates\.USD: must be greater than 0/],
-  ['a campaign of an unknown game', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.game = 'poker'), /^campaigns\[0\]\.game: poker is not a configured game/],
-  ['a campaign of an unknown operator', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.operatorId = 'nobody'), /^campaigns\[0\]\.operatorId: nobody is not a configured operator/],
+  [
+    'a zero exchange rate',
+    (f) => ((f.exchangeRates as { rates: Record<string, unknown> }).rates.USD = '0'),
+    /^exchangeRates\.rates\.USD: must be greater than 0/,
+  ],
+  [
+    'a campaign of an unknown game',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.game = 'poker'),
+    /^campaigns\[0\]\.game: poker is not a configured game/,
+  ],
+  [
+    'a campaign of an unknown operator',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.operatorId = 'nobody'),
+    /^campaigns\[0\]\.operatorId: nobody is not a configured operator/,
+  ],
   ['a campaign id that is no UUID', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.id = 'free-1'), /^campaigns\[0\]\.id:/],
   ['a campaign expiresAt of "1"', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '1'), /^campaigns\[0\]\.expiresAt:/],
-  ['a campaign expiresAt in month 13', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-13-01T00:00:00Z'), /^campaigns\[0\]\.expiresAt:/],
+  [
+    'a campaign expiresAt in month 13',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-13-01T00:00:00Z'),
+    /^campaigns\[0\]\.expiresAt:/,
+  ],
   ['a campaign expiresAt of "tomorrow"', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = 'tomorrow'), /^campaigns\[0\]\.expiresAt:/],
-  ['a campaign expiresAt on February 30', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-02-30T00:00:00Z'), /^campaigns\[0\]\.expiresAt:/],
-  ['a campaign expiresAt without an offset', (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-12-01T00:00:00'), /^campaigns\[0\]\.expiresAt:/],
+  [
+    'a campaign expiresAt on February 30',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-02-30T00:00:00Z'),
+    /^campaigns\[0\]\.expiresAt:/,
+  ],
+  [
+    'a campaign expiresAt without an offset',
+    (f) => ((f.campaigns as Record<string, unknown>[])[0]!.expiresAt = '2026-12-01T00:00:00'),
+    /^campaigns\[0\]\.expiresAt:/,
+  ],
   [
     'a campaign in a currency the game has no ladder for',
     (f) => ((f.campaigns as Record<string, unknown>[])[0]!.currency = 'NOK'),
@@ -151,28 +211,64 @@ const MISTAKES: [string, (file: ConfigFile) => void, RegExp][] = [
   ],
   ['a short launch-token secret', (f) => (f.launchTokenSecret = 'short'), /^launchTokenSecret:/],
   ['no seed keys', (f) => delete f.seedKeys, /^seedKeys: is required: the server seeds of rounds not yet played are kept sealed .*openssl rand -base64 32/],
-  ['a seed key of 31 bytes', (f) => (f.seedKeys = { current: 'k', keys: { k: Buffer.alloc(31, 7).toString('base64') } }), /^seedKeys\.keys\.k: must be 32 bytes as base64/],
-  ['a seed key that is not base64 or hex', (f) => (f.seedKeys = { current: 'k', keys: { k: 'correct horse battery staple, forty-three!!' } }), /^seedKeys\.keys\.k: must be 32 bytes/],
-  ['a current seed key not in the ring', (f) => (f.seedKeys = { current: 'new', keys: { old: Buffer.alloc(32, 1).toString('hex') } }), /^seedKeys\.current: new is not a key of seedKeys\.keys$/],
-  ['a seed key id with a dot', (f) => (f.seedKeys = { current: 'k.1', keys: { 'k.1': Buffer.alloc(32, 1).toString('hex') } }), /^seedKeys\.current: must be a key id/],
+  [
+    'a seed key of 31 bytes',
+    (f) => (f.seedKeys = { current: 'k', keys: { k: Buffer.alloc(31, 7).toString('base64') } }),
+    /^seedKeys\.keys\.k: must be 32 bytes as base64/,
+  ],
+  [
+    'a seed key that is not base64 or hex',
+    (f) => (f.seedKeys = { current: 'k', keys: { k: 'correct horse battery staple, forty-three!!' } }),
+    /^seedKeys\.keys\.k: must be 32 bytes/,
+  ],
+  [
+    'a current seed key not in the ring',
+    (f) => (f.seedKeys = { current: 'new', keys: { old: Buffer.alloc(32, 1).toString('hex') } }),
+    /^seedKeys\.current: new is not a key of seedKeys\.keys$/,
+  ],
+  [
+    'a seed key id with a dot',
+    (f) => (f.seedKeys = { current: 'k.1', keys: { 'k.1': Buffer.alloc(32, 1).toString('hex') } }),
+    /^seedKeys\.current: must be a key id/,
+  ],
   [
     'more seed keys than a ring holds',
     (f) => (f.seedKeys = { current: 'k0', keys: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, Buffer.alloc(32, i).toString('base64')])) }),
     /^seedKeys\.keys: holds at most 16 keys/,
   ],
-  ['back-off bounds the wrong way round', (f) => (f.limits = { retryDelayMsMin: 5000, retryDelayMsMax: 1000 }), /^limits\.retryDelayMsMin: must not exceed limits\.retryDelayMsMax/],
+  [
+    'back-off bounds the wrong way round',
+    (f) => (f.limits = { retryDelayMsMin: 5000, retryDelayMsMax: 1000 }),
+    /^limits\.retryDelayMsMin: must not exceed limits\.retryDelayMsMax/,
+  ],
   ['a limit of zero', (f) => (f.limits = { operatorAnswerMsMax: 0 }), /^limits\.operatorAnswerMsMax:/],
-  ['a fun balance with too many decimals', (f) => (f.fun = { currency: 'JPY', balance: '10.5' }), /^fun\.balance: 10\.5 has more decimals than JPY allows \(0\)/],
+  [
+    'a fun balance with too many decimals',
+    (f) => (f.fun = { currency: 'JPY', balance: '10.5' }),
+    /^fun\.balance: 10\.5 has more decimals than JPY allows \(0\)/,
+  ],
   ['no games', (f) => (f.games = []), /^games:/],
   ['a dice game without a volatility', (f) => delete f.games[0]!.volatility, /^games\[0\]\.volatility: a dice game needs one of low, medium, high$/],
   ['a dice game with a jackpot', (f) => (f.games[0]!.jackpot = { share: '0.01' }), /^games\[0\]\.jackpot: only a reels game has a jackpot$/],
   ['an unknown game kind', (f) => (f.games[2]!.kind = 'poker'), /^games\[2\]\.kind:/],
   ['a reels game with a volatility', (f) => (f.games[2]!.volatility = 'high'), /^games\[2\]\.volatility: a reels game has no volatility setting/],
   ['a reels RTP below its floor', (f) => (f.games[2]!.rtp = '0.75'), /^games\[2\]\.rtp: a reels game's rtp must be between 0\.8 and 1, got 0\.75$/],
-  ['a jackpot share above 5 %', (f) => (f.games[2]!.jackpot = { share: '0.06' }), /^games\[2\]\.jackpot\.share: must be at most 0\.05 of every bet, got 0\.06$/],
+  [
+    'a jackpot share above 5 %',
+    (f) => (f.games[2]!.jackpot = { share: '0.06' }),
+    /^games\[2\]\.jackpot\.share: must be at most 0\.05 of every bet, got 0\.06$/,
+  ],
   ['a jackpot share finer than basis points', (f) => (f.games[2]!.jackpot = { share: '0.00001' }), /^games\[2\]\.jackpot\.share: has more than 4 decimals/],
-  ['a jackpot seed in an unknown currency', (f) => (f.games[2]!.jackpot = { share: '0.01', seeds: { ABC: '1' } }), /^games\[2\]\.jackpot\.seeds\.ABC: ABC is not a known currency/],
-  ['a jackpot seed with too many decimals', (f) => (f.games[2]!.jackpot = { share: '0.01', seeds: { JPY: '1.5' } }), /^games\[2\]\.jackpot\.seeds\.JPY: 1\.5 has more decimals than JPY allows \(0\)/],
+  [
+    'a jackpot seed in an unknown currency',
+    (f) => (f.games[2]!.jackpot = { share: '0.01', seeds: { ABC: '1' } }),
+    /^games\[2\]\.jackpot\.seeds\.ABC: ABC is not a known currency/,
+  ],
+  [
+    'a jackpot seed with too many decimals',
+    (f) => (f.games[2]!.jackpot = { share: '0.01', seeds: { JPY: '1.5' } }),
+    /^games\[2\]\.jackpot\.seeds\.JPY: 1\.5 has more decimals than JPY allows \(0\)/,
+  ],
 ];
 
 for (const [name, mistake, message] of MISTAKES) {
@@ -212,7 +308,10 @@ test('a file error names the file', () => {
     const file = exampleConfigFile();
     file.operators[0]!.ipWhitelist = ['256.0.0.1'];
     writeFileSync(path, JSON.stringify(file));
-    assert.throws(() => readProviderConfig(path), (error: Error) => error.message.startsWith(`${path}: operators[0].ipWhitelist[0]:`));
+    assert.throws(
+      () => readProviderConfig(path),
+      (error: Error) => error.message.startsWith(`${path}: operators[0].ipWhitelist[0]:`),
+    );
   } finally {
     cleanup();
   }
@@ -224,18 +323,25 @@ test('dispatchHorizonSeconds sets the outbox horizon of every kind; operatorInFl
   const config = resolveProviderConfig(file);
   assert.equal(config.limits.dispatchHorizonMs, 90_000);
   assert.deepEqual(roundSchedule(config).horizonMs, { bet: 90_000, win: 90_000, payout: 90_000 });
-  assert.deepEqual(roundSchedule(resolveProviderConfig(exampleConfigFile())).horizonMs, DISPATCH_SCHEDULE.horizonMs, 'the default is the protocol schedule\'s');
+  assert.deepEqual(roundSchedule(resolveProviderConfig(exampleConfigFile())).horizonMs, DISPATCH_SCHEDULE.horizonMs, "the default is the protocol schedule's");
   file.limits = { ...(file.limits as object), dispatchHorizonSeconds: 0 };
   assert.throws(() => resolveProviderConfig(file), ProviderConfigError);
 
-  assert.equal(resolveProviderConfig(exampleConfigFile()).limits.operatorInFlightMax, OPERATOR_IN_FLIGHT_MAX, "the operator's in-flight limit defaults to the outbox's");
+  assert.equal(
+    resolveProviderConfig(exampleConfigFile()).limits.operatorInFlightMax,
+    OPERATOR_IN_FLIGHT_MAX,
+    "the operator's in-flight limit defaults to the outbox's",
+  );
   for (const refused of [0, OPERATOR_IN_FLIGHT_LIMIT_MAX + 1]) {
     assert.throws(() => resolveProviderConfig({ ...exampleConfigFile(), limits: { operatorInFlightMax: refused } }), /operatorInFlightMax/);
   }
 
   const onPostgres = { ...exampleConfigFile(), database: 'postgres://db.internal/wagerlink', databaseSchema: 'provider_eu' };
   assert.equal(resolveProviderConfig(onPostgres).databaseSchema, 'provider_eu');
-  assert.throws(() => resolveProviderConfig({ ...onPostgres, databaseSchema: 'Provider-EU' }), /databaseSchema: "Provider-EU" must be 1 to 63 lower-case letters/);
+  assert.throws(
+    () => resolveProviderConfig({ ...onPostgres, databaseSchema: 'Provider-EU' }),
+    /databaseSchema: "Provider-EU" must be 1 to 63 lower-case letters/,
+  );
   assert.throws(() => resolveProviderConfig({ ...onPostgres, database: 'provider.db' }), /databaseSchema: a schema needs a postgres:\/\/ database/);
   assert.equal(resolveProviderConfig(exampleConfigFile()).databaseSchema, undefined);
 });
@@ -250,11 +356,17 @@ test('roundCompletionSeconds sets the completion time in seconds; roundCompletio
   assert.equal(resolveProviderConfig(withLimits({ roundCompletionSeconds: 45 })).limits.roundCompletionMs, 45_000);
   assert.equal(resolveProviderConfig(withLimits({ roundCompletionMinutes: 2 })).limits.roundCompletionMs, 120_000);
   assert.equal(resolveProviderConfig(withLimits({})).limits.roundCompletionMs, DEFAULT_LIMITS.roundCompletionMs);
-  assert.throws(() => resolveProviderConfig(withLimits({ roundCompletionSeconds: 60, roundCompletionMinutes: 1 })), /limits\.roundCompletionMinutes: is roundCompletionSeconds in minutes: set one of the two/);
+  assert.throws(
+    () => resolveProviderConfig(withLimits({ roundCompletionSeconds: 60, roundCompletionMinutes: 1 })),
+    /limits\.roundCompletionMinutes: is roundCompletionSeconds in minutes: set one of the two/,
+  );
   for (const refused of [0, 1.5, ROUND_COMPLETION_SECONDS_MAX + 1]) {
     assert.throws(() => resolveProviderConfig(withLimits({ roundCompletionSeconds: refused })), /limits\.roundCompletionSeconds/);
   }
-  assert.equal(resolveProviderConfig(withLimits({ roundCompletionSeconds: ROUND_COMPLETION_SECONDS_MAX })).limits.roundCompletionMs, ROUND_COMPLETION_SECONDS_MAX * 1000);
+  assert.equal(
+    resolveProviderConfig(withLimits({ roundCompletionSeconds: ROUND_COMPLETION_SECONDS_MAX })).limits.roundCompletionMs,
+    ROUND_COMPLETION_SECONDS_MAX * 1000,
+  );
 });
 
 test("the game pages' call limits: defaults, set in limits, and bounded", () => {
@@ -267,7 +379,11 @@ test("the game pages' call limits: defaults, set in limits, and bounded", () => 
   file.limits = { ...(file.limits as object), playerRateWindowSeconds: 60, playerCallsPerAddressMax: 7, roundCallsPerLaunchMax: PLAYER_CALLS_LIMIT_MAX };
   const set = resolveProviderConfig(file).limits;
   assert.deepEqual([set.playerRateWindowMs, set.playerCallsPerAddressMax, set.roundCallsPerLaunchMax], [60_000, 7, PLAYER_CALLS_LIMIT_MAX]);
-  for (const [member, refused] of [['playerCallsPerAddressMax', 0], ['roundCallsPerLaunchMax', PLAYER_CALLS_LIMIT_MAX + 1], ['playerRateWindowSeconds', 0]] as const) {
+  for (const [member, refused] of [
+    ['playerCallsPerAddressMax', 0],
+    ['roundCallsPerLaunchMax', PLAYER_CALLS_LIMIT_MAX + 1],
+    ['playerRateWindowSeconds', 0],
+  ] as const) {
     assert.throws(() => resolveProviderConfig({ ...exampleConfigFile(), limits: { [member]: refused } }), new RegExp(`limits\\.${member}`));
   }
 });

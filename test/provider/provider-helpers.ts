@@ -42,7 +42,9 @@ export const PROVIDER_BACKENDS: { name: ProviderBackendName; unavailable?: strin
     { name: 'sqlite' },
     { name: 'postgres', ...(POSTGRES_UNAVAILABLE ? { unavailable: POSTGRES_UNAVAILABLE } : {}) },
   ];
-  const wanted = process.env.STORES?.split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = process.env.STORES?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return wanted ? all.filter((backend) => wanted.includes(backend.name)) : all;
 })();
 
@@ -259,7 +261,13 @@ export interface Provider {
 
 /** `backend`: the store's (default SQLite); PostgreSQL works in a fresh schema, dropped on close. */
 export async function makeProvider(
-  options: { endpoint?: string; edit?: (file: ConfigFile) => void; clock?: TestClock; playerTimer?: PlayerTimer; backend?: ProviderBackendName } & StartOptions = {},
+  options: {
+    endpoint?: string;
+    edit?: (file: ConfigFile) => void;
+    clock?: TestClock;
+    playerTimer?: PlayerTimer;
+    backend?: ProviderBackendName;
+  } & StartOptions = {},
 ): Promise<Provider> {
   const { dir, cleanup: removeDir } = tempDir('wagerlink-provider-');
   const schema = options.backend === 'postgres' ? await freshSchema('provider') : undefined;
@@ -271,7 +279,11 @@ export async function makeProvider(
   const file = testConfigFile({ ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), database });
   options.edit?.(file);
   const config = resolveProviderConfig(file);
-  const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL, seeds: seedSealing(config.seedKeys, randomBytes) });
+  const store = await openProviderStore(config.database, {
+    currencies: config.currencies,
+    postgres: PROVIDER_TEST_POOL,
+    seeds: seedSealing(config.seedKeys, randomBytes),
+  });
   const clock = options.clock ?? new TestClock();
   const world = testWorld(clock, options.playerTimer);
   const { endpoint: _endpoint, edit: _edit, clock: _clock, playerTimer: _playerTimer, backend: _backend, ...given } = options;

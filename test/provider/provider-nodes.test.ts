@@ -79,7 +79,11 @@ before(async () => {
   config = resolveProviderConfig(testConfigFile({ endpoint: origin, database: schema.url() }));
   for (let n = 0; n < 2; n++) {
     // The switch a node's config makes: a postgres:// database opens the PostgreSQL store, migrated once whichever node comes first.
-    const store = await openProviderStore(config.database, { currencies: config.currencies, postgres: PROVIDER_TEST_POOL, seeds: seedSealing(config.seedKeys, randomBytes) });
+    const store = await openProviderStore(config.database, {
+      currencies: config.currencies,
+      postgres: PROVIDER_TEST_POOL,
+      seeds: seedSealing(config.seedKeys, randomBytes),
+    });
     const started = await startProvider({ config, store, world: testWorld(realClock()), deliveryLimits: { idleMs: 10 } });
     const node: Node = { store, started, delivered: 0, heard: new Map() };
     store.onRoundFinished((round) => node.heard.set(round.pk, (node.heard.get(round.pk) ?? 0) + 1));
@@ -124,7 +128,7 @@ test('two provider nodes on one PostgreSQL database: launches, rounds and prizes
   const answers = new Map<number, number>();
   await Promise.all(
     launches.map(async ({ launch }, i) => {
-      for (let n = 0; n < ROUNDS_PER_PLAYER; ) {
+      for (let n = 0; n < ROUNDS_PER_PLAYER;) {
         const node = nodes[(n + i) % 2]!;
         const answer = await pageCall(node.started.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: `p${i}-${n}` });
         answers.set(answer.status, (answers.get(answer.status) ?? 0) + 1);
@@ -161,10 +165,18 @@ test('two provider nodes on one PostgreSQL database: launches, rounds and prizes
   // The round log and the payouts, as either node reads them.
   const rounds: RoundRow[] = await b.store.listRounds(1_000);
   assert.equal(rounds.length, PLAYERS * ROUNDS_PER_PLAYER, `rounds logged (answers by status: ${JSON.stringify([...answers])})`);
-  assert.deepEqual(rounds.filter((round) => round.status !== 'settled'), [], 'every round is settled');
+  assert.deepEqual(
+    rounds.filter((round) => round.status !== 'settled'),
+    [],
+    'every round is settled',
+  );
   const { payouts } = await a.store.listPayouts(1_000);
   assert.deepEqual(new Set(payouts.map((payout) => payout.payoutId)), new Set(posted));
-  assert.deepEqual(payouts.filter((payout) => payout.status !== 'paid'), [], 'every prize is paid');
+  assert.deepEqual(
+    payouts.filter((payout) => payout.status !== 'paid'),
+    [],
+    'every prize is paid',
+  );
   for (const id of [...rounds.map((round) => round.roundId), ...posted]) assert.equal(received.get(id), 1, `the operator received ${id} once`);
   assert.equal(received.size, rounds.length + posted.length, 'the operator received nothing else');
   assert.ok(a.delivered > 0 && b.delivered > 0, `both nodes delivered (${a.delivered}, ${b.delivered})`);
@@ -175,8 +187,15 @@ test('two provider nodes on one PostgreSQL database: launches, rounds and prizes
       assert.ok(Date.now() < deadline, `a node heard ${node.heard.size} of ${rounds.length} rounds finished`);
       await sleep(20);
     }
-    assert.deepEqual([...node.heard.keys()].sort((x, y) => x - y), rounds.map((round) => round.pk).sort((x, y) => x - y));
-    assert.deepEqual([...node.heard.values()].filter((times) => times !== 1), [], 'each round heard once');
+    assert.deepEqual(
+      [...node.heard.keys()].sort((x, y) => x - y),
+      rounds.map((round) => round.pk).sort((x, y) => x - y),
+    );
+    assert.deepEqual(
+      [...node.heard.values()].filter((times) => times !== 1),
+      [],
+      'each round heard once',
+    );
   }
 
   // The operator's ledger is the round log and the payouts, id by id, each once.

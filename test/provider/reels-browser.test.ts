@@ -187,7 +187,10 @@ describe('the reels page in a browser', { skip: absent }, () => {
         rounds += 1;
         await settled(page, rounds);
         await playFeature(page, rounds);
-        assert.match((await page.textContent('#verdict'))!, /^(You win €[\d,]+\.\d{2}!|No win this time|JACKPOT! You win €[\d,]+\.\d{2}!|Free spins over: they won €[\d,]+\.\d{2})$/);
+        assert.match(
+          (await page.textContent('#verdict'))!,
+          /^(You win €[\d,]+\.\d{2}!|No win this time|JACKPOT! You win €[\d,]+\.\d{2}!|Free spins over: they won €[\d,]+\.\d{2})$/,
+        );
       }
       // F plays the campaign's free round.
       await page.keyboard.press('f');
@@ -212,9 +215,13 @@ describe('the reels page in a browser', { skip: absent }, () => {
       assert.match((await page.textContent('#verdict'))!, /^Stars on every reel: 10 free spins!$/);
       for (let n = 2; n <= 3; n++) {
         await page.keyboard.press('Space');
-        await page.waitForFunction((text) => (globalThis as any).document.getElementById('feature-btn').textContent === text, `Free spin ${n} of ${freeSpins}`, {
-          timeout: PAGE_WAIT_MS,
-        });
+        await page.waitForFunction(
+          (text) => (globalThis as any).document.getElementById('feature-btn').textContent === text,
+          `Free spin ${n} of ${freeSpins}`,
+          {
+            timeout: PAGE_WAIT_MS,
+          },
+        );
       }
       assert.match((await page.textContent('#feature-text'))!, /^2 of \d+ played · won €[\d,]+\.\d{2} · every win ×3$/);
       await page.screenshot({ path: `${ARTIFACTS}reels-feature-1280.png`, fullPage: true });
@@ -231,7 +238,9 @@ describe('the reels page in a browser', { skip: absent }, () => {
       assert.equal(await page.isDisabled('#spin-btn'), false);
 
       // The balance shown is the operator's, once every round's wins are booked.
-      await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#rounds li.pending, #rounds li.open').length === 0, null, { timeout: PAGE_WAIT_MS });
+      await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#rounds li.pending, #rounds li.open').length === 0, null, {
+        timeout: PAGE_WAIT_MS,
+      });
       assert.equal(await shownBalance(page), await balanceOf(op.app, playerId));
       // Every finished round verifies in the browser.
       await page.waitForFunction(

@@ -22,7 +22,10 @@ interface PageData {
 test("the page's strips and lines are the game's", async () => {
   const page = (await import(new URL('reels-api.js', WEB).href)) as PageData;
   assert.deepEqual(page.STRIPS, [...STRIPS]);
-  assert.deepEqual(page.LINES, LINES.map((rows) => [...rows]));
+  assert.deepEqual(
+    page.LINES,
+    LINES.map((rows) => [...rows]),
+  );
   for (let stop = 0; stop < STRIPS[0]!.length; stop++) {
     const stops = [stop, (stop * 7) % STRIPS[1]!.length, (stop * 13 + 5) % STRIPS[2]!.length];
     assert.deepEqual(page.windowOf(stops), windowOf(stops), `stops ${stops.join(',')}`);

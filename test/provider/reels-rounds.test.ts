@@ -29,7 +29,18 @@ import { testTimers } from './sweep-timers.js';
 import type { RoundRow } from '../../src/provider/store/provider-store.js';
 import { ROUNDS_SHOWN_MAX } from '../../src/provider/game-service.js';
 import { admin, balanceOf, ledgerOf, makeOperator, type Operator } from '../helpers.js';
-import { adminCall, assertProblem, type Answer, launchOf, makeProvider, operatorCall, pageCall, PROVIDER_BACKENDS, realLaunchBody, type Provider } from './provider-helpers.js';
+import {
+  adminCall,
+  assertProblem,
+  type Answer,
+  launchOf,
+  makeProvider,
+  operatorCall,
+  pageCall,
+  PROVIDER_BACKENDS,
+  realLaunchBody,
+  type Provider,
+} from './provider-helpers.js';
 
 /** Rounds a seed search tries at most: the jackpot is 1 in 32,768 a round. */
 const SEARCH_MAX = 400_000;
@@ -127,7 +138,7 @@ for (const backend of PROVIDER_BACKENDS) {
 
     const minor = (text: string) => BigInt(Math.round(Number(text) * 100));
 
-    test('a round without free spins: the bet with its jpAmount, then the base spin\'s win; answered once both are booked', async () => {
+    test("a round without free spins: the bet with its jpAmount, then the base spin's win; answered once both are booked", async () => {
       const launch = await launchReal();
       const clientSeed = await seedFor(launch, 100n, (round) => round.freeSpins.length === 0 && !round.jackpot && round.base.winMinor > 0n);
       const answer = await play(launch, { bet: '1', clientSeed });
@@ -148,7 +159,10 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal(await balanceOf(op.app, launch.playerId), Number(answer.body.balance));
       const row = (await provider.store.listRounds(10)).find((one) => one.roundId === round.roundId)!;
       const calls = await provider.store.roundCalls(row.pk);
-      assert.deepEqual(calls.map((call) => call.status), ['accepted', 'accepted']);
+      assert.deepEqual(
+        calls.map((call) => call.status),
+        ['accepted', 'accepted'],
+      );
       const bet = JSON.parse(calls[0]!.body) as Json;
       assert.deepEqual(bet.transactions, [{ id: row.betTxId, type: 'bet', amount: 1, jpAmount: 0.01 }]);
       assert.deepEqual(bet.round, { id: round.roundId, finished: false });
@@ -195,7 +209,10 @@ for (const backend of PROVIDER_BACKENDS) {
       const balance = await balanceOf(op.app, launch.playerId);
       assert.equal(minor(String(balance)), 10_000n - 100n + minor(round.win as string));
       const row = (await provider.store.listRounds(10)).find((one) => one.roundId === round.roundId)!;
-      assert.deepEqual((await provider.store.roundCalls(row.pk)).map((call) => call.status), ['accepted', 'accepted', 'accepted']);
+      assert.deepEqual(
+        (await provider.store.roundCalls(row.pk)).map((call) => call.status),
+        ['accepted', 'accepted', 'accepted'],
+      );
       // The next round may start.
       assert.equal((await play(launch, { bet: '1', clientSeed: 'after' })).status, 200);
     });
@@ -239,7 +256,12 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal(answer.body.jackpot.pool, (Number(seed) / 100).toString());
       const row = (await provider.store.listRounds(10)).find((one) => one.roundId === round.roundId)!;
       const base = JSON.parse((await provider.store.roundCalls(row.pk))[1]!.body) as Json;
-      assert.deepEqual(base.transactions[1], { id: base.transactions[1].id, type: 'win', amount: Number(round.jackpotWin), jpAmount: Number(round.jackpotWin) });
+      assert.deepEqual(base.transactions[1], {
+        id: base.transactions[1].id,
+        type: 'win',
+        amount: Number(round.jackpotWin),
+        jpAmount: Number(round.jackpotWin),
+      });
       assert.equal(minor(String(await balanceOf(op.app, launch.playerId))), minor(answer.body.balance as string));
     });
 
@@ -256,7 +278,10 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.equal(after.body.jackpot.pool, pool);
       const row = (await provider.store.listRounds(20)).find((one) => one.playerId === launch.playerId)!;
       assert.equal(row.status, 'refused');
-      assert.deepEqual((await provider.store.roundCalls(row.pk)).map((call) => call.status), ['refused', 'waiting', 'waiting']);
+      assert.deepEqual(
+        (await provider.store.roundCalls(row.pk)).map((call) => call.status),
+        ['refused', 'waiting', 'waiting'],
+      );
       assert.deepEqual(await provider.store.outbox.list({ status: 'pending' }), []);
     });
 
@@ -360,7 +385,10 @@ for (const backend of PROVIDER_BACKENDS) {
       assertProblem(await play(launch, { free: true, clientSeed }), 'CAMPAIGN_FINISHED');
       const ledger = await admin(op.app, 'GET', `/admin/players/${launch.playerId}/transactions?limit=50`);
       const bets = (ledger.body.items as { kind: string; freeBet: boolean; campaignId: string }[]).filter((item) => item.kind === 'bet');
-      assert.deepEqual(bets.map((item) => [item.freeBet, item.campaignId]), [[true, campaignId]]);
+      assert.deepEqual(
+        bets.map((item) => [item.freeBet, item.campaignId]),
+        [[true, campaignId]],
+      );
     });
 
     test('fun mode plays reels, its feature included, with the fun balance and no call to the operator', async () => {
@@ -386,7 +414,10 @@ for (const backend of PROVIDER_BACKENDS) {
       }
       assert.equal(round.stage, 'settled');
       assert.equal(minor(((await state(launch)).body as Json).balance as string), balance);
-      assert.deepEqual(operatorCalls.slice(before).filter((url) => url !== '/authenticate'), []);
+      assert.deepEqual(
+        operatorCalls.slice(before).filter((url) => url !== '/authenticate'),
+        [],
+      );
     });
 
     test("the back office lists a reels round with its progress and its calls' transactions", async () => {
@@ -409,10 +440,12 @@ for (const backend of PROVIDER_BACKENDS) {
 
     test("the operator's ledger is exactly the provider's accepted calls, id by id, for every player", async () => {
       for (const playerId of players) {
-        const ledger = (await ledgerOf(async (url) => {
-          const answer = await admin(op.app, 'GET', url);
-          return { status: answer.status, text: answer.raw };
-        }, playerId)).filter((item) => item.kind !== 'deposit');
+        const ledger = (
+          await ledgerOf(async (url) => {
+            const answer = await admin(op.app, 'GET', url);
+            return { status: answer.status, text: answer.raw };
+          }, playerId)
+        ).filter((item) => item.kind !== 'deposit');
         const booked = new Map<string, { kind: string; amount: number; roundId: string | null }>();
         for (const row of (await provider.store.listRounds(1_000)).filter((one) => one.playerId === playerId)) {
           for (const call of await provider.store.roundCalls(row.pk)) {
@@ -422,7 +455,8 @@ for (const backend of PROVIDER_BACKENDS) {
           }
         }
         assert.equal(ledger.length, booked.size, playerId);
-        for (const item of ledger) assert.deepEqual({ kind: item.kind, amount: item.amount, roundId: item.roundId }, booked.get(item.id), `${playerId} ${item.id}`);
+        for (const item of ledger)
+          assert.deepEqual({ kind: item.kind, amount: item.amount, roundId: item.roundId }, booked.get(item.id), `${playerId} ${item.id}`);
       }
     });
   });

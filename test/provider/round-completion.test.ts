@@ -38,7 +38,11 @@ function startTimes(createdAts: number[]): ProviderStore & { createdAts: number[
     reads: 0,
     unfinishedFeatures: async (startedBefore: number, limit: number) => {
       store.reads += 1;
-      return [...store.createdAts].sort((a, b) => a - b).filter((at) => at <= startedBefore).slice(0, limit).map((createdAt) => ({ createdAt }));
+      return [...store.createdAts]
+        .sort((a, b) => a - b)
+        .filter((at) => at <= startedBefore)
+        .slice(0, limit)
+        .map((createdAt) => ({ createdAt }));
     },
   };
   return store as unknown as ProviderStore & { createdAts: number[]; reads: number };

@@ -24,7 +24,20 @@ import { OPERATOR_PROBE_MS } from '../../src/dispatch/dispatcher.js';
 import { CLAIM_LIMITS, leaseOwner, type OutboxItem } from '../../src/dispatch/outbox.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET, type TestClock } from '../helpers.js';
-import { assertProblem, launchOf, type Answer, makeProvider, operatorCall, pageCall, PROVIDER_ADMIN_TOKEN, PROVIDER_BACKENDS, ManualPlayerTimer, realClock, realLaunchBody, type Provider } from './provider-helpers.js';
+import {
+  assertProblem,
+  launchOf,
+  type Answer,
+  makeProvider,
+  operatorCall,
+  pageCall,
+  PROVIDER_ADMIN_TOKEN,
+  PROVIDER_BACKENDS,
+  ManualPlayerTimer,
+  realClock,
+  realLaunchBody,
+  type Provider,
+} from './provider-helpers.js';
 
 const ORIGIN = 'http://operator.test';
 /** The delivery's wait between claims in these tests (ms): a due round is claimed within it. */
@@ -153,7 +166,14 @@ for (const backend of PROVIDER_BACKENDS) {
 
     /** A provider whose players wait until the test ends their patience, on the test's clock unless given another. */
     const providerWithPatience = (endpoint: string, dispatcher: MockAgent, patience: ManualPlayerTimer, clock?: TestClock) =>
-      makeProvider({ endpoint, dispatcher, deliveryLimits: { idleMs: IDLE_MS }, backend: backend.name, playerTimer: patience, ...(clock === undefined ? {} : { clock }) });
+      makeProvider({
+        endpoint,
+        dispatcher,
+        deliveryLimits: { idleMs: IDLE_MS },
+        backend: backend.name,
+        playerTimer: patience,
+        ...(clock === undefined ? {} : { clock }),
+      });
 
     /** A play whose player stops waiting for the rounds before it, or for its own, once the wait has begun. */
     async function playGivingUp(launch: { path: string; token: string }, patience: ManualPlayerTimer): Promise<Answer> {
@@ -310,7 +330,10 @@ for (const backend of PROVIDER_BACKENDS) {
         assert.equal(settled.attempts, 2);
         assert.equal(settled.balanceAfterMinor, 9_800n);
         assert.equal((await provider.store.session(settled.sessionPk)).balanceMinor, 9_800n);
-        assert.deepEqual(sent.map((each) => each.body), [firstBody, firstBody]);
+        assert.deepEqual(
+          sent.map((each) => each.body),
+          [firstBody, firstBody],
+        );
         // What the page polls shows it settled, with the balance the operator answered; nothing was asked of the operator.
         const followed = await state(launch);
         assert.equal(followed.status, 200, followed.raw);
@@ -375,7 +398,10 @@ for (const backend of PROVIDER_BACKENDS) {
         advanceTo(await pendingAfter(1));
         const settled = await finished(pk);
         assert.equal(settled.status, 'settled');
-        assert.deepEqual(sent.map((each) => each.body), [firstBody]);
+        assert.deepEqual(
+          sent.map((each) => each.body),
+          [firstBody],
+        );
         const reopened = await pageCall(provider.app, `${launch.path}/api/open`, { token: launch.token });
         assert.equal(reopened.status, 200, reopened.raw);
         assert.equal((reopened.body.rounds as { roundId: string; status: string }[])[0]?.roundId, settled.roundId);
@@ -397,7 +423,10 @@ for (const backend of PROVIDER_BACKENDS) {
         await provider.restart();
         const settled = await finished(pk);
         assert.equal(settled.status, 'settled');
-        assert.deepEqual(sent.map((each) => each.body), [firstBody]);
+        assert.deepEqual(
+          sent.map((each) => each.body),
+          [firstBody],
+        );
         answerTransactions({ status: 200, body: '{"balance":97.06}' });
         const next = await play(launch);
         assert.equal(next.status, 200, next.raw);

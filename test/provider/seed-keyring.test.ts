@@ -22,7 +22,13 @@ import { testConfigFile } from './provider-helpers.js';
 const SEED = 'ab'.repeat(32);
 const keyA = randomBytes(32);
 const keyB = randomBytes(32);
-const ring = new SeedKeyring(new Map([['a', keyA], ['b', keyB]]), 'a');
+const ring = new SeedKeyring(
+  new Map([
+    ['a', keyA],
+    ['b', keyB],
+  ]),
+  'a',
+);
 const place = { session: 'session-1', nonce: 4 };
 
 test('a sealed seed opens to the seed for its place only, under the key it names', () => {
@@ -47,7 +53,8 @@ test('a seed under a key the ring does not hold fails naming the key', () => {
   const sealed = new SeedKeyring(new Map([['gone', randomBytes(32)]]), 'gone').seal(SEED, place);
   assert.throws(
     () => ring.open(sealed, place),
-    (error: unknown) => error instanceof SeedKeyMissingError && error.keyId === 'gone' && /seed key "gone", which seedKeys\.keys no longer holds/.test(error.message),
+    (error: unknown) =>
+      error instanceof SeedKeyMissingError && error.keyId === 'gone' && /seed key "gone", which seedKeys\.keys no longer holds/.test(error.message),
   );
 });
 
@@ -64,7 +71,13 @@ test('the sealed text shows neither the seed nor its hash, and each seal is new'
 
 test('key texts: base64 in either alphabet, padded or not, or hex; 32 bytes exactly', () => {
   const key = randomBytes(32);
-  for (const text of [key.toString('base64'), key.toString('base64').replace(/=$/, ''), key.toString('base64url'), key.toString('hex'), key.toString('hex').toUpperCase()]) {
+  for (const text of [
+    key.toString('base64'),
+    key.toString('base64').replace(/=$/, ''),
+    key.toString('base64url'),
+    key.toString('hex'),
+    key.toString('hex').toUpperCase(),
+  ]) {
     assert.deepEqual(seedKeyBytes(text), key, text);
   }
   for (const text of [randomBytes(31).toString('base64'), randomBytes(33).toString('base64'), randomBytes(31).toString('hex'), 'not a key at all', '']) {

@@ -107,12 +107,18 @@ for (const backend of PROVIDER_BACKENDS) {
       for (const launch of [moving, idle, reelsLaunch, left]) assert.equal(sealedKeyId((await sessionOf(launch)).sealedSeed), 'a');
 
       // B becomes current; A stays in the ring.
-      await restartWith([['a', keyA], ['b', keyB]], 'b');
+      await restartWith(
+        [
+          ['a', keyA],
+          ['b', keyB],
+        ],
+        'b',
+      );
       await playDice(moving);
       assert.equal(sealedKeyId((await sessionOf(moving)).sealedSeed), 'b', 'the next seed is sealed under the current key');
       assert.equal(sealedKeyId((await sessionOf(idle)).sealedSeed), 'a', 'a session that has not played is still under A');
       assert.equal(sealedKeyId((await sessionOf(await launchFun('dice'))).sealedSeed), 'b', 'a new session is under B');
-      let last: Answer & { body: Json } | undefined;
+      let last: (Answer & { body: Json }) | undefined;
       for (let spin = 1; spin < inFeature.total; spin++) last = await call(reelsLaunch, 'free-spin', { roundId: inFeature.roundId });
       assert.equal(last?.status, 200, last?.raw);
       const settled = ((await call(reelsLaunch, 'state')).body.rounds as Json[]).find((one) => one.roundId === inFeature.roundId)!;
@@ -125,7 +131,12 @@ for (const backend of PROVIDER_BACKENDS) {
       const refused = await call(idle, 'play', { bet: '1', chancePct: 50, clientSeed: 'rotate' });
       assertProblem(refused, 'SERVICE_UNAVAILABLE');
       assert.match(refused.body.detail as string, /seed key a\b.*no longer holds/);
-      const completion = new RoundCompletion({ store: provider.store, keyring: provider.config.seedKeys, roundCompletionMs: 0, clock: () => provider.clock.now });
+      const completion = new RoundCompletion({
+        store: provider.store,
+        keyring: provider.config.seedKeys,
+        roundCompletionMs: 0,
+        clock: () => provider.clock.now,
+      });
       await assert.rejects(completion.sweep(), /seed key "a", which seedKeys\.keys no longer holds/);
       const stuck = (await provider.store.pendingRounds((await sessionOf(left)).pk)).find((one) => one.roundId === leftRound.roundId)!;
       assert.equal(stuck.reels?.freeSpinsPlayed, 0, 'a round whose seed cannot be opened is left as it is');

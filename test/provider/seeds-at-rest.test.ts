@@ -24,7 +24,17 @@ import { launchTokens } from '../../src/provider/launch-token.js';
 import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
 import { openRoundSeed, openSessionSeed } from '../../src/provider/seed-keyring.js';
 import { admin, makeOperator, type Operator } from '../helpers.js';
-import { adminCall, type Answer, launchOf, makeProvider, operatorCall, pageCall, PROVIDER_BACKENDS, realLaunchBody, type Provider } from './provider-helpers.js';
+import {
+  adminCall,
+  type Answer,
+  launchOf,
+  makeProvider,
+  operatorCall,
+  pageCall,
+  PROVIDER_BACKENDS,
+  realLaunchBody,
+  type Provider,
+} from './provider-helpers.js';
 import { everyValue, holding, seedsMatching } from './store/database-scan.js';
 
 /** Client seeds tried for a round with free spins: about 1 round in 101 has them. */
@@ -105,6 +115,7 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.notEqual(played.body.fairness.serverSeedHash, committed, 'the next round has a commitment of its own');
     }
 
+    // eslint-disable-next-line max-lines-per-function -- a test: one scenario told in order, which splitting would scatter
     test('no seed not yet revealed can be read from the database, the round log or the game API; every revealed one verifies', async () => {
       const diceReal = await launchReal('dice');
       const diceFun = await launchFun('dice');
@@ -142,14 +153,23 @@ for (const backend of PROVIDER_BACKENDS) {
       // The fun reels session has played nothing: its session is found by its commitment in the database below.
 
       const values = await everyValue(provider.config.database);
-      assert.ok(values.some((one) => one.table === 'game_sessions'), 'the scan reads the sessions');
+      assert.ok(
+        values.some((one) => one.table === 'game_sessions'),
+        'the scan reads the sessions',
+      );
       for (const seed of unrevealed.keys()) {
-        assert.deepEqual(holding(values, seed).map((one) => `${one.table}.${one.column}`), [], 'no column holds a seed not yet revealed');
+        assert.deepEqual(
+          holding(values, seed).map((one) => `${one.table}.${one.column}`),
+          [],
+          'no column holds a seed not yet revealed',
+        );
       }
       // The attacker's view: every session's and unrevealed round's commitment, and nothing in the database that hashes to one.
       const commitments = new Set(values.filter((one) => one.column === 'server_seed_hash' && typeof one.value === 'string').map((one) => one.value as string));
       for (const hash of unrevealed.values()) assert.ok(commitments.has(hash), 'the commitment is in the database');
-      const revealed = new Set(values.filter((one) => one.column === 'server_seed' && typeof one.value === 'string').map((one) => commitment(one.value as string)));
+      const revealed = new Set(
+        values.filter((one) => one.column === 'server_seed' && typeof one.value === 'string').map((one) => commitment(one.value as string)),
+      );
       const notRevealed = new Set([...commitments].filter((hash) => !revealed.has(hash)));
       assert.ok(notRevealed.size >= unrevealed.size + 1, 'the fun reels session counts among them');
       assert.deepEqual(seedsMatching(values, notRevealed), [], 'no value of the database is a seed not yet revealed');
@@ -162,7 +182,11 @@ for (const backend of PROVIDER_BACKENDS) {
       answers.push(log);
       for (const seed of unrevealed.keys()) {
         const shown = answers.filter((answer) => answer.raw.includes(seed));
-        assert.deepEqual(shown.map((answer) => answer.raw.slice(0, 80)), [], 'no answer shows a seed not yet revealed');
+        assert.deepEqual(
+          shown.map((answer) => answer.raw.slice(0, 80)),
+          [],
+          'no answer shows a seed not yet revealed',
+        );
       }
 
       // The feature played to its end: the seed revealed is the one committed to at the bet, and draws every spin shown.

@@ -113,14 +113,17 @@ test('provider serve refuses a bad config, naming the member (a missing seedKeys
   });
   const unkeyed = await run(['provider', 'serve', '--config', keyless]);
   assert.equal(unkeyed.code, 1);
-  assert.match(unkeyed.stderr, /seedKeys: is required: the server seeds of rounds not yet played are kept sealed under a key of this ring, outside the database; add e\.g\. .*openssl rand -base64 32/);
+  assert.match(
+    unkeyed.stderr,
+    /seedKeys: is required: the server seeds of rounds not yet played are kept sealed under a key of this ring, outside the database; add e\.g\. .*openssl rand -base64 32/,
+  );
   assert.doesNotMatch(unkeyed.stderr, /\n\s+at /);
   const missing = await run(['provider', 'serve']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--config/);
 });
 
-test('--port moves a publicBaseUrl that names the config\'s own port, and warns about any other', () => {
+test("--port moves a publicBaseUrl that names the config's own port, and warns about any other", () => {
   assert.deepEqual(movedPublicBaseUrl('http://127.0.0.1:8090', 8090, 9000), { url: 'http://127.0.0.1:9000' });
   assert.deepEqual(movedPublicBaseUrl('http://localhost:8090/casino', 8090, 9000), { url: 'http://localhost:9000/casino' });
   assert.deepEqual(movedPublicBaseUrl('http://127.0.0.1:8090', 8090, 8090), { url: 'http://127.0.0.1:8090' });

@@ -91,12 +91,18 @@ for (const backend of PROVIDER_BACKENDS) {
     test('every admin route, for every role: allowed, or 403 FORBIDDEN, as its declared action says', async () => {
       assert.ok(guard, 'the app handed over its guard');
       for (const known of ['POST /admin/payouts', 'POST /admin/outbox/:id/resolve', 'POST /admin/staff', 'GET /admin/audit', 'GET /admin/rounds']) {
-        assert.ok(guard.routes.some((route) => `${route.method} ${route.url}` === known), `${known} is in the route table`);
+        assert.ok(
+          guard.routes.some((route) => `${route.method} ${route.url}` === known),
+          `${known} is in the route table`,
+        );
       }
       for (const role of ROLES) {
         const routes: StaffGuard['routes'] = guard.routes;
         for (const route of routes) {
-          const url = route.url.replace(':payoutId', randomUUID()).replace(':nameOrTokenId', 'nobody').replace(':id', route.url.includes('outbox') ? '999999' : randomUUID());
+          const url = route.url
+            .replace(':payoutId', randomUUID())
+            .replace(':nameOrTokenId', 'nobody')
+            .replace(':id', route.url.includes('outbox') ? '999999' : randomUUID());
           const answer = await adminCall(provider.app, route.method as 'GET' | 'POST', url, route.method === 'POST' ? {} : undefined, tokens.get(role)!);
           const label = `${role} ${route.method} ${route.url} (${route.action}): ${answer.status} ${answer.raw.slice(0, 200)}`;
           if (allows(role, route.action)) assert.notEqual(answer.body.code, 'FORBIDDEN', label);
@@ -112,9 +118,15 @@ for (const backend of PROVIDER_BACKENDS) {
       const call = (method: 'GET' | 'POST', url: string, body?: unknown) => adminCall(provider.app, method, url, body, token);
 
       const rounds = (await call('GET', '/admin/rounds')).body.items as { operatorId: string; roundId: string }[];
-      assert.deepEqual(rounds.map((round) => round.roundId), [own.roundId]);
+      assert.deepEqual(
+        rounds.map((round) => round.roundId),
+        [own.roundId],
+      );
       const payouts = (await call('GET', '/admin/payouts')).body.items as { payoutId: string }[];
-      assert.deepEqual(payouts.map((payout) => payout.payoutId), [own.payoutId]);
+      assert.deepEqual(
+        payouts.map((payout) => payout.payoutId),
+        [own.payoutId],
+      );
       const items = (await call('GET', '/admin/outbox')).body.items as { id: number; operatorId: string }[];
       assert.deepEqual(items.map((item) => item.id).sort(), [...own.itemIds].sort());
       assert.equal((await call('GET', `/admin/outbox?operatorId=${OTHER_OPERATOR_ID}`)).body.code, 'FORBIDDEN');
@@ -127,10 +139,23 @@ for (const backend of PROVIDER_BACKENDS) {
       }
       const otherItems = await provider.store.outbox.list({ status: 'pending', operatorId: OTHER_OPERATOR_ID });
       assert.deepEqual(otherItems.map((item) => item.id).sort(), [...other.itemIds].sort(), "the other operator's items are untouched");
-      const pay = await call('POST', '/admin/payouts', { operatorId: OTHER_OPERATOR_ID, playerId: `player-of-${OTHER_OPERATOR_ID}`, currency: 'EUR', amount: '1', campaignId: CAMPAIGN, payoutId: randomUUID() });
+      const pay = await call('POST', '/admin/payouts', {
+        operatorId: OTHER_OPERATOR_ID,
+        playerId: `player-of-${OTHER_OPERATOR_ID}`,
+        currency: 'EUR',
+        amount: '1',
+        campaignId: CAMPAIGN,
+        payoutId: randomUUID(),
+      });
       assert.deepEqual([pay.status, pay.body.code], [403, 'FORBIDDEN'], pay.raw);
       // An operator nobody configured is refused alike: the answer tells nothing of which exist.
-      const unknown = await call('POST', '/admin/payouts', { operatorId: 'no-such-operator', playerId: 'p', currency: 'EUR', amount: '1', campaignId: CAMPAIGN });
+      const unknown = await call('POST', '/admin/payouts', {
+        operatorId: 'no-such-operator',
+        playerId: 'p',
+        currency: 'EUR',
+        amount: '1',
+        campaignId: CAMPAIGN,
+      });
       assert.deepEqual([unknown.status, unknown.body.code], [403, 'FORBIDDEN']);
 
       // Unscoped, both operators' rounds are there.
@@ -139,8 +164,10 @@ for (const backend of PROVIDER_BACKENDS) {
       // A scoped admin may not manage staff: it could make an account that sees every operator.
       const scopedAdmin = await staffToken(provider, 'scoped-admin', 'admin', [OPERATOR_ID]);
       assert.equal((await adminCall(provider.app, 'POST', '/admin/staff', { name: 'escalated', role: 'admin' }, scopedAdmin.token)).body.code, 'FORBIDDEN');
-      const audit = (await adminCall(provider.app, 'GET', '/admin/audit?limit=500', undefined, scopedAdmin.token)).body.items as { operatorId: string | null }[];
-      assert.ok(audit.length > 0 && audit.every((row) => row.operatorId === OPERATOR_ID), 'a scoped admin reads its operators\' rows only');
+      const audit = (await adminCall(provider.app, 'GET', '/admin/audit?limit=500', undefined, scopedAdmin.token)).body.items as {
+        operatorId: string | null;
+      }[];
+      assert.ok(audit.length > 0 && audit.every((row) => row.operatorId === OPERATOR_ID), "a scoped admin reads its operators' rows only");
     });
 
     test('a payout over the role limit is refused STAFF_LIMIT_EXCEEDED and enqueues nothing', async () => {
@@ -148,18 +175,29 @@ for (const backend of PROVIDER_BACKENDS) {
       const limit = DEFAULT_STAFF_LIMITS.payments!['*']!;
       const before = await provider.store.outbox.list({ status: 'pending' });
       const payoutId = randomUUID();
-      const over = await adminCall(provider.app, 'POST', '/admin/payouts', {
-        operatorId: OPERATOR_ID,
-        playerId: `player-of-${OPERATOR_ID}`,
-        currency: 'EUR',
-        amount: `${limit}.01`,
-        campaignId: CAMPAIGN,
-        payoutId,
-      }, token);
+      const over = await adminCall(
+        provider.app,
+        'POST',
+        '/admin/payouts',
+        {
+          operatorId: OPERATOR_ID,
+          playerId: `player-of-${OPERATOR_ID}`,
+          currency: 'EUR',
+          amount: `${limit}.01`,
+          campaignId: CAMPAIGN,
+          payoutId,
+        },
+        token,
+      );
       assert.deepEqual([over.status, over.body.code], [403, 'STAFF_LIMIT_EXCEEDED'], over.raw);
       assert.equal((await adminCall(provider.app, 'GET', `/admin/payouts/${payoutId}`)).status, 404);
       assert.equal((await provider.store.outbox.list({ status: 'pending' })).length, before.length);
-      const rows = (await adminCall(provider.app, 'GET', '/admin/audit?limit=500')).body.items as { actor: string; code: string | null; amount: string | null; operatorId: string | null }[];
+      const rows = (await adminCall(provider.app, 'GET', '/admin/audit?limit=500')).body.items as {
+        actor: string;
+        code: string | null;
+        amount: string | null;
+        operatorId: string | null;
+      }[];
       const row = rows.find((each) => each.actor === 'limited-clerk');
       assert.deepEqual(row && [row.code, row.amount, row.operatorId], ['STAFF_LIMIT_EXCEEDED', `${limit}.01`, OPERATOR_ID]);
     });
@@ -170,13 +208,21 @@ for (const backend of PROVIDER_BACKENDS) {
         if (backend.name === 'sqlite') {
           await database.sql(`CREATE TEMP TRIGGER broken_${table} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'broken for the test'); END`);
         } else {
-          await database.sql(`CREATE OR REPLACE FUNCTION broken_for_test() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'broken for the test'; END $$`);
+          await database.sql(
+            `CREATE OR REPLACE FUNCTION broken_for_test() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'broken for the test'; END $$`,
+          );
           await database.sql(`CREATE TRIGGER broken_${table} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION broken_for_test()`);
         }
       };
       const mend = (table: string) => database.sql(backend.name === 'sqlite' ? `DROP TRIGGER broken_${table}` : `DROP TRIGGER broken_${table} ON ${table}`);
       const pay = (payoutId: string) =>
-        adminCall(provider.app, 'POST', '/admin/payouts', { operatorId: OPERATOR_ID, playerId: `player-of-${OPERATOR_ID}`, currency: 'EUR', amount: '3', campaignId: CAMPAIGN, payoutId }, token);
+        adminCall(
+          provider.app,
+          'POST',
+          '/admin/payouts',
+          { operatorId: OPERATOR_ID, playerId: `player-of-${OPERATOR_ID}`, currency: 'EUR', amount: '3', campaignId: CAMPAIGN, payoutId },
+          token,
+        );
 
       const first = randomUUID();
       await breakOn('staff_audit');
@@ -191,12 +237,19 @@ for (const backend of PROVIDER_BACKENDS) {
       await mend('payouts');
       assert.ok(noPayout.status >= 500, noPayout.raw);
       const rows = (await adminCall(provider.app, 'GET', '/admin/audit?limit=500')).body.items as { actor: string; status: number }[];
-      assert.deepEqual(rows.filter((row) => row.actor === 'atomic-clerk').map((row) => row.status), [noPayout.status], 'only the failure is on record');
+      assert.deepEqual(
+        rows.filter((row) => row.actor === 'atomic-clerk').map((row) => row.status),
+        [noPayout.status],
+        'only the failure is on record',
+      );
 
       const booked = await pay(second);
       assert.equal(booked.status, 202, booked.raw);
       const after = (await adminCall(provider.app, 'GET', '/admin/audit?limit=500')).body.items as { actor: string; status: number }[];
-      assert.deepEqual(after.filter((row) => row.actor === 'atomic-clerk').map((row) => row.status), [202, noPayout.status]);
+      assert.deepEqual(
+        after.filter((row) => row.actor === 'atomic-clerk').map((row) => row.status),
+        [202, noPayout.status],
+      );
     });
 
     // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
@@ -207,7 +260,9 @@ for (const backend of PROVIDER_BACKENDS) {
         if (backend.name === 'sqlite') {
           await database.sql(`CREATE TEMP TRIGGER broken_${table} BEFORE ${event} ON ${table} BEGIN SELECT RAISE(ABORT, 'broken for the test'); END`);
         } else {
-          await database.sql(`CREATE OR REPLACE FUNCTION broken_for_test() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'broken for the test'; END $$`);
+          await database.sql(
+            `CREATE OR REPLACE FUNCTION broken_for_test() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'broken for the test'; END $$`,
+          );
           await database.sql(`CREATE TRIGGER broken_${table} BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION broken_for_test()`);
         }
       };
@@ -219,7 +274,14 @@ for (const backend of PROVIDER_BACKENDS) {
 
       // A payout of its own: its item is pending, not in flight, due since the payout was made.
       const payoutId = randomUUID();
-      const paid = await adminCall(provider.app, 'POST', '/admin/payouts', { operatorId: OPERATOR_ID, playerId: `player-of-${OPERATOR_ID}`, currency: 'EUR', amount: '2', campaignId: CAMPAIGN, payoutId });
+      const paid = await adminCall(provider.app, 'POST', '/admin/payouts', {
+        operatorId: OPERATOR_ID,
+        playerId: `player-of-${OPERATOR_ID}`,
+        currency: 'EUR',
+        amount: '2',
+        campaignId: CAMPAIGN,
+        payoutId,
+      });
       assert.equal(paid.status, 202, paid.raw);
       const itemId = (await provider.store.outbox.list({ status: 'pending', operatorId: OPERATOR_ID })).map((item) => item.id).reduce((a, b) => Math.max(a, b));
       const dueAt = (await provider.store.outbox.item(itemId))!.nextAttemptAt;
@@ -263,7 +325,15 @@ for (const backend of PROVIDER_BACKENDS) {
       assert.deepEqual(await statuses(resolveRoute), [409, 200, resolveUnapplied.status]);
 
       const campaignRoute = '/admin/campaigns';
-      const campaign = (id: string) => ({ id, operatorId: OPERATOR_ID, game: 'dice', currency: 'EUR', betAmount: 0.5, rounds: 3, players: [`player-of-${OPERATOR_ID}`] });
+      const campaign = (id: string) => ({
+        id,
+        operatorId: OPERATOR_ID,
+        game: 'dice',
+        currency: 'EUR',
+        betAmount: 0.5,
+        rounds: 3,
+        players: [`player-of-${OPERATOR_ID}`],
+      });
       const campaignId = randomUUID();
       await breakOn('staff_audit', 'INSERT');
       const campaignUnaudited = await call(campaignRoute, campaign(campaignId));

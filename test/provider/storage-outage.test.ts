@@ -148,7 +148,11 @@ describe('the provider while its PostgreSQL database is down or stuck', { skip: 
     proxied.port = String(proxy.port);
     const config = resolveProviderConfig({ ...testConfigFile({ database: proxied.toString() }), postgres: OUTAGE_POOL });
     assert.deepEqual(config.postgres, OUTAGE_POOL);
-    store = await openProviderStore(config.database, { currencies: config.currencies, postgres: config.postgres, seeds: seedSealing(config.seedKeys, randomBytes) });
+    store = await openProviderStore(config.database, {
+      currencies: config.currencies,
+      postgres: config.postgres,
+      seeds: seedSealing(config.seedKeys, randomBytes),
+    });
     started = await startProvider({ config, store, deliver: false });
     app = started.app;
     const launched = await operatorCall(app, '/generate-launch-url', FUN_LAUNCH);
@@ -197,7 +201,11 @@ describe('the provider while its PostgreSQL database is down or stuck', { skip: 
         }
         // A stuck connection never answers: only the call deadline can end a call on one (a call waiting
         // for a new connection may instead meet the connection attempt's own time-out, a 503 as well).
-        if (mode === 'stuck') assert.ok(details.some((detail) => /did not answer within 2000 ms/.test(detail)), details.join('\n'));
+        if (mode === 'stuck')
+          assert.ok(
+            details.some((detail) => /did not answer within 2000 ms/.test(detail)),
+            details.join('\n'),
+          );
       } finally {
         proxy.set('up');
       }

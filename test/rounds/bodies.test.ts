@@ -65,10 +65,13 @@ test('amounts are exact text in major units, whatever the decimals and digits', 
       assert.ok(!/e/i.test(amount), `no exponent: ${amount}`);
     }),
   );
-  assert.match(diceRoundBody(round({ betMinor: 1n, winMinor: 123_456_789_012_345_678n }), session(), 8), /"amount":0\.00000001}.*"amount":1234567890\.12345678}/);
+  assert.match(
+    diceRoundBody(round({ betMinor: 1n, winMinor: 123_456_789_012_345_678n }), session(), 8),
+    /"amount":0\.00000001}.*"amount":1234567890\.12345678}/,
+  );
 });
 
-test("every call of a reels round passes the schema: bet with jpAmount, base spin, jackpot, feature, free bets", () => {
+test('every call of a reels round passes the schema: bet with jpAmount, base spin, jackpot, feature, free bets', () => {
   const betMinor = 100n;
   const serverSeed = seedWithFeature(betMinor);
   for (const campaign of [undefined, { row: { campaignId: randomUUID() }, finished: true }]) {

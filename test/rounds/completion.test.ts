@@ -39,14 +39,21 @@ test("the last call's answer settles the round, accepted or refused: a refused w
 
 test('a step never names a call past the last, nor finishes a round with calls left unless its bet was refused', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 2, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 }), fc.boolean(), (calls, done, spins, played, accepted) => {
-      fc.pre(done <= calls && played <= spins);
-      const step = reelsCallStep(reelsPart({ calls, callsDone: done, freeSpins: spins, freeSpinsPlayed: played }), done, accepted);
-      if (step.next !== null) assert.ok(step.next <= calls && step.next === done + 1);
-      if (step.finish === 'settled') assert.equal(done, calls);
-      if (step.finish === 'refused') assert.ok(done === 1 && !accepted);
-      assert.ok(step.finish === null || step.next === null);
-    }),
+    fc.property(
+      fc.integer({ min: 2, max: 3 }),
+      fc.integer({ min: 1, max: 3 }),
+      fc.integer({ min: 0, max: 12 }),
+      fc.integer({ min: 0, max: 12 }),
+      fc.boolean(),
+      (calls, done, spins, played, accepted) => {
+        fc.pre(done <= calls && played <= spins);
+        const step = reelsCallStep(reelsPart({ calls, callsDone: done, freeSpins: spins, freeSpinsPlayed: played }), done, accepted);
+        if (step.next !== null) assert.ok(step.next <= calls && step.next === done + 1);
+        if (step.finish === 'settled') assert.equal(done, calls);
+        if (step.finish === 'refused') assert.ok(done === 1 && !accepted);
+        assert.ok(step.finish === null || step.next === null);
+      },
+    ),
   );
 });
 

@@ -14,14 +14,17 @@ import fc from 'fast-check';
 import { CURRENCIES } from '../../src/protocol/money.js';
 import { finalAnswerOf, minorOf, payoutOutcomeOf, roundOutcomeOf, roundRefusal, type FinalAnswerFacts } from '../../src/rounds/outcomes.js';
 
-const sent = (balance?: string): FinalAnswerFacts => ({ outcome: 'sent', answer: { status: 200, detail: 'ok', ...(balance === undefined ? {} : { balance }) } });
+const sent = (balance?: string): FinalAnswerFacts => ({
+  outcome: 'sent',
+  answer: { status: 200, detail: 'ok', ...(balance === undefined ? {} : { balance }) },
+});
 
 test('a 200 settles a round and pays a payout with its balance, exact in the currency', () => {
   assert.deepEqual(roundOutcomeOf(sent('12.5'), 'EUR', CURRENCIES), { status: 'settled', balanceAfterMinor: 1250n });
   assert.deepEqual(payoutOutcomeOf(sent('12.5'), 'EUR', CURRENCIES), { status: 'paid', balanceAfterMinor: 1250n });
 });
 
-test("a 200 whose balance cannot be read exactly still settles: the operator booked it, only the balance is unknown", () => {
+test('a 200 whose balance cannot be read exactly still settles: the operator booked it, only the balance is unknown', () => {
   for (const balance of ['12.345', 'twelve', undefined]) {
     assert.deepEqual(roundOutcomeOf(sent(balance), 'EUR', CURRENCIES), { status: 'settled', balanceAfterMinor: null }, balance);
     assert.deepEqual(payoutOutcomeOf(sent(balance), 'EUR', CURRENCIES), { status: 'paid', balanceAfterMinor: null }, balance);

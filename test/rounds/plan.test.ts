@@ -110,7 +110,10 @@ test('a reels round with free spins keeps its seed sealed for the round; one wit
   assert.equal(round.serverSeed, null);
   assert.equal(round.sealedSeed, `sealed:${withFeature.roundId}:${withFeature.serverSeed}`);
   assert.equal(round.plan.freeSpins, drawn.freeSpins.length);
-  assert.equal(round.plan.featureWinMinor, drawn.freeSpins.reduce((sum, spin) => sum + spin.winMinor, 0n));
+  assert.equal(
+    round.plan.featureWinMinor,
+    drawn.freeSpins.reduce((sum, spin) => sum + spin.winMinor, 0n),
+  );
   assert.equal(round.plan.jackpotSeedMinor, 5_000n);
   const plain = planReelsRound(reelsInput(seedWithoutFeature(100n)));
   assert.equal(plain.round.serverSeed, seedWithoutFeature(100n));

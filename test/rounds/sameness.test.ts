@@ -20,17 +20,30 @@ test('a payout asked again with the same terms is the same, whatever its time', 
 });
 
 test('a payout with any one term changed is another', () => {
-  const changes: Partial<PayoutTerms>[] = [{ operatorId: 'op-2' }, { playerId: 'player-2' }, { currency: 'USD' }, { amountMinor: 501n }, { campaignId: randomUUID() }];
+  const changes: Partial<PayoutTerms>[] = [
+    { operatorId: 'op-2' },
+    { playerId: 'player-2' },
+    { currency: 'USD' },
+    { amountMinor: 501n },
+    { campaignId: randomUUID() },
+  ];
   fc.assert(fc.property(fc.constantFrom(...changes), (change) => assert.equal(samePayout(payout, { ...payout, ...change }), false)));
 });
 
 test('a campaign put again is the same only with every term the same', () => {
   assert.equal(sameCampaign(campaign, { ...campaign }), true);
-  const changes: Partial<CampaignTerms>[] = [{ operatorId: 'op-2' }, { game: 'reels' }, { currency: 'USD' }, { betMinor: 101n }, { rounds: 6 }, { expiresAt: 1 }];
+  const changes: Partial<CampaignTerms>[] = [
+    { operatorId: 'op-2' },
+    { game: 'reels' },
+    { currency: 'USD' },
+    { betMinor: 101n },
+    { rounds: 6 },
+    { expiresAt: 1 },
+  ];
   fc.assert(fc.property(fc.constantFrom(...changes), (change) => assert.equal(sameCampaign(campaign, { ...campaign, ...change }), false)));
 });
 
-test("a free round fits while one is left, and says it is the last exactly when it is", () => {
+test('a free round fits while one is left, and says it is the last exactly when it is', () => {
   fc.assert(
     fc.property(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 10 }), fc.constantFrom(true, false, null), (used, rounds, finished) => {
       const fits = freeRoundFits({ campaignFinished: finished }, used, rounds);

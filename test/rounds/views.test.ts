@@ -13,7 +13,7 @@ import { playRound } from '../../src/game/reels.js';
 import { reelsGameView, reelsRoundView, roundView, stageOf } from '../../src/rounds/views.js';
 import { reelsPart, REELS_RULES, round, seedWithFeature } from './round-fixtures.js';
 
-test("a pending dice round shows nothing of its outcome; a settled one its roll, win and seed", () => {
+test('a pending dice round shows nothing of its outcome; a settled one its roll, win and seed', () => {
   const pending = roundView(round({ status: 'pending' }), 2);
   assert.equal(pending.status, 'pending');
   assert.deepEqual([pending.roll, pending.win, pending.serverSeed], [undefined, undefined, undefined]);
@@ -36,18 +36,38 @@ test('a reels round goes betting, feature, closing, settled; a fun round skips t
 test('a reels round while betting shows nothing and opens no seed; in its feature, the spins played so far', () => {
   const seed = seedWithFeature(100n);
   const drawn = playRound(REELS_RULES, 100n, drawSource(seed, 'client', 3));
-  const base = { kind: 'reels' as const, betMinor: 100n, clientSeed: 'client', nonce: 3, serverSeed: null, sealedSeed: 'sealed', serverSeedHash: commitment(seed) };
-  const betting = reelsRoundView(round({ ...base, reels: reelsPart({ calls: 3, callsDone: 1, freeSpins: drawn.freeSpins.length }) }), 2, () => assert.fail('no seed is opened while betting'));
+  const base = {
+    kind: 'reels' as const,
+    betMinor: 100n,
+    clientSeed: 'client',
+    nonce: 3,
+    serverSeed: null,
+    sealedSeed: 'sealed',
+    serverSeedHash: commitment(seed),
+  };
+  const betting = reelsRoundView(round({ ...base, reels: reelsPart({ calls: 3, callsDone: 1, freeSpins: drawn.freeSpins.length }) }), 2, () =>
+    assert.fail('no seed is opened while betting'),
+  );
   assert.equal(betting.stage, 'betting');
   assert.deepEqual([betting.base, betting.feature, betting.win, betting.serverSeed], [undefined, undefined, undefined, undefined]);
-  const feature = reelsRoundView(round({ ...base, reels: reelsPart({ calls: 3, callsDone: 2, freeSpins: drawn.freeSpins.length, freeSpinsPlayed: 1 }) }), 2, () => seed);
+  const feature = reelsRoundView(
+    round({ ...base, reels: reelsPart({ calls: 3, callsDone: 2, freeSpins: drawn.freeSpins.length, freeSpinsPlayed: 1 }) }),
+    2,
+    () => seed,
+  );
   assert.equal(feature.stage, 'feature');
   assert.equal(feature.feature!.played, 1);
   assert.equal(feature.feature!.spins.length, 1);
   assert.equal(feature.feature!.left, drawn.freeSpins.length - 1);
   assert.equal(feature.serverSeed, undefined, 'the seed stays hidden while spins are left');
   const settled = reelsRoundView(
-    round({ ...base, status: 'settled', serverSeed: seed, sealedSeed: null, reels: reelsPart({ calls: 3, callsDone: 3, freeSpins: drawn.freeSpins.length, freeSpinsPlayed: drawn.freeSpins.length }) }),
+    round({
+      ...base,
+      status: 'settled',
+      serverSeed: seed,
+      sealedSeed: null,
+      reels: reelsPart({ calls: 3, callsDone: 3, freeSpins: drawn.freeSpins.length, freeSpinsPlayed: drawn.freeSpins.length }),
+    }),
     2,
     (shown) => shown.serverSeed!,
   );

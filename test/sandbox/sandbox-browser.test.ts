@@ -134,14 +134,21 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   const officeErrors = watchErrors(office);
   // With the staff accounts the sandbox made for its back office, as its start prints them.
   await office.goto(`${origin}/backoffice/?player=browser-player#admin=${secrets.operatorStaffToken}&provider=${secrets.providerStaffToken}`);
-  await office.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '0 EUR', undefined, { timeout: PAGE_WAIT_MS });
+  await office.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '0 EUR', undefined, {
+    timeout: PAGE_WAIT_MS,
+  });
   await office.fill('#deposit [name=amount]', '80');
   await office.click('#deposit button[type=submit]');
-  await office.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '80 EUR', undefined, { timeout: PAGE_WAIT_MS });
+  await office.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '80 EUR', undefined, {
+    timeout: PAGE_WAIT_MS,
+  });
   // The deposit is in the audit log under the back office's own account.
   await office.click('#audit-reload');
   await office.waitForFunction(() => /deposit=/.test((globalThis as any).document.getElementById('audit').textContent), undefined, { timeout: PAGE_WAIT_MS });
-  assert.match((await office.textContent('#audit tbody tr:first-child'))!, /backoffice-[0-9a-f]{6} \([0-9a-f]{16}\)POST \/admin\/players\/:playerId\/adjustmentsplayer=browser-player deposit=.*80 EUR.*200/);
+  assert.match(
+    (await office.textContent('#audit tbody tr:first-child'))!,
+    /backoffice-[0-9a-f]{6} \([0-9a-f]{16}\)POST \/admin\/players\/:playerId\/adjustmentsplayer=browser-player deposit=.*80 EUR.*200/,
+  );
   assert.deepEqual(officeErrors, [], 'the back office logged no errors');
   await office.close();
   await page.reload();
@@ -163,8 +170,10 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
     await page.locator('#games li').first().waitFor({ timeout: PAGE_WAIT_MS });
   }
   const booked = await ledger('browser-player');
-  await page.waitForFunction((text) => (globalThis as any).document.getElementById('balance').textContent === text, eur(booked.balance), { timeout: PAGE_WAIT_MS });
-  assert.equal(await transfers('browser-player') >= 1 + 6, true, 'the deposit and at least a bet per round are booked');
+  await page.waitForFunction((text) => (globalThis as any).document.getElementById('balance').textContent === text, eur(booked.balance), {
+    timeout: PAGE_WAIT_MS,
+  });
+  assert.equal((await transfers('browser-player')) >= 1 + 6, true, 'the deposit and at least a bet per round are booked');
 
   // The game's lobby button leads back to the lobby, with the player chosen.
   await page.click(`#games li[data-game="${slugs[0]}"] button.primary`);
@@ -178,7 +187,11 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   const before = { balance: (await ledger('browser-player')).balance, transfers: await transfers('browser-player') };
   await page.click(`#games li[data-game="${slugs[0]}"] button:not(.primary)`);
   await playRounds(page.frameLocator('#game-frame'), 2);
-  assert.deepEqual({ balance: (await ledger('browser-player')).balance, transfers: await transfers('browser-player') }, before, 'demo play leaves the operator untouched');
+  assert.deepEqual(
+    { balance: (await ledger('browser-player')).balance, transfers: await transfers('browser-player') },
+    before,
+    'demo play leaves the operator untouched',
+  );
 
   await page.setViewportSize(SIZES.phone);
   await page.goto(`${origin}/lobby/?player=browser-player`);
@@ -196,7 +209,7 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await page.locator('#rounds tbody tr button').first().click();
   await page.locator('#round .request').first().waitFor({ timeout: PAGE_WAIT_MS });
   assert.match((await page.textContent('#round'))!, /\/transaction · sent/);
-  assert.match((await page.textContent("#round"))!, /"status": 200/, "the answer the operator gave");
+  assert.match((await page.textContent('#round'))!, /"status": 200/, 'the answer the operator gave');
   await page.click('#verify');
   await page.locator('#verify-result').waitFor({ timeout: PAGE_WAIT_MS });
   assert.equal(await page.textContent('#verify-result'), 'The books balance.');
@@ -207,7 +220,9 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await page.click('#payout button[type=submit]');
   await page.locator('#done:not([hidden])').waitFor({ timeout: PAGE_WAIT_MS });
   const expected = `${Math.round((owed.balance + 7.5) * 100) / 100} EUR`;
-  await page.waitForFunction((text) => (globalThis as any).document.getElementById('player-balance')?.textContent === text, expected, { timeout: PAGE_WAIT_MS });
+  await page.waitForFunction((text) => (globalThis as any).document.getElementById('player-balance')?.textContent === text, expected, {
+    timeout: PAGE_WAIT_MS,
+  });
   assert.equal((await ledger('browser-player')).balance, Math.round((owed.balance + 7.5) * 100) / 100);
   await page.screenshot({ path: `${ARTIFACTS}sandbox-backoffice-1280.png`, fullPage: true });
 
@@ -227,7 +242,9 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   // By id, in code-point order: the demo players, the browser's, then the seeded ones.
   assert.deepEqual((await listed()).slice(0, 6), ['alice', 'bob', 'browser-player', 'chika', 'satoshi', 'seeded-01']);
   // The audit log: the players made through the API, by the configured admin token, the newest first.
-  await page.waitForFunction(() => /player=seeded-25/.test((globalThis as any).document.getElementById('audit').textContent), undefined, { timeout: PAGE_WAIT_MS });
+  await page.waitForFunction(() => /player=seeded-25/.test((globalThis as any).document.getElementById('audit').textContent), undefined, {
+    timeout: PAGE_WAIT_MS,
+  });
   assert.match((await page.textContent('#audit tbody tr:first-child'))!, /admin-token.*POST \/admin\/players.*player=seeded-25.*25 EUR.*201/);
   await page.click('#players-more');
   await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#players tbody tr').length === 30, undefined, { timeout: PAGE_WAIT_MS });
@@ -239,7 +256,9 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#players tbody tr').length === 5, undefined, { timeout: PAGE_WAIT_MS });
   assert.deepEqual(await listed(), ['seeded-10', 'seeded-12', 'seeded-14', 'seeded-16', 'seeded-18']);
   await page.click('#players tbody tr button[data-player="seeded-12"]');
-  await page.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '12 USD', undefined, { timeout: PAGE_WAIT_MS });
+  await page.waitForFunction(() => (globalThis as any).document.getElementById('player-balance')?.textContent === '12 USD', undefined, {
+    timeout: PAGE_WAIT_MS,
+  });
   // The casino's GGR chart: the browser player's rounds, in EUR.
   assert.match((await page.getAttribute('#ggr-chart svg', 'aria-label'))!, /^Gross gaming revenue of the casino per game per day, EUR, /);
 
@@ -251,7 +270,9 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   await page.fill('#payout [name=currency]', 'EUR');
   await page.fill('#payout [name=amount]', '3');
   await page.click('#payout button[type=submit]');
-  await page.waitForFunction(() => /Payout .* to browser-player: /.test((globalThis as any).document.getElementById('done').textContent), undefined, { timeout: PAGE_WAIT_MS });
+  await page.waitForFunction(() => /Payout .* to browser-player: /.test((globalThis as any).document.getElementById('done').textContent), undefined, {
+    timeout: PAGE_WAIT_MS,
+  });
   const providerAdmin = async (path: string) => {
     const answer = await fetch(`http://127.0.0.1:${providerPort}/admin${path}`, { headers: { authorization: `Bearer ${secrets.providerStaffToken}` } });
     return (await answer.json()) as { items: { id: string; status: string; path: string; resolution: string | null }[] };
@@ -274,7 +295,11 @@ test('the lobby and the back office, in a browser, against npm start', { skip: a
   assert.equal(await page.isVisible(`#outbox form.resolve[data-item="${parked.id}"]`), true);
   await form.locator('[name=reference]').fill('casino-ref-42');
   await form.locator('button[type=submit]').click();
-  await page.waitForFunction((id) => (globalThis as any).document.getElementById('done').textContent === `Item ${id} is resolved with the reference casino-ref-42.`, parked.id, { timeout: PAGE_WAIT_MS });
+  await page.waitForFunction(
+    (id) => (globalThis as any).document.getElementById('done').textContent === `Item ${id} is resolved with the reference casino-ref-42.`,
+    parked.id,
+    { timeout: PAGE_WAIT_MS },
+  );
   await page.locator(`#outbox form.resolve[data-item="${parked.id}"]`).waitFor({ state: 'detached', timeout: PAGE_WAIT_MS });
   const resolved = (await providerAdmin('/outbox?status=resolved')).items.find((item) => item.id === parked!.id);
   assert.equal(resolved?.resolution, 'casino-ref-42', "the provider holds the item as resolved, with the operator's reference");

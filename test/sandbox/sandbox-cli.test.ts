@@ -32,7 +32,8 @@ import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.j
 import { SANDBOX_LOG_FILE } from '../../src/sandbox/run-sandbox.js';
 
 const READY = /wagerlink sandbox ready \(pid (\d+)\)/;
-const EXAMPLE_GAMES = (JSON.parse(readFileSync(join(ROOT, 'examples', 'provider.json'), 'utf8')) as { games: { slug: string; title: string; kind?: string }[] }).games;
+const EXAMPLE_GAMES = (JSON.parse(readFileSync(join(ROOT, 'examples', 'provider.json'), 'utf8')) as { games: { slug: string; title: string; kind?: string }[] })
+  .games;
 
 function dataDir(): string {
   return mkdtempSync(join(tmpdir(), 'wagerlink-sandbox-'));
@@ -78,9 +79,17 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`npm start prints the URLs, and ${signal} to npm stops everything and frees both ports`, async (t) => {
     const dir = dataDir();
     const [port, providerPort] = [await freePort(), await freePort()];
-    const npm = new Child('npm', ['start', '--silent', '--', '--data', dir, '--port', String(port), '--provider-port', String(providerPort)], { env: cleanEnv(), until: t });
+    const npm = new Child('npm', ['start', '--silent', '--', '--data', dir, '--port', String(port), '--provider-port', String(providerPort)], {
+      env: cleanEnv(),
+      until: t,
+    });
     const ready = await npm.waitForLine(READY, READY_TIMEOUT_MS);
-    for (const url of [`http://127.0.0.1:${port}/lobby/`, `http://127.0.0.1:${port}/backoffice/#admin=`, `http://127.0.0.1:${port}/openapi.json`, `http://127.0.0.1:${providerPort}/openapi.json`]) {
+    for (const url of [
+      `http://127.0.0.1:${port}/lobby/`,
+      `http://127.0.0.1:${port}/backoffice/#admin=`,
+      `http://127.0.0.1:${port}/openapi.json`,
+      `http://127.0.0.1:${providerPort}/openapi.json`,
+    ]) {
       assert.ok(npm.stdout.includes(url), `the sandbox prints ${url}:\n${npm.stdout}`);
     }
     const lobby = await fetch(`http://127.0.0.1:${port}/lobby/`);
@@ -207,7 +216,9 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   // The operator's OpenAPI document describes each of the lobby's routes called above.
   const documented = (await json(`${origin}/openapi.json`)).body.paths as Record<string, Record<string, unknown>>;
   assert.deepEqual(
-    Object.entries(documented).filter(([path]) => path.startsWith('/lobby/')).map(([path, methods]) => `${Object.keys(methods).join('+')} ${path}`),
+    Object.entries(documented)
+      .filter(([path]) => path.startsWith('/lobby/'))
+      .map(([path, methods]) => `${Object.keys(methods).join('+')} ${path}`),
     ['get+post /lobby/api/players', 'get /lobby/api/players/{playerId}', 'get /lobby/api/games', 'post /lobby/api/launch'],
   );
   // The back office keeps its token: the lobby's API is the only open door.
@@ -220,7 +231,11 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   assert.equal(deposit.status, 200, JSON.stringify(deposit.body));
   // Casino down: the provider's wallet calls are answered 503 and book nothing, until it is switched back; the admin API stays up.
   const outage = (down: boolean, token = adminToken) =>
-    json(`${origin}/backoffice/api/outage`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ down }) });
+    json(`${origin}/backoffice/api/outage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ down }),
+    });
   assert.equal((await outage(true, 'not-the-token')).body.code, 'INVALID_TOKEN');
   assert.deepEqual((await outage(true)).body, { down: true });
   const refused = await post(`${origin}/transaction`, '{}');
@@ -268,84 +283,100 @@ test('a taken port, equal ports and a --database that is not PostgreSQL are refu
   assert.match(help.stdout, /--provider-port P/);
 });
 
-test('--database postgres:// puts both sides in one PostgreSQL database, each in its schema: a round played shows in both', { skip: POSTGRES_UNAVAILABLE ?? false }, async (t) => {
-  const dir = dataDir();
-  const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
-  const operatorSchema = await freshSchema('sandbox');
-  const providerSchema = `${operatorSchema.name}_p`;
-  t.after(async () => {
-    await operatorSchema.admin.unsafe(`DROP SCHEMA IF EXISTS ${providerSchema} CASCADE`);
-    await operatorSchema.drop();
-  });
-  const started = await startWagerlink(['sandbox', '--data', dir, '--database', operatorSchema.url(), '--provider-schema', providerSchema, ...ports], { ready: READY, until: t });
-  assert.match(
-    started.child.stdout,
-    new RegExp(`^Databases: PostgreSQL postgres://[^ ]+, the operator's in schema ${operatorSchema.name}, the provider's in schema ${providerSchema}$`, 'm'),
-  );
-  assert.doesNotMatch(started.child.stdout, /of a start on SQLite/, 'no SQLite file to speak of');
-  const origin = `http://127.0.0.1:${ports[1]}`;
-  const providerOrigin = `http://127.0.0.1:${ports[3]}`;
+test(
+  '--database postgres:// puts both sides in one PostgreSQL database, each in its schema: a round played shows in both',
+  { skip: POSTGRES_UNAVAILABLE ?? false },
+  async (t) => {
+    const dir = dataDir();
+    const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
+    const operatorSchema = await freshSchema('sandbox');
+    const providerSchema = `${operatorSchema.name}_p`;
+    t.after(async () => {
+      await operatorSchema.admin.unsafe(`DROP SCHEMA IF EXISTS ${providerSchema} CASCADE`);
+      await operatorSchema.drop();
+    });
+    const started = await startWagerlink(['sandbox', '--data', dir, '--database', operatorSchema.url(), '--provider-schema', providerSchema, ...ports], {
+      ready: READY,
+      until: t,
+    });
+    assert.match(
+      started.child.stdout,
+      new RegExp(`^Databases: PostgreSQL postgres://[^ ]+, the operator's in schema ${operatorSchema.name}, the provider's in schema ${providerSchema}$`, 'm'),
+    );
+    assert.doesNotMatch(started.child.stdout, /of a start on SQLite/, 'no SQLite file to speak of');
+    const origin = `http://127.0.0.1:${ports[1]}`;
+    const providerOrigin = `http://127.0.0.1:${ports[3]}`;
 
-  // A real round of dice for alice, through the lobby's launch and the game page's API.
-  const launch = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real","playerId":"alice"}');
-  assert.equal(launch.status, 200, JSON.stringify(launch.body));
-  const token = decodeURIComponent(new URL(launch.body.url as string).hash.slice(1));
-  const opened = await post(`${providerOrigin}/game/dice/api/open`, JSON.stringify({ token }));
-  assert.equal(opened.status, 200, JSON.stringify(opened.body));
-  const played = await post(`${providerOrigin}/game/dice/api/play`, JSON.stringify({ token, bet: '1', chancePct: 50, clientSeed: 'sandbox-pg' }));
-  assert.ok(played.status === 200 || played.status === 202, JSON.stringify(played.body));
+    // A real round of dice for alice, through the lobby's launch and the game page's API.
+    const launch = await post(`${origin}/lobby/api/launch`, '{"game":"dice","mode":"real","playerId":"alice"}');
+    assert.equal(launch.status, 200, JSON.stringify(launch.body));
+    const token = decodeURIComponent(new URL(launch.body.url as string).hash.slice(1));
+    const opened = await post(`${providerOrigin}/game/dice/api/open`, JSON.stringify({ token }));
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const played = await post(`${providerOrigin}/game/dice/api/play`, JSON.stringify({ token, bet: '1', chancePct: 50, clientSeed: 'sandbox-pg' }));
+    assert.ok(played.status === 200 || played.status === 202, JSON.stringify(played.body));
 
-  // The round, in each side's tables, in each side's schema; no Wagerlink table in the other.
-  const tables = async (schema: string) =>
-    (await operatorSchema.admin<{ table_name: string }[]>`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema}`).map((row) => row.table_name);
-  assert.ok((await tables(operatorSchema.name)).includes('transfers'), 'the wallet is in the operator schema');
-  assert.ok((await tables(providerSchema)).includes('dispatch_items'), 'the outbox is in the provider schema');
-  assert.ok(!(await tables(providerSchema)).includes('transfers') && !(await tables(operatorSchema.name)).includes('dispatch_items'));
-  const providerRounds = await operatorSchema.admin.unsafe(`SELECT count(*)::int AS n FROM ${providerSchema}.rounds`);
-  assert.equal(providerRounds[0]!.n, 1, 'the provider kept its round');
-  // The provider delivers the round after it is kept: wait for the operator to book it.
-  for (let i = 0; i < 100 && (await operatorSchema.admin.unsafe(`SELECT 1 FROM ${operatorSchema.name}.rounds`)).length === 0; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.equal((await operatorSchema.admin.unsafe(`SELECT count(*)::int AS n FROM ${operatorSchema.name}.rounds`))[0]!.n, 1, 'the operator booked the round');
-  const alice = await json(`${origin}/lobby/api/players/alice`);
-  assert.equal(alice.status, 200);
-  assert.notEqual(alice.body.balance, 100, 'the round moved alice\'s balance');
-  assert.equal((await started.child.stop('SIGTERM')).code, 0);
-  assert.equal(existsSync(join(dir, 'provider.db')), false, 'no SQLite file for the provider');
-});
+    // The round, in each side's tables, in each side's schema; no Wagerlink table in the other.
+    const tables = async (schema: string) =>
+      (await operatorSchema.admin<{ table_name: string }[]>`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema}`).map(
+        (row) => row.table_name,
+      );
+    assert.ok((await tables(operatorSchema.name)).includes('transfers'), 'the wallet is in the operator schema');
+    assert.ok((await tables(providerSchema)).includes('dispatch_items'), 'the outbox is in the provider schema');
+    assert.ok(!(await tables(providerSchema)).includes('transfers') && !(await tables(operatorSchema.name)).includes('dispatch_items'));
+    const providerRounds = await operatorSchema.admin.unsafe(`SELECT count(*)::int AS n FROM ${providerSchema}.rounds`);
+    assert.equal(providerRounds[0]!.n, 1, 'the provider kept its round');
+    // The provider delivers the round after it is kept: wait for the operator to book it.
+    for (let i = 0; i < 100 && (await operatorSchema.admin.unsafe(`SELECT 1 FROM ${operatorSchema.name}.rounds`)).length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal((await operatorSchema.admin.unsafe(`SELECT count(*)::int AS n FROM ${operatorSchema.name}.rounds`))[0]!.n, 1, 'the operator booked the round');
+    const alice = await json(`${origin}/lobby/api/players/alice`);
+    assert.equal(alice.status, 200);
+    assert.notEqual(alice.body.balance, 100, "the round moved alice's balance");
+    assert.equal((await started.child.stop('SIGTERM')).code, 0);
+    assert.equal(existsSync(join(dir, 'provider.db')), false, 'no SQLite file for the provider');
+  },
+);
 
-test('--database postgres:// after a start on SQLite says that the SQLite files are left alone, and leaves them so', { skip: POSTGRES_UNAVAILABLE ?? false }, async (t) => {
-  const dir = dataDir();
-  const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
-  const onSqlite = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
-  assert.equal((await onSqlite.child.stop('SIGTERM')).code, 0);
-  const files = ['operator.db', 'provider.db'].map((file) => join(dir, file));
-  const contents = () => files.map((path) => readFileSync(path).toString('base64'));
-  const before = contents();
+test(
+  '--database postgres:// after a start on SQLite says that the SQLite files are left alone, and leaves them so',
+  { skip: POSTGRES_UNAVAILABLE ?? false },
+  async (t) => {
+    const dir = dataDir();
+    const ports = ['--port', String(await freePort()), '--provider-port', String(await freePort())];
+    const onSqlite = await startWagerlink(['sandbox', '--data', dir, ...ports], { ready: READY, until: t });
+    assert.equal((await onSqlite.child.stop('SIGTERM')).code, 0);
+    const files = ['operator.db', 'provider.db'].map((file) => join(dir, file));
+    const contents = () => files.map((path) => readFileSync(path).toString('base64'));
+    const before = contents();
 
-  const schema = await freshSchema('sandbox_after');
-  const providerSchema = `${schema.name}_p`;
-  t.after(async () => {
-    await schema.admin.unsafe(`DROP SCHEMA IF EXISTS ${providerSchema} CASCADE`);
-    await schema.drop();
-  });
-  const onPostgres = await startWagerlink(['sandbox', '--data', dir, '--database', schema.url(), '--provider-schema', providerSchema, ...ports], { ready: READY, until: t });
-  assert.ok(
-    onPostgres.child.stdout.includes(
-      `  ${files[0]} and ${files[1]}, of a start on SQLite, are left as they are and not read here: ` +
-        'a start without --database runs on them again (and sends what their outbox still holds)\n',
-    ),
-    onPostgres.child.stdout,
-  );
-  // The demo players are made again, in PostgreSQL: nothing was read from the SQLite files.
-  assert.match(onPostgres.child.stdout, /secrets read in .*; 4 demo players added/);
-  assert.equal((await onPostgres.child.stop('SIGTERM')).code, 0);
-  assert.deepEqual(contents(), before, 'the SQLite files are unchanged');
-  assert.deepEqual(readdirSync(dir).sort(), ['operator.db', 'provider.db', 'sandbox-secrets.json', 'sandbox.log']);
-});
+    const schema = await freshSchema('sandbox_after');
+    const providerSchema = `${schema.name}_p`;
+    t.after(async () => {
+      await schema.admin.unsafe(`DROP SCHEMA IF EXISTS ${providerSchema} CASCADE`);
+      await schema.drop();
+    });
+    const onPostgres = await startWagerlink(['sandbox', '--data', dir, '--database', schema.url(), '--provider-schema', providerSchema, ...ports], {
+      ready: READY,
+      until: t,
+    });
+    assert.ok(
+      onPostgres.child.stdout.includes(
+        `  ${files[0]} and ${files[1]}, of a start on SQLite, are left as they are and not read here: ` +
+          'a start without --database runs on them again (and sends what their outbox still holds)\n',
+      ),
+      onPostgres.child.stdout,
+    );
+    // The demo players are made again, in PostgreSQL: nothing was read from the SQLite files.
+    assert.match(onPostgres.child.stdout, /secrets read in .*; 4 demo players added/);
+    assert.equal((await onPostgres.child.stop('SIGTERM')).code, 0);
+    assert.deepEqual(contents(), before, 'the SQLite files are unchanged');
+    assert.deepEqual(readdirSync(dir).sort(), ['operator.db', 'provider.db', 'sandbox-secrets.json', 'sandbox.log']);
+  },
+);
 
-test('--provider-schema is refused without --database, with a bad name, or equal to the operator\'s schema', async () => {
+test("--provider-schema is refused without --database, with a bad name, or equal to the operator's schema", async () => {
   const dir = dataDir();
   const alone = await runWagerlink(['sandbox', '--data', dir, '--provider-schema', 'prov']);
   assert.equal(alone.code, 2);

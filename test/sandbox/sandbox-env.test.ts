@@ -61,7 +61,10 @@ test('sandbox env on a folder the sandbox has not started in says so, exit 1, an
   const run = await runWagerlink(['sandbox', 'env', '--data', dir]);
   assert.equal(run.code, 1);
   assert.equal(run.stdout, '');
-  assert.equal(run.stderr, `wagerlink: ${join(dir, 'sandbox-secrets.json')} does not exist: start the sandbox first (npm start, or wagerlink sandbox --data ${dir})\n`);
+  assert.equal(
+    run.stderr,
+    `wagerlink: ${join(dir, 'sandbox-secrets.json')} does not exist: start the sandbox first (npm start, or wagerlink sandbox --data ${dir})\n`,
+  );
   assert.deepEqual(readdirSync(dir), []);
   const missing = join(dir, 'nowhere');
   assert.equal((await runWagerlink(['sandbox', 'env', '--data', missing])).code, 1);

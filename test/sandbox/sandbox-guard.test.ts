@@ -130,7 +130,10 @@ test('admin, lobby and pass-through answers say Cache-Control: no-store, refusal
 });
 
 test("/metrics answers the admin token on both servers, and nobody without it; the back office's chart reads it", async () => {
-  for (const [to, token] of [[port, secrets.adminToken], [providerPort, secrets.providerAdminToken]] as const) {
+  for (const [to, token] of [
+    [port, secrets.adminToken],
+    [providerPort, secrets.providerAdminToken],
+  ] as const) {
     const refused = await call(to, '/metrics');
     assert.equal(refused.status, 401, refused.text);
     assert.doesNotMatch(refused.text, /wagerlink_ledger|wagerlink_http/);

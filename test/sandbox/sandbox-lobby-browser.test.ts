@@ -65,10 +65,14 @@ async function gameFrame(page: Page): Promise<Frame> {
 
 /** Waits until the frame is as tall as the game in it: its page does not scroll, and its title is whole. */
 async function fitsGame(frame: Frame): Promise<void> {
-  await frame.waitForFunction(() => {
-    const root = (globalThis as any).document.documentElement;
-    return root.scrollHeight <= root.clientHeight + 1;
-  }, undefined, { timeout: PAGE_WAIT_MS });
+  await frame.waitForFunction(
+    () => {
+      const root = (globalThis as any).document.documentElement;
+      return root.scrollHeight <= root.clientHeight + 1;
+    },
+    undefined,
+    { timeout: PAGE_WAIT_MS },
+  );
   const title = await frame.$eval('#title', (node: any) => ({ scroll: node.scrollWidth, client: node.clientWidth, text: node.textContent }));
   assert.ok(title.scroll <= title.client, `the game's title "${title.text}" is whole`);
   // No word is broken across lines: the title takes at most a line per word, the lobby button one line.
@@ -96,7 +100,11 @@ test('the lobby and the back office say what a person needs, in a browser', { sk
     until: t,
   });
   const origin = `http://127.0.0.1:${port}`;
-  const secrets = JSON.parse(readFileSync(join(dir, 'sandbox-secrets.json'), 'utf8')) as { adminToken: string; operatorStaffToken: string; providerStaffToken: string };
+  const secrets = JSON.parse(readFileSync(join(dir, 'sandbox-secrets.json'), 'utf8')) as {
+    adminToken: string;
+    operatorStaffToken: string;
+    providerStaffToken: string;
+  };
   const adminCall = async (path: string, body?: unknown) => {
     const answer = await fetch(`${origin}/admin${path}`, {
       method: body === undefined ? 'GET' : 'POST',
@@ -120,8 +128,14 @@ test('the lobby and the back office say what a person needs, in a browser', { sk
   assert.equal(await page.textContent('#balance'), moneyFormat('de-DE', 'EUR')(100));
   assert.equal(await page.textContent('#balance'), '100,00\u00a0€');
   await page.click('summary');
-  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#create-player [name=currency] option').length > 0, undefined, { timeout: PAGE_WAIT_MS });
-  assert.deepEqual(await page.$$eval('#create-player [name=currency] option', (options) => options.map((o) => o.textContent)), ['EUR', 'USD', 'JPY', 'BTC'], 'no game has bets in GBP');
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#create-player [name=currency] option').length > 0, undefined, {
+    timeout: PAGE_WAIT_MS,
+  });
+  assert.deepEqual(
+    await page.$$eval('#create-player [name=currency] option', (options) => options.map((o) => o.textContent)),
+    ['EUR', 'USD', 'JPY', 'BTC'],
+    'no game has bets in GBP',
+  );
 
   // Refusals in the page's words, never a code.
   await page.fill('#create-player [name=playerId]', 'alice');
@@ -184,7 +198,11 @@ test('the lobby and the back office say what a person needs, in a browser', { sk
   await game.click('#free-btn');
   await game.locator('#rounds li:nth-child(1):not(.pending)').waitFor({ timeout: PAGE_WAIT_MS });
   const afterFree = (await adminCall('/players/alice')) as { balance: number };
-  await page.waitForFunction((text) => (globalThis as any).document.getElementById('balance').textContent === text, moneyFormat('de-DE', 'EUR')(afterFree.balance), { timeout: PAGE_WAIT_MS });
+  await page.waitForFunction(
+    (text) => (globalThis as any).document.getElementById('balance').textContent === text,
+    moneyFormat('de-DE', 'EUR')(afterFree.balance),
+    { timeout: PAGE_WAIT_MS },
+  );
   assert.ok((await page.evaluate(() => (globalThis as any).balanceMessages)) >= 1, 'the game told the lobby of its balance');
   await page.setViewportSize(SIZES.phone);
   await fitsGame(game);
@@ -250,10 +268,15 @@ test('the lobby and the back office say what a person needs, in a browser', { sk
   await office.locator('#outbox tbody tr').first().waitFor({ timeout: PAGE_WAIT_MS });
   assert.match((await office.textContent('#outbox tbody tr'))!, /\/payout.*parked/);
   const metrics = await (await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${secrets.adminToken}` } })).text();
-  const unavailable = [...metrics.matchAll(/^wagerlink_http_request_duration_seconds_count\{route="\/(?:payout|transaction|authenticate)"[^}]*code="SERVICE_UNAVAILABLE"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  const unavailable = [
+    ...metrics.matchAll(
+      /^wagerlink_http_request_duration_seconds_count\{route="\/(?:payout|transaction|authenticate)"[^}]*code="SERVICE_UNAVAILABLE"\} (\d+)$/gm,
+    ),
+  ].reduce((sum, m) => sum + Number(m[1]), 0);
   assert.ok(unavailable >= 1, 'the operator counted the refused attempts');
   await office.waitForFunction(
-    (count) => [...(globalThis as any).document.querySelectorAll('#codes-chart rect title')].some((title: any) => title.textContent === `SERVICE_UNAVAILABLE: ${count}`),
+    (count) =>
+      [...(globalThis as any).document.querySelectorAll('#codes-chart rect title')].some((title: any) => title.textContent === `SERVICE_UNAVAILABLE: ${count}`),
     unavailable,
     { timeout: PAGE_WAIT_MS },
   );

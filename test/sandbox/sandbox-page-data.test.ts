@@ -47,7 +47,15 @@ test('the lobby has the wallet’s digits for every currency it knows', async ()
 
 test('the lobby writes an amount as the game page writes it, in each language, and rounds none away', async () => {
   const { moneyFormat } = await pageModule<{ moneyFormat: (language: string, currency: string) => (amount: number) => string }>('money-text');
-  const amounts: Record<string, number[]> = { EUR: [0, 20, 101.77, 0.1], USD: [250, 0.5], JPY: [20000, 25], BTC: [0.005, 0.000002], GBP: [20], HUF: [1.5], USDT: [12.345678] };
+  const amounts: Record<string, number[]> = {
+    EUR: [0, 20, 101.77, 0.1],
+    USD: [250, 0.5],
+    JPY: [20000, 25],
+    BTC: [0.005, 0.000002],
+    GBP: [20],
+    HUF: [1.5],
+    USDT: [12.345678],
+  };
   for (const language of LANGUAGES) {
     for (const [currency, list] of Object.entries(amounts)) {
       const write = moneyFormat(language, currency);

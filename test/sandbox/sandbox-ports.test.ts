@@ -38,35 +38,45 @@ for (const side of ['operator', 'provider'] as const) {
     assert.match(busy.stderr, new RegExp(`port ${taken} \\(the ${side}\\) is already in use on 127\\.0\\.0\\.1`));
     for (const file of ['operator.db', 'provider.db']) assert.equal(existsSync(join(dir, file)), false, `no ${file} after the failed start`);
 
-    const started = await startWagerlink(['sandbox', '--data', dir, '--port', String(await freePort()), '--provider-port', String(await freePort())], { ready: READY, until: t });
+    const started = await startWagerlink(['sandbox', '--data', dir, '--port', String(await freePort()), '--provider-port', String(await freePort())], {
+      ready: READY,
+      until: t,
+    });
     assert.match(started.child.stdout, /; 4 demo players added\)/, started.child.stdout);
     assert.equal((await started.child.stop('SIGTERM')).code, 0);
   });
 }
 
-test('with a port taken, a start on PostgreSQL makes no table in either schema, and the next start seeds as a fresh one', { skip: POSTGRES_UNAVAILABLE ?? false }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'wagerlink-sandbox-ports-'));
-  const schema = await freshSchema('sandbox_ports');
-  const providerSchema = `${schema.name}_p`;
-  t.after(async () => {
-    await schema.admin.unsafe(`DROP SCHEMA IF EXISTS ${providerSchema} CASCADE`);
-    await schema.drop();
-  });
-  const tables = async (name: string) =>
-    (await schema.admin<{ n: number }[]>`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = ${name}`)[0]!.n;
-  const database = ['--database', schema.url(), '--provider-schema', providerSchema];
-  for (const side of ['operator', 'provider'] as const) {
-    const taken = await takenPort(t);
-    const free = await freePort();
-    const [port, providerPort] = side === 'operator' ? [taken, free] : [free, taken];
-    const busy = await runWagerlink(['sandbox', '--data', dir, ...database, '--port', String(port), '--provider-port', String(providerPort)]);
-    assert.equal(busy.code, 1, busy.stderr);
-    assert.match(busy.stderr, new RegExp(`port ${taken} \\(the ${side}\\) is already in use on 127\\.0\\.0\\.1`));
-    assert.equal(await tables(schema.name), 0, `no table in the operator's schema after the ${side}'s port was found taken`);
-    assert.equal(await tables(providerSchema), 0, `no table in the provider's schema after the ${side}'s port was found taken`);
-  }
+test(
+  'with a port taken, a start on PostgreSQL makes no table in either schema, and the next start seeds as a fresh one',
+  { skip: POSTGRES_UNAVAILABLE ?? false },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'wagerlink-sandbox-ports-'));
+    const schema = await freshSchema('sandbox_ports');
+    const providerSchema = `${schema.name}_p`;
+    t.after(async () => {
+      await schema.admin.unsafe(`DROP SCHEMA IF EXISTS ${providerSchema} CASCADE`);
+      await schema.drop();
+    });
+    const tables = async (name: string) =>
+      (await schema.admin<{ n: number }[]>`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = ${name}`)[0]!.n;
+    const database = ['--database', schema.url(), '--provider-schema', providerSchema];
+    for (const side of ['operator', 'provider'] as const) {
+      const taken = await takenPort(t);
+      const free = await freePort();
+      const [port, providerPort] = side === 'operator' ? [taken, free] : [free, taken];
+      const busy = await runWagerlink(['sandbox', '--data', dir, ...database, '--port', String(port), '--provider-port', String(providerPort)]);
+      assert.equal(busy.code, 1, busy.stderr);
+      assert.match(busy.stderr, new RegExp(`port ${taken} \\(the ${side}\\) is already in use on 127\\.0\\.0\\.1`));
+      assert.equal(await tables(schema.name), 0, `no table in the operator's schema after the ${side}'s port was found taken`);
+      assert.equal(await tables(providerSchema), 0, `no table in the provider's schema after the ${side}'s port was found taken`);
+    }
 
-  const started = await startWagerlink(['sandbox', '--data', dir, ...database, '--port', String(await freePort()), '--provider-port', String(await freePort())], { ready: READY, until: t });
-  assert.match(started.child.stdout, /; 4 demo players added\)/, started.child.stdout);
-  assert.equal((await started.child.stop('SIGTERM')).code, 0);
-});
+    const started = await startWagerlink(
+      ['sandbox', '--data', dir, ...database, '--port', String(await freePort()), '--provider-port', String(await freePort())],
+      { ready: READY, until: t },
+    );
+    assert.match(started.child.stdout, /; 4 demo players added\)/, started.child.stdout);
+    assert.equal((await started.child.stop('SIGTERM')).code, 0);
+  },
+);

@@ -42,7 +42,13 @@ test("a data folder from before the seed key gets one added; the integration's s
   const { dir, cleanup } = tempDir('wagerlink-sandbox-secrets-');
   t.after(cleanup);
   const path = join(dir, SECRETS_FILE);
-  const older = { secret: 's'.repeat(43), accessToken: 'a'.repeat(43), adminToken: 'd'.repeat(43), providerAdminToken: 'p'.repeat(43), launchTokenSecret: 'l'.repeat(43) };
+  const older = {
+    secret: 's'.repeat(43),
+    accessToken: 'a'.repeat(43),
+    adminToken: 'd'.repeat(43),
+    providerAdminToken: 'p'.repeat(43),
+    launchTokenSecret: 'l'.repeat(43),
+  };
   writeFileSync(path, JSON.stringify(older), { mode: 0o600 });
   const loaded = loadOrCreateSecrets(dir);
   assert.equal(loaded.created, false);

@@ -128,6 +128,8 @@ const ALL: Backend[] = [
 ];
 
 export const BACKENDS: Backend[] = (() => {
-  const wanted = process.env.STORES?.split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = process.env.STORES?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return wanted ? ALL.filter((backend) => wanted.includes(backend.name)) : ALL;
 })();

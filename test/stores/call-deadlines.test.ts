@@ -13,7 +13,11 @@ const TIMEOUT_MS = 1_000;
 function setUp() {
   mock.timers.enable({ apis: ['setTimeout'] });
   let now = 0;
-  const deadlines = new CallDeadlines(TIMEOUT_MS, () => new Error(`late at ${now}`), () => now);
+  const deadlines = new CallDeadlines(
+    TIMEOUT_MS,
+    () => new Error(`late at ${now}`),
+    () => now,
+  );
   const advance = (ms: number) => {
     now += ms;
     mock.timers.tick(ms);

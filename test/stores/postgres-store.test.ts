@@ -113,9 +113,7 @@ describe('postgres store: migrations', { skip: POSTGRES_UNAVAILABLE }, () => {
   after(async () => schema.drop());
 
   test('nodes that start together apply each version once', async () => {
-    const stores = await Promise.all(
-      Array.from({ length: 3 }, () => PostgresStore.open({ url: schema.url(), settings: { poolSize: 1 } })),
-    );
+    const stores = await Promise.all(Array.from({ length: 3 }, () => PostgresStore.open({ url: schema.url(), settings: { poolSize: 1 } })));
     await Promise.all(stores.map((store) => store.close()));
     const rows = await schema.admin.unsafe(`SELECT version, name FROM ${schema.name}.schema_migrations ORDER BY version`);
     assert.deepEqual(
@@ -160,6 +158,7 @@ describe('postgres store: migrations', { skip: POSTGRES_UNAVAILABLE }, () => {
   });
 });
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('postgres store: launch-key digests', { skip: POSTGRES_UNAVAILABLE }, () => {
   let schema: Schema;
   before(async () => {
@@ -167,6 +166,7 @@ describe('postgres store: launch-key digests', { skip: POSTGRES_UNAVAILABLE }, (
   });
   after(async () => schema.drop());
 
+  // eslint-disable-next-line max-lines-per-function -- a test: one scenario told in order, which splitting would scatter
   test('a version 4 schema keeps its launch keys as digests after version 5, and each key still opens its session', async () => {
     const url = schema.url();
     // Keys made and one used by the store; then the launch_keys table as version 4 left it: the keys in clear.
@@ -191,14 +191,20 @@ describe('postgres store: launch-key digests', { skip: POSTGRES_UNAVAILABLE }, (
     await schema.admin.begin(async (dbTx) => {
       await dbTx.unsafe(`DROP TABLE ${table}; ${version1} DELETE FROM ${schema.name}.schema_migrations WHERE version = 5`);
       for (const row of rows) {
-        await dbTx.unsafe(`INSERT INTO ${table} (id, key, player_pk, game, created_at, expires_at, session_pk) OVERRIDING SYSTEM VALUE
-          VALUES ($1, $2, $3, $4, $5, $6, $7)`, [row.id, keyOf.get((row.key_hash as Buffer).toString('hex'))!, row.player_pk, row.game, row.created_at, row.expires_at, row.session_pk]);
+        await dbTx.unsafe(
+          `INSERT INTO ${table} (id, key, player_pk, game, created_at, expires_at, session_pk) OVERRIDING SYSTEM VALUE
+          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [row.id, keyOf.get((row.key_hash as Buffer).toString('hex'))!, row.player_pk, row.game, row.created_at, row.expires_at, row.session_pk],
+        );
       }
       await dbTx.unsafe(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT max(id) FROM ${table}))`);
     });
     // A control: version 4 holds the keys in clear.
     const before4 = await schema.admin.unsafe(`SELECT key FROM ${table} ORDER BY id`);
-    assert.deepEqual(before4.map((row) => row.key), keys);
+    assert.deepEqual(
+      before4.map((row) => row.key),
+      keys,
+    );
 
     const reopened = await PostgresStore.open({ url, settings: { poolSize: 1 } });
     try {
@@ -217,12 +223,24 @@ describe('postgres store: launch-key digests', { skip: POSTGRES_UNAVAILABLE }, (
     }
     const columns = await schema.admin<{ name: string }[]>`SELECT column_name AS name FROM information_schema.columns
       WHERE table_schema = ${schema.name} AND table_name = 'launch_keys' ORDER BY ordinal_position`;
-    assert.deepEqual(columns.map((column) => column.name), ['id', 'key_hash', 'player_pk', 'game', 'created_at', 'expires_at', 'session_pk']);
+    assert.deepEqual(
+      columns.map((column) => column.name),
+      ['id', 'key_hash', 'player_pk', 'game', 'created_at', 'expires_at', 'session_pk'],
+    );
     const stored = await schema.admin.unsafe(`SELECT id, key_hash FROM ${table} ORDER BY id`);
-    assert.deepEqual(stored.slice(0, 3).map((row) => keyOf.get((row.key_hash as Buffer).toString('hex'))), keys);
-    assert.deepEqual(stored.map((row) => Number(row.id)), rows.map((row) => Number(row.id)).concat(Number(rows.at(-1)!.id) + 1));
+    assert.deepEqual(
+      stored.slice(0, 3).map((row) => keyOf.get((row.key_hash as Buffer).toString('hex'))),
+      keys,
+    );
+    assert.deepEqual(
+      stored.map((row) => Number(row.id)),
+      rows.map((row) => Number(row.id)).concat(Number(rows.at(-1)!.id) + 1),
+    );
     const versions = await schema.admin.unsafe(`SELECT version FROM ${schema.name}.schema_migrations ORDER BY version`);
-    assert.deepEqual(versions.map((row) => row.version), POSTGRES_MIGRATIONS.map((m) => m.version));
+    assert.deepEqual(
+      versions.map((row) => row.version),
+      POSTGRES_MIGRATIONS.map((m) => m.version),
+    );
   });
 });
 
@@ -253,8 +271,14 @@ describe('postgres store: two nodes on one database', { skip: POSTGRES_UNAVAILAB
     for (let i = 0; i < 20; i++) {
       const shared = id();
       const [a, b] = await Promise.all([
-        first.transact({ request: checkedTransaction({ ...left, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }), now: NOW }),
-        second.transact({ request: checkedTransaction({ ...right, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }), now: NOW }),
+        first.transact({
+          request: checkedTransaction({ ...left, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }),
+          now: NOW,
+        }),
+        second.transact({
+          request: checkedTransaction({ ...right, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }),
+          now: NOW,
+        }),
       ]);
       assert.equal([a, b].filter((outcome) => outcome.ok).length, 1, JSON.stringify([a, b]));
       const refused = [a, b].find((outcome) => !outcome.ok);

@@ -188,7 +188,10 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
     assert.ok(booked.ok && booked.booked.length === 1 && booked.balance === '92');
     const replay = await first.transact({ request: checkedTransaction(request), now: NOW });
     assert.ok(replay.ok && replay.booked.length === 0 && replay.balance === '92', JSON.stringify(replay));
-    const conflict = await first.transact({ request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 7 }] }), now: NOW });
+    const conflict = await first.transact({
+      request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 7 }] }),
+      now: NOW,
+    });
     assert.ok(!conflict.ok && conflict.code === 'DUPLICATE_CONFLICT', JSON.stringify(conflict));
   });
 

@@ -23,7 +23,6 @@ import { tempDir } from '../helpers.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
 import { checkedTransaction, checkPayout } from '../../src/protocol/checked-requests.js';
 
-
 /** Doubles whose shortest text is long, tiny, or not what their sum suggests. */
 const AMOUNTS = [0.1 + 0.2, 1e-8, 123456789.12345678, 9007199254740991, 0.07, 5e-324];
 
@@ -103,11 +102,37 @@ describe('sqlite hand-off', () => {
     const session = { sessionId: randomUUID(), playerId: 'p-1', game: 'dice' };
     const bet = () => [{ id: randomUUID().toUpperCase(), type: 'bet' as const, amount: 2 }];
     const calls: Call[] = [
-      { id: 1, op: 'transact', args: { now: NOW, request: checkedTransaction({ ...session, transactions: bet(), round: { id: randomUUID(), finished: true },
-        campaign: { id: randomUUID().toUpperCase(), type: 'freeBets', finished: true } }) } },
-      { id: 2, op: 'transact', args: { now: NOW, request: checkedTransaction({ ...session, transactions: bet(), round: { id: randomUUID(), finished: true }, campaign: {} }) } },
-      { id: 3, op: 'payout', args: { now: NOW, request: checkPayout({ sessionId: randomUUID().toUpperCase(), payoutId: randomUUID(), amount: 25.05,
-        campaign: { id: randomUUID(), type: 'tournament' } }) } },
+      {
+        id: 1,
+        op: 'transact',
+        args: {
+          now: NOW,
+          request: checkedTransaction({
+            ...session,
+            transactions: bet(),
+            round: { id: randomUUID(), finished: true },
+            campaign: { id: randomUUID().toUpperCase(), type: 'freeBets', finished: true },
+          }),
+        },
+      },
+      {
+        id: 2,
+        op: 'transact',
+        args: { now: NOW, request: checkedTransaction({ ...session, transactions: bet(), round: { id: randomUUID(), finished: true }, campaign: {} }) },
+      },
+      {
+        id: 3,
+        op: 'payout',
+        args: {
+          now: NOW,
+          request: checkPayout({
+            sessionId: randomUUID().toUpperCase(),
+            payoutId: randomUUID(),
+            amount: 25.05,
+            campaign: { id: randomUUID(), type: 'tournament' },
+          }),
+        },
+      },
     ];
     const crossing = encodeCalls(calls);
     const items = JSON.parse(crossing as string) as unknown[];
@@ -146,7 +171,15 @@ describe('sqlite hand-off', () => {
       {
         id: 4,
         op: 'transact',
-        result: { ok: true, balance: '0.00000001', currency: 'BTC', booked: [{ kind: 'bet', amount: '1' }, { kind: 'win', amount: '2.5' }] },
+        result: {
+          ok: true,
+          balance: '0.00000001',
+          currency: 'BTC',
+          booked: [
+            { kind: 'bet', amount: '1' },
+            { kind: 'win', amount: '2.5' },
+          ],
+        },
       },
       { id: 5, op: 'getPlayer', result: { ok: true, playerId: 'p-1', currency: 'EUR', balance: '1', blocked: false, country: null } },
       { id: 6, op: 'transact', failed: 'database or disk is full (SQLITE_FULL)' },
@@ -204,7 +237,10 @@ describe('sqlite hand-off', () => {
       assert.ok(outcome.ok);
       assert.equal(commits.length, opened + 1);
       // A commit that synced a file takes some time, and far under a minute.
-      assert.ok(commits.every((seconds) => seconds > 0 && seconds < 60), commits.join(', '));
+      assert.ok(
+        commits.every((seconds) => seconds > 0 && seconds < 60),
+        commits.join(', '),
+      );
       assert.ok((await store.getPlayer('x-bob')).ok);
       assert.equal(commits.length, opened + 1, 'a read commits nothing');
     } finally {

@@ -21,7 +21,6 @@ import { tempDir } from '../helpers.js';
 import { NOW, openSession, singleBet } from './store-fixtures.js';
 import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 
-
 /** A random UUID whose first byte, and so its bucket, is `byte` (two hex digits). */
 function idIn(byte: string): string {
   return byte + randomUUID().slice(2);
@@ -182,7 +181,10 @@ describe('sqlite id index', () => {
         db.exec('ROLLBACK');
         mine.forget();
         const again = ['3c', '3c', '3c', '3c'].map((byte) => idIn(byte));
-        assert.deepEqual(again.map((key) => addRound(db, mine, key)), lost);
+        assert.deepEqual(
+          again.map((key) => addRound(db, mine, key)),
+          lost,
+        );
         mine.mergeDue();
         theirs.forget();
         for (const index of [mine, theirs]) again.forEach((key, i) => assert.equal(index.find(key, uuidToBytes(key)), lost[i], key));
@@ -205,6 +207,7 @@ describe('sqlite id index', () => {
   );
 });
 
+// eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
 describe('sqlite id index through the store', () => {
   test('replays of merged ids stay replays, across a restart; closed rounds stay closed; the books verify', async () => {
     const { dir, cleanup } = tempDir();
@@ -227,8 +230,16 @@ describe('sqlite id index through the store', () => {
           db.close();
         }
         for (const request of [requests[0]!, requests[MERGE_IDS - 1]!, requests.at(-1)!]) {
-          assert.deepEqual(await store.transact({ request: checkedTransaction(request), now: NOW }), { ok: true, balance: String(balance), currency: 'EUR', booked: [] });
-          const other = await store.transact({ request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 2 }] }), now: NOW });
+          assert.deepEqual(await store.transact({ request: checkedTransaction(request), now: NOW }), {
+            ok: true,
+            balance: String(balance),
+            currency: 'EUR',
+            booked: [],
+          });
+          const other = await store.transact({
+            request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 2 }] }),
+            now: NOW,
+          });
           assert.equal(!other.ok && other.code, 'DUPLICATE_CONFLICT');
           const closed = await store.transact({ request: checkedTransaction(singleBet(session, 1, { tx: idIn('00'), round: request.round.id })), now: NOW });
           assert.equal(!closed.ok && closed.code, 'ROUND_CLOSED');
@@ -262,7 +273,10 @@ describe('sqlite id index through the store', () => {
         assert.ok((await first.transact({ request: checkedTransaction(request), now: NOW })).ok);
         const replay = await second.transact({ request: checkedTransaction(request), now: NOW });
         assert.deepEqual(replay, { ok: true, balance: '999994', currency: 'EUR', booked: [] });
-        const conflict = await second.transact({ request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 6 }] }), now: NOW });
+        const conflict = await second.transact({
+          request: checkedTransaction({ ...request, transactions: [{ ...request.transactions[0]!, amount: 6 }] }),
+          now: NOW,
+        });
         assert.equal(!conflict.ok && conflict.code, 'DUPLICATE_CONFLICT');
         const report = await second.verify();
         assert.equal(report.ok, true, JSON.stringify(report));

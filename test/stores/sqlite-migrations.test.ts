@@ -52,8 +52,9 @@ describe('sqlite migrations', () => {
       const cash = addAccount.run('cash', 'deposits', 'EUR', null, NOW).lastInsertRowid;
       const players = ['m-ann', 'm-bob'].map((playerId) => {
         const account = addAccount.run('player', playerId, 'EUR', 0, NOW).lastInsertRowid;
-        const pk = db.prepare('INSERT INTO players (player_id, account_id, currency, created_at) VALUES (?, ?, ?, ?)').run(playerId, account, 'EUR', NOW)
-          .lastInsertRowid;
+        const pk = db
+          .prepare('INSERT INTO players (player_id, account_id, currency, created_at) VALUES (?, ?, ?, ?)')
+          .run(playerId, account, 'EUR', NOW).lastInsertRowid;
         return { playerId, account, pk, rounds: [] as string[], transfers: [] as string[] };
       });
       const addTransfer = db.prepare(`INSERT INTO transfers (uuid, kind, player_pk, debit_account_id, credit_account_id, amount, round_pk, created_at)
@@ -92,7 +93,8 @@ describe('sqlite migrations', () => {
             p.rounds,
           );
           const transfers = await store.listTransfers({ playerId: p.playerId, limit: 3 });
-          const rest = transfers.ok && transfers.next !== null ? await store.listTransfers({ playerId: p.playerId, limit: 100, before: transfers.next }) : undefined;
+          const rest =
+            transfers.ok && transfers.next !== null ? await store.listTransfers({ playerId: p.playerId, limit: 100, before: transfers.next }) : undefined;
           assert.ok(transfers.ok && rest?.ok);
           assert.deepEqual(
             [...transfers.items, ...rest.items].map((t) => t.id),
@@ -116,15 +118,26 @@ describe('sqlite migrations', () => {
       const after = new Database(path, { readonly: true });
       const indexes = after.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%by_player'").all();
       // Every id is in its merged index, and every mark at the newest row of its table.
-      const unmerged = after.prepare('SELECT (SELECT COUNT(*) FROM transfers) - (SELECT COUNT(*) FROM transfer_ids), (SELECT COUNT(*) FROM rounds) - (SELECT COUNT(*) FROM round_ids)').raw().get();
+      const unmerged = after
+        .prepare(
+          'SELECT (SELECT COUNT(*) FROM transfers) - (SELECT COUNT(*) FROM transfer_ids), (SELECT COUNT(*) FROM rounds) - (SELECT COUNT(*) FROM round_ids)',
+        )
+        .raw()
+        .get();
       const marks = after.prepare('SELECT tbl, COUNT(DISTINCT merged_upto), COUNT(*) FROM id_marks GROUP BY tbl ORDER BY tbl').raw().all();
       const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
       after.close();
       assert.deepEqual(indexes, []);
       // The deposit booked after the migration is the one id above the marks.
       assert.deepEqual(unmerged, [1, 0]);
-      assert.deepEqual(marks, [['rounds', 1, 256], ['transfers', 1, 256]]);
-      assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(marks, [
+        ['rounds', 1, 256],
+        ['transfers', 1, 256],
+      ]);
+      assert.deepEqual(
+        versions,
+        MIGRATIONS.map((m) => m.version),
+      );
     } finally {
       cleanup();
     }
@@ -153,7 +166,10 @@ describe('sqlite migrations', () => {
       const after = new Database(path, { readonly: true });
       const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
       after.close();
-      assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        versions,
+        MIGRATIONS.map((m) => m.version),
+      );
     } finally {
       cleanup();
     }
@@ -171,7 +187,8 @@ describe('sqlite migrations', () => {
         for (const playerId of ['k-ann', 'k-bob']) {
           assert.ok((await store.createPlayer({ playerId, currency: 'EUR', balance: 5, depositId: randomUUID(), now: NOW })).ok);
         }
-        for (const [i, key] of keys.entries()) assert.ok((await store.createLaunchKey({ playerId: i < 2 ? 'k-ann' : 'k-bob', game: 'dice', key, now: NOW })).ok);
+        for (const [i, key] of keys.entries())
+          assert.ok((await store.createLaunchKey({ playerId: i < 2 ? 'k-ann' : 'k-bob', game: 'dice', key, now: NOW })).ok);
         const opened = await store.authenticate({ key: keys[0]!, game: 'dice', now: NOW, newSessionId: randomUUID() });
         assert.ok(opened.ok);
         sessionId = opened.sessionId;
@@ -180,14 +197,20 @@ describe('sqlite migrations', () => {
       }
       const db = new Database(path);
       const keyOf = new Map(keys.map((key) => [launchKeyDigest(key).toString('hex'), key]));
-      const rows = db.prepare('SELECT id, key_hash, player_pk, game, created_at, expires_at, session_pk FROM launch_keys ORDER BY id').raw().all() as unknown[][];
+      const rows = db
+        .prepare('SELECT id, key_hash, player_pk, game, created_at, expires_at, session_pk FROM launch_keys ORDER BY id')
+        .raw()
+        .all() as unknown[][];
       const version1 = /CREATE TABLE launch_keys \([^;]*\);/.exec(MIGRATIONS[0]!.sql)![0];
       db.exec(`DROP TABLE launch_keys; ${version1} DELETE FROM schema_migrations WHERE version = 6`);
       const insert = db.prepare('INSERT INTO launch_keys (id, key, player_pk, game, created_at, expires_at, session_pk) VALUES (?, ?, ?, ?, ?, ?, ?)');
       for (const [id, hash, ...rest] of rows) insert.run(id, keyOf.get((hash as Buffer).toString('hex')), ...rest);
       db.close();
       // A control: the file holds the keys in clear before version 6.
-      assert.ok(keys.every((key) => readFileSync(path).includes(key)), 'a version 5 file holds the keys');
+      assert.ok(
+        keys.every((key) => readFileSync(path).includes(key)),
+        'a version 5 file holds the keys',
+      );
 
       const reopened = await SqliteStore.open({ path });
       try {
@@ -215,7 +238,10 @@ describe('sqlite migrations', () => {
       // The old table's pages were zeroed as they were freed: no key is left in the file (the WAL was checkpointed into it at close).
       const file = readFileSync(path);
       for (const key of keys) assert.ok(!file.includes(key), 'the file holds no key in clear');
-      assert.deepEqual(versions, MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        versions,
+        MIGRATIONS.map((m) => m.version),
+      );
     } finally {
       cleanup();
     }

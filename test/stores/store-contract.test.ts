@@ -24,7 +24,6 @@ import { checkedTransaction, checkPayout } from '../../src/protocol/checked-requ
 /** Writes tried at most while waiting for a full disk to refuse one: many pages' worth. */
 const FILL_ATTEMPTS_MAX = 5_000;
 
-
 /** Every item of a listing, page after page, following each page's cursor. */
 async function everyPage<T>(page: (before: bigint | undefined) => Promise<PageOf<T> | Refusal>): Promise<T[]> {
   const items: T[] = [];
@@ -125,7 +124,10 @@ for (const backend of BACKENDS) {
       assert.ok(opened.ok);
       const s = { sessionId: opened.sessionId, playerId, game: 'dice' };
       const bet = (now: number) =>
-        store.transact({ request: checkedTransaction({ ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } }), now });
+        store.transact({
+          request: checkedTransaction({ ...s, transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }], round: { id: randomUUID(), finished: true } }),
+          now,
+        });
       const minute = 60_000;
       assert.ok((await bet(NOW + 20 * minute)).ok, 'activity at 20 minutes');
       const reload = await store.authenticate({ key: key.key, game: 'dice', now: NOW + 10 * minute, newSessionId: randomUUID() });
@@ -239,7 +241,14 @@ for (const backend of BACKENDS) {
             const bet = randomUUID();
             const win = randomUUID();
             const outcome = await store.transact({
-              request: checkedTransaction({ ...p, transactions: [{ id: bet, type: 'bet', amount: 1 }, { id: win, type: 'win', amount: 0.5 }], round: { id: round, finished: true } }),
+              request: checkedTransaction({
+                ...p,
+                transactions: [
+                  { id: bet, type: 'bet', amount: 1 },
+                  { id: win, type: 'win', amount: 0.5 },
+                ],
+                round: { id: round, finished: true },
+              }),
               now: NOW + i,
             });
             assert.ok(outcome.ok, JSON.stringify(outcome));
@@ -302,8 +311,8 @@ for (const backend of BACKENDS) {
           type: random() < 0.6 ? ('bet' as const) : ('win' as const),
           amount: Math.floor(random() * 3000) / 100,
         }));
-        if (roll < 0.15 && seenIds.size > 0) transactions[0]!.id = pick([...seenIds.keys()]) as typeof transactions[0]['id'];
-        else if (roll < 0.2 && refusedIds.size > 0) transactions[0]!.id = pick([...refusedIds.keys()]) as typeof transactions[0]['id'];
+        if (roll < 0.15 && seenIds.size > 0) transactions[0]!.id = pick([...seenIds.keys()]) as (typeof transactions)[0]['id'];
+        else if (roll < 0.2 && refusedIds.size > 0) transactions[0]!.id = pick([...refusedIds.keys()]) as (typeof transactions)[0]['id'];
         const reuseRound = roll > 0.9 && rounds.size > 0;
         const roundId = reuseRound ? pick([...rounds.keys()]) : randomUUID();
         const request: TransactionRequest = { ...p, transactions, round: { id: roundId, finished: random() < 0.7 } };
@@ -432,10 +441,14 @@ for (const backend of BACKENDS) {
       assert.ok(methods.includes('transact') && methods.includes('ping'));
       for (const name of methods) {
         // A closed store looks at no argument.
-        await assert.rejects(store[name](undefined as never), (error) => {
-          assertUnavailable(error);
-          return true;
-        }, name);
+        await assert.rejects(
+          store[name](undefined as never),
+          (error) => {
+            assertUnavailable(error);
+            return true;
+          },
+          name,
+        );
       }
     });
   });

@@ -126,7 +126,12 @@ async function scenario(store: WalletStore): Promise<string[]> {
   await tx('tx campaign finished', { ...sA, transactions: [bet(5)], round: round(), campaign: { id: campaign, type: 'freeBets', finished: false } });
   await tx('tx campaign finished, win only', { ...sA, transactions: [win(1)], round: round(), campaign: { id: campaign, type: 'freeBets' } });
   await tx('tx free bets, no campaign id', { ...sA, transactions: [bet(4)], round: round(), campaign: { type: 'freeBets' } });
-  await tx('tx jackpot and regulatory', { ...sA, transactions: [bet(2, { jpAmount: 0.5 }), win(0)], round: round(), regulatory: 'DE;x="1",{y}\\z NULL \u00e9' });
+  await tx('tx jackpot and regulatory', {
+    ...sA,
+    transactions: [bet(2, { jpAmount: 0.5 }), win(0)],
+    round: round(),
+    regulatory: 'DE;x="1",{y}\\z NULL \u00e9',
+  });
   await tx('tx zero win closes', { ...sA, transactions: [win(0)], round: round() });
   // The reload above was the session's last activity.
   await tx('tx expired bet', { ...sA, transactions: [bet(1)], round: round() }, NOW + 1_000 + IDLE);
@@ -302,6 +307,7 @@ describe('store outcomes: every backend alike', () => {
 const RACERS = 30;
 
 for (const backend of BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`store races: ${backend.name}`, { skip: backend.unavailable }, () => {
     let store: WalletStore;
     let cleanup: () => Promise<void>;
@@ -338,7 +344,10 @@ for (const backend of BACKENDS) {
       const s = await open('race-many', 100);
       const outcomes = await Promise.all(
         Array.from({ length: RACERS }, () =>
-          store.transact({ request: checkedTransaction({ ...s, transactions: [{ id: id(), type: 'bet', amount: 10 }], round: { id: id(), finished: true } }), now: NOW }),
+          store.transact({
+            request: checkedTransaction({ ...s, transactions: [{ id: id(), type: 'bet', amount: 10 }], round: { id: id(), finished: true } }),
+            now: NOW,
+          }),
         ),
       );
       const passed = outcomes.filter((outcome) => outcome.ok);
@@ -346,7 +355,10 @@ for (const backend of BACKENDS) {
       for (const outcome of outcomes) {
         if (!outcome.ok) assert.equal(outcome.code, 'INSUFFICIENT_FUNDS');
       }
-      assert.deepEqual(passed.map((outcome) => Number(outcome.ok && outcome.balance)).sort((a, b) => a - b), [0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
+      assert.deepEqual(
+        passed.map((outcome) => Number(outcome.ok && outcome.balance)).sort((a, b) => a - b),
+        [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
+      );
       const player = await store.getPlayer('race-many');
       assert.ok(player.ok && player.balance === '0');
       assert.equal((await bets('race-many')).length, 10);
@@ -359,7 +371,10 @@ for (const backend of BACKENDS) {
         const shared = id();
         const [a, b] = await Promise.all(
           [left, right].map((s) =>
-            store.transact({ request: checkedTransaction({ ...s, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }), now: NOW }),
+            store.transact({
+              request: checkedTransaction({ ...s, transactions: [{ id: shared, type: 'bet', amount: 1 }], round: { id: id(), finished: true } }),
+              now: NOW,
+            }),
           ),
         );
         const oks = [a!, b!].filter((outcome) => outcome.ok);

@@ -32,7 +32,11 @@ async function bookHugeWins(store: WalletStore): Promise<bigint> {
   for (let i = 0; i < PLAYERS; i++) {
     const session = await openSession(store, `whale-${i}`, 1, 'dice', 'BTC');
     const outcome = await store.transact({
-      request: checkedTransaction({ ...session, transactions: [{ id: randomUUID(), type: 'win', amount: WIN_BTC }], round: { id: randomUUID(), finished: true } }),
+      request: checkedTransaction({
+        ...session,
+        transactions: [{ id: randomUUID(), type: 'win', amount: WIN_BTC }],
+        round: { id: randomUUID(), finished: true },
+      }),
       now: NOW,
     });
     assert.ok(outcome.ok, JSON.stringify(outcome));

@@ -62,7 +62,7 @@ describe('sqlite wallet memory', () => {
     assert.equal(other.session.last_active_at, BigInt(NOW), "another session's activity is its own");
   });
 
-  test("a forgotten player is not handed back through any of its sessions; a forgotten session only itself", () => {
+  test('a forgotten player is not handed back through any of its sessions; a forgotten session only itself', () => {
     const memory = new SqliteMemory();
     memory.keepSession('s-1', sessionAt(7n));
     memory.keepSession('s-2', sessionAt(8n));

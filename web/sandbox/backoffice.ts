@@ -224,7 +224,12 @@ function showPlayerCard(): void {
     return;
   }
   ui.player.replaceChildren(
-    el('p', { class: 'balance' }, el('span', { class: 'muted' }, `${current.playerId} · ${current.country ?? 'no country'} · `), el('output', { id: 'player-balance' }, money(current.balance, current.currency))),
+    el(
+      'p',
+      { class: 'balance' },
+      el('span', { class: 'muted' }, `${current.playerId} · ${current.country ?? 'no country'} · `),
+      el('output', { id: 'player-balance' }, money(current.balance, current.currency)),
+    ),
     el('p', { class: current.blocked ? 'warning' : 'muted' }, current.blocked ? 'Blocked: bets are refused; wins and payouts still land.' : 'Active'),
   );
   ui.block.textContent = current.blocked ? 'Unblock' : 'Block';
@@ -254,8 +259,18 @@ function showTransfers(): void {
   const kind = ui.transferKind.value;
   const rows = pages.transfers
     .filter((t) => kind === '' || t.kind === kind)
-    .map((t) => [whenCell(t.createdAt), t.kind + (t.freeBet ? ' (free)' : ''), String(t.amount), t.game ?? '', t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`)]);
-  ui.transfers.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No transactions.') : table(['When', 'Kind', `Amount (${current?.currency ?? ''})`, 'Game', 'Round'], rows, [2]));
+    .map((t) => [
+      whenCell(t.createdAt),
+      t.kind + (t.freeBet ? ' (free)' : ''),
+      String(t.amount),
+      t.game ?? '',
+      t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`),
+    ]);
+  ui.transfers.replaceChildren(
+    rows.length === 0
+      ? el('p', { class: 'muted' }, 'No transactions.')
+      : table(['When', 'Kind', `Amount (${current?.currency ?? ''})`, 'Game', 'Round'], rows, [2]),
+  );
   ui.transfersMore.hidden = pages.transfersNext === null;
 }
 
@@ -290,17 +305,29 @@ async function showRound(round: Round): Promise<void> {
     const requests = [...sent.items, ...waiting.items].filter((item) => item.body?.includes(round.roundId));
     ui.round.replaceChildren(
       el('h3', {}, `Round ${round.roundId}`),
-      el('p', { class: 'muted' }, `${round.game} · ${round.finished ? 'finished' : 'open'} · started ${when(round.createdAt)}${round.finishedAt ? ` · finished ${when(round.finishedAt)}` : ''}`),
+      el(
+        'p',
+        { class: 'muted' },
+        `${round.game} · ${round.finished ? 'finished' : 'open'} · started ${when(round.createdAt)}${round.finishedAt ? ` · finished ${when(round.finishedAt)}` : ''}`,
+      ),
       el('h4', {}, 'Booked by the operator'),
-      table(['When', 'Kind', `Amount (${current.currency})`, 'Transaction id'], bookings.map((t) => [whenCell(t.createdAt), t.kind, String(t.amount), el('code', {}, t.id)]), [2]),
+      table(
+        ['When', 'Kind', `Amount (${current.currency})`, 'Transaction id'],
+        bookings.map((t) => [whenCell(t.createdAt), t.kind, String(t.amount), el('code', {}, t.id)]),
+        [2],
+      ),
       el('h4', {}, 'Requests from the provider and their answers'),
       ...(requests.length === 0
         ? [el('p', { class: 'muted' }, 'The provider holds no request of this round (rounds of another provider, or older than its outbox keeps).')]
         : requests.map((item) =>
-            el('div', { class: 'request' },
+            el(
+              'div',
+              { class: 'request' },
               el('p', {}, `${item.path} · ${item.status} after ${item.attempts} attempt(s) · ${when(item.createdAt)}`),
-              el('p', { class: 'muted' }, 'Request'), el('pre', {}, item.body ?? ''),
-              el('p', { class: 'muted' }, 'Answer'), el('pre', {}, JSON.stringify(item.lastAnswer, null, 1)),
+              el('p', { class: 'muted' }, 'Request'),
+              el('pre', {}, item.body ?? ''),
+              el('p', { class: 'muted' }, 'Answer'),
+              el('pre', {}, JSON.stringify(item.lastAnswer, null, 1)),
             ),
           )),
     );
@@ -363,7 +390,9 @@ async function drawGgr(): Promise<void> {
       : currencies.map((currency) =>
           barChart(
             `Gross gaming revenue of the casino per game per day, ${currency}, ${report.from} to ${report.to}`,
-            report.rows.filter((row) => row.currency === currency).map((row) => ({ label: `${row.game} ${row.day.slice(5)}`, value: row.ggr, text: `${row.ggr} ${currency}` })),
+            report.rows
+              .filter((row) => row.currency === currency)
+              .map((row) => ({ label: `${row.game} ${row.day.slice(5)}`, value: row.ggr, text: `${row.ggr} ${currency}` })),
             width,
           ),
         ),
@@ -410,7 +439,14 @@ async function drawCodes(): Promise<void> {
  * nothing; the item is not sent again, and its round's later items go on.
  */
 function resolveForm(item: OutboxItem): HTMLFormElement {
-  const reference = el('input', { name: 'reference', required: '', maxlength: '256', autocomplete: 'off', 'aria-label': `The operator's reference for item ${item.id}`, placeholder: "Operator's reference" });
+  const reference = el('input', {
+    name: 'reference',
+    required: '',
+    maxlength: '256',
+    autocomplete: 'off',
+    'aria-label': `The operator's reference for item ${item.id}`,
+    placeholder: "Operator's reference",
+  });
   const form = el('form', { class: 'resolve', 'data-item': item.id }, reference, el('button', { type: 'submit' }, 'Resolve'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -461,7 +497,9 @@ async function loadOutbox(): Promise<void> {
     if (item.status === 'parked' || item.status === 'pending') actions.append(resolveForm(item));
     return [el('code', {}, item.id), item.kind, item.path, item.status, String(item.attempts), answerShown(item.lastAnswer), actions];
   });
-  ui.outbox.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, `No ${status} items.`) : table(['Id', 'Kind', 'Path', 'Status', 'Attempts', 'Last answer', ''], rows, [4]));
+  ui.outbox.replaceChildren(
+    rows.length === 0 ? el('p', { class: 'muted' }, `No ${status} items.`) : table(['Id', 'Kind', 'Path', 'Status', 'Attempts', 'Last answer', ''], rows, [4]),
+  );
 }
 
 // --------------------------------------------------------------- audit log
@@ -477,7 +515,9 @@ async function loadAudit(): Promise<void> {
     row.address ?? '',
     row.code === null ? String(row.status) : `${row.status} ${row.code}`,
   ]);
-  ui.audit.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'Nothing yet.') : table(['When (UTC)', 'Who', 'What', 'Target', 'Amount', 'From', 'Answer'], rows, [4]));
+  ui.audit.replaceChildren(
+    rows.length === 0 ? el('p', { class: 'muted' }, 'Nothing yet.') : table(['When (UTC)', 'Who', 'What', 'Target', 'Amount', 'From', 'Answer'], rows, [4]),
+  );
 }
 
 // ------------------------------------------------------------- all players
@@ -491,7 +531,9 @@ function showPlayers(): void {
     show.addEventListener('click', () => void choose(p.playerId));
     return [p.playerId, p.currency, String(p.balance), p.blocked ? 'blocked' : 'active', p.country ?? '', show];
   });
-  ui.players.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No players match.') : table(['Player', 'Currency', 'Balance', 'State', 'Country', ''], rows, [2]));
+  ui.players.replaceChildren(
+    rows.length === 0 ? el('p', { class: 'muted' }, 'No players match.') : table(['Player', 'Currency', 'Balance', 'State', 'Country', ''], rows, [2]),
+  );
   ui.playersMore.hidden = listing.next === null;
   ui.known.replaceChildren(...listing.players.map((p) => el('option', { value: p.playerId })));
 }
@@ -608,7 +650,9 @@ ui.deposit.addEventListener('submit', (event) => {
   admin<{ balance: number }>('POST', `/players/${encodeURIComponent(player.playerId)}/adjustments`, body)
     .then((done) => {
       ui.deposit.reset();
-      say(`${input.type === 'deposit' ? 'Deposited' : 'Withdrew'} ${money(Number(input.amount), player.currency)}: balance ${money(done.balance, player.currency)}.`);
+      say(
+        `${input.type === 'deposit' ? 'Deposited' : 'Withdrew'} ${money(Number(input.amount), player.currency)}: balance ${money(done.balance, player.currency)}.`,
+      );
       return choose(player.playerId);
     })
     .catch(fail);
@@ -642,7 +686,10 @@ $('refresh').addEventListener('click', () => void refresh());
 ui.verify.addEventListener('click', () => {
   admin<{ ok: boolean }>('GET', '/verify')
     .then((result) => {
-      ui.verified.replaceChildren(el('p', { class: result.ok ? 'done' : 'problem', id: 'verify-result' }, result.ok ? 'The books balance.' : 'The books do NOT balance.'), el('pre', {}, JSON.stringify(result, null, 1)));
+      ui.verified.replaceChildren(
+        el('p', { class: result.ok ? 'done' : 'problem', id: 'verify-result' }, result.ok ? 'The books balance.' : 'The books do NOT balance.'),
+        el('pre', {}, JSON.stringify(result, null, 1)),
+      );
     })
     .catch(fail);
 });
@@ -650,7 +697,13 @@ ui.verify.addEventListener('click', () => {
 ui.payout.addEventListener('submit', (event) => {
   event.preventDefault();
   const input = fields(ui.payout);
-  const body = { operatorId: input.operatorId, playerId: input.playerId, currency: input.currency, amount: input.amount, campaignId: input.campaignId || crypto.randomUUID() };
+  const body = {
+    operatorId: input.operatorId,
+    playerId: input.playerId,
+    currency: input.currency,
+    amount: input.amount,
+    campaignId: input.campaignId || crypto.randomUUID(),
+  };
   provider<{ payoutId: string; status: string }>('POST', '/payouts', body)
     .then((payout) => {
       say(`Payout ${payout.payoutId} of ${body.amount} ${body.currency} to ${body.playerId}: ${payout.status}.`);

@@ -57,7 +57,10 @@ export function lineChart(label: string, points: readonly { x: string; y: number
   const lowest = points[ys.indexOf(low)]!;
   const highest = points[ys.indexOf(high)]!;
   root.append(node('text', { x: 2, y: y(high) + 4 }, highest.text), node('text', { x: 2, y: y(low) + 4 }, lowest.text));
-  root.append(node('text', { x: PAD, y: HEIGHT - 8 }, points[0]!.x), node('text', { x: width - PAD, y: HEIGHT - 8, 'text-anchor': 'end' }, points[points.length - 1]!.x));
+  root.append(
+    node('text', { x: PAD, y: HEIGHT - 8 }, points[0]!.x),
+    node('text', { x: width - PAD, y: HEIGHT - 8, 'text-anchor': 'end' }, points[points.length - 1]!.x),
+  );
   return root;
 }
 

@@ -349,6 +349,4 @@ ui.create.closest('details')!.addEventListener('toggle', () => {
     showProblem(error);
   });
 });
-fillPicker()
-  .then(showPlayer)
-  .catch(showProblem);
+fillPicker().then(showPlayer).catch(showProblem);

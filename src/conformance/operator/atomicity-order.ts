@@ -11,28 +11,93 @@ const OTHER_SECRET = 'conformance-kit-not-the-secret';
 
 /** On a balance of `balance`, a request the running balance cannot pay is refused with 402, and none of it is applied. */
 function refusedWhole(id: string, title: string, clause: string, balance: string, say: string, transactions: TxSpec[]): CaseSpec {
-  return { id, title, clause, players: { main: { currency: 'EUR', balance } }, steps: [tx(say, { transactions }, refusal('INSUFFICIENT_FUNDS', 'unchanged')), probe('nothing was applied')] };
+  return {
+    id,
+    title,
+    clause,
+    players: { main: { currency: 'EUR', balance } },
+    steps: [tx(say, { transactions }, refusal('INSUFFICIENT_FUNDS', 'unchanged')), probe('nothing was applied')],
+  };
 }
 
 /** On a balance of 10, a request whose bets the running balance pays, in array order, is booked whole: the balance changes by `change`, exactly. */
 function paidInOrder(id: string, title: string, say: string, transactions: TxSpec[], change: string): CaseSpec {
-  return { id, title, clause: 'docs/protocol.md §6.3', players: { main: { currency: 'EUR', balance: '10' } }, steps: [tx(say, { transactions }, { status: 200, balance: change, exactText: true })] };
+  return {
+    id,
+    title,
+    clause: 'docs/protocol.md §6.3',
+    players: { main: { currency: 'EUR', balance: '10' } },
+    steps: [tx(say, { transactions }, { status: 200, balance: change, exactText: true })],
+  };
 }
 
 export const ATOMICITY_ORDER_CASES = operatorCases('atomicity-order', [
-  refusedWhole('second-bet-refused', 'when the second bet of a request is refused, the first is not applied either', 'docs/protocol.md §6.2', '10', 'bet 6 and bet 6 on a balance of 10', [{ type: 'bet', amount: '6' }, { type: 'bet', amount: '6' }]),
-  paidInOrder('bet-then-win', '[bet 10, win 5] on a balance of 10 passes: each bet is checked against the running balance', 'bet 10, then win 5', [{ type: 'bet', amount: '10' }, { type: 'win', amount: '5' }], '-5'),
-  refusedWhole('bet-before-its-win', '[bet 15, win 5] on a balance of 10 is refused: the win comes after the bet', 'docs/protocol.md §6.3', '10', 'bet 15, then win 5', [{ type: 'bet', amount: '15' }, { type: 'win', amount: '5' }]),
-  paidInOrder('win-then-bet', '[win 5, bet 15] on a balance of 10 passes and leaves 0', 'win 5, then bet 15', [{ type: 'win', amount: '5' }, { type: 'bet', amount: '15' }], '-10'),
-  refusedWhole('two-bets-over-balance', '[bet 10, bet 5] on a balance of 12 is refused with 402 and neither bet is applied', 'docs/protocol.md §6.3', '12', 'bet 10, then bet 5', [{ type: 'bet', amount: '10' }, { type: 'bet', amount: '5' }]),
+  refusedWhole(
+    'second-bet-refused',
+    'when the second bet of a request is refused, the first is not applied either',
+    'docs/protocol.md §6.2',
+    '10',
+    'bet 6 and bet 6 on a balance of 10',
+    [
+      { type: 'bet', amount: '6' },
+      { type: 'bet', amount: '6' },
+    ],
+  ),
+  paidInOrder(
+    'bet-then-win',
+    '[bet 10, win 5] on a balance of 10 passes: each bet is checked against the running balance',
+    'bet 10, then win 5',
+    [
+      { type: 'bet', amount: '10' },
+      { type: 'win', amount: '5' },
+    ],
+    '-5',
+  ),
+  refusedWhole(
+    'bet-before-its-win',
+    '[bet 15, win 5] on a balance of 10 is refused: the win comes after the bet',
+    'docs/protocol.md §6.3',
+    '10',
+    'bet 15, then win 5',
+    [
+      { type: 'bet', amount: '15' },
+      { type: 'win', amount: '5' },
+    ],
+  ),
+  paidInOrder(
+    'win-then-bet',
+    '[win 5, bet 15] on a balance of 10 passes and leaves 0',
+    'win 5, then bet 15',
+    [
+      { type: 'win', amount: '5' },
+      { type: 'bet', amount: '15' },
+    ],
+    '-10',
+  ),
+  refusedWhole(
+    'two-bets-over-balance',
+    '[bet 10, bet 5] on a balance of 12 is refused with 402 and neither bet is applied',
+    'docs/protocol.md §6.3',
+    '12',
+    'bet 10, then bet 5',
+    [
+      { type: 'bet', amount: '10' },
+      { type: 'bet', amount: '5' },
+    ],
+  ),
   {
     id: 'order-token-before-media-type',
     title: 'an unknown token on a body of another media type is answered 401 INVALID_TOKEN: the token is checked first',
     clause: 'docs/protocol.md §6.9',
     steps: [
-      tx('win 1 as text/plain with an unknown token', { transactions: [{ type: 'win', amount: '1' }] }, { status: 401, code: 'INVALID_TOKEN', balance: 'absent' }, {
-        headers: (h) => ({ ...h, 'content-type': 'text/plain', authorization: 'Bearer conformance-kit-not-an-access-token' }),
-      }),
+      tx(
+        'win 1 as text/plain with an unknown token',
+        { transactions: [{ type: 'win', amount: '1' }] },
+        { status: 401, code: 'INVALID_TOKEN', balance: 'absent' },
+        {
+          headers: (h) => ({ ...h, 'content-type': 'text/plain', authorization: 'Bearer conformance-kit-not-an-access-token' }),
+        },
+      ),
       probe(),
     ],
   },
@@ -41,9 +106,14 @@ export const ATOMICITY_ORDER_CASES = operatorCases('atomicity-order', [
     title: 'a wrong signature on a body of another media type is answered 415: content type before signature',
     clause: 'docs/protocol.md §6.9',
     steps: [
-      tx('win 1 as text/plain, signed with another secret', { transactions: [{ type: 'win', amount: '1' }] }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }, {
-        headers: (h, bytes) => ({ ...h, 'content-type': 'text/plain', 'x-server-authorization': sign(OTHER_SECRET, bytes) }),
-      }),
+      tx(
+        'win 1 as text/plain, signed with another secret',
+        { transactions: [{ type: 'win', amount: '1' }] },
+        { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+        {
+          headers: (h, bytes) => ({ ...h, 'content-type': 'text/plain', 'x-server-authorization': sign(OTHER_SECRET, bytes) }),
+        },
+      ),
       probe(),
     ],
   },
@@ -65,7 +135,11 @@ export const ATOMICITY_ORDER_CASES = operatorCases('atomicity-order', [
     title: 'another playerId with a bet over the balance is answered 403 SESSION_MISMATCH before 402',
     clause: 'docs/protocol.md §6.9',
     steps: [
-      tx('bet 1000 naming another playerId', { transactions: [{ type: 'bet', amount: '1000' }], override: { playerId: 'conformance-someone-else' } }, { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' }),
+      tx(
+        'bet 1000 naming another playerId',
+        { transactions: [{ type: 'bet', amount: '1000' }], override: { playerId: 'conformance-someone-else' } },
+        { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' },
+      ),
       probe(),
     ],
   },
@@ -75,7 +149,11 @@ export const ATOMICITY_ORDER_CASES = operatorCases('atomicity-order', [
     clause: 'docs/protocol.md §6.9',
     steps: [
       tx('bet 1 (b1) in round r1, finishing it', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }),
-      tx('b1 with amount 2 in r1', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }], round: 'r1' }, { status: 409, code: 'DUPLICATE_CONFLICT', balance: 'unchanged' }),
+      tx(
+        'b1 with amount 2 in r1',
+        { transactions: [{ id: 'b1', type: 'bet', amount: '2' }], round: 'r1' },
+        { status: 409, code: 'DUPLICATE_CONFLICT', balance: 'unchanged' },
+      ),
       probe(),
     ],
   },
@@ -85,7 +163,11 @@ export const ATOMICITY_ORDER_CASES = operatorCases('atomicity-order', [
     clause: 'docs/protocol.md §6.9',
     steps: [
       tx('bet 1 in round r1, finishing it', { transactions: [{ type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }),
-      tx('a new bet of 1000 in r1', { transactions: [{ type: 'bet', amount: '1000' }], round: 'r1' }, { status: 409, code: 'ROUND_CLOSED', balance: 'unchanged' }),
+      tx(
+        'a new bet of 1000 in r1',
+        { transactions: [{ type: 'bet', amount: '1000' }], round: 'r1' },
+        { status: 409, code: 'ROUND_CLOSED', balance: 'unchanged' },
+      ),
       probe(),
     ],
   },

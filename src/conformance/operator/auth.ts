@@ -27,7 +27,14 @@ function formatted(bytes: Uint8Array): string {
 const NOT_JSON = '{"sessionId": "unfinished';
 
 /** A fresh key sent unauthenticated is refused, and is not used up: sent as it should be, it opens a session. */
-function unauthenticatedKey(id: string, title: string, clause: string, say: string, headers: NonNullable<CallStep['headers']>, code: 'INVALID_TOKEN' | 'INVALID_SIGNATURE'): CaseSpec {
+function unauthenticatedKey(
+  id: string,
+  title: string,
+  clause: string,
+  say: string,
+  headers: NonNullable<CallStep['headers']>,
+  code: 'INVALID_TOKEN' | 'INVALID_SIGNATURE',
+): CaseSpec {
   const body = (ctx: CaseContext) => authenticate(ctx, { key: ctx.key('k') });
   return {
     id,
@@ -56,9 +63,14 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'a bearer token the operator did not issue is refused with 401 INVALID_TOKEN',
     clause: 'docs/protocol.md §2.4',
     steps: [
-      tx('bet 1 with an unknown token', BET_1, { status: 401, code: 'INVALID_TOKEN', balance: 'absent' }, {
-        headers: (h) => ({ ...h, authorization: `Bearer ${WRONG_TOKEN}` }),
-      }),
+      tx(
+        'bet 1 with an unknown token',
+        BET_1,
+        { status: 401, code: 'INVALID_TOKEN', balance: 'absent' },
+        {
+          headers: (h) => ({ ...h, authorization: `Bearer ${WRONG_TOKEN}` }),
+        },
+      ),
       probe(),
     ],
   },
@@ -67,9 +79,14 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'the access token under another scheme than Bearer is refused with 401 INVALID_TOKEN',
     clause: 'docs/protocol.md §2.4',
     steps: [
-      tx('bet 1 with Authorization: Basic', BET_1, { status: 401, code: 'INVALID_TOKEN', balance: 'absent' }, {
-        headers: (h) => ({ ...h, authorization: h.authorization!.replace(/^Bearer /, 'Basic ') }),
-      }),
+      tx(
+        'bet 1 with Authorization: Basic',
+        BET_1,
+        { status: 401, code: 'INVALID_TOKEN', balance: 'absent' },
+        {
+          headers: (h) => ({ ...h, authorization: h.authorization!.replace(/^Bearer /, 'Basic ') }),
+        },
+      ),
       probe(),
     ],
   },
@@ -78,7 +95,12 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'a /payout without a bearer token is refused with 401 INVALID_TOKEN and credits nothing',
     clause: 'docs/protocol.md §2.4',
     steps: [
-      pay('payout 5 without Authorization', { amount: '5' }, { status: 401, code: 'INVALID_TOKEN', balance: 'absent' }, { headers: (h) => without(h, 'authorization') }),
+      pay(
+        'payout 5 without Authorization',
+        { amount: '5' },
+        { status: 401, code: 'INVALID_TOKEN', balance: 'absent' },
+        { headers: (h) => without(h, 'authorization') },
+      ),
       probe(),
     ],
   },
@@ -109,9 +131,14 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'an unknown token and a wrong signature together are answered INVALID_TOKEN: the token is checked first',
     clause: 'docs/protocol.md §6.9',
     steps: [
-      tx('bet 1 with an unknown token and a wrong signature', BET_1, { status: 401, code: 'INVALID_TOKEN', balance: 'absent' }, {
-        headers: (h, bytes) => ({ ...h, authorization: `Bearer ${WRONG_TOKEN}`, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
-      }),
+      tx(
+        'bet 1 with an unknown token and a wrong signature',
+        BET_1,
+        { status: 401, code: 'INVALID_TOKEN', balance: 'absent' },
+        {
+          headers: (h, bytes) => ({ ...h, authorization: `Bearer ${WRONG_TOKEN}`, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
+        },
+      ),
       probe(),
     ],
   },
@@ -129,9 +156,14 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'a body signed with another secret is refused with 401 INVALID_SIGNATURE',
     clause: 'docs/protocol.md §2.1',
     steps: [
-      tx('bet 1 signed with a secret the operator does not hold', BET_1, { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' }, {
-        headers: (h, bytes) => ({ ...h, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
-      }),
+      tx(
+        'bet 1 signed with a secret the operator does not hold',
+        BET_1,
+        { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' },
+        {
+          headers: (h, bytes) => ({ ...h, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
+        },
+      ),
       probe(),
     ],
   },
@@ -140,9 +172,14 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'the right HMAC in upper-case hex is refused with 401 INVALID_SIGNATURE: one HMAC has one spelling',
     clause: 'docs/protocol.md §2.1',
     steps: [
-      tx('bet 1 with the signature in upper case', BET_1, { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' }, {
-        headers: (h) => ({ ...h, [SIGNATURE]: h[SIGNATURE]!.toUpperCase() }),
-      }),
+      tx(
+        'bet 1 with the signature in upper case',
+        BET_1,
+        { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' },
+        {
+          headers: (h) => ({ ...h, [SIGNATURE]: h[SIGNATURE]!.toUpperCase() }),
+        },
+      ),
       probe(),
     ],
   },
@@ -151,9 +188,14 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'the right HMAC with a "sha256=" prefix is refused with 401 INVALID_SIGNATURE',
     clause: 'docs/protocol.md §2.1',
     steps: [
-      tx('bet 1 with the signature written sha256=<hex>', BET_1, { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' }, {
-        headers: (h) => ({ ...h, [SIGNATURE]: `sha256=${h[SIGNATURE]!}` }),
-      }),
+      tx(
+        'bet 1 with the signature written sha256=<hex>',
+        BET_1,
+        { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' },
+        {
+          headers: (h) => ({ ...h, [SIGNATURE]: `sha256=${h[SIGNATURE]!}` }),
+        },
+      ),
       probe(),
     ],
   },
@@ -162,9 +204,14 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'the signature of the same JSON value in other bytes is refused: the receiver checks the bytes it received',
     clause: 'docs/protocol.md §2.1',
     steps: [
-      tx('bet 1, signed over the body formatted with other whitespace', BET_1, { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' }, {
-        headers: (h, bytes, ctx) => ({ ...h, [SIGNATURE]: ctx.sign(formatted(bytes)) }),
-      }),
+      tx(
+        'bet 1, signed over the body formatted with other whitespace',
+        BET_1,
+        { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' },
+        {
+          headers: (h, bytes, ctx) => ({ ...h, [SIGNATURE]: ctx.sign(formatted(bytes)) }),
+        },
+      ),
       probe(),
     ],
   },
@@ -200,9 +247,14 @@ export const AUTH_CASES = operatorCases('auth', [
     title: 'a /payout signed with another secret is refused with 401 INVALID_SIGNATURE and credits nothing',
     clause: 'docs/protocol.md §2.1',
     steps: [
-      pay('payout 5 signed with another secret', { amount: '5' }, { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' }, {
-        headers: (h, bytes) => ({ ...h, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
-      }),
+      pay(
+        'payout 5 signed with another secret',
+        { amount: '5' },
+        { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' },
+        {
+          headers: (h, bytes) => ({ ...h, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
+        },
+      ),
       probe(),
     ],
   },

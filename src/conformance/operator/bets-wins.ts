@@ -25,13 +25,22 @@ export const BETS_WINS_CASES = operatorCases('bets-wins', [
     title: 'a bet and a win in one request: the answer is the balance after both',
     clause: 'docs/protocol.md §6.8',
     steps: [
-      tx('bet 10 and win 25.5 in a finished round', { transactions: [{ type: 'bet', amount: '10' }, { type: 'win', amount: '25.5' }] }, { status: 200, balance: '+15.5' }),
+      tx(
+        'bet 10 and win 25.5 in a finished round',
+        {
+          transactions: [
+            { type: 'bet', amount: '10' },
+            { type: 'win', amount: '25.5' },
+          ],
+        },
+        { status: 200, balance: '+15.5' },
+      ),
       probe('the balance shows both'),
     ],
   },
   {
     id: 'answer-after-all',
-    title: 'the answer\'s balance is the balance after all transactions of the request',
+    title: "the answer's balance is the balance after all transactions of the request",
     clause: 'docs/protocol.md §6.8',
     steps: [
       tx(
@@ -72,7 +81,11 @@ export const BETS_WINS_CASES = operatorCases('bets-wins', [
     title: 'a bet over the balance is refused with 402 INSUFFICIENT_FUNDS, showing the balance, and books nothing',
     clause: 'docs/protocol.md §6.3',
     steps: [
-      tx('bet 100.01 on a balance of 100', { transactions: [{ type: 'bet', amount: '100.01' }] }, { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' }),
+      tx(
+        'bet 100.01 on a balance of 100',
+        { transactions: [{ type: 'bet', amount: '100.01' }] },
+        { status: 402, code: 'INSUFFICIENT_FUNDS', balance: 'unchanged' },
+      ),
       probe(),
     ],
   },
@@ -83,7 +96,12 @@ export const BETS_WINS_CASES = operatorCases('bets-wins', [
     steps: [
       tx(
         'bet 2 with jpAmount 0.02, win 7.5 with jpAmount 7',
-        { transactions: [{ type: 'bet', amount: '2', jpAmount: '0.02' }, { type: 'win', amount: '7.5', jpAmount: '7' }] },
+        {
+          transactions: [
+            { type: 'bet', amount: '2', jpAmount: '0.02' },
+            { type: 'win', amount: '7.5', jpAmount: '7' },
+          ],
+        },
         { status: 200, balance: '+5.5' },
       ),
     ],

@@ -31,7 +31,9 @@ function allAnswer(expected: (ctx: CaseContext) => bigint): (answers: readonly P
     const want = expected(ctx);
     const wrong = answers.filter((answer) => answer.status !== 200 || answer.balance !== want);
     if (wrong.length === 0) return [];
-    return [`expected ${answers.length} × 200 with the balance after one booking, got ${describe(answers)}; balances shown: ${answers.map((a) => a.balance ?? '-').join(', ')} (minor units, expected ${want})`];
+    return [
+      `expected ${answers.length} × 200 with the balance after one booking, got ${describe(answers)}; balances shown: ${answers.map((a) => a.balance ?? '-').join(', ')} (minor units, expected ${want})`,
+    ];
   };
 }
 
@@ -57,10 +59,7 @@ export const CONCURRENCY_CASES = operatorCases('concurrency', [
     id: 'identical-transactions',
     title: `${RACERS} identical /transaction requests at once are booked once`,
     clause: 'docs/protocol.md §6.4',
-    steps: [
-      sameAtOnce('send one bet of 12.5', '/transaction', (ctx) => transaction(ctx, BET('12.5')), '-12.5'),
-      probe('the bet was debited once'),
-    ],
+    steps: [sameAtOnce('send one bet of 12.5', '/transaction', (ctx) => transaction(ctx, BET('12.5')), '-12.5'), probe('the bet was debited once')],
   },
   {
     id: 'racing-bets',
@@ -70,7 +69,11 @@ export const CONCURRENCY_CASES = operatorCases('concurrency', [
       {
         kind: 'parallel',
         say: `send ${BETS_RACING} distinct bets of 10, each in a round of its own, at once`,
-        requests: (ctx) => Array.from({ length: BETS_RACING }, () => ({ endpoint: '/transaction' as const, body: transaction(ctx, { transactions: [{ type: 'bet', amount: '10' }] }) })),
+        requests: (ctx) =>
+          Array.from({ length: BETS_RACING }, () => ({
+            endpoint: '/transaction' as const,
+            body: transaction(ctx, { transactions: [{ type: 'bet', amount: '10' }] }),
+          })),
         check: (answers, ctx) => {
           const problems: string[] = [];
           const passed = answers.filter((answer) => answer.status === 200);
@@ -107,11 +110,23 @@ export const CONCURRENCY_CASES = operatorCases('concurrency', [
     title: 'requests mixing a seen id with new ones, racing each other, apply the new ones once',
     clause: 'docs/protocol.md §6.4',
     steps: [
-      tx('bet 10 (b1) in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-10' }),
+      tx(
+        'bet 10 (b1) in the open round r1',
+        { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: '-10' },
+      ),
       sameAtOnce(
         'send [b1, win 3 (w1), bet 2 (b2)] finishing r1',
         '/transaction',
-        (ctx) => transaction(ctx, { transactions: [{ id: 'b1', type: 'bet', amount: '10' }, { id: 'w1', type: 'win', amount: '3' }, { id: 'b2', type: 'bet', amount: '2' }], round: 'r1' }),
+        (ctx) =>
+          transaction(ctx, {
+            transactions: [
+              { id: 'b1', type: 'bet', amount: '10' },
+              { id: 'w1', type: 'win', amount: '3' },
+              { id: 'b2', type: 'bet', amount: '2' },
+            ],
+            round: 'r1',
+          }),
         '+1',
       ),
       probe('w1 and b2 were booked once'),
@@ -127,17 +142,28 @@ export const CONCURRENCY_CASES = operatorCases('concurrency', [
         say: `send [bet 10 (b1)] in the open round r1 and [b1, win 3, bet 2] finishing r1, ${RACERS} times in all, alternating, at once`,
         requests: (ctx) => {
           const subset = transaction(ctx, { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } });
-          const superset = transaction(ctx, { transactions: [{ id: 'b1', type: 'bet', amount: '10' }, { id: 'w1', type: 'win', amount: '3' }, { id: 'b2', type: 'bet', amount: '2' }], round: 'r1' });
+          const superset = transaction(ctx, {
+            transactions: [
+              { id: 'b1', type: 'bet', amount: '10' },
+              { id: 'w1', type: 'win', amount: '3' },
+              { id: 'b2', type: 'bet', amount: '2' },
+            ],
+            round: 'r1',
+          });
           return Array.from({ length: RACERS }, (_, i) => ({ endpoint: '/transaction' as const, body: i % 2 === 0 ? subset : superset }));
         },
         check: (answers, ctx) => {
           const afterSubset = ctx.balance() - ctx.minor('10');
           const afterAll = ctx.balance() - ctx.minor('9');
           // The subset answers after its own bet, or after everything once the superset is in; the superset always after everything.
-          const wrong = answers.filter((answer, i) =>
-            answer.status !== 200 || (i % 2 === 0 ? answer.balance !== afterSubset && answer.balance !== afterAll : answer.balance !== afterAll),
+          const wrong = answers.filter(
+            (answer, i) => answer.status !== 200 || (i % 2 === 0 ? answer.balance !== afterSubset && answer.balance !== afterAll : answer.balance !== afterAll),
           );
-          return wrong.length === 0 ? [] : [`expected 200 with ${afterSubset} or ${afterAll} (subset) and ${afterAll} (superset), got ${describe(answers)}; balances: ${answers.map((a) => a.balance ?? '-').join(', ')}`];
+          return wrong.length === 0
+            ? []
+            : [
+                `expected 200 with ${afterSubset} or ${afterAll} (subset) and ${afterAll} (superset), got ${describe(answers)}; balances: ${answers.map((a) => a.balance ?? '-').join(', ')}`,
+              ];
         },
         change: (_answers, ctx) => -ctx.minor('9'),
       },
@@ -163,10 +189,13 @@ export const CONCURRENCY_CASES = operatorCases('concurrency', [
           const amounts = new Set(booked.map(({ amount }) => amount));
           const problems: string[] = [];
           if (booked.length === 0 || amounts.size !== 1 || others.length > 0) {
-            problems.push(`expected 200 for one of the two contents only and 409 DUPLICATE_CONFLICT for the rest, got ${describe(answers)} (200 for amounts ${[...amounts].join(' and ') || 'none'})`);
+            problems.push(
+              `expected 200 for one of the two contents only and 409 DUPLICATE_CONFLICT for the rest, got ${describe(answers)} (200 for amounts ${[...amounts].join(' and ') || 'none'})`,
+            );
           } else {
             const want = ctx.balance() - ctx.minor([...amounts][0]!);
-            if (booked.some(({ answer }) => answer.balance !== want)) problems.push(`the 200 answers show ${booked.map(({ answer }) => answer.balance).join(', ')}, not ${want}`);
+            if (booked.some(({ answer }) => answer.balance !== want))
+              problems.push(`the 200 answers show ${booked.map(({ answer }) => answer.balance).join(', ')}, not ${want}`);
           }
           return problems;
         },

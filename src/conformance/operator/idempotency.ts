@@ -22,7 +22,11 @@ function upperCaseIds(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A bet of 2 under id b1, in the open round r1: what the conflicts below conflict with. */
-const OPEN_BET = tx('bet 2 under id b1 in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-2' });
+const OPEN_BET = tx(
+  'bet 2 under id b1 in the open round r1',
+  { transactions: [{ id: 'b1', type: 'bet', amount: '2' }], round: { id: 'r1', finished: false } },
+  { status: 200, balance: '-2' },
+);
 
 /** The open bet b1, then b1 with one part of its content changed: a 409 that applies nothing. */
 function conflict(id: string, title: string, say: string, changed: TransactionSpec): CaseSpec {
@@ -55,7 +59,12 @@ function refusedThenFunded(id: string, title: string, refused: TxSpec[], then: S
 /** A refusal the wallet never judged, then the same ids, corrected: booked (§6.4 keeps no such refusal). */
 function notFinal(id: string, title: string, refused: CallStep): CaseSpec {
   const bet: TransactionSpec = { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' };
-  return { id: `not-final-${id}`, title, clause: 'docs/protocol.md §6.4', steps: [refused, tx('bet 1 (b1) in r1, as it should be', bet, { status: 200, balance: '-1' })] };
+  return {
+    id: `not-final-${id}`,
+    title,
+    clause: 'docs/protocol.md §6.4',
+    steps: [refused, tx('bet 1 (b1) in r1, as it should be', bet, { status: 200, balance: '-1' })],
+  };
 }
 
 export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
@@ -64,7 +73,17 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
     title: 'the same request sent again is not applied again and answers 200',
     clause: 'docs/protocol.md §6.4',
     steps: [
-      tx('bet 2 and win 1', { transactions: [{ type: 'bet', amount: '2' }, { type: 'win', amount: '1' }] }, { status: 200, balance: '-1' }, { keep: 'first' }),
+      tx(
+        'bet 2 and win 1',
+        {
+          transactions: [
+            { type: 'bet', amount: '2' },
+            { type: 'win', amount: '1' },
+          ],
+        },
+        { status: 200, balance: '-1' },
+        { keep: 'first' },
+      ),
       call({ say: 'send the same bytes again', endpoint: '/transaction', resend: 'first', expect: { status: 200, balance: 'unchanged' } }),
       probe('the request was booked once'),
     ],
@@ -99,9 +118,21 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
     title: 'amounts are compared by value: 10, 10.0 and 1e1 are the same content',
     clause: 'docs/protocol.md §6.4',
     steps: [
-      tx('bet 10 under id b1 in round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-10' }),
-      tx('the same with amount 10.0', { transactions: [{ id: 'b1', type: 'bet', amount: token('10.0') }], round: { id: 'r1', finished: false } }, { status: 200, balance: 'unchanged' }),
-      tx('the same with amount 1e1', { transactions: [{ id: 'b1', type: 'bet', amount: token('1e1') }], round: { id: 'r1', finished: false } }, { status: 200, balance: 'unchanged' }),
+      tx(
+        'bet 10 under id b1 in round r1',
+        { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: '-10' },
+      ),
+      tx(
+        'the same with amount 10.0',
+        { transactions: [{ id: 'b1', type: 'bet', amount: token('10.0') }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: 'unchanged' },
+      ),
+      tx(
+        'the same with amount 1e1',
+        { transactions: [{ id: 'b1', type: 'bet', amount: token('1e1') }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: 'unchanged' },
+      ),
       probe('the bet was booked once'),
     ],
   },
@@ -110,8 +141,22 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
     title: 'a request with seen and new ids applies only the new ones',
     clause: 'docs/protocol.md §6.4',
     steps: [
-      tx('bet 3 under id b1 in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '3' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-3' }),
-      tx('b1 again with a new win of 5, closing r1', { transactions: [{ id: 'b1', type: 'bet', amount: '3' }, { type: 'win', amount: '5' }], round: 'r1' }, { status: 200, balance: '+5' }),
+      tx(
+        'bet 3 under id b1 in the open round r1',
+        { transactions: [{ id: 'b1', type: 'bet', amount: '3' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: '-3' },
+      ),
+      tx(
+        'b1 again with a new win of 5, closing r1',
+        {
+          transactions: [
+            { id: 'b1', type: 'bet', amount: '3' },
+            { type: 'win', amount: '5' },
+          ],
+          round: 'r1',
+        },
+        { status: 200, balance: '+5' },
+      ),
       probe('b1 was debited once'),
     ],
   },
@@ -121,23 +166,42 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
     clause: 'docs/protocol.md §6.4',
     steps: [
       OPEN_BET,
-      tx('a new win of 4, and b1 with amount 3', { transactions: [{ type: 'win', amount: '4' }, { id: 'b1', type: 'bet', amount: '3' }], round: { id: 'r1', finished: false } }, CONFLICT),
+      tx(
+        'a new win of 4, and b1 with amount 3',
+        {
+          transactions: [
+            { type: 'win', amount: '4' },
+            { id: 'b1', type: 'bet', amount: '3' },
+          ],
+          round: { id: 'r1', finished: false },
+        },
+        CONFLICT,
+      ),
       probe('neither the win nor the changed bet was booked'),
     ],
   },
-  conflict('type', 'a seen id with another type is a 409 DUPLICATE_CONFLICT', 'b1 as a win of 2', { transactions: [{ id: 'b1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } }),
+  conflict('type', 'a seen id with another type is a 409 DUPLICATE_CONFLICT', 'b1 as a win of 2', {
+    transactions: [{ id: 'b1', type: 'win', amount: '2' }],
+    round: { id: 'r1', finished: false },
+  }),
   conflict('jp-amount', 'a seen id with another jpAmount is a 409 DUPLICATE_CONFLICT', 'b1 with jpAmount 0.5', {
     transactions: [{ id: 'b1', type: 'bet', amount: '2', jpAmount: '0.5' }],
     round: { id: 'r1', finished: false },
   }),
-  conflict('round', 'a seen id in another round is a 409 DUPLICATE_CONFLICT: ids are global', 'b1 in a new round', { transactions: [{ id: 'b1', type: 'bet', amount: '2' }] }),
+  conflict('round', 'a seen id in another round is a 409 DUPLICATE_CONFLICT: ids are global', 'b1 in a new round', {
+    transactions: [{ id: 'b1', type: 'bet', amount: '2' }],
+  }),
   {
     id: 'conflict-player',
     title: 'a seen id sent for another player is a 409 DUPLICATE_CONFLICT: ids are unique across players',
     clause: 'docs/protocol.md §6.4',
     players: { other: { currency: 'EUR', balance: '100' } },
     steps: [
-      tx('the main player wins 2 under id w1 in the open round r1', { transactions: [{ id: 'w1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '+2' }),
+      tx(
+        'the main player wins 2 under id w1 in the open round r1',
+        { transactions: [{ id: 'w1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: '+2' },
+      ),
       tx(
         'the other player sends w1 in r1 with the same content',
         { session: 'other', transactions: [{ id: 'w1', type: 'win', amount: '2' }], round: { id: 'r1', finished: false } },
@@ -149,20 +213,36 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
   refusedThenFunded(
     'final-insufficient-funds',
     'a request refused for insufficient funds stays refused once the balance would allow it, and books nothing',
-    [{ type: 'bet', amount: '50' }, { type: 'win', amount: '70' }],
+    [
+      { type: 'bet', amount: '50' },
+      { type: 'win', amount: '70' },
+    ],
     call({ say: 'send the refused request again', endpoint: '/transaction', resend: 'refused', expect: INSUFFICIENT }),
   ),
   refusedThenFunded(
     'final-id-alone',
     'any id of a refused request, alone, answers the same refusal',
-    [{ id: 'b1', type: 'bet', amount: '50' }, { id: 'w1', type: 'win', amount: '70' }],
+    [
+      { id: 'b1', type: 'bet', amount: '50' },
+      { id: 'w1', type: 'win', amount: '70' },
+    ],
     tx('the win w1 alone', { transactions: [{ id: 'w1', type: 'win', amount: '70' }], round: 'r1' }, INSUFFICIENT),
   ),
   refusedThenFunded(
     'final-id-beside-new',
     'an id of a refused request beside new ids answers the same refusal, and the new ones are not applied',
     [{ id: 'b1', type: 'bet', amount: '50' }],
-    tx('b1 with a new win of 1', { transactions: [{ id: 'b1', type: 'bet', amount: '50' }, { type: 'win', amount: '1' }], round: 'r1' }, INSUFFICIENT),
+    tx(
+      'b1 with a new win of 1',
+      {
+        transactions: [
+          { id: 'b1', type: 'bet', amount: '50' },
+          { type: 'win', amount: '1' },
+        ],
+        round: 'r1',
+      },
+      INSUFFICIENT,
+    ),
   ),
   refusedThenFunded(
     'final-then-other-content',
@@ -176,27 +256,50 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
     clause: 'docs/protocol.md §6.4',
     players: { main: { currency: 'EUR', balance: '10' } },
     steps: [
-      tx('bet 10 (b1) in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-10' }),
-      tx('b1 and a new bet of 5 (b2) in r1', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }, { id: 'b2', type: 'bet', amount: '5' }], round: { id: 'r1', finished: false } }, INSUFFICIENT, {
-        keep: 'refused',
-      }),
+      tx(
+        'bet 10 (b1) in the open round r1',
+        { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: '-10' },
+      ),
+      tx(
+        'b1 and a new bet of 5 (b2) in r1',
+        {
+          transactions: [
+            { id: 'b1', type: 'bet', amount: '10' },
+            { id: 'b2', type: 'bet', amount: '5' },
+          ],
+          round: { id: 'r1', finished: false },
+        },
+        INSUFFICIENT,
+        {
+          keep: 'refused',
+        },
+      ),
       tx('win 100 in another round', { transactions: [{ type: 'win', amount: '100' }] }, { status: 200, balance: '+100' }),
       call({ say: 'send the refused request again', endpoint: '/transaction', resend: 'refused', expect: INSUFFICIENT }),
-      tx('b1 alone again', { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } }, { status: 200, balance: 'unchanged' }),
+      tx(
+        'b1 alone again',
+        { transactions: [{ id: 'b1', type: 'bet', amount: '10' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: 'unchanged' },
+      ),
       probe('b1 was booked once and b2 never'),
     ],
   },
   {
     id: 'final-session-mismatch',
-    title: 'a SESSION_MISMATCH is final: the same ids under the session\'s own game answer it again (game is not part of the content)',
+    title: "a SESSION_MISMATCH is final: the same ids under the session's own game answer it again (game is not part of the content)",
     clause: 'docs/protocol.md §6.4',
     steps: [
       tx(
-        'bet 1 (b1) naming another game than the session\'s',
+        "bet 1 (b1) naming another game than the session's",
         { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1', override: { game: 'conformance-not-the-game' } },
         { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' },
       ),
-      tx('b1 again under the session\'s game', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' }),
+      tx(
+        "b1 again under the session's game",
+        { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' },
+        { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' },
+      ),
       probe(),
     ],
   },
@@ -209,7 +312,12 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
       { kind: 'block', say: 'block the player' },
       tx('bet 5', { transactions: [{ type: 'bet', amount: '5' }] }, { status: 403, code: 'PLAYER_BLOCKED', balance: 'unchanged' }, { keep: 'refused' }),
       { kind: 'unblock', say: 'unblock the player' },
-      call({ say: 'send the refused bet again', endpoint: '/transaction', resend: 'refused', expect: { status: 403, code: 'PLAYER_BLOCKED', balance: 'unchanged' } }),
+      call({
+        say: 'send the refused bet again',
+        endpoint: '/transaction',
+        resend: 'refused',
+        expect: { status: 403, code: 'PLAYER_BLOCKED', balance: 'unchanged' },
+      }),
       tx('a new bet of 5', { transactions: [{ type: 'bet', amount: '5' }] }, { status: 200, balance: '-5' }),
     ],
   },
@@ -221,7 +329,11 @@ export const IDEMPOTENCY_CASES = operatorCases('idempotency', [
   notFinal(
     'unknown-session',
     'a 404 SESSION_NOT_FOUND is not remembered: the same ids under the right session are booked',
-    tx('bet 1 (b1) naming a session nobody issued', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1', override: UNKNOWN_SESSION }, refusal('SESSION_NOT_FOUND')),
+    tx(
+      'bet 1 (b1) naming a session nobody issued',
+      { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1', override: UNKNOWN_SESSION },
+      refusal('SESSION_NOT_FOUND'),
+    ),
   ),
   notFinal(
     'bad-signature',

@@ -37,7 +37,11 @@ export const LIMITS_CASES = operatorCases('limits', [
     title: `${TRANSACTIONS_MAX} transactions in one request are booked`,
     clause: 'docs/protocol.md §9',
     steps: [
-      tx(`${TRANSACTIONS_MAX} bets of 0.01`, { transactions: Array.from({ length: TRANSACTIONS_MAX }, () => ({ type: 'bet', amount: '0.01' })) }, { status: 200, balance: '-1' }),
+      tx(
+        `${TRANSACTIONS_MAX} bets of 0.01`,
+        { transactions: Array.from({ length: TRANSACTIONS_MAX }, () => ({ type: 'bet', amount: '0.01' })) },
+        { status: 200, balance: '-1' },
+      ),
     ],
   },
   {
@@ -45,7 +49,11 @@ export const LIMITS_CASES = operatorCases('limits', [
     title: `${TRANSACTIONS_MAX + 1} transactions in one request are refused with 400 and none is booked`,
     clause: 'docs/protocol.md §9',
     steps: [
-      tx(`${TRANSACTIONS_MAX + 1} wins of 0.01`, { transactions: Array.from({ length: TRANSACTIONS_MAX + 1 }, () => ({ type: 'win', amount: '0.01' })) }, REFUSED),
+      tx(
+        `${TRANSACTIONS_MAX + 1} wins of 0.01`,
+        { transactions: Array.from({ length: TRANSACTIONS_MAX + 1 }, () => ({ type: 'win', amount: '0.01' })) },
+        REFUSED,
+      ),
       probe(),
     ],
   },
@@ -53,14 +61,26 @@ export const LIMITS_CASES = operatorCases('limits', [
     id: 'body-at-limit',
     title: `a body of exactly ${BODY_BYTES_LIMIT} bytes is accepted`,
     clause: 'docs/protocol.md §9',
-    steps: [call({ say: `win 1 in a body padded to ${BODY_BYTES_LIMIT} bytes with an unknown member`, endpoint: '/transaction', body: paddedWin(BODY_BYTES_LIMIT), expect: { status: 200, balance: '+1' } })],
+    steps: [
+      call({
+        say: `win 1 in a body padded to ${BODY_BYTES_LIMIT} bytes with an unknown member`,
+        endpoint: '/transaction',
+        body: paddedWin(BODY_BYTES_LIMIT),
+        expect: { status: 200, balance: '+1' },
+      }),
+    ],
   },
   {
     id: 'body-over-limit',
     title: 'a body one byte over the limit is refused with 413 PAYLOAD_TOO_LARGE, well signed as it is',
     clause: 'docs/protocol.md §9',
     steps: [
-      call({ say: `win 1 in a body padded to ${BODY_BYTES_LIMIT + 1} bytes`, endpoint: '/transaction', body: paddedWin(BODY_BYTES_LIMIT + 1), expect: { status: 413, code: 'PAYLOAD_TOO_LARGE' } }),
+      call({
+        say: `win 1 in a body padded to ${BODY_BYTES_LIMIT + 1} bytes`,
+        endpoint: '/transaction',
+        body: paddedWin(BODY_BYTES_LIMIT + 1),
+        expect: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+      }),
       probe(),
     ],
   },
@@ -80,7 +100,10 @@ export const LIMITS_CASES = operatorCases('limits', [
     id: 'player-id-over-limit',
     title: `a playerId of ${ID_CHARACTERS_MAX + 1} characters is refused with 400`,
     clause: 'docs/protocol.md §9',
-    steps: [tx(`win 1 naming a playerId of ${ID_CHARACTERS_MAX + 1} characters`, { ...WIN_1, override: { playerId: 'p'.repeat(ID_CHARACTERS_MAX + 1) } }, REFUSED), probe()],
+    steps: [
+      tx(`win 1 naming a playerId of ${ID_CHARACTERS_MAX + 1} characters`, { ...WIN_1, override: { playerId: 'p'.repeat(ID_CHARACTERS_MAX + 1) } }, REFUSED),
+      probe(),
+    ],
   },
   {
     id: 'game-slug-malformed',
@@ -106,7 +129,12 @@ export const LIMITS_CASES = operatorCases('limits', [
     title: `a launch key of ${LAUNCH_KEY_CHARACTERS_MAX + 1} characters is refused with 400`,
     clause: 'docs/protocol.md §9',
     steps: [
-      call({ say: `authenticate with a key of ${LAUNCH_KEY_CHARACTERS_MAX + 1} characters`, endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { key: 'k'.repeat(LAUNCH_KEY_CHARACTERS_MAX + 1) }), expect: REFUSED }),
+      call({
+        say: `authenticate with a key of ${LAUNCH_KEY_CHARACTERS_MAX + 1} characters`,
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx, { key: 'k'.repeat(LAUNCH_KEY_CHARACTERS_MAX + 1) }),
+        expect: REFUSED,
+      }),
     ],
   },
 ]);

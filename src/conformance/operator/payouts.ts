@@ -17,7 +17,11 @@ function conflict(id: string, what: string, say: string, changed: Partial<Payout
     title: `a payoutId seen with ${what} is a 409 DUPLICATE_CONFLICT`,
     clause: 'docs/protocol.md §7',
     ...(other === undefined ? {} : { players: { other: { currency: 'EUR', balance: '100' } } }),
-    steps: [pay('payout 5 (p1) for campaign c1', FIRST, { status: 200, balance: '+5' }), pay(say, { ...FIRST, ...changed }, CONFLICT), probe('nothing more was credited', undefined, other)],
+    steps: [
+      pay('payout 5 (p1) for campaign c1', FIRST, { status: 200, balance: '+5' }),
+      pay(say, { ...FIRST, ...changed }, CONFLICT),
+      probe('nothing more was credited', undefined, other),
+    ],
   };
 }
 

@@ -34,12 +34,23 @@ function decimalsOf(id: string, player: PlayerNeed, decimals: number, unit: stri
     title: `${currency} has ${decimals} decimal${decimals === 1 ? '' : 's'}: ${unit} is booked, ${finer} is refused`,
     clause: 'docs/protocol.md §4.2',
     players: { main: player },
-    steps: [tx(`bet ${unit} ${currency}`, { transactions: [{ type: 'bet', amount: unit }] }, EXACT(`-${unit}`)), tx(`bet ${finer} ${currency}`, { transactions: [{ type: 'bet', amount: finer }] }, REFUSED), probe()],
+    steps: [
+      tx(`bet ${unit} ${currency}`, { transactions: [{ type: 'bet', amount: unit }] }, EXACT(`-${unit}`)),
+      tx(`bet ${finer} ${currency}`, { transactions: [{ type: 'bet', amount: finer }] }, REFUSED),
+      probe(),
+    ],
   };
 }
 
 export const PRECISION_CASES = operatorCases('precision', [
-  thereAndBack('eur-exact-sum', 'wins of 0.1 and 0.2 make exactly 0.3, and bets of them leave exactly 0', 'docs/protocol.md §4.4', { currency: 'EUR', balance: '0' }, ['0.1', '0.2'], '0.3'),
+  thereAndBack(
+    'eur-exact-sum',
+    'wins of 0.1 and 0.2 make exactly 0.3, and bets of them leave exactly 0',
+    'docs/protocol.md §4.4',
+    { currency: 'EUR', balance: '0' },
+    ['0.1', '0.2'],
+    '0.3',
+  ),
   {
     id: 'balance-spelling',
     title: 'a balance is written without trailing zeros: 100.5, not 100.50',
@@ -80,7 +91,14 @@ export const PRECISION_CASES = operatorCases('precision', [
     clause: 'docs/protocol.md §4.3',
     steps: [pay('payout 1.0000000000000001', { amount: token('1.0000000000000001') }, REFUSED), probe()],
   },
-  thereAndBack('fifteen-digits-exact', 'an amount of 15 significant digits is booked exactly', 'docs/protocol.md §4.3', { currency: 'BTC', balance: '0' }, ['1234567.12345678'], '1234567.12345678'),
+  thereAndBack(
+    'fifteen-digits-exact',
+    'an amount of 15 significant digits is booked exactly',
+    'docs/protocol.md §4.3',
+    { currency: 'BTC', balance: '0' },
+    ['1234567.12345678'],
+    '1234567.12345678',
+  ),
   {
     id: 'over-max-refused',
     title: 'an amount over 10^12 major units is refused, in a win and in a payout',
@@ -91,7 +109,14 @@ export const PRECISION_CASES = operatorCases('precision', [
       probe(),
     ],
   },
-  thereAndBack('max-accepted', 'an amount of exactly 10^12 major units is booked', 'docs/protocol.md §4.3', { currency: 'EUR', balance: '0' }, ['1000000000000'], '1000000000000'),
+  thereAndBack(
+    'max-accepted',
+    'an amount of exactly 10^12 major units is booked',
+    'docs/protocol.md §4.3',
+    { currency: 'EUR', balance: '0' },
+    ['1000000000000'],
+    '1000000000000',
+  ),
   thereAndBack(
     'long-balance-exact',
     'a balance of more than 15 significant digits is answered exactly (BTC 12345678901.12345678)',
@@ -100,7 +125,14 @@ export const PRECISION_CASES = operatorCases('precision', [
     ['10000000000', '2345678901', '0.12345678'],
     '12345678901.12345678',
   ),
-  thereAndBack('large-balance-exact', 'a balance above 10^12 stays exact to the cent', 'docs/protocol.md §4.4', { currency: 'EUR', balance: '100' }, ['1000000000000', '1000000000000', '0.01'], '2000000000000.01'),
+  thereAndBack(
+    'large-balance-exact',
+    'a balance above 10^12 stays exact to the cent',
+    'docs/protocol.md §4.4',
+    { currency: 'EUR', balance: '100' },
+    ['1000000000000', '1000000000000', '0.01'],
+    '2000000000000.01',
+  ),
   {
     id: 'jp-amount-decimals',
     title: 'a jpAmount with more decimals than the currency is refused with 400 INVALID_REQUEST',

@@ -26,7 +26,12 @@ function capturedResent(id: string, title: string, captured: CallStep, between: 
     steps: [
       captured,
       between,
-      call({ say: 'send the captured bytes and signature again', endpoint: captured.endpoint, resend: 'captured', expect: { status: 200, balance: 'unchanged' } }),
+      call({
+        say: 'send the captured bytes and signature again',
+        endpoint: captured.endpoint,
+        resend: 'captured',
+        expect: { status: 200, balance: 'unchanged' },
+      }),
       probe('it was booked once'),
     ],
   };
@@ -61,7 +66,13 @@ export const REPLAY_CASES = operatorCases('replay', [
     clause: 'docs/protocol.md §2.1',
     steps: [
       tx('bet 1 (b1), captured', { transactions: [{ id: 'b1', type: 'bet', amount: '1' }], round: 'r1' }, { status: 200, balance: '-1' }, { keep: 'captured' }),
-      call({ say: 'send it again with a space before its last }', endpoint: '/transaction', resend: 'captured', tamper: (bytes) => new Uint8Array([...bytes.subarray(0, -1), 0x20, 0x7d]), expect: { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' } }),
+      call({
+        say: 'send it again with a space before its last }',
+        endpoint: '/transaction',
+        resend: 'captured',
+        tamper: (bytes) => new Uint8Array([...bytes.subarray(0, -1), 0x20, 0x7d]),
+        expect: { status: 401, code: 'INVALID_SIGNATURE', balance: 'absent' },
+      }),
       probe(),
     ],
   },
@@ -77,7 +88,13 @@ export const REPLAY_CASES = operatorCases('replay', [
     clause: 'docs/protocol.md §5.1',
     steps: [
       { kind: 'session', say: 'open a session with a new key', name: 'k' },
-      call({ say: 'authenticate with the key again, captured', endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { session: 'k' }), keep: 'captured', expect: { status: 200, session: { sameAs: 'k' } } }),
+      call({
+        say: 'authenticate with the key again, captured',
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx, { session: 'k' }),
+        keep: 'captured',
+        expect: { status: 200, session: { sameAs: 'k' } },
+      }),
       call({ say: 'send the captured request again', endpoint: '/authenticate', resend: 'captured', expect: { status: 200, session: { sameAs: 'k' } } }),
     ],
   },

@@ -15,7 +15,11 @@ export const ROUNDS_CASES = operatorCases('rounds', [
     clause: 'docs/protocol.md §6.5',
     steps: [
       tx('bet 4 in the open round r1', { transactions: [{ type: 'bet', amount: '4' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-4' }),
-      tx('bet 1 more in r1, still open', { transactions: [{ type: 'bet', amount: '1' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-1' }),
+      tx(
+        'bet 1 more in r1, still open',
+        { transactions: [{ type: 'bet', amount: '1' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: '-1' },
+      ),
       tx('win 10 in r1, finishing it', { transactions: [{ type: 'win', amount: '10' }], round: 'r1' }, { status: 200, balance: '+10' }),
     ],
   },
@@ -56,7 +60,12 @@ export const ROUNDS_CASES = operatorCases('rounds', [
     title: 'the request that closed a round, sent again, is a replay: 200, booked once',
     clause: 'docs/protocol.md §6.5',
     steps: [
-      tx('bet 4 (b1) in the open round r1', { transactions: [{ id: 'b1', type: 'bet', amount: '4' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-4' }, { keep: 'bet' }),
+      tx(
+        'bet 4 (b1) in the open round r1',
+        { transactions: [{ id: 'b1', type: 'bet', amount: '4' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: '-4' },
+        { keep: 'bet' },
+      ),
       tx('win 6 in r1, finishing it', { transactions: [{ type: 'win', amount: '6' }], round: 'r1' }, { status: 200, balance: '+6' }, { keep: 'closing' }),
       call({ say: 'send the closing request again', endpoint: '/transaction', resend: 'closing', expect: { status: 200, balance: 'unchanged' } }),
       call({ say: 'send the first bet again', endpoint: '/transaction', resend: 'bet', expect: { status: 200, balance: 'unchanged' } }),
@@ -69,7 +78,17 @@ export const ROUNDS_CASES = operatorCases('rounds', [
     clause: 'docs/protocol.md §6.5',
     steps: [
       tx('win 2 (w1) in round r1, finishing it', { transactions: [{ id: 'w1', type: 'win', amount: '2' }], round: 'r1' }, { status: 200, balance: '+2' }),
-      tx('w1 again beside a new win of 1', { transactions: [{ id: 'w1', type: 'win', amount: '2' }, { type: 'win', amount: '1' }], round: 'r1' }, CLOSED),
+      tx(
+        'w1 again beside a new win of 1',
+        {
+          transactions: [
+            { id: 'w1', type: 'win', amount: '2' },
+            { type: 'win', amount: '1' },
+          ],
+          round: 'r1',
+        },
+        CLOSED,
+      ),
       probe(),
     ],
   },
@@ -90,9 +109,24 @@ export const ROUNDS_CASES = operatorCases('rounds', [
     clause: 'docs/protocol.md §6.5',
     players: { other: { currency: 'EUR', balance: '100' } },
     steps: [
-      tx('the main player bets 1 in the open round r1', { transactions: [{ type: 'bet', amount: '1' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-1' }),
-      tx('the other player bets 1 in r1', { session: 'other', transactions: [{ type: 'bet', amount: '1' }], round: { id: 'r1', finished: false } }, { status: 409, code: 'ROUND_MISMATCH', balance: 'unchanged' }, { keep: 'stolen' }),
-      call({ say: 'send it again', endpoint: '/transaction', session: 'other', resend: 'stolen', expect: { status: 409, code: 'ROUND_MISMATCH', balance: 'unchanged' } }),
+      tx(
+        'the main player bets 1 in the open round r1',
+        { transactions: [{ type: 'bet', amount: '1' }], round: { id: 'r1', finished: false } },
+        { status: 200, balance: '-1' },
+      ),
+      tx(
+        'the other player bets 1 in r1',
+        { session: 'other', transactions: [{ type: 'bet', amount: '1' }], round: { id: 'r1', finished: false } },
+        { status: 409, code: 'ROUND_MISMATCH', balance: 'unchanged' },
+        { keep: 'stolen' },
+      ),
+      call({
+        say: 'send it again',
+        endpoint: '/transaction',
+        session: 'other',
+        resend: 'stolen',
+        expect: { status: 409, code: 'ROUND_MISMATCH', balance: 'unchanged' },
+      }),
       probe('the other player was not debited', undefined, 'other'),
     ],
   },
@@ -104,7 +138,11 @@ export const ROUNDS_CASES = operatorCases('rounds', [
     steps: [
       { kind: 'session', say: 'open a session of the same player on the second game', name: 'second', game: 'other' },
       tx('bet 1 in the open round r1', { transactions: [{ type: 'bet', amount: '1' }], round: { id: 'r1', finished: false } }, { status: 200, balance: '-1' }),
-      tx('win 1 in r1 through the second game\'s session', { session: 'second', transactions: [{ type: 'win', amount: '1' }], round: { id: 'r1', finished: false } }, { status: 409, code: 'ROUND_MISMATCH', balance: 'unchanged' }),
+      tx(
+        "win 1 in r1 through the second game's session",
+        { session: 'second', transactions: [{ type: 'win', amount: '1' }], round: { id: 'r1', finished: false } },
+        { status: 409, code: 'ROUND_MISMATCH', balance: 'unchanged' },
+      ),
       probe(),
     ],
   },

@@ -17,14 +17,26 @@ export const SESSIONS_CASES = operatorCases('sessions', [
     clause: 'docs/protocol.md §5',
     steps: [
       { kind: 'session', say: 'mint a launch key', name: 'k', open: false },
-      call({ say: 'authenticate with it', endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { key: ctx.key('k') }), expect: { status: 200, session: 'new' } }),
+      call({
+        say: 'authenticate with it',
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx, { key: ctx.key('k') }),
+        expect: { status: 200, session: 'new' },
+      }),
     ],
   },
   {
     id: 'reload-same-session',
     title: 'authenticating again with the same key answers the same session',
     clause: 'docs/protocol.md §5.1',
-    steps: [call({ say: "authenticate again with the main session's key", endpoint: '/authenticate', body: (ctx) => authenticate(ctx), expect: { status: 200, session: { sameAs: 'main' } } })],
+    steps: [
+      call({
+        say: "authenticate again with the main session's key",
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx),
+        expect: { status: 200, session: { sameAs: 'main' } },
+      }),
+    ],
   },
   {
     id: 'two-sessions-one-wallet',
@@ -61,21 +73,37 @@ export const SESSIONS_CASES = operatorCases('sessions', [
         body: (ctx) => authenticate(ctx, { key: ctx.key('k'), game: OTHER_GAME }),
         expect: { status: 403, code: 'SESSION_MISMATCH' },
       }),
-      call({ say: 'authenticate with it naming its own game', endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { key: ctx.key('k') }), expect: { status: 200, session: 'new' } }),
+      call({
+        say: 'authenticate with it naming its own game',
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx, { key: ctx.key('k') }),
+        expect: { status: 200, session: 'new' },
+      }),
     ],
   },
   {
     id: 'unknown-session',
     title: 'a /transaction naming a session nobody issued is refused with 404 SESSION_NOT_FOUND',
     clause: 'docs/protocol.md §5.2',
-    steps: [tx('win 1 in an unknown session', { transactions: [{ type: 'win', amount: '1' }], override: UNKNOWN_SESSION }, { status: 404, code: 'SESSION_NOT_FOUND' }), probe()],
+    steps: [
+      tx(
+        'win 1 in an unknown session',
+        { transactions: [{ type: 'win', amount: '1' }], override: UNKNOWN_SESSION },
+        { status: 404, code: 'SESSION_NOT_FOUND' },
+      ),
+      probe(),
+    ],
   },
   {
     id: 'other-player-id',
     title: "a /transaction naming another playerId than the session's is refused with 403 SESSION_MISMATCH",
     clause: 'docs/protocol.md §6.9',
     steps: [
-      tx('win 1 naming another playerId', { transactions: [{ type: 'win', amount: '1' }], override: { playerId: 'conformance-kit-someone-else' } }, { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' }),
+      tx(
+        'win 1 naming another playerId',
+        { transactions: [{ type: 'win', amount: '1' }], override: { playerId: 'conformance-kit-someone-else' } },
+        { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' },
+      ),
       probe(),
     ],
   },
@@ -84,7 +112,11 @@ export const SESSIONS_CASES = operatorCases('sessions', [
     title: "a /transaction naming another game than the session's is refused with 403 SESSION_MISMATCH",
     clause: 'docs/protocol.md §6.9',
     steps: [
-      tx('win 1 naming another game', { transactions: [{ type: 'win', amount: '1' }], override: { game: OTHER_GAME } }, { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' }),
+      tx(
+        'win 1 naming another game',
+        { transactions: [{ type: 'win', amount: '1' }], override: { game: OTHER_GAME } },
+        { status: 403, code: 'SESSION_MISMATCH', balance: 'unchanged' },
+      ),
       probe(),
     ],
   },
@@ -96,15 +128,25 @@ export const SESSIONS_CASES = operatorCases('sessions', [
     steps: [
       { kind: 'session', say: 'mint a launch key', name: 'k', open: false },
       { kind: 'block', say: 'block the player' },
-      call({ say: 'authenticate with the new key', endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { key: ctx.key('k') }), expect: { status: 403, code: 'PLAYER_BLOCKED' } }),
+      call({
+        say: 'authenticate with the new key',
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx, { key: ctx.key('k') }),
+        expect: { status: 403, code: 'PLAYER_BLOCKED' },
+      }),
       call({ say: 'reload the open session', endpoint: '/authenticate', body: (ctx) => authenticate(ctx), expect: { status: 403, code: 'PLAYER_BLOCKED' } }),
       { kind: 'unblock', say: 'unblock the player' },
-      call({ say: 'authenticate with the new key', endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { key: ctx.key('k') }), expect: { status: 200, session: 'new' } }),
+      call({
+        say: 'authenticate with the new key',
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx, { key: ctx.key('k') }),
+        expect: { status: 200, session: 'new' },
+      }),
     ],
   },
   {
     id: 'blocked-bets-refused',
-    title: 'a blocked player\'s bets are refused with 403 PLAYER_BLOCKED while wins land',
+    title: "a blocked player's bets are refused with 403 PLAYER_BLOCKED while wins land",
     clause: 'docs/protocol.md §6.9',
     needs: ['block'],
     steps: [
@@ -123,7 +165,12 @@ export const SESSIONS_CASES = operatorCases('sessions', [
     steps: [
       { kind: 'session', say: 'mint a launch key', name: 'late', open: false },
       { kind: 'wait', say: 'wait until it has expired', until: 'launch-key-expired' },
-      call({ say: 'authenticate with it', endpoint: '/authenticate', body: (ctx) => authenticate(ctx, { key: ctx.key('late') }), expect: { status: 401, code: 'INVALID_LAUNCH_KEY' } }),
+      call({
+        say: 'authenticate with it',
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx, { key: ctx.key('late') }),
+        expect: { status: 401, code: 'INVALID_LAUNCH_KEY' },
+      }),
     ],
   },
   {
@@ -146,7 +193,12 @@ export const SESSIONS_CASES = operatorCases('sessions', [
     needs: ['clock'],
     steps: [
       { kind: 'wait', say: 'wait until the session has expired', until: 'session-expired' },
-      call({ say: "authenticate again with the session's key", endpoint: '/authenticate', body: (ctx) => authenticate(ctx), expect: { status: 401, code: 'INVALID_LAUNCH_KEY' } }),
+      call({
+        say: "authenticate again with the session's key",
+        endpoint: '/authenticate',
+        body: (ctx) => authenticate(ctx),
+        expect: { status: 401, code: 'INVALID_LAUNCH_KEY' },
+      }),
     ],
   },
   {
@@ -156,7 +208,16 @@ export const SESSIONS_CASES = operatorCases('sessions', [
     needs: ['clock'],
     steps: [
       { kind: 'wait', say: 'wait until the session has expired', until: 'session-expired' },
-      tx('win 5, then bet 1', { transactions: [{ type: 'win', amount: '5' }, { type: 'bet', amount: '1' }] }, EXPIRED),
+      tx(
+        'win 5, then bet 1',
+        {
+          transactions: [
+            { type: 'win', amount: '5' },
+            { type: 'bet', amount: '1' },
+          ],
+        },
+        EXPIRED,
+      ),
       { kind: 'probe', say: 'nothing was booked (through a new session)', fresh: true },
     ],
   },

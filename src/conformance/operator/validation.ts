@@ -85,9 +85,14 @@ export const VALIDATION_CASES = operatorCases('validation', [
     title: 'a body declared in another charset than UTF-8 is refused with 415 UNSUPPORTED_MEDIA_TYPE',
     clause: 'docs/protocol.md §1.1',
     steps: [
-      tx('win 1 as application/json; charset=iso-8859-1', WIN_1, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }, {
-        headers: contentType('application/json; charset=iso-8859-1'),
-      }),
+      tx(
+        'win 1 as application/json; charset=iso-8859-1',
+        WIN_1,
+        { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+        {
+          headers: contentType('application/json; charset=iso-8859-1'),
+        },
+      ),
       probe(),
     ],
   },
@@ -101,7 +106,15 @@ export const VALIDATION_CASES = operatorCases('validation', [
     id: 'empty-body',
     title: 'a request with no body is refused with 415 UNSUPPORTED_MEDIA_TYPE',
     clause: 'docs/protocol.md §1.1',
-    steps: [call({ say: 'send application/json with an empty body, signed', endpoint: '/transaction', body: () => '', expect: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' } }), probe()],
+    steps: [
+      call({
+        say: 'send application/json with an empty body, signed',
+        endpoint: '/transaction',
+        body: () => '',
+        expect: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+      }),
+      probe(),
+    ],
   },
   {
     id: 'duplicate-member',
@@ -131,7 +144,7 @@ export const VALIDATION_CASES = operatorCases('validation', [
   },
   {
     id: 'number-out-of-range',
-    title: 'a number outside a double\'s range is refused with 400 INVALID_REQUEST, in an unknown member too',
+    title: "a number outside a double's range is refused with 400 INVALID_REQUEST, in an unknown member too",
     clause: 'docs/protocol.md §1.2',
     steps: [call({ say: 'win 1 with an unknown member "x-note":1e400', endpoint: '/transaction', body: winWith('"x-note":1e400'), expect: REFUSED }), probe()],
   },
@@ -230,7 +243,16 @@ export const VALIDATION_CASES = operatorCases('validation', [
     title: 'the same transaction id twice in one request is refused with 400 INVALID_REQUEST and applies neither',
     clause: 'docs/protocol.md §6.1',
     steps: [
-      tx('bet 1 and win 1 under one id', { transactions: [{ id: 'a', type: 'bet', amount: '1' }, { id: 'a', type: 'win', amount: '1' }] }, REFUSED),
+      tx(
+        'bet 1 and win 1 under one id',
+        {
+          transactions: [
+            { id: 'a', type: 'bet', amount: '1' },
+            { id: 'a', type: 'win', amount: '1' },
+          ],
+        },
+        REFUSED,
+      ),
       probe(),
     ],
   },
@@ -243,7 +265,12 @@ export const VALIDATION_CASES = operatorCases('validation', [
         say: 'win 1 under an id and win 2 under the same id in upper case',
         endpoint: '/transaction',
         body: (ctx) => {
-          const body = transaction(ctx, { transactions: [{ id: 'a', type: 'win', amount: '1' }, { id: 'a', type: 'win', amount: '2' }] });
+          const body = transaction(ctx, {
+            transactions: [
+              { id: 'a', type: 'win', amount: '1' },
+              { id: 'a', type: 'win', amount: '2' },
+            ],
+          });
           const [first, second] = body.transactions as Record<string, unknown>[];
           return { ...body, transactions: [first, { ...second, id: String(second!.id).toUpperCase() }] };
         },
@@ -274,7 +301,19 @@ export const VALIDATION_CASES = operatorCases('validation', [
     id: 'validation-first',
     title: 'a bad second transaction refuses the whole request before the first is applied',
     clause: 'docs/protocol.md §6.1',
-    steps: [tx('win 5, then a transaction of type "refund"', { transactions: [{ type: 'win', amount: '5' }, { type: 'refund', amount: '1' }] }, REFUSED), probe()],
+    steps: [
+      tx(
+        'win 5, then a transaction of type "refund"',
+        {
+          transactions: [
+            { type: 'win', amount: '5' },
+            { type: 'refund', amount: '1' },
+          ],
+        },
+        REFUSED,
+      ),
+      probe(),
+    ],
   },
 ]);
 

@@ -6,7 +6,21 @@
  * answered as an unsigned call is, with the same detail.
  */
 import { sign } from '../../protocol/signing.js';
-import { bets, call, gameBets, LAUNCHED, launch, onBoth, providerCases, realLaunch, refusal, SIGNATURE, UNKNOWN_OPERATOR, without, WRONG_SECRET } from './define.js';
+import {
+  bets,
+  call,
+  gameBets,
+  LAUNCHED,
+  launch,
+  onBoth,
+  providerCases,
+  realLaunch,
+  refusal,
+  SIGNATURE,
+  UNKNOWN_OPERATOR,
+  without,
+  WRONG_SECRET,
+} from './define.js';
 
 /** The same JSON value as the bytes sent, formatted: other bytes (docs/protocol.md Appendix A.2). */
 function formatted(bytes: Uint8Array): string {
@@ -24,7 +38,11 @@ export const AUTH_CASES = providerCases('auth', [
     id: `signature-wrong-secret-${name}`,
     title: `a ${endpoint} signed with another secret is refused with 401 INVALID_SIGNATURE`,
     clause: 'docs/protocol.md §2.1',
-    steps: [call('sign a well-formed body with a secret that is not the operator\'s', endpoint, body, refusal('INVALID_SIGNATURE'), { headers: (h, bytes) => ({ ...h, [SIGNATURE]: sign(WRONG_SECRET, bytes) }) })],
+    steps: [
+      call("sign a well-formed body with a secret that is not the operator's", endpoint, body, refusal('INVALID_SIGNATURE'), {
+        headers: (h, bytes) => ({ ...h, [SIGNATURE]: sign(WRONG_SECRET, bytes) }),
+      }),
+    ],
   })),
   {
     id: 'signature-other-bytes',
@@ -54,19 +72,29 @@ export const AUTH_CASES = providerCases('auth', [
     id: 'signature-upper-case',
     title: 'the right signature in upper-case hex is refused: exactly 64 characters 0-9a-f',
     clause: 'docs/protocol.md §2.1',
-    steps: [bets('sign a /game-bets and send the hex in upper case', (ctx) => gameBets(ctx), refusal('INVALID_SIGNATURE'), { headers: (h) => ({ ...h, [SIGNATURE]: h[SIGNATURE]!.toUpperCase() }) })],
+    steps: [
+      bets('sign a /game-bets and send the hex in upper case', (ctx) => gameBets(ctx), refusal('INVALID_SIGNATURE'), {
+        headers: (h) => ({ ...h, [SIGNATURE]: h[SIGNATURE]!.toUpperCase() }),
+      }),
+    ],
   },
   {
     id: 'signature-prefixed',
     title: 'the right signature with a sha256= prefix is refused',
     clause: 'docs/protocol.md §2.1',
-    steps: [launch('sign a launch and send sha256=<hex>', (ctx) => realLaunch(ctx), refusal('INVALID_SIGNATURE'), { headers: (h) => ({ ...h, [SIGNATURE]: `sha256=${h[SIGNATURE]}` }) })],
+    steps: [
+      launch('sign a launch and send sha256=<hex>', (ctx) => realLaunch(ctx), refusal('INVALID_SIGNATURE'), {
+        headers: (h) => ({ ...h, [SIGNATURE]: `sha256=${h[SIGNATURE]}` }),
+      }),
+    ],
   },
   {
     id: 'unsigned-not-json',
     title: 'an unsigned body that is not JSON is refused 401, not 400: nothing is read before the caller is authenticated',
     clause: 'docs/protocol.md §2',
-    steps: [bets('send a body that is not JSON, unsigned', () => '{"walletId": "unfinished', refusal('INVALID_SIGNATURE'), { headers: (h) => without(h, SIGNATURE) })],
+    steps: [
+      bets('send a body that is not JSON, unsigned', () => '{"walletId": "unfinished', refusal('INVALID_SIGNATURE'), { headers: (h) => without(h, SIGNATURE) }),
+    ],
   },
   {
     id: 'other-operator-named-bets',
@@ -74,17 +102,31 @@ export const AUTH_CASES = providerCases('auth', [
     clause: 'docs/protocol.md §2.3',
     steps: [
       bets('send a /game-bets unsigned', (ctx) => gameBets(ctx), refusal('INVALID_SIGNATURE'), { headers: (h) => without(h, SIGNATURE), keep: 'unsigned' }),
-      bets('sign a /game-bets naming another operator with this operator\'s secret', (ctx) => gameBets(ctx, { operatorId: UNKNOWN_OPERATOR }), refusal('INVALID_SIGNATURE', (answer, ctx) => {
-        const unsigned = ctx.answer('unsigned').body?.detail;
-        return answer.body?.detail === unsigned ? [] : [`the detail ${JSON.stringify(answer.body?.detail)} differs from an unsigned call's ${JSON.stringify(unsigned)}: it tells a stranger which operator ids exist (docs/protocol.md §2.3)`];
-      })),
+      bets(
+        "sign a /game-bets naming another operator with this operator's secret",
+        (ctx) => gameBets(ctx, { operatorId: UNKNOWN_OPERATOR }),
+        refusal('INVALID_SIGNATURE', (answer, ctx) => {
+          const unsigned = ctx.answer('unsigned').body?.detail;
+          return answer.body?.detail === unsigned
+            ? []
+            : [
+                `the detail ${JSON.stringify(answer.body?.detail)} differs from an unsigned call's ${JSON.stringify(unsigned)}: it tells a stranger which operator ids exist (docs/protocol.md §2.3)`,
+              ];
+        }),
+      ),
     ],
   },
   {
     id: 'other-operator-named-launch',
     title: 'a real-mode launch naming an operator whose secret did not sign it is refused with 401 INVALID_SIGNATURE',
     clause: 'docs/protocol.md §2.3',
-    steps: [launch('sign a launch naming another operator with this operator\'s secret', (ctx) => realLaunch(ctx, { operatorId: UNKNOWN_OPERATOR }), refusal('INVALID_SIGNATURE'))],
+    steps: [
+      launch(
+        "sign a launch naming another operator with this operator's secret",
+        (ctx) => realLaunch(ctx, { operatorId: UNKNOWN_OPERATOR }),
+        refusal('INVALID_SIGNATURE'),
+      ),
+    ],
   },
   ...onBoth((endpoint, body, name) => ({
     id: `next-secret-${name}`,

@@ -6,7 +6,17 @@
  */
 import { ERRORS, type ErrorCode } from '../../protocol/errors.js';
 import type { Body, Headers } from '../case-model.js';
-import type { KeptAnswer, ProviderArea, ProviderCallStep, ProviderCase, ProviderContext, ProviderEndpoint, ProviderExpect, ProviderNeed, ProviderStep } from './model.js';
+import type {
+  KeptAnswer,
+  ProviderArea,
+  ProviderCallStep,
+  ProviderCase,
+  ProviderContext,
+  ProviderEndpoint,
+  ProviderExpect,
+  ProviderNeed,
+  ProviderStep,
+} from './model.js';
 
 /** A game slug no provider offers: well-formed, so that it is refused as unknown, not as malformed. */
 export const UNKNOWN_GAME = 'conformance-kit-no-such-game';
@@ -24,7 +34,16 @@ export type Json = Record<string, unknown>;
 
 /** A real-mode launch of the target's game for the target's wallet (docs/protocol.md §8.1), with `change` applied. */
 export function realLaunch(ctx: ProviderContext, change: Json = {}): Json {
-  return drop({ mode: 'real', game: ctx.game(), language: 'en', walletId: ctx.walletId(), operatorId: ctx.operatorId(), key: ctx.launchKey(), country: 'DE', ...change });
+  return drop({
+    mode: 'real',
+    game: ctx.game(),
+    language: 'en',
+    walletId: ctx.walletId(),
+    operatorId: ctx.operatorId(),
+    key: ctx.launchKey(),
+    country: 'DE',
+    ...change,
+  });
 }
 
 /** A fun-mode launch: no wallet, operator, key or country (docs/protocol.md §8.1). */
@@ -56,11 +75,21 @@ export function call(
   return { kind: 'call', say, endpoint, body, expect, ...extra };
 }
 
-export function launch(say: string, body: (ctx: ProviderContext) => Body, expect: ProviderExpect, extra: Partial<Pick<ProviderCallStep, 'headers' | 'keep'>> = {}): ProviderCallStep {
+export function launch(
+  say: string,
+  body: (ctx: ProviderContext) => Body,
+  expect: ProviderExpect,
+  extra: Partial<Pick<ProviderCallStep, 'headers' | 'keep'>> = {},
+): ProviderCallStep {
   return call(say, '/generate-launch-url', body, expect, extra);
 }
 
-export function bets(say: string, body: (ctx: ProviderContext) => Body, expect: ProviderExpect, extra: Partial<Pick<ProviderCallStep, 'headers' | 'keep'>> = {}): ProviderCallStep {
+export function bets(
+  say: string,
+  body: (ctx: ProviderContext) => Body,
+  expect: ProviderExpect,
+  extra: Partial<Pick<ProviderCallStep, 'headers' | 'keep'>> = {},
+): ProviderCallStep {
   return call(say, '/game-bets', body, expect, extra);
 }
 
@@ -102,7 +131,15 @@ export interface CaseSpec {
 }
 
 export function providerCases(area: ProviderArea, specs: readonly CaseSpec[]): ProviderCase[] {
-  return specs.map((spec) => ({ id: `${area}.${spec.id}`, side: 'provider', area, title: spec.title, clause: spec.clause, needs: spec.needs ?? [], steps: spec.steps }));
+  return specs.map((spec) => ({
+    id: `${area}.${spec.id}`,
+    side: 'provider',
+    area,
+    title: spec.title,
+    clause: spec.clause,
+    needs: spec.needs ?? [],
+    steps: spec.steps,
+  }));
 }
 
 /** Both endpoints, for a rule that holds for each: one case per endpoint, `-launch` and `-bets`. */

@@ -7,7 +7,18 @@
  */
 import { minorOfToken } from '../check.js';
 import type { KeptAnswer, ProviderContext, ProviderExpect } from './model.js';
-import { bets, type CaseSpec, detailNames, gameBets, providerCases, refusal, UNKNOWN_GAME, UNKNOWN_OPERATOR, UNKNOWN_WALLET, UNOFFERED_CURRENCY } from './define.js';
+import {
+  bets,
+  type CaseSpec,
+  detailNames,
+  gameBets,
+  providerCases,
+  refusal,
+  UNKNOWN_GAME,
+  UNKNOWN_OPERATOR,
+  UNKNOWN_WALLET,
+  UNOFFERED_CURRENCY,
+} from './define.js';
 
 /** docs/protocol.md §4.4: digits, at most one point, no exponent, no trailing zeros after the point. */
 const EXACT_NUMBER = /^(0|[1-9]\d*)(\.\d*[1-9])?$/;
@@ -55,7 +66,9 @@ function ladderProblems(answer: KeptAnswer, ctx: ProviderContext, games: readonl
     }
     const currenciesGot = Object.keys(byCurrency);
     if (currenciesGot.length !== wantedCurrencies.length || wantedCurrencies.some((currency) => !currenciesGot.includes(currency))) {
-      problems.push(`${game}'s currencies are ${JSON.stringify(currenciesGot)}, not one member for each of ${JSON.stringify(wantedCurrencies)} (docs/protocol.md §8.2)`);
+      problems.push(
+        `${game}'s currencies are ${JSON.stringify(currenciesGot)}, not one member for each of ${JSON.stringify(wantedCurrencies)} (docs/protocol.md §8.2)`,
+      );
     }
     for (const currency of currenciesGot) {
       const ladder = (byCurrency as Record<string, unknown>)[currency];
@@ -76,11 +89,15 @@ function ladderProblems(answer: KeptAnswer, ctx: ProviderContext, games: readonl
       for (const token of written) {
         const minor = minorOfToken(token, decimals);
         if (minor === undefined || minor <= 0n) {
-          problems.push(`${game} ${currency}: ${token} is not an amount of ${currency} greater than 0 with at most ${decimals} decimals (docs/protocol.md §4.2)`);
+          problems.push(
+            `${game} ${currency}: ${token} is not an amount of ${currency} greater than 0 with at most ${decimals} decimals (docs/protocol.md §4.2)`,
+          );
           break;
         }
         if (!EXACT_NUMBER.test(token)) {
-          problems.push(`${game} ${currency}: ${token} is not written exactly: digits, one point at most, no exponent, no trailing zeros (docs/protocol.md §4.4)`);
+          problems.push(
+            `${game} ${currency}: ${token} is not written exactly: digits, one point at most, no exponent, no trailing zeros (docs/protocol.md §4.4)`,
+          );
           break;
         }
         if (previous !== undefined && minor <= previous) {
@@ -102,9 +119,18 @@ const ladders = (games: (ctx: ProviderContext) => readonly string[], currencies:
 export const GAME_BETS_CASES = providerCases('game-bets', [
   {
     id: 'ladders',
-    title: 'the ladder of the game in each currency: one member each, strictly ascending, exact in the currency\'s decimals',
+    title: "the ladder of the game in each currency: one member each, strictly ascending, exact in the currency's decimals",
     clause: 'docs/protocol.md §8.2',
-    steps: [bets('ask for the game in the target\'s currencies', (ctx) => gameBets(ctx), ladders((ctx) => [ctx.game()], (ctx) => ctx.currencies()))],
+    steps: [
+      bets(
+        "ask for the game in the target's currencies",
+        (ctx) => gameBets(ctx),
+        ladders(
+          (ctx) => [ctx.game()],
+          (ctx) => ctx.currencies(),
+        ),
+      ),
+    ],
   },
   ...[0, 1, 2].map((index): CaseSpec => ({
     id: `ladder-currency-${index + 1}`,
@@ -112,20 +138,45 @@ export const GAME_BETS_CASES = providerCases('game-bets', [
     clause: 'docs/protocol.md §4.4',
     needs: index === 0 ? [] : [index === 1 ? 'currencies-2' : 'currencies-3'],
     steps: [
-      bets(`ask for the game in currency ${index + 1} alone`, (ctx) => gameBets(ctx, { currencies: [ctx.currencies()[index]] }), ladders((ctx) => [ctx.game()], (ctx) => [ctx.currencies()[index]!])),
+      bets(
+        `ask for the game in currency ${index + 1} alone`,
+        (ctx) => gameBets(ctx, { currencies: [ctx.currencies()[index]] }),
+        ladders(
+          (ctx) => [ctx.game()],
+          (ctx) => [ctx.currencies()[index]!],
+        ),
+      ),
     ],
   })),
   {
     id: 'repeated',
     title: 'a game and a currency named twice appear once each',
     clause: 'docs/protocol.md §8.2',
-    steps: [bets('ask for the game twice in its first currency twice', (ctx) => gameBets(ctx, { games: [ctx.game(), ctx.game()], currencies: [ctx.currencies()[0], ctx.currencies()[0]] }), ladders((ctx) => [ctx.game()], (ctx) => [ctx.currencies()[0]!]))],
+    steps: [
+      bets(
+        'ask for the game twice in its first currency twice',
+        (ctx) => gameBets(ctx, { games: [ctx.game(), ctx.game()], currencies: [ctx.currencies()[0], ctx.currencies()[0]] }),
+        ladders(
+          (ctx) => [ctx.game()],
+          (ctx) => [ctx.currencies()[0]!],
+        ),
+      ),
+    ],
   },
   {
     id: 'unknown-game',
     title: 'an unknown game is refused with 404 GAME_NOT_FOUND naming it',
     clause: 'docs/protocol.md §8.2',
-    steps: [bets('ask for the game and one no provider offers', (ctx) => gameBets(ctx, { games: [ctx.game(), UNKNOWN_GAME] }), refusal('GAME_NOT_FOUND', detailNames(() => UNKNOWN_GAME, 'docs/protocol.md §8.2: listing them')))],
+    steps: [
+      bets(
+        'ask for the game and one no provider offers',
+        (ctx) => gameBets(ctx, { games: [ctx.game(), UNKNOWN_GAME] }),
+        refusal(
+          'GAME_NOT_FOUND',
+          detailNames(() => UNKNOWN_GAME, 'docs/protocol.md §8.2: listing them'),
+        ),
+      ),
+    ],
   },
   {
     id: 'unknown-wallet',
@@ -138,25 +189,50 @@ export const GAME_BETS_CASES = providerCases('game-bets', [
     title: `a currency without a ladder (${UNOFFERED_CURRENCY}) is refused with 422 UNSUPPORTED_CURRENCY naming it, even beside one that has a ladder: all or nothing`,
     clause: 'docs/protocol.md §8.2',
     steps: [
-      bets(`ask for the game in the target's first currency and ${UNOFFERED_CURRENCY}`, (ctx) => gameBets(ctx, { currencies: [ctx.currencies()[0], UNOFFERED_CURRENCY] }), refusal('UNSUPPORTED_CURRENCY', detailNames(() => UNOFFERED_CURRENCY, 'docs/protocol.md §8.2: listing each game and currency'))),
+      bets(
+        `ask for the game in the target's first currency and ${UNOFFERED_CURRENCY}`,
+        (ctx) => gameBets(ctx, { currencies: [ctx.currencies()[0], UNOFFERED_CURRENCY] }),
+        refusal(
+          'UNSUPPORTED_CURRENCY',
+          detailNames(() => UNOFFERED_CURRENCY, 'docs/protocol.md §8.2: listing each game and currency'),
+        ),
+      ),
     ],
   },
   {
     id: 'wallet-before-game',
     title: 'an unknown wallet and an unknown game together are refused for the wallet: the order of checks',
     clause: 'docs/protocol.md §8.2',
-    steps: [bets('ask for an unknown game with an unknown wallet', (ctx) => gameBets(ctx, { walletId: UNKNOWN_WALLET, games: [UNKNOWN_GAME] }), refusal('WALLET_NOT_FOUND'))],
+    steps: [
+      bets(
+        'ask for an unknown game with an unknown wallet',
+        (ctx) => gameBets(ctx, { walletId: UNKNOWN_WALLET, games: [UNKNOWN_GAME] }),
+        refusal('WALLET_NOT_FOUND'),
+      ),
+    ],
   },
   {
     id: 'game-before-currency',
     title: 'an unknown game and a currency without a ladder together are refused for the game: the order of checks',
     clause: 'docs/protocol.md §8.2',
-    steps: [bets(`ask for an unknown game in ${UNOFFERED_CURRENCY}`, (ctx) => gameBets(ctx, { games: [UNKNOWN_GAME], currencies: [UNOFFERED_CURRENCY] }), refusal('GAME_NOT_FOUND'))],
+    steps: [
+      bets(
+        `ask for an unknown game in ${UNOFFERED_CURRENCY}`,
+        (ctx) => gameBets(ctx, { games: [UNKNOWN_GAME], currencies: [UNOFFERED_CURRENCY] }),
+        refusal('GAME_NOT_FOUND'),
+      ),
+    ],
   },
   {
     id: 'signer-before-wallet',
     title: 'an operator that did not sign and an unknown wallet together are refused 401 INVALID_SIGNATURE: the wallet is not looked at',
     clause: 'docs/protocol.md §8.2',
-    steps: [bets('ask with another operator\'s id and an unknown wallet', (ctx) => gameBets(ctx, { operatorId: UNKNOWN_OPERATOR, walletId: UNKNOWN_WALLET }), refusal('INVALID_SIGNATURE'))],
+    steps: [
+      bets(
+        "ask with another operator's id and an unknown wallet",
+        (ctx) => gameBets(ctx, { operatorId: UNKNOWN_OPERATOR, walletId: UNKNOWN_WALLET }),
+        refusal('INVALID_SIGNATURE'),
+      ),
+    ],
   },
 ]);

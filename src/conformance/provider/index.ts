@@ -7,4 +7,11 @@ import { IP_WHITELIST_CASES } from './ip-whitelist.js';
 import { LAUNCH_URL_CASES } from './launch-url.js';
 import { VALIDATION_CASES } from './validation.js';
 
-export const PROVIDER_CASES: readonly ProviderCase[] = [...AUTH_CASES, ...IP_WHITELIST_CASES, ...VALIDATION_CASES, ...LAUNCH_URL_CASES, ...GAME_BETS_CASES, ...ERRORS_CASES];
+export const PROVIDER_CASES: readonly ProviderCase[] = [
+  ...AUTH_CASES,
+  ...IP_WHITELIST_CASES,
+  ...VALIDATION_CASES,
+  ...LAUNCH_URL_CASES,
+  ...GAME_BETS_CASES,
+  ...ERRORS_CASES,
+];

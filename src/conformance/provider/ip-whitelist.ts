@@ -17,7 +17,11 @@ export const IP_WHITELIST_CASES = providerCases('ip-whitelist', [
     id: 'forwarded-for-untrusted',
     title: 'X-Forwarded-For from a peer that is not a trusted proxy is ignored: a whitelisted caller naming another address is still admitted',
     clause: 'docs/protocol.md §2.5',
-    steps: [launch(`launch with X-Forwarded-For: ${FOREIGN_ADDRESS}`, (ctx) => realLaunch(ctx), LAUNCHED, { headers: (h) => ({ ...h, 'x-forwarded-for': FOREIGN_ADDRESS }) })],
+    steps: [
+      launch(`launch with X-Forwarded-For: ${FOREIGN_ADDRESS}`, (ctx) => realLaunch(ctx), LAUNCHED, {
+        headers: (h) => ({ ...h, 'x-forwarded-for': FOREIGN_ADDRESS }),
+      }),
+    ],
   },
   {
     id: 'refused-outside',
@@ -31,6 +35,12 @@ export const IP_WHITELIST_CASES = providerCases('ip-whitelist', [
     title: '/game-bets has no address rule: it answers a caller outside the whitelist',
     clause: 'docs/protocol.md §2.5',
     needs: ['outside-whitelist'],
-    steps: [bets('game-bets from outside the whitelist', (ctx) => ({ walletId: ctx.walletId(), operatorId: ctx.operatorId(), games: [ctx.game()], currencies: [...ctx.currencies()] }), { status: 200 })],
+    steps: [
+      bets(
+        'game-bets from outside the whitelist',
+        (ctx) => ({ walletId: ctx.walletId(), operatorId: ctx.operatorId(), games: [ctx.game()], currencies: [...ctx.currencies()] }),
+        { status: 200 },
+      ),
+    ],
   },
 ]);

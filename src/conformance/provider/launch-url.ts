@@ -14,20 +14,34 @@ export const LAUNCH_URL_CASES = providerCases('launch-url', [
     id: 'real',
     title: 'a real-mode launch answers 200 with an absolute URL, which opens the game page',
     clause: 'docs/protocol.md §8.1',
-    steps: [launch('launch the game in real mode', (ctx) => realLaunch(ctx), LAUNCHED, { keep: 'launch' }), { kind: 'open', say: 'open the launch URL as a browser does', answer: 'launch' }],
+    steps: [
+      launch('launch the game in real mode', (ctx) => realLaunch(ctx), LAUNCHED, { keep: 'launch' }),
+      { kind: 'open', say: 'open the launch URL as a browser does', answer: 'launch' },
+    ],
   },
   {
     id: 'fun',
     title: 'a fun-mode launch needs no wallet, operator, key or country, and its URL opens the game page',
     clause: 'docs/protocol.md §8.1',
-    steps: [launch('launch the game in fun mode', (ctx) => funLaunch(ctx), LAUNCHED, { keep: 'launch' }), { kind: 'open', say: 'open the launch URL as a browser does', answer: 'launch' }],
+    steps: [
+      launch('launch the game in fun mode', (ctx) => funLaunch(ctx), LAUNCHED, { keep: 'launch' }),
+      { kind: 'open', say: 'open the launch URL as a browser does', answer: 'launch' },
+    ],
   },
   {
     id: 'with-urls',
     title: 'a launch with urls.lobby, urls.refresh and urls.deposit answers 200',
     clause: 'docs/protocol.md §8.1',
     steps: [
-      launch('launch with the casino\'s lobby, refresh and deposit addresses', (ctx) => realLaunch(ctx, { language: 'de-CH', urls: { lobby: 'https://casino.example/lobby', refresh: 'https://casino.example/session/refresh', deposit: 'http://casino.example/deposit' } }), LAUNCHED),
+      launch(
+        "launch with the casino's lobby, refresh and deposit addresses",
+        (ctx) =>
+          realLaunch(ctx, {
+            language: 'de-CH',
+            urls: { lobby: 'https://casino.example/lobby', refresh: 'https://casino.example/session/refresh', deposit: 'http://casino.example/deposit' },
+          }),
+        LAUNCHED,
+      ),
     ],
   },
   {
@@ -42,13 +56,13 @@ export const LAUNCH_URL_CASES = providerCases('launch-url', [
   },
   {
     id: 'secret-not-in-url',
-    title: 'the launch URL does not carry the operator\'s secret',
+    title: "the launch URL does not carry the operator's secret",
     clause: 'docs/protocol.md §8.1',
     steps: [
       launch('launch in real mode', (ctx) => realLaunch(ctx), {
         status: 200,
         check: (answer, ctx) => {
-          return ctx.holdsSecret(String(answer.body?.url)) ? ['the launch URL holds the operator\'s secret (docs/protocol.md §2.2, §8.1)'] : [];
+          return ctx.holdsSecret(String(answer.body?.url)) ? ["the launch URL holds the operator's secret (docs/protocol.md §2.2, §8.1)"] : [];
         },
       }),
     ],
@@ -75,13 +89,21 @@ export const LAUNCH_URL_CASES = providerCases('launch-url', [
     id: 'unknown-wallet-fun',
     title: 'a fun launch naming a walletId not registered to the operator is refused with 404 WALLET_NOT_FOUND: whenever present, it is checked',
     clause: 'docs/protocol.md §8.1',
-    steps: [launch('launch in fun mode for a wallet the provider never issued', (ctx) => funLaunch(ctx, { walletId: UNKNOWN_WALLET }), refusal('WALLET_NOT_FOUND'))],
+    steps: [
+      launch('launch in fun mode for a wallet the provider never issued', (ctx) => funLaunch(ctx, { walletId: UNKNOWN_WALLET }), refusal('WALLET_NOT_FOUND')),
+    ],
   },
   {
     id: 'game-before-wallet',
     title: 'an unknown game and an unknown wallet together are refused for the game: the order of checks',
     clause: 'docs/protocol.md §8.1',
-    steps: [launch('launch an unknown game for an unknown wallet', (ctx) => realLaunch(ctx, { game: UNKNOWN_GAME, walletId: UNKNOWN_WALLET }), refusal('GAME_NOT_FOUND'))],
+    steps: [
+      launch(
+        'launch an unknown game for an unknown wallet',
+        (ctx) => realLaunch(ctx, { game: UNKNOWN_GAME, walletId: UNKNOWN_WALLET }),
+        refusal('GAME_NOT_FOUND'),
+      ),
+    ],
   },
   {
     id: 'members-before-game',

@@ -17,26 +17,45 @@ function paddedTo(text: string, size: number): string {
   return `${open}${'x'.repeat(size - open.length - 2)}"}`;
 }
 
-const invalid = (member: string) => refusal('INVALID_REQUEST', detailNames(() => member, 'docs/protocol.md §3.2: detail names the member'));
+const invalid = (member: string) =>
+  refusal(
+    'INVALID_REQUEST',
+    detailNames(() => member, 'docs/protocol.md §3.2: detail names the member'),
+  );
 
 export const VALIDATION_CASES = providerCases('validation', [
   {
     id: 'content-type-text',
     title: 'a body sent as text/plain is refused with 415 UNSUPPORTED_MEDIA_TYPE',
     clause: 'docs/protocol.md §1.1',
-    steps: [bets('send a signed /game-bets as text/plain', (ctx) => gameBets(ctx), refusal('UNSUPPORTED_MEDIA_TYPE'), { headers: (h) => ({ ...h, 'content-type': 'text/plain' }) })],
+    steps: [
+      bets('send a signed /game-bets as text/plain', (ctx) => gameBets(ctx), refusal('UNSUPPORTED_MEDIA_TYPE'), {
+        headers: (h) => ({ ...h, 'content-type': 'text/plain' }),
+      }),
+    ],
   },
   {
     id: 'charset-latin1',
     title: 'a body declared in a charset other than UTF-8 is refused with 415 UNSUPPORTED_MEDIA_TYPE',
     clause: 'docs/protocol.md §1.1',
-    steps: [launch('send a signed launch as application/json; charset=iso-8859-1', (ctx) => realLaunch(ctx), refusal('UNSUPPORTED_MEDIA_TYPE'), { headers: (h) => ({ ...h, 'content-type': 'application/json; charset=iso-8859-1' }) })],
+    steps: [
+      launch('send a signed launch as application/json; charset=iso-8859-1', (ctx) => realLaunch(ctx), refusal('UNSUPPORTED_MEDIA_TYPE'), {
+        headers: (h) => ({ ...h, 'content-type': 'application/json; charset=iso-8859-1' }),
+      }),
+    ],
   },
   {
     id: 'charset-utf8-upper',
     title: 'application/json; charset=UTF-8 is accepted: the charset is utf-8 in any case',
     clause: 'docs/protocol.md §1.1',
-    steps: [bets('send a signed /game-bets as application/json; charset=UTF-8', (ctx) => gameBets(ctx), { status: 200 }, { headers: (h) => ({ ...h, 'content-type': 'application/json; charset=UTF-8' }) })],
+    steps: [
+      bets(
+        'send a signed /game-bets as application/json; charset=UTF-8',
+        (ctx) => gameBets(ctx),
+        { status: 200 },
+        { headers: (h) => ({ ...h, 'content-type': 'application/json; charset=UTF-8' }) },
+      ),
+    ],
   },
   {
     id: 'empty-body',
@@ -48,7 +67,13 @@ export const VALIDATION_CASES = providerCases('validation', [
     id: 'too-large',
     title: 'a body one byte over the default limit of 256 KiB is refused with 413 PAYLOAD_TOO_LARGE',
     clause: 'docs/protocol.md §9',
-    steps: [bets(`send a signed /game-bets of ${BODY_BYTES_MAX + 1} bytes`, (ctx) => paddedTo(writeJson(gameBets(ctx)), BODY_BYTES_MAX + 1), refusal('PAYLOAD_TOO_LARGE'))],
+    steps: [
+      bets(
+        `send a signed /game-bets of ${BODY_BYTES_MAX + 1} bytes`,
+        (ctx) => paddedTo(writeJson(gameBets(ctx)), BODY_BYTES_MAX + 1),
+        refusal('PAYLOAD_TOO_LARGE'),
+      ),
+    ],
   },
   {
     id: 'at-the-limit',
@@ -72,7 +97,13 @@ export const VALIDATION_CASES = providerCases('validation', [
     id: 'duplicate-member',
     title: 'a member name twice in one object is refused with 400 INVALID_REQUEST',
     clause: 'docs/protocol.md §1.2',
-    steps: [bets('send a /game-bets with "walletId" twice', (ctx) => `{"walletId":"${ctx.walletId()}",${writeJson(gameBets(ctx)).slice(1)}`, refusal('INVALID_REQUEST'))],
+    steps: [
+      bets(
+        'send a /game-bets with "walletId" twice',
+        (ctx) => `{"walletId":"${ctx.walletId()}",${writeJson(gameBets(ctx)).slice(1)}`,
+        refusal('INVALID_REQUEST'),
+      ),
+    ],
   },
   {
     id: 'lone-surrogate',
@@ -88,7 +119,7 @@ export const VALIDATION_CASES = providerCases('validation', [
   },
   {
     id: 'number-out-of-range',
-    title: 'a number outside a double\'s range, in an unknown member, is refused with 400 INVALID_REQUEST',
+    title: "a number outside a double's range, in an unknown member, is refused with 400 INVALID_REQUEST",
     clause: 'docs/protocol.md §1.2',
     steps: [bets('send a /game-bets with "extra":1e400', (ctx) => `${writeJson(gameBets(ctx)).slice(0, -1)},"extra":1e400}`, refusal('INVALID_REQUEST'))],
   },
@@ -97,10 +128,14 @@ export const VALIDATION_CASES = providerCases('validation', [
     title: 'bytes that are not UTF-8 are refused with 400 INVALID_REQUEST',
     clause: 'docs/protocol.md §1.2',
     steps: [
-      bets('send a /game-bets with the bytes C3 28 in an unknown member', (ctx) => {
-        const text = Buffer.from(`${writeJson(gameBets(ctx)).slice(0, -1)},"note":"`, 'utf8');
-        return new Uint8Array(Buffer.concat([text, Buffer.from([0xc3, 0x28]), Buffer.from('"}')]));
-      }, refusal('INVALID_REQUEST')),
+      bets(
+        'send a /game-bets with the bytes C3 28 in an unknown member',
+        (ctx) => {
+          const text = Buffer.from(`${writeJson(gameBets(ctx)).slice(0, -1)},"note":"`, 'utf8');
+          return new Uint8Array(Buffer.concat([text, Buffer.from([0xc3, 0x28]), Buffer.from('"}')]));
+        },
+        refusal('INVALID_REQUEST'),
+      ),
     ],
   },
   {
@@ -108,7 +143,11 @@ export const VALIDATION_CASES = providerCases('validation', [
     title: 'unknown members, __proto__ and constructor among them, are ignored',
     clause: 'docs/protocol.md §1.3',
     steps: [
-      bets('send a /game-bets with unknown members', (ctx) => `${writeJson(gameBets(ctx)).slice(0, -1)},"__proto__":{"games":[]},"constructor":1,"futureMember":{"a":[1,2]}}`, { status: 200 }),
+      bets(
+        'send a /game-bets with unknown members',
+        (ctx) => `${writeJson(gameBets(ctx)).slice(0, -1)},"__proto__":{"games":[]},"constructor":1,"futureMember":{"a":[1,2]}}`,
+        { status: 200 },
+      ),
       launch('send a launch with unknown members', (ctx) => realLaunch(ctx, { futureMember: 'x', constructor: { prototype: 1 } }), LAUNCHED),
     ],
   },
@@ -134,7 +173,9 @@ export const VALIDATION_CASES = providerCases('validation', [
     id: 'currencies-over-limit',
     title: 'more than 200 currencies are refused with 400 INVALID_REQUEST',
     clause: 'docs/protocol.md §9',
-    steps: [bets('ask for 201 currencies', (ctx) => gameBets(ctx, { currencies: Array.from({ length: 201 }, () => ctx.currencies()[0]) }), invalid('currencies'))],
+    steps: [
+      bets('ask for 201 currencies', (ctx) => gameBets(ctx, { currencies: Array.from({ length: 201 }, () => ctx.currencies()[0]) }), invalid('currencies')),
+    ],
   },
   {
     id: 'games-empty',
@@ -194,6 +235,12 @@ export const VALIDATION_CASES = providerCases('validation', [
     id: 'url-too-long',
     title: 'a urls.deposit of 2,049 characters is refused with 400 INVALID_REQUEST',
     clause: 'docs/protocol.md §9',
-    steps: [launch('launch with a urls.deposit of 2,049 characters', (ctx) => realLaunch(ctx, { urls: { deposit: `https://casino.example/${'d'.repeat(2049 - 23)}` } }), invalid('deposit'))],
+    steps: [
+      launch(
+        'launch with a urls.deposit of 2,049 characters',
+        (ctx) => realLaunch(ctx, { urls: { deposit: `https://casino.example/${'d'.repeat(2049 - 23)}` } }),
+        invalid('deposit'),
+      ),
+    ],
   },
 ]);

@@ -46,20 +46,32 @@ function failureBlock(result: CaseResult): string {
     })
     .join('');
   const answer = failure.answer;
-  const answerText = answer === undefined ? '' : answer.error !== undefined ? `no answer: ${answer.error}` : `${answer.status} ${answer.contentType ?? ''}\n\n${answer.body ?? ''}`;
+  const answerText =
+    answer === undefined
+      ? ''
+      : answer.error !== undefined
+        ? `no answer: ${answer.error}`
+        : `${answer.status} ${answer.contentType ?? ''}\n\n${answer.body ?? ''}`;
   return (
     `<details open id="${htmlText(result.id)}"><summary class="failed">${htmlText(result.id)}: ${htmlText(result.title)}</summary>` +
     `<p>Checks <code>${htmlText(result.clause)}</code>. Failed ${AT_WORDS[failedAt(result)] ?? `at ${failedAt(result)}`}: ${htmlText(failure.say)}.</p>` +
     `<ul>${failure.problems.map((problem) => `<li>${htmlText(problem)}</li>`).join('')}</ul>` +
     (requests === '' ? '' : `<p>Request${failure.requests.length > 1 ? `s, sent at once (${failure.requests.length})` : ''}:</p>${requests}`) +
     (answerText === '' ? '' : `<p>Answer:</p><pre>${htmlText(answerText)}</pre>`) +
-    (failure.curl === '' ? '' : `<p>To send it again${result.side === 'operator' ? ` (with <code>${ACCESS_TOKEN_VARIABLE}</code> set to the access token)` : ''}:</p><pre>${htmlText(failure.curl)}</pre>`) +
+    (failure.curl === ''
+      ? ''
+      : `<p>To send it again${result.side === 'operator' ? ` (with <code>${ACCESS_TOKEN_VARIABLE}</code> set to the access token)` : ''}:</p><pre>${htmlText(failure.curl)}</pre>`) +
     '</details>'
   );
 }
 
 function caseRow(result: CaseResult): string {
-  const note = result.outcome === 'skipped' ? `<br><span class="dim">${htmlText(result.reason ?? '')}</span>` : result.outcome === 'failed' ? `<br><a href="#${htmlText(result.id)}">see the failure</a>` : '';
+  const note =
+    result.outcome === 'skipped'
+      ? `<br><span class="dim">${htmlText(result.reason ?? '')}</span>`
+      : result.outcome === 'failed'
+        ? `<br><a href="#${htmlText(result.id)}">see the failure</a>`
+        : '';
   return `<tr><td class="badge ${result.outcome}">${LABEL[result.outcome]}</td><td><code>${htmlText(result.id)}</code></td><td>${htmlText(result.title)}${note}</td><td class="dim">${htmlText(result.clause.replace('docs/protocol.md ', ''))}</td></tr>`;
 }
 

@@ -25,7 +25,10 @@ interface Palette {
   dim: Paint;
 }
 
-const ansi = (code: string): Paint => (text) => `\u001b[${code}m${text}\u001b[0m`;
+const ansi =
+  (code: string): Paint =>
+  (text) =>
+    `\u001b[${code}m${text}\u001b[0m`;
 const COLOURS: Palette = { pass: ansi('32'), fail: ansi('31'), skip: ansi('33'), bold: ansi('1'), dim: ansi('2') };
 const PLAIN: Palette = { pass: (t) => t, fail: (t) => t, skip: (t) => t, bold: (t) => t, dim: (t) => t };
 
@@ -51,7 +54,9 @@ export function terminalReporter(output: TerminalOutput, colour: boolean): (even
   return (event) => {
     switch (event.type) {
       case 'start':
-        output.write(`${paint.bold(`Conformance of the ${event.side} at ${event.endpoint}`)}: ${event.total} cases; ${event.side === 'operator' ? 'fixtures from' : 'as'} ${event.fixtures}\n\n`);
+        output.write(
+          `${paint.bold(`Conformance of the ${event.side} at ${event.endpoint}`)}: ${event.total} cases; ${event.side === 'operator' ? 'fixtures from' : 'as'} ${event.fixtures}\n\n`,
+        );
         return;
       case 'preflight-failed':
         output.write(`${mark({ outcome: 'failed' }, paint)} before any case: ${event.failure.say}\n`);
@@ -85,7 +90,11 @@ export function summaryText(report: RunReport, colour: boolean): string {
   const paint = colour ? COLOURS : PLAIN;
   const { total, passed, failed, skipped } = report.summary;
   const lines: string[] = [];
-  const counts = [paint.pass(`${passed} passed`), failed > 0 ? paint.fail(`${failed} failed`) : `${failed} failed`, skipped > 0 ? paint.skip(`${skipped} skipped`) : `${skipped} skipped`];
+  const counts = [
+    paint.pass(`${passed} passed`),
+    failed > 0 ? paint.fail(`${failed} failed`) : `${failed} failed`,
+    skipped > 0 ? paint.skip(`${skipped} skipped`) : `${skipped} skipped`,
+  ];
   lines.push(`${paint.bold('Summary')}: ${total} cases: ${counts.join(', ')} (${(report.durationMs / 1000).toFixed(1)} s)`);
 
   const skips = new Map<string, string[]>();
@@ -109,10 +118,15 @@ export function summaryText(report: RunReport, colour: boolean): string {
       lines.push(`   ${failedAt(result)}: ${failure.say}`);
       for (const problem of failure.problems) lines.push(paint.fail(indent(`- ${problem}`, '   ')));
       const request = failure.requests[failure.requests.length - 1];
-      if (request !== undefined) lines.push(`   request: ${request.method} ${request.url} (${request.bodyBytes} bytes${failure.requests.length > 1 ? `, one of ${failure.requests.length} sent at once` : ''})`);
+      if (request !== undefined)
+        lines.push(
+          `   request: ${request.method} ${request.url} (${request.bodyBytes} bytes${failure.requests.length > 1 ? `, one of ${failure.requests.length} sent at once` : ''})`,
+        );
       if (failure.answer !== undefined) {
         const answer = failure.answer;
-        lines.push(`   answer: ${answer.error !== undefined ? `none (${answer.error})` : `${answer.status} ${answer.contentType ?? ''} ${answer.body ?? ''}`.trim()}`);
+        lines.push(
+          `   answer: ${answer.error !== undefined ? `none (${answer.error})` : `${answer.status} ${answer.contentType ?? ''} ${answer.body ?? ''}`.trim()}`,
+        );
       }
       if (failure.curl !== '') lines.push('   reproduce:', indent(failure.curl, '     '));
     });

@@ -23,6 +23,7 @@ export function failureText(result: CaseResult): string {
     const answer = failure.answer;
     lines.push(answer.error !== undefined ? `answer: none (${answer.error})` : `answer: ${answer.status} ${answer.contentType ?? ''}\n  ${answer.body ?? ''}`);
   }
-  if (failure.curl !== '') lines.push(result.side === 'operator' ? `reproduce ($${ACCESS_TOKEN_VARIABLE} holds the access token):` : 'reproduce:', failure.curl);
+  if (failure.curl !== '')
+    lines.push(result.side === 'operator' ? `reproduce ($${ACCESS_TOKEN_VARIABLE} holds the access token):` : 'reproduce:', failure.curl);
   return lines.join('\n');
 }

@@ -449,7 +449,9 @@ export class PostgresOutbox implements Outbox {
     const afterId = filter.afterId ?? 0;
     // A staff account's scope as JSON text: an empty one, which an array parameter cannot carry, lists nothing.
     const scope =
-      filter.operatorIds === undefined ? this.sql`TRUE` : this.sql`operator_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(filter.operatorIds)}::text::jsonb))`;
+      filter.operatorIds === undefined
+        ? this.sql`TRUE`
+        : this.sql`operator_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(filter.operatorIds)}::text::jsonb))`;
     const rows =
       filter.operatorId === undefined
         ? await this.sql<Row[]>`SELECT * FROM dispatch_items WHERE status = ${filter.status} AND id > ${afterId} AND ${scope} ORDER BY id LIMIT ${limit}`

@@ -273,13 +273,13 @@ export class SqliteOutbox implements Outbox {
     };
     const { claimable, lease, item } = this.statements;
     const claimTx = db.transaction((now: number, node: string, limits: ClaimLimits): OutboxItem[] => {
-        const ids = claimable.all({ now, operatorMax: limits.operatorInFlightMax, batch: limits.batchSizeMax, idMax: claimableIdMax() }) as number[];
-        return ids.map((id) => {
-          const leased = lease.get({ id, node, now, until: now + limits.leaseMs }) as Row | undefined;
-          // Under the write lock nothing changed the row between the choice and the lease.
-          assert.ok(leased !== undefined, `item ${id} was leased as chosen`);
-          return itemOf(leased);
-        });
+      const ids = claimable.all({ now, operatorMax: limits.operatorInFlightMax, batch: limits.batchSizeMax, idMax: claimableIdMax() }) as number[];
+      return ids.map((id) => {
+        const leased = lease.get({ id, node, now, until: now + limits.leaseMs }) as Row | undefined;
+        // Under the write lock nothing changed the row between the choice and the lease.
+        assert.ok(leased !== undefined, `item ${id} was leased as chosen`);
+        return itemOf(leased);
+      });
     });
     // IMMEDIATE: the write lock is taken before the choice, so two nodes never choose the same item.
     this.claimAll = (now, node, limits) => claimTx.immediate(now, node, limits);

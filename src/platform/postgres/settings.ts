@@ -93,7 +93,12 @@ export function readPostgresSettings(source: PostgresSettingsSource): PostgresSe
     if (value === undefined || value === '') return DEFAULT_POSTGRES_SETTINGS[key];
     return positiveWholeNumber(String(value), source.name(key), source.error);
   };
-  return { poolSize: read('poolSize'), statementTimeoutMs: read('statementTimeoutMs'), idleTimeoutS: read('idleTimeoutS'), connectTimeoutS: read('connectTimeoutS') };
+  return {
+    poolSize: read('poolSize'),
+    statementTimeoutMs: read('statementTimeoutMs'),
+    idleTimeoutS: read('idleTimeoutS'),
+    connectTimeoutS: read('connectTimeoutS'),
+  };
 }
 
 /**

@@ -35,9 +35,7 @@ function assertNumbered(migrations: readonly Migration[]): void {
 export function migrate(db: Database.Database, migrations: readonly Migration[]): number[] {
   assertNumbered(migrations);
   createTable(db);
-  const applied = new Set(
-    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number | bigint }[]).map((row) => Number(row.version)),
-  );
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number | bigint }[]).map((row) => Number(row.version)));
   const done: number[] = [];
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
@@ -47,11 +45,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[])
       const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
       if (!again) {
         db.exec(migration.sql);
-        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-          migration.version,
-          migration.name,
-          Date.now(),
-        );
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
         done.push(migration.version);
       }
       db.exec('COMMIT');

@@ -75,8 +75,7 @@ export class SqliteDriverMissing extends Error {
 }
 
 const DRIVER_MISSING =
-  'install better-sqlite3 to run the wallet or the provider on SQLite (npm install better-sqlite3, beside wagerlink), ' +
-  'or give them a postgres:// database';
+  'install better-sqlite3 to run the wallet or the provider on SQLite (npm install better-sqlite3, beside wagerlink), ' + 'or give them a postgres:// database';
 
 let driver: typeof Database | undefined;
 

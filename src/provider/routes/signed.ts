@@ -99,7 +99,12 @@ function launchProblem(input: GenerateLaunchUrlRequest): string | undefined {
  * provider learns it for certain only at /authenticate, when the page
  * opens, and checks it again there).
  */
-function launchCurrencyProblem(input: GenerateLaunchUrlRequest, operator: OperatorSettings, catalog: Catalog<GameSettings>, fun: PlayMoney): string | undefined {
+function launchCurrencyProblem(
+  input: GenerateLaunchUrlRequest,
+  operator: OperatorSettings,
+  catalog: Catalog<GameSettings>,
+  fun: PlayMoney,
+): string | undefined {
   if (input.mode === 'fun') {
     const play = funPlay(catalog, fun, operator, input.game, input.currency);
     return typeof play === 'string' ? play : undefined;

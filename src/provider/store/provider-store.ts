@@ -173,8 +173,7 @@ export type CampaignWrite = 'created' | 'exists' | 'conflict';
  * `insufficient-funds` (fun rounds): the balance does not cover the bet.
  */
 export type RoundWrite =
-  | { ok: true; round: RoundRow }
-  | { ok: false; conflict: 'nonce-moved' | 'campaign-used' | 'insufficient-funds'; session: GameSessionRow };
+  { ok: true; round: RoundRow } | { ok: false; conflict: 'nonce-moved' | 'campaign-used' | 'insufficient-funds'; session: GameSessionRow };
 
 /**
  * The outbox as the store offers it. A retry or resolve by hand (the back
@@ -356,7 +355,10 @@ export interface ProviderStore {
   payout(payoutId: string): Promise<PayoutRow | undefined>;
 
   /** Payouts, newest first, a page at a time; `before` is the cursor (`cursors` holds each payout's). */
-  listPayouts(limit: number, options?: { status?: PayoutStatus; before?: number; operators?: readonly string[] | null }): Promise<{ payouts: PayoutRow[]; cursors: number[] }>;
+  listPayouts(
+    limit: number,
+    options?: { status?: PayoutStatus; before?: number; operators?: readonly string[] | null },
+  ): Promise<{ payouts: PayoutRow[]; cursors: number[] }>;
 
   // ------------------------------------------------------------ campaigns
 
@@ -414,132 +416,132 @@ export interface ColumnReader {
 // eslint-disable-next-line max-lines-per-function -- one reader per table, written once for both backends
 export function rowReaders(read: ColumnReader) {
   return {
-  sessionOf(row: Row): GameSessionRow {
-    return {
-      pk: read.int(row.id),
-      sessionId: row.session_id as string,
-      launchId: row.launch_id as string,
-      mode: row.mode as Mode,
-      operatorId: row.operator_id as string,
-      walletId: row.wallet_id as string | null,
-      game: row.game as string,
-      playerId: row.player_id as string | null,
-      operatorSessionId: row.operator_session_id as string | null,
-      currency: row.currency as string,
-      country: row.country as string | null,
-      language: row.language as string,
-      balanceMinor: read.money(row.balance),
-      sealedSeed: row.server_seed_sealed as string,
-      serverSeedHash: row.server_seed_hash as string,
-      nonce: read.int(row.nonce),
-      createdAt: read.int(row.created_at),
-      lastActiveAt: read.int(row.last_active_at),
-    };
-  },
+    sessionOf(row: Row): GameSessionRow {
+      return {
+        pk: read.int(row.id),
+        sessionId: row.session_id as string,
+        launchId: row.launch_id as string,
+        mode: row.mode as Mode,
+        operatorId: row.operator_id as string,
+        walletId: row.wallet_id as string | null,
+        game: row.game as string,
+        playerId: row.player_id as string | null,
+        operatorSessionId: row.operator_session_id as string | null,
+        currency: row.currency as string,
+        country: row.country as string | null,
+        language: row.language as string,
+        balanceMinor: read.money(row.balance),
+        sealedSeed: row.server_seed_sealed as string,
+        serverSeedHash: row.server_seed_hash as string,
+        nonce: read.int(row.nonce),
+        createdAt: read.int(row.created_at),
+        lastActiveAt: read.int(row.last_active_at),
+      };
+    },
 
-  roundOf(row: Row): RoundRow {
-    const kind = (row.kind ?? 'dice') as GameKindOfRound;
-    return {
-      pk: read.int(row.id),
-      kind,
-      reels:
-        kind === 'reels'
-          ? {
-              rtpBp: read.int(row.reels_rtp_bp),
-              jackpotBp: read.int(row.reels_jackpot_bp),
-              baseWinMinor: read.money(row.base_win),
-              featureWinMinor: read.money(row.feature_win),
-              jackpotContributionMinor: read.money(row.jackpot_contribution),
-              jackpotWinMinor: read.moneyOrNull(row.jackpot_win),
-              jackpotSeedMinor: read.money(row.jackpot_seed),
-              freeSpins: read.int(row.free_spins),
-              freeSpinsPlayed: read.int(row.free_spins_played),
-              calls: read.int(row.calls),
-              callsDone: read.int(row.calls_done),
-              completedAt: read.intOrNull(row.completed_at),
-            }
-          : null,
-      roundId: row.round_id as string,
-      sessionPk: read.int(row.session_pk),
-      mode: row.mode as Mode,
-      operatorId: row.operator_id as string,
-      playerId: row.player_id as string | null,
-      game: row.game as string,
-      currency: row.currency as string,
-      betMinor: read.money(row.bet),
-      winMinor: read.money(row.win),
-      betTxId: row.bet_tx_id as string | null,
-      winTxId: row.win_tx_id as string | null,
-      campaignId: row.campaign_id as string | null,
-      campaignFinished: read.booleanOrNull(row.campaign_finished),
-      chancePct: read.int(row.chance_pct),
-      threshold: read.int(row.threshold),
-      roll: read.int(row.roll),
-      serverSeed: row.server_seed as string | null,
-      sealedSeed: row.server_seed_sealed as string | null,
-      serverSeedHash: row.server_seed_hash as string,
-      clientSeed: row.client_seed as string,
-      nonce: read.int(row.nonce),
-      // A dice round's body is its outbox item's (`item_body`, joined); one written before BODY_ONCE_MIGRATION may keep its own.
-      requestBody: (row.request_body as string | null) ?? (kind === 'dice' ? ((row.item_body as string | null | undefined) ?? null) : null),
-      status: row.status as RoundStatus,
-      refusalCode: row.refusal_code as string | null,
-      refusalDetail: row.refusal_detail as string | null,
-      balanceAfterMinor: read.moneyOrNull(row.balance_after),
-      // The outbox item counts the attempts while the round is pending; a finished round keeps the count.
-      attempts: read.int(row.status === 'pending' ? (row.item_attempts ?? row.attempts) : row.attempts),
-      dispatchItemId: read.intOrNull(row.dispatch_item_id),
-      createdAt: read.int(row.created_at),
-      settledAt: read.intOrNull(row.settled_at),
-    };
-  },
+    roundOf(row: Row): RoundRow {
+      const kind = (row.kind ?? 'dice') as GameKindOfRound;
+      return {
+        pk: read.int(row.id),
+        kind,
+        reels:
+          kind === 'reels'
+            ? {
+                rtpBp: read.int(row.reels_rtp_bp),
+                jackpotBp: read.int(row.reels_jackpot_bp),
+                baseWinMinor: read.money(row.base_win),
+                featureWinMinor: read.money(row.feature_win),
+                jackpotContributionMinor: read.money(row.jackpot_contribution),
+                jackpotWinMinor: read.moneyOrNull(row.jackpot_win),
+                jackpotSeedMinor: read.money(row.jackpot_seed),
+                freeSpins: read.int(row.free_spins),
+                freeSpinsPlayed: read.int(row.free_spins_played),
+                calls: read.int(row.calls),
+                callsDone: read.int(row.calls_done),
+                completedAt: read.intOrNull(row.completed_at),
+              }
+            : null,
+        roundId: row.round_id as string,
+        sessionPk: read.int(row.session_pk),
+        mode: row.mode as Mode,
+        operatorId: row.operator_id as string,
+        playerId: row.player_id as string | null,
+        game: row.game as string,
+        currency: row.currency as string,
+        betMinor: read.money(row.bet),
+        winMinor: read.money(row.win),
+        betTxId: row.bet_tx_id as string | null,
+        winTxId: row.win_tx_id as string | null,
+        campaignId: row.campaign_id as string | null,
+        campaignFinished: read.booleanOrNull(row.campaign_finished),
+        chancePct: read.int(row.chance_pct),
+        threshold: read.int(row.threshold),
+        roll: read.int(row.roll),
+        serverSeed: row.server_seed as string | null,
+        sealedSeed: row.server_seed_sealed as string | null,
+        serverSeedHash: row.server_seed_hash as string,
+        clientSeed: row.client_seed as string,
+        nonce: read.int(row.nonce),
+        // A dice round's body is its outbox item's (`item_body`, joined); one written before BODY_ONCE_MIGRATION may keep its own.
+        requestBody: (row.request_body as string | null) ?? (kind === 'dice' ? ((row.item_body as string | null | undefined) ?? null) : null),
+        status: row.status as RoundStatus,
+        refusalCode: row.refusal_code as string | null,
+        refusalDetail: row.refusal_detail as string | null,
+        balanceAfterMinor: read.moneyOrNull(row.balance_after),
+        // The outbox item counts the attempts while the round is pending; a finished round keeps the count.
+        attempts: read.int(row.status === 'pending' ? (row.item_attempts ?? row.attempts) : row.attempts),
+        dispatchItemId: read.intOrNull(row.dispatch_item_id),
+        createdAt: read.int(row.created_at),
+        settledAt: read.intOrNull(row.settled_at),
+      };
+    },
 
-  payoutOf(row: Row): PayoutRow {
-    return {
-      payoutId: row.payout_id as string,
-      operatorId: row.operator_id as string,
-      playerId: row.player_id as string,
-      currency: row.currency as string,
-      amountMinor: read.money(row.amount),
-      campaignId: row.campaign_id as string,
-      operatorSessionId: row.operator_session_id as string,
-      dispatchItemId: read.int(row.dispatch_item_id),
-      status: row.status as PayoutStatus,
-      balanceAfterMinor: read.moneyOrNull(row.balance_after),
-      refusalCode: row.refusal_code as string | null,
-      refusalDetail: row.refusal_detail as string | null,
-      createdAt: read.int(row.created_at),
-      settledAt: read.intOrNull(row.settled_at),
-      attempts: read.int(row.item_attempts ?? 0),
-    };
-  },
+    payoutOf(row: Row): PayoutRow {
+      return {
+        payoutId: row.payout_id as string,
+        operatorId: row.operator_id as string,
+        playerId: row.player_id as string,
+        currency: row.currency as string,
+        amountMinor: read.money(row.amount),
+        campaignId: row.campaign_id as string,
+        operatorSessionId: row.operator_session_id as string,
+        dispatchItemId: read.int(row.dispatch_item_id),
+        status: row.status as PayoutStatus,
+        balanceAfterMinor: read.moneyOrNull(row.balance_after),
+        refusalCode: row.refusal_code as string | null,
+        refusalDetail: row.refusal_detail as string | null,
+        createdAt: read.int(row.created_at),
+        settledAt: read.intOrNull(row.settled_at),
+        attempts: read.int(row.item_attempts ?? 0),
+      };
+    },
 
-  callOf(row: Row): RoundCallRow {
-    // Waiting, the body is the call's own; enqueued, its outbox item's (`item_body`, joined).
-    const body = (row.request_body ?? row.item_body) as string | null | undefined;
-    assert.ok(typeof body === 'string', `call ${String(row.call_index)} of round ${String(row.round_pk)} has its body, on the call or its item`);
-    return {
-      index: read.int(row.call_index),
-      body,
-      status: row.status as RoundCallRow['status'],
-      dispatchItemId: read.intOrNull(row.dispatch_item_id),
-      refusalCode: row.refusal_code as string | null,
-      balanceAfterMinor: read.moneyOrNull(row.balance_after),
-      finishedAt: read.intOrNull(row.finished_at),
-    };
-  },
+    callOf(row: Row): RoundCallRow {
+      // Waiting, the body is the call's own; enqueued, its outbox item's (`item_body`, joined).
+      const body = (row.request_body ?? row.item_body) as string | null | undefined;
+      assert.ok(typeof body === 'string', `call ${String(row.call_index)} of round ${String(row.round_pk)} has its body, on the call or its item`);
+      return {
+        index: read.int(row.call_index),
+        body,
+        status: row.status as RoundCallRow['status'],
+        dispatchItemId: read.intOrNull(row.dispatch_item_id),
+        refusalCode: row.refusal_code as string | null,
+        balanceAfterMinor: read.moneyOrNull(row.balance_after),
+        finishedAt: read.intOrNull(row.finished_at),
+      };
+    },
 
-  campaignOf(row: Row): CampaignRow {
-    return {
-      campaignId: row.campaign_id as string,
-      operatorId: row.operator_id as string,
-      game: row.game as string,
-      currency: row.currency as string,
-      betMinor: read.money(row.bet),
-      rounds: read.int(row.rounds),
-      expiresAt: read.intOrNull(row.expires_at),
-      createdAt: read.int(row.created_at),
-    };
-  },
+    campaignOf(row: Row): CampaignRow {
+      return {
+        campaignId: row.campaign_id as string,
+        operatorId: row.operator_id as string,
+        game: row.game as string,
+        currency: row.currency as string,
+        betMinor: read.money(row.bet),
+        rounds: read.int(row.rounds),
+        expiresAt: read.intOrNull(row.expires_at),
+        createdAt: read.int(row.created_at),
+      };
+    },
   };
 }

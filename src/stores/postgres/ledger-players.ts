@@ -10,14 +10,7 @@
 import assert from 'node:assert/strict';
 import { legsOf } from '../../ledger/accounts.js';
 import { canonicalUuid } from '../../protocol/checked-requests.js';
-import {
-  launchKeyDigest,
-  launchKeyExpiresAt,
-  planAdjustment,
-  planAuthenticate,
-  planOpeningBalance,
-  type SessionState,
-} from '../../ledger/rules.js';
+import { launchKeyDigest, launchKeyExpiresAt, planAdjustment, planAuthenticate, planOpeningBalance, type SessionState } from '../../ledger/rules.js';
 import { balanceOutcome, bookedOf, playerExists, playerNotFound, sessionOutcome } from '../../ledger/views.js';
 import type { Refusal } from '../../protocol/errors.js';
 import type {
@@ -109,7 +102,18 @@ export class LedgerPlayers {
           VALUES (${command.playerId}, ${account!.id}, ${command.currency}, ${command.country ?? null}, ${command.now}) RETURNING id`;
         if (opening > 0n) {
           const legs = legsOf({ kind: 'deposit', playerId: command.playerId, currency: command.currency });
-          await this.rows.writeSingle(dbTx, { player_pk: player!.id, account_id: account!.id, version: '0' }, canonicalUuid(command.depositId), 'deposit', legs, opening, 0n, opening, command.now, 'opening balance');
+          await this.rows.writeSingle(
+            dbTx,
+            { player_pk: player!.id, account_id: account!.id, version: '0' },
+            canonicalUuid(command.depositId),
+            'deposit',
+            legs,
+            opening,
+            0n,
+            opening,
+            command.now,
+            'opening balance',
+          );
         }
         const row = await this.rows.playerRow(dbTx, command.playerId);
         assert.ok(row, 'a player reads back in the transaction that created it');
@@ -154,8 +158,18 @@ export class LedgerPlayers {
       const booked: Booked[] = [];
       if (plan.apply) {
         const legs = legsOf({ kind: command.type, playerId: player.playerId, currency: player.currency });
-        await this.rows.writeSingle(dbTx, row, canonicalUuid(command.id), command.type, legs, plan.amount, player.balance,
-          plan.balanceAfter, command.now, command.reason ?? null);
+        await this.rows.writeSingle(
+          dbTx,
+          row,
+          canonicalUuid(command.id),
+          command.type,
+          legs,
+          plan.amount,
+          player.balance,
+          plan.balanceAfter,
+          command.now,
+          command.reason ?? null,
+        );
         booked.push(bookedOf(command.type, plan.amount, player));
       }
       return audited(dbTx, command.audit, balanceOutcome(player, plan.balanceAfter, booked));

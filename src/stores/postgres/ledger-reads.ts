@@ -9,17 +9,7 @@ import type { TransferKind } from '../../ledger/accounts.js';
 import { checkCursor } from '../../ledger/rules.js';
 import { ggrReport, pageOf, playerNotFound, playersPage, storedDecimals, transferView } from '../../ledger/views.js';
 import type { Refusal } from '../../protocol/errors.js';
-import type {
-  GgrReport,
-  GgrRequest,
-  PageOf,
-  PageRequest,
-  PlayersPage,
-  PlayersRequest,
-  RoundView,
-  TransferView,
-  VerifyReport,
-} from '../store.js';
+import type { GgrReport, GgrRequest, PageOf, PageRequest, PlayersPage, PlayersRequest, RoundView, TransferView, VerifyReport } from '../store.js';
 import { DAY_MS } from '../store.js';
 import { PLAYER_COLUMNS, storedPlayer, type Int8, type LedgerRows } from './ledger-rows.js';
 import { verifyLedger } from './verify-ledger.js';
@@ -77,10 +67,10 @@ export class LedgerReads {
   }
 
   async ggr(span: GgrRequest): Promise<GgrReport> {
-    const rows = await this.rows.sql.unsafe<{ day: Int8; game: string; currency: string; bets: string; free_bets: string; wins: string; rounds: Int8 }[]>(
-      GGR,
-      [span.from, span.to],
-    );
+    const rows = await this.rows.sql.unsafe<{ day: Int8; game: string; currency: string; bets: string; free_bets: string; wins: string; rounds: Int8 }[]>(GGR, [
+      span.from,
+      span.to,
+    ]);
     return ggrReport(
       rows.map((r) => ({
         day: Number(r.day),

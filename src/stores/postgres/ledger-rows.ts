@@ -76,8 +76,19 @@ export class BatchWrites {
   readonly balances: { accountId: Int8; playerPk: Int8; version: Int8; before: bigint; after: bigint }[] = [];
   readonly closures: { campaign: string; playerPk: Int8; accountId: Int8; now: number }[] = [];
   /** Transactions of final refusals (§6.4), kept so that their ids answer the same refusal again. */
-  readonly refusals: { uuid: string; playerPk: Int8; accountId: Int8; kind: 'bet' | 'win'; playerId: string; round: string;
-    amount: bigint; jpAmount: bigint; code: ErrorCode; detail: string; now: number }[] = [];
+  readonly refusals: {
+    uuid: string;
+    playerPk: Int8;
+    accountId: Int8;
+    kind: 'bet' | 'win';
+    playerId: string;
+    round: string;
+    amount: bigint;
+    jpAmount: bigint;
+    code: ErrorCode;
+    detail: string;
+    now: number;
+  }[] = [];
   readonly touches: { sessionPk: Int8; session: string; accountId: Int8; now: number }[] = [];
 }
 

@@ -47,7 +47,6 @@ interface RefusedRow {
 export type HotCall = { [K in HotOperationName]: { kind: K; command: OperationArgs[K] } }[HotOperationName];
 export type HotResult = BalanceOutcome | Refusal;
 
-
 /** What the calls planned so far in a batch will write: a later call that reads any of it waits for the next batch. */
 class BatchClaims {
   private readonly players = new Set<string>();
@@ -55,11 +54,7 @@ class BatchClaims {
   private readonly rounds = new Set<string>();
 
   overlaps(playerPk: Int8 | undefined, ids: string[], round: string | undefined): boolean {
-    return (
-      (playerPk !== undefined && this.players.has(playerPk)) ||
-      ids.some((id) => this.ids.has(id)) ||
-      (round !== undefined && this.rounds.has(round))
-    );
+    return (playerPk !== undefined && this.players.has(playerPk)) || ids.some((id) => this.ids.has(id)) || (round !== undefined && this.rounds.has(round));
   }
 
   claim(playerPk: Int8, ids: string[], round: string | undefined): void {
@@ -85,7 +80,6 @@ export class LedgerTransfers {
   readonly counts: BatchCounts = { fromMemory: 0, read: 0, staleCalls: 0 };
 
   constructor(private readonly rows: LedgerRows) {}
-
 
   /**
    * Runs one batch of /transaction and /payout calls and answers each, in
@@ -261,15 +255,20 @@ export class LedgerTransfers {
         const snapshot: BatchSnapshot = {
           sessions: new Map(sessionRows.map((row) => [row.uuid, row])),
           // A booked transfer wins over a refusal of the same id (only a conflicting reuse of an id could make both).
-          seen: new Map([...refusedRows.map((row): [string, SeenTransfer] => [row.uuid, refusedTransaction(row)]),
-            ...seenRows.map((row): [string, SeenTransfer] => [row.uuid, seenTransfer(row)])]),
+          seen: new Map([
+            ...refusedRows.map((row): [string, SeenTransfer] => [row.uuid, refusedTransaction(row)]),
+            ...seenRows.map((row): [string, SeenTransfer] => [row.uuid, seenTransfer(row)]),
+          ]),
           rounds: new Map(roundRows.map((row) => [row.uuid, row])),
           closures: new Set(closureRows.map((row) => `${row.campaign_uuid}/${row.player_pk}`)),
         };
 
         // Read under the locks: true now, and true at each row's version for as long as no one writes it.
         for (const row of sessionRows) {
-          this.rows.memory.learn(row, roundRows.filter((round) => round.player_id === row.player_id));
+          this.rows.memory.learn(
+            row,
+            roundRows.filter((round) => round.player_id === row.player_id),
+          );
           held.push(row.player_pk);
         }
         this.rows.memory.hold(held);
@@ -423,9 +422,7 @@ interface BatchSnapshot {
 
 /** The idempotency ids a call claims: its transaction ids, or its payout id. */
 function idsOf(call: HotCall): string[] {
-  return call.kind === 'transact'
-    ? call.command.request.transactions.map((tx) => tx.id)
-    : [call.command.request.payoutId];
+  return call.kind === 'transact' ? call.command.request.transactions.map((tx) => tx.id) : [call.command.request.payoutId];
 }
 
 function refusedTransaction(row: RefusedRow): SeenTransfer {

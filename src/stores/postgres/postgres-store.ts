@@ -137,10 +137,7 @@ export class PostgresStore implements WalletStore {
       batchCallsMax: options.batchCallsMax ?? BATCH_CALLS_MAX,
       batchStallMs: options.batchStallMs ?? BATCH_STALL_CALL_DEADLINES * timeoutMs,
     });
-    const deadlines = new CallDeadlines(
-      timeoutMs,
-      () => new UnavailableError(`no answer from the database within ${timeoutMs} ms; resend the same request`),
-    );
+    const deadlines = new CallDeadlines(timeoutMs, () => new UnavailableError(`no answer from the database within ${timeoutMs} ms; resend the same request`));
     return new PostgresStore(sql, ledger, batcher, options.inflightCallsMax ?? INFLIGHT_CALLS_MAX, deadlines, { url: options.url, settings });
   }
 

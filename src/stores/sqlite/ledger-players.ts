@@ -9,14 +9,7 @@
 import assert from 'node:assert/strict';
 import { legsOf } from '../../ledger/accounts.js';
 import { canonicalUuid } from '../../protocol/checked-requests.js';
-import {
-  launchKeyDigest,
-  launchKeyExpiresAt,
-  planAdjustment,
-  planAuthenticate,
-  planOpeningBalance,
-  type SessionState,
-} from '../../ledger/rules.js';
+import { launchKeyDigest, launchKeyExpiresAt, planAdjustment, planAuthenticate, planOpeningBalance, type SessionState } from '../../ledger/rules.js';
 import { balanceOutcome, bookedOf, playerExists, playerNotFound, sessionOutcome } from '../../ledger/views.js';
 import type { Refusal } from '../../protocol/errors.js';
 import type {
@@ -89,8 +82,7 @@ export class LedgerPlayers {
       this.rows.memory.forgetSession(sessionId);
     } else {
       sessionId = canonicalUuid(command.newSessionId);
-      const sessionPk = this.statements.insertSession.run(uuidToBytes(sessionId), row.player_pk, command.game, command.now, command.now)
-        .lastInsertRowid;
+      const sessionPk = this.statements.insertSession.run(uuidToBytes(sessionId), row.player_pk, command.game, command.now, command.now).lastInsertRowid;
       const bound = this.statements.bindKey.run(sessionPk, row.key_pk);
       assert.equal(bound.changes, 1, 'a launch key opens one session');
     }
@@ -149,8 +141,7 @@ export class LedgerPlayers {
 
   setBlocked(command: BlockCommand): PlayerView | Refusal {
     const playerPk = this.statements.setBlocked.get(command.blocked ? 1 : 0, command.blocked ? (command.reason ?? null) : null, command.playerId) as
-      | bigint
-      | undefined;
+      bigint | undefined;
     if (playerPk === undefined) return playerNotFound(command.playerId);
     this.rows.memory.forgetPlayer(playerPk);
     return this.getPlayer(command.playerId);

@@ -9,17 +9,7 @@ import type { TransferKind } from '../../ledger/accounts.js';
 import { checkCursor } from '../../ledger/rules.js';
 import { ggrReport, pageOf, playerNotFound, playersPage, storedDecimals, transferView } from '../../ledger/views.js';
 import type { Refusal } from '../../protocol/errors.js';
-import type {
-  GgrReport,
-  GgrRequest,
-  PageOf,
-  PageRequest,
-  PlayersPage,
-  PlayersRequest,
-  RoundView,
-  TransferView,
-  VerifyReport,
-} from '../store.js';
+import type { GgrReport, GgrRequest, PageOf, PageRequest, PlayersPage, PlayersRequest, RoundView, TransferView, VerifyReport } from '../store.js';
 import { DAY_MS } from '../store.js';
 import { bytesToUuid } from '../uuid-bytes.js';
 import { PLAYER_COLUMNS, storedPlayer, type LedgerRows } from './ledger-rows.js';
@@ -105,7 +95,15 @@ export class LedgerReads {
       rounds: bigint;
     }[];
     return ggrReport(
-      rows.map((r) => ({ day: Number(r.day), game: r.game, currency: r.currency, bets: r.bets, freeBets: r.free_bets, wins: r.wins, rounds: Number(r.rounds) })),
+      rows.map((r) => ({
+        day: Number(r.day),
+        game: r.game,
+        currency: r.currency,
+        bets: r.bets,
+        freeBets: r.free_bets,
+        wins: r.wins,
+        rounds: Number(r.rounds),
+      })),
       this.rows.currencies,
     );
   }

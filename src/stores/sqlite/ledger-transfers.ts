@@ -137,15 +137,8 @@ export class LedgerTransfers {
       if (plan.createRound) {
         const finished = plan.closeRound ? 1 : 0;
         roundPk = BigInt(
-          this.statements.insertRound.run(
-            roundBytes,
-            row.player_pk,
-            request.game,
-            finished,
-            now,
-            plan.closeRound ? now : null,
-            row.last_round_id,
-          ).lastInsertRowid,
+          this.statements.insertRound.run(roundBytes, row.player_pk, request.game, finished, now, plan.closeRound ? now : null, row.last_round_id)
+            .lastInsertRowid,
         );
         this.rows.roundIds.added(roundKey, roundPk);
         lastRoundId = roundPk;

@@ -55,7 +55,10 @@ const CLONED = { json: false } as const;
 
 export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
   // Nearly every request is one of these: they cross as flat arrays (packed-codecs.ts), their amounts exact decimals.
-  transact: { run: ({ ledger }, command) => ledger.transfers.transact(command), handoff: { json: true, args: PACKED_TRANSACTION_COMMAND, outcome: PACKED_BALANCE } },
+  transact: {
+    run: ({ ledger }, command) => ledger.transfers.transact(command),
+    handoff: { json: true, args: PACKED_TRANSACTION_COMMAND, outcome: PACKED_BALANCE },
+  },
   payout: { run: ({ ledger }, command) => ledger.transfers.payout(command), handoff: { json: true, args: PACKED_PAYOUT_COMMAND, outcome: PACKED_BALANCE } },
   authenticate: { run: ({ ledger }, command) => ledger.players.authenticate(command), handoff: AS_JSON },
   // A back-office write's audit row is written inside the call's savepoint, so it commits with the change
@@ -63,7 +66,10 @@ export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
   createPlayer: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.createPlayer(command)), handoff: AS_JSON },
   getPlayer: { run: ({ ledger }, playerId) => ledger.players.getPlayer(playerId), handoff: AS_JSON },
   createLaunchKey: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.createLaunchKey(command)), handoff: AS_JSON },
-  adjust: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.adjust(command)), handoff: { json: true, outcome: PACKED_BALANCE } },
+  adjust: {
+    run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.adjust(command)),
+    handoff: { json: true, outcome: PACKED_BALANCE },
+  },
   setBlocked: { run: ({ ledger, staff }, command) => staff.audited(command.audit, ledger.players.setBlocked(command)), handoff: AS_JSON },
   // Page cursors are bigints, which JSON cannot carry.
   listRounds: { run: ({ ledger }, page) => ledger.reads.listRounds(page), handoff: CLONED },

@@ -97,9 +97,7 @@ export function verifyLedger(db: Database.Database): VerifyReport {
   };
   const counts = {
     transfers: count('SELECT COUNT(*) AS n FROM transfers'),
-    malformed: count(
-      'SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id',
-    ),
+    malformed: count('SELECT COUNT(*) AS n FROM transfers WHERE amount < 0 OR jp_amount < 0 OR jp_amount > amount OR debit_account_id = credit_account_id'),
     crossCurrency: count(`SELECT COUNT(*) AS n FROM transfers t
       JOIN accounts d ON d.id = t.debit_account_id JOIN accounts c ON c.id = t.credit_account_id WHERE d.currency <> c.currency`),
     dangling: count(`SELECT COUNT(*) AS n FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.debit_account_id)

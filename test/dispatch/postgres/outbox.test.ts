@@ -200,10 +200,18 @@ describe('PostgreSQL outbox', { skip }, () => {
     try {
       await Promise.race([holding, claiming]);
       const limits = { batchSizeMax: 10, operatorInFlightMax: 10, leaseMs: 30_000 };
-      assert.deepEqual((await outbox.claim(NOW, 'a', limits)).map((one) => one.id), [second], 'op-2 only, and at once');
+      assert.deepEqual(
+        (await outbox.claim(NOW, 'a', limits)).map((one) => one.id),
+        [second],
+        'op-2 only, and at once',
+      );
       release();
       await claiming;
-      assert.deepEqual((await outbox.claim(NOW, 'a', limits)).map((one) => one.id), [first], 'op-1 once the other claim is over');
+      assert.deepEqual(
+        (await outbox.claim(NOW, 'a', limits)).map((one) => one.id),
+        [first],
+        'op-1 once the other claim is over',
+      );
     } finally {
       release();
       await claiming.catch(() => {});
@@ -211,7 +219,7 @@ describe('PostgreSQL outbox', { skip }, () => {
     }
   });
 
-  test("two open transactions adding to one key at once: the later fails and changes nothing", async () => {
+  test('two open transactions adding to one key at once: the later fails and changes nothing', async () => {
     const first = await db.enqueueOpen(item('op-1', 'r-1'), NOW);
     // Its refusal is taken from the start: it may arrive before the await after the first's commit returns here.
     const second = db.enqueue([item('op-1', 'r-1', { kind: 'win' })], NOW).then(
@@ -226,10 +234,19 @@ describe('PostgreSQL outbox', { skip }, () => {
     await first.commit();
     assert.equal((await second)?.code, '23505', 'the later insert fails on the key');
     const outbox = db.node();
-    assert.deepEqual((await outbox.list({ status: 'pending' })).map((one) => [one.kind, one.sequence]), [['bet', 1]]);
+    assert.deepEqual(
+      (await outbox.list({ status: 'pending' })).map((one) => [one.kind, one.sequence]),
+      [['bet', 1]],
+    );
     assert.equal(await db.causes(), 0, 'the later transaction wrote nothing');
     await db.enqueue([item('op-1', 'r-1', { kind: 'win' })], NOW);
-    assert.deepEqual((await outbox.list({ status: 'pending' })).map((one) => [one.kind, one.sequence]), [['bet', 1], ['win', 2]]);
+    assert.deepEqual(
+      (await outbox.list({ status: 'pending' })).map((one) => [one.kind, one.sequence]),
+      [
+        ['bet', 1],
+        ['win', 2],
+      ],
+    );
   });
 
   test('a conflict in an outcome’s transaction is run again, a bounded number of times, then reaches the caller with nothing applied', async () => {
@@ -285,7 +302,13 @@ describe('PostgreSQL outbox: its migration', { skip }, () => {
       });
       const [round] = await sql<{ dispatch_item_id: string }[]>`SELECT dispatch_item_id FROM rounds`;
       assert.equal(Number(round!.dispatch_item_id), id);
-      for (const [column, value] of [['status', 'lost'], ['kind', 'refund'], ['after_refusal', 'maybe'], ['sequence', 0], ['attempts', -1]] as const) {
+      for (const [column, value] of [
+        ['status', 'lost'],
+        ['kind', 'refund'],
+        ['after_refusal', 'maybe'],
+        ['sequence', 0],
+        ['attempts', -1],
+      ] as const) {
         await assert.rejects(
           sql.unsafe(`UPDATE dispatch_items SET ${column} = $1 WHERE id = $2`, [value, id]),
           (error: { code?: string }) => error.code === '23514',

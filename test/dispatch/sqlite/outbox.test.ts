@@ -39,8 +39,14 @@ test('a claim takes no item above the id its caller knows durable', async () => 
   const [first, second] = db.transaction(() => [item('r-1'), item('r-2')].map((one) => SqliteOutbox.enqueue(db, one, NOW).id))();
   assert.deepEqual(await gated.claim(NOW, 'a', CLAIM_LIMITS), []);
   durable = first!;
-  assert.deepEqual((await gated.claim(NOW, 'a', CLAIM_LIMITS)).map((one) => one.id), [first]);
+  assert.deepEqual(
+    (await gated.claim(NOW, 'a', CLAIM_LIMITS)).map((one) => one.id),
+    [first],
+  );
   durable = second!;
-  assert.deepEqual((await gated.claim(NOW, 'a', CLAIM_LIMITS)).map((one) => one.id), [second]);
+  assert.deepEqual(
+    (await gated.claim(NOW, 'a', CLAIM_LIMITS)).map((one) => one.id),
+    [second],
+  );
   db.close();
 });

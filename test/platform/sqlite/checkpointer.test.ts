@@ -186,7 +186,10 @@ describe('background checkpointer', () => {
   test('the retry delay doubles from its first value up to its cap', () => {
     const first = CHECKPOINT_RETRY_DELAY_MS_FIRST;
     const max = CHECKPOINT_RETRY_DELAY_MS_MAX;
-    assert.deepEqual([1, 2, 3, 4].map((failed) => checkpointRetryDelayMs(failed, first, max)), [first, first * 2, first * 4, first * 8]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((failed) => checkpointRetryDelayMs(failed, first, max)),
+      [first, first * 2, first * 4, first * 8],
+    );
     assert.equal(checkpointRetryDelayMs(1_000, first, max), max);
     assert.ok(first > 0 && first < max);
   });

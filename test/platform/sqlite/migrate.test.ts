@@ -27,7 +27,10 @@ function withDatabase(run: (path: string) => void): void {
 }
 
 const versionsOf = (db: ReturnType<typeof openDatabase>) =>
-  (db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').raw().all() as [bigint, string][]).map(([version, name]) => [Number(version), name]);
+  (db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').raw().all() as [bigint, string][]).map(([version, name]) => [
+    Number(version),
+    name,
+  ]);
 
 test('applies the versions in order, each once, and records them', () => {
   withDatabase((path) => {
@@ -60,7 +63,10 @@ test('a version that fails rolls back whole and stops; the versions before it st
       const failing: Migration = { version: 3, name: 'broken', sql: 'CREATE TABLE tags (id INTEGER PRIMARY KEY); CREATE TABLE notes (id INTEGER)' };
       assert.throws(() => migrate(db, [...MIGRATIONS, failing]), /notes already exists/);
       assert.equal(db.inTransaction, false);
-      assert.deepEqual(versionsOf(db).map(([version]) => version), [1, 2]);
+      assert.deepEqual(
+        versionsOf(db).map(([version]) => version),
+        [1, 2],
+      );
       assert.equal(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'tags'").pluck().get(), 0n);
     } finally {
       db.close();

@@ -92,9 +92,7 @@ const ALL: ProviderStoreBackend[] = [
         store: opened,
         async committed(sql) {
           const rows = await other.unsafe(sql);
-          return rows.map((row) =>
-            Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'number' ? BigInt(value) : value])),
-          );
+          return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'number' ? BigInt(value) : value])));
         },
         async breakWrites(table, event, message) {
           const name = `${schema.name}.break_${table}_${event.toLowerCase()}`;
@@ -120,6 +118,8 @@ const ALL: ProviderStoreBackend[] = [
 ];
 
 export const PROVIDER_STORE_BACKENDS: ProviderStoreBackend[] = (() => {
-  const wanted = process.env.STORES?.split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = process.env.STORES?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return wanted ? ALL.filter((backend) => wanted.includes(backend.name)) : ALL;
 })();

@@ -50,7 +50,10 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await realSession(store, { operatorId: 'other-op', now: NOW });
       const asked = payoutOf({ amountMinor: 5_050n });
       const written = await store.createPayout(asked);
-      assert.ok(written.ok && written.kind === 'created', JSON.stringify(written, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+      assert.ok(
+        written.ok && written.kind === 'created',
+        JSON.stringify(written, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+      );
       assert.equal(written.payout.status, 'pending');
       assert.equal(written.payout.operatorSessionId, latest.operatorSessionId);
       await store.durable();
@@ -150,8 +153,14 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       assert.equal(afterResolved.balanceAfterMinor, null);
 
       const pages = await store.listPayouts(2, { status: 'paid' });
-      assert.deepEqual(pages.payouts.map((p) => p.payoutId), [resolved!.payoutId, paid!.payoutId]);
-      assert.deepEqual((await store.listPayouts(10, { status: 'refused' })).payouts.map((p) => p.payoutId), [refused!.payoutId]);
+      assert.deepEqual(
+        pages.payouts.map((p) => p.payoutId),
+        [resolved!.payoutId, paid!.payoutId],
+      );
+      assert.deepEqual(
+        (await store.listPayouts(10, { status: 'refused' })).payouts.map((p) => p.payoutId),
+        [refused!.payoutId],
+      );
       assert.equal((await store.listPayouts(10, { before: pages.cursors[0]! })).payouts.length, 2);
     });
 

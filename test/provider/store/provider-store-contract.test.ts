@@ -36,7 +36,8 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
     afterEach(async () => opened.cleanup());
 
     const count = async (table: string) => Number((await opened.committed(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
-    const committedItems = async () => (await opened.committed('SELECT status, ordering_key FROM dispatch_items ORDER BY id')) as { status: string; ordering_key: string }[];
+    const committedItems = async () =>
+      (await opened.committed('SELECT status, ordering_key FROM dispatch_items ORDER BY id')) as { status: string; ordering_key: string }[];
     const committedRound = async (pk: number) =>
       (await opened.committed(`SELECT status, refusal_code, refusal_detail, balance_after, attempts FROM rounds WHERE id = ${pk}`))[0];
     const committedSession = async (pk: number) => (await opened.committed(`SELECT balance, nonce, server_seed_sealed FROM game_sessions WHERE id = ${pk}`))[0];
@@ -104,7 +105,10 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       } finally {
         stop();
       }
-      assert.deepEqual((await committedItems()).map((one) => one.status), ['sent', 'refused', 'resolved']);
+      assert.deepEqual(
+        (await committedItems()).map((one) => one.status),
+        ['sent', 'refused', 'resolved'],
+      );
       assert.deepEqual(await committedRound(won!.pk), { status: 'settled', refusal_code: null, refusal_detail: null, balance_after: 9_850n, attempts: 1n });
       assert.deepEqual(await committedRound(refused!.pk), {
         status: 'refused',
@@ -157,7 +161,10 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await assert.rejects(store.outbox.sent(round.dispatchItemId!, 'node', OK('1'), NOW + 1), /refused the update/);
       await assert.rejects(store.outbox.refused(round.dispatchItemId!, 'node', { status: 409, detail: 'no' }, NOW + 1), /refused the update/);
       await store.durable();
-      assert.deepEqual((await committedItems()).map((one) => one.status), ['pending']);
+      assert.deepEqual(
+        (await committedItems()).map((one) => one.status),
+        ['pending'],
+      );
       assert.equal((await committedRound(round.pk))!.status, 'pending');
       await mend();
       const [again] = await store.outbox.claim(NOW + 1_000, 'node', CLAIM_LIMITS);
@@ -172,7 +179,9 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
     test("a free round is written only while its campaign has a round left and its finished flag is right, whichever of the player's sessions plays it", async () => {
       const campaignId = randomUUID();
       assert.equal(
-        await store.putCampaign({ campaignId, operatorId: 'op', game: 'dice', currency: 'EUR', betMinor: 100n, rounds: 2, expiresAt: null, createdAt: NOW }, ['p-1']),
+        await store.putCampaign({ campaignId, operatorId: 'op', game: 'dice', currency: 'EUR', betMinor: 100n, rounds: 2, expiresAt: null, createdAt: NOW }, [
+          'p-1',
+        ]),
         'created',
       );
       // Two launches of one player: each planned its round on the same reading, one round used of none.
@@ -253,22 +262,43 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
 
     test("a launch's session is created once: opening it again answers the first, and reopening a real one takes the operator's answer", async () => {
       const session = await openSession();
-      const again = await store.createSession({ ...session, operatorSessionId: randomUUID(), balanceMinor: 1n, sealedSeed: sealedNext(NEXT_SEED).sealed, now: NOW + 1 });
+      const again = await store.createSession({
+        ...session,
+        operatorSessionId: randomUUID(),
+        balanceMinor: 1n,
+        sealedSeed: sealedNext(NEXT_SEED).sealed,
+        now: NOW + 1,
+      });
       assert.deepEqual(again, session);
       assert.deepEqual(await store.sessionByLaunch(session.launchId), session);
       const reopened = await store.reopenSession(session.pk, 'op-session-2', 4_200n, NOW + 2);
-      assert.deepEqual({ op: reopened.operatorSessionId, balance: reopened.balanceMinor, at: reopened.lastActiveAt }, { op: 'op-session-2', balance: 4_200n, at: NOW + 2 });
+      assert.deepEqual(
+        { op: reopened.operatorSessionId, balance: reopened.balanceMinor, at: reopened.lastActiveAt },
+        { op: 'op-session-2', balance: 4_200n, at: NOW + 2 },
+      );
       await store.durable();
       assert.equal(await count('game_sessions'), 1);
     });
 
     test('a campaign put again is the same one (its new players added) or a conflict that writes nothing', async () => {
-      const campaign = { campaignId: randomUUID(), operatorId: 'op', game: 'dice', currency: 'EUR', betMinor: 100n, rounds: 3, expiresAt: NOW + 60_000, createdAt: NOW };
+      const campaign = {
+        campaignId: randomUUID(),
+        operatorId: 'op',
+        game: 'dice',
+        currency: 'EUR',
+        betMinor: 100n,
+        rounds: 3,
+        expiresAt: NOW + 60_000,
+        createdAt: NOW,
+      };
       assert.equal(await store.putCampaign(campaign, ['p-1']), 'created');
       assert.equal(await store.putCampaign({ ...campaign, createdAt: NOW + 1 }, ['p-2', 'p-1']), 'exists');
       assert.equal(await store.putCampaign({ ...campaign, rounds: 4 }, ['p-3']), 'conflict');
       assert.deepEqual((await store.campaign(campaign.campaignId))?.players, ['p-1', 'p-2']);
-      assert.deepEqual((await store.campaignsOf('op', 'p-2', 'dice', 'EUR', NOW)).map((c) => c.campaignId), [campaign.campaignId]);
+      assert.deepEqual(
+        (await store.campaignsOf('op', 'p-2', 'dice', 'EUR', NOW)).map((c) => c.campaignId),
+        [campaign.campaignId],
+      );
       assert.deepEqual(await store.campaignsOf('op', 'p-2', 'dice', 'EUR', NOW + 60_000), [], 'expired');
       await store.durable();
       assert.equal(await count('campaigns'), 1);

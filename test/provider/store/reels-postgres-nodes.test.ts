@@ -86,41 +86,56 @@ function reelsRound(session: GameSessionRow, shape: { jackpotHit?: boolean; free
 
 const session = (store: PostgresProviderStore) => realSession(store, { operatorId: 'op', now: NOW, playerId: `p-${randomUUID().slice(0, 6)}` });
 
-test('jackpot rounds of one pool on two nodes at once: each takes the pool the one before it left, none pays it twice', { skip: POSTGRES_UNAVAILABLE }, async () => {
-  const sessions = await Promise.all(Array.from({ length: RACERS }, (_, i) => session(i % 2 === 0 ? a : b)));
-  // The pool exists and has grown by one contribution.
-  begun(await a.beginReelsRound(reelsRound(await session(a), {}), sealedNext(SEED)));
-  const wins = (
-    await Promise.all(sessions.map((one, i) => (i % 2 === 0 ? a : b).beginReelsRound(reelsRound(one, { jackpotHit: true }), sealedNext(SEED))))
-  ).map((write) => begun(write).reels!.jackpotWinMinor!);
-  // One of them took the grown pool; every other one the seed its predecessor left, plus its own contribution.
-  assert.deepEqual([...wins].sort((x, y) => Number(x - y)), [...Array(RACERS - 1).fill(POOL_SEED + 1n), POOL_SEED + 2n]);
-  assert.equal(await a.jackpotPool('op', 'reels', 'EUR', POOL_SEED), POOL_SEED);
-});
+test(
+  'jackpot rounds of one pool on two nodes at once: each takes the pool the one before it left, none pays it twice',
+  { skip: POSTGRES_UNAVAILABLE },
+  async () => {
+    const sessions = await Promise.all(Array.from({ length: RACERS }, (_, i) => session(i % 2 === 0 ? a : b)));
+    // The pool exists and has grown by one contribution.
+    begun(await a.beginReelsRound(reelsRound(await session(a), {}), sealedNext(SEED)));
+    const wins = (
+      await Promise.all(sessions.map((one, i) => (i % 2 === 0 ? a : b).beginReelsRound(reelsRound(one, { jackpotHit: true }), sealedNext(SEED))))
+    ).map((write) => begun(write).reels!.jackpotWinMinor!);
+    // One of them took the grown pool; every other one the seed its predecessor left, plus its own contribution.
+    assert.deepEqual(
+      [...wins].sort((x, y) => Number(x - y)),
+      [...Array(RACERS - 1).fill(POOL_SEED + 1n), POOL_SEED + 2n],
+    );
+    assert.equal(await a.jackpotPool('op', 'reels', 'EUR', POOL_SEED), POOL_SEED);
+  },
+);
 
-test("a feature's last free spin on one node racing the base spin's answer on the other enqueues the feature's call once", { skip: POSTGRES_UNAVAILABLE }, async () => {
-  for (let trial = 0; trial < 10; trial++) {
-    const round = begun(await a.beginReelsRound(reelsRound(await session(a), { freeSpins: 10 }), sealedNext(SEED)));
-    await a.outbox.claim(NOW + 60_000, 'node-a', CLAIM_LIMITS);
-    assert.ok(await a.outbox.sent(round.dispatchItemId!, 'node-a', { status: 200, detail: 'ok', balance: '99' }, NOW + 1));
-    // Other tests' items may be due too: this round's are found by its key.
-    const baseItem = (await b.outbox.claim(NOW + 60_000, 'node-b', CLAIM_LIMITS)).find((item) => item.orderingKey === round.roundId);
-    assert.ok(baseItem);
-    // The answer of the base spin's call on node b, the last free spins on node a, at once.
-    const [sent, spun] = await Promise.all([
-      b.outbox.sent(baseItem.id, 'node-b', { status: 200, detail: 'ok', balance: '99' }, NOW + 2),
-      a.playFreeSpins(round.pk, 0, 10, NOW + 2, SEED),
-    ]);
-    assert.ok(sent && spun.ok);
-    const calls = await a.roundCalls(round.pk);
-    assert.deepEqual(calls.map((call) => call.status), ['accepted', 'accepted', 'pending'], `trial ${trial}`);
-    const items = (await a.outbox.list({ status: 'pending' })).filter((item) => item.orderingKey === round.roundId);
-    assert.equal(items.length, 1, `trial ${trial}: the feature's call, once`);
-    const featureItem = (await a.outbox.claim(NOW + 60_000, 'node-a', CLAIM_LIMITS)).find((item) => item.orderingKey === round.roundId);
-    await a.outbox.sent(featureItem!.id, 'node-a', { status: 200, detail: 'ok', balance: '101' }, NOW + 3);
-    assert.equal((await a.round(round.pk)).status, 'settled');
-  }
-});
+test(
+  "a feature's last free spin on one node racing the base spin's answer on the other enqueues the feature's call once",
+  { skip: POSTGRES_UNAVAILABLE },
+  async () => {
+    for (let trial = 0; trial < 10; trial++) {
+      const round = begun(await a.beginReelsRound(reelsRound(await session(a), { freeSpins: 10 }), sealedNext(SEED)));
+      await a.outbox.claim(NOW + 60_000, 'node-a', CLAIM_LIMITS);
+      assert.ok(await a.outbox.sent(round.dispatchItemId!, 'node-a', { status: 200, detail: 'ok', balance: '99' }, NOW + 1));
+      // Other tests' items may be due too: this round's are found by its key.
+      const baseItem = (await b.outbox.claim(NOW + 60_000, 'node-b', CLAIM_LIMITS)).find((item) => item.orderingKey === round.roundId);
+      assert.ok(baseItem);
+      // The answer of the base spin's call on node b, the last free spins on node a, at once.
+      const [sent, spun] = await Promise.all([
+        b.outbox.sent(baseItem.id, 'node-b', { status: 200, detail: 'ok', balance: '99' }, NOW + 2),
+        a.playFreeSpins(round.pk, 0, 10, NOW + 2, SEED),
+      ]);
+      assert.ok(sent && spun.ok);
+      const calls = await a.roundCalls(round.pk);
+      assert.deepEqual(
+        calls.map((call) => call.status),
+        ['accepted', 'accepted', 'pending'],
+        `trial ${trial}`,
+      );
+      const items = (await a.outbox.list({ status: 'pending' })).filter((item) => item.orderingKey === round.roundId);
+      assert.equal(items.length, 1, `trial ${trial}: the feature's call, once`);
+      const featureItem = (await a.outbox.claim(NOW + 60_000, 'node-a', CLAIM_LIMITS)).find((item) => item.orderingKey === round.roundId);
+      await a.outbox.sent(featureItem!.id, 'node-a', { status: 200, detail: 'ok', balance: '101' }, NOW + 3);
+      assert.equal((await a.round(round.pk)).status, 'settled');
+    }
+  },
+);
 
 test('two nodes sweeping at once complete each left round once', { skip: POSTGRES_UNAVAILABLE }, async () => {
   const left = [];

@@ -130,10 +130,16 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       const callBodies = async () => (await store.roundCalls(round.pk)).map((call) => [call.status, call.body]);
       const heldByCalls = async () => {
         await store.durable();
-        return (await opened.committed(`SELECT call_index, request_body FROM round_calls WHERE round_pk = ${round.pk} ORDER BY call_index`)).map((row) => row.request_body);
+        return (await opened.committed(`SELECT call_index, request_body FROM round_calls WHERE round_pk = ${round.pk} ORDER BY call_index`)).map(
+          (row) => row.request_body,
+        );
       };
 
-      assert.deepEqual(await callBodies(), [['pending', texts[0]], ['waiting', texts[1]], ['waiting', texts[2]]]);
+      assert.deepEqual(await callBodies(), [
+        ['pending', texts[0]],
+        ['waiting', texts[1]],
+        ['waiting', texts[2]],
+      ]);
       assert.deepEqual(await heldByCalls(), [null, texts[1], texts[2]]);
       await answerDue(NOW + 1);
       assert.deepEqual(await heldByCalls(), [null, null, texts[2]], "the base spin's call enqueued by the bet's answer");
@@ -141,14 +147,25 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       await answerDue(NOW + 3);
       assert.deepEqual(await heldByCalls(), [null, null, null], "the feature's call enqueued once the spins are played and the base spin answered");
       await answerDue(NOW + 4);
-      assert.deepEqual(await callBodies(), texts.map((text) => ['accepted', text]));
+      assert.deepEqual(
+        await callBodies(),
+        texts.map((text) => ['accepted', text]),
+      );
       for (const text of texts) assert.equal(await copies(text), 1, `${JSON.parse(text).body}: one copy`);
       assert.equal((await store.round(round.pk)).status, 'settled');
     });
   });
 
   describe(`the upgrade to bodies stored once (migration 7): ${backend.name}`, { skip: backend.unavailable }, () => {
-    const texts = { sent: body('sent'), pending: body('pending'), differs: body('differs'), item: body('its item'), bet: body('bet'), base: body('base'), feature: body('feature') };
+    const texts = {
+      sent: body('sent'),
+      pending: body('pending'),
+      differs: body('differs'),
+      item: body('its item'),
+      bet: body('bet'),
+      base: body('base'),
+      feature: body('feature'),
+    };
     let database: { store: ProviderStore; committed: (sql: string) => Promise<Record<string, unknown>[]>; cleanup: () => Promise<void> };
     beforeEach(async () => {
       database = await versionSixDatabase(backend.name, versionSixRows(backend.name, texts));
@@ -175,7 +192,10 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
         [texts.sent, texts.pending, texts.differs, null, null],
         'each dice round reads its body; a round whose own copy differs from its item reads its own',
       );
-      assert.deepEqual((await store.roundCalls(5)).map((call) => call.body), [texts.bet, texts.base, texts.feature]);
+      assert.deepEqual(
+        (await store.roundCalls(5)).map((call) => call.body),
+        [texts.bet, texts.base, texts.feature],
+      );
       for (const text of Object.values(texts)) assert.equal(await copiesOf(committed, text), 1, `${JSON.parse(text).body}: one copy`);
 
       // The round an earlier version left pending is finished from its item as any other, its body read through it.
@@ -268,7 +288,9 @@ async function versionSixDatabase(
     return {
       store,
       committed: async (query) =>
-        (await sql.unsafe(query)).map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'number' ? BigInt(value) : value]))),
+        (await sql.unsafe(query)).map((row) =>
+          Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'number' ? BigInt(value) : value])),
+        ),
       cleanup: async () => {
         try {
           await store.close();

@@ -101,18 +101,36 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
     test('no seed not yet revealed is left in any column; revealed ones stay; the round in its feature opens to its seed', async () => {
       store = await openProviderStore(database.database, { currencies: CURRENCIES, postgres: PROVIDER_TEST_POOL, seeds });
       const values = await everyValue(database.database);
-      for (const [name, plain] of [['the dice session', rows.seeds.diceNext], ['the reels session', rows.seeds.reelsNext], ['the round in its feature', rows.seeds.feature]]) {
-        assert.deepEqual(holding(values, plain!).map((one) => `${one.table}.${one.column}`), [], `${name}'s seed is in no column`);
+      for (const [name, plain] of [
+        ['the dice session', rows.seeds.diceNext],
+        ['the reels session', rows.seeds.reelsNext],
+        ['the round in its feature', rows.seeds.feature],
+      ]) {
+        assert.deepEqual(
+          holding(values, plain!).map((one) => `${one.table}.${one.column}`),
+          [],
+          `${name}'s seed is in no column`,
+        );
       }
-      for (const [name, plain] of [['the dice round', rows.seeds.dice], ['the finished reels round', rows.seeds.reelsDone]]) {
-        assert.deepEqual(holding(values, plain!).map((one) => `${one.table}.${one.column}`), ['rounds.server_seed'], `${name}'s revealed seed stays`);
+      for (const [name, plain] of [
+        ['the dice round', rows.seeds.dice],
+        ['the finished reels round', rows.seeds.reelsDone],
+      ]) {
+        assert.deepEqual(
+          holding(values, plain!).map((one) => `${one.table}.${one.column}`),
+          ['rounds.server_seed'],
+          `${name}'s revealed seed stays`,
+        );
       }
 
-      for (const [pk, old] of [[1, rows.seeds.diceNext], [2, rows.seeds.reelsNext]] as const) {
+      for (const [pk, old] of [
+        [1, rows.seeds.diceNext],
+        [2, rows.seeds.reelsNext],
+      ] as const) {
         const session = await store.session(pk);
         const fresh = openSessionSeed(keyring, session);
         assert.equal(commitment(fresh), session.serverSeedHash);
-        assert.notEqual(session.serverSeedHash, commitment(old), "the old commitment ended: every earlier copy of the database held its seed");
+        assert.notEqual(session.serverSeedHash, commitment(old), 'the old commitment ended: every earlier copy of the database held its seed');
       }
       const [feature] = await store.pendingRounds(2);
       assert.equal(feature?.roundId, rows.ids.feature);
@@ -121,7 +139,9 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
       assert.equal(feature!.serverSeedHash, commitment(rows.seeds.feature));
 
       assert.deepEqual(await store.sealPlainSeeds(seeds), { sessions: 0, rounds: 0 }, 'opened again, there is nothing left to seal');
-      const versions = (await everyValue(database.database)).filter((one) => one.table === 'schema_migrations' && one.column === 'name').map((one) => one.value);
+      const versions = (await everyValue(database.database))
+        .filter((one) => one.table === 'schema_migrations' && one.column === 'name')
+        .map((one) => one.value);
       assert.ok(versions.includes('sealed-seeds'));
     });
   });

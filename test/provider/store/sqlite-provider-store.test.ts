@@ -60,7 +60,15 @@ test('the writes of one turn are committed together when the turn ends, and dura
   const second = await openSession();
   begun(await store.beginRealRound(roundOf(first, 0), sealedNext(SEED)));
   begun(await store.beginRealRound(roundOf(second, 0), sealedNext(SEED)));
-  const payout = await store.createPayout({ payoutId: randomUUID(), operatorId: 'op', playerId: 'p-1', currency: 'EUR', amountMinor: 1n, campaignId: randomUUID(), createdAt: NOW });
+  const payout = await store.createPayout({
+    payoutId: randomUUID(),
+    operatorId: 'op',
+    playerId: 'p-1',
+    currency: 'EUR',
+    amountMinor: 1n,
+    campaignId: randomUUID(),
+    createdAt: NOW,
+  });
   assert.ok(payout.ok && payout.kind === 'created');
   // This connection reads its own open turn; another sees nothing of it yet.
   assert.equal((await store.listRounds(10)).length, 2);
@@ -82,7 +90,10 @@ test('a write that fails rolls back alone; the rest of its turn is committed', a
   await store.durable();
   assert.equal(other.prepare('SELECT count(*) FROM dispatch_items').pluck().get(), 2);
   assert.deepEqual(
-    other.prepare('SELECT nonce FROM rounds ORDER BY id').all().map((row) => Number((row as { nonce: number }).nonce)),
+    other
+      .prepare('SELECT nonce FROM rounds ORDER BY id')
+      .all()
+      .map((row) => Number((row as { nonce: number }).nonce)),
     [0, 1],
   );
   assert.equal((await store.session(session.pk)).nonce, 2);
@@ -114,7 +125,10 @@ test('closing commits the open turn', async () => {
 });
 
 test('its migrations are recorded in schema_migrations, as the wallet store records its own', () => {
-  assert.deepEqual(other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number), PROVIDER_MIGRATIONS.map((one) => one.version));
+  assert.deepEqual(
+    other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number),
+    PROVIDER_MIGRATIONS.map((one) => one.version),
+  );
   assert.equal(Number(other.pragma('user_version', { simple: true })), 0);
 });
 
@@ -126,16 +140,18 @@ async function versionOneFile(counted: 'schema_migrations' | 'user_version'): Pr
   const v1 = openDatabase(path);
   migrate(v1, PROVIDER_MIGRATIONS.slice(0, 1));
   const sessionId = randomUUID();
-  v1.prepare(`INSERT INTO game_sessions
+  v1.prepare(
+    `INSERT INTO game_sessions
       (id, session_id, launch_id, mode, operator_id, game, player_id, operator_session_id, currency, language, balance, server_seed, nonce, created_at, last_active_at)
-    VALUES (1, ?, ?, 'real', 'op', 'dice', 'p-1', ?, 'EUR', 'en', 10000, ?, 1, ?, ?)`).run(sessionId, randomUUID(), randomUUID(), SEED, NOW, NOW);
+    VALUES (1, ?, ?, 'real', 'op', 'dice', 'p-1', ?, 'EUR', 'en', 10000, ?, 1, ?, ?)`,
+  ).run(sessionId, randomUUID(), randomUUID(), SEED, NOW, NOW);
   const roundId = randomUUID();
   const body = JSON.stringify({ round: { id: roundId, finished: true }, note: 'the bytes it sent, é' });
-  v1.prepare(`INSERT INTO rounds (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id,
+  v1.prepare(
+    `INSERT INTO rounds (round_id, session_pk, mode, operator_id, player_id, game, currency, bet, win, bet_tx_id, win_tx_id,
       chance_pct, threshold, roll, server_seed, server_seed_hash, client_seed, nonce, request_body, status, attempts, created_at)
-    VALUES (?, 1, 'real', 'op', 'p-1', 'dice', 'EUR', 100, 0, ?, ?, 50, 5000, 7000, ?, ?, 'c', 0, ?, 'pending', 7, ?)`).run(
-    roundId, randomUUID(), randomUUID(), SEED, 'cd'.repeat(32), body, NOW,
-  );
+    VALUES (?, 1, 'real', 'op', 'p-1', 'dice', 'EUR', 100, 0, ?, ?, 50, 5000, 7000, ?, ?, 'c', 0, ?, 'pending', 7, ?)`,
+  ).run(roundId, randomUUID(), randomUUID(), SEED, 'cd'.repeat(32), body, NOW);
   if (counted === 'user_version') {
     // Before the shared migration runner, the store counted its versions in PRAGMA user_version only.
     v1.exec('DROP TABLE schema_migrations');
@@ -150,7 +166,10 @@ test('a database that counted its migrations in user_version is adopted: nothing
   const { sessionId } = await versionOneFile('user_version');
   store = SqliteProviderStore.open(path);
   assert.equal((await store.session(1)).sessionId, sessionId);
-  assert.deepEqual(other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number), PROVIDER_MIGRATIONS.map((one) => one.version));
+  assert.deepEqual(
+    other.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all().map(Number),
+    PROVIDER_MIGRATIONS.map((one) => one.version),
+  );
   assert.equal(Number(other.pragma('user_version', { simple: true })), 0);
   // Opened again, it finds everything applied.
   await store.close();
@@ -196,7 +215,8 @@ test('what a turn committed is copied into the database file in the background, 
 
 // ---------------------------------------------------------------- the outbox
 
-const committedItems = () => other.prepare('SELECT id, status, ordering_key FROM dispatch_items ORDER BY id').all() as { id: number; status: string; ordering_key: string }[];
+const committedItems = () =>
+  other.prepare('SELECT id, status, ordering_key FROM dispatch_items ORDER BY id').all() as { id: number; status: string; ordering_key: string }[];
 const committedStatus = (pk: number) => other.prepare('SELECT status FROM rounds WHERE id = ?').pluck().get(pk);
 const OK = (balance: string): Answer => ({ status: 200, detail: 'HTTP 200', balance });
 
@@ -211,7 +231,10 @@ test("a turn's rollback takes a real round and its request in the outbox with it
   db.pragma('defer_foreign_keys = ON');
   db.prepare("INSERT INTO campaign_players (campaign_pk, player_id) VALUES (999, 'nobody')").run();
   await assert.rejects(store.durable(), /FOREIGN KEY/);
-  assert.deepEqual(committedItems().map((one) => one.ordering_key), [round.roundId]);
+  assert.deepEqual(
+    committedItems().map((one) => one.ordering_key),
+    [round.roundId],
+  );
   assert.equal(committedRounds(), 1);
 });
 
@@ -222,7 +245,10 @@ test('a claim runs between turns and takes only items whose commit is durable', 
   const claiming = store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
   assert.equal(committedItems().length, 0);
   const claimed = await claiming;
-  assert.deepEqual(claimed.map((one) => one.id), [round.dispatchItemId]);
+  assert.deepEqual(
+    claimed.map((one) => one.id),
+    [round.dispatchItemId],
+  );
   assert.equal(committedItems().length, 1);
   assert.equal(committedStatus(round.pk), 'pending');
   // Nothing left to claim, and a claim with no turn open and nothing unsynced takes no wait for a sync.
@@ -246,9 +272,15 @@ test('a claim that finds no turn open still waits for one a write opens before t
   const claiming = store.outbox.claim(NOW, 'node', CLAIM_LIMITS);
   const touched = store.touchSession(session.pk, NOW + 1);
   const [claimed] = await Promise.all([claiming, touched]);
-  assert.deepEqual(claimed.map((one) => one.id), [round.dispatchItemId]);
+  assert.deepEqual(
+    claimed.map((one) => one.id),
+    [round.dispatchItemId],
+  );
   await store.durable();
-  assert.deepEqual(committedItems().map((one) => one.status), ['pending']);
+  assert.deepEqual(
+    committedItems().map((one) => one.status),
+    ['pending'],
+  );
 });
 
 test('an outcome joins the open turn: neither it nor the round it finishes is committed before the turn ends', async () => {
@@ -258,10 +290,16 @@ test('an outcome joins the open turn: neither it nor the round it finishes is co
   assert.ok(await store.outbox.sent(round.dispatchItemId!, 'node', OK('98.5'), NOW + 1));
   assert.equal((await store.round(round.pk)).status, 'settled', 'this connection reads its own turn');
   assert.equal(committedStatus(round.pk), 'pending');
-  assert.deepEqual(committedItems().map((one) => one.status), ['pending']);
+  assert.deepEqual(
+    committedItems().map((one) => one.status),
+    ['pending'],
+  );
   await store.durable();
   assert.equal(committedStatus(round.pk), 'settled');
-  assert.deepEqual(committedItems().map((one) => one.status), ['sent']);
+  assert.deepEqual(
+    committedItems().map((one) => one.status),
+    ['sent'],
+  );
 });
 
 test('a crash between the final answer on the item and the round it settles keeps neither: the item is sent again after a restart', async () => {

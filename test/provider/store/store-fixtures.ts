@@ -23,7 +23,10 @@ export function sealedNext(seed: string): NextSeed {
   return next;
 }
 
-export function realSession(store: ProviderStore, options: { operatorId: string; now: number; balanceMinor?: bigint; playerId?: string }): Promise<GameSessionRow> {
+export function realSession(
+  store: ProviderStore,
+  options: { operatorId: string; now: number; balanceMinor?: bigint; playerId?: string },
+): Promise<GameSessionRow> {
   return store.createSession({
     sessionId: randomUUID(),
     launchId: randomUUID(),

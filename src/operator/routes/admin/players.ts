@@ -78,7 +78,10 @@ export function playerRoutes(admin: FastifyInstance, { service, guard }: AdminCo
     return sendJson(reply, 201, stringify(launchKeyBody(outcome)));
   });
 
-  for (const [path, blocked] of [['block', true], ['unblock', false]] as const) {
+  for (const [path, blocked] of [
+    ['block', true],
+    ['unblock', false],
+  ] as const) {
     admin.post(`/players/:playerId/${path}`, { config: { action: 'players.manage' } }, async (request, reply) => {
       const { playerId } = request.params as { playerId: string };
       request.auditFacts = { target: `player=${playerId}` };

@@ -42,7 +42,7 @@ export function staffRoutes(admin: FastifyInstance, { service, guard }: AdminCon
     request.auditFacts = { target: `staff=${input.name}` };
     const refused = checkStaffName(input.name);
     if (refused) return sendProblem(reply, 'INVALID_REQUEST', refused);
-    if (input.operators !== undefined) return sendProblem(reply, 'INVALID_REQUEST', 'operators: the operator\'s staff have no scope (a provider\'s do)');
+    if (input.operators !== undefined) return sendProblem(reply, 'INVALID_REQUEST', "operators: the operator's staff have no scope (a provider's do)");
     const outcome = await service.addStaff(input.name, input.role, input.expiresDays, guard.auditEntry(request, 201));
     if (!outcome.ok) return sendRefusal(reply, outcome);
     request.audited = true;

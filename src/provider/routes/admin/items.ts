@@ -80,7 +80,12 @@ function transactionsOf(body: string) {
     assert.ok(found && found[1] === name, `the body spells ${name} where expected`);
     return raw(found[2]!);
   };
-  return parsed.transactions.map((tx) => ({ id: tx.id, type: tx.type, amount: take('amount'), ...(tx.jpAmount === undefined ? {} : { jpAmount: take('jpAmount') }) }));
+  return parsed.transactions.map((tx) => ({
+    id: tx.id,
+    type: tx.type,
+    amount: take('amount'),
+    ...(tx.jpAmount === undefined ? {} : { jpAmount: take('jpAmount') }),
+  }));
 }
 
 /** A reels round's part of the back office's round: its progress and its calls, each with the transactions it books (the exact body's). */
@@ -137,4 +142,3 @@ export function roundItem(round: RoundRow, decimals: number, calls: RoundCallRow
     ...(round.reels === null ? {} : { reels: reelsItem(round, calls, decimals) }),
   };
 }
-

@@ -80,12 +80,7 @@ export function outboxRoutes(admin: FastifyInstance, context: AdminContext): voi
 }
 
 /** The item of a path's id, or a problem sent. */
-async function itemOf(
-  { store, inScope }: AdminContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  id: string,
-): Promise<OutboxItem | undefined> {
+async function itemOf({ store, inScope }: AdminContext, request: FastifyRequest, reply: FastifyReply, id: string): Promise<OutboxItem | undefined> {
   request.auditFacts = { target: `outbox=${id}` };
   if (!ITEM_ID_PATTERN.test(id)) {
     sendProblem(reply, 'INVALID_REQUEST', `id: ${id} is not an outbox item id (a positive integer)`);

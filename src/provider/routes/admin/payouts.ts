@@ -46,15 +46,18 @@ export function payoutRoutes(admin: FastifyInstance, context: AdminContext): voi
     const campaignId = input.campaignId.toLowerCase();
     const payoutId = input.payoutId?.toLowerCase() ?? derivedPayoutId(input.operatorId, campaignId, input.playerId);
     request.auditFacts.target = `player=${input.playerId} payout=${payoutId}`;
-    const written = await store.createPayout({
-      payoutId,
-      operatorId: input.operatorId,
-      playerId: input.playerId,
-      currency: input.currency,
-      amountMinor,
-      campaignId,
-      createdAt: world.clock(),
-    }, (kind) => guard.auditEntry(request, kind === 'created' ? 202 : 200));
+    const written = await store.createPayout(
+      {
+        payoutId,
+        operatorId: input.operatorId,
+        playerId: input.playerId,
+        currency: input.currency,
+        amountMinor,
+        campaignId,
+        createdAt: world.clock(),
+      },
+      (kind) => guard.auditEntry(request, kind === 'created' ? 202 : 200),
+    );
     if (!written.ok) return sendRefusal(reply, written);
     if (written.kind !== 'conflict') request.audited = true;
     if (written.kind === 'conflict') {

@@ -44,7 +44,9 @@ export class Campaigns {
     const { sql } = this.database;
     const [row] = await this.database.read(sql<Row[]>`SELECT * FROM campaigns WHERE campaign_id = ${campaignId}`);
     if (!row) return undefined;
-    const players = await this.database.read(sql<{ player_id: string }[]>`SELECT player_id FROM campaign_players WHERE campaign_pk = ${row.id as string} ORDER BY player_id`);
+    const players = await this.database.read(
+      sql<{ player_id: string }[]>`SELECT player_id FROM campaign_players WHERE campaign_pk = ${row.id as string} ORDER BY player_id`,
+    );
     return { ...campaignOf(row), players: players.map((p) => p.player_id) };
   }
 

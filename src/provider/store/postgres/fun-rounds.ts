@@ -23,7 +23,11 @@ export class FunRounds {
       const moved = await this.move(dbTx, round, round.winMinor, nextSeed);
       if (!moved.ok) return moved;
       const { balanceAfterMinor } = moved;
-      const [row] = await insertRound(dbTx, { ...round, campaignFinished: null }, { status: 'settled', balanceAfterMinor, dispatchItemId: null, settledAt: round.createdAt });
+      const [row] = await insertRound(
+        dbTx,
+        { ...round, campaignFinished: null },
+        { status: 'settled', balanceAfterMinor, dispatchItemId: null, settledAt: round.createdAt },
+      );
       return { ok: true, round: roundOf(row!) };
     });
   }

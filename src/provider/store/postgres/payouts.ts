@@ -47,7 +47,11 @@ export class Payouts {
         ORDER BY last_active_at DESC, id DESC LIMIT 1`;
       const request = payoutRequest(asked, sessionRow && sessionOf(sessionRow), this.database.currencies);
       if (!request.ok) return request;
-      const item = await PostgresOutbox.enqueue(dbTx, { operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body: request.body }, asked.createdAt);
+      const item = await PostgresOutbox.enqueue(
+        dbTx,
+        { operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body: request.body },
+        asked.createdAt,
+      );
       await dbTx`
         INSERT INTO payouts (payout_id, operator_id, player_id, currency, amount, campaign_id, operator_session_id, dispatch_item_id, status, created_at)
         VALUES (${asked.payoutId}, ${asked.operatorId}, ${asked.playerId}, ${asked.currency}, ${asked.amountMinor.toString()}, ${asked.campaignId},

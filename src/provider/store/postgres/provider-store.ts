@@ -193,9 +193,21 @@ function outboxView(database: ProviderDatabase, finishing: RoundFinishing, items
   const alongside = (audit: AuditEntry | undefined) => audit && ((dbTx: postgres.TransactionSql) => insertAudit(dbTx, audit));
   return {
     claim: (...args) => database.read(items.claim(...args)),
-    sent: (id, node, answer, now) => finishing.collect((done) => done, () => items.sent(id, node, answer, now)),
-    refused: (id, node, answer, now) => finishing.collect((done) => done.applied, () => items.refused(id, node, answer, now)),
-    resolve: (id, reference, now, audit) => finishing.collect((done) => done, () => items.resolve(id, reference, now, alongside(audit))),
+    sent: (id, node, answer, now) =>
+      finishing.collect(
+        (done) => done,
+        () => items.sent(id, node, answer, now),
+      ),
+    refused: (id, node, answer, now) =>
+      finishing.collect(
+        (done) => done.applied,
+        () => items.refused(id, node, answer, now),
+      ),
+    resolve: (id, reference, now, audit) =>
+      finishing.collect(
+        (done) => done,
+        () => items.resolve(id, reference, now, alongside(audit)),
+      ),
     retryLater: (...args) => database.write(items.retryLater(...args)),
     renew: (...args) => database.write(items.renew(...args)),
     releaseEarlierRuns: (...args) => database.write(items.releaseEarlierRuns(...args)),

@@ -27,9 +27,17 @@ export class RealRounds {
     return this.database.transaction(async (dbTx): Promise<RoundWrite> => {
       const conflict = await this.advance(dbTx, round, nextSeed);
       if (conflict) return conflict;
-      const item = await PostgresOutbox.enqueue(dbTx, { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody }, round.createdAt);
+      const item = await PostgresOutbox.enqueue(
+        dbTx,
+        { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody },
+        round.createdAt,
+      );
       // The body is the item's alone: the round reads it through dispatch_item_id.
-      const [row] = await insertRound(dbTx, { ...round, requestBody: null }, { status: 'pending', balanceAfterMinor: null, dispatchItemId: item.id, settledAt: null });
+      const [row] = await insertRound(
+        dbTx,
+        { ...round, requestBody: null },
+        { status: 'pending', balanceAfterMinor: null, dispatchItemId: item.id, settledAt: null },
+      );
       return { ok: true, round: roundOf({ ...row!, item_attempts: 0, item_body: round.requestBody }) };
     });
   }

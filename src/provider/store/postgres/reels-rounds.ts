@@ -60,7 +60,11 @@ export class ReelsRounds {
         await dbTx`INSERT INTO round_calls (round_pk, call_index, request_body, status) VALUES (${pk}, ${index + 1}, ${body}, 'waiting')`;
       }
       if (bodies.length > 0) {
-        const item = await PostgresOutbox.enqueue(dbTx, { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: bodies[0]! }, round.createdAt);
+        const item = await PostgresOutbox.enqueue(
+          dbTx,
+          { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: bodies[0]! },
+          round.createdAt,
+        );
         await callEnqueued(dbTx, pk, 1, item.id);
         await dbTx`UPDATE rounds SET dispatch_item_id = ${item.id} WHERE id = ${pk}`;
       }

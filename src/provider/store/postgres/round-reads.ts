@@ -24,13 +24,17 @@ export class RoundReads {
 
   async recentRounds(sessionPk: number, limit: number): Promise<RoundRow[]> {
     const { sql } = this.database;
-    const rows = await this.database.read(sql<Row[]>`${roundsSelect(sql)} WHERE r.session_pk = ${sessionPk} AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ${limit}`);
+    const rows = await this.database.read(
+      sql<Row[]>`${roundsSelect(sql)} WHERE r.session_pk = ${sessionPk} AND r.status <> 'refused' ORDER BY r.id DESC LIMIT ${limit}`,
+    );
     return rows.map(roundOf);
   }
 
   async sessionRound(sessionPk: number, roundId: string): Promise<RoundRow | undefined> {
     const { sql } = this.database;
-    const [row] = await this.database.read(sql<Row[]>`${roundsSelect(sql)} WHERE r.session_pk = ${sessionPk} AND r.round_id = ${roundId} AND r.status <> 'refused'`);
+    const [row] = await this.database.read(
+      sql<Row[]>`${roundsSelect(sql)} WHERE r.session_pk = ${sessionPk} AND r.round_id = ${roundId} AND r.status <> 'refused'`,
+    );
     return row === undefined ? undefined : roundOf(row);
   }
 

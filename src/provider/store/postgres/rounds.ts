@@ -55,10 +55,16 @@ export async function callEnqueued(dbTx: postgres.TransactionSql, roundPk: numbe
 
 /** Enqueues a waiting call of a round (once: the conditional update claims it). Runs in the caller's database transaction. */
 export async function enqueueCall(dbTx: postgres.TransactionSql, round: RoundRow, index: number, now: number): Promise<void> {
-  const [call] = await dbTx<Row[]>`SELECT request_body FROM round_calls WHERE round_pk = ${round.pk} AND call_index = ${index} AND status = 'waiting' FOR UPDATE`;
+  const [call] = await dbTx<
+    Row[]
+  >`SELECT request_body FROM round_calls WHERE round_pk = ${round.pk} AND call_index = ${index} AND status = 'waiting' FOR UPDATE`;
   if (call === undefined) return;
   const body = call.request_body as string;
-  const item = await PostgresOutbox.enqueue(dbTx, { operatorId: round.operatorId, orderingKey: round.roundId, kind: 'win', path: ROUND_REQUEST.path, body }, now);
+  const item = await PostgresOutbox.enqueue(
+    dbTx,
+    { operatorId: round.operatorId, orderingKey: round.roundId, kind: 'win', path: ROUND_REQUEST.path, body },
+    now,
+  );
   await callEnqueued(dbTx, round.pk, index, item.id);
 }
 
@@ -71,6 +77,7 @@ export async function addToPool(dbTx: postgres.TransactionSql, round: Pick<Round
 /** A refused bet's round gives back what it took from the pool: its contribution, or the pool it won less the seed it left. */
 export async function returnToPool(dbTx: postgres.TransactionSql, round: RoundRow): Promise<void> {
   const reels = round.reels!;
-  const back = reels.jackpotWinMinor === null ? -reels.jackpotContributionMinor : reels.jackpotWinMinor - reels.jackpotContributionMinor - reels.jackpotSeedMinor;
+  const back =
+    reels.jackpotWinMinor === null ? -reels.jackpotContributionMinor : reels.jackpotWinMinor - reels.jackpotContributionMinor - reels.jackpotSeedMinor;
   await addToPool(dbTx, round, back);
 }

@@ -19,10 +19,14 @@ export class FunRounds {
 
   constructor(private readonly database: ProviderDatabase) {
     this.statements = {
-      funMove: database.db.prepare(`UPDATE game_sessions SET balance = balance - ? + ?, server_seed_sealed = ?, server_seed_hash = ?, nonce = nonce + 1,
+      funMove: database.db
+        .prepare(
+          `UPDATE game_sessions SET balance = balance - ? + ?, server_seed_sealed = ?, server_seed_hash = ?, nonce = nonce + 1,
           last_active_at = ?
         WHERE id = ? AND nonce = ? AND balance >= ?
-        RETURNING balance`).pluck(),
+        RETURNING balance`,
+        )
+        .pluck(),
     };
   }
 

@@ -53,7 +53,10 @@ export class Payouts {
     const request = payoutRequest(asked, sessionRow && sessionOf(sessionRow), this.database.currencies);
     if (!request.ok) return request;
     this.database.savepoint(() => {
-      const itemId = this.database.enqueue({ operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body: request.body }, asked.createdAt);
+      const itemId = this.database.enqueue(
+        { operatorId: asked.operatorId, orderingKey: asked.payoutId, ...PAYOUT_REQUEST, body: request.body },
+        asked.createdAt,
+      );
       this.statements.insertPayout.run({ ...asked, operatorSessionId: request.operatorSessionId, dispatchItemId: itemId });
       // In the payout's savepoint: the payout and its audit row commit together.
       if (audit) this.database.staff.appendAudit(audit('created'));

@@ -32,7 +32,10 @@ export class RealRounds {
     return this.database.savepoint((): RoundWrite => {
       const conflict = this.advance(round, nextSeed);
       if (conflict) return conflict;
-      const itemId = this.database.enqueue({ operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody }, round.createdAt);
+      const itemId = this.database.enqueue(
+        { operatorId: round.operatorId, orderingKey: round.roundId, ...ROUND_REQUEST, body: round.requestBody },
+        round.createdAt,
+      );
       // The body is the item's alone: the round reads it through dispatch_item_id.
       const pk = insertRound(this.database.db, {
         ...round,
@@ -69,7 +72,8 @@ export class RealRounds {
    */
   advance(round: NewRound, nextSeed: NextSeed): RealConflict | undefined {
     const { db } = this.database;
-    if (round.campaignId !== null && !this.campaigns.freeRoundFits(round)) return { ok: false, conflict: 'campaign-used', session: readSession(db, round.sessionPk) };
+    if (round.campaignId !== null && !this.campaigns.freeRoundFits(round))
+      return { ok: false, conflict: 'campaign-used', session: readSession(db, round.sessionPk) };
     const moved = this.statements.advanceSeed.run(nextSeed.sealed, nextSeed.hash, round.createdAt, round.sessionPk, round.nonce);
     if (moved.changes === 0) return { ok: false, conflict: 'nonce-moved', session: readSession(db, round.sessionPk) };
     return undefined;

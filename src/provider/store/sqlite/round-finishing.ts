@@ -71,9 +71,15 @@ export class RoundFinishing {
     if (found === undefined || found.status !== 'pending') return undefined;
     const outcome = roundOutcomeOf(event, found.currency as string, this.database.currencies);
     const [code, detail] = outcome.status === 'settled' ? [null, null] : [outcome.code, outcome.detail];
-    const row = this.statements.finishRound.get(outcome.status, code, detail, outcome.balanceAfterMinor, item.attempts, item.finishedAt ?? item.createdAt, found.id) as
-      | Row
-      | undefined;
+    const row = this.statements.finishRound.get(
+      outcome.status,
+      code,
+      detail,
+      outcome.balanceAfterMinor,
+      item.attempts,
+      item.finishedAt ?? item.createdAt,
+      found.id,
+    ) as Row | undefined;
     assert.ok(row, 'only a pending round is finished');
     // The row as updated, with its body from the item this outcome is of (the round keeps none of its own).
     const round = roundOf({ ...row, item_body: item.body.toString('utf8') });

@@ -71,6 +71,7 @@ export function addToPool(db: Database.Database, round: Pick<RoundRow, 'operator
 /** A refused bet's round gives back what it took from the pool: its contribution, or the pool it won less the seed it left. */
 export function returnToPool(db: Database.Database, round: RoundRow): void {
   const reels = round.reels!;
-  const back = reels.jackpotWinMinor === null ? -reels.jackpotContributionMinor : reels.jackpotWinMinor - reels.jackpotContributionMinor - reels.jackpotSeedMinor;
+  const back =
+    reels.jackpotWinMinor === null ? -reels.jackpotContributionMinor : reels.jackpotWinMinor - reels.jackpotContributionMinor - reels.jackpotSeedMinor;
   addToPool(db, round, back);
 }
