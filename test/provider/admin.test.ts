@@ -228,6 +228,10 @@ for (const backend of PROVIDER_BACKENDS) {
       const id = randomUUID();
       const row = { id, operatorId: 'local-demo-operator', game: 'dice', currency: 'EUR', rounds: 5, players: ['x'] };
       const first = await makeProvider({ edit: (file) => (file.campaigns = [{ ...row, betAmount: '1' }]), backend: backend.name });
+      // The first node's start-up write (giving up its earlier runs' leases) commits at the end of its turn, on a later
+      // tick; a second store opened in this same process waits for SQLite's lock synchronously and would hold that
+      // tick back until its busy timeout. So the second start comes once the first's writes are durable.
+      await first.store.durable();
       // A second start on the same database, whose config changed the campaign's bet.
       const file = testConfigFile({ database: first.config.database });
       file.campaigns = [{ ...row, betAmount: '2' }];
