@@ -26,7 +26,11 @@ export const DESCRIPTIONS = {
   INVALID_TOKEN: 'The `Authorization: Bearer` token is missing or not accepted.',
   INVALID_LAUNCH_KEY: '/authenticate: the launch key is unknown, expired, or its session has expired.',
   INSUFFICIENT_FUNDS: "A bet exceeds the player's running balance; in the back office, a withdrawal exceeds the balance.",
-  IP_NOT_ALLOWED: "/generate-launch-url: the caller's address is on no operator's whitelist.",
+  IP_NOT_ALLOWED:
+    "/generate-launch-url: the caller's address is on no operator's whitelist; operator's wallet calls: the caller's address is outside its integration's caller ranges.",
+  INTEGRATION_OFF: "Operator's wallet calls: the access token's integration is switched off; every call of it is refused until it is made active again.",
+  INTEGRATION_PAUSED:
+    "Operator's wallet calls: the integration's bets are paused: a new bet and /authenticate are refused, wins and payouts are still booked; final, kept with the request's ids like the other refusals of a bet.",
   SESSION_EXPIRED: 'A bet on a session idle for longer than the session expiry.',
   SESSION_MISMATCH: "`playerId` or `game` differ from the session's; /authenticate: `game` differs from the launch key's.",
   PLAYER_BLOCKED: 'The player is blocked or self-excluded: bets and /authenticate are refused.',
@@ -40,6 +44,8 @@ export const DESCRIPTIONS = {
   STAFF_LIMIT_EXCEEDED:
     "Back office: the amount is over the staff account's role limit for one call in that currency (docs/operator.md, docs/provider.md: staff limits); nothing was changed.",
   STAFF_NOT_FOUND: 'Back office: no staff account or token has this name or id.',
+  INTEGRATION_NOT_FOUND: 'Back office: no stored integration has this id (the `default` integration of the environment is not one).',
+  INTEGRATION_EXISTS: 'Back office: an integration has this id already, stored or the environment\'s `default`.',
   STAFF_EXISTS: 'Back office: a staff account has this name already (names are never reused, so that the audit log names one person).',
   GAME_NOT_FOUND: 'An unknown game slug; `detail` lists the games.',
   WALLET_NOT_FOUND: '`walletId` is not registered to the operator.',

@@ -12,6 +12,7 @@
 //   sandbox, the package), browsers, and toolchains run as commands.
 export const TIERS = {
   unit: [
+    'access/integrations',
     'architecture/imports',
     'architecture/test-tiers',
     'bench/commit-times',

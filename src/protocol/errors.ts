@@ -11,6 +11,8 @@ export const ERRORS = {
   INVALID_LAUNCH_KEY: { status: 401, title: 'Invalid launch key' },
   INSUFFICIENT_FUNDS: { status: 402, title: 'Insufficient funds' },
   IP_NOT_ALLOWED: { status: 403, title: 'IP not allowed' },
+  INTEGRATION_OFF: { status: 403, title: 'Integration off' },
+  INTEGRATION_PAUSED: { status: 403, title: 'Integration paused' },
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   STAFF_LIMIT_EXCEEDED: { status: 403, title: 'Staff limit exceeded' },
   SESSION_EXPIRED: { status: 403, title: 'Session expired' },
@@ -20,6 +22,7 @@ export const ERRORS = {
   SESSION_NOT_FOUND: { status: 404, title: 'Session not found' },
   PLAYER_NOT_FOUND: { status: 404, title: 'Player not found' },
   STAFF_NOT_FOUND: { status: 404, title: 'Staff not found' },
+  INTEGRATION_NOT_FOUND: { status: 404, title: 'Integration not found' },
   GAME_NOT_FOUND: { status: 404, title: 'Game not found' },
   WALLET_NOT_FOUND: { status: 404, title: 'Wallet not found' },
   NOT_FOUND: { status: 404, title: 'Not found' },
@@ -31,6 +34,7 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   PLAYER_EXISTS: { status: 409, title: 'Player exists' },
   STAFF_EXISTS: { status: 409, title: 'Staff exists' },
+  INTEGRATION_EXISTS: { status: 409, title: 'Integration exists' },
   STATE_CONFLICT: { status: 409, title: 'State conflict' },
   ROUND_UNFINISHED: { status: 409, title: 'Round unfinished' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
@@ -65,6 +69,10 @@ export const EXTRA_ERROR_CODES: readonly ErrorCode[] = [
   'STAFF_LIMIT_EXCEEDED',
   'STAFF_NOT_FOUND',
   'STAFF_EXISTS',
+  'INTEGRATION_OFF',
+  'INTEGRATION_PAUSED',
+  'INTEGRATION_NOT_FOUND',
+  'INTEGRATION_EXISTS',
 ];
 
 /** RFC 9457 body with docs/protocol.md's extra `code` member. */

@@ -17,8 +17,14 @@
 import type { Refusal } from '../protocol/errors.js';
 import type { AuditEntry, StaffListing, StaffTokenFound } from '../access/staff.js';
 import type {
+  AddIntegrationCommand,
   AddStaffCommand,
   AuditPage,
+  IntegrationChanged,
+  IntegrationRemoved,
+  IntegrationsListing,
+  RemoveIntegrationCommand,
+  UpdateIntegrationCommand,
   AuditPageRequest,
   RevokeStaffCommand,
   StaffAdded,
@@ -134,6 +140,22 @@ export const OPERATIONS = {
   appendAudit: operation<AuditEntry, { ok: true }>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /** Outcomes: a page of the audit log, newest first. */
   listAudit: operation<AuditPageRequest, AuditPage>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
+  /** Outcomes: every stored integration (sealed secrets and token hashes as stored), by id, and the version they were read at. */
+  listIntegrations: operation<void, IntegrationsListing>()({ access: 'read', dbTx: 'snapshot', method: 'forward', hot: false }),
+  /** Outcomes: the version of the stored integrations: one row read, cheap enough for every node to poll. */
+  integrationsVersion: operation<void, number>()({ access: 'read', dbTx: 'none', method: 'forward', hot: false }),
+  /**
+   * Outcomes: the integration as stored | INTEGRATION_EXISTS | STATE_CONFLICT (INTEGRATIONS_MAX reached). Moves the
+   * version and writes its audit row with it.
+   */
+  addIntegration: operation<AddIntegrationCommand, IntegrationChanged | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
+  /**
+   * Outcomes: the integration as stored | INTEGRATION_NOT_FOUND | STATE_CONFLICT (changed since the revision named).
+   * Moves the version and writes its audit row with it.
+   */
+  updateIntegration: operation<UpdateIntegrationCommand, IntegrationChanged | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
+  /** Outcomes: the id removed | INTEGRATION_NOT_FOUND. Moves the version and writes its audit row with it. */
+  removeIntegration: operation<RemoveIntegrationCommand, IntegrationRemoved | Refusal>()({ access: 'write', dbTx: 'shared', method: 'forward', hot: false }),
   /**
    * Proves that every transfer balances and every kept balance equals the
    * sum of its postings, with sums exact at any size. No refusals: a proof

@@ -20,6 +20,7 @@ import type { CheckedPayout, CheckedTransaction } from '../protocol/checked-requ
 import type { AdjustmentRequest } from '../protocol/schemas.js';
 import type { BooksReport } from '../ledger/books.js';
 import type { Audited } from '../staff/staff-commands.js';
+import type { IntegrationChanges, StoredIntegration } from '../access/integrations.js';
 
 export type { Audited };
 
@@ -31,6 +32,12 @@ export type { Audited };
 export interface TransactionCommand {
   request: CheckedTransaction;
   now: number;
+  /**
+   * The calling integration's bets are paused (access/integrations.ts): a
+   * bet not booked before is refused INTEGRATION_PAUSED (rules.ts). Absent
+   * when they are not, which is nearly always.
+   */
+  betsPaused?: true;
 }
 
 /** A /payout as the edge checked it: ids canonical, the amount an exact decimal. */
@@ -45,6 +52,8 @@ export interface AuthenticateCommand {
   now: number;
   /** Used if the key opens a new session. */
   newSessionId: string;
+  /** The calling integration's bets are paused: no game is opened (rules.ts, planAuthenticate). */
+  betsPaused?: true;
 }
 
 export interface CreatePlayerCommand extends Audited {
@@ -123,6 +132,46 @@ export interface LaunchKeyView {
 export type VerifyReport = BooksReport;
 
 export type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../staff/staff-commands.js';
+
+/** The stored integrations, and the version of the set they were read at. */
+export interface IntegrationsListing {
+  /** Moves on every change of any integration, in the change's database transaction: what nodes poll. */
+  version: number;
+  integrations: StoredIntegration[];
+}
+
+/** A new integration: its secret already sealed and its first token already hashed by the caller (the store sees neither). */
+export interface AddIntegrationCommand extends Audited {
+  integration: Omit<StoredIntegration, 'createdAt' | 'updatedAt' | 'revision'>;
+  now: number;
+}
+
+/**
+ * Changes an integration as of the revision its maker read: a concurrent
+ * change in between refuses it STATE_CONFLICT, so that a rotation is never
+ * made from a token list another change has moved on from.
+ */
+export interface UpdateIntegrationCommand extends Audited {
+  id: string;
+  revision: number;
+  changes: IntegrationChanges;
+  now: number;
+}
+
+export interface RemoveIntegrationCommand extends Audited {
+  id: string;
+  now: number;
+}
+
+export interface IntegrationChanged {
+  ok: true;
+  integration: StoredIntegration;
+}
+
+export interface IntegrationRemoved {
+  ok: true;
+  id: string;
+}
 
 /** Pages hold at most this many items: bounds one admin query's work. */
 export const PAGE_LIMIT_MAX = 500;

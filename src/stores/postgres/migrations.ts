@@ -7,9 +7,10 @@
  * after that they part, because their cost models differ (SQLite's version
  * 2 trades its by-player indexes for per-player chains, which PostgreSQL
  * does not need). Here: 1 ledger, 2 wallet versions, 3 refused
- * transactions, 4 transfers by time, 5 launch-key digests, 6 staff. SQLite
- * (sqlite/migrations.ts): 1 ledger, 2 per-player chains, 3 id indexes,
- * 4 refused transactions, 5 transfers by time, 6 launch-key digests, 7 staff.
+ * transactions, 4 transfers by time, 5 launch-key digests, 6 staff,
+ * 7 integrations. SQLite (sqlite/migrations.ts): 1 ledger, 2 per-player
+ * chains, 3 id indexes, 4 refused transactions, 5 transfers by time,
+ * 6 launch-key digests, 7 staff, 8 integrations.
  *
  * Layout: the same tables as SQLite. Every table has a bigint identity key,
  * each random UUID lives in exactly one unique index (native `uuid`, 16
@@ -25,6 +26,7 @@
 import type postgres from 'postgres';
 import { migrate as migrateSchema, type Migration } from '../../platform/postgres/migrate.js';
 import { STAFF_SCHEMA_POSTGRES } from '../../staff/staff-schema.js';
+import { INTEGRATIONS_SCHEMA_POSTGRES } from '../integration-schema.js';
 
 export type { Migration };
 
@@ -189,6 +191,13 @@ ALTER SEQUENCE launch_keys_v5_id_seq RENAME TO launch_keys_id_seq;
     // Named staff accounts of the back office, their tokens kept only as SHA-256 hashes (access/staff-token.ts),
     // and the audit log of every state-changing back-office call, append-only by the database's own triggers.
     sql: STAFF_SCHEMA_POSTGRES,
+  },
+  {
+    version: 7,
+    name: 'integrations',
+    // The studios that call the wallet, each with its own sealed secrets and hashed tokens, and the version every
+    // node polls to follow their changes (integration-schema.ts).
+    sql: INTEGRATIONS_SCHEMA_POSTGRES,
   },
 ];
 

@@ -16,12 +16,14 @@ import type { CallSignal } from '../../platform/postgres/call-deadlines.js';
 import type { HotBatcher } from './hot-batcher.js';
 import type { HotCall, HotResult, PostgresLedger } from './postgres-ledger.js';
 import type { PostgresStaff } from '../../staff/postgres-staff.js';
+import type { PostgresIntegrations } from './integrations.js';
 
 /** What a handler runs on. */
 export interface PostgresHandlerContext {
   readonly ledger: PostgresLedger;
   readonly batcher: HotBatcher<HotCall, HotResult>;
   readonly staff: PostgresStaff;
+  readonly integrations: PostgresIntegrations;
 }
 
 /**
@@ -52,4 +54,9 @@ export const POSTGRES_OPERATIONS: { [K in ForwardOperationName]: PostgresOperati
   findStaffToken: { run: ({ staff }, tokenHash) => staff.findStaffToken(tokenHash) },
   appendAudit: { run: ({ staff }, entry) => staff.appendAudit(entry) },
   listAudit: { run: ({ staff }, page) => staff.listAudit(page) },
+  listIntegrations: { run: ({ integrations }) => integrations.list() },
+  integrationsVersion: { run: ({ integrations }) => integrations.version() },
+  addIntegration: { run: ({ integrations }, command) => integrations.add(command) },
+  updateIntegration: { run: ({ integrations }, command) => integrations.update(command) },
+  removeIntegration: { run: ({ integrations }, command) => integrations.remove(command) },
 };

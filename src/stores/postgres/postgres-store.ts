@@ -17,7 +17,10 @@ import { createCurrencies, DEFAULT_CRYPTO_DECIMALS } from '../../protocol/money.
 import { DEFAULT_RULES } from '../../ledger/rules.js';
 import type { ForwardOperationName, OperationArgs, OperationOutcome, WalletStore } from '../operations.js';
 import type {
+  AddIntegrationCommand,
   AddStaffCommand,
+  RemoveIntegrationCommand,
+  UpdateIntegrationCommand,
   AdjustCommand,
   AuditPageRequest,
   AuthenticateCommand,
@@ -43,6 +46,7 @@ import { CallDeadlines, type CallSignal } from '../../platform/postgres/call-dea
 import { PostgresLedger, type BatchCounts, type HotCall, type HotResult } from './postgres-ledger.js';
 import { POSTGRES_OPERATIONS, type PostgresHandlerContext } from './postgres-operations.js';
 import { PostgresStaff } from '../../staff/postgres-staff.js';
+import { PostgresIntegrations } from './integrations.js';
 import { probeWrite, refusesWrites, writeFailureOf } from './write-probe.js';
 
 export interface PostgresStoreOptions extends StoreOptions {
@@ -113,7 +117,7 @@ export class PostgresStore implements WalletStore {
     /** What a verify opens its own connection with. */
     private readonly connection: { url: string; settings: PostgresSettings },
   ) {
-    this.handlerContext = { ledger, batcher, staff: new PostgresStaff(sql) };
+    this.handlerContext = { ledger, batcher, staff: new PostgresStaff(sql), integrations: new PostgresIntegrations(sql) };
     batcher.onStall((error) => this.fail(error));
   }
 
@@ -255,6 +259,21 @@ export class PostgresStore implements WalletStore {
   }
   listStaff() {
     return this.call('listStaff', undefined);
+  }
+  listIntegrations() {
+    return this.call('listIntegrations', undefined);
+  }
+  integrationsVersion() {
+    return this.call('integrationsVersion', undefined);
+  }
+  addIntegration(command: AddIntegrationCommand) {
+    return this.call('addIntegration', command);
+  }
+  updateIntegration(command: UpdateIntegrationCommand) {
+    return this.call('updateIntegration', command);
+  }
+  removeIntegration(command: RemoveIntegrationCommand) {
+    return this.call('removeIntegration', command);
   }
   findStaffToken(tokenHash: string) {
     return this.call('findStaffToken', tokenHash);

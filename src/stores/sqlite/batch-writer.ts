@@ -23,6 +23,7 @@ import { openDatabase } from '../../platform/sqlite/open-database.js';
 import { BackgroundCheckpointer } from '../../platform/sqlite/checkpointer.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 import { SqliteStaff } from '../../staff/sqlite-staff.js';
+import { SqliteIntegrations } from './integrations.js';
 import { runCall, type Call, type Reply, type SqliteHandlerContext } from './sqlite-operations.js';
 
 export interface BatchWriterOptions {
@@ -54,7 +55,8 @@ export class BatchWriter {
     migrate(this.db);
     this.ledger = new SqliteLedger(this.db, createCurrencies(options.cryptoDecimals), options.rules);
     this.ledger.warm();
-    this.writer = { db: this.db, ledger: this.ledger, staff: new SqliteStaff(this.db) };
+    const staff = new SqliteStaff(this.db);
+    this.writer = { db: this.db, ledger: this.ledger, staff, integrations: new SqliteIntegrations(this.db, staff) };
     // After the migrations: the checkpointer's connection needs the database in WAL mode.
     this.checkpointer = options.path !== ':memory:' ? new BackgroundCheckpointer(options.path, 'full') : undefined;
     this.sql = {

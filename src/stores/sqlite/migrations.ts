@@ -7,9 +7,10 @@
  * store's schema, not to PostgreSQL's. Both begin with the ledger as
  * version 1; after that they part, because their cost models differ. Here:
  * 1 ledger, 2 per-player chains, 3 id indexes, 4 refused transactions,
- * 5 transfers by time, 6 launch-key digests, 7 staff. PostgreSQL
- * (postgres/migrations.ts): 1 ledger, 2 wallet versions, 3 refused
- * transactions, 4 transfers by time, 5 launch-key digests, 6 staff.
+ * 5 transfers by time, 6 launch-key digests, 7 staff, 8 integrations.
+ * PostgreSQL (postgres/migrations.ts): 1 ledger, 2 wallet versions,
+ * 3 refused transactions, 4 transfers by time, 5 launch-key digests,
+ * 6 staff, 7 integrations.
  *
  * Layout choices for the hot path: every table has an integer primary key,
  * so inserts append. Version 1 kept each random UUID in a unique index (as
@@ -29,6 +30,7 @@ import type Database from 'better-sqlite3';
 import { launchKeyDigest } from '../../ledger/rules.js';
 import { migrate as applyMigrations, type Migration } from '../../platform/sqlite/migrate.js';
 import { STAFF_SCHEMA_SQLITE } from '../../staff/staff-schema.js';
+import { INTEGRATIONS_SCHEMA_SQLITE } from '../integration-schema.js';
 
 /**
  * The SQL function version 6 hashes the stored keys with: SQLite has no
@@ -272,6 +274,13 @@ PRAGMA secure_delete = OFF;
     // and the audit log of every state-changing back-office call. The log is append-only, and the database says
     // so: its triggers refuse every UPDATE and DELETE, whoever asks.
     sql: STAFF_SCHEMA_SQLITE,
+  },
+  {
+    version: 8,
+    name: 'integrations',
+    // The studios that call the wallet, each with its own sealed secrets and hashed tokens, and the version every
+    // node polls to follow their changes (integration-schema.ts).
+    sql: INTEGRATIONS_SCHEMA_SQLITE,
   },
 ];
 

@@ -16,6 +16,7 @@ import type { HandoffCodec } from './handoff-codec.js';
 import { PACKED_BALANCE, PACKED_PAYOUT_COMMAND, PACKED_TRANSACTION_COMMAND } from './packed-codecs.js';
 import type { SqliteLedger } from './sqlite-ledger.js';
 import type { SqliteStaff } from '../../staff/sqlite-staff.js';
+import type { SqliteIntegrations } from './integrations.js';
 import { probeWrite } from './write-probe.js';
 
 /** One call, as the store queues it and the writer runs it. */
@@ -40,6 +41,7 @@ export interface SqliteHandlerContext {
   readonly db: Database.Database;
   readonly ledger: SqliteLedger;
   readonly staff: SqliteStaff;
+  readonly integrations: SqliteIntegrations;
 }
 
 export interface SqliteOperation<K extends OperationName> {
@@ -82,6 +84,11 @@ export const SQLITE_OPERATIONS: { [K in OperationName]: SqliteOperation<K> } = {
   findStaffToken: { run: ({ staff }, tokenHash) => staff.findStaffToken(tokenHash), handoff: AS_JSON },
   appendAudit: { run: ({ staff }, entry) => staff.appendAudit(entry), handoff: AS_JSON },
   listAudit: { run: ({ staff }, page) => staff.listAudit(page), handoff: AS_JSON },
+  listIntegrations: { run: ({ integrations }) => integrations.list(), handoff: AS_JSON },
+  integrationsVersion: { run: ({ integrations }) => integrations.version(), handoff: AS_JSON },
+  addIntegration: { run: ({ integrations }, command) => integrations.add(command), handoff: AS_JSON },
+  updateIntegration: { run: ({ integrations }, command) => integrations.update(command), handoff: AS_JSON },
+  removeIntegration: { run: ({ integrations }, command) => integrations.remove(command), handoff: AS_JSON },
   // Only an in-memory database proves its books on the writer (a file's are proved beside it,
   // verify-worker.ts): too rare to be worth the JSON path, so its report is cloned as it is.
   verify: { run: ({ ledger }) => ledger.reads.verify(), handoff: CLONED },

@@ -11,7 +11,10 @@ import { DEFAULT_RULES } from '../../ledger/rules.js';
 import type { StoreOptions } from '../settings.js';
 import { OPERATIONS, type OperationArgs, type OperationName, type OperationOutcome, type WalletStore } from '../operations.js';
 import type {
+  AddIntegrationCommand,
   AddStaffCommand,
+  RemoveIntegrationCommand,
+  UpdateIntegrationCommand,
   AdjustCommand,
   AuditPageRequest,
   AuthenticateCommand,
@@ -263,6 +266,21 @@ export class SqliteStore implements WalletStore {
   }
   listStaff() {
     return this.call('listStaff', undefined);
+  }
+  listIntegrations() {
+    return this.call('listIntegrations', undefined);
+  }
+  integrationsVersion() {
+    return this.call('integrationsVersion', undefined);
+  }
+  addIntegration(command: AddIntegrationCommand) {
+    return this.call('addIntegration', command);
+  }
+  updateIntegration(command: UpdateIntegrationCommand) {
+    return this.call('updateIntegration', command);
+  }
+  removeIntegration(command: RemoveIntegrationCommand) {
+    return this.call('removeIntegration', command);
   }
   findStaffToken(tokenHash: string) {
     return this.call('findStaffToken', tokenHash);
