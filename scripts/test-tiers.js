@@ -143,6 +143,7 @@ export const TIERS = {
     'stores/sqlite-wallet-memory',
     'stores/store-at-rest',
     'stores/store-contract',
+    'stores/store-integrations',
     'stores/store-listings',
     'stores/store-outcomes',
     'stores/verify-sums',

@@ -72,8 +72,7 @@ export interface IntegrationRecord {
   revision: number | string;
 }
 
-export const INTEGRATION_COLUMNS =
-  'id, name, state, secret_sealed, secret_next_sealed, token_hashes, ranges, provider_url, created_at, updated_at, revision';
+export const INTEGRATION_COLUMNS = 'id, name, state, secret_sealed, secret_next_sealed, token_hashes, ranges, provider_url, created_at, updated_at, revision';
 
 export function integrationOf(record: IntegrationRecord): StoredIntegration {
   return {

@@ -50,10 +50,13 @@ test('a token is wli_ and 32 bytes of the randomness given, base64url, and is ke
   assert.match(made.token, /^wli_[A-Za-z0-9_-]{43}$/);
   assert.equal(made.tokenHash, createHash('sha256').update(made.token).digest('hex'));
   assert.equal(integrationTokenHash(made.token), made.tokenHash);
-  assert.equal(newIntegrationSecret(() => bytes), bytes.toString('base64url'));
+  assert.equal(
+    newIntegrationSecret(() => bytes),
+    bytes.toString('base64url'),
+  );
 });
 
-test("a sealed secret opens for its integration and slot only, and holds nothing of the secret in clear", () => {
+test('a sealed secret opens for its integration and slot only, and holds nothing of the secret in clear', () => {
   const secret = newIntegrationSecret(randomBytes);
   const sealed = sealSecret(ring, 'studio-a', 'current', secret);
   assert.equal(openSecret(ring, 'studio-a', 'current', sealed), secret);
