@@ -95,6 +95,7 @@ export const TIERS = {
     'operator/framing-fuzz',
     'operator/fuzz',
     'operator/i-json',
+    'operator/integrations',
     'operator/lobby-launch',
     'operator/lobby-limits',
     'operator/lobby-players',

@@ -79,6 +79,7 @@ export const FINAL_REFUSAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'ROUND_CLOSED',
   'ROUND_MISMATCH',
   'CAMPAIGN_FINISHED',
+  'INTEGRATION_PAUSED',
 ]);
 
 /** A transaction of a refused request, as it is remembered: its content, for a repeat to be compared with, and the refusal. */
@@ -137,6 +138,12 @@ export interface TransactionSnapshot {
   /** True if campaign.id is already finished for this player. */
   campaignFinished: boolean;
   now: number;
+  /**
+   * The calling integration's bets are paused (access/integrations.ts):
+   * a new bet is refused INTEGRATION_PAUSED, final like the other
+   * refusals of a bet; wins, and ids booked before, are answered as ever.
+   */
+  betsPaused?: boolean;
 }
 
 export interface PlannedTransfer {
@@ -298,6 +305,10 @@ function judgeTransaction(
   const freeBets = request.campaign?.type === 'freeBets';
   const hasBet = fresh.some((index) => request.transactions[index]!.type === 'bet');
   if (hasBet) {
+    // Judged after idempotency: a bet booked before the pause still answers its balance, never a refusal.
+    if (snap.betsPaused === true) {
+      return refuse('INTEGRATION_PAUSED', "the integration's bets are paused: bets are refused, wins and payouts are accepted", shown());
+    }
     if (!isSessionActive(session, snap.now, config)) {
       return refuse('SESSION_EXPIRED', `session ${shownId(request, request.sessionId)} expired; bets are refused, wins are accepted`, shown());
     }
@@ -433,7 +444,11 @@ export function planAuthenticate(
   player: PlayerState | undefined,
   now: number,
   config: RulesConfig,
+  betsPaused = false,
 ): AuthenticatePlan | Refusal {
+  // No game opens while the integration's bets are paused: no bet could follow it. Judged first, since it
+  // holds whatever the key (a reload of an open session included), and it tells a caller nothing of the key.
+  if (betsPaused) return refuse('INTEGRATION_PAUSED', "the integration's bets are paused: no game is opened until they resume");
   if (!key || !player) return refuse('INVALID_LAUNCH_KEY', 'launch key is not known');
   if (key.game !== game) return refuse('SESSION_MISMATCH', `launch key was issued for game ${key.game}, not ${game}`, balanceText(player));
   // A blocked or self-excluded player opens no game, not even by reloading an open one.

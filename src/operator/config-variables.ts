@@ -17,9 +17,11 @@ export const CONFIG_VARIABLES = {
   WAGERLINK_PG_STATEMENT_TIMEOUT_MS: `PostgreSQL statement time-out in ms; past it a request answers 503 (default ${DEFAULT_POSTGRES_SETTINGS.statementTimeoutMs})`,
   WAGERLINK_PG_IDLE_TIMEOUT_S: `PostgreSQL idle connections close after this many seconds (default ${DEFAULT_POSTGRES_SETTINGS.idleTimeoutS})`,
   WAGERLINK_PG_CONNECT_TIMEOUT_S: `PostgreSQL connection attempt time-out in seconds (default ${DEFAULT_POSTGRES_SETTINGS.connectTimeoutS})`,
-  WAGERLINK_SECRET: 'HMAC secret shared with the provider (required to serve)',
+  WAGERLINK_SECRET: 'HMAC secret shared with the provider: the `default` integration (it, or WAGERLINK_INTEGRATION_KEYS, is required to serve)',
   WAGERLINK_SECRET_NEXT: 'the next HMAC secret, also accepted during a rotation',
-  WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider (required to serve)',
+  WAGERLINK_ACCESS_TOKENS: 'comma-separated bearer tokens accepted from the provider: the `default` integration (required with WAGERLINK_SECRET)',
+  WAGERLINK_INTEGRATION_KEYS:
+    "keys that seal stored integrations' secrets, id:key,... (32 bytes, hex or base64), the first sealing; required to add or serve stored integrations",
   WAGERLINK_ADMIN_TOKEN:
     'bearer token of the /admin back-office API, a built-in admin account; or sha256:<hex> of it (required to serve); it reads /metrics too',
   WAGERLINK_STAFF_LIMITS: 'staff money limits per call, e.g. payments:EUR=2500,*=5000;admin:*=50000 (default payments:*=5000,BTC=0.1,ETH=2; admin none)',

@@ -20,7 +20,6 @@ import { createJsonApi, sendJson } from '../http/json-api.js';
 import { serveHomePage, type HomeSection } from '../http/home-page.js';
 import { BODY_BYTES_MAX } from '../http/limits.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
-import { signingSecrets } from '../protocol/signing.js';
 import type { WalletStore } from '../stores/operations.js';
 import { operatorOpenApi } from './operator-openapi.js';
 import { OperatorMetrics } from './metrics.js';
@@ -30,13 +29,20 @@ import type { StaffGuard } from '../http/staff-guard.js';
 import { DEFAULT_STAFF_LIMITS, type StaffLimits } from '../access/limits.js';
 import { adminRoutes } from './routes/admin.js';
 import { signedRoutes } from './routes/signed.js';
+import { IntegrationRegistry } from './integration-registry.js';
 
 export interface OperatorAppOptions {
   store: WalletStore;
-  /** HMAC secrets: the current one, and the next one during a rotation. */
-  secrets: readonly string[];
-  /** Bearer tokens accepted from the provider. */
-  accessTokens: readonly string[];
+  /**
+   * The integrations that may call, as `serve` builds and loads them
+   * (integration-registry.ts). Without it, the app serves the one
+   * integration of `secrets` and `accessTokens`, and no stored one.
+   */
+  integrations?: IntegrationRegistry;
+  /** The environment integration's HMAC secrets: the current one, and the next one during a rotation. */
+  secrets?: readonly string[];
+  /** The environment integration's bearer tokens. */
+  accessTokens?: readonly string[];
   /**
    * Bearer token of the back-office API: a built-in admin account, named
    * `admin-token` in the audit log; it reads /metrics too. Given as `sha256:<hex>`, it is checked
@@ -70,14 +76,11 @@ export interface OperatorAppOptions {
 export async function buildOperatorApp(options: OperatorAppOptions): Promise<FastifyInstance> {
   const bodyBytesMax = options.bodyBytesMax ?? BODY_BYTES_MAX;
   const transactionsPerRequestMax = options.transactionsPerRequestMax ?? TRANSACTIONS_PER_REQUEST_MAX;
-  const secrets = signingSecrets(options.secrets);
-  const accessTokens = options.accessTokens.map((token) => Buffer.from(token));
   const staffLimits = options.staffLimits ?? DEFAULT_STAFF_LIMITS;
   const onGuard = options.onGuard;
   const service = new OperatorService(options.store, options.world ?? REAL_WORLD);
   const metrics = options.metrics ?? new OperatorMetrics({ processMetrics: false });
-  if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) throw new Error('an HMAC secret is required');
-  if (accessTokens.length === 0) throw new Error('at least one access token is required');
+  const integrations = options.integrations ?? environmentOnly(options);
   if (options.adminToken.length === 0) throw new Error('an admin token is required');
 
   const app = createJsonApi({ bodyBytesMax, requestTimeoutMs: options.requestTimeoutMs, logger: options.logger, allowedHosts: options.allowedHosts });
@@ -87,7 +90,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   exposeMetrics(app, metrics.requests, metrics.registry, [options.metricsToken ?? '', options.adminToken]);
 
-  await app.register(signedRoutes, { service, metrics, secrets, accessTokens, transactionsPerRequestMax });
+  await app.register(signedRoutes, { service, metrics, integrations, transactionsPerRequestMax });
 
   // ----------------------------------------------------------- operations
 
@@ -117,4 +120,13 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   await app.register(adminRoutes, { prefix: '/admin', service, metrics, adminToken: options.adminToken, staffLimits, onGuard });
 
   return app;
+}
+
+/** The registry of an app given only the environment's integration: built from it, reading nothing. */
+function environmentOnly(options: OperatorAppOptions): IntegrationRegistry {
+  const secrets = options.secrets ?? [];
+  const accessTokens = options.accessTokens ?? [];
+  if (secrets.length === 0 || secrets.some((s) => s.length === 0)) throw new Error('an HMAC secret is required');
+  if (accessTokens.length === 0) throw new Error('at least one access token is required');
+  return new IntegrationRegistry({ store: options.store, environment: { secrets, accessTokens } });
 }

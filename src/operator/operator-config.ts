@@ -25,6 +25,8 @@ export interface OperatorConfig {
   secret: string | undefined;
   secretNext: string | undefined;
   accessTokens: string[];
+  /** WAGERLINK_INTEGRATION_KEYS as given: `id:key,...`, the keys stored integrations' secrets are sealed under (read by `serve`). */
+  integrationKeys: string | undefined;
   adminToken: string | undefined;
   /** Reads /metrics and nothing else (a scraper's); the admin token reads it too. */
   metricsToken: string | undefined;
@@ -143,6 +145,7 @@ export function readOperatorConfig(
     secret: env.WAGERLINK_SECRET || undefined,
     secretNext: env.WAGERLINK_SECRET_NEXT || undefined,
     accessTokens: tokens,
+    integrationKeys: env.WAGERLINK_INTEGRATION_KEYS || undefined,
     adminToken: env.WAGERLINK_ADMIN_TOKEN || undefined,
     metricsToken: env.WAGERLINK_METRICS_TOKEN || undefined,
     logLevel: env.WAGERLINK_LOG_LEVEL || 'info',
@@ -162,11 +165,26 @@ export function readOperatorConfig(
   };
 }
 
-/** What `serve` needs beyond the database; the message names every missing variable. */
-export function requireServeSecrets(config: OperatorConfig): { secrets: string[]; accessTokens: string[]; adminToken: string } {
+/** What `serve` needs beyond the database. */
+export interface ServeCredentials {
+  /** The `default` integration of WAGERLINK_SECRET(_NEXT) and WAGERLINK_ACCESS_TOKENS, when they are set. */
+  environment: { secrets: string[]; accessTokens: string[] } | undefined;
+  /** WAGERLINK_INTEGRATION_KEYS, as given. */
+  integrationKeys: string | undefined;
+  adminToken: string;
+}
+
+/**
+ * What `serve` needs beyond the database: the admin token, and at least one
+ * way for an integration to call: the environment's (a secret and its
+ * tokens, both) or WAGERLINK_INTEGRATION_KEYS for stored ones. The message
+ * names every missing variable.
+ */
+export function requireServeSecrets(config: OperatorConfig): ServeCredentials {
   const missing: string[] = [];
-  if (!config.secret) missing.push('WAGERLINK_SECRET');
-  if (config.accessTokens.length === 0) missing.push('WAGERLINK_ACCESS_TOKENS');
+  const halfEnvironment = (config.secret !== undefined) !== config.accessTokens.length > 0;
+  if (halfEnvironment) missing.push(config.secret ? 'WAGERLINK_ACCESS_TOKENS' : 'WAGERLINK_SECRET');
+  else if (!config.secret && !config.integrationKeys) missing.push('WAGERLINK_SECRET and WAGERLINK_ACCESS_TOKENS (or WAGERLINK_INTEGRATION_KEYS)');
   if (!config.adminToken) missing.push('WAGERLINK_ADMIN_TOKEN');
   if (missing.length > 0) {
     throw new ConfigError(
@@ -174,6 +192,8 @@ export function requireServeSecrets(config: OperatorConfig): { secrets: string[]
         '(see examples/operator.env for a local set-up).',
     );
   }
-  const secrets = [config.secret!, ...(config.secretNext ? [config.secretNext] : [])];
-  return { secrets, accessTokens: config.accessTokens, adminToken: config.adminToken! };
+  const environment = config.secret
+    ? { secrets: [config.secret, ...(config.secretNext ? [config.secretNext] : [])], accessTokens: config.accessTokens }
+    : undefined;
+  return { environment, integrationKeys: config.integrationKeys, adminToken: config.adminToken! };
 }

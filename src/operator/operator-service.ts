@@ -39,16 +39,18 @@ export class OperatorService {
   ) {}
 
   /** A /transaction as the edge checked it (checked-requests.ts), booked at the world's now. */
-  transact(request: CheckedTransaction) {
-    return this.store.transact({ request, now: this.world.clock() });
+  transact(request: CheckedTransaction, betsPaused = false) {
+    return this.store.transact(betsPaused ? { request, now: this.world.clock(), betsPaused } : { request, now: this.world.clock() });
   }
 
   payout(request: CheckedPayout) {
     return this.store.payout({ request, now: this.world.clock() });
   }
 
-  authenticate(key: string, game: string) {
-    return this.store.authenticate({ key, game, now: this.world.clock(), newSessionId: this.world.newId() });
+  /** `betsPaused`: the calling integration's (rules.ts refuses a new game then). */
+  authenticate(key: string, game: string, betsPaused = false) {
+    const command = { key, game, now: this.world.clock(), newSessionId: this.world.newId() };
+    return this.store.authenticate(betsPaused ? { ...command, betsPaused } : command);
   }
 
   createPlayer(input: CreatePlayerRequest, audit?: AuditEntry) {

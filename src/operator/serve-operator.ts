@@ -23,7 +23,9 @@ import type { FastifyInstance } from 'fastify';
 import { backendOf, openStore, type OpenedStore } from '../stores/open-store.js';
 import { buildOperatorApp } from './operator-app.js';
 import { OperatorMetrics } from './metrics.js';
-import { ConfigError, requireServeSecrets, type OperatorConfig } from './operator-config.js';
+import { ConfigError, requireServeSecrets, type OperatorConfig, type ServeCredentials } from './operator-config.js';
+import { IntegrationRegistry } from './integration-registry.js';
+import { parseIntegrationKeys } from '../access/integrations.js';
 import { holdPort, listenOn } from '../http/listen.js';
 import { exitOnStorageFailure, stopOnSignals, stopWhenOrphaned, type Stopper } from '../http/stop-on-signals.js';
 import { serverLogger } from '../http/server-logger.js';
@@ -50,6 +52,8 @@ export async function serveOperator(config: OperatorConfig): Promise<void> {
   // (owner-only-files.ts).
   restrictUmask();
   const credentials = requireServeSecrets(config);
+  // Read before anything is opened: a malformed key stops the start with its reason.
+  if (credentials.integrationKeys !== undefined) integrationKeyring(credentials.integrationKeys);
   const backend = backendOf(config.database);
   if (config.workers > 1 && !backend.capabilities.sharedByProcesses) {
     throw new ConfigError(
@@ -69,7 +73,16 @@ export async function serveOperator(config: OperatorConfig): Promise<void> {
 /** What moves the operator's server to another port, as a port in use is told. */
 const LISTEN_SETTING = '--port or WAGERLINK_PORT';
 
-async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof requireServeSecrets>): Promise<void> {
+/** WAGERLINK_INTEGRATION_KEYS read, its error a ConfigError naming the variable. */
+function integrationKeyring(text: string) {
+  try {
+    return parseIntegrationKeys(text);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+async function serveOne(config: OperatorConfig, credentials: ServeCredentials): Promise<void> {
   const worker = cluster.isWorker ? cluster.worker?.id : undefined;
   const logger = serverLogger(config.logLevel, { service: 'wagerlink-operator', ...(worker === undefined ? {} : { worker }) });
   for (const warning of config.warnings) logger.warn(warning);
@@ -107,10 +120,20 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
   if (openFolder !== undefined) logger.warn(openFolder);
   let app: FastifyInstance;
   let address: string;
+  let following: { stop(): void } | undefined;
   try {
+    // Every integration this node serves, read once before it listens; stored ones that cannot be opened stop the start.
+    const integrations = new IntegrationRegistry({
+      store,
+      environment: credentials.environment,
+      keyring: credentials.integrationKeys === undefined ? undefined : integrationKeyring(credentials.integrationKeys),
+    });
+    await integrations.reload();
+    following = integrations.follow(logger);
     app = await buildOperatorApp({
       store,
-      ...credentials,
+      integrations,
+      adminToken: credentials.adminToken,
       metricsToken: config.metricsToken,
       bodyBytesMax: config.bodyBytesMax,
       transactionsPerRequestMax: config.transactionsPerRequestMax,
@@ -126,6 +149,7 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     port?.release();
     address = await listenOn(app, { host: config.host, port: config.port }, LISTEN_SETTING);
   } catch (error) {
+    following?.stop();
     port?.release();
     // The store would otherwise keep alive a process that cannot serve (a
     // port in use, say), and a supervisor would never see it fail.
@@ -133,7 +157,15 @@ async function serveOne(config: OperatorConfig, credentials: ReturnType<typeof r
     throw error;
   }
   // Before the ready line: a signal sent the moment a supervisor reads it must find the handler, not the default that kills.
-  stopper = stopOnSignals(logger, app, () => store.close(), { shutdownTimeoutMs: config.shutdownTimeoutMs });
+  stopper = stopOnSignals(
+    logger,
+    app,
+    () => {
+      following?.stop();
+      return store.close();
+    },
+    { shutdownTimeoutMs: config.shutdownTimeoutMs },
+  );
   if (stopAsked !== undefined) stopAsPrimaryAsks(stopAsked);
   if (worker === undefined) {
     logger.info({ address, database: display, backend: store.backend }, `wagerlink operator ready on ${address}`);

@@ -291,6 +291,7 @@ test('§6.4 every code of the final set is remembered, and no other', () => {
   assert.deepEqual([...FINAL_REFUSAL_CODES].sort(), [
     'CAMPAIGN_FINISHED',
     'INSUFFICIENT_FUNDS',
+    'INTEGRATION_PAUSED',
     'PLAYER_BLOCKED',
     'ROUND_CLOSED',
     'ROUND_MISMATCH',
@@ -305,6 +306,32 @@ test('§6.4 every code of the final set is remembered, and no other', () => {
   assert.ok(!invalid.ok && invalid.code === 'INVALID_REQUEST' && invalid.remember.length === 0);
   const unknown = planTx(request([bet(1)]), snap(100n, { session: undefined, player: undefined }), DEFAULT_RULES);
   assert.ok(!unknown.ok && unknown.code === 'SESSION_NOT_FOUND' && unknown.remember.length === 0);
+});
+
+test('§2.6 paused: a new bet is refused INTEGRATION_PAUSED and kept as final; wins, and ids booked before, are answered as ever', () => {
+  const paused = { betsPaused: true };
+  const refused = planTx(request([bet(1), win(2)]), snap(100n, paused), DEFAULT_RULES);
+  assert.ok(
+    !refused.ok && refused.code === 'INTEGRATION_PAUSED' && refused.remember.length === 2,
+    refused.ok ? 'booked' : `${refused.code} ${refused.remember.length}`,
+  );
+  assert.equal(refused.balance, '1', 'the balance, shown as the other refusals show it');
+  const winOnly = planTx(request([win(2)]), snap(100n, paused), DEFAULT_RULES);
+  assert.ok(winOnly.ok && winOnly.balanceAfter === 300n);
+  const roundId = randomUUID();
+  const booked = bet(1);
+  const seenBooked: SeenTransfer = { kind: 'bet', playerId: 'p1', roundId, campaignId: null, amount: 100n, jpAmount: 0n };
+  const replay = planTx(
+    request([booked], { round: { id: roundId, finished: true } }),
+    snap(100n, { ...paused, seen: new Map([[booked.id, seenBooked]]) }),
+    DEFAULT_RULES,
+  );
+  assert.ok(replay.ok && replay.transfers.length === 0 && replay.balanceAfter === 100n, 'a bet booked before the pause answers its balance');
+  assert.ok(planTx(request([bet(1)]), snap(100n), DEFAULT_RULES).ok, 'not paused: booked');
+  const key = { playerId: 'p1', game: 'dice', expiresAt: NOW + 60_000, session: undefined };
+  const opened = planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES, true);
+  assert.ok(!opened.ok && opened.code === 'INTEGRATION_PAUSED');
+  assert.ok(planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES).ok);
 });
 
 test('§6.4 a repeat of a refused id answers the refusal it was given, whatever the state now, and keeps nothing more', () => {

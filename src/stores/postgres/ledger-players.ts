@@ -65,6 +65,7 @@ export class LedgerPlayers {
         player,
         command.now,
         this.rows.rules,
+        command.betsPaused === true,
       );
       if (!plan.ok) return plan;
       assert.ok(row && player);

@@ -311,6 +311,7 @@ export class LedgerTransfers {
         round: roundRow && { playerId: roundRow.player_id, game: roundRow.game, finished: roundRow.finished },
         campaignFinished: row !== undefined && campaignId !== undefined && snapshot.closures.has(`${campaignId}/${row.player_pk}`),
         now,
+        betsPaused: command.betsPaused === true,
       },
       this.rows.rules,
     );

@@ -107,6 +107,7 @@ export class LedgerTransfers {
         round: round && { playerId: round.player_id, game: round.game, finished: round.finished },
         campaignFinished,
         now,
+        betsPaused: command.betsPaused === true,
       },
       this.rows.rules,
     );

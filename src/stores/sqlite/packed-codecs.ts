@@ -23,7 +23,7 @@ import type { Packed, PackedCodec } from './handoff-codec.js';
 
 /** The members a packed transaction call and a packed balance carry, each in its place below; tests hold these to the checked types. */
 export const PACKED_MEMBERS = {
-  command: ['request', 'now'],
+  command: ['request', 'now', 'betsPaused'],
   request: ['sessionId', 'playerId', 'game', 'transactions', 'round', 'campaign', 'regulatory', 'shown'],
   round: ['id', 'finished'],
   campaign: ['id', 'type', 'finished'],
@@ -44,13 +44,14 @@ function holdsOnly(value: object, members: readonly string[]): boolean {
   return true;
 }
 
-const COMMAND_FIELDS = 12;
+const COMMAND_FIELDS = 13;
 const TRANSACTION_FIELDS = 6;
 
 /**
  * [op, call id, sessionId, playerId, game, round id, round finished,
  * regulatory or null, now, campaign given, campaign id, type and finished
- * (each or null), the ids as sent (JSON text) or null, then per
+ * (each or null), the ids as sent (JSON text) or null, whether the
+ * integration's bets are paused, then per
  * transaction: id, type, amount's units and scale, jpAmount's units and
  * scale or nulls]. An amount crosses as its exact decimal: its units as
  * decimal text (a bigint, which JSON cannot carry as a number without
@@ -92,6 +93,7 @@ export const PACKED_TRANSACTION_COMMAND: PackedCodec<TransactionCommand> = {
       campaign?.type ?? null,
       campaign?.finished ?? null,
       request.shown === undefined ? null : JSON.stringify(request.shown),
+      command.betsPaused === true,
     ];
     for (const tx of request.transactions) {
       packed.push(tx.id, tx.type, tx.amount.units.toString(), tx.amount.scale);
@@ -126,7 +128,8 @@ export const PACKED_TRANSACTION_COMMAND: PackedCodec<TransactionCommand> = {
     const regulatory = packed[HEAD + 5] as string | null;
     if (regulatory !== null) request.regulatory = regulatory;
     if (packed[HEAD + 11] !== null) request.shown = JSON.parse(packed[HEAD + 11] as string) as ShownIds;
-    return { request, now: packed[HEAD + 6] as number };
+    const now = packed[HEAD + 6] as number;
+    return packed[HEAD + 12] === true ? { request, now, betsPaused: true } : { request, now };
   },
 };
 

@@ -1,0 +1,241 @@
+/**
+ * Which integration is calling (docs/protocol.md §2.6), over every backend,
+ * with two stored integrations beside the environment's `default`: each
+ * signs with its own secret and is accepted; a token of one with a body
+ * signed by the other's secret is 401 INVALID_SIGNATURE and changes
+ * nothing; an unknown token is 401 INVALID_TOKEN; an integration switched
+ * off is 403 INTEGRATION_OFF; a caller outside its ranges is 403
+ * IP_NOT_ALLOWED; a paused one has a new bet and /authenticate refused
+ * INTEGRATION_PAUSED (final: the same ids answer it after resuming), its
+ * wins and payouts booked, and a bet booked before the pause answered its
+ * balance; the environment's integration works alone as before. A second
+ * node on the same database follows an add, a pause and a removal when it
+ * polls the version.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
+import { integrationKeyring, newIntegrationSecret, newIntegrationToken, sealSecret } from '../../src/access/integrations.js';
+import { buildOperatorApp } from '../../src/operator/operator-app.js';
+import { IntegrationRegistry } from '../../src/operator/integration-registry.js';
+import { sign } from '../../src/protocol/signing.js';
+import type { WalletStore } from '../../src/stores/operations.js';
+import { ACCESS_TOKEN, ADMIN_TOKEN, admin, balanceOf, makeOperator, OPERATOR_BACKENDS, SECRET, transactionBody, tx, type Operator } from '../helpers.js';
+
+const ring = integrationKeyring(new Map([['k1', randomBytes(32)]]), 'k1');
+
+interface Studio {
+  id: string;
+  secret: string;
+  token: string;
+}
+
+async function addStudio(store: WalletStore, id: string, extra: { ranges?: string[] } = {}): Promise<Studio> {
+  const secret = newIntegrationSecret(randomBytes);
+  const { token, tokenHash } = newIntegrationToken(randomBytes);
+  const added = await store.addIntegration({
+    integration: {
+      id,
+      name: id,
+      state: 'active',
+      secretSealed: sealSecret(ring, id, 'current', secret),
+      secretNextSealed: null,
+      tokenHashes: [tokenHash],
+      ranges: extra.ranges ?? [],
+      providerUrl: null,
+    },
+    now: Date.now(),
+  });
+  assert.ok(added.ok);
+  return { id, secret, token };
+}
+
+async function setState(store: WalletStore, id: string, state: 'active' | 'paused' | 'off'): Promise<void> {
+  const stored = (await store.listIntegrations()).integrations.find((i) => i.id === id)!;
+  assert.ok((await store.updateIntegration({ id, revision: stored.revision, changes: { state }, now: Date.now() })).ok);
+}
+
+/** A wallet call with a token and a body signed by a secret, from an address. */
+async function call(app: FastifyInstance, url: string, body: unknown, token: string, secret: string, remoteAddress = '127.0.0.1') {
+  const payload = JSON.stringify(body);
+  const response = await app.inject({
+    method: 'POST',
+    url,
+    payload,
+    remoteAddress,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-server-authorization': sign(secret, payload) },
+  });
+  return { status: response.statusCode, body: response.json() as Record<string, unknown>, raw: response.body };
+}
+
+for (const backend of OPERATOR_BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
+  describe(`integrations on the signed routes (${backend.name})`, { skip: backend.unavailable }, () => {
+    let op: Operator;
+    let app: FastifyInstance;
+    let registry: IntegrationRegistry;
+    let a: Studio;
+    let b: Studio;
+
+    before(async () => {
+      op = await makeOperator({ backend: backend.name });
+      a = await addStudio(op.store, 'studio-a');
+      b = await addStudio(op.store, 'studio-b', { ranges: ['10.0.0.0/8', '127.0.0.1'] });
+      registry = new IntegrationRegistry({ store: op.store, environment: { secrets: [SECRET], accessTokens: [ACCESS_TOKEN] }, keyring: ring });
+      await registry.reload();
+      let keys = 0;
+      app = await buildOperatorApp({
+        store: op.store,
+        integrations: registry,
+        adminToken: ADMIN_TOKEN,
+        world: { clock: () => op.clock.now, newId: () => randomUUID(), newLaunchKey: () => `key-${++keys}-${randomUUID()}` },
+      });
+    });
+    after(async () => {
+      await app.close();
+      await op.close();
+    });
+
+    /** A player with a session opened by a studio. */
+    async function session(studio: Studio, balance = 100) {
+      const playerId = `p-${randomUUID().slice(0, 8)}`;
+      assert.equal((await admin(app, 'POST', '/admin/players', { playerId, currency: 'EUR', balance, country: 'DE' })).status, 201);
+      const key = await admin(app, 'POST', '/admin/launch-keys', { playerId, game: 'dice' });
+      const opened = await call(app, '/authenticate', { key: key.body.key, game: 'dice' }, studio.token, studio.secret);
+      assert.equal(opened.status, 200, opened.raw);
+      return { playerId, game: 'dice', sessionId: opened.body.sessionId as string };
+    }
+
+    test('each integration signs with its own secret and is accepted; the environment integration too', async () => {
+      const environment = { id: 'default', secret: SECRET, token: ACCESS_TOKEN };
+      for (const studio of [a, b, environment]) {
+        const fixture = await session(studio);
+        const bet = await call(app, '/transaction', transactionBody(fixture, [tx('bet', 1)]), studio.token, studio.secret);
+        assert.equal(bet.status, 200, `${studio.id}: ${bet.raw}`);
+        assert.equal(bet.body.balance, 99);
+      }
+    });
+
+    test("a token of one integration with a body signed by another's secret is 401 INVALID_SIGNATURE, and nothing changes", async () => {
+      const fixture = await session(a);
+      for (const secret of [b.secret, SECRET]) {
+        const crossed = await call(app, '/transaction', transactionBody(fixture, [tx('bet', 5)]), a.token, secret);
+        assert.equal(crossed.status, 401, crossed.raw);
+        assert.equal(crossed.body.code, 'INVALID_SIGNATURE');
+      }
+      const envCrossed = await call(app, '/transaction', transactionBody(fixture, [tx('bet', 5)]), ACCESS_TOKEN, a.secret);
+      assert.equal(envCrossed.body.code, 'INVALID_SIGNATURE');
+      assert.equal(await balanceOf(app, fixture.playerId), 100);
+    });
+
+    test('an unknown token is 401 INVALID_TOKEN', async () => {
+      const fixture = await session(a);
+      const unknown = await call(app, '/transaction', transactionBody(fixture, [tx('bet', 5)]), newIntegrationToken(randomBytes).token, a.secret);
+      assert.equal(unknown.status, 401);
+      assert.equal(unknown.body.code, 'INVALID_TOKEN');
+    });
+
+    test("a caller outside the integration's ranges is 403 IP_NOT_ALLOWED; inside, accepted", async () => {
+      const fixture = await session(b);
+      const outside = await call(app, '/transaction', transactionBody(fixture, [tx('bet', 5)]), b.token, b.secret, '192.0.2.1');
+      assert.equal(outside.status, 403, outside.raw);
+      assert.equal(outside.body.code, 'IP_NOT_ALLOWED');
+      const inside = await call(app, '/transaction', transactionBody(fixture, [tx('bet', 5)]), b.token, b.secret, '::ffff:10.1.2.3');
+      assert.equal(inside.status, 200, inside.raw);
+    });
+
+    test('an integration switched off is 403 INTEGRATION_OFF on every call, and serves again once active', async () => {
+      const fixture = await session(a);
+      await setState(op.store, 'studio-a', 'off');
+      await registry.reload();
+      try {
+        for (const body of [transactionBody(fixture, [tx('win', 5)]), { sessionId: fixture.sessionId }]) {
+          const refused = await call(app, '/transaction', body, a.token, a.secret);
+          assert.equal(refused.status, 403, refused.raw);
+          assert.equal(refused.body.code, 'INTEGRATION_OFF');
+        }
+      } finally {
+        await setState(op.store, 'studio-a', 'active');
+        await registry.reload();
+      }
+      assert.equal((await call(app, '/transaction', transactionBody(fixture, [tx('win', 5)]), a.token, a.secret)).status, 200);
+    });
+
+    test('paused: a new bet and /authenticate refused INTEGRATION_PAUSED, final; wins, payouts and bets booked before still answered', async () => {
+      const fixture = await session(a);
+      const before = transactionBody(fixture, [tx('bet', 10)], { finished: false });
+      assert.equal((await call(app, '/transaction', before, a.token, a.secret)).body.balance, 90);
+      await setState(op.store, 'studio-a', 'paused');
+      await registry.reload();
+      try {
+        const retried = await call(app, '/transaction', before, a.token, a.secret);
+        assert.equal(retried.status, 200, `a retry of a bet booked before the pause answers its balance: ${retried.raw}`);
+        assert.equal(retried.body.balance, 90);
+        const bet = transactionBody(fixture, [tx('bet', 10)]);
+        const refused = await call(app, '/transaction', bet, a.token, a.secret);
+        assert.equal(refused.status, 403, refused.raw);
+        assert.equal(refused.body.code, 'INTEGRATION_PAUSED');
+        assert.equal(refused.body.balance, 90);
+        const win = await call(app, '/transaction', transactionBody(fixture, [tx('win', 7)], { id: before.round.id }), a.token, a.secret);
+        assert.equal(win.status, 200, win.raw);
+        assert.equal(win.body.balance, 97);
+        const payout = await call(
+          app,
+          '/payout',
+          { sessionId: fixture.sessionId, payoutId: randomUUID(), amount: 3, campaign: { id: randomUUID(), type: 'tournament' } },
+          a.token,
+          a.secret,
+        );
+        assert.equal(payout.status, 200, payout.raw);
+        assert.equal(payout.body.balance, 100);
+        const key = await admin(app, 'POST', '/admin/launch-keys', { playerId: fixture.playerId, game: 'dice' });
+        const opened = await call(app, '/authenticate', { key: key.body.key, game: 'dice' }, a.token, a.secret);
+        assert.equal(opened.body.code, 'INTEGRATION_PAUSED', opened.raw);
+        const otherStudio = await session(b);
+        assert.equal((await call(app, '/transaction', transactionBody(otherStudio, [tx('bet', 1)]), b.token, b.secret)).status, 200, 'b is not paused');
+        await setState(op.store, 'studio-a', 'active');
+        await registry.reload();
+        const again = await call(app, '/transaction', bet, a.token, a.secret);
+        assert.equal(again.body.code, 'INTEGRATION_PAUSED', 'final: the same ids answer the same refusal after resuming');
+        assert.equal((await call(app, '/transaction', transactionBody(fixture, [tx('bet', 10)]), a.token, a.secret)).status, 200, 'new ids: booked');
+      } finally {
+        await setState(op.store, 'studio-a', 'active');
+        await registry.reload();
+      }
+    });
+
+    test('a second node on the same database follows an add, a pause and a removal when it polls', async () => {
+      const second = await op.reopen();
+      const follower = new IntegrationRegistry({ store: second.store, keyring: ring });
+      await follower.reload();
+      const following = follower.follow({ warn: () => {} }, 10);
+      const reloaded = () => new Promise<void>((resolve) => follower.onReload(resolve));
+      try {
+        const next = reloaded();
+        const c = await addStudio(op.store, 'studio-c');
+        await next;
+        assert.equal(follower.lookup(c.token)?.state, 'active');
+        const paused = reloaded();
+        await setState(op.store, 'studio-c', 'paused');
+        await paused;
+        assert.equal(follower.lookup(c.token)?.state, 'paused');
+        const removed = reloaded();
+        assert.ok((await op.store.removeIntegration({ id: 'studio-c', now: Date.now() })).ok);
+        await removed;
+        assert.equal(follower.lookup(c.token), undefined);
+        assert.equal(await follower.refresh(), false, 'nothing moved since');
+      } finally {
+        following.stop();
+        await second.close();
+      }
+    });
+
+    test('stored integrations without the keys to open them stop a node from starting', async () => {
+      const blind = new IntegrationRegistry({ store: op.store, environment: { secrets: [SECRET], accessTokens: [ACCESS_TOKEN] } });
+      await assert.rejects(blind.reload(), /WAGERLINK_INTEGRATION_KEYS is not set/);
+      const wrongKeys = new IntegrationRegistry({ store: op.store, keyring: integrationKeyring(new Map([['k2', randomBytes(32)]]), 'k2') });
+      await assert.rejects(wrongKeys.reload(), /key "k1", which WAGERLINK_INTEGRATION_KEYS no longer holds/);
+    });
+  });
+}
