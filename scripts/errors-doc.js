@@ -45,7 +45,7 @@ export const DESCRIPTIONS = {
     "Back office: the amount is over the staff account's role limit for one call in that currency (docs/operator.md, docs/provider.md: staff limits); nothing was changed.",
   STAFF_NOT_FOUND: 'Back office: no staff account or token has this name or id.',
   INTEGRATION_NOT_FOUND: 'Back office: no stored integration has this id (the `default` integration of the environment is not one).',
-  INTEGRATION_EXISTS: 'Back office: an integration has this id already, stored or the environment\'s `default`.',
+  INTEGRATION_EXISTS: "Back office: an integration has this id already, stored or the environment's `default`.",
   STAFF_EXISTS: 'Back office: a staff account has this name already (names are never reused, so that the audit log names one person).',
   GAME_NOT_FOUND: 'An unknown game slug; `detail` lists the games.',
   WALLET_NOT_FOUND: '`walletId` is not registered to the operator.',

@@ -152,6 +152,7 @@ export const TIERS = {
   system: [
     'cli/database-file',
     'cli/file-modes',
+    'cli/operator-integrations',
     'cli/operator-staff',
     'cli/provider-admin',
     'cli/provider-staff',

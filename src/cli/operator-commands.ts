@@ -26,6 +26,8 @@ import { readProviderLink, requestGameBets, requestLaunchUrl } from '../operator
 import { couldNotReach } from '../clients/unreachable.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
+import { ENV_INTEGRATION_ID, integrationView, parseIntegrationKeys } from '../access/integrations.js';
+import { IntegrationAdmin, type IntegrationMade } from '../operator/integration-admin.js';
 import { UsageError, type Values } from './command-table.js';
 import { refusalLine, requireExistingDatabase } from './cli-failure.js';
 import { databaseFrom, databaseInUse, portFrom } from './options.js';
@@ -278,6 +280,73 @@ export async function staff(action: 'add' | 'list' | 'revoke', name: string, val
       );
     }
   }
+}
+
+export type IntegrationAction = 'add' | 'list' | 'rotate' | 'pause' | 'resume' | 'off' | 'set' | 'remove';
+
+/** A comma-separated list option; an empty text is the empty list. */
+function listOption(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+/**
+ * The integration commands, on the server's database: each change is
+ * audited as cli:<user>, moves the stored version that every serving node
+ * polls, and prints a new secret or token once. The environment's
+ * `default` integration is listed, and changed only in the environment.
+ */
+export async function integrations(action: IntegrationAction, id: string, values: Values): Promise<void> {
+  const config = configFrom(values);
+  let keyring;
+  try {
+    keyring = config.integrationKeys === undefined ? undefined : parseIntegrationKeys(config.integrationKeys);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const providerUrl = values['provider-url'] === undefined ? undefined : values['provider-url'] === '' ? null : values['provider-url'];
+  const audit = cliAudit(`operator integrations ${action}`, { target: `integration=${id}` });
+  const shown = (made: IntegrationMade) => ({
+    ...made.integration,
+    ...(made.secret === undefined ? {} : { secret: made.secret }),
+    ...(made.secretNext === undefined ? {} : { secretNext: made.secretNext }),
+    ...(made.token === undefined ? {} : { token: made.token }),
+  });
+  return withService(config, async (service) => {
+    const admin = new IntegrationAdmin(service.store, keyring, () => Date.now());
+    const run = async <T extends { ok: true }>(status: number, pending: Promise<T | Refusal>, view: (value: T) => unknown) =>
+      report(await audited(service, audit(status), pending), view);
+    switch (action) {
+      case 'list': {
+        const stored = (await service.store.listIntegrations()).integrations.map(integrationView);
+        const environment =
+          config.secret === undefined ? [] : [{ id: ENV_INTEGRATION_ID, source: 'environment', state: 'active', tokens: config.accessTokens.length }];
+        return print({ items: [...environment, ...stored] });
+      }
+      case 'add':
+        return run(201, admin.add({ id, name: values.name!, ranges: listOption(values.ranges), providerUrl }, audit(201)), shown);
+      case 'rotate': {
+        const step =
+          values.finish === true
+            ? { step: 'finish' as const }
+            : { step: 'begin' as const, secret: values['no-secret'] !== true, token: values['no-token'] !== true };
+        return run(200, admin.rotate(id, step, audit(200)), shown);
+      }
+      case 'pause':
+      case 'resume':
+      case 'off': {
+        const state = action === 'pause' ? 'paused' : action === 'resume' ? 'active' : 'off';
+        return run(200, admin.setState(id, state, audit(200)), shown);
+      }
+      case 'set':
+        return run(200, admin.set(id, { name: values.name, ranges: listOption(values.ranges), providerUrl }, audit(200)), shown);
+      case 'remove':
+        return run(200, admin.remove(id, audit(200)), (removed) => ({ removed: removed.id }));
+    }
+  });
 }
 
 // ------------------------------------------------ the provider's endpoints
