@@ -42,6 +42,8 @@ const ACTIONS = {
   'staff.manage': 'admin',
   /** The audit log: who did what. */
   'audit.read': 'admin',
+  /** Integrations: the studios that call the wallet, their secrets, tokens and states. */
+  'integrations.manage': 'admin',
 } as const satisfies Record<string, Role>;
 export type Action = keyof typeof ACTIONS;
 

@@ -117,7 +117,7 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
 
   // ---------------------------------------------------------- back office
 
-  await app.register(adminRoutes, { prefix: '/admin', service, metrics, adminToken: options.adminToken, staffLimits, onGuard });
+  await app.register(adminRoutes, { prefix: '/admin', service, metrics, adminToken: options.adminToken, staffLimits, integrations, onGuard });
 
   return app;
 }

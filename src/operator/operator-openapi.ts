@@ -9,6 +9,7 @@ import * as S from '../protocol/schemas.js';
 import { GGR_DAYS_MAX } from '../stores/store.js';
 import { lobbyOpenApiPaths } from './lobby-openapi.js';
 import { STAFF_TOKEN_DESCRIPTION, staffOpenApiPaths } from '../access/staff-openapi.js';
+import { integrationOpenApiPaths } from '../access/integration-schemas.js';
 
 const WIRE_AUTH = [
   'INVALID_REQUEST',
@@ -208,6 +209,7 @@ export function operatorOpenApi() {
         get: { summary: 'Prove the books balance.', security: admin, responses: { ...ok('200', 'The report', S.VerifyResponse), ...problems(ADMIN) } },
       },
       ...staffOpenApiPaths(admin, ADMIN, 'operator'),
+      ...integrationOpenApiPaths(admin, ADMIN),
       ...lobbyOpenApiPaths(),
     },
     components: {

@@ -231,6 +231,53 @@ for (const backend of OPERATOR_BACKENDS) {
       }
     });
 
+    test('the admin API adds, lists, pauses, rotates and removes, answering a secret or token once, and refuses `default`', async () => {
+      const send = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) => {
+        const response = await app.inject({
+          method,
+          url,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+        });
+        return { status: response.statusCode, body: response.json() as Record<string, unknown>, raw: response.body };
+      };
+      const added = await send('POST', '/admin/integrations', { id: 'studio-d', name: 'Studio D' });
+      assert.equal(added.status, 201, added.raw);
+      const d = { id: 'studio-d', secret: added.body.secret as string, token: added.body.token as string };
+      assert.equal(
+        (
+          await call(
+            app,
+            '/payout',
+            { sessionId: randomUUID(), payoutId: randomUUID(), amount: 1, campaign: { id: randomUUID(), type: 'tournament' } },
+            d.token,
+            d.secret,
+          )
+        ).body.code,
+        'SESSION_NOT_FOUND',
+        'the new integration calls at once on the node that added it',
+      );
+      const listed = await send('GET', '/admin/integrations');
+      assert.ok(!listed.raw.includes(d.secret) && !listed.raw.includes(d.token));
+      assert.deepEqual((listed.body.items as { id: string }[]).map((item) => item.id).slice(0, 1), ['default']);
+      assert.ok((listed.body.items as { id: string }[]).some((item) => item.id === 'studio-d'));
+      assert.equal((await send('POST', '/admin/integrations', { id: 'default', name: 'x' })).body.code, 'INTEGRATION_EXISTS');
+      assert.equal((await send('POST', '/admin/integrations', { id: 'studio-d', name: 'again' })).body.code, 'INTEGRATION_EXISTS');
+      assert.equal((await send('POST', '/admin/integrations/default/state', { state: 'paused' })).body.code, 'INVALID_REQUEST');
+      const paused = await send('POST', '/admin/integrations/studio-d/state', { state: 'paused' });
+      assert.equal(paused.body.state, 'paused', paused.raw);
+      assert.equal((await send('PATCH', '/admin/integrations/studio-d', { name: 'Studio Dee', ranges: ['10.0.0.0/33'] })).body.code, 'INVALID_REQUEST');
+      assert.equal((await send('PATCH', '/admin/integrations/studio-d', { name: 'Studio Dee' })).body.name, 'Studio Dee');
+      const begun = await send('POST', '/admin/integrations/studio-d/rotate', { step: 'begin', token: false });
+      assert.equal(begun.status, 200, begun.raw);
+      assert.equal(typeof begun.body.secretNext, 'string');
+      assert.equal(begun.body.token, undefined);
+      assert.equal((await send('POST', '/admin/integrations/studio-d/rotate', { step: 'finish' })).body.rotating, false);
+      assert.equal((await send('DELETE', '/admin/integrations/studio-d')).body.removed, 'studio-d');
+      assert.equal((await send('DELETE', '/admin/integrations/studio-d')).body.code, 'INTEGRATION_NOT_FOUND');
+      assert.equal((await call(app, '/payout', {}, d.token, d.secret)).body.code, 'INVALID_TOKEN');
+    });
+
     test('stored integrations without the keys to open them stop a node from starting', async () => {
       const blind = new IntegrationRegistry({ store: op.store, environment: { secrets: [SECRET], accessTokens: [ACCESS_TOKEN] } });
       await assert.rejects(blind.reload(), /WAGERLINK_INTEGRATION_KEYS is not set/);

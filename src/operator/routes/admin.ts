@@ -21,6 +21,8 @@ import { bookRoutes } from './admin/books.js';
 import { ggrRoutes } from './admin/ggr.js';
 import { playerRoutes } from './admin/players.js';
 import { staffRoutes } from './admin/staff.js';
+import { integrationRoutes } from './admin/integrations.js';
+import type { IntegrationRegistry } from '../integration-registry.js';
 
 export interface AdminRoutesOptions {
   service: OperatorService;
@@ -28,6 +30,8 @@ export interface AdminRoutesOptions {
   /** See OperatorAppOptions.adminToken. */
   adminToken: string;
   staffLimits: StaffLimits;
+  /** The integrations this node serves: the integrations routes change them and reload it. */
+  integrations: IntegrationRegistry;
   /** Hands over the back office's guard once built: its route table, for tests that walk every route. */
   onGuard?: ((guard: StaffGuard) => void) | undefined;
 }
@@ -68,4 +72,5 @@ export async function adminRoutes(admin: FastifyInstance, options: AdminRoutesOp
   ggrRoutes(admin, context);
   bookRoutes(admin, context);
   staffRoutes(admin, context);
+  integrationRoutes(admin, { ...context, integrations: options.integrations });
 }
