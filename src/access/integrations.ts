@@ -144,10 +144,6 @@ export function integrationView(stored: StoredIntegration): IntegrationView {
   };
 }
 
-export function isIntegrationState(value: unknown): value is IntegrationState {
-  return typeof value === 'string' && (INTEGRATION_STATES as readonly string[]).includes(value);
-}
-
 /** A new access token, `wli_` + 32 random bytes (base64url): shown once, to its maker; only its hash is stored. */
 export function newIntegrationToken(random: (bytes: number) => Buffer): { token: string; tokenHash: string } {
   const token = `${TOKEN_PREFIX}${random(RANDOM_BYTES).toString('base64url')}`;
@@ -199,7 +195,7 @@ export function integrationKeyring(keys: ReadonlyMap<string, Buffer>, currentId:
 }
 
 /** Keys WAGERLINK_INTEGRATION_KEYS may hold: the current one and the older ones sealed secrets may still need. */
-export const INTEGRATION_KEYS_MAX = 16;
+const INTEGRATION_KEYS_MAX = 16;
 
 /** WAGERLINK_INTEGRATION_KEYS: `id:key,...`, the first the sealing key; every key 32 bytes, hex or base64. Throws naming what is wrong. */
 export function parseIntegrationKeys(text: string): Keyring {
@@ -231,7 +227,7 @@ export function checkIntegrationId(id: string): string | undefined {
 
 export function checkIntegrationName(name: string): string | undefined {
   if (name.trim() === '' || name.length > INTEGRATION_NAME_LENGTH_MAX) return `name: must be 1 to ${INTEGRATION_NAME_LENGTH_MAX} characters`;
-  // eslint-disable-next-line no-control-regex -- a name is shown in terminals and logs: no control characters
+  // A name is shown in terminals and logs: no control characters.
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'name: must hold no control characters';
   return undefined;
 }

@@ -37,7 +37,7 @@ import type { IntegrationsListing } from '../stores/store.js';
  * on another node holds here within 2 s, for one primary-key read per node
  * per interval.
  */
-export const INTEGRATIONS_POLL_MS = 2_000;
+const INTEGRATIONS_POLL_MS = 2_000;
 
 /** An integration as a wallet call needs it. */
 export interface CallingIntegration {
@@ -56,7 +56,7 @@ export interface EnvironmentIntegration {
 }
 
 /** Stored integrations exist, and no WAGERLINK_INTEGRATION_KEYS to open their secrets. */
-export class IntegrationKeysMissingError extends Error {
+class IntegrationKeysMissingError extends Error {
   override name = 'IntegrationKeysMissingError';
 }
 

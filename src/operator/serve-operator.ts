@@ -82,6 +82,25 @@ function integrationKeyring(text: string) {
   }
 }
 
+/** Every integration this node serves, read once before it listens; stored ones that cannot be opened stop the start. */
+async function servedIntegrations(store: OpenedStore, credentials: ServeCredentials): Promise<IntegrationRegistry> {
+  const integrations = new IntegrationRegistry({
+    store,
+    environment: credentials.environment,
+    keyring: credentials.integrationKeys === undefined ? undefined : integrationKeyring(credentials.integrationKeys),
+  });
+  await integrations.reload();
+  return integrations;
+}
+
+/** What a stop closes: the poll of the integrations, then the store. */
+function closing(store: OpenedStore, following: { stop(): void } | undefined): () => Promise<void> {
+  return () => {
+    following?.stop();
+    return store.close();
+  };
+}
+
 async function serveOne(config: OperatorConfig, credentials: ServeCredentials): Promise<void> {
   const worker = cluster.isWorker ? cluster.worker?.id : undefined;
   const logger = serverLogger(config.logLevel, { service: 'wagerlink-operator', ...(worker === undefined ? {} : { worker }) });
@@ -122,13 +141,7 @@ async function serveOne(config: OperatorConfig, credentials: ServeCredentials): 
   let address: string;
   let following: { stop(): void } | undefined;
   try {
-    // Every integration this node serves, read once before it listens; stored ones that cannot be opened stop the start.
-    const integrations = new IntegrationRegistry({
-      store,
-      environment: credentials.environment,
-      keyring: credentials.integrationKeys === undefined ? undefined : integrationKeyring(credentials.integrationKeys),
-    });
-    await integrations.reload();
+    const integrations = await servedIntegrations(store, credentials);
     following = integrations.follow(logger);
     app = await buildOperatorApp({
       store,
@@ -157,15 +170,7 @@ async function serveOne(config: OperatorConfig, credentials: ServeCredentials): 
     throw error;
   }
   // Before the ready line: a signal sent the moment a supervisor reads it must find the handler, not the default that kills.
-  stopper = stopOnSignals(
-    logger,
-    app,
-    () => {
-      following?.stop();
-      return store.close();
-    },
-    { shutdownTimeoutMs: config.shutdownTimeoutMs },
-  );
+  stopper = stopOnSignals(logger, app, closing(store, following), { shutdownTimeoutMs: config.shutdownTimeoutMs });
   if (stopAsked !== undefined) stopAsPrimaryAsks(stopAsked);
   if (worker === undefined) {
     logger.info({ address, database: display, backend: store.backend }, `wagerlink operator ready on ${address}`);

@@ -71,6 +71,7 @@ async function auditRoutes(store: WalletStore): Promise<string[]> {
 }
 
 for (const backend of BACKENDS) {
+  // eslint-disable-next-line max-lines-per-function -- a suite: it only groups tests that share one setup, each of them short
   describe(`stored integrations: ${backend.name}`, { skip: backend.unavailable }, () => {
     let store: WalletStore;
     let atRest: AtRest;

@@ -79,31 +79,7 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
     return input === undefined ? undefined : { input, integration };
   }
 
-  /**
-   * Runs on arrival, before the body is read: an unauthenticated caller gets
-   * 401 whatever it sent. A callback hook, not an async one: it runs on
-   * every wallet call, and a promise per call is measurable there. The
-   * token is looked up by its SHA-256 in the registry's map, so the time
-   * taken depends on no byte of any accepted token.
-   */
-  const walletToken = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const integration = integrations.lookup(bearerToken(request.headers.authorization));
-    // Answered: the chain stops here, so done() is not called (Fastify's "Respond to a request from a hook").
-    if (integration === undefined) {
-      sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with an accepted access token');
-      return;
-    }
-    if (integration.state === 'off') {
-      sendProblem(reply, 'INTEGRATION_OFF', `integration ${integration.id} is switched off: every call is refused until it is made active again`);
-      return;
-    }
-    if (integration.ranges !== undefined && !integration.ranges.has(parseAddress(request.socket.remoteAddress ?? ''))) {
-      sendProblem(reply, 'IP_NOT_ALLOWED', `the caller's address is outside integration ${integration.id}'s caller ranges`);
-      return;
-    }
-    callers.set(request, integration);
-    done();
-  };
+  const walletToken = walletTokenHook(integrations, callers);
 
   function sendBalance(reply: FastifyReply, outcome: BalanceOutcome | Refusal): FastifyReply {
     if (!outcome.ok) return sendRefusal(reply, outcome);
@@ -143,4 +119,34 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
       }),
     );
   });
+}
+
+/**
+ * The bearer token, on arrival, before the body is read: which integration
+ * calls, whether it is switched off, whether its caller is in its ranges;
+ * the integration found is kept for the handler. An unauthenticated caller gets
+ * 401 whatever it sent. A callback hook, not an async one: it runs on
+ * every wallet call, and a promise per call is measurable there. The
+ * token is looked up by its SHA-256 in the registry's map, so the time
+ * taken depends on no byte of any accepted token.
+ */
+function walletTokenHook(integrations: IntegrationRegistry, callers: WeakMap<FastifyRequest, CallingIntegration>) {
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const integration = integrations.lookup(bearerToken(request.headers.authorization));
+    // Answered: the chain stops here, so done() is not called (Fastify's "Respond to a request from a hook").
+    if (integration === undefined) {
+      sendProblem(reply, 'INVALID_TOKEN', 'Authorization must be Bearer with an accepted access token');
+      return;
+    }
+    if (integration.state === 'off') {
+      sendProblem(reply, 'INTEGRATION_OFF', `integration ${integration.id} is switched off: every call is refused until it is made active again`);
+      return;
+    }
+    if (integration.ranges !== undefined && !integration.ranges.has(parseAddress(request.socket.remoteAddress ?? ''))) {
+      sendProblem(reply, 'IP_NOT_ALLOWED', `the caller's address is outside integration ${integration.id}'s caller ranges`);
+      return;
+    }
+    callers.set(request, integration);
+    done();
+  };
 }
