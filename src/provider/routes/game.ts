@@ -18,7 +18,9 @@ import { PLAYER_BODY_BYTES_MAX } from '../../http/limits.js';
 import { compileBody, type BodyReader } from '../../protocol/validate.js';
 import { answeredPending, type GameService } from '../game-service.js';
 import { addressSet, callerAddress } from '../ip-whitelist.js';
-import { GAME_KINDS, type GameKind, type OperatorSettings, type ProviderConfig } from '../provider-config.js';
+import type { OperatorSettings } from '../config-operators.js';
+import { GAME_KINDS, type GameKind } from '../config-schema.js';
+import type { ProviderConfig } from '../provider-config.js';
 import { FreeSpinRequest, OpenGameRequest, PlayRequest, ReelsPlayRequest } from '../provider-schemas.js';
 import { sendJson } from './send-json.js';
 
