@@ -26,9 +26,6 @@ import { ProviderConfigSchema, type ProviderConfigFile } from './config-schema.j
 import { fail, httpUrl, ProviderConfigError } from './config-values.js';
 import { SEED_KEY_ID_PATTERN, SEED_KEYS_MAX, SeedKeyring, seedKeyBytes } from './seed-keyring.js';
 
-// The sandbox command imports the horizon's bound from this module; it is kept with the schema's other bounds.
-export { DISPATCH_HORIZON_SECONDS_MAX } from './config-schema.js';
-
 export interface ProviderConfig {
   host: string;
   port: number;
