@@ -12,11 +12,10 @@ import type { ExchangeRates, GameSettings } from './config-games.js';
 import type { OperatorSettings } from './config-operators.js';
 import type { ProviderConfigFile } from './config-schema.js';
 import { fail, knownCurrency, minorOf, ProviderConfigError, unique } from './config-values.js';
-import type { ProviderConfig } from './provider-config.js';
 import type { ProviderStore } from './store/provider-store.js';
 
 /** Writes the config's campaigns, durably; a campaign's players are added to those it has. `now` is their creation time. */
-export async function importConfigCampaigns(config: ProviderConfig, store: ProviderStore, now: number): Promise<void> {
+export async function importConfigCampaigns(config: { campaigns: readonly CampaignSettings[] }, store: ProviderStore, now: number): Promise<void> {
   for (const [index, campaign] of config.campaigns.entries()) {
     const { players, ...row } = campaign;
     if ((await store.putCampaign({ ...row, createdAt: now }, players)) === 'conflict') {
