@@ -13,6 +13,7 @@ import type { OperatorSettings } from './config-operators.js';
 import type { ProviderConfigFile } from './config-schema.js';
 import { fail, knownCurrency, minorOf, ProviderConfigError, unique } from './config-values.js';
 import type { ProviderStore } from './store/provider-store.js';
+import type { CampaignTerms } from '../rounds/facts.js';
 
 /** Writes the config's campaigns, durably; a campaign's players are added to those it has. `now` is their creation time. */
 export async function importConfigCampaigns(config: { campaigns: readonly CampaignSettings[] }, store: ProviderStore, now: number): Promise<void> {
@@ -25,15 +26,9 @@ export async function importConfigCampaigns(config: { campaigns: readonly Campai
   await store.durable();
 }
 
-export interface CampaignSettings {
-  campaignId: string;
-  operatorId: string;
-  game: string;
-  currency: string;
-  betMinor: bigint;
-  rounds: number;
+/** A campaign of the config: the terms the store keeps, and the players it is put with. */
+export interface CampaignSettings extends CampaignTerms {
   players: string[];
-  expiresAt: number | null;
 }
 
 type CampaignFile = NonNullable<ProviderConfigFile['campaigns']>[number];
