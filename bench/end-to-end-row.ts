@@ -41,7 +41,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createProviderClient } from '../src/clients/provider-client.js';
 import { FREE_SPINS_MAX } from '../src/game/reels.js';
-import { PLAYER_CALLS_LIMIT_MAX } from '../src/provider/provider-config.js';
+import { PLAYER_CALLS_LIMIT_MAX } from '../src/provider/config-schema.js';
 import { deliveryTimes } from './delivery-times.js';
 import type { BenchKit, Row, RunResult } from './postgres-rows.js';
 

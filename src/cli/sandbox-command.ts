@@ -19,7 +19,7 @@ import {
 import { readSecrets, SandboxSetupError, SECRETS_FILE } from '../sandbox/sandbox-secrets.js';
 import type { CONFIG_VARIABLES, PROVIDER_LINK_VARIABLES } from '../operator/config-variables.js';
 import type { PROVIDER_ADMIN_VARIABLES } from './provider-admin-help.js';
-import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/provider-config.js';
+import { DISPATCH_HORIZON_SECONDS_MAX } from '../provider/config-schema.js';
 import { schemaNameProblem } from '../platform/postgres/settings.js';
 import { processSources, secretFrom, urlHasPassword } from './secret-input.js';
 

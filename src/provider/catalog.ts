@@ -9,7 +9,7 @@ import { convertNice, deriveLadder, type Rational } from './ladders.js';
 
 /**
  * What the catalog reads of a game. The config's game settings
- * (provider-config.ts) are one; the config builds a catalog to check its own
+ * (config-games.ts) are one; the config builds a catalog to check its own
  * campaigns, so the catalog names only what it needs and imports nothing of
  * the config.
  */

@@ -12,7 +12,7 @@ import { formatMinor } from '../protocol/money.js';
 import { funPlay } from './catalog.js';
 import { minorOfText, type GameContext } from './game-context.js';
 import type { LaunchClaims } from './launch-token.js';
-import type { OperatorSettings } from './provider-config.js';
+import type { OperatorSettings } from './config-operators.js';
 import type { RoundWaits } from './round-waits.js';
 import { SeedKeyMissingError } from './seed-keyring.js';
 import type { ReelsSessionView, SessionView, SessionViews } from './session-views.js';

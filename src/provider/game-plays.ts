@@ -17,7 +17,7 @@ import { chanceRefusal, drawnRound, planDiceRound, planReelsRound } from '../rou
 import { spinView, stageOf } from '../rounds/views.js';
 import { minorOfText, type GameContext } from './game-context.js';
 import type { GameLaunches } from './game-launches.js';
-import type { ReelsGameSettings } from './provider-config.js';
+import type { ReelsGameSettings } from './config-games.js';
 import type { PlayRequest, ReelsPlayRequest } from './provider-schemas.js';
 import type { RoundWaits } from './round-waits.js';
 import { openSessionSeed } from './seed-keyring.js';

@@ -10,7 +10,7 @@ import { formatMinor } from '../protocol/money.js';
 import { reelsGameView, reelsRoundView, roundView, type ReelsGameView, type ReelsRoundView, type RoundView, type SpinView } from '../rounds/views.js';
 import type { GameContext } from './game-context.js';
 import type { LaunchClaims } from './launch-token.js';
-import type { DiceGameSettings } from './provider-config.js';
+import type { DiceGameSettings } from './config-games.js';
 import { openRoundSeed } from './seed-keyring.js';
 import type { CampaignRow, GameSessionRow, RoundRow } from './store/provider-store.js';
 

@@ -24,6 +24,8 @@ import { buildProviderNode } from '../provider/provider-node.js';
 import type { RoundDispatch } from '../provider/round-delivery.js';
 import type { RoundCompletion } from '../provider/round-completion.js';
 import { openStore } from '../stores/open-store.js';
+import { sqliteDriver } from '../platform/sqlite/open-database.js';
+import { isPostgresUrl } from '../platform/postgres/settings.js';
 import { exitOnStorageFailure, stopWhenOrphaned } from '../http/stop-on-signals.js';
 import { SHUTDOWN_TIMEOUT_MS } from '../http/limits.js';
 import { holdPort, ListenError, type HeldPort } from '../http/listen.js';
@@ -123,6 +125,9 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     { port: settings.operatorPort, what: 'operator', option: '--port' },
     { port: settings.providerPort, what: 'provider', option: '--provider-port' },
   ]);
+  // On SQLite, a missing driver is told before the data folder and its secrets are made: a start that cannot open its
+  // databases leaves nothing behind, as every other command on SQLite (open-database.ts).
+  if (!isPostgresUrl(settings.operatorDatabase)) sqliteDriver();
   const folderWas = ownerOnlyFolder(settings.dataDir, { tighten: true });
   const { secrets, created } = loadOrCreateSecrets(settings.dataDir);
   // Every request, refusals included, at the servers' default level into a file in the data folder; on the terminal,

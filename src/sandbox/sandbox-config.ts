@@ -11,7 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPostgresUrl } from '../platform/postgres/settings.js';
 import { backendOf } from '../stores/open-store.js';
-import { resolveProviderConfig, type ProviderConfig, type ProviderConfigFile } from '../provider/provider-config.js';
+import type { ProviderConfigFile } from '../provider/config-schema.js';
+import { resolveProviderConfig, type ProviderConfig } from '../provider/provider-config.js';
 import type { SandboxSecrets } from './sandbox-secrets.js';
 import { loopbackAuthorities } from '../http/host-guard.js';
 

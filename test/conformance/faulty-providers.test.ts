@@ -92,4 +92,10 @@ describe('faulty providers fail the cases meant to catch them', () => {
     assert.deepEqual(failedIds(report).sort(), launches.sort(), shown(report));
     assert.match(problemsOf(report, 'launch-url.real'), /is not an absolute URL/);
   });
+
+  test("a launch's currency never looked at fails the case of a currency the game has no bets in, and only it", async () => {
+    const report = await runThrough('currency-ignored');
+    assert.deepEqual(failedIds(report), ['launch-url.currency-unoffered'], shown(report));
+    assert.match(problemsOf(report, 'launch-url.currency-unoffered'), /expected 422 UNSUPPORTED_CURRENCY, got 200/);
+  });
 });

@@ -9,7 +9,10 @@
  *   decimals, as a provider that formats money as a float with toFixed(2);
  * - `plain-errors`: every refusal is a 400 with a JSON body of its own
  *   (`{"error": ...}`), not problem+json with the registered code;
- * - `relative-url`: the launch URL is answered without its origin.
+ * - `relative-url`: the launch URL is answered without its origin;
+ * - `currency-ignored`: a launch's `currency` is never looked at (the proxy
+ *   takes it out and signs the rest), as a provider that learns a player's
+ *   currency only when the page opens.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +20,7 @@ import { request } from 'undici';
 import { sign } from '../../src/protocol/signing.js';
 import { SECRET } from '../helpers.js';
 
-export type ProviderFault = 'signature-unchecked' | 'rounded-amounts' | 'plain-errors' | 'relative-url';
+export type ProviderFault = 'signature-unchecked' | 'rounded-amounts' | 'plain-errors' | 'relative-url' | 'currency-ignored';
 
 export interface Listening {
   origin: string;
@@ -33,15 +36,35 @@ async function bodyOf(incoming: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * A launch's body without its `currency`, signed again; any other body (one
+ * without it, one that is not JSON) passes as it came, signature and all,
+ * so that only the currency's cases meet the fault.
+ */
+function withoutCurrency(bytes: Buffer, headers: Record<string, string>): Buffer {
+  let body: unknown;
+  try {
+    body = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return bytes;
+  }
+  if (typeof body !== 'object' || body === null || !('currency' in body)) return bytes;
+  const { currency: _ignored, ...rest } = body as Record<string, unknown>;
+  const changed = Buffer.from(JSON.stringify(rest));
+  headers['x-server-authorization'] = sign(SECRET, changed);
+  return changed;
+}
+
 export async function faultyProvider(upstream: string, fault: ProviderFault): Promise<Listening> {
   const server: Server = createServer((incoming, outgoing) => {
     void (async () => {
-      const bytes = await bodyOf(incoming);
+      let bytes = await bodyOf(incoming);
       const headers: Record<string, string> = {};
       for (const name of FORWARDED) {
         const value = incoming.headers[name];
         if (typeof value === 'string') headers[name] = value;
       }
+      if (fault === 'currency-ignored' && incoming.method === 'POST' && incoming.url === '/generate-launch-url') bytes = withoutCurrency(bytes, headers);
       if (fault === 'signature-unchecked' && incoming.method === 'POST') headers['x-server-authorization'] = sign(SECRET, bytes);
       const answer = await request(`${upstream}${incoming.url}`, {
         method: incoming.method as 'GET' | 'POST',

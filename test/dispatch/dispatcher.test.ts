@@ -22,8 +22,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PROTOCOL_RETRY, REAL_CLIENT_WORLD } from '../../src/clients/http-call.js';
-import { CLAIM_BACKOFF_MS_MAX, Dispatcher, httpSend, type Send } from '../../src/dispatch/dispatcher.js';
-import { CLAIM_LIMITS, leaseOwner, type NewItem, type Outbox, type OutboxItem } from '../../src/dispatch/outbox.js';
+import { CLAIM_BACKOFF_MS_MAX, Dispatcher, httpSend, type Delivery, type Send } from '../../src/dispatch/dispatcher.js';
+import { CLAIM_LIMITS, HEARTBEAT_MS, leaseOwner, type NewItem, type Outbox, type OutboxItem } from '../../src/dispatch/outbox.js';
 import { DISPATCH_SCHEDULE, type DispatchSchedule, type SendAttempt } from '../../src/dispatch/retry-schedule.js';
 import { sign } from '../../src/protocol/signing.js';
 import { ACCESS_TOKEN, SECRET } from '../helpers.js';
@@ -51,10 +51,15 @@ async function until(what: string, done: () => Promise<boolean>, msMax = 20_000)
 /**
  * The senders' wait for an answer (ms). Every scripted answer but the late
  * one must arrive within it, on a busy host too: one lost to a stalled event
- * loop would be sent again and booked, and the test would fail. Shorter than
- * the lease (2 s), so that a live node keeps its claim through a send.
+ * loop would be sent again and meet the next scripted answer, and the test
+ * would fail. So it is generous: three heartbeats (HEARTBEAT_MS), which
+ * renew a node's claim while its send waits, however long. The late answer
+ * does not race it: it is held until its sender has given up.
  */
-const ANSWER_MS_MAX = 1_000;
+const ANSWER_MS_MAX = 3 * HEARTBEAT_MS;
+
+/** The wait for the whole scenario (ms): the late item alone waits ANSWER_MS_MAX; only an event that never comes reaches it. */
+const SCENARIO_MS_MAX = 10 * ANSWER_MS_MAX;
 
 /** What the operator does on each attempt at an id, in order; after the list, it books and answers 200. */
 type Behaviour = 'drop-before' | 'drop-after' | 'late' | '503' | '503-retry-after' | '402';
@@ -65,7 +70,9 @@ for (const backend of OUTBOX_BACKENDS) {
     let server: Server;
     let url: string;
     const script = new Map<string, Behaviour[]>();
-    const attempts = new Map<string, { at: number; body: string; signature: string }[]>();
+    const attempts = new Map<string, { body: string; signature: string }[]>();
+    /** The late answers held back, by id, each with the end of its connection: see 'late' below. */
+    const heldLate = new Map<string, { res: ServerResponse; gone: Promise<void> }>();
     const booked = new Map<string, number>();
     const lastSeq = new Map<string, number>();
     const outOfOrder: string[] = [];
@@ -78,13 +85,20 @@ for (const backend of OUTBOX_BACKENDS) {
       booked.set(body.id, (booked.get(body.id) ?? 0) + 1);
     }
 
-    function answer(req: IncomingMessage, res: ServerResponse, text: string): void {
+    async function answer(req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
       const body = JSON.parse(text) as { id: string; key: string; seq: number };
       const signature = String(req.headers['x-server-authorization'] ?? '');
       if (signature !== sign(SECRET, text) || req.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) badAuth.push(body.id);
       const seen = attempts.get(body.id) ?? [];
-      seen.push({ at: Date.now(), body: text, signature });
+      seen.push({ body: text, signature });
       attempts.set(body.id, seen);
+      const held = heldLate.get(body.id);
+      if (held !== undefined) {
+        // The next attempt is here: the late answer goes now, once its sender has hung up (it gave up waiting), so it is lost.
+        heldLate.delete(body.id);
+        await held.gone;
+        held.res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1}');
+      }
       const behaviour = script.get(body.id)?.[seen.length - 1];
       const problem = (status: number, code: string, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
@@ -100,8 +114,9 @@ for (const backend of OUTBOX_BACKENDS) {
           return;
         case 'late':
           book(body);
-          // Well past the senders' wait for an answer (ANSWER_MS_MAX): this answer is lost.
-          setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1}'), ANSWER_MS_MAX * 2);
+          // Held until the sender's next attempt at the id arrives, which it sends only once it gave up on this one: on any
+          // machine, however loaded, this answer comes after the sender stopped waiting for it.
+          heldLate.set(body.id, { res, gone: new Promise<void>((resolve) => res.once('close', resolve)) });
           return;
         case '503':
           return problem(503, 'SERVICE_UNAVAILABLE');
@@ -119,7 +134,7 @@ for (const backend of OUTBOX_BACKENDS) {
       server = createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
-        req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
+        req.on('end', () => void answer(req, res, Buffer.concat(chunks).toString('utf8')));
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -160,21 +175,27 @@ for (const backend of OUTBOX_BACKENDS) {
       const senders = [0, 1].map(() =>
         httpSend({ endpoint: () => ({ url: `${url}/`, secret: SECRET, accessToken: ACCESS_TOKEN }), answerMsMax: ANSWER_MS_MAX }),
       );
-      const limits = { idleMs: 10, leaseMs: 2_000 };
+      // The nodes' one clock, which never goes back: the Retry-After check below compares readings of it.
+      let latest = 0;
+      const world = { ...REAL_CLIENT_WORLD, clock: () => (latest = Math.max(latest, Date.now())) };
+      const limits = { idleMs: 10 };
       const nodes = [
-        new Dispatcher({ outbox: db.node(), node: 'a', send: senders[0]!.send, schedule: FAST, limits }),
-        new Dispatcher({ outbox: db.node(), node: 'b', send: senders[1]!.send, schedule: FAST, limits }),
+        new Dispatcher({ outbox: db.node(), node: 'a', send: senders[0]!.send, schedule: FAST, world, limits }),
+        new Dispatcher({ outbox: db.node(), node: 'b', send: senders[1]!.send, schedule: FAST, world, limits }),
       ];
       const reader = db.node();
       const answered: (string | undefined)[] = [];
+      const deliveries: Delivery[] = [];
       for (const node of nodes) {
-        node.onDelivery(({ attempt, decision }) => {
+        node.onDelivery((delivery) => {
+          deliveries.push(delivery);
+          const { attempt, decision } = delivery;
           if (decision.kind === 'sent' && attempt.kind === 'answered') answered.push(attempt.balance);
         });
         node.start();
       }
       try {
-        await until('no item is pending', async () => (await reader.list({ status: 'pending' })).length === 0);
+        await until('no item is pending', async () => (await reader.list({ status: 'pending' })).length === 0, SCENARIO_MS_MAX);
       } finally {
         for (const node of nodes) await node.stop();
         for (const sender of senders) await sender.close();
@@ -195,10 +216,19 @@ for (const backend of OUTBOX_BACKENDS) {
       // A final refusal is never resent, and the rest of its key never goes.
       assert.equal(attempts.get('k4-1')?.length, 1);
       assert.equal(attempts.get('k4-2'), undefined);
-      // Retry-After: 1 s asked, bounded to the schedule's 300 ms: never resent sooner.
+      // The late answer was lost: its sender gave up waiting (no answer), then sent again.
+      const idOf = (delivery: Delivery) => (JSON.parse(delivery.item.body.toString('utf8')) as { id: string }).id;
+      assert.deepEqual(
+        deliveries.filter((one) => idOf(one) === 'k2-1').map((one) => one.attempt.kind),
+        ['failed', 'answered'],
+      );
+      // Retry-After: 1 s asked, bounded to the schedule's 300 ms: on the nodes' clock, never resent sooner.
       for (const id of ['k3-1', 'k3-2']) {
-        const [first, second] = attempts.get(id)!;
-        assert.ok(second!.at - first!.at >= 290, `${id}: resent ${second!.at - first!.at} ms after a Retry-After`);
+        const [first, second] = deliveries.filter((one) => idOf(one) === id);
+        const notBefore = first?.decision.kind === 'retry' ? first.decision.notBefore : undefined;
+        assert.equal(notBefore, first!.at + FAST.retryAfterMsMax, `${id}: the Retry-After is kept, bounded`);
+        const resentAt = second!.at - second!.answerMs;
+        assert.ok(resentAt >= notBefore!, `${id}: resent at ${resentAt}, before ${notBefore}`);
       }
 
       assert.ok(answered.length >= expectedBooked.length && answered.every((balance) => balance === '1'), JSON.stringify(answered));

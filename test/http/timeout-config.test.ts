@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { REQUEST_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from '../../src/http/limits.js';
 import { CONFIG_VARIABLES } from '../../src/operator/config-variables.js';
 import { ConfigError, HTTP_TIMEOUT_MS_MAX, readOperatorConfig } from '../../src/operator/operator-config.js';
-import { ProviderConfigError, resolveProviderConfig } from '../../src/provider/provider-config.js';
+import { ProviderConfigError } from '../../src/provider/config-values.js';
+import { resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { exampleConfigFile } from '../provider/provider-helpers.js';
 
 test('the defaults are docs/protocol.md §9’s 10 s', () => {

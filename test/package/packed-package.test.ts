@@ -45,6 +45,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASE_URL, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
+import { freePort } from '../harness/child-process.js';
 
 const run = promisify(execFile);
 
@@ -392,6 +393,22 @@ describe('the packed package, installed in a fresh project', { timeout: 4 * npmM
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /^wagerlink: better-sqlite3 is not installed: install better-sqlite3 to run the wallet or the provider on SQLite/);
     assert.equal(existsSync(join(app, 'wallet.db')), false);
+  });
+
+  test('the sandbox on SQLite says to install better-sqlite3 before it makes its folder or its secrets', async () => {
+    const failed = (await run(
+      join(app, 'node_modules', '.bin', 'wagerlink'),
+      ['sandbox', '--data', 'sandbox-data', '--port', String(await freePort()), '--provider-port', String(await freePort())],
+      {
+        cwd: app,
+      },
+    ).then(
+      () => assert.fail('the sandbox ran without the SQLite driver'),
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^wagerlink: better-sqlite3 is not installed: install better-sqlite3 to run the wallet or the provider on SQLite/);
+    assert.equal(existsSync(join(app, 'sandbox-data')), false, 'the sandbox made its data folder without a driver to open it');
   });
 
   /** The driver's folder as the installed wagerlink resolves it, not the consumer's own copy, if any. */

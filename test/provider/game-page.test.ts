@@ -5,14 +5,20 @@
  * is one /transaction of bet and win that finishes the round, and the
  * balance shown is the operator's answer; rounds verify; free rounds carry
  * their campaign; fun mode never reaches the operator; and each refusal of
- * the page API (tokens, sessions, bets, the operator's own) is tested. On
- * every provider store backend (PROVIDER_BACKENDS).
+ * the page API (tokens, sessions, bets, the operator's own) is tested; the
+ * files served are those web/files.json lists, and a broken list stops the
+ * server at start. On every provider store backend (PROVIDER_BACKENDS).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { commitment, verifyRound } from '../../src/game/fairness.js';
 import { launchTokens } from '../../src/provider/launch-token.js';
+import { readWebManifest } from '../../src/provider/routes/game.js';
 import { admin, balanceOf, ledgerOf, makeOperator, type Operator } from '../helpers.js';
 import {
   adminCall,
@@ -25,6 +31,21 @@ import {
   realLaunchBody,
   type Provider,
 } from './provider-helpers.js';
+
+test('a manifest naming a file outside its folder, or no page for a kind of game, stops the server at start', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wl-web-'));
+  try {
+    const write = (manifest: object) => writeFileSync(join(dir, 'files.json'), JSON.stringify(manifest));
+    write({ pages: { dice: 'index.html', reels: 'reels.html' }, assets: { '../package.json': 'application/json' } });
+    assert.throws(() => readWebManifest(dir), /files\.json: an asset is not a file name of the pages' folder: \.\.\/package\.json/);
+    write({ pages: { dice: 'index.html' }, assets: {} });
+    assert.throws(() => readWebManifest(dir), /files\.json: the page of reels is not a file name/);
+    write({ pages: { dice: 'index.html', reels: 'reels.html' }, assets: { 'game.js': 'text/javascript' } });
+    assert.deepEqual(readWebManifest(dir).assets, new Map([['game.js', 'text/javascript']]));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 for (const backend of PROVIDER_BACKENDS) {
   // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
@@ -94,6 +115,7 @@ for (const backend of PROVIDER_BACKENDS) {
     const play = (launch: Launch, input: Record<string, unknown> = {}) =>
       pageCall(provider.app, `${launch.path}/api/play`, { token: launch.token, bet: '1', chancePct: 50, clientSeed: 'test-seed', ...input });
 
+    // eslint-disable-next-line max-lines-per-function -- a test suite that only groups its cases
     describe('the page', () => {
       test("GET /game/:slug serves the page, framable by the operators' pages alone, with a strict content policy", async () => {
         const page = await provider.app.inject({ method: 'GET', url: '/game/dice' });
@@ -142,6 +164,32 @@ for (const backend of PROVIDER_BACKENDS) {
         ]) {
           const asset = await provider.app.inject({ method: 'GET', url });
           assert.equal(asset.statusCode, 404, url);
+        }
+      });
+
+      test('every file web/files.json names exists and is served as it says; no other file of web/ is', async () => {
+        const web = fileURLToPath(new URL('../../../web/', import.meta.url));
+        // Read apart from the server's reader, so that a reader that skipped an entry would show.
+        const manifest = JSON.parse(readFileSync(join(web, 'files.json'), 'utf8')) as { pages: Record<string, string>; assets: Record<string, string> };
+        for (const [kind, file] of Object.entries(manifest.pages)) {
+          assert.ok(existsSync(join(web, file)), `the page of ${kind}, ${file}, is in web/`);
+          const page = await provider.app.inject({ method: 'GET', url: `/game/${kind}` });
+          assert.equal(page.statusCode, 200, kind);
+          assert.equal(page.body, readFileSync(join(web, file), 'utf8'), `${kind} is served ${file}`);
+        }
+        for (const [file, type] of Object.entries(manifest.assets)) {
+          assert.ok(existsSync(join(web, file)), `${file} is in web/`);
+          const asset = await provider.app.inject({ method: 'GET', url: `/game/assets/${file}` });
+          assert.equal(asset.statusCode, 200, file);
+          assert.equal(asset.headers['content-type'], type, file);
+          assert.equal(asset.headers['cache-control'], 'public, max-age=300', file);
+          assert.deepEqual(asset.rawPayload, readFileSync(join(web, file)), file);
+        }
+        const unlisted = readdirSync(web).filter((file) => statSync(join(web, file)).isFile() && !Object.hasOwn(manifest.assets, file));
+        assert.ok(unlisted.includes('files.json') && unlisted.includes('index.html'), unlisted.join(', '));
+        for (const file of [...unlisted, 'not-a-file.js']) {
+          const asset = await provider.app.inject({ method: 'GET', url: `/game/assets/${file}` });
+          assert.equal(asset.statusCode, 404, file);
         }
       });
 

@@ -8,16 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  DEFAULT_LIMITS,
-  OPERATOR_IN_FLIGHT_LIMIT_MAX,
-  ROUND_COMPLETION_SECONDS_MAX,
-  parseProviderConfig,
-  PLAYER_CALLS_LIMIT_MAX,
-  ProviderConfigError,
-  readProviderConfig,
-  resolveProviderConfig,
-} from '../../src/provider/provider-config.js';
+import { DEFAULT_LIMITS } from '../../src/provider/config-limits.js';
+import { OPERATOR_IN_FLIGHT_LIMIT_MAX, ROUND_COMPLETION_SECONDS_MAX, PLAYER_CALLS_LIMIT_MAX } from '../../src/provider/config-schema.js';
+import { ProviderConfigError } from '../../src/provider/config-values.js';
+import { parseProviderConfig, readProviderConfig, resolveProviderConfig } from '../../src/provider/provider-config.js';
 import { PLAYER_CALLS_PER_ADDRESS_MAX, PLAYER_RATE_WINDOW_S, ROUND_CALLS_PER_LAUNCH_MAX } from '../../src/http/limits.js';
 import { tempDir } from '../helpers.js';
 import { EXAMPLE_CONFIG_URL, exampleConfigFile, type ConfigFile } from './provider-helpers.js';

@@ -27,7 +27,7 @@ import { drawSource } from '../../src/game/fairness.js';
 import { playRound } from '../../src/game/reels.js';
 import { launchTokens } from '../../src/provider/launch-token.js';
 import { openSessionSeed } from '../../src/provider/seed-keyring.js';
-import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
+import type { ReelsGameSettings } from '../../src/provider/config-games.js';
 import { admin, balanceOf, makeOperator } from '../helpers.js';
 import { operatorSwitch } from './operator-switch.js';
 import { adminCall, makeProvider, operatorCall, realClock, realLaunchBody, type Provider } from './provider-helpers.js';

@@ -23,7 +23,7 @@ import { commitment, drawSource } from '../../src/game/fairness.js';
 import { launchTokens } from '../../src/provider/launch-token.js';
 import { openSessionSeed } from '../../src/provider/seed-keyring.js';
 import { playRound, type ReelsRound } from '../../src/game/reels.js';
-import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
+import type { ReelsGameSettings } from '../../src/provider/config-games.js';
 import { COMPLETION_SWEEP_MS_MAX, RoundCompletion } from '../../src/provider/round-completion.js';
 import { testTimers } from './sweep-timers.js';
 import type { RoundRow } from '../../src/provider/store/provider-store.js';

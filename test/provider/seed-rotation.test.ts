@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { commitment, drawSource, rollOf } from '../../src/game/fairness.js';
 import { playRound } from '../../src/game/reels.js';
 import { launchTokens } from '../../src/provider/launch-token.js';
-import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
+import type { ReelsGameSettings } from '../../src/provider/config-games.js';
 import { RoundCompletion } from '../../src/provider/round-completion.js';
 import { openSessionSeed, sealedKeyId, SeedKeyring } from '../../src/provider/seed-keyring.js';
 import { assertProblem, type Answer, launchOf, makeProvider, operatorCall, pageCall, PROVIDER_BACKENDS, type Provider } from './provider-helpers.js';

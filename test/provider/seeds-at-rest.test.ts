@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import { commitment, drawSource, rollOf } from '../../src/game/fairness.js';
 import { playRound } from '../../src/game/reels.js';
 import { launchTokens } from '../../src/provider/launch-token.js';
-import type { ReelsGameSettings } from '../../src/provider/provider-config.js';
+import type { ReelsGameSettings } from '../../src/provider/config-games.js';
 import { openRoundSeed, openSessionSeed } from '../../src/provider/seed-keyring.js';
 import { admin, makeOperator, type Operator } from '../helpers.js';
 import {

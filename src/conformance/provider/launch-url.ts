@@ -2,12 +2,14 @@
  * /generate-launch-url (docs/protocol.md §8.1): real and fun launches
  * answer an absolute URL that opens the game (a GET answers 200 with HTML),
  * the same request twice answers twice, the URL never carries the secret,
- * and each rule has its refusal in the order of checks: the game before
- * the wallet.
+ * a launch in a currency the game has bets in opens and one in a currency
+ * it has none in is refused before any page opens, and each rule has its
+ * refusal in the order of checks: the game before the wallet.
  */
-import { detailNames, funLaunch, LAUNCHED, launch, providerCases, realLaunch, refusal, UNKNOWN_GAME, UNKNOWN_WALLET } from './define.js';
+import { detailNames, funLaunch, LAUNCHED, launch, providerCases, realLaunch, refusal, UNKNOWN_GAME, UNKNOWN_WALLET, UNOFFERED_CURRENCY } from './define.js';
 
 const GAME_LISTED = detailNames((ctx) => ctx.game(), 'docs/protocol.md §8.1: the detail of GAME_NOT_FOUND lists the games');
+const CURRENCY_NAMED = detailNames(() => UNOFFERED_CURRENCY, 'docs/protocol.md §8.1: the refusal names the game and the currency');
 
 export const LAUNCH_URL_CASES = providerCases('launch-url', [
   {
@@ -65,6 +67,34 @@ export const LAUNCH_URL_CASES = providerCases('launch-url', [
           return ctx.holdsSecret(String(answer.body?.url)) ? ["the launch URL holds the operator's secret (docs/protocol.md §2.2, §8.1)"] : [];
         },
       }),
+    ],
+  },
+  {
+    id: 'currency',
+    title: 'a launch naming a currency the game has bets in answers 200, in real and in fun mode, and each URL opens the game page',
+    clause: 'docs/protocol.md §8.1',
+    steps: [
+      launch('launch in real mode in the first currency of the game', (ctx) => realLaunch(ctx, { currency: ctx.currencies()[0] }), LAUNCHED, { keep: 'real' }),
+      { kind: 'open', say: 'open the real launch URL', answer: 'real' },
+      launch('launch in fun mode in the same currency', (ctx) => funLaunch(ctx, { currency: ctx.currencies()[0] }), LAUNCHED, { keep: 'fun' }),
+      { kind: 'open', say: 'open the fun launch URL', answer: 'fun' },
+    ],
+  },
+  {
+    id: 'currency-unoffered',
+    title: `a launch naming a currency the game has no bets in (${UNOFFERED_CURRENCY}) is refused with 422 UNSUPPORTED_CURRENCY naming it, in real and in fun mode, before any page opens`,
+    clause: 'docs/protocol.md §8.1',
+    steps: [
+      launch(
+        `launch in real mode in ${UNOFFERED_CURRENCY}`,
+        (ctx) => realLaunch(ctx, { currency: UNOFFERED_CURRENCY }),
+        refusal('UNSUPPORTED_CURRENCY', CURRENCY_NAMED),
+      ),
+      launch(
+        `launch in fun mode in ${UNOFFERED_CURRENCY}`,
+        (ctx) => funLaunch(ctx, { currency: UNOFFERED_CURRENCY }),
+        refusal('UNSUPPORTED_CURRENCY', CURRENCY_NAMED),
+      ),
     ],
   },
   {

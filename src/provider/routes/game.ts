@@ -7,6 +7,7 @@
  * held to what a page sends. The limits' plugin (@fastify/rate-limit) is
  * registered inside this one: its limiters serve these routes only.
  */
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
@@ -17,7 +18,9 @@ import { PLAYER_BODY_BYTES_MAX } from '../../http/limits.js';
 import { compileBody, type BodyReader } from '../../protocol/validate.js';
 import { answeredPending, type GameService } from '../game-service.js';
 import { addressSet, callerAddress } from '../ip-whitelist.js';
-import type { GameKind, OperatorSettings, ProviderConfig } from '../provider-config.js';
+import type { OperatorSettings } from '../config-operators.js';
+import { GAME_KINDS, type GameKind } from '../config-schema.js';
+import type { ProviderConfig } from '../provider-config.js';
 import { FreeSpinRequest, OpenGameRequest, PlayRequest, ReelsPlayRequest } from '../provider-schemas.js';
 import { sendJson } from './send-json.js';
 
@@ -35,16 +38,42 @@ const bodies = {
   freeSpin: compileBody(FreeSpinRequest),
 };
 
-/** The files of the game page, by URL name; nothing else under /game/assets is served. */
-const WEB_FILES: Readonly<Record<string, string>> = {
-  'game.css': 'text/css; charset=utf-8',
-  'page.js': 'text/javascript; charset=utf-8',
-  'game.js': 'text/javascript; charset=utf-8',
-  'reels-page.js': 'text/javascript; charset=utf-8',
-  'reels-api.js': 'text/javascript; charset=utf-8',
-  'strings.json': 'application/json; charset=utf-8',
-  'favicon.svg': 'image/svg+xml',
-};
+/**
+ * The manifest of the pages' files, in the pages' own folder: the server
+ * knows no file of web/ by name, so a file the pages add changes web/ alone.
+ */
+const WEB_MANIFEST = 'files.json';
+
+/** What web/files.json lists: each kind of game's page, and the files the pages fetch, by name, with their content types. */
+export interface WebManifest {
+  pages: Readonly<Record<GameKind, string>>;
+  /** Nothing else under /game/assets is served. */
+  assets: ReadonlyMap<string, string>;
+}
+
+/** A name the manifest may give: a file of the pages' folder itself, never a path out of it. */
+const WEB_FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/**
+ * Reads `webDir`'s manifest. The manifest ships with the server: one that
+ * is broken (a kind without a page, a name with a path) is a bug, and the
+ * server stops at start rather than serve what it names.
+ */
+export function readWebManifest(webDir: string): WebManifest {
+  const manifest = JSON.parse(readFileSync(`${webDir}/${WEB_MANIFEST}`, 'utf8')) as { pages?: Record<string, unknown>; assets?: Record<string, unknown> };
+  const fileName = (name: unknown, what: string): string => {
+    assert.ok(typeof name === 'string' && WEB_FILE_NAME.test(name), `${WEB_MANIFEST}: ${what} is not a file name of the pages' folder: ${String(name)}`);
+    return name;
+  };
+  const pages = Object.fromEntries(GAME_KINDS.map((kind) => [kind, fileName(manifest.pages?.[kind], `the page of ${kind}`)]));
+  const assets = new Map(
+    Object.entries(manifest.assets ?? {}).map(([name, type]) => {
+      assert.ok(typeof type === 'string' && type !== '', `${WEB_MANIFEST}: ${name} has no content type`);
+      return [fileName(name, 'an asset'), type];
+    }),
+  );
+  return { pages: pages as Record<GameKind, string>, assets };
+}
 
 /**
  * The game page's Content-Security-Policy: it loads only its own files and
@@ -75,9 +104,10 @@ function gamePageRoutes(app: FastifyInstance, options: GameRoutesOptions): void 
   const catalog = options.games.catalog;
   const pagePolicy = gamePagePolicy(options.config.operators);
   const webDir = options.webDir ?? fileURLToPath(new URL('../../../../web/', import.meta.url));
-  // Each kind of game has its page (index.html is dice's); they share the assets.
-  const pages: Readonly<Record<GameKind, Buffer>> = { dice: readFileSync(`${webDir}/index.html`), reels: readFileSync(`${webDir}/reels.html`) };
-  const assets = new Map(Object.entries(WEB_FILES).map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
+  // Each kind of game has its page; they share the assets. All are read once, at start.
+  const manifest = readWebManifest(webDir);
+  const pages = Object.fromEntries(GAME_KINDS.map((kind) => [kind, readFileSync(`${webDir}/${manifest.pages[kind]}`)])) as Record<GameKind, Buffer>;
+  const assets = new Map([...manifest.assets].map(([name, type]) => [name, { type, bytes: readFileSync(`${webDir}/${name}`) }]));
 
   app.get('/game/:slug', async (request, reply) => {
     const { slug } = request.params as { slug: string };
@@ -95,7 +125,7 @@ function gamePageRoutes(app: FastifyInstance, options: GameRoutesOptions): void 
 
   app.get('/game/assets/:file', async (request, reply) => {
     const { file } = request.params as { file: string };
-    const asset = Object.hasOwn(WEB_FILES, file) ? assets.get(file) : undefined;
+    const asset = assets.get(file);
     if (!asset) return sendProblem(reply, 'NOT_FOUND', `no asset ${file}`);
     return reply
       .code(200)

@@ -39,7 +39,9 @@ import { compileBody } from '../../protocol/validate.js';
 import { funPlay, noLadderDetail, type Catalog, type PlayMoney } from '../catalog.js';
 import type { GameService } from '../game-service.js';
 import { addressSet, callerAddress, type AddressSet } from '../ip-whitelist.js';
-import type { GameSettings, OperatorSettings, ProviderConfig } from '../provider-config.js';
+import type { GameSettings } from '../config-games.js';
+import type { OperatorSettings } from '../config-operators.js';
+import type { ProviderConfig } from '../provider-config.js';
 import { sendJson } from './send-json.js';
 
 export interface SignedRoutesOptions {

@@ -10,7 +10,8 @@ import type { StaffIdentity } from '../../../access/staff.js';
 import type { StaffGuard } from '../../../http/staff-guard.js';
 import type { Catalog } from '../../catalog.js';
 import type { ProviderWorld, RoundDelivery } from '../../game-service.js';
-import type { GameSettings, OperatorSettings } from '../../provider-config.js';
+import type { GameSettings } from '../../config-games.js';
+import type { OperatorSettings } from '../../config-operators.js';
 import type { ProviderStore } from '../../store/provider-store.js';
 
 export interface AdminContext {
