@@ -12,6 +12,7 @@
 //   sandbox, the package), browsers, and toolchains run as commands.
 export const TIERS = {
   unit: [
+    'access/address-ranges',
     'access/integrations',
     'architecture/imports',
     'architecture/test-tiers',
@@ -49,7 +50,6 @@ export const TIERS = {
     'protocol/protocol-doc',
     'protocol/signing',
     'protocol/validate',
-    'provider/ip-whitelist',
     'provider/ladders',
     'provider/launch-token',
     'provider/provider-config',

@@ -7,7 +7,7 @@
 import type { Currencies } from '../protocol/money.js';
 import type { ProviderConfigFile } from './config-schema.js';
 import { fail, httpUrl, knownCurrency, pageOrigin, unique } from './config-values.js';
-import { parseRange } from './ip-whitelist.js';
+import { parseRange } from '../access/address-ranges.js';
 
 export interface OperatorSettings {
   operatorId: string;

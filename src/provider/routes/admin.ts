@@ -14,7 +14,7 @@ import { sendProblem } from '../../http/json-api.js';
 import { installStaffGuard, type StaffGuard } from '../../http/staff-guard.js';
 import type { Catalog } from '../catalog.js';
 import type { ProviderWorld, RoundDelivery } from '../game-service.js';
-import { addressSet, callerAddress } from '../ip-whitelist.js';
+import { addressSet, callerAddress } from '../../access/address-ranges.js';
 import type { GameSettings } from '../config-games.js';
 import type { OperatorSettings } from '../config-operators.js';
 import type { ProviderConfig } from '../provider-config.js';

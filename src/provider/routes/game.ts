@@ -17,7 +17,7 @@ import { bodyBytes, readBody, sendProblem, sendRefusal } from '../../http/json-a
 import { PLAYER_BODY_BYTES_MAX } from '../../http/limits.js';
 import { compileBody, type BodyReader } from '../../protocol/validate.js';
 import { answeredPending, type GameService } from '../game-service.js';
-import { addressSet, callerAddress } from '../ip-whitelist.js';
+import { addressSet, callerAddress } from '../../access/address-ranges.js';
 import type { OperatorSettings } from '../config-operators.js';
 import { GAME_KINDS, type GameKind } from '../config-schema.js';
 import type { ProviderConfig } from '../provider-config.js';

@@ -38,7 +38,7 @@ import { SIGNATURE_HEADER, signingSecrets, verifySignature } from '../../protoco
 import { compileBody } from '../../protocol/validate.js';
 import { funPlay, noLadderDetail, type Catalog, type PlayMoney } from '../catalog.js';
 import type { GameService } from '../game-service.js';
-import { addressSet, callerAddress, type AddressSet } from '../ip-whitelist.js';
+import { addressSet, callerAddress, type AddressSet } from '../../access/address-ranges.js';
 import type { GameSettings } from '../config-games.js';
 import type { OperatorSettings } from '../config-operators.js';
 import type { ProviderConfig } from '../provider-config.js';

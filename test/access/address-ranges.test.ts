@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressSet, callerAddress, FORWARDED_HOPS_MAX, parseAddress, parseRange } from '../../src/provider/ip-whitelist.js';
+import { addressSet, callerAddress, FORWARDED_HOPS_MAX, parseAddress, parseRange } from '../../src/access/address-ranges.js';
 
 test('addresses and ranges, IPv4 and IPv6', () => {
   const set = addressSet(['127.0.0.1', '10.0.0.0/8', '::1', '2001:db8::/32', '::ffff:192.0.2.0/120']);
