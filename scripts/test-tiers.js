@@ -37,6 +37,8 @@ export const TIERS = {
     'ledger/rules',
     'ledger/views',
     'operator/postgres-config',
+    'platform/postgres/errors',
+    'platform/postgres/multi-host-url',
     'protocol/checked-requests',
     'protocol/errors-doc',
     'protocol/errors-registry',
