@@ -170,6 +170,7 @@ export const TIERS = {
     'operator/verify-cli',
     'package/packed-package',
     'package/public-api',
+    'platform/postgres/failover',
     'platform/sqlite/open-database',
     'provider/browser',
     'provider/crash',
