@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isPostgresUrl } from '../platform/postgres/settings.js';
+import { isPostgresUrl, urlParameter } from '../platform/postgres/settings.js';
 import { backendOf } from '../stores/open-store.js';
 import type { ProviderConfigFile } from '../provider/config-schema.js';
 import { resolveProviderConfig, type ProviderConfig } from '../provider/provider-config.js';
@@ -89,7 +89,7 @@ export function databaseLines(settings: SandboxSettings, exists: (path: string) 
   if (!isPostgresUrl(settings.operatorDatabase)) {
     return [`Databases: SQLite, the operator's ${settings.operatorDatabase}, the provider's ${providerDatabase(settings).database}`];
   }
-  const operatorSchema = new URL(settings.operatorDatabase).searchParams.get('search_path') ?? 'public';
+  const operatorSchema = urlParameter(settings.operatorDatabase, 'search_path') ?? 'public';
   const lines = [
     `Databases: PostgreSQL ${backendOf(settings.operatorDatabase).display}, the operator's in schema ${operatorSchema}, ` +
       `the provider's in schema ${providerDatabase(settings).databaseSchema}`,

@@ -14,7 +14,10 @@ const CONFLICT_SQLSTATES = new Set(['40001', '40P01']);
  * SQLSTATE classes 08 (connection), 53 (insufficient resources), 57
  * (operator intervention: statement time-out, pg_terminate_backend,
  * shutdown), 58 (system I/O); a few single codes; and the client's own
- * connection errors.
+ * connection errors. A failover gives only these: the lost primary's
+ * CONNECTION_CLOSED, ECONNRESET and ECONNREFUSED, CONNECT_TIMEOUT while no
+ * host takes writes, 57P01 from a node being demoted, 57P03 from one
+ * starting up, 25006 from a standby (test/platform/postgres/errors.test.ts).
  */
 const UNAVAILABLE_SQLSTATE_CLASSES = new Set(['08', '53', '57', '58']);
 const UNAVAILABLE_SQLSTATES = new Set([

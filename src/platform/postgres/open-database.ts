@@ -9,7 +9,7 @@
  * with its own application name and settings as data.
  */
 import postgres from 'postgres';
-import { schemaNameProblem, type PostgresSettings } from './settings.js';
+import { schemaNameProblem, withUrlParameter, type PostgresSettings } from './settings.js';
 
 /**
  * A transaction left open by a stalled process releases its locks after this
@@ -27,9 +27,7 @@ export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 export function urlInSchema(url: string, schema: string): string {
   const problem = schemaNameProblem(schema);
   if (problem) throw new Error(`schema: ${problem}`);
-  const parsed = new URL(url);
-  parsed.searchParams.set('search_path', schema);
-  return parsed.toString();
+  return withUrlParameter(url, 'search_path', schema);
 }
 
 /** SQLSTATEs of a CREATE SCHEMA IF NOT EXISTS that lost a race to another node's: the schema exists, which is what was asked. */

@@ -19,12 +19,35 @@ export function isPostgresUrl(database: string): boolean {
  */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** Why `schema` cannot name a schema of ours, or undefined when it can. */
-/** The URL without its password, for logs and CLI output. */
+/** The URL without its password, for logs and CLI output; a multi-host URL (`db1:5432,db2:5432`) too. */
 export function redactUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
 }
 
+/**
+ * The URL split at its query, which is read as URLSearchParams. Not `new
+ * URL(url)`: it refuses the multi-host form (`postgres://db1:5432,db2:5432/
+ * wallet?target_session_attrs=read-write`) that postgres.js and libpq take,
+ * and that a client of a failover formation is given.
+ */
+function splitQuery(url: string): { base: string; query: URLSearchParams } {
+  const at = url.indexOf('?');
+  return at === -1 ? { base: url, query: new URLSearchParams() } : { base: url.slice(0, at), query: new URLSearchParams(url.slice(at + 1)) };
+}
+
+/** A query parameter of a postgres:// URL, single- or multi-host; null when it has none. */
+export function urlParameter(url: string, name: string): string | null {
+  return splitQuery(url).query.get(name);
+}
+
+/** The postgres:// URL, single- or multi-host, with the query parameter `name` set to `value`. */
+export function withUrlParameter(url: string, name: string, value: string): string {
+  const { base, query } = splitQuery(url);
+  query.set(name, value);
+  return `${base}?${query.toString()}`;
+}
+
+/** Why `schema` cannot name a schema of ours, or undefined when it can. */
 export function schemaNameProblem(schema: string): string | undefined {
   return SCHEMA_NAME.test(schema) ? undefined : `"${schema}" must be 1 to 63 lower-case letters, digits or _, not starting with a digit`;
 }
