@@ -57,6 +57,7 @@ export const TIERS = {
     'provider/seed-keyring',
     'provider/time-ordered-id',
     'rounds/bodies',
+    'rounds/books',
     'rounds/completion',
     'rounds/outcomes',
     'rounds/plan',
