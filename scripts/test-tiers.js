@@ -131,6 +131,7 @@ export const TIERS = {
     'provider/store/reels-store-contract',
     'provider/store/request-body-once',
     'provider/store/sealed-seeds-migration',
+    'provider/store/verify-store-contract',
     'sandbox/sandbox-pages',
     'stores/postgres-connection-loss',
     'stores/postgres-store',
