@@ -154,6 +154,7 @@ export const TIERS = {
     'cli/operator-staff',
     'cli/provider-admin',
     'cli/provider-staff',
+    'cli/provider-verify',
     'cli/npx-stop',
     'cli/usage',
     'conformance/conformance-cli',
