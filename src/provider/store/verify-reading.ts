@@ -20,7 +20,7 @@ import type { Row } from './provider-store.js';
  * is up to 100 transactions, a few KiB), so a page stays within a few MiB,
  * and a page is one short query, however large the store.
  */
-export const VERIFY_PAGE_ROWS = 500;
+const VERIFY_PAGE_ROWS = 500;
 
 /** How a backend's SQL differs here: a body's bytes as text, and the n-th parameter. */
 export interface VerifyDialect {
