@@ -86,7 +86,8 @@ function queries(dialect: VerifyDialect) {
       WHERE p.id > ${param(1)} ORDER BY p.id LIMIT ${param(2)}`,
     // The pool a real reels round moves was made at the seed of the first; each later round adds its contribution, and a
     // hit takes the pool and leaves its own seed: what it took is its jackpot win less that seed. A refused round gave both back.
-    pools: `WITH g AS (
+    // Materialised: the rounds are summed once, for the pools of both halves (SQLite would run the sums again per pool).
+    pools: `WITH g AS MATERIALIZED (
         SELECT operator_id, game, currency, COUNT(*) AS rounds, MIN(id) AS first_pk,
           SUM(CASE WHEN status <> 'refused' THEN jackpot_contribution ELSE 0 END) AS contributions,
           SUM(CASE WHEN status <> 'refused' AND jackpot_win IS NOT NULL THEN jackpot_win - jackpot_seed ELSE 0 END) AS hits
@@ -96,8 +97,7 @@ function queries(dialect: VerifyDialect) {
         LEFT JOIN jackpot_pools p ON p.operator_id = g.operator_id AND p.game = g.game AND p.currency = g.currency
       UNION ALL
       SELECT p.operator_id, p.game, p.currency, p.amount, 0, NULL, 0, 0 FROM jackpot_pools p
-      WHERE NOT EXISTS (SELECT 1 FROM rounds r
-        WHERE r.kind = 'reels' AND r.mode = 'real' AND r.operator_id = p.operator_id AND r.game = p.game AND r.currency = p.currency)`,
+      WHERE NOT EXISTS (SELECT 1 FROM g WHERE g.operator_id = p.operator_id AND g.game = p.game AND g.currency = p.currency)`,
     // Read by the campaign index (rounds_by_campaign) from the last key on: a page is the next groups, not the whole table again.
     campaignUses: `SELECT u.campaign_id, u.operator_id, u.player_id, u.used, c.rounds
       FROM (SELECT campaign_id, operator_id, player_id, COUNT(*) AS used FROM rounds

@@ -20,12 +20,14 @@ import type { ProviderDatabase } from './provider-database.js';
 
 const SQLITE: VerifyDialect = { text: (column) => `CAST(${column} AS TEXT)`, param: () => '?' };
 
-/** Runs one query of the verify's, its integers as bigints (the readers take them exactly). */
-function run(db: Database.Database, query: VerifyQuery): Row[] {
-  return db
-    .prepare(query.sql)
-    .safeIntegers(true)
-    .all(...query.params) as Row[];
+/** Runs the verify's queries on `db`, each prepared once, its integers as bigints (the readers take them exactly). */
+function runner(db: Database.Database): (query: VerifyQuery) => Row[] {
+  const prepared = new Map<string, Database.Statement>();
+  return (query) => {
+    let statement = prepared.get(query.sql);
+    if (statement === undefined) prepared.set(query.sql, (statement = db.prepare(query.sql).safeIntegers(true)));
+    return statement.all(...query.params) as Row[];
+  };
 }
 
 export class VerifyRounds {
@@ -38,8 +40,9 @@ export class VerifyRounds {
     const books = new RoundBooks(this.database.currencies);
     if (this.path === ':memory:') {
       return this.database.betweenTurns(() => {
+        const run = runner(this.database.db);
         const reading = readBooks(SQLITE, books);
-        for (let step = reading.next(); !step.done;) step = reading.next(run(this.database.db, step.value));
+        for (let step = reading.next(); !step.done;) step = reading.next(run(step.value));
         return books.verdict();
       });
     }
@@ -47,9 +50,10 @@ export class VerifyRounds {
     try {
       // One read transaction: every page sees the snapshot of the first.
       db.exec('BEGIN');
+      const run = runner(db);
       const reading = readBooks(SQLITE, books);
       for (let step = reading.next(); !step.done;) {
-        const rows = run(db, step.value);
+        const rows = run(step.value);
         await nextTurn();
         step = reading.next(rows);
       }
