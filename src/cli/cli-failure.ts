@@ -64,8 +64,8 @@ const TOLD_AS_THEY_ARE = new Set([
   'SandboxSetupError',
   'PagesNotBuilt',
 ]);
-/** The conformance kit could not start a run: nothing was judged, which its exit code 2 says (docs/conformance.md). */
-const CONFORMANCE_NOT_STARTED = new Set(['FixturesError', 'RunNotStarted']);
+/** Nothing was judged, which exit code 2 says: the conformance kit could not start a run (docs/conformance.md), a verify could not read. */
+const CONFORMANCE_NOT_STARTED = new Set(['FixturesError', 'RunNotStarted', 'VerifyNotRead']);
 
 /** PostgreSQL's SQLSTATE for a database that does not exist (invalid_catalog_name). */
 const PG_DATABASE_MISSING = '3D000';

@@ -332,6 +332,13 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     run: async (_args, values) => (await import('./provider-staff.js')).providerStaff('audit', '', values, usage),
   },
   {
+    name: 'provider verify',
+    options: ['json', 'config'],
+    required: ['config'],
+    summary: "checks that the provider's own records agree (rounds, outbox, jackpot pools, payouts, campaigns); exit 1 naming what does not, 2 when unread",
+    run: async (_args, values) => (await import('./provider-verify.js')).providerVerify(values),
+  },
+  {
     name: 'sandbox',
     options: [],
     synopsis: '[--data DIR] [--port P] [--provider-port P] [--database URL | --database-file FILE [--provider-schema NAME]] [--dispatch-horizon S]',

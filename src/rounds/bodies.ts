@@ -78,7 +78,11 @@ export function bodyText(body: OnWire<TransactionRequest> | OnWire<PayoutRequest
  * round (docs/protocol.md §6: a one-step game), with its campaign when it
  * is a free round.
  */
-export function diceRoundBody(round: PlannedRound, session: TransactionFacts['session'], decimals: number): string {
+export function diceRoundBody(
+  round: Pick<PlannedRound, 'roundId' | 'betTxId' | 'winTxId' | 'betMinor' | 'winMinor' | 'campaignId' | 'campaignFinished'>,
+  session: TransactionFacts['session'],
+  decimals: number,
+): string {
   assert.ok(round.betTxId !== null && round.winTxId !== null, `real round ${round.roundId} has its transaction ids`);
   return bodyText(
     transactionBody(

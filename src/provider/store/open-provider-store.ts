@@ -12,8 +12,11 @@ import { SqliteProviderStore, type OnFatal } from './sqlite/provider-store.js';
 
 export interface OpenProviderStoreOptions {
   currencies: Currencies;
-  /** Seals what a database upgraded from plain seeds still lacks (ProviderStore.sealPlainSeeds), before anything is played. */
-  seeds: SeedSealing;
+  /**
+   * Seals what a database upgraded from plain seeds still lacks (ProviderStore.sealPlainSeeds), before anything is played.
+   * Absent for a command that plays nothing and only reads (`provider verify`): nothing is sealed.
+   */
+  seeds?: SeedSealing;
   /** SQLite: called if the WAL cannot be synced (sqlite/provider-store.ts). PostgreSQL reports a failed commit on the write itself. */
   onFatal?: OnFatal;
   /** PostgreSQL: the pool and its time-outs (default DEFAULT_POSTGRES_SETTINGS). */
@@ -38,7 +41,7 @@ export async function openProviderStore(database: string, options: OpenProviderS
         })
       : SqliteProviderStore.open(database, { currencies: options.currencies, ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
   try {
-    await store.sealPlainSeeds(options.seeds);
+    if (options.seeds) await store.sealPlainSeeds(options.seeds);
     await store.durable();
   } catch (error) {
     await store.close();

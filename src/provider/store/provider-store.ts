@@ -26,6 +26,7 @@ import type { AuditEntry, StaffListing, StaffTokenFound } from '../../access/sta
 import type { AddStaffCommand, AuditPage, AuditPageRequest, RevokeStaffCommand, StaffAdded, StaffRevoked } from '../../staff/staff-commands.js';
 import type { Outbox } from '../../dispatch/outbox.js';
 import type { Refusal } from '../../protocol/errors.js';
+import type { RoundBooksVerdict } from '../../rounds/books.js';
 import type { CampaignTerms, GameKindOfRound, PayoutTerms, Mode, PlannedReelsRound, PlannedRound, RoundFacts, RoundStatus } from '../../rounds/facts.js';
 
 // The facts the rules of rounds (src/rounds) read are theirs; the rows here are built on them.
@@ -380,6 +381,17 @@ export interface ProviderStore {
 
   /** Free rounds a player has used (pending or settled) on a campaign. */
   campaignRoundsUsed(campaignId: string, operatorId: string, playerId: string): Promise<number>;
+
+  // --------------------------------------------------------------- verify
+
+  /**
+   * Judges the provider's own records against each other (src/rounds/
+   * books.ts): rounds and their outbox items, the items' bodies, jackpot
+   * pools, payouts and campaigns. Read on one snapshot, in pages, while
+   * writes go on; it writes nothing. Rejects only when the database could
+   * not be read.
+   */
+  verify(): Promise<RoundBooksVerdict>;
 
   // ---------------------------------------------------- staff and audit (src/staff)
 

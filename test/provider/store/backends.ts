@@ -33,6 +33,13 @@ export interface OpenedProviderStore {
    * back as bigint.
    */
   committed(sql: string): Promise<Record<string, unknown>[]>;
+  /**
+   * Runs `sql` (plain statements, no parameters) on another connection that
+   * may write, past the store and its checks (SQLite: without foreign keys
+   * or CHECK constraints): a test's corruption of what the store wrote.
+   * Call it once the store's writes are durable.
+   */
+  corrupt(sql: string): Promise<void>;
   /** From now on, every `event` on `table` fails with `message`, inside the database; the answer undoes it. */
   breakWrites(table: BreakableTable, event: 'INSERT' | 'UPDATE', message: string): Promise<() => Promise<void>>;
   cleanup(): Promise<void>;
@@ -58,6 +65,15 @@ const ALL: ProviderStoreBackend[] = [
         store,
         async committed(sql) {
           return other.prepare(sql).safeIntegers(true).all() as Record<string, unknown>[];
+        },
+        async corrupt(sql) {
+          const writer = new Database(path, { timeout: 5_000 });
+          try {
+            writer.pragma('ignore_check_constraints = ON');
+            writer.exec(sql);
+          } finally {
+            writer.close();
+          }
         },
         async breakWrites(table, event, message) {
           const name = `break_${table}_${event.toLowerCase()}`;
@@ -93,6 +109,9 @@ const ALL: ProviderStoreBackend[] = [
         async committed(sql) {
           const rows = await other.unsafe(sql);
           return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'number' ? BigInt(value) : value])));
+        },
+        async corrupt(sql) {
+          await other.unsafe(sql);
         },
         async breakWrites(table, event, message) {
           const name = `${schema.name}.break_${table}_${event.toLowerCase()}`;

@@ -54,6 +54,7 @@ import { RoundFinishing } from './round-finishing.js';
 import { RoundReads } from './round-reads.js';
 import { Sessions } from './sessions.js';
 import { StaffAudit } from './staff-audit.js';
+import { VerifyRounds } from './verify-rounds.js';
 
 /** What pg_stat_activity shows for a provider node's pool. */
 export const PROVIDER_APPLICATION_NAME = 'wagerlink-provider';
@@ -86,6 +87,7 @@ export class PostgresProviderStore implements ProviderStore {
   private readonly finishing: RoundFinishing;
   private readonly staff: StaffAudit;
   private readonly seeds: PlainSeeds;
+  private readonly verifying: VerifyRounds;
   private closing: Promise<void> | undefined;
 
   private constructor(sql: postgres.Sql, currencies: Currencies, deadlines: CallDeadlines) {
@@ -101,6 +103,7 @@ export class PostgresProviderStore implements ProviderStore {
     this.finishing = new RoundFinishing(database, this.payouts);
     this.staff = new StaffAudit(database);
     this.seeds = new PlainSeeds(database);
+    this.verifying = new VerifyRounds(database);
     this.outbox = outboxView(database, this.finishing, new PostgresOutbox(sql, { onFinal: this.finishing.finishFromOutbox }));
   }
 
@@ -172,6 +175,8 @@ export class PostgresProviderStore implements ProviderStore {
   readonly campaign: ProviderStore['campaign'] = (campaignId) => this.campaigns.campaign(campaignId);
   readonly campaignsOf: ProviderStore['campaignsOf'] = (...args) => this.campaigns.campaignsOf(...args);
   readonly campaignRoundsUsed: ProviderStore['campaignRoundsUsed'] = (...args) => this.campaigns.campaignRoundsUsed(...args);
+
+  readonly verify: ProviderStore['verify'] = () => this.verifying.verify();
 
   readonly findStaffToken: ProviderStore['findStaffToken'] = (tokenHash) => this.staff.findStaffToken(tokenHash);
   readonly addStaff: ProviderStore['addStaff'] = (command) => this.staff.addStaff(command);

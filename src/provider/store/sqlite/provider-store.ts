@@ -51,6 +51,7 @@ import { RoundFinishing } from './round-finishing.js';
 import { RoundReads } from './round-reads.js';
 import { Sessions } from './sessions.js';
 import { StaffAudit } from './staff-audit.js';
+import { VerifyRounds } from './verify-rounds.js';
 
 export { PROVIDER_MIGRATIONS } from './migrations.js';
 
@@ -87,10 +88,12 @@ export class SqliteProviderStore implements ProviderStore {
   private readonly finishing: RoundFinishing;
   private readonly staff: StaffAudit;
   private readonly seeds: PlainSeeds;
+  private readonly verifying: VerifyRounds;
   private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly db: Database.Database,
+    path: string,
     currencies: Currencies,
     private readonly flusher: WalFlusher | undefined,
     private readonly checkpointer: BackgroundCheckpointer | undefined,
@@ -107,6 +110,7 @@ export class SqliteProviderStore implements ProviderStore {
     this.finishing = new RoundFinishing(database, this.payouts);
     this.staff = new StaffAudit(database);
     this.seeds = new PlainSeeds(database);
+    this.verifying = new VerifyRounds(database, path);
     this.outbox = outboxView(database, new SqliteOutbox(db, { onFinal: this.finishing.finishFromOutbox, claimableIdMax: database.claimableIdMax }));
   }
 
@@ -119,10 +123,10 @@ export class SqliteProviderStore implements ProviderStore {
     db.pragma('foreign_keys = ON');
     adoptUserVersion(db);
     migrate(db, PROVIDER_MIGRATIONS);
-    if (path === ':memory:') return new SqliteProviderStore(db, currencies, undefined, undefined);
+    if (path === ':memory:') return new SqliteProviderStore(db, path, currencies, undefined, undefined);
     // After the migrations: the checkpointer's connection needs the database in WAL mode.
     const flusher = new WalFlusher(`${path}-wal`, options.onFatal ?? crash);
-    return new SqliteProviderStore(db, currencies, flusher, new BackgroundCheckpointer(path, 'flusher'));
+    return new SqliteProviderStore(db, path, currencies, flusher, new BackgroundCheckpointer(path, 'flusher'));
   }
 
   durable(): Promise<void> {
@@ -176,6 +180,8 @@ export class SqliteProviderStore implements ProviderStore {
   readonly campaign: ProviderStore['campaign'] = (campaignId) => this.campaigns.campaign(campaignId);
   readonly campaignsOf: ProviderStore['campaignsOf'] = (...args) => this.campaigns.campaignsOf(...args);
   readonly campaignRoundsUsed: ProviderStore['campaignRoundsUsed'] = (...args) => this.campaigns.campaignRoundsUsed(...args);
+
+  readonly verify: ProviderStore['verify'] = () => this.verifying.verify();
 
   readonly findStaffToken: ProviderStore['findStaffToken'] = (tokenHash) => this.staff.findStaffToken(tokenHash);
   readonly addStaff: ProviderStore['addStaff'] = (command) => this.staff.addStaff(command);
