@@ -198,7 +198,7 @@ export async function admin(app: FastifyInstance, method: 'GET' | 'POST', url: s
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
-  return { status: response.statusCode, body: response.json() as Record<string, unknown>, raw: response.body };
+  return { status: response.statusCode, body: response.json() as Record<string, unknown>, headers: response.headers, raw: response.body };
 }
 
 /** A player with a session on `game`: the usual fixture of a wallet test. */

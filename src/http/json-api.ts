@@ -81,8 +81,8 @@ export interface JsonApiOptions {
   /**
    * A 503 for storage that is unavailable (an UnavailableError) says
    * `Retry-After` this many seconds, so that a caller waits a moment rather
-   * than resends at once into an outage; unset, it says none (the
-   * operator's, whose caller, the provider, backs off by its own schedule).
+   * than resends at once into an outage; unset, it says none. Both servers
+   * set it (STORAGE_RETRY_AFTER_S, limits.ts).
    */
   storageRetryAfterS?: number | undefined;
   /**

@@ -72,3 +72,12 @@ export const PLAYER_CALLS_PER_ADDRESS_MAX = 2_000;
  * time anyway: this bounds what one leaked token can make an operator book.
  */
 export const ROUND_CALLS_PER_LAUNCH_MAX = 500;
+
+/**
+ * The Retry-After (s) of a 503 for a server's database failing (down, full,
+ * stuck, out of connections, a statement timed out, a fail-over under way),
+ * on both sides. A second: a provider's call or a player's click comes back
+ * soon after a restart or a fail-over, without resending at once into the
+ * outage; each call answers within its deadline, so the waits do not pile up.
+ */
+export const STORAGE_RETRY_AFTER_S = 1;

@@ -18,7 +18,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { createJsonApi, sendJson } from '../http/json-api.js';
 import { serveHomePage, type HomeSection } from '../http/home-page.js';
-import { BODY_BYTES_MAX } from '../http/limits.js';
+import { BODY_BYTES_MAX, STORAGE_RETRY_AFTER_S } from '../http/limits.js';
 import { TRANSACTIONS_PER_REQUEST_MAX } from '../protocol/schemas.js';
 import type { WalletStore } from '../stores/operations.js';
 import { operatorOpenApi } from './operator-openapi.js';
@@ -83,7 +83,15 @@ export async function buildOperatorApp(options: OperatorAppOptions): Promise<Fas
   const integrations = options.integrations ?? environmentOnly(options);
   if (options.adminToken.length === 0) throw new Error('an admin token is required');
 
-  const app = createJsonApi({ bodyBytesMax, requestTimeoutMs: options.requestTimeoutMs, logger: options.logger, allowedHosts: options.allowedHosts });
+  // A 503 of storage says when to come back (docs/protocol.md §3.3), as the provider's does: a provider honours
+  // it on top of its own back-off, and a fail-over of the database (docs/scaling.md) is over within seconds.
+  const app = createJsonApi({
+    bodyBytesMax,
+    requestTimeoutMs: options.requestTimeoutMs,
+    logger: options.logger,
+    allowedHosts: options.allowedHosts,
+    storageRetryAfterS: STORAGE_RETRY_AFTER_S,
+  });
 
   // Wiring, not work: the store calls it as it commits, and nothing runs meanwhile.
   options.store.onCommit?.((seconds) => metrics.observeCommit(seconds));

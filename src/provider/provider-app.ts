@@ -19,6 +19,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { createJsonApi } from '../http/json-api.js';
+import { STORAGE_RETRY_AFTER_S } from '../http/limits.js';
 import type { StaffGuard } from '../http/staff-guard.js';
 import { exposeMetrics } from '../http/request-metrics.js';
 import { serveHomePage } from '../http/home-page.js';
@@ -63,15 +64,6 @@ export interface ProviderAppOptions {
   /** The outbox's dispatcher, woken once a payout or a retried item is durable (round-delivery.ts). */
   delivery?: RoundDelivery;
 }
-
-/**
- * The Retry-After (s) of a 503 for the provider's database failing (down,
- * stuck, out of connections, a statement timed out). A second: an operator's
- * call or a player's click comes back soon after a restart or a fail-over,
- * without resending at once into the outage; each call answers within its
- * deadline (store/postgres/provider-store.ts), so the waits do not pile up.
- */
-export const STORAGE_RETRY_AFTER_S = 1;
 
 export async function buildProviderApp(options: ProviderAppOptions): Promise<FastifyInstance> {
   const { config, store, games } = options;

@@ -2,7 +2,7 @@
  * Proves that the operator's operations endpoints tell the truth about
  * storage, on every backend: GET /health answers 503 SERVICE_UNAVAILABLE
  * naming why while the database refuses writes (a full disk) though it
- * still answers reads, and 200 again as soon as writing works, with no
+ * still answers reads, every 503 with Retry-After, and 200 again as soon as writing works, with no
  * other request in between; and GET /admin/verify, when the proof cannot
  * be finished, answers 503 naming why instead of losing the reason.
  *
@@ -25,6 +25,7 @@ import type { WalletStore } from '../../src/stores/operations.js';
 import { openPostgresStore } from '../stores/postgres-fixtures.js';
 import { pagesTable } from '../stores/sqlite-pages.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, admin, OPERATOR_BACKENDS, SECRET, tempDir, type OperatorBackendName } from '../helpers.js';
+import { STORAGE_RETRY_AFTER_S } from '../../src/http/limits.js';
 
 /** Pages of ballast the SQLite test frees to make room again: far more than the writes after it need. */
 const BALLAST_PAGES = 64;
@@ -121,7 +122,12 @@ const FIXTURES: Record<OperatorBackendName, () => Promise<Fixture>> = { sqlite: 
 
 async function health(app: FastifyInstance) {
   const response = await app.inject({ method: 'GET', url: '/health' });
-  return { status: response.statusCode, contentType: String(response.headers['content-type']), body: response.json() as Record<string, unknown> };
+  return {
+    status: response.statusCode,
+    contentType: String(response.headers['content-type']),
+    retryAfter: response.headers['retry-after'],
+    body: response.json() as Record<string, unknown>,
+  };
 }
 
 function createPlayer(app: FastifyInstance, playerId: string) {
@@ -146,6 +152,8 @@ for (const backend of OPERATOR_BACKENDS) {
         assert.ok(refused, `the disk never filled in ${FILL_ATTEMPTS_MAX} players`);
         assert.equal(refused.status, 503, refused.raw);
         assert.equal(refused.body.code, 'SERVICE_UNAVAILABLE');
+        // Every call's 503 says when to come back (docs/protocol.md §3.3): a provider's bet meets the same error handler.
+        assert.equal(refused.headers['retry-after'], String(STORAGE_RETRY_AFTER_S));
 
         // The database still answers reads: a health check that only read would call it fine.
         assert.equal((await admin(app, 'GET', '/admin/players/before-full')).status, 200);
@@ -154,6 +162,7 @@ for (const backend of OPERATOR_BACKENDS) {
           assert.equal(sick.status, 503, JSON.stringify(sick.body));
           assert.match(sick.contentType, /^application\/problem\+json/);
           assert.equal(sick.body.code, 'SERVICE_UNAVAILABLE');
+          assert.equal(sick.retryAfter, String(STORAGE_RETRY_AFTER_S));
           assert.match(String(sick.body.detail), /^writes are failing: .*(database or disk is full|No space left on device)/);
         }
 

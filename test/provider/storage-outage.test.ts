@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { resolveProviderConfig } from '../../src/provider/provider-config.js';
-import { STORAGE_RETRY_AFTER_S } from '../../src/provider/provider-app.js';
+import { STORAGE_RETRY_AFTER_S } from '../../src/http/limits.js';
 import { seedSealing } from '../../src/provider/seed-keyring.js';
 import { openProviderStore } from '../../src/provider/store/open-provider-store.js';
 import type { ProviderStore } from '../../src/provider/store/provider-store.js';

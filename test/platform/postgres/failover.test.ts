@@ -268,6 +268,8 @@ describe('the wallet through a PostgreSQL failover (pg_auto_failover)', { skip: 
     assert.equal(verified.code, 0, `${verified.stdout}\n${verified.stderr}`);
     assert.equal((JSON.parse(verified.stdout) as { ok: boolean }).ok, true, verified.stdout);
 
+    // A storage 503 says when to come back (docs/protocol.md §3.3); the count of them is only reported.
+    for (const s of switches) assert.ok(s.unavailable === 0 || s.retryAfterSeen, `${s.from} -> ${s.to}: no 503 said Retry-After`);
     for (const s of switches) {
       console.log(
         `failover ${s.from} -> ${s.to}: promoted ${(s.promotedMs / 1000).toFixed(1)} s after the loss, first bet answered ${(s.failoverMs / 1000).toFixed(1)} s after the loss, ` +
