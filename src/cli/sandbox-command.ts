@@ -15,6 +15,7 @@ import {
   SANDBOX_HOST,
   SANDBOX_OPERATOR_ID,
   SANDBOX_WALLET_ID,
+  sandboxIntegrationKeys,
 } from '../sandbox/sandbox-config.js';
 import { readSecrets, SandboxSetupError, SECRETS_FILE } from '../sandbox/sandbox-secrets.js';
 import type { CONFIG_VARIABLES, PROVIDER_LINK_VARIABLES } from '../operator/config-variables.js';
@@ -188,6 +189,16 @@ function sandboxEnvironment(
     ['WAGERLINK_SECRET', secrets.secret, "the integration's HMAC secret, both directions"],
     ['WAGERLINK_ACCESS_TOKENS', secrets.accessToken, 'the bearer token the provider sends the operator'],
     ['WAGERLINK_ADMIN_TOKEN', secrets.adminToken, "the operator's back-office token (/admin)"],
+    // A data folder a sandbox made before integration keys existed has none until it starts again.
+    ...(secrets.integrationKey === undefined
+      ? []
+      : [
+          ['WAGERLINK_INTEGRATION_KEYS', sandboxIntegrationKeys(secrets.integrationKey), "seals the secrets of the wallet's stored integrations"] as [
+            VariableName,
+            string,
+            string,
+          ],
+        ]),
     [
       'WAGERLINK_PROVIDER_URL',
       `http://${SANDBOX_HOST}:${settings.providerPort}`,

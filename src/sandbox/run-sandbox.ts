@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildOperatorApp } from '../operator/operator-app.js';
+import { IntegrationRegistry } from '../operator/integration-registry.js';
+import { parseIntegrationKeys } from '../access/integrations.js';
 import { KIT_PLAYER_PREFIX } from '../conformance/fixtures.js';
 import { registerLobby } from '../operator/lobby-routes.js';
 import { OperatorService, REAL_WORLD } from '../operator/operator-service.js';
@@ -40,6 +42,7 @@ import {
   SANDBOX_HOST,
   SANDBOX_OPERATOR_ID,
   SANDBOX_WALLET_ID,
+  sandboxIntegrationKeys,
   sandboxProviderConfig,
   type SandboxSettings,
 } from './sandbox-config.js';
@@ -193,10 +196,19 @@ export async function runSandbox(settings: SandboxSettings, out: SandboxOutput =
     operatorStore.onFatal?.(exitOnStorageFailure(operatorLogger));
     // The back office's own accounts (sandbox-staff.ts): the configured admin tokens stay with the servers.
     const operatorStaffToken = await sandboxStaffToken(operatorStore, settings.dataDir, { name: 'operatorStaffToken', role: 'admin', operators: null });
+    // The integrations that may call: the sandbox's own (its secret and token, as the environment's would be) and any
+    // added to its wallet since, followed as `serve` follows them, so that one added or paused holds within seconds.
+    const integrations = new IntegrationRegistry({
+      store: operatorStore,
+      environment: { secrets: [secrets.secret], accessTokens: [secrets.accessToken] },
+      keyring: parseIntegrationKeys(sandboxIntegrationKeys(secrets.integrationKey)),
+    });
+    await integrations.reload();
+    const following = integrations.follow(operatorLogger);
+    closers.push(async () => following.stop());
     operatorApp = await buildOperatorApp({
       store: operatorStore,
-      secrets: [secrets.secret],
-      accessTokens: [secrets.accessToken],
+      integrations,
       adminToken: secrets.adminToken,
       // The back office's chart reads the operator's /metrics with the token it holds.
       metricsToken: operatorStaffToken,

@@ -58,6 +58,16 @@ export interface SandboxSettings {
  * deleted) has another id, and a session sealed under the old one is
  * refused as sealed under a key the ring no longer holds, not as altered.
  */
+/**
+ * WAGERLINK_INTEGRATION_KEYS of the sandbox (docs/operator.md): its one
+ * integration key, under the id `sandbox`, so that integrations added to
+ * its wallet, by its back office or by `wagerlink operator integrations`
+ * with `sandbox env`'s variables, are sealed and opened alike.
+ */
+export function sandboxIntegrationKeys(integrationKey: string): string {
+  return `sandbox:${integrationKey}`;
+}
+
 export function sandboxSeedKeyId(seedKey: string): string {
   return `sandbox-${createHash('sha256').update(seedKey).digest('hex').slice(0, 8)}`;
 }

@@ -35,7 +35,12 @@ export interface SandboxSecrets {
   launchTokenSecret: string;
   /** The provider's seed key (32 bytes, base64url): seals the server seeds of rounds not yet played (docs/games.md). */
   seedKey: string;
+  /** The operator's integration key (32 bytes, base64url): seals the secrets of the integrations it stores (docs/operator.md). */
+  integrationKey: string;
 }
+
+/** Keys a later version added: a data folder made before one existed gets it, and keeps every secret it had. */
+const ADDED_KEYS = ['seedKey', 'integrationKey'] as const;
 
 const NAMES = ['secret', 'accessToken', 'adminToken', 'providerAdminToken', 'launchTokenSecret'] as const;
 
@@ -46,7 +51,15 @@ export class SandboxSetupError extends Error {
 const one = () => randomBytes(SECRET_BYTES).toString('base64url');
 
 function fresh(): SandboxSecrets {
-  return { secret: one(), accessToken: one(), adminToken: one(), providerAdminToken: one(), launchTokenSecret: one(), seedKey: one() };
+  return {
+    secret: one(),
+    accessToken: one(),
+    adminToken: one(),
+    providerAdminToken: one(),
+    launchTokenSecret: one(),
+    seedKey: one(),
+    integrationKey: one(),
+  };
 }
 
 /** The integration's secrets of a secrets file's text, each checked; a file that is not such is a SandboxSetupError. */
@@ -87,17 +100,20 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets;
     return { secrets, created: true };
   }
   const value = checkedSecrets(path, text);
-  if (value.seedKey === undefined) {
-    // A data folder made before the seed key existed: the key is added, and the integration's secrets stay as they were.
-    const secrets = { ...(value as unknown as Omit<SandboxSecrets, 'seedKey'>), seedKey: one() };
+  for (const name of ADDED_KEYS) {
+    if (value[name] !== undefined && (typeof value[name] !== 'string' || value[name].length < 16)) {
+      throw new SandboxSetupError(`${path}: ${name} is not a key: delete the file to make new secrets`);
+    }
+  }
+  const missing = ADDED_KEYS.filter((name) => value[name] === undefined);
+  if (missing.length > 0) {
+    // A data folder made before these keys existed: they are added, and the integration's secrets stay as they were.
+    const secrets = { ...value, ...Object.fromEntries(missing.map((name) => [name, one()])) } as unknown as SandboxSecrets;
     const next = `${path}.new`;
     writeFileSync(next, `${JSON.stringify(secrets, null, 2)}\n`, { mode: OWNER_ONLY_FILE_MODE });
     chmodSync(next, OWNER_ONLY_FILE_MODE);
     renameSync(next, path);
     return { secrets, created: false };
-  }
-  if (typeof value.seedKey !== 'string' || value.seedKey.length < 16) {
-    throw new SandboxSetupError(`${path}: seedKey is not a key: delete the file to make new secrets`);
   }
   return { secrets: value as unknown as SandboxSecrets, created: false };
 }
@@ -107,7 +123,7 @@ export function loadOrCreateSecrets(dataDir: string): { secrets: SandboxSecrets;
  * undefined when the sandbox has not made them yet. Nothing is made,
  * added or narrowed: only a start of the sandbox writes in its folder.
  */
-export function readSecrets(dataDir: string): Omit<SandboxSecrets, 'seedKey'> | undefined {
+export function readSecrets(dataDir: string): (Omit<SandboxSecrets, 'seedKey' | 'integrationKey'> & { integrationKey?: string }) | undefined {
   const path = join(dataDir, SECRETS_FILE);
   let text: string;
   try {
@@ -117,5 +133,5 @@ export function readSecrets(dataDir: string): Omit<SandboxSecrets, 'seedKey'> | 
     if (code === 'ENOENT') return undefined;
     throw new SandboxSetupError(`cannot read ${path}: ${code === 'EACCES' ? 'not readable by this user' : (error as Error).message}`);
   }
-  return checkedSecrets(path, text) as unknown as Omit<SandboxSecrets, 'seedKey'>;
+  return checkedSecrets(path, text) as unknown as Omit<SandboxSecrets, 'seedKey' | 'integrationKey'> & { integrationKey?: string };
 }

@@ -30,6 +30,7 @@ import assert from 'node:assert/strict';
 import { Child, cleanEnv, freePort, READY_TIMEOUT_MS, ROOT, runWagerlink, startWagerlink } from '../harness/child-process.js';
 import { freshSchema, POSTGRES_UNAVAILABLE } from '../stores/postgres-fixtures.js';
 import { SANDBOX_LOG_FILE } from '../../src/sandbox/run-sandbox.js';
+import { sign } from '../../src/protocol/signing.js';
 
 const READY = /wagerlink sandbox ready \(pid (\d+)\)/;
 const EXAMPLE_GAMES = (JSON.parse(readFileSync(join(ROOT, 'examples', 'provider.json'), 'utf8')) as { games: { slug: string; title: string; kind?: string }[] })
@@ -172,6 +173,25 @@ test('secrets are made once (0600) and reused; seeding is idempotent; the lobby 
   assert.equal(refusal.side, 'operator');
   assert.equal(refusal.method, 'GET');
   assert.ok(typeof refusal.reqId === 'string' && typeof refusal.ms === 'number', JSON.stringify(refusal));
+  // An integration added through the back office is served at once: its token and secret reach the wallet's rules
+  // (an unknown launch key, not a 401), and its token with the sandbox's own secret is 401 (docs/protocol.md §2.6).
+  const added = await json(`${origin}/admin/integrations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'studio-two', name: 'Studio Two' }),
+  });
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  const { secret: studioSecret, token: studioToken } = added.body as { secret: string; token: string };
+  const authenticate = (secret: string) => {
+    const body = JSON.stringify({ key: 'no-such-launch-key', game: 'dice' });
+    return json(`${origin}/authenticate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${studioToken}`, 'content-type': 'application/json', 'x-server-authorization': sign(secret, body) },
+      body,
+    });
+  };
+  assert.equal((await authenticate(studioSecret)).body.code, 'INVALID_LAUNCH_KEY');
+  assert.equal((await authenticate((JSON.parse(secrets) as { secret: string }).secret)).body.code, 'INVALID_SIGNATURE');
   // Every game of the catalog, with its ladder in the currency asked for.
   for (const currency of ['EUR', 'BTC']) {
     const games = await json(`${origin}/lobby/api/games?currency=${currency}`);

@@ -38,6 +38,7 @@ test("sandbox env prints the sandbox's ids and secrets as the variables the comm
     WAGERLINK_SECRET: secrets.secret,
     WAGERLINK_ACCESS_TOKENS: secrets.accessToken,
     WAGERLINK_ADMIN_TOKEN: secrets.adminToken,
+    WAGERLINK_INTEGRATION_KEYS: `sandbox:${secrets.integrationKey}`,
     WAGERLINK_PROVIDER_URL: 'http://127.0.0.1:9191',
     WAGERLINK_OPERATOR_ID: 'sandbox-operator',
     WAGERLINK_WALLET_ID: 'sandbox-wallet',

@@ -38,7 +38,7 @@ test('a new data folder gets a seed key with its secrets; the provider seals wit
   assert.equal(restarted.seedKeys.open(sealed, { round: 'r' }), SEED, 'a seed sealed before the restart opens after it');
 });
 
-test("a data folder from before the seed key gets one added; the integration's secrets stay", (t) => {
+test("a data folder from before the seed key and the integration key gets both added; the integration's secrets stay", (t) => {
   const { dir, cleanup } = tempDir('wagerlink-sandbox-secrets-');
   t.after(cleanup);
   const path = join(dir, SECRETS_FILE);
@@ -52,10 +52,30 @@ test("a data folder from before the seed key gets one added; the integration's s
   writeFileSync(path, JSON.stringify(older), { mode: 0o600 });
   const loaded = loadOrCreateSecrets(dir);
   assert.equal(loaded.created, false);
-  const { seedKey, ...rest } = loaded.secrets;
+  const { seedKey, integrationKey, ...rest } = loaded.secrets;
   assert.deepEqual(rest, older);
   assert.equal(seedKeyBytes(seedKey)?.length, 32);
+  assert.equal(Buffer.from(integrationKey, 'base64url').length, 32);
+  assert.notEqual(integrationKey, seedKey);
   assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), loaded.secrets, 'kept in the file');
   assert.equal(statSync(path).mode & 0o777, 0o600);
-  assert.equal(loadOrCreateSecrets(dir).secrets.seedKey, seedKey, 'and read again on the next start');
+  assert.deepEqual(loadOrCreateSecrets(dir).secrets, loaded.secrets, 'and read again on the next start');
+});
+
+test('a data folder with a seed key and no integration key gets the integration key alone added', (t) => {
+  const { dir, cleanup } = tempDir('wagerlink-sandbox-secrets-');
+  t.after(cleanup);
+  const path = join(dir, SECRETS_FILE);
+  const older = {
+    secret: 's'.repeat(43),
+    accessToken: 'a'.repeat(43),
+    adminToken: 'd'.repeat(43),
+    providerAdminToken: 'p'.repeat(43),
+    launchTokenSecret: 'l'.repeat(43),
+    seedKey: 'k'.repeat(43),
+  };
+  writeFileSync(path, JSON.stringify(older), { mode: 0o600 });
+  const { integrationKey, ...rest } = loadOrCreateSecrets(dir).secrets;
+  assert.deepEqual(rest, older);
+  assert.equal(Buffer.from(integrationKey, 'base64url').length, 32);
 });
