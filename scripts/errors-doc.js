@@ -31,6 +31,8 @@ export const DESCRIPTIONS = {
   INTEGRATION_OFF: "Operator's wallet calls: the access token's integration is switched off; every call of it is refused until it is made active again.",
   INTEGRATION_PAUSED:
     "Operator's wallet calls: the integration's bets are paused: a new bet and /authenticate are refused, wins and payouts are still booked; final, kept with the request's ids like the other refusals of a bet.",
+  INTEGRATION_MISMATCH:
+    "Operator's wallet calls: the session, or the session the launch key opened, belongs to another integration than the access token's; no balance is shown, and the refusal is not kept with the request's ids.",
   SESSION_EXPIRED: 'A bet on a session idle for longer than the session expiry.',
   SESSION_MISMATCH: "`playerId` or `game` differ from the session's; /authenticate: `game` differs from the launch key's.",
   PLAYER_BLOCKED: 'The player is blocked or self-excluded: bets and /authenticate are refused.',

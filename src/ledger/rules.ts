@@ -47,6 +47,8 @@ export interface SessionState {
   game: string;
   /** Epoch ms of the last accepted request that counted as activity. */
   lastActiveAt: number;
+  /** The integration that opened it (docs/protocol.md §2.6): only its calls act on it. */
+  integrationId: string;
 }
 
 /** What the ledger already holds under an idempotency id: a booked transfer, or a refused transaction. */
@@ -144,6 +146,11 @@ export interface TransactionSnapshot {
    * refusals of a bet; wins, and ids booked before, are answered as ever.
    */
   betsPaused?: boolean;
+  /**
+   * The calling integration's id: a session another integration opened is
+   * refused INTEGRATION_MISMATCH, after idempotency, and not kept.
+   */
+  integrationId: string;
 }
 
 export interface PlannedTransfer {
@@ -220,7 +227,8 @@ export function planTransaction(request: CheckedTransaction, snap: TransactionSn
 
   const judged = judgeTransaction(request, snap, config, session, player, amounts);
   if (judged.ok) return judged;
-  if (!FINAL_REFUSAL_CODES.has(judged.code)) return notFinal(judged);
+  // Another integration's call keeps nothing on the session's player: its ids are not the session's to spend.
+  if (!FINAL_REFUSAL_CODES.has(judged.code) || session.integrationId !== snap.integrationId) return notFinal(judged);
   // Final: every id of the request that the ledger does not hold yet is kept with the refusal, as first given.
   const roundId = request.round.id;
   const remember: RefusedTransaction[] = [];
@@ -256,10 +264,12 @@ function judgeTransaction(
   const balance = player.balance;
   // The balance as refusals show it: formatted only for a refusal, not for every bet.
   const shown = () => balanceText(player);
-  if (request.playerId !== session.playerId) {
+  // A session another integration opened: nothing but a repeat of what it booked is answered (below).
+  const foreign = session.integrationId !== snap.integrationId;
+  if (!foreign && request.playerId !== session.playerId) {
     return refuse('SESSION_MISMATCH', `playerId ${request.playerId} is not the session's player`, shown());
   }
-  if (request.game !== session.game) {
+  if (!foreign && request.game !== session.game) {
     return refuse('SESSION_MISMATCH', `game ${request.game} is not the session's game ${session.game}`, shown());
   }
 
@@ -293,6 +303,11 @@ function judgeTransaction(
       closeCampaign: undefined,
       touchSession: false,
     };
+  }
+  // Judged after idempotency, as a pause is: a repeat of what was booked answers its balance. Refused without
+  // the balance, which is not the caller's to read, and not final (planTransaction): the caller owns nothing here.
+  if (foreign) {
+    return refuse('INTEGRATION_MISMATCH', `session ${shownId(request, request.sessionId)} was opened by another integration`);
   }
 
   // Rounds (§6.5).
@@ -444,12 +459,19 @@ export function planAuthenticate(
   player: PlayerState | undefined,
   now: number,
   config: RulesConfig,
+  /** The calling integration's id: a new session is opened for it, and only it reloads one. */
+  integrationId: string,
   betsPaused = false,
 ): AuthenticatePlan | Refusal {
   // No game opens while the integration's bets are paused: no bet could follow it. Judged first, since it
   // holds whatever the key (a reload of an open session included), and it tells a caller nothing of the key.
   if (betsPaused) return refuse('INTEGRATION_PAUSED', "the integration's bets are paused: no game is opened until they resume");
   if (!key || !player) return refuse('INVALID_LAUNCH_KEY', 'launch key is not known');
+  // A key whose session another integration opened is not this caller's: refused before anything of the key,
+  // its player or its session is told (a game mismatch, a block, an expiry), and with no balance.
+  if (key.session && key.session.integrationId !== integrationId) {
+    return refuse('INTEGRATION_MISMATCH', 'launch key was used by another integration: its session belongs to that integration');
+  }
   if (key.game !== game) return refuse('SESSION_MISMATCH', `launch key was issued for game ${key.game}, not ${game}`, balanceText(player));
   // A blocked or self-excluded player opens no game, not even by reloading an open one.
   if (player.blocked) return refuse('PLAYER_BLOCKED', `player ${player.playerId} is blocked`, balanceText(player));

@@ -7,10 +7,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Refusal } from '../protocol/errors.js';
 import type { CheckedPayout, CheckedTransaction } from '../protocol/checked-requests.js';
 import type { AdjustmentRequest, CreatePlayerRequest } from '../protocol/schemas.js';
-import { DAY_MS, PAGE_LIMIT_DEFAULT, type PlayersRequest } from '../stores/store.js';
+import { DAY_MS, PAGE_LIMIT_DEFAULT, type AuthenticateCommand, type PlayersRequest, type TransactionCommand } from '../stores/store.js';
 import type { WalletStore } from '../stores/operations.js';
 import type { Role } from '../access/roles.js';
 import type { AuditEntry } from '../access/staff.js';
+import { ENV_INTEGRATION_ID } from '../access/integrations.js';
 import { newStaffToken, STAFF_TOKEN_DAYS_DEFAULT, tokenExpiresAt } from '../access/staff-token.js';
 
 export interface World {
@@ -38,19 +39,28 @@ export class OperatorService {
     private readonly world: World = REAL_WORLD,
   ) {}
 
-  /** A /transaction as the edge checked it (checked-requests.ts), booked at the world's now. */
-  transact(request: CheckedTransaction, betsPaused = false) {
-    return this.store.transact(betsPaused ? { request, now: this.world.clock(), betsPaused } : { request, now: this.world.clock() });
+  /**
+   * A /transaction as the edge checked it (checked-requests.ts), booked at the world's now, for the calling
+   * integration (whose sessions; whether its bets are paused). Each member is left out when its absence says
+   * the same (the environment's integration, not paused): the common call carries nothing more.
+   */
+  transact(request: CheckedTransaction, integrationId = ENV_INTEGRATION_ID, betsPaused = false) {
+    const command: TransactionCommand = { request, now: this.world.clock() };
+    if (integrationId !== ENV_INTEGRATION_ID) command.integrationId = integrationId;
+    if (betsPaused) command.betsPaused = true;
+    return this.store.transact(command);
   }
 
   payout(request: CheckedPayout) {
     return this.store.payout({ request, now: this.world.clock() });
   }
 
-  /** `betsPaused`: the calling integration's (rules.ts refuses a new game then). */
-  authenticate(key: string, game: string, betsPaused = false) {
-    const command = { key, game, now: this.world.clock(), newSessionId: this.world.newId() };
-    return this.store.authenticate(betsPaused ? { ...command, betsPaused } : command);
+  /** For the calling integration: the session is opened for it, and a paused one opens none (rules.ts). */
+  authenticate(key: string, game: string, integrationId = ENV_INTEGRATION_ID, betsPaused = false) {
+    const command: AuthenticateCommand = { key, game, now: this.world.clock(), newSessionId: this.world.newId() };
+    if (integrationId !== ENV_INTEGRATION_ID) command.integrationId = integrationId;
+    if (betsPaused) command.betsPaused = true;
+    return this.store.authenticate(command);
   }
 
   createPlayer(input: CreatePlayerRequest, audit?: AuditEntry) {

@@ -13,6 +13,7 @@ export const ERRORS = {
   IP_NOT_ALLOWED: { status: 403, title: 'IP not allowed' },
   INTEGRATION_OFF: { status: 403, title: 'Integration off' },
   INTEGRATION_PAUSED: { status: 403, title: 'Integration paused' },
+  INTEGRATION_MISMATCH: { status: 403, title: 'Integration mismatch' },
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   STAFF_LIMIT_EXCEEDED: { status: 403, title: 'Staff limit exceeded' },
   SESSION_EXPIRED: { status: 403, title: 'Session expired' },
@@ -71,6 +72,7 @@ export const EXTRA_ERROR_CODES: readonly ErrorCode[] = [
   'STAFF_EXISTS',
   'INTEGRATION_OFF',
   'INTEGRATION_PAUSED',
+  'INTEGRATION_MISMATCH',
   'INTEGRATION_NOT_FOUND',
   'INTEGRATION_EXISTS',
 ];

@@ -38,6 +38,12 @@ export interface TransactionCommand {
    * when they are not, which is nearly always.
    */
   betsPaused?: true;
+  /**
+   * The calling integration's id (docs/protocol.md §2.6): a session another
+   * opened is refused INTEGRATION_MISMATCH (rules.ts). Absent: the
+   * environment's integration, `default`.
+   */
+  integrationId?: string;
 }
 
 /** A /payout as the edge checked it: ids canonical, the amount an exact decimal. */
@@ -54,6 +60,12 @@ export interface AuthenticateCommand {
   newSessionId: string;
   /** The calling integration's bets are paused: no game is opened (rules.ts, planAuthenticate). */
   betsPaused?: true;
+  /**
+   * The calling integration's id: a new session is opened for it, and a key
+   * whose session another opened is refused INTEGRATION_MISMATCH. Absent:
+   * the environment's integration, `default`.
+   */
+  integrationId?: string;
 }
 
 export interface CreatePlayerCommand extends Audited {

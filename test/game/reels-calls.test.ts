@@ -64,12 +64,13 @@ class Wallet {
     const plan = planTransaction(
       edge.value,
       {
-        session: { sessionId: this.sessionId, playerId: 'p1', game: 'reels', lastActiveAt: NOW },
+        session: { sessionId: this.sessionId, playerId: 'p1', game: 'reels', lastActiveAt: NOW, integrationId: 'default' },
         player: { playerId: 'p1', currency: 'EUR', decimals: DECIMALS, balance: this.balance, blocked: false },
         seen: this.seen,
         round: this.round,
         campaignFinished: this.campaignFinished,
         now: NOW,
+        integrationId: 'default',
       },
       DEFAULT_RULES,
     );

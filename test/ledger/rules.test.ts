@@ -48,6 +48,7 @@ const session = (extra: Partial<SessionState> = {}): SessionState => ({
   playerId: 'p1',
   game: 'dice',
   lastActiveAt: NOW,
+  integrationId: 'default',
   ...extra,
 });
 const request = (transactions: TransactionRequest['transactions'], extra: Partial<TransactionRequest> = {}): TransactionRequest => ({
@@ -65,6 +66,7 @@ const snap = (balance: bigint, extra: Partial<TransactionSnapshot> = {}): Transa
   round: undefined,
   campaignFinished: false,
   now: NOW,
+  integrationId: 'default',
   ...extra,
 });
 const bet = (amount: number, id = randomUUID()) => ({ id, type: 'bet' as const, amount });
@@ -232,19 +234,19 @@ test('adjustments: withdrawals need funds, ids are idempotent', () => {
 
 test('launch keys: valid until first use, then as long as their session', () => {
   const key = { playerId: 'p1', game: 'dice', expiresAt: NOW + 1, session: undefined };
-  assert.deepEqual(planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES), { ok: true, kind: 'new' });
-  const late = planAuthenticate('dice', key, player(0n), NOW + 1, DEFAULT_RULES);
+  assert.deepEqual(planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES, 'default'), { ok: true, kind: 'new' });
+  const late = planAuthenticate('dice', key, player(0n), NOW + 1, DEFAULT_RULES, 'default');
   assert.ok(!late.ok && late.code === 'INVALID_LAUNCH_KEY');
-  const wrongGame = planAuthenticate('slots', key, player(0n), NOW, DEFAULT_RULES);
+  const wrongGame = planAuthenticate('slots', key, player(0n), NOW, DEFAULT_RULES, 'default');
   assert.ok(!wrongGame.ok && wrongGame.code === 'SESSION_MISMATCH');
   const used = { ...key, session: session() };
-  const reload = planAuthenticate('dice', used, player(0n), NOW + 5 * 60_000, DEFAULT_RULES);
+  const reload = planAuthenticate('dice', used, player(0n), NOW + 5 * 60_000, DEFAULT_RULES, 'default');
   assert.ok(reload.ok && reload.kind === 'existing');
-  const gone = planAuthenticate('dice', used, player(0n), NOW + DEFAULT_RULES.sessionIdleMs, DEFAULT_RULES);
+  const gone = planAuthenticate('dice', used, player(0n), NOW + DEFAULT_RULES.sessionIdleMs, DEFAULT_RULES, 'default');
   assert.ok(!gone.ok && gone.code === 'INVALID_LAUNCH_KEY');
-  const blocked = planAuthenticate('dice', key, player(0n, { blocked: true }), NOW, DEFAULT_RULES);
+  const blocked = planAuthenticate('dice', key, player(0n, { blocked: true }), NOW, DEFAULT_RULES, 'default');
   assert.ok(!blocked.ok && blocked.code === 'PLAYER_BLOCKED');
-  const blockedReload = planAuthenticate('dice', used, player(0n, { blocked: true }), NOW + 60_000, DEFAULT_RULES);
+  const blockedReload = planAuthenticate('dice', used, player(0n, { blocked: true }), NOW + 60_000, DEFAULT_RULES, 'default');
   assert.ok(!blockedReload.ok && blockedReload.code === 'PLAYER_BLOCKED', 'a blocked player cannot reload an open session either');
 });
 
@@ -329,9 +331,65 @@ test('§2.6 paused: a new bet is refused INTEGRATION_PAUSED and kept as final; w
   assert.ok(replay.ok && replay.transfers.length === 0 && replay.balanceAfter === 100n, 'a bet booked before the pause answers its balance');
   assert.ok(planTx(request([bet(1)]), snap(100n), DEFAULT_RULES).ok, 'not paused: booked');
   const key = { playerId: 'p1', game: 'dice', expiresAt: NOW + 60_000, session: undefined };
-  const opened = planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES, true);
+  const opened = planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES, 'default', true);
   assert.ok(!opened.ok && opened.code === 'INTEGRATION_PAUSED');
-  assert.ok(planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES).ok);
+  assert.ok(planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES, 'default').ok);
+});
+
+test("§2.6 another integration's session: refused INTEGRATION_MISMATCH after idempotency, without the balance, and kept nowhere", () => {
+  const foreign = { integrationId: 'studio-b' };
+  for (const transactions of [[bet(1)], [win(2)], [bet(1), win(2)]]) {
+    const refused = planTx(request(transactions), snap(100n, foreign), DEFAULT_RULES);
+    assert.ok(!refused.ok && refused.code === 'INTEGRATION_MISMATCH', refused.ok ? 'booked' : refused.code);
+    assert.equal(refused.balance, undefined, "the balance is not the caller's to read");
+    assert.equal(refused.remember.length, 0, 'not final: nothing is kept on a player of another integration');
+  }
+  // Judged where the session is: a playerId or game the session does not have is the same refusal, not a kept SESSION_MISMATCH.
+  for (const extra of [{ playerId: 'p2' }, { game: 'slots' }]) {
+    const refused = planTx(request([bet(1)], extra), snap(100n, foreign), DEFAULT_RULES);
+    assert.ok(!refused.ok && refused.code === 'INTEGRATION_MISMATCH' && refused.remember.length === 0, refused.ok ? 'booked' : refused.code);
+  }
+  // After idempotency: a repeat of what was booked answers its balance, as any repeat does.
+  const roundId = randomUUID();
+  const booked = bet(1);
+  const seenBooked: SeenTransfer = { kind: 'bet', playerId: 'p1', roundId, campaignId: null, amount: 100n, jpAmount: 0n };
+  const replay = planTx(
+    request([booked], { round: { id: roundId, finished: true } }),
+    snap(100n, { ...foreign, seen: new Map([[booked.id, seenBooked]]) }),
+    DEFAULT_RULES,
+  );
+  assert.ok(replay.ok && replay.transfers.length === 0 && replay.balanceAfter === 100n && !replay.touchSession);
+  // A repeat of a kept refusal with a fresh id beside it: the fresh id is not kept for another integration.
+  const refusedId = bet(1);
+  const seenRefused: SeenTransfer = { ...seenBooked, refused: { code: 'INSUFFICIENT_FUNDS', detail: 'no' } };
+  const mixed = planTx(
+    request([refusedId, bet(1)], { round: { id: roundId, finished: true } }),
+    snap(100n, { ...foreign, seen: new Map([[refusedId.id, seenRefused]]) }),
+    DEFAULT_RULES,
+  );
+  assert.ok(!mixed.ok && mixed.remember.length === 0);
+  // The session's own integration, the environment's or a stored one, books as ever.
+  assert.ok(planTx(request([bet(1)]), snap(100n), DEFAULT_RULES).ok);
+  const own = { integrationId: 'studio-b', session: session({ integrationId: 'studio-b' }) };
+  assert.ok(planTx(request([bet(1)]), snap(100n, own), DEFAULT_RULES).ok);
+});
+
+test('§2.6 /authenticate: a key whose session another integration opened is refused INTEGRATION_MISMATCH; its own reloads it', () => {
+  const used = { playerId: 'p1', game: 'dice', expiresAt: NOW + 60_000, session: session({ integrationId: 'studio-a' }) };
+  const other = planAuthenticate('dice', used, player(0n), NOW + 1_000, DEFAULT_RULES, 'studio-b');
+  assert.ok(!other.ok && other.code === 'INTEGRATION_MISMATCH' && other.balance === undefined);
+  const expired = planAuthenticate('dice', used, player(0n), NOW + DEFAULT_RULES.sessionIdleMs, DEFAULT_RULES, 'default');
+  assert.ok(!expired.ok && expired.code === 'INTEGRATION_MISMATCH', 'whatever the state of the session, nothing of it is told');
+  const wrongGame = planAuthenticate('slots', used, player(0n, { blocked: true }), NOW + 1_000, DEFAULT_RULES, 'studio-b');
+  assert.ok(!wrongGame.ok && wrongGame.code === 'INTEGRATION_MISMATCH', 'nor of the key or its player');
+  const reload = planAuthenticate('dice', used, player(0n), NOW + 1_000, DEFAULT_RULES, 'studio-a');
+  assert.ok(reload.ok && reload.kind === 'existing');
+  const fresh = { ...used, session: undefined };
+  assert.deepEqual(
+    planAuthenticate('dice', fresh, player(0n), NOW, DEFAULT_RULES, 'studio-b'),
+    { ok: true, kind: 'new' },
+    'an unused key opens for any integration',
+  );
 });
 
 test('§6.4 a repeat of a refused id answers the refusal it was given, whatever the state now, and keeps nothing more', () => {

@@ -8,6 +8,9 @@
  * IP_NOT_ALLOWED; a paused one has a new bet and /authenticate refused
  * INTEGRATION_PAUSED (final: the same ids answer it after resuming), its
  * wins and payouts booked, and a bet booked before the pause answered its
+ * balance; a session belongs to the integration that opened it, and
+ * another's bet, win or reload on it is 403 INTEGRATION_MISMATCH, changes
+ * nothing and is not kept, while a repeat of a booked bet answers its
  * balance; the environment's integration works alone as before. A second
  * node on the same database follows an add, a pause and a removal when it
  * polls the version.
@@ -203,6 +206,47 @@ for (const backend of OPERATOR_BACKENDS) {
         await setState(op.store, 'studio-a', 'active');
         await registry.reload();
       }
+    });
+
+    test("a session belongs to the integration that opened it: another's calls on it are 403 INTEGRATION_MISMATCH, and change nothing", async () => {
+      const playerId = `p-${randomUUID().slice(0, 8)}`;
+      assert.equal((await admin(app, 'POST', '/admin/players', { playerId, currency: 'EUR', balance: 100, country: 'DE' })).status, 201);
+      const key = (await admin(app, 'POST', '/admin/launch-keys', { playerId, game: 'dice' })).body.key;
+      const opened = await call(app, '/authenticate', { key, game: 'dice' }, a.token, a.secret);
+      assert.equal(opened.status, 200, opened.raw);
+      const fixture = { playerId, game: 'dice', sessionId: opened.body.sessionId as string };
+      const booked = transactionBody(fixture, [tx('bet', 10)]);
+      assert.equal((await call(app, '/transaction', booked, a.token, a.secret)).body.balance, 90);
+
+      const bet = transactionBody(fixture, [tx('bet', 5)]);
+      for (const [caller, token, secret] of [
+        [b.id, b.token, b.secret],
+        ['default', ACCESS_TOKEN, SECRET],
+      ] as const) {
+        for (const body of [bet, transactionBody(fixture, [tx('win', 5)])]) {
+          const refused = await call(app, '/transaction', body, token, secret);
+          assert.equal(refused.status, 403, `${caller}: ${refused.raw}`);
+          assert.equal(refused.body.code, 'INTEGRATION_MISMATCH');
+          assert.equal(refused.body.balance, undefined, "another integration's player's balance is not shown");
+        }
+        const reopened = await call(app, '/authenticate', { key, game: 'dice' }, token, secret);
+        assert.equal(reopened.status, 403, `${caller}: ${reopened.raw}`);
+        assert.equal(reopened.body.code, 'INTEGRATION_MISMATCH');
+      }
+      assert.equal(await balanceOf(app, playerId), 90, 'nothing changed');
+
+      // After idempotency: a repeat of what was booked answers its balance, as any repeat does.
+      const repeat = await call(app, '/transaction', booked, b.token, b.secret);
+      assert.equal(repeat.status, 200, repeat.raw);
+      assert.equal(repeat.body.balance, 90);
+      // Not final: the ids another integration was refused are not kept, and the session's own integration books them.
+      const own = await call(app, '/transaction', bet, a.token, a.secret);
+      assert.equal(own.status, 200, own.raw);
+      assert.equal(own.body.balance, 85);
+      const reload = await call(app, '/authenticate', { key, game: 'dice' }, a.token, a.secret);
+      assert.equal(reload.status, 200, reload.raw);
+      assert.equal(reload.body.sessionId, fixture.sessionId, 'its own integration reloads it');
+      assert.equal(await balanceOf(app, playerId), 85);
     });
 
     test('a second node on the same database follows an add, a pause and a removal when it polls', async () => {

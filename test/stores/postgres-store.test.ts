@@ -2,7 +2,9 @@
  * What only the PostgreSQL store has to prove, beyond the contract suite:
  * its migrations keep the SQLite versions and are safe when nodes start
  * together, and version 5 keeps the launch keys a version 4 schema held in
- * clear as digests only, each still opening its session; two stores on one database (two nodes) never apply an id twice;
+ * clear as digests only, each still opening its session, and version 8
+ * gives the sessions opened before it to `default`, refusing another
+ * integration's calls on them; two stores on one database (two nodes) never apply an id twice;
  * a statement time-out, a terminated connection and a database that cannot
  * be reached answer UnavailableError (503) with nothing half-applied, and the
  * store recovers by itself once the database answers again.
@@ -235,6 +237,67 @@ describe('postgres store: launch-key digests', { skip: POSTGRES_UNAVAILABLE }, (
     assert.deepEqual(
       stored.map((row) => Number(row.id)),
       rows.map((row) => Number(row.id)).concat(Number(rows.at(-1)!.id) + 1),
+    );
+    const versions = await schema.admin.unsafe(`SELECT version FROM ${schema.name}.schema_migrations ORDER BY version`);
+    assert.deepEqual(
+      versions.map((row) => row.version),
+      POSTGRES_MIGRATIONS.map((m) => m.version),
+    );
+  });
+});
+
+describe('postgres store: session integrations', { skip: POSTGRES_UNAVAILABLE }, () => {
+  let schema: Schema;
+  before(async () => {
+    schema = await freshSchema('sessionint');
+  });
+  after(async () => schema.drop());
+
+  test("a version 7 schema's sessions belong to `default` after version 8: its calls book, another integration's are refused", async () => {
+    const url = schema.url();
+    const key = randomBytes(32).toString('base64url');
+    const store = await PostgresStore.open({ url, settings: { poolSize: 1 } });
+    let sessionId: string;
+    try {
+      assert.ok((await store.createPlayer({ playerId: 'i-ann', currency: 'EUR', balance: 5, depositId: randomUUID(), now: NOW })).ok);
+      assert.ok((await store.createLaunchKey({ playerId: 'i-ann', game: 'dice', key, now: NOW })).ok);
+      const opened = await store.authenticate({ key, game: 'dice', now: NOW, newSessionId: randomUUID() });
+      assert.ok(opened.ok);
+      sessionId = opened.sessionId;
+    } finally {
+      await store.close();
+    }
+    // The sessions table as version 7 left it: no integration column.
+    await schema.admin.unsafe(`ALTER TABLE ${schema.name}.sessions DROP COLUMN integration_id; DELETE FROM ${schema.name}.schema_migrations WHERE version = 8`);
+
+    const reopened = await PostgresStore.open({ url, settings: { poolSize: 1 } });
+    try {
+      const bet = (integrationId?: string) =>
+        reopened.transact({
+          request: checkedTransaction({
+            sessionId,
+            playerId: 'i-ann',
+            game: 'dice',
+            transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }],
+            round: { id: randomUUID(), finished: true },
+          }),
+          now: NOW + 1,
+          ...(integrationId === undefined ? {} : { integrationId }),
+        });
+      const foreign = await bet('studio-a');
+      assert.ok(!foreign.ok && foreign.code === 'INTEGRATION_MISMATCH', JSON.stringify(foreign));
+      const reload = await reopened.authenticate({ key, game: 'dice', now: NOW + 1, newSessionId: randomUUID(), integrationId: 'studio-a' });
+      assert.ok(!reload.ok && reload.code === 'INTEGRATION_MISMATCH', JSON.stringify(reload));
+      const own = await bet();
+      assert.ok(own.ok && own.balance === '4', JSON.stringify(own));
+      assert.ok((await reopened.authenticate({ key, game: 'dice', now: NOW + 2, newSessionId: randomUUID() })).ok);
+    } finally {
+      await reopened.close();
+    }
+    const sessions = await schema.admin.unsafe(`SELECT integration_id FROM ${schema.name}.sessions`);
+    assert.deepEqual(
+      sessions.map((row) => row.integration_id),
+      ['default'],
     );
     const versions = await schema.admin.unsafe(`SELECT version FROM ${schema.name}.schema_migrations ORDER BY version`);
     assert.deepEqual(

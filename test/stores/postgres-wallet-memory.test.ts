@@ -23,6 +23,7 @@ function sessionRow(overrides: Partial<SessionRow> = {}): SessionRow {
     session_pk: '11',
     game: 'dice',
     last_active_at: String(NOW),
+    integration_id: 'default',
     player_pk: '7',
     player_id: 'p-7',
     currency: 'EUR',

@@ -98,7 +98,7 @@ describe('sqlite hand-off', () => {
     assert.equal('jpAmount' in third.request.transactions[0]!, false);
   });
 
-  test('every checked transaction packs: with a campaign, an empty campaign, ids sent in upper case; and a payout', () => {
+  test('every checked transaction packs: with a campaign, an empty campaign, ids sent in upper case, a calling integration; and a payout', () => {
     const session = { sessionId: randomUUID(), playerId: 'p-1', game: 'dice' };
     const bet = () => [{ id: randomUUID().toUpperCase(), type: 'bet' as const, amount: 2 }];
     const calls: Call[] = [
@@ -119,6 +119,16 @@ describe('sqlite hand-off', () => {
         id: 2,
         op: 'transact',
         args: { now: NOW, request: checkedTransaction({ ...session, transactions: bet(), round: { id: randomUUID(), finished: true }, campaign: {} }) },
+      },
+      {
+        id: 4,
+        op: 'transact',
+        args: {
+          now: NOW,
+          request: checkedTransaction({ ...session, transactions: bet(), round: { id: randomUUID(), finished: false } }),
+          betsPaused: true,
+          integrationId: 'studio-a',
+        },
       },
       {
         id: 3,

@@ -5,7 +5,9 @@
  * version 3 (id indexes), the ids it stored are still taken; after version
  * 6 (launch-key digests), the launch keys a version 5 ledger kept in clear
  * are kept as digests only, in its tables and in its file, and each still
- * opens (or reopens) its session.
+ * opens (or reopens) its session; after version 9 (session integrations),
+ * a session opened before belongs to the environment's integration,
+ * `default`, and refuses another's.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +21,7 @@ import { GGR } from '../../src/stores/sqlite/ledger-reads.js';
 import { SqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { DAY_MS } from '../../src/stores/store.js';
 import { uuidToBytes } from '../../src/stores/uuid-bytes.js';
+import { checkedTransaction } from '../../src/protocol/checked-requests.js';
 import { tempDir } from '../helpers.js';
 import { ggrOfThreeDays } from './store-fixtures.js';
 
@@ -238,6 +241,65 @@ describe('sqlite migrations', () => {
       // The old table's pages were zeroed as they were freed: no key is left in the file (the WAL was checkpointed into it at close).
       const file = readFileSync(path);
       for (const key of keys) assert.ok(!file.includes(key), 'the file holds no key in clear');
+      assert.deepEqual(
+        versions,
+        MIGRATIONS.map((m) => m.version),
+      );
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("a version 8 ledger's sessions belong to `default` after version 9: its calls book, another integration's are refused", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, 'wallet.db');
+      const key = randomBytes(32).toString('base64url');
+      const store = await SqliteStore.open({ path });
+      let sessionId: string;
+      try {
+        assert.ok((await store.createPlayer({ playerId: 'i-ann', currency: 'EUR', balance: 5, depositId: randomUUID(), now: NOW })).ok);
+        assert.ok((await store.createLaunchKey({ playerId: 'i-ann', game: 'dice', key, now: NOW })).ok);
+        const opened = await store.authenticate({ key, game: 'dice', now: NOW, newSessionId: randomUUID() });
+        assert.ok(opened.ok);
+        sessionId = opened.sessionId;
+      } finally {
+        await store.close();
+      }
+      // The sessions table as version 8 left it: no integration column.
+      const db = new Database(path);
+      db.exec('ALTER TABLE sessions DROP COLUMN integration_id; DELETE FROM schema_migrations WHERE version = 9');
+      db.close();
+
+      const reopened = await SqliteStore.open({ path });
+      try {
+        const bet = (integrationId?: string) =>
+          reopened.transact({
+            request: checkedTransaction({
+              sessionId,
+              playerId: 'i-ann',
+              game: 'dice',
+              transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }],
+              round: { id: randomUUID(), finished: true },
+            }),
+            now: NOW + 1,
+            ...(integrationId === undefined ? {} : { integrationId }),
+          });
+        const foreign = await bet('studio-a');
+        assert.ok(!foreign.ok && foreign.code === 'INTEGRATION_MISMATCH', JSON.stringify(foreign));
+        const reload = await reopened.authenticate({ key, game: 'dice', now: NOW + 1, newSessionId: randomUUID(), integrationId: 'studio-a' });
+        assert.ok(!reload.ok && reload.code === 'INTEGRATION_MISMATCH', JSON.stringify(reload));
+        const own = await bet();
+        assert.ok(own.ok && own.balance === '4', JSON.stringify(own));
+        assert.ok((await reopened.authenticate({ key, game: 'dice', now: NOW + 2, newSessionId: randomUUID() })).ok);
+      } finally {
+        await reopened.close();
+      }
+      const after = new Database(path, { readonly: true });
+      const integrations = after.prepare('SELECT integration_id FROM sessions').pluck().all();
+      const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
+      after.close();
+      assert.deepEqual(integrations, ['default']);
       assert.deepEqual(
         versions,
         MIGRATIONS.map((m) => m.version),

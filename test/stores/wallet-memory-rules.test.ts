@@ -37,7 +37,7 @@ function player(pk: bigint, overrides: Partial<PlayerRow> = {}): PlayerRow {
 }
 
 function sessionAt(pk: bigint, row: PlayerRow = player(pk)): SessionAt {
-  return { session: { session_pk: pk * 100n, game: 'dice', last_active_at: BigInt(NOW) }, player: row };
+  return { session: { session_pk: pk * 100n, game: 'dice', last_active_at: BigInt(NOW), integration_id: 'default' }, player: row };
 }
 
 describe('sqlite wallet memory', () => {
@@ -53,7 +53,7 @@ describe('sqlite wallet memory', () => {
     const memory = new SqliteMemory();
     const row = player(7n);
     memory.keepSession('s-1', sessionAt(7n, row));
-    memory.keepSession('s-2', { session: { session_pk: 701n, game: 'dice', last_active_at: BigInt(NOW) }, player: row });
+    memory.keepSession('s-2', { session: { session_pk: 701n, game: 'dice', last_active_at: BigInt(NOW), integration_id: 'default' }, player: row });
     memory.wrote(memory.session('s-1')!.player, { balance: 900n, lastTransferId: 41n, lastRoundId: 5n });
     memory.touched(memory.session('s-1')!.session, NOW + 2_000);
     const other = memory.session('s-2')!;
@@ -106,6 +106,7 @@ function sessionRow(overrides: Partial<SessionRow> = {}): SessionRow {
     session_pk: '11',
     game: 'dice',
     last_active_at: String(NOW),
+    integration_id: 'default',
     player_pk: '7',
     player_id: 'p-7',
     currency: 'EUR',

@@ -8,10 +8,11 @@
  * its ranges (IP_NOT_ALLOWED); content type and size; the signature over
  * the raw bytes under that integration's secrets only; JSON, schema, then
  * the wallet rules in the store, which judge a paused integration's bets
- * (rules.ts). Nothing is parsed before the caller is authenticated: the
- * token is a route-level onRequest hook of each route here, so it applies
- * to these routes and no other, and the signature is checked on the raw
- * body the app's JSON parser keeps (src/http/json-api.ts).
+ * and a session another integration opened (rules.ts). Nothing is parsed
+ * before the caller is authenticated: the token is a route-level onRequest
+ * hook of each route here, so it applies to these routes and no other, and
+ * the signature is checked on the raw body the app's JSON parser keeps
+ * (src/http/json-api.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -92,7 +93,7 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
     if (!call) return reply;
     const checked = checkTransaction(call.input, transactionsMax);
     if (!checked.ok) return sendRefusal(reply, checked);
-    return sendBalance(reply, await service.transact(checked.value, call.integration.state === 'paused'));
+    return sendBalance(reply, await service.transact(checked.value, call.integration.id, call.integration.state === 'paused'));
   });
 
   app.post('/payout', { onRequest: walletToken }, async (request, reply) => {
@@ -105,7 +106,7 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
   app.post('/authenticate', { onRequest: walletToken }, async (request, reply) => {
     const call = walletInput(request, reply, bodies.authenticate);
     if (!call) return reply;
-    const outcome = await service.authenticate(call.input.key, call.input.game, call.integration.state === 'paused');
+    const outcome = await service.authenticate(call.input.key, call.input.game, call.integration.id, call.integration.state === 'paused');
     if (!outcome.ok) return sendRefusal(reply, outcome);
     return sendJson(
       reply,

@@ -8,6 +8,7 @@
  * so that every node reads the player again.
  */
 import assert from 'node:assert/strict';
+import { ENV_INTEGRATION_ID } from '../../access/integrations.js';
 import { legsOf } from '../../ledger/accounts.js';
 import { canonicalUuid } from '../../protocol/checked-requests.js';
 import { launchKeyDigest, launchKeyExpiresAt, planAdjustment, planAuthenticate, planOpeningBalance, type SessionState } from '../../ledger/rules.js';
@@ -48,23 +49,32 @@ export class LedgerPlayers {
           session_uuid: string | null;
           session_pk: Int8 | null;
           session_game: string | null;
+          session_integration_id: string | null;
           last_active_at: Int8 | null;
         })[]
       >`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
-          s.game AS session_game, s.last_active_at, ${dbTx.unsafe(PLAYER_COLUMNS)}
+          s.game AS session_game, s.last_active_at, s.integration_id AS session_integration_id, ${dbTx.unsafe(PLAYER_COLUMNS)}
         FROM launch_keys k JOIN players p ON p.id = k.player_pk JOIN accounts a ON a.id = p.account_id
         LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key_hash = ${keyHash}`;
       const player = row && this.rows.playerState(row);
       const existing: SessionState | undefined =
-        row && row.session_uuid !== null && row.session_game !== null && row.last_active_at !== null
-          ? { sessionId: row.session_uuid, playerId: row.player_id, game: row.session_game, lastActiveAt: Number(row.last_active_at) }
+        row && row.session_uuid !== null && row.session_game !== null && row.last_active_at !== null && row.session_integration_id !== null
+          ? {
+              sessionId: row.session_uuid,
+              playerId: row.player_id,
+              game: row.session_game,
+              lastActiveAt: Number(row.last_active_at),
+              integrationId: row.session_integration_id,
+            }
           : undefined;
+      const integrationId = command.integrationId ?? ENV_INTEGRATION_ID;
       const plan = planAuthenticate(
         command.game,
         row && { playerId: row.player_id, game: row.key_game, expiresAt: Number(row.expires_at), session: existing },
         player,
         command.now,
         this.rows.rules,
+        integrationId,
         command.betsPaused === true,
       );
       if (!plan.ok) return plan;
@@ -80,8 +90,8 @@ export class LedgerPlayers {
         sessionId = plan.session.sessionId;
       } else {
         sessionId = canonicalUuid(command.newSessionId);
-        const [session] = await dbTx<{ id: Int8 }[]>`INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at)
-          VALUES (${sessionId}, ${row.player_pk}, ${command.game}, ${command.now}, ${command.now}) RETURNING id`;
+        const [session] = await dbTx<{ id: Int8 }[]>`INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at, integration_id)
+          VALUES (${sessionId}, ${row.player_pk}, ${command.game}, ${command.now}, ${command.now}, ${integrationId}) RETURNING id`;
         const bound = await dbTx`UPDATE launch_keys SET session_pk = ${session!.id} WHERE id = ${row.key_pk} AND session_pk IS NULL`;
         assert.equal(bound.count, 1, 'a launch key opens one session');
       }

@@ -20,6 +20,7 @@
  * the node plans (microseconds per call). docs/scaling.md has the numbers.
  */
 import assert from 'node:assert/strict';
+import { ENV_INTEGRATION_ID } from '../../access/integrations.js';
 import { legsOf } from '../../ledger/accounts.js';
 import { planPayout, planTransaction, withoutRemember, type SeenTransfer, type SessionState } from '../../ledger/rules.js';
 import { balanceOutcome, bookedOf } from '../../ledger/views.js';
@@ -234,7 +235,7 @@ export class LedgerTransfers {
           dbTx`SELECT id FROM accounts WHERE id = ANY(ARRAY(
               SELECT account_id FROM players WHERE id = ANY(ARRAY(SELECT player_pk FROM sessions WHERE uuid = ANY(${pgArray(sessions)}::uuid[])))))
             ORDER BY id FOR UPDATE`.execute(),
-          dbTx<SessionRow[]>`SELECT s.uuid, s.id AS session_pk, s.game, s.last_active_at, p.*
+          dbTx<SessionRow[]>`SELECT s.uuid, s.id AS session_pk, s.game, s.last_active_at, s.integration_id, p.*
             FROM sessions s CROSS JOIN LATERAL (
               SELECT ${dbTx.unsafe(PLAYER_COLUMNS)} FROM players p JOIN accounts a ON a.id = p.account_id WHERE p.id = s.player_pk OFFSET 0) p
             WHERE s.uuid = ANY(${pgArray(sessions)}::uuid[])`.execute(),
@@ -312,6 +313,7 @@ export class LedgerTransfers {
         campaignFinished: row !== undefined && campaignId !== undefined && snapshot.closures.has(`${campaignId}/${row.player_pk}`),
         now,
         betsPaused: command.betsPaused === true,
+        integrationId: command.integrationId ?? ENV_INTEGRATION_ID,
       },
       this.rows.rules,
     );
@@ -409,7 +411,7 @@ export class LedgerTransfers {
   }
 
   private sessionState(row: SessionRow): SessionState {
-    return { sessionId: row.uuid, playerId: row.player_id, game: row.game, lastActiveAt: Number(row.last_active_at) };
+    return { sessionId: row.uuid, playerId: row.player_id, game: row.game, lastActiveAt: Number(row.last_active_at), integrationId: row.integration_id };
   }
 }
 

@@ -8,9 +8,9 @@
  * 2 trades its by-player indexes for per-player chains, which PostgreSQL
  * does not need). Here: 1 ledger, 2 wallet versions, 3 refused
  * transactions, 4 transfers by time, 5 launch-key digests, 6 staff,
- * 7 integrations. SQLite (sqlite/migrations.ts): 1 ledger, 2 per-player
+ * 7 integrations, 8 session integrations. SQLite (sqlite/migrations.ts): 1 ledger, 2 per-player
  * chains, 3 id indexes, 4 refused transactions, 5 transfers by time,
- * 6 launch-key digests, 7 staff, 8 integrations.
+ * 6 launch-key digests, 7 staff, 8 integrations, 9 session integrations.
  *
  * Layout: the same tables as SQLite. Every table has a bigint identity key,
  * each random UUID lives in exactly one unique index (native `uuid`, 16
@@ -198,6 +198,16 @@ ALTER SEQUENCE launch_keys_v5_id_seq RENAME TO launch_keys_id_seq;
     // The studios that call the wallet, each with its own sealed secrets and hashed tokens, and the version every
     // node polls to follow their changes (integration-schema.ts).
     sql: INTEGRATIONS_SCHEMA_POSTGRES,
+  },
+  {
+    version: 8,
+    name: 'session integrations',
+    // A session belongs to the integration that opened it (docs/protocol.md §2.6): another's token may not bet
+    // on it. Sessions opened before belong to the environment's integration, the only one there was. A
+    // constant default: PostgreSQL adds the column without rewriting the table.
+    sql: `
+ALTER TABLE sessions ADD COLUMN integration_id text NOT NULL DEFAULT 'default';
+`,
   },
 ];
 

@@ -46,6 +46,8 @@ export interface SessionRow extends PlayerRow {
   session_pk: Int8;
   game: string;
   last_active_at: Int8;
+  /** The integration that opened the session (docs/protocol.md §2.6); it never changes. */
+  integration_id: string;
 }
 
 /** A round that is not finished, as the batch read returns it. */
@@ -60,7 +62,7 @@ export interface RoundRow {
 interface RememberedPlayer {
   row: PlayerRow;
   /** Sessions of the player whose last activity is known at this version, by uuid. */
-  sessions: Map<string, { session_pk: Int8; game: string; last_active_at: Int8 }>;
+  sessions: Map<string, { session_pk: Int8; game: string; last_active_at: Int8; integration_id: string }>;
   /** Rounds of the player known to be open at this version, by uuid. */
   openRounds: Map<string, RoundRow>;
 }
@@ -128,11 +130,11 @@ export class WalletMemory {
     if (player && BigInt(player.row.version) > BigInt(row.version)) return;
     if (!player || player.row.version !== row.version) {
       if (!player && this.players.size >= REMEMBERED_PLAYERS_MAX) this.forgetAll();
-      const { uuid: _uuid, session_pk: _pk, game: _game, last_active_at: _at, ...playerColumns } = row;
+      const { uuid: _uuid, session_pk: _pk, game: _game, last_active_at: _at, integration_id: _integration, ...playerColumns } = row;
       player = { row: playerColumns, sessions: new Map(), openRounds: new Map() };
       this.players.set(row.player_pk, player);
     }
-    player.sessions.set(row.uuid, { session_pk: row.session_pk, game: row.game, last_active_at: row.last_active_at });
+    player.sessions.set(row.uuid, { session_pk: row.session_pk, game: row.game, last_active_at: row.last_active_at, integration_id: row.integration_id });
     for (const round of openRounds) this.keepRound(player, round);
   }
 

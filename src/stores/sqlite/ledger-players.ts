@@ -7,6 +7,7 @@
  * than a bet forgets the wallet memory's copy of it (wallet-memory.ts).
  */
 import assert from 'node:assert/strict';
+import { ENV_INTEGRATION_ID } from '../../access/integrations.js';
 import { legsOf } from '../../ledger/accounts.js';
 import { canonicalUuid } from '../../protocol/checked-requests.js';
 import { launchKeyDigest, launchKeyExpiresAt, planAdjustment, planAuthenticate, planOpeningBalance, type SessionState } from '../../ledger/rules.js';
@@ -36,11 +37,11 @@ export class LedgerPlayers {
     this.statements = {
       insertPlayer: prepare('INSERT INTO players (player_id, account_id, currency, country, created_at) VALUES (?, ?, ?, ?, ?)'),
       launchKey: prepare(`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
-        s.game AS session_game, s.last_active_at, ${PLAYER_COLUMNS}
+        s.game AS session_game, s.last_active_at, s.integration_id AS session_integration_id, ${PLAYER_COLUMNS}
         FROM launch_keys k JOIN players p ON p.id = k.player_pk JOIN accounts a ON a.id = p.account_id
         LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key_hash = ?`),
       insertLaunchKey: prepare('INSERT INTO launch_keys (key_hash, player_pk, game, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
-      insertSession: prepare('INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at) VALUES (?, ?, ?, ?, ?)'),
+      insertSession: prepare('INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at, integration_id) VALUES (?, ?, ?, ?, ?, ?)'),
       bindKey: prepare('UPDATE launch_keys SET session_pk = ? WHERE id = ? AND session_pk IS NULL'),
       setBlocked: prepare('UPDATE players SET blocked = ?, blocked_reason = ? WHERE player_id = ? RETURNING id').pluck(true),
     };
@@ -57,19 +58,28 @@ export class LedgerPlayers {
           session_pk: bigint | null;
           session_game: string | null;
           last_active_at: bigint | null;
+          session_integration_id: string | null;
         })
       | undefined;
     const player = row && this.rows.playerState(row);
     const existing: SessionState | undefined =
-      row && row.session_uuid && row.session_game !== null && row.last_active_at !== null
-        ? { sessionId: bytesToUuid(row.session_uuid), playerId: row.player_id, game: row.session_game, lastActiveAt: Number(row.last_active_at) }
+      row && row.session_uuid && row.session_game !== null && row.last_active_at !== null && row.session_integration_id !== null
+        ? {
+            sessionId: bytesToUuid(row.session_uuid),
+            playerId: row.player_id,
+            game: row.session_game,
+            lastActiveAt: Number(row.last_active_at),
+            integrationId: row.session_integration_id,
+          }
         : undefined;
+    const integrationId = command.integrationId ?? ENV_INTEGRATION_ID;
     const plan = planAuthenticate(
       command.game,
       row && { playerId: row.player_id, game: row.key_game, expiresAt: Number(row.expires_at), session: existing },
       player,
       command.now,
       this.rows.rules,
+      integrationId,
       command.betsPaused === true,
     );
     if (!plan.ok) return plan;
@@ -83,7 +93,14 @@ export class LedgerPlayers {
       this.rows.memory.forgetSession(sessionId);
     } else {
       sessionId = canonicalUuid(command.newSessionId);
-      const sessionPk = this.statements.insertSession.run(uuidToBytes(sessionId), row.player_pk, command.game, command.now, command.now).lastInsertRowid;
+      const sessionPk = this.statements.insertSession.run(
+        uuidToBytes(sessionId),
+        row.player_pk,
+        command.game,
+        command.now,
+        command.now,
+        integrationId,
+      ).lastInsertRowid;
       const bound = this.statements.bindKey.run(sessionPk, row.key_pk);
       assert.equal(bound.changes, 1, 'a launch key opens one session');
     }

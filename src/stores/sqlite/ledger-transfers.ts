@@ -8,6 +8,7 @@
  * read and the write.
  */
 import assert from 'node:assert/strict';
+import { ENV_INTEGRATION_ID } from '../../access/integrations.js';
 import { legsOf, type TransferKind } from '../../ledger/accounts.js';
 import { planPayout, planTransaction, withoutRemember, type SeenTransfer, type SessionState } from '../../ledger/rules.js';
 import { balanceOutcome, bookedOf } from '../../ledger/views.js';
@@ -17,10 +18,13 @@ import { bytesToUuid, uuidToBytes } from '../uuid-bytes.js';
 import { playerOf, PLAYER_COLUMNS, type LedgerRows } from './ledger-rows.js';
 import type { RoundRow, SessionAt } from './wallet-memory.js';
 
-const SESSION_WITH_PLAYER = `SELECT s.id, s.game, s.last_active_at, ${PLAYER_COLUMNS}
+const SESSION_WITH_PLAYER = `SELECT s.id, s.game, s.last_active_at, s.integration_id, ${PLAYER_COLUMNS}
   FROM sessions s JOIN players p ON p.id = s.player_pk JOIN accounts a ON a.id = p.account_id WHERE s.uuid = ?`;
 function sessionOf(v: unknown[]): SessionAt {
-  return { session: { session_pk: v[0] as bigint, game: v[1] as string, last_active_at: v[2] as bigint }, player: playerOf(v, 3) };
+  return {
+    session: { session_pk: v[0] as bigint, game: v[1] as string, last_active_at: v[2] as bigint, integration_id: v[3] as string },
+    player: playerOf(v, 4),
+  };
 }
 
 const REFUSED = `SELECT kind, player_id, round_uuid, amount, jp_amount, code, detail FROM refused_transactions WHERE uuid = ?`;
@@ -108,6 +112,7 @@ export class LedgerTransfers {
         campaignFinished,
         now,
         betsPaused: command.betsPaused === true,
+        integrationId: command.integrationId ?? ENV_INTEGRATION_ID,
       },
       this.rows.rules,
     );
@@ -217,5 +222,11 @@ export class LedgerTransfers {
 }
 
 function sessionState(at: SessionAt, sessionId: string): SessionState {
-  return { sessionId, playerId: at.player.player_id, game: at.session.game, lastActiveAt: Number(at.session.last_active_at) };
+  return {
+    sessionId,
+    playerId: at.player.player_id,
+    game: at.session.game,
+    lastActiveAt: Number(at.session.last_active_at),
+    integrationId: at.session.integration_id,
+  };
 }

@@ -7,10 +7,11 @@
  * store's schema, not to PostgreSQL's. Both begin with the ledger as
  * version 1; after that they part, because their cost models differ. Here:
  * 1 ledger, 2 per-player chains, 3 id indexes, 4 refused transactions,
- * 5 transfers by time, 6 launch-key digests, 7 staff, 8 integrations.
+ * 5 transfers by time, 6 launch-key digests, 7 staff, 8 integrations,
+ * 9 session integrations.
  * PostgreSQL (postgres/migrations.ts): 1 ledger, 2 wallet versions,
  * 3 refused transactions, 4 transfers by time, 5 launch-key digests,
- * 6 staff, 7 integrations.
+ * 6 staff, 7 integrations, 8 session integrations.
  *
  * Layout choices for the hot path: every table has an integer primary key,
  * so inserts append. Version 1 kept each random UUID in a unique index (as
@@ -281,6 +282,16 @@ PRAGMA secure_delete = OFF;
     // The studios that call the wallet, each with its own sealed secrets and hashed tokens, and the version every
     // node polls to follow their changes (integration-schema.ts).
     sql: INTEGRATIONS_SCHEMA_SQLITE,
+  },
+  {
+    version: 9,
+    name: 'session-integrations',
+    // A session belongs to the integration that opened it (docs/protocol.md §2.6): another's token may not bet
+    // on it. Sessions opened before belong to the environment's integration, the only one there was. A
+    // constant default: SQLite adds the column without rewriting the table.
+    sql: `
+ALTER TABLE sessions ADD COLUMN integration_id TEXT NOT NULL DEFAULT 'default';
+`,
   },
 ];
 

@@ -23,7 +23,7 @@ import type { Packed, PackedCodec } from './handoff-codec.js';
 
 /** The members a packed transaction call and a packed balance carry, each in its place below; tests hold these to the checked types. */
 export const PACKED_MEMBERS = {
-  command: ['request', 'now', 'betsPaused'],
+  command: ['request', 'now', 'betsPaused', 'integrationId'],
   request: ['sessionId', 'playerId', 'game', 'transactions', 'round', 'campaign', 'regulatory', 'shown'],
   round: ['id', 'finished'],
   campaign: ['id', 'type', 'finished'],
@@ -44,14 +44,15 @@ function holdsOnly(value: object, members: readonly string[]): boolean {
   return true;
 }
 
-const COMMAND_FIELDS = 13;
+const COMMAND_FIELDS = 14;
 const TRANSACTION_FIELDS = 6;
 
 /**
  * [op, call id, sessionId, playerId, game, round id, round finished,
  * regulatory or null, now, campaign given, campaign id, type and finished
  * (each or null), the ids as sent (JSON text) or null, whether the
- * integration's bets are paused, then per
+ * integration's bets are paused, the calling integration's id or null
+ * (the environment's), then per
  * transaction: id, type, amount's units and scale, jpAmount's units and
  * scale or nulls]. An amount crosses as its exact decimal: its units as
  * decimal text (a bigint, which JSON cannot carry as a number without
@@ -94,6 +95,7 @@ export const PACKED_TRANSACTION_COMMAND: PackedCodec<TransactionCommand> = {
       campaign?.finished ?? null,
       request.shown === undefined ? null : JSON.stringify(request.shown),
       command.betsPaused === true,
+      command.integrationId ?? null,
     ];
     for (const tx of request.transactions) {
       packed.push(tx.id, tx.type, tx.amount.units.toString(), tx.amount.scale);
@@ -129,7 +131,10 @@ export const PACKED_TRANSACTION_COMMAND: PackedCodec<TransactionCommand> = {
     if (regulatory !== null) request.regulatory = regulatory;
     if (packed[HEAD + 11] !== null) request.shown = JSON.parse(packed[HEAD + 11] as string) as ShownIds;
     const now = packed[HEAD + 6] as number;
-    return packed[HEAD + 12] === true ? { request, now, betsPaused: true } : { request, now };
+    const command: TransactionCommand = { request, now };
+    if (packed[HEAD + 12] === true) command.betsPaused = true;
+    if (packed[HEAD + 13] !== null) command.integrationId = packed[HEAD + 13] as string;
+    return command;
   },
 };
 

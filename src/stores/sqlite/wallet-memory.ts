@@ -42,6 +42,8 @@ export interface SessionRow {
   readonly session_pk: bigint;
   readonly game: string;
   readonly last_active_at: bigint;
+  /** The integration that opened the session (docs/protocol.md §2.6); it never changes. */
+  readonly integration_id: string;
 }
 
 /**
