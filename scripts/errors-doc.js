@@ -32,7 +32,7 @@ export const DESCRIPTIONS = {
   INTEGRATION_PAUSED:
     "Operator's wallet calls: the integration's bets are paused: a new bet and /authenticate are refused, wins and payouts are still booked; final, kept with the request's ids like the other refusals of a bet.",
   INTEGRATION_MISMATCH:
-    "Operator's wallet calls: the session, or the session the launch key opened, belongs to another integration than the access token's; no balance is shown, and the refusal is not kept with the request's ids.",
+    "Operator's wallet calls: the session (of a /transaction, a /payout, or the one the launch key opened), or the round, belongs to another integration than the access token's; no balance is shown, and the refusal is not kept with the request's ids.",
   SESSION_EXPIRED: 'A bet on a session idle for longer than the session expiry.',
   SESSION_MISMATCH: "`playerId` or `game` differ from the session's; /authenticate: `game` differs from the launch key's.",
   PLAYER_BLOCKED: 'The player is blocked or self-excluded: bets and /authenticate are refused.',

@@ -8,19 +8,19 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../protocol/errors.js';
-import { inWords } from '../protocol/validate.js';
 import { body, ok, problems } from '../protocol/openapi-parts.js';
-import { INTEGRATION_ID_PATTERN, INTEGRATION_NAME_LENGTH_MAX, INTEGRATION_RANGES_MAX, INTEGRATION_STATES, PROVIDER_URL_LENGTH_MAX } from './integrations.js';
+import { INTEGRATION_ID_TEXT } from '../protocol/schemas.js';
+import { INTEGRATION_NAME_LENGTH_MAX, INTEGRATION_RANGES_MAX, INTEGRATION_STATES, PROVIDER_URL_LENGTH_MAX } from './integrations.js';
 
 const Ranges = Type.Array(Type.String({ maxLength: 64 }), { maxItems: INTEGRATION_RANGES_MAX, description: 'IPv4/IPv6 addresses or CIDR ranges; empty: any' });
 const ProviderUrl = Type.Union([Type.String({ maxLength: PROVIDER_URL_LENGTH_MAX }), Type.Null()], {
   description: "The studio's provider endpoint (/generate-launch-url, /game-bets); null: none",
 });
-const ID_PATTERN = inWords(INTEGRATION_ID_PATTERN, 'an id of 1 to 63 of a-z, 0-9 and -, starting with a letter or digit');
+
 const Name = Type.String({ minLength: 1, maxLength: INTEGRATION_NAME_LENGTH_MAX });
 
 export const CreateIntegrationRequest = Type.Object(
-  { id: Type.String({ pattern: ID_PATTERN }), name: Name, ranges: Type.Optional(Ranges), providerUrl: Type.Optional(ProviderUrl) },
+  { id: Type.String({ pattern: INTEGRATION_ID_TEXT }), name: Name, ranges: Type.Optional(Ranges), providerUrl: Type.Optional(ProviderUrl) },
   { additionalProperties: false },
 );
 
@@ -64,7 +64,7 @@ const IntegrationMade = Type.Intersect([
   Type.Object({ secret: Type.Optional(Type.String()), secretNext: Type.Optional(Type.String()), token: Type.Optional(Type.String()) }),
 ]);
 
-const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: ID_PATTERN } }];
+const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: INTEGRATION_ID_TEXT } }];
 
 /** `admin`: the back office's security requirement; `codes`: the problems every admin route may answer. */
 export function integrationOpenApiPaths(admin: readonly Record<string, never[]>[], codes: readonly ErrorCode[]) {

@@ -17,15 +17,11 @@
  */
 import { createHash } from 'node:crypto';
 import { refuse, type Refusal } from '../protocol/errors.js';
+import { ENV_INTEGRATION_ID, INTEGRATION_ID_PATTERN } from '../protocol/integration-id.js';
 import { parseRange } from './address-ranges.js';
 import { Keyring, keyBytes, KEY_ID_PATTERN } from './keyring.js';
 
-/** An integration's id: plain, short, fit for a URL path, a CLI argument and a log line. */
-export const INTEGRATION_ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
 const INTEGRATION_ID_RE = new RegExp(INTEGRATION_ID_PATTERN);
-
-/** The integration the single-integration environment variables make (WAGERLINK_SECRET, WAGERLINK_ACCESS_TOKENS): never stored. */
-export const ENV_INTEGRATION_ID = 'default';
 
 export const INTEGRATION_STATES = ['active', 'paused', 'off'] as const;
 /** active: every call; paused: bets refused (INTEGRATION_PAUSED), wins and payouts still booked; off: every call refused (INTEGRATION_OFF). */

@@ -26,7 +26,8 @@ import { readProviderLink, requestGameBets, requestLaunchUrl } from '../operator
 import { couldNotReach } from '../clients/unreachable.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
-import { ENV_INTEGRATION_ID, integrationView, parseIntegrationKeys } from '../access/integrations.js';
+import { integrationView, parseIntegrationKeys } from '../access/integrations.js';
+import { ENV_INTEGRATION_ID } from '../protocol/integration-id.js';
 import { IntegrationAdmin, type IntegrationMade } from '../operator/integration-admin.js';
 import { UsageError, type Values } from './command-table.js';
 import { refusalLine, requireExistingDatabase } from './cli-failure.js';

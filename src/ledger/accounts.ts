@@ -9,12 +9,13 @@
  * transfer, because bets are checked against it; the operator's own accounts
  * are derived by summing transfers, so no request ever waits on a hot row.
  */
+import { ENV_INTEGRATION_ID } from '../protocol/integration-id.js';
 
 export type AccountKind = 'player' | 'game' | 'campaign' | 'tournament' | 'cash';
 
 export interface AccountRef {
   kind: AccountKind;
-  /** playerId, game slug, campaign id, or CASH_REF. */
+  /** playerId, game slug, campaign id (each as studioRef qualifies it), or CASH_REF. */
   ref: string;
   currency: string;
 }
@@ -42,6 +43,8 @@ export interface LegInput {
   kind: TransferKind;
   playerId: string;
   currency: string;
+  /** The integration whose call books it (docs/protocol.md §2.6): its games and campaigns are its own. */
+  integrationId?: string;
   /** The game of a bet or win. */
   game?: string;
   /** A bet paid by the operator's free-bets campaign instead of the player. */
@@ -49,19 +52,32 @@ export interface LegInput {
   campaignId?: string;
 }
 
+/**
+ * The account name of a studio's game or campaign: the same game slug, or
+ * campaign id, at two studios is two accounts (docs/protocol.md §2.6). The
+ * environment's integration keeps the bare name, the only one there was
+ * before the wallet served several, so its books read as they always did;
+ * another's is prefixed with its id and a `/`, which neither a game slug
+ * nor a campaign id may hold, so no two studios' names can meet.
+ */
+export function studioRef(integrationId: string | undefined, ref: string): string {
+  return integrationId === undefined || integrationId === ENV_INTEGRATION_ID ? ref : `${integrationId}/${ref}`;
+}
+
 export function legsOf(input: LegInput): TransferLegs {
-  const { currency } = input;
+  const { currency, integrationId } = input;
   const player: AccountRef = { kind: 'player', ref: input.playerId, currency };
+  const campaign = studioRef(integrationId, input.campaignId ?? UNNAMED_CAMPAIGN_REF);
   switch (input.kind) {
     case 'bet': {
-      const game: AccountRef = { kind: 'game', ref: requireGame(input), currency };
-      const payer: AccountRef = input.freeBet ? { kind: 'campaign', ref: input.campaignId ?? UNNAMED_CAMPAIGN_REF, currency } : player;
+      const game: AccountRef = { kind: 'game', ref: studioRef(integrationId, requireGame(input)), currency };
+      const payer: AccountRef = input.freeBet ? { kind: 'campaign', ref: campaign, currency } : player;
       return { debit: payer, credit: game };
     }
     case 'win':
-      return { debit: { kind: 'game', ref: requireGame(input), currency }, credit: player };
+      return { debit: { kind: 'game', ref: studioRef(integrationId, requireGame(input)), currency }, credit: player };
     case 'payout':
-      return { debit: { kind: 'tournament', ref: input.campaignId ?? UNNAMED_CAMPAIGN_REF, currency }, credit: player };
+      return { debit: { kind: 'tournament', ref: campaign, currency }, credit: player };
     case 'deposit':
       return { debit: { kind: 'cash', ref: CASH_REF, currency }, credit: player };
     case 'withdrawal':

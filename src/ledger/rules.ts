@@ -106,6 +106,8 @@ export interface RoundState {
   playerId: string;
   game: string;
   finished: boolean;
+  /** The integration whose call opened it (docs/protocol.md §2.6): its game is that studio's. */
+  integrationId: string;
 }
 
 /**
@@ -310,8 +312,13 @@ function judgeTransaction(
     return refuse('INTEGRATION_MISMATCH', `session ${shownId(request, request.sessionId)} was opened by another integration`);
   }
 
-  // Rounds (§6.5).
+  // Rounds (§6.5). A round another integration opened is of another studio's game, whatever its slug: refused
+  // as a foreign session is, without the balance and not final, so that one studio can neither add to nor block
+  // another's round. Judged before the round's player and game, so that nothing of them is told.
   const round = snap.round;
+  if (round && round.integrationId !== snap.integrationId) {
+    return refuse('INTEGRATION_MISMATCH', `round ${shownId(request, roundId)} was opened by another integration`);
+  }
   if (round && (round.playerId !== request.playerId || round.game !== request.game)) {
     return refuse('ROUND_MISMATCH', `round ${shownId(request, roundId)} belongs to another player or game`, shown());
   }
@@ -355,7 +362,15 @@ function judgeTransaction(
       running += amount;
       if (running > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', `transactions[${index}].amount: the balance would overflow`, shown());
     }
-    const legs = legsOf({ kind: tx.type, playerId: player.playerId, currency: player.currency, game: request.game, freeBet, campaignId });
+    const legs = legsOf({
+      kind: tx.type,
+      playerId: player.playerId,
+      currency: player.currency,
+      game: request.game,
+      freeBet,
+      campaignId,
+      integrationId: snap.integrationId,
+    });
     transfers.push({ id: tx.id, kind: tx.type, amount, jpAmount, freeBet, legs });
   }
   assert.ok(running >= 0n, 'a player balance never goes below zero');
@@ -378,6 +393,8 @@ export interface PayoutSnapshot {
   session: SessionState | undefined;
   player: PlayerState | undefined;
   seen: SeenTransfer | undefined;
+  /** The calling integration's id: a session another integration opened is refused INTEGRATION_MISMATCH, after idempotency. */
+  integrationId: string;
 }
 
 export interface CreditPlan {
@@ -388,21 +405,32 @@ export interface CreditPlan {
   balanceAfter: bigint;
 }
 
-export function planPayout(request: CheckedPayout, snap: PayoutSnapshot): CreditPlan | Refusal {
+/** A payout's plan: what a credit plans, and the accounts it moves money between, the calling studio's tournament paying. */
+export interface PayoutPlan extends CreditPlan {
+  legs: TransferLegs;
+}
+
+export function planPayout(request: CheckedPayout, snap: PayoutSnapshot): PayoutPlan | Refusal {
   const { session, player } = snap;
   if (!session || !player) return refuse('SESSION_NOT_FOUND', `session ${shownId(request, request.sessionId)} is not known`);
   const amount = minorOf(request.amount, 'amount', player);
   if (typeof amount !== 'bigint') return amount;
   if (amount === 0n) return refuse('INVALID_REQUEST', 'amount: a payout must be greater than 0', balanceText(player));
   const campaignId = request.campaign.id;
+  const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId, integrationId: snap.integrationId });
   if (snap.seen) {
     const same = snap.seen.kind === 'payout' && snap.seen.playerId === player.playerId && snap.seen.amount === amount && snap.seen.campaignId === campaignId;
     if (!same) return refuse('DUPLICATE_CONFLICT', `payout ${shownId(request, request.payoutId)} was seen before with other content`, balanceText(player));
-    return { ok: true, apply: false, amount, balanceAfter: player.balance };
+    return { ok: true, apply: false, amount, balanceAfter: player.balance, legs };
+  }
+  // Judged after idempotency, as on /transaction: a repeat of a booked payout answers its balance. Refused without
+  // the balance, which is not the caller's to read: a studio pays its prizes on sessions its own calls opened.
+  if (session.integrationId !== snap.integrationId) {
+    return refuse('INTEGRATION_MISMATCH', `session ${shownId(request, request.sessionId)} was opened by another integration`);
   }
   const balanceAfter = player.balance + amount;
   if (balanceAfter > BALANCE_MINOR_MAX) return refuse('INVALID_REQUEST', 'amount: the balance would overflow', balanceText(player));
-  return { ok: true, apply: true, amount, balanceAfter };
+  return { ok: true, apply: true, amount, balanceAfter, legs };
 }
 
 // ---------------------------------------------------------------- adjustments

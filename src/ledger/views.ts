@@ -84,6 +84,8 @@ export interface PlayersPage {
 export interface GgrRow {
   /** YYYY-MM-DD, UTC. */
   day: string;
+  /** The studio whose game it is (docs/protocol.md §2.6): the same slug at two studios is two games, two rows. */
+  integration: string;
   game: string;
   currency: string;
   /** Bets the players paid; bets paid by a free-bet campaign are in `freeBets`, not here. */
@@ -105,6 +107,7 @@ export interface GgrReport {
 export interface StoredGgr {
   /** Days since 1970-01-01 (UTC). */
   day: number;
+  integration: string;
   game: string;
   currency: string;
   bets: bigint;
@@ -113,14 +116,18 @@ export interface StoredGgr {
   rounds: number;
 }
 
-/** The report from a store's sums, ordered by day, game, currency (the stores sort alike; sorted again here, so the order is the ledger's). */
+/** The report from a store's sums, ordered by day, integration, game, currency (the stores sort alike; sorted again here, so the order is the ledger's). */
 export function ggrReport(sums: readonly StoredGgr[], currencies: Currencies): GgrReport {
   const rows = [...sums]
-    .sort((a, b) => a.day - b.day || compareCodePoints(a.game, b.game) || compareCodePoints(a.currency, b.currency))
+    .sort(
+      (a, b) =>
+        a.day - b.day || compareCodePoints(a.integration, b.integration) || compareCodePoints(a.game, b.game) || compareCodePoints(a.currency, b.currency),
+    )
     .map((sum) => {
       const decimals = storedDecimals(currencies, sum.currency);
       return {
         day: new Date(sum.day * 86_400_000).toISOString().slice(0, 10),
+        integration: sum.integration,
         game: sum.game,
         currency: sum.currency,
         bets: formatMinor(sum.bets, decimals),

@@ -19,7 +19,6 @@ import {
   checkIntegrationName,
   checkProviderUrl,
   checkRanges,
-  ENV_INTEGRATION_ID,
   INTEGRATION_TOKENS_MAX,
   integrationExists,
   integrationNotFound,
@@ -34,6 +33,7 @@ import {
   type StoredIntegration,
 } from '../access/integrations.js';
 import type { Keyring } from '../access/keyring.js';
+import { ENV_INTEGRATION_ID } from '../protocol/integration-id.js';
 import { refuse, type Refusal } from '../protocol/errors.js';
 import type { WalletStore } from '../stores/operations.js';
 

@@ -19,7 +19,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { addressSet, type AddressSet } from '../access/address-ranges.js';
 import {
-  ENV_INTEGRATION_ID,
   integrationTokenHash,
   integrationView,
   openSecret,
@@ -28,6 +27,7 @@ import {
   type StoredIntegration,
 } from '../access/integrations.js';
 import type { Keyring } from '../access/keyring.js';
+import { ENV_INTEGRATION_ID } from '../protocol/integration-id.js';
 import { signingSecrets } from '../protocol/signing.js';
 import type { WalletStore } from '../stores/operations.js';
 import type { IntegrationsListing } from '../stores/store.js';

@@ -7,11 +7,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Refusal } from '../protocol/errors.js';
 import type { CheckedPayout, CheckedTransaction } from '../protocol/checked-requests.js';
 import type { AdjustmentRequest, CreatePlayerRequest } from '../protocol/schemas.js';
-import { DAY_MS, PAGE_LIMIT_DEFAULT, type AuthenticateCommand, type PlayersRequest, type TransactionCommand } from '../stores/store.js';
+import { DAY_MS, PAGE_LIMIT_DEFAULT, type AuthenticateCommand, type PayoutCommand, type PlayersRequest, type TransactionCommand } from '../stores/store.js';
 import type { WalletStore } from '../stores/operations.js';
 import type { Role } from '../access/roles.js';
 import type { AuditEntry } from '../access/staff.js';
-import { ENV_INTEGRATION_ID } from '../access/integrations.js';
+import { ENV_INTEGRATION_ID } from '../protocol/integration-id.js';
 import { newStaffToken, STAFF_TOKEN_DAYS_DEFAULT, tokenExpiresAt } from '../access/staff-token.js';
 
 export interface World {
@@ -51,8 +51,11 @@ export class OperatorService {
     return this.store.transact(command);
   }
 
-  payout(request: CheckedPayout) {
-    return this.store.payout({ request, now: this.world.clock() });
+  /** For the calling integration, whose sessions and tournaments: a paused one's payouts are booked, as wins are. */
+  payout(request: CheckedPayout, integrationId = ENV_INTEGRATION_ID) {
+    const command: PayoutCommand = { request, now: this.world.clock() };
+    if (integrationId !== ENV_INTEGRATION_ID) command.integrationId = integrationId;
+    return this.store.payout(command);
   }
 
   /** For the calling integration: the session is opened for it, and a paused one opens none (rules.ts). */
@@ -132,9 +135,9 @@ export class OperatorService {
     return this.store.listPlayers(page);
   }
 
-  /** GGR of the days from `from` to `to`, both included (epoch ms of their midnights, UTC). */
-  ggr(from: number, to: number) {
-    return this.store.ggr({ from, to: to + DAY_MS });
+  /** GGR of the days from `from` to `to`, both included (epoch ms of their midnights, UTC), of one studio's games when named. */
+  ggr(from: number, to: number, integration?: string) {
+    return this.store.ggr(integration === undefined ? { from, to: to + DAY_MS } : { from, to: to + DAY_MS, integration });
   }
 
   verify() {

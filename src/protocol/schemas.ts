@@ -7,6 +7,7 @@
  * them), so no object here sets `additionalProperties: false`.
  */
 import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
+import { INTEGRATION_ID_PATTERN } from './integration-id.js';
 import { playerIdProblem } from './player-id.js';
 import { formatInWords, inWords } from './validate.js';
 
@@ -261,13 +262,19 @@ export const PlayerItem = Type.Object({
 /** A UTC calendar day, as GGR reports name their days. */
 export const Day = Type.String({ pattern: inWords('^[0-9]{4}-[0-9]{2}-[0-9]{2}$', 'a day as YYYY-MM-DD'), description: 'A day (UTC), YYYY-MM-DD.' });
 
+/** An integration's id (§2.6), as the back office's filters and reports name a studio. */
+export const INTEGRATION_ID_TEXT = inWords(INTEGRATION_ID_PATTERN, 'an id of 1 to 63 of a-z, 0-9 and -, starting with a letter or digit');
+const IntegrationIdText = { pattern: INTEGRATION_ID_TEXT };
+
 export const GgrQuery = Type.Object({
   from: Type.Optional(Day),
   to: Type.Optional(Day),
+  integration: Type.Optional(Type.String({ ...IntegrationIdText, description: "One studio's games only (§2.6); absent: every studio's." })),
 });
 
 export const GgrRowItem = Type.Object({
   day: Day,
+  integration: Type.String({ ...IntegrationIdText, description: 'The studio whose game it is (§2.6): the same slug at two studios is two games, two rows.' }),
   game: GameSlug,
   currency: CurrencyCode,
   bets: Type.Number({ description: 'Bets the players paid (free bets excluded), major units, exact.' }),

@@ -50,6 +50,12 @@ export interface TransactionCommand {
 export interface PayoutCommand {
   request: CheckedPayout;
   now: number;
+  /**
+   * The calling integration's id: a session another opened is refused
+   * INTEGRATION_MISMATCH, and the prize is booked from this studio's
+   * tournament account (rules.ts). Absent: the environment's integration.
+   */
+  integrationId?: string;
 }
 
 export interface AuthenticateCommand {
@@ -130,6 +136,8 @@ export interface PlayersRequest {
 export interface GgrRequest {
   from: number;
   to: number;
+  /** One studio's games only (docs/protocol.md §2.6); absent: every studio's. */
+  integration?: string;
 }
 
 /** What a call answers: money as exact JSON number text, ready for the wire. The ledger shapes each (views.ts). */

@@ -77,7 +77,7 @@ class Wallet {
     if (!plan.ok) assert.fail(`refused: ${plan.code} ${plan.detail}`);
     assert.equal(plan.createRound, this.round === undefined, 'only the first request creates the round');
     this.balance = plan.balanceAfter;
-    this.round = { playerId: 'p1', game: 'reels', finished: plan.closeRound };
+    this.round = { playerId: 'p1', game: 'reels', finished: plan.closeRound, integrationId: 'default' };
     if (plan.closeCampaign !== undefined) this.campaignFinished = true;
     for (const transfer of plan.transfers) {
       this.booked.push(transfer);

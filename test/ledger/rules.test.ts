@@ -108,7 +108,7 @@ test('idempotency: seen with the same content is skipped, with other content con
   }
   const mixed = planTx(
     request([bet(1, id), win(2)], { round: { id: roundId, finished: true } }),
-    snap(900n, { seen: new Map([[id, seen]]), round: { playerId: 'p1', game: 'dice', finished: false } }),
+    snap(900n, { seen: new Map([[id, seen]]), round: { playerId: 'p1', game: 'dice', finished: false, integrationId: 'default' } }),
     DEFAULT_RULES,
   );
   assert.ok(mixed.ok);
@@ -123,7 +123,7 @@ test('a replay of seen ids passes even where a new request would be refused', ()
   const expired = snap(0n, {
     seen: new Map([[id, seen]]),
     session: session({ lastActiveAt: NOW - DEFAULT_RULES.sessionIdleMs - 1 }),
-    round: { playerId: 'p1', game: 'dice', finished: true },
+    round: { playerId: 'p1', game: 'dice', finished: true, integrationId: 'default' },
     player: player(0n, { blocked: true }),
   });
   const replay = planTx(request([bet(1, id)], { round: { id: roundId, finished: true } }), expired, DEFAULT_RULES);
@@ -131,15 +131,23 @@ test('a replay of seen ids passes even where a new request would be refused', ()
 });
 
 test('rounds: bound to player and game, closed by finished', () => {
-  const mismatch = planTx(request([bet(1)]), snap(1000n, { round: { playerId: 'p2', game: 'dice', finished: false } }), DEFAULT_RULES);
+  const mismatch = planTx(
+    request([bet(1)]),
+    snap(1000n, { round: { playerId: 'p2', game: 'dice', finished: false, integrationId: 'default' } }),
+    DEFAULT_RULES,
+  );
   assert.ok(!mismatch.ok && mismatch.code === 'ROUND_MISMATCH');
-  const otherGame = planTx(request([bet(1)]), snap(1000n, { round: { playerId: 'p1', game: 'slots', finished: false } }), DEFAULT_RULES);
+  const otherGame = planTx(
+    request([bet(1)]),
+    snap(1000n, { round: { playerId: 'p1', game: 'slots', finished: false, integrationId: 'default' } }),
+    DEFAULT_RULES,
+  );
   assert.ok(!otherGame.ok && otherGame.code === 'ROUND_MISMATCH');
-  const closed = planTx(request([win(1)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: true } }), DEFAULT_RULES);
+  const closed = planTx(request([win(1)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: true, integrationId: 'default' } }), DEFAULT_RULES);
   assert.ok(!closed.ok && closed.code === 'ROUND_CLOSED');
   const open = planTx(request([bet(1)], { round: { id: randomUUID(), finished: false } }), snap(1000n), DEFAULT_RULES);
   assert.ok(open.ok && open.createRound && !open.closeRound);
-  const zeroWin = planTx(request([win(0)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: false } }), DEFAULT_RULES);
+  const zeroWin = planTx(request([win(0)]), snap(1000n, { round: { playerId: 'p1', game: 'dice', finished: false, integrationId: 'default' } }), DEFAULT_RULES);
   assert.ok(zeroWin.ok && zeroWin.closeRound && !zeroWin.createRound && zeroWin.balanceAfter === 1000n);
 });
 
@@ -206,7 +214,7 @@ test('amounts: decimals of the currency, jpAmount within amount', () => {
 
 test('payouts: positive, idempotent by content', () => {
   const req = { sessionId: randomUUID(), payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' as const } };
-  const s = { session: session(), player: player(100n) };
+  const s = { session: session(), player: player(100n), integrationId: 'default' };
   const planned = planPay(req, { ...s, seen: undefined });
   assert.ok(planned.ok && planned.apply && planned.balanceAfter === 600n);
   const seen: SeenTransfer = { kind: 'payout', playerId: 'p1', roundId: null, campaignId: req.campaign.id, amount: 500n, jpAmount: 0n };
@@ -218,7 +226,7 @@ test('payouts: positive, idempotent by content', () => {
   assert.ok(!otherCampaign.ok && otherCampaign.code === 'DUPLICATE_CONFLICT');
   const zero = planPay({ ...req, amount: 0 }, { ...s, seen: undefined });
   assert.ok(!zero.ok && zero.code === 'INVALID_REQUEST');
-  const expired = planPay(req, { session: session({ lastActiveAt: 0 }), player: player(0n), seen: undefined });
+  const expired = planPay(req, { session: session({ lastActiveAt: 0 }), player: player(0n), seen: undefined, integrationId: 'default' });
   assert.ok(expired.ok, 'payouts land on expired sessions');
 });
 
@@ -372,6 +380,69 @@ test("§2.6 another integration's session: refused INTEGRATION_MISMATCH after id
   assert.ok(planTx(request([bet(1)]), snap(100n), DEFAULT_RULES).ok);
   const own = { integrationId: 'studio-b', session: session({ integrationId: 'studio-b' }) };
   assert.ok(planTx(request([bet(1)]), snap(100n, own), DEFAULT_RULES).ok);
+});
+
+test("§2.6 another integration's round: refused INTEGRATION_MISMATCH on the caller's own session, without the balance, kept nowhere", () => {
+  const own = { integrationId: 'studio-b', session: session({ integrationId: 'studio-b' }) };
+  const theirs = { playerId: 'p1', game: 'dice', finished: false, integrationId: 'default' };
+  for (const transactions of [[bet(1)], [win(2)]]) {
+    const refused = planTx(request(transactions), snap(100n, { ...own, round: theirs }), DEFAULT_RULES);
+    assert.ok(!refused.ok && refused.code === 'INTEGRATION_MISMATCH', refused.ok ? 'booked' : refused.code);
+    assert.equal(refused.balance, undefined);
+    assert.equal(refused.remember.length, 0, 'not final, as on a foreign session');
+  }
+  // Judged before the round's player, game and state: nothing of another studio's round is told.
+  for (const round of [
+    { ...theirs, playerId: 'p2' },
+    { ...theirs, game: 'slots' },
+    { ...theirs, finished: true },
+  ]) {
+    const refused = planTx(request([bet(1)]), snap(100n, { ...own, round }), DEFAULT_RULES);
+    assert.ok(!refused.ok && refused.code === 'INTEGRATION_MISMATCH', refused.ok ? 'booked' : refused.code);
+  }
+  // After idempotency: a repeat of what the round booked answers its balance.
+  const roundId = randomUUID();
+  const booked = bet(1);
+  const seen: SeenTransfer = { kind: 'bet', playerId: 'p1', roundId, campaignId: null, amount: 100n, jpAmount: 0n };
+  const replay = planTx(
+    request([booked], { round: { id: roundId, finished: true } }),
+    snap(100n, { ...own, round: theirs, seen: new Map([[booked.id, seen]]) }),
+    DEFAULT_RULES,
+  );
+  assert.ok(replay.ok && replay.transfers.length === 0);
+  // Its own round, of a game with the same slug as another studio's, books as ever.
+  assert.ok(planTx(request([bet(1)]), snap(100n, { ...own, round: { ...theirs, integrationId: 'studio-b' } }), DEFAULT_RULES).ok);
+});
+
+test('§2.6 the same game slug or campaign id at two studios is two accounts; the environment keeps the bare names', () => {
+  const freeBet = { campaign: { id: randomUUID(), type: 'freeBets' as const, finished: false } };
+  const plan = (integrationId: string) => {
+    const planned = planTx(request([bet(1), win(2)], freeBet), snap(100n, { integrationId, session: session({ integrationId }) }), DEFAULT_RULES);
+    assert.ok(planned.ok);
+    return planned.transfers.map((t) => t.legs);
+  };
+  const [envBet, envWin] = plan('default');
+  assert.deepEqual([envBet!.debit.ref, envBet!.credit.ref, envWin!.debit.ref], [freeBet.campaign.id, 'dice', 'dice']);
+  const [bBet, bWin] = plan('studio-b');
+  assert.deepEqual([bBet!.debit.ref, bBet!.credit.ref, bWin!.debit.ref], [`studio-b/${freeBet.campaign.id}`, 'studio-b/dice', 'studio-b/dice']);
+  assert.equal(bWin!.credit.ref, 'p1', "the player's wallet is one, whichever studio books");
+  const payout = planPay(
+    { sessionId: randomUUID(), payoutId: randomUUID(), amount: 1, campaign: { id: freeBet.campaign.id, type: 'tournament' } },
+    { session: session({ integrationId: 'studio-b' }), player: player(0n), seen: undefined, integrationId: 'studio-b' },
+  );
+  assert.ok(payout.ok && payout.legs.debit.kind === 'tournament' && payout.legs.debit.ref === `studio-b/${freeBet.campaign.id}`);
+});
+
+test("§2.6 /payout on another integration's session: refused INTEGRATION_MISMATCH after idempotency, without the balance", () => {
+  const req = { sessionId: randomUUID(), payoutId: randomUUID(), amount: 5, campaign: { id: randomUUID(), type: 'tournament' as const } };
+  const foreign = { session: session(), player: player(100n), integrationId: 'studio-b' };
+  const refused = planPay(req, { ...foreign, seen: undefined });
+  assert.ok(!refused.ok && refused.code === 'INTEGRATION_MISMATCH' && refused.balance === undefined);
+  const seen: SeenTransfer = { kind: 'payout', playerId: 'p1', roundId: null, campaignId: req.campaign.id, amount: 500n, jpAmount: 0n };
+  const replay = planPay(req, { ...foreign, seen });
+  assert.ok(replay.ok && !replay.apply, 'a repeat of a booked payout answers its balance');
+  const own = planPay(req, { ...foreign, session: session({ integrationId: 'studio-b' }), seen: undefined });
+  assert.ok(own.ok && own.apply);
 });
 
 test('§2.6 /authenticate: a key whose session another integration opened is refused INTEGRATION_MISMATCH; its own reloads it', () => {

@@ -104,8 +104,8 @@ for (const backend of OPERATOR_BACKENDS) {
         from,
         to: today,
         rows: [
-          { day: today, game: 'dice', currency: 'EUR', bets: 0.3, freeBets: 0, wins: 0.7, ggr: -0.4, rounds: 2 },
-          { day: today, game: 'dice', currency: 'USD', bets: 1.01, freeBets: 0, wins: 0, ggr: 1.01, rounds: 1 },
+          { day: today, integration: 'default', game: 'dice', currency: 'EUR', bets: 0.3, freeBets: 0, wins: 0.7, ggr: -0.4, rounds: 2 },
+          { day: today, integration: 'default', game: 'dice', currency: 'USD', bets: 1.01, freeBets: 0, wins: 0, ggr: 1.01, rounds: 1 },
         ],
       });
       // Money stays exact on the wire: 0.1 + 0.2 is 0.3, not 0.30000000000000004.

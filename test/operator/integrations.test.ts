@@ -249,6 +249,108 @@ for (const backend of OPERATOR_BACKENDS) {
       assert.equal(await balanceOf(app, playerId), 85);
     });
 
+    /** A session of `studio` for an existing player, opened by that studio's /authenticate. */
+    async function sessionOf(studio: Studio, playerId: string, game = 'dice') {
+      const key = await admin(app, 'POST', '/admin/launch-keys', { playerId, game });
+      const opened = await call(app, '/authenticate', { key: key.body.key, game }, studio.token, studio.secret);
+      assert.equal(opened.status, 200, opened.raw);
+      return { playerId, game, sessionId: opened.body.sessionId as string };
+    }
+
+    test("a /payout on another integration's session is 403 INTEGRATION_MISMATCH and books nothing; its own studio's is booked", async () => {
+      const fixture = await session(a);
+      const payout = { sessionId: fixture.sessionId, payoutId: randomUUID(), amount: 7, campaign: { id: randomUUID(), type: 'tournament' } };
+      for (const [token, secret] of [
+        [b.token, b.secret],
+        [ACCESS_TOKEN, SECRET],
+      ] as const) {
+        const refused = await call(app, '/payout', payout, token, secret);
+        assert.equal(refused.status, 403, refused.raw);
+        assert.equal(refused.body.code, 'INTEGRATION_MISMATCH');
+        assert.equal(refused.body.balance, undefined, "another integration's player's balance is not shown");
+      }
+      assert.equal(await balanceOf(app, fixture.playerId), 100, 'nothing was booked');
+      const paid = await call(app, '/payout', payout, a.token, a.secret);
+      assert.equal(paid.status, 200, paid.raw);
+      assert.equal(paid.body.balance, 107);
+      // After idempotency, as on /transaction: a repeat of the booked payout answers its balance, and books nothing more.
+      const repeat = await call(app, '/payout', payout, b.token, b.secret);
+      assert.equal(repeat.status, 200, repeat.raw);
+      assert.equal(await balanceOf(app, fixture.playerId), 107);
+    });
+
+    test("a round another integration opened is 403 INTEGRATION_MISMATCH on the caller's own session, for the same player and game slug", async () => {
+      const fixture = await session(a);
+      const roundId = randomUUID();
+      const opened = await call(app, '/transaction', transactionBody(fixture, [tx('bet', 10)], { id: roundId, finished: false }), a.token, a.secret);
+      assert.equal(opened.status, 200, opened.raw);
+      const theirs = await sessionOf(b, fixture.playerId);
+      for (const transactions of [[tx('bet', 5)], [tx('win', 50)]]) {
+        const refused = await call(app, '/transaction', transactionBody(theirs, transactions, { id: roundId, finished: true }), b.token, b.secret);
+        assert.equal(refused.status, 403, refused.raw);
+        assert.equal(refused.body.code, 'INTEGRATION_MISMATCH');
+        assert.equal(refused.body.balance, undefined);
+      }
+      assert.equal(await balanceOf(app, fixture.playerId), 90, 'nothing changed');
+      // The round is still its studio's to close.
+      const closed = await call(app, '/transaction', transactionBody(fixture, [tx('win', 20)], { id: roundId, finished: true }), a.token, a.secret);
+      assert.equal(closed.status, 200, closed.raw);
+      assert.equal(closed.body.balance, 110);
+    });
+
+    test('the same game slug and campaign id at two studios are two games and two campaigns: apart in the GGR, the campaigns and the books', async () => {
+      // A game slug of this test's own, so that the other tests' rounds at either studio are not in its sums.
+      const game = `slots-${randomUUID().slice(0, 8)}`;
+      const playerId = `p-${randomUUID().slice(0, 8)}`;
+      assert.equal((await admin(app, 'POST', '/admin/players', { playerId, currency: 'EUR', balance: 1000, country: 'DE' })).status, 201);
+      const first = await sessionOf(a, playerId, game);
+      const second = await sessionOf(b, playerId, game);
+      const campaign = { id: randomUUID(), type: 'freeBets', finished: true };
+      // A free round at studio A finishes the campaign for the player there; studio B's campaign of the same id is its own.
+      for (const [fixture, studio, win] of [
+        [first, a, 3],
+        [second, b, 4],
+      ] as const) {
+        const free = await call(app, '/transaction', transactionBody(fixture, [tx('bet', 1), tx('win', win)], {}, { campaign }), studio.token, studio.secret);
+        assert.equal(free.status, 200, `${studio.id}: ${free.raw}`);
+      }
+      const again = await call(app, '/transaction', transactionBody(second, [tx('bet', 1)], {}, { campaign }), b.token, b.secret);
+      assert.equal(again.status, 409, again.raw);
+      assert.equal(again.body.code, 'CAMPAIGN_FINISHED', "finished at studio B once B's own free round finished it");
+      for (const [fixture, studio, bet, win] of [
+        [first, a, 10, 0],
+        [second, b, 20, 5],
+      ] as const) {
+        const paid = await call(app, '/transaction', transactionBody(fixture, [tx('bet', bet), tx('win', win)]), studio.token, studio.secret);
+        assert.equal(paid.status, 200, `${studio.id}: ${paid.raw}`);
+      }
+      assert.equal(await balanceOf(app, first.playerId), 1000 + 3 + 4 - 10 - 20 + 5);
+
+      const report = await admin(app, 'GET', '/admin/ggr');
+      assert.equal(report.status, 200, report.raw);
+      type Row = { integration: string; game: string; bets: number; freeBets: number; wins: number; ggr: number };
+      const sums = (rows: unknown) =>
+        (rows as Row[]).filter((row) => row.game === game).map((row) => [row.integration, row.bets, row.freeBets, row.wins, row.ggr]);
+      assert.deepEqual(
+        sums(report.body.rows),
+        [
+          ['studio-a', 10, 1, 3, 7],
+          ['studio-b', 20, 1, 9, 11],
+        ],
+        'one row per studio, each with its own sums',
+      );
+      const onlyB = await admin(app, 'GET', '/admin/ggr?integration=studio-b');
+      assert.equal(onlyB.status, 200, onlyB.raw);
+      assert.ok((onlyB.body.rows as Row[]).every((row) => row.integration === 'studio-b'));
+      assert.deepEqual(sums(onlyB.body.rows), [['studio-b', 20, 1, 9, 11]], 'studio B alone: its own game, whatever studio A played under the same slug');
+      const badFilter = await admin(app, 'GET', '/admin/ggr?integration=Studio%20B');
+      assert.equal(badFilter.status, 400, badFilter.raw);
+      assert.equal(badFilter.body.code, 'INVALID_REQUEST');
+      // The books still balance, with the studios' game and campaign accounts apart.
+      const books = await op.store.verify();
+      assert.ok(books.ok, JSON.stringify(books));
+    });
+
     test('a second node on the same database follows an add, a pause and a removal when it polls', async () => {
       const second = await op.reopen();
       const follower = new IntegrationRegistry({ store: second.store, keyring: ring });

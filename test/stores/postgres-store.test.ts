@@ -134,7 +134,7 @@ describe('postgres store: migrations', { skip: POSTGRES_UNAVAILABLE }, () => {
       schema.admin.begin(async (dbTx) => {
         await dbTx.unsafe(`SET LOCAL search_path = ${schema.name}`);
         await dbTx`SET LOCAL enable_seqscan = off`;
-        const rows = await dbTx.unsafe(`EXPLAIN ${GGR}`, [FIXTURES_NOW, FIXTURES_NOW + DAY_MS]);
+        const rows = await dbTx.unsafe(`EXPLAIN ${GGR}`, [FIXTURES_NOW, FIXTURES_NOW + DAY_MS, null]);
         return rows.map((row) => row['QUERY PLAN'] as string).join('\n');
       });
     // Bets over three days, booked by the store; then the schema as version 3 left it. Version 4 adds the

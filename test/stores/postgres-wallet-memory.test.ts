@@ -36,7 +36,7 @@ function sessionRow(overrides: Partial<SessionRow> = {}): SessionRow {
   };
 }
 
-const openRound = { uuid: 'r-1', id: '500', player_id: 'p-7', game: 'dice', finished: false };
+const openRound = { uuid: 'r-1', id: '500', player_id: 'p-7', game: 'dice', finished: false, integration_id: 'default' };
 
 describe('remembered wallets (memory alone)', () => {
   test('a session is recalled only once it and its player were read', () => {
@@ -149,11 +149,23 @@ describe('remembered wallets: two nodes on one database', { skip: POSTGRES_UNAVA
   test('a round closed by the other node with a zero win takes no more bets through this one', async () => {
     const session = await remembered('mem-round');
     const round = randomUUID();
-    const open = { ...session, transactions: [{ id: randomUUID(), type: 'bet' as const, amount: 2 }], round: { id: round, finished: false } };
+    const open = {
+      ...session,
+      transactions: [{ id: randomUUID(), type: 'bet' as const, amount: 2 }],
+      round: { id: round, finished: false, integration_id: 'default' },
+    };
     assert.equal(balanceOf(await first.transact({ request: checkedTransaction(open), now: NOW })), '96');
-    const close = { ...session, transactions: [{ id: randomUUID(), type: 'win' as const, amount: 0 }], round: { id: round, finished: true } };
+    const close = {
+      ...session,
+      transactions: [{ id: randomUUID(), type: 'win' as const, amount: 0 }],
+      round: { id: round, finished: true, integration_id: 'default' },
+    };
     assert.equal(balanceOf(await second.transact({ request: checkedTransaction(close), now: NOW })), '96');
-    const late = { ...session, transactions: [{ id: randomUUID(), type: 'bet' as const, amount: 1 }], round: { id: round, finished: false } };
+    const late = {
+      ...session,
+      transactions: [{ id: randomUUID(), type: 'bet' as const, amount: 1 }],
+      round: { id: round, finished: false, integration_id: 'default' },
+    };
     const refused = await first.transact({ request: checkedTransaction(late), now: NOW });
     assert.ok(!refused.ok && refused.code === 'ROUND_CLOSED', JSON.stringify(refused));
   });

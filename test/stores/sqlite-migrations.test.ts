@@ -31,7 +31,7 @@ const NOW = Date.parse('2026-01-01T00:00:00Z');
 function ggrPlan(path: string): string {
   const db = new Database(path, { readonly: true });
   try {
-    return (db.prepare(`EXPLAIN QUERY PLAN ${GGR}`).all(NOW, NOW + DAY_MS) as { detail: string }[]).map((step) => step.detail).join('\n');
+    return (db.prepare(`EXPLAIN QUERY PLAN ${GGR}`).all(NOW, NOW + DAY_MS, null, null) as { detail: string }[]).map((step) => step.detail).join('\n');
   } finally {
     db.close();
   }
@@ -304,6 +304,68 @@ describe('sqlite migrations', () => {
         versions,
         MIGRATIONS.map((m) => m.version),
       );
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("a version 9 ledger's rounds and campaign closures belong to the environment's integration after version 10", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, 'wallet.db');
+      const key = randomBytes(32).toString('base64url');
+      const openRound = randomUUID();
+      const campaign = randomUUID();
+      const store = await SqliteStore.open({ path });
+      let sessionId: string;
+      const request = (transactions: { type: 'bet' | 'win'; amount: number }[], round: string, extra: object = {}) =>
+        checkedTransaction({
+          sessionId,
+          playerId: 'r-ann',
+          game: 'dice',
+          transactions: transactions.map((t) => ({ id: randomUUID(), ...t })),
+          round: { id: round, finished: false },
+          ...extra,
+        });
+      try {
+        assert.ok((await store.createPlayer({ playerId: 'r-ann', currency: 'EUR', balance: 5, depositId: randomUUID(), now: NOW })).ok);
+        assert.ok((await store.createLaunchKey({ playerId: 'r-ann', game: 'dice', key, now: NOW })).ok);
+        const opened = await store.authenticate({ key, game: 'dice', now: NOW, newSessionId: randomUUID() });
+        assert.ok(opened.ok);
+        sessionId = opened.sessionId;
+        assert.ok((await store.transact({ request: request([{ type: 'bet', amount: 1 }], openRound), now: NOW })).ok);
+        const free = request([{ type: 'bet', amount: 1 }], randomUUID(), { campaign: { id: campaign, type: 'freeBets', finished: true } });
+        assert.ok((await store.transact({ request: free, now: NOW })).ok);
+      } finally {
+        await store.close();
+      }
+      // The two tables as version 9 left them: no integration on a round, closures keyed by campaign and player.
+      const db = new Database(path);
+      const closures = /CREATE TABLE campaign_closures \([^;]*\) WITHOUT ROWID;/.exec(MIGRATIONS[0]!.sql)![0];
+      db.exec(`ALTER TABLE rounds DROP COLUMN integration_id;
+        CREATE TEMP TABLE kept AS SELECT campaign_uuid, player_pk, closed_at FROM campaign_closures;
+        DROP TABLE campaign_closures; ${closures}
+        INSERT INTO campaign_closures SELECT * FROM kept; DROP TABLE kept;
+        DELETE FROM schema_migrations WHERE version = 10`);
+      db.close();
+
+      const reopened = await SqliteStore.open({ path });
+      try {
+        const foreign = await reopened.transact({ request: request([{ type: 'win', amount: 1 }], openRound), now: NOW + 1, integrationId: 'studio-a' });
+        assert.ok(!foreign.ok && foreign.code === 'INTEGRATION_MISMATCH', JSON.stringify(foreign));
+        const again = request([{ type: 'bet', amount: 1 }], randomUUID(), { campaign: { id: campaign, type: 'freeBets', finished: false } });
+        const finished = await reopened.transact({ request: again, now: NOW + 1 });
+        assert.ok(!finished.ok && finished.code === 'CAMPAIGN_FINISHED', "the closure is still the environment integration's");
+        const win = await reopened.transact({ request: request([{ type: 'win', amount: 2 }], openRound), now: NOW + 1 });
+        assert.ok(win.ok && win.balance === '6', JSON.stringify(win));
+      } finally {
+        await reopened.close();
+      }
+      const after = new Database(path, { readonly: true });
+      const rounds = after.prepare('SELECT DISTINCT integration_id FROM rounds').pluck().all();
+      const closed = after.prepare('SELECT integration_id FROM campaign_closures').pluck().all();
+      after.close();
+      assert.deepEqual([rounds, closed], [['default'], ['default']]);
     } finally {
       cleanup();
     }

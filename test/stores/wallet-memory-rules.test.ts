@@ -76,11 +76,11 @@ describe('sqlite wallet memory', () => {
   test('open rounds are kept until closed; forgetAll forgets sessions, players and rounds', () => {
     const memory = new SqliteMemory();
     memory.keepSession('s-1', sessionAt(7n));
-    memory.keepOpenRound('r-1', { id: 3n, player_id: 'p-7', game: 'dice', finished: false });
+    memory.keepOpenRound('r-1', { id: 3n, player_id: 'p-7', game: 'dice', finished: false, integration_id: 'default' });
     assert.equal(memory.openRound('r-1')?.id, 3n);
     memory.forgetRound('r-1');
     assert.equal(memory.openRound('r-1'), undefined);
-    memory.keepOpenRound('r-2', { id: 4n, player_id: 'p-7', game: 'dice', finished: false });
+    memory.keepOpenRound('r-2', { id: 4n, player_id: 'p-7', game: 'dice', finished: false, integration_id: 'default' });
     memory.forgetAll();
     assert.equal(memory.session('s-1'), undefined);
     assert.equal(memory.openRound('r-2'), undefined);
@@ -93,8 +93,9 @@ describe('sqlite wallet memory', () => {
     memory.keepSession('s-last', sessionAt(-1n));
     assert.equal(memory.session('s-0'), undefined, 'the first one kept is gone');
     assert.ok(memory.session('s-last'));
-    for (let i = 0; i < OPEN_ROUNDS_MAX; i++) memory.keepOpenRound(`r-${i}`, { id: BigInt(i), player_id: 'p', game: 'dice', finished: false });
-    memory.keepOpenRound('r-last', { id: -1n, player_id: 'p', game: 'dice', finished: false });
+    for (let i = 0; i < OPEN_ROUNDS_MAX; i++)
+      memory.keepOpenRound(`r-${i}`, { id: BigInt(i), player_id: 'p', game: 'dice', finished: false, integration_id: 'default' });
+    memory.keepOpenRound('r-last', { id: -1n, player_id: 'p', game: 'dice', finished: false, integration_id: 'default' });
     assert.equal(memory.openRound('r-0'), undefined);
     assert.ok(memory.openRound('r-last'));
   });

@@ -39,6 +39,8 @@ interface Page<T> {
 }
 interface GgrRow {
   day: string;
+  /** The studio whose game it is: the same slug at two studios is two games. */
+  integration: string;
   game: string;
   currency: string;
   ggr: number;
@@ -380,6 +382,11 @@ window.addEventListener('resize', () => {
   }, REDRAW_AFTER_RESIZE_MS);
 });
 
+/** A game as the casino tells it: its slug, after its studio's id when it is not the environment's own integration. */
+function studioGame(row: GgrRow): string {
+  return row.integration === 'default' ? row.game : `${row.integration}/${row.game}`;
+}
+
 /** The casino's GGR per game per day (GET /admin/ggr, last 30 days): one chart per currency, whose amounts cannot be added. */
 async function drawGgr(): Promise<void> {
   const report = await admin<{ from: string; to: string; rows: GgrRow[] }>('GET', '/ggr');
@@ -392,7 +399,7 @@ async function drawGgr(): Promise<void> {
             `Gross gaming revenue of the casino per game per day, ${currency}, ${report.from} to ${report.to}`,
             report.rows
               .filter((row) => row.currency === currency)
-              .map((row) => ({ label: `${row.game} ${row.day.slice(5)}`, value: row.ggr, text: `${row.ggr} ${currency}` })),
+              .map((row) => ({ label: `${studioGame(row)} ${row.day.slice(5)}`, value: row.ggr, text: `${row.ggr} ${currency}` })),
             width,
           ),
         ),

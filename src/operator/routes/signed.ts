@@ -100,7 +100,7 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
     // A paused integration's payouts are booked: only bets are paused.
     const call = walletInput(request, reply, bodies.payout);
     if (!call) return reply;
-    return sendBalance(reply, await service.payout(checkPayout(call.input)));
+    return sendBalance(reply, await service.payout(checkPayout(call.input), call.integration.id));
   });
 
   app.post('/authenticate', { onRequest: walletToken }, async (request, reply) => {

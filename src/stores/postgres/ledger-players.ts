@@ -8,7 +8,7 @@
  * so that every node reads the player again.
  */
 import assert from 'node:assert/strict';
-import { ENV_INTEGRATION_ID } from '../../access/integrations.js';
+import { ENV_INTEGRATION_ID } from '../../protocol/integration-id.js';
 import { legsOf } from '../../ledger/accounts.js';
 import { canonicalUuid } from '../../protocol/checked-requests.js';
 import { launchKeyDigest, launchKeyExpiresAt, planAdjustment, planAuthenticate, planOpeningBalance, type SessionState } from '../../ledger/rules.js';

@@ -22,14 +22,14 @@ const CURSOR_START = 2n ** 63n - 1n;
  * The GGR report's sums over a span of creation times [$1, $2): the range reads the transfers_by_time
  * index (migration 4); exported so that a test can ask PostgreSQL for its plan.
  */
-export const GGR = `SELECT t.created_at / ${DAY_MS}::bigint AS day, r.game, p.currency,
+export const GGR = `SELECT t.created_at / ${DAY_MS}::bigint AS day, r.integration_id, r.game, p.currency,
     sum(CASE WHEN t.kind = 'bet' AND NOT t.free_bet THEN t.amount ELSE 0 END) AS bets,
     sum(CASE WHEN t.kind = 'bet' AND t.free_bet THEN t.amount ELSE 0 END) AS free_bets,
     sum(CASE WHEN t.kind = 'win' THEN t.amount ELSE 0 END) AS wins,
     count(DISTINCT t.round_pk) AS rounds
   FROM transfers t JOIN rounds r ON r.id = t.round_pk JOIN players p ON p.id = t.player_pk
-  WHERE t.kind IN ('bet', 'win') AND t.created_at >= $1 AND t.created_at < $2
-  GROUP BY 1, r.game, p.currency`;
+  WHERE t.kind IN ('bet', 'win') AND t.created_at >= $1 AND t.created_at < $2 AND ($3::text IS NULL OR r.integration_id = $3)
+  GROUP BY 1, r.integration_id, r.game, p.currency`;
 
 export class LedgerReads {
   constructor(private readonly rows: LedgerRows) {}
@@ -67,13 +67,13 @@ export class LedgerReads {
   }
 
   async ggr(span: GgrRequest): Promise<GgrReport> {
-    const rows = await this.rows.sql.unsafe<{ day: Int8; game: string; currency: string; bets: string; free_bets: string; wins: string; rounds: Int8 }[]>(GGR, [
-      span.from,
-      span.to,
-    ]);
+    const rows = await this.rows.sql.unsafe<
+      { day: Int8; integration_id: string; game: string; currency: string; bets: string; free_bets: string; wins: string; rounds: Int8 }[]
+    >(GGR, [span.from, span.to, span.integration ?? null]);
     return ggrReport(
       rows.map((r) => ({
         day: Number(r.day),
+        integration: r.integration_id,
         game: r.game,
         currency: r.currency,
         bets: BigInt(r.bets),

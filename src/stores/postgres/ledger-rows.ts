@@ -65,7 +65,16 @@ export interface TransferWrite {
 
 /** Everything one batch writes, gathered while its calls are planned, then written set by set. */
 export class BatchWrites {
-  readonly newRounds: { uuid: string; playerPk: Int8; playerId: string; accountId: Int8; game: string; finished: boolean; now: number }[] = [];
+  readonly newRounds: {
+    uuid: string;
+    playerPk: Int8;
+    playerId: string;
+    accountId: Int8;
+    game: string;
+    finished: boolean;
+    now: number;
+    integrationId: string;
+  }[] = [];
   readonly closedRounds: { id: Int8; uuid: string; accountId: Int8; now: number }[] = [];
   readonly transfers: TransferWrite[] = [];
   /**
@@ -74,7 +83,7 @@ export class BatchWrites {
    * `version` (wallet-memory.ts).
    */
   readonly balances: { accountId: Int8; playerPk: Int8; version: Int8; before: bigint; after: bigint }[] = [];
-  readonly closures: { campaign: string; playerPk: Int8; accountId: Int8; now: number }[] = [];
+  readonly closures: { campaign: string; playerPk: Int8; integrationId: string; accountId: Int8; now: number }[] = [];
   /** Transactions of final refusals (§6.4), kept so that their ids answer the same refusal again. */
   readonly refusals: {
     uuid: string;
@@ -169,12 +178,13 @@ export class LedgerRows {
           AS x(uuid, player_pk, kind, player_id, round, amount, jp_amount, code, detail, now, account)
         WHERE x.account IN (SELECT id FROM moved)),
       new_rounds AS (
-        INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at)
-        SELECT x.uuid, x.player_pk, x.game, x.finished, x.now, CASE WHEN x.finished THEN x.now END
+        INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at, integration_id)
+        SELECT x.uuid, x.player_pk, x.game, x.finished, x.now, CASE WHEN x.finished THEN x.now END, x.integration_id
         FROM unnest(${pgArray(rounds.map((r) => r.uuid))}::uuid[], ${pgArray(rounds.map((r) => r.playerPk))}::bigint[],
           ${pgArray(rounds.map((r) => r.game))}::text[], ${pgArray(rounds.map((r) => String(r.finished)))}::boolean[],
-          ${pgArray(rounds.map((r) => String(r.now)))}::bigint[], ${pgArray(rounds.map((r) => r.accountId))}::bigint[])
-          AS x(uuid, player_pk, game, finished, now, account)
+          ${pgArray(rounds.map((r) => String(r.now)))}::bigint[], ${pgArray(rounds.map((r) => r.accountId))}::bigint[],
+          ${pgArray(rounds.map((r) => r.integrationId))}::text[])
+          AS x(uuid, player_pk, game, finished, now, account, integration_id)
         WHERE x.account IN (SELECT id FROM moved)
         RETURNING id, uuid, finished),
       closed_rounds AS (
@@ -206,10 +216,11 @@ export class LedgerRows {
         ORDER BY x.ord
         RETURNING 1),
       closures AS (
-        INSERT INTO campaign_closures (campaign_uuid, player_pk, closed_at)
-        SELECT x.campaign, x.player_pk, x.now FROM unnest(${pgArray(closures.map((c) => c.campaign))}::uuid[],
-          ${pgArray(closures.map((c) => c.playerPk))}::bigint[], ${pgArray(closures.map((c) => String(c.now)))}::bigint[],
-          ${pgArray(closures.map((c) => c.accountId))}::bigint[]) AS x(campaign, player_pk, now, account)
+        INSERT INTO campaign_closures (campaign_uuid, player_pk, integration_id, closed_at)
+        SELECT x.campaign, x.player_pk, x.integration_id, x.now FROM unnest(${pgArray(closures.map((c) => c.campaign))}::uuid[],
+          ${pgArray(closures.map((c) => c.playerPk))}::bigint[], ${pgArray(closures.map((c) => c.integrationId))}::text[],
+          ${pgArray(closures.map((c) => String(c.now)))}::bigint[], ${pgArray(closures.map((c) => c.accountId))}::bigint[])
+          AS x(campaign, player_pk, integration_id, now, account)
         WHERE x.account IN (SELECT id FROM moved)
         ON CONFLICT DO NOTHING),
       touched AS (

@@ -20,8 +20,7 @@
  * the node plans (microseconds per call). docs/scaling.md has the numbers.
  */
 import assert from 'node:assert/strict';
-import { ENV_INTEGRATION_ID } from '../../access/integrations.js';
-import { legsOf } from '../../ledger/accounts.js';
+import { ENV_INTEGRATION_ID } from '../../protocol/integration-id.js';
 import { planPayout, planTransaction, withoutRemember, type SeenTransfer, type SessionState } from '../../ledger/rules.js';
 import { balanceOutcome, bookedOf } from '../../ledger/views.js';
 import type { ErrorCode, Refusal } from '../../protocol/errors.js';
@@ -186,7 +185,14 @@ export class LedgerTransfers {
     for (const round of writes.newRounds) {
       const id = outcome.opened.get(round.uuid);
       if (id === undefined) continue;
-      changes.get(round.accountId)?.change.opened.push({ uuid: round.uuid, id, player_id: round.playerId, game: round.game, finished: false });
+      changes.get(round.accountId)?.change.opened.push({
+        uuid: round.uuid,
+        id,
+        player_id: round.playerId,
+        game: round.game,
+        finished: false,
+        integration_id: round.integrationId,
+      });
     }
     for (const { playerPk, change } of changes.values()) this.rows.memory.changed(playerPk, change);
     for (const transfer of writes.transfers) {
@@ -246,11 +252,11 @@ export class LedgerTransfers {
             FROM refused_transactions WHERE uuid = ANY(${pgArray([...ids])}::uuid[])`.execute(),
           roundIds.size === 0
             ? []
-            : dbTx<RoundRow[]>`SELECT r.uuid, r.id, (SELECT player_id FROM players WHERE id = r.player_pk) AS player_id, r.game, r.finished
-                FROM rounds r WHERE r.uuid = ANY(${pgArray([...roundIds])}::uuid[])`.execute(),
+            : dbTx<RoundRow[]>`SELECT r.uuid, r.id, (SELECT player_id FROM players WHERE id = r.player_pk) AS player_id, r.game, r.finished,
+                r.integration_id FROM rounds r WHERE r.uuid = ANY(${pgArray([...roundIds])}::uuid[])`.execute(),
           campaignIds.size === 0
             ? []
-            : dbTx<{ campaign_uuid: string; player_pk: Int8 }[]>`SELECT campaign_uuid, player_pk FROM campaign_closures
+            : dbTx<{ campaign_uuid: string; player_pk: Int8; integration_id: string }[]>`SELECT campaign_uuid, player_pk, integration_id FROM campaign_closures
                 WHERE campaign_uuid = ANY(${pgArray([...campaignIds])}::uuid[])`.execute(),
         ]);
         const snapshot: BatchSnapshot = {
@@ -261,7 +267,7 @@ export class LedgerTransfers {
             ...seenRows.map((row): [string, SeenTransfer] => [row.uuid, seenTransfer(row)]),
           ]),
           rounds: new Map(roundRows.map((row) => [row.uuid, row])),
-          closures: new Set(closureRows.map((row) => `${row.campaign_uuid}/${row.player_pk}`)),
+          closures: new Set(closureRows.map((row) => closureKey(row.campaign_uuid, row.player_pk, row.integration_id))),
         };
 
         // Read under the locks: true now, and true at each row's version for as long as no one writes it.
@@ -294,6 +300,7 @@ export class LedgerTransfers {
   // eslint-disable-next-line max-lines-per-function -- one /transaction planned in one step against the batch's snapshot
   private planTransact(command: TransactionCommand, row: SessionRow | undefined, snapshot: BatchSnapshot, writes: BatchWrites): HotResult {
     const { request, now } = command;
+    const integrationId = command.integrationId ?? ENV_INTEGRATION_ID;
     const player = row && this.rows.playerState(row);
     const seen = new Map<string, SeenTransfer>();
     for (const tx of request.transactions) {
@@ -309,11 +316,11 @@ export class LedgerTransfers {
         session: row && this.sessionState(row),
         player,
         seen,
-        round: roundRow && { playerId: roundRow.player_id, game: roundRow.game, finished: roundRow.finished },
-        campaignFinished: row !== undefined && campaignId !== undefined && snapshot.closures.has(`${campaignId}/${row.player_pk}`),
+        round: roundRow && { playerId: roundRow.player_id, game: roundRow.game, finished: roundRow.finished, integrationId: roundRow.integration_id },
+        campaignFinished: row !== undefined && campaignId !== undefined && snapshot.closures.has(closureKey(campaignId, row.player_pk, integrationId)),
         now,
         betsPaused: command.betsPaused === true,
-        integrationId: command.integrationId ?? ENV_INTEGRATION_ID,
+        integrationId,
       },
       this.rows.rules,
     );
@@ -341,6 +348,7 @@ export class LedgerTransfers {
           game: request.game,
           finished: plan.closeRound,
           now,
+          integrationId,
         });
       } else if (plan.closeRound) {
         assert.ok(roundRow);
@@ -366,7 +374,9 @@ export class LedgerTransfers {
         booked.push(bookedOf(transfer.kind, transfer.amount, player));
       }
       writes.balances.push({ accountId: row.account_id, playerPk: row.player_pk, version: row.version, before: plan.balanceBefore, after: plan.balanceAfter });
-      if (plan.closeCampaign) writes.closures.push({ campaign: plan.closeCampaign, playerPk: row.player_pk, accountId: row.account_id, now });
+      if (plan.closeCampaign) {
+        writes.closures.push({ campaign: plan.closeCampaign, playerPk: row.player_pk, integrationId, accountId: row.account_id, now });
+      }
       if (plan.touchSession) {
         writes.touches.push({ sessionPk: row.session_pk, session: row.uuid, accountId: row.account_id, now });
       }
@@ -381,25 +391,24 @@ export class LedgerTransfers {
       session: row && this.sessionState(row),
       player,
       seen: row && snapshot.seen.get(request.payoutId),
+      integrationId: command.integrationId ?? ENV_INTEGRATION_ID,
     });
     if (!plan.ok) return plan;
     assert.ok(row && player);
     const booked: Booked[] = [];
     if (plan.apply) {
-      const campaignId = request.campaign.id;
-      const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
       writes.transfers.push({
         uuid: request.payoutId,
         kind: 'payout',
         playerPk: row.player_pk,
         playerAccountId: row.account_id,
-        ...legs,
+        ...plan.legs,
         amount: plan.amount,
         jpAmount: 0n,
         freeBet: false,
         round: null,
         roundPk: null,
-        campaign: campaignId,
+        campaign: request.campaign.id,
         regulatory: null,
         note: null,
         now,
@@ -419,8 +428,13 @@ interface BatchSnapshot {
   sessions: Map<string, SessionRow>;
   seen: Map<string, SeenTransfer>;
   rounds: Map<string, RoundRow>;
-  /** `${campaign uuid}/${player pk}` of campaigns finished for a player. */
+  /** closureKey of each campaign finished for a player. */
   closures: Set<string>;
+}
+
+/** A campaign finished for a player, by the integration whose campaign it is: the same id at two studios is two campaigns. */
+function closureKey(campaign: string, playerPk: Int8, integrationId: string): string {
+  return `${campaign}/${playerPk}/${integrationId}`;
 }
 
 /** The idempotency ids a call claims: its transaction ids, or its payout id. */

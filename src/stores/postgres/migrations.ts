@@ -209,6 +209,20 @@ ALTER SEQUENCE launch_keys_v5_id_seq RENAME TO launch_keys_id_seq;
 ALTER TABLE sessions ADD COLUMN integration_id text NOT NULL DEFAULT 'default';
 `,
   },
+  {
+    version: 9,
+    name: 'studio rounds',
+    // A round, and a campaign's closure for a player, belong to the integration whose call made them
+    // (docs/protocol.md §2.6): another studio's call may not add to the round, and the same campaign id at two
+    // studios is two campaigns. Rows made before belong to the environment's integration. Constant defaults:
+    // neither table is rewritten; the closures' key gains the integration.
+    sql: `
+ALTER TABLE rounds ADD COLUMN integration_id text NOT NULL DEFAULT 'default';
+ALTER TABLE campaign_closures ADD COLUMN integration_id text NOT NULL DEFAULT 'default';
+ALTER TABLE campaign_closures DROP CONSTRAINT campaign_closures_pkey;
+ALTER TABLE campaign_closures ADD PRIMARY KEY (campaign_uuid, player_pk, integration_id);
+`,
+  },
 ];
 
 /**

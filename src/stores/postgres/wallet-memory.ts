@@ -57,6 +57,8 @@ export interface RoundRow {
   player_id: string;
   game: string;
   finished: boolean;
+  /** The integration whose call opened it (migration 9). */
+  integration_id: string;
 }
 
 interface RememberedPlayer {

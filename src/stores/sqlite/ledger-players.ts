@@ -7,7 +7,7 @@
  * than a bet forgets the wallet memory's copy of it (wallet-memory.ts).
  */
 import assert from 'node:assert/strict';
-import { ENV_INTEGRATION_ID } from '../../access/integrations.js';
+import { ENV_INTEGRATION_ID } from '../../protocol/integration-id.js';
 import { legsOf } from '../../ledger/accounts.js';
 import { canonicalUuid } from '../../protocol/checked-requests.js';
 import { launchKeyDigest, launchKeyExpiresAt, planAdjustment, planAuthenticate, planOpeningBalance, type SessionState } from '../../ledger/rules.js';

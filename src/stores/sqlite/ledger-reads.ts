@@ -20,14 +20,14 @@ import type { PlayerRow } from './wallet-memory.js';
  * The GGR report's sums over a span of creation times [from, to): the range reads the transfers_by_time
  * index (migration 5); exported so that a test can ask SQLite for its plan.
  */
-export const GGR = `SELECT t.created_at / ${DAY_MS} AS day, r.game, p.currency,
+export const GGR = `SELECT t.created_at / ${DAY_MS} AS day, r.integration_id, r.game, p.currency,
     sum(CASE WHEN t.kind = 'bet' AND t.free_bet = 0 THEN t.amount ELSE 0 END) AS bets,
     sum(CASE WHEN t.kind = 'bet' AND t.free_bet <> 0 THEN t.amount ELSE 0 END) AS free_bets,
     sum(CASE WHEN t.kind = 'win' THEN t.amount ELSE 0 END) AS wins,
     count(DISTINCT t.round_pk) AS rounds
   FROM transfers t JOIN rounds r ON r.id = t.round_pk JOIN players p ON p.id = t.player_pk
-  WHERE t.kind IN ('bet', 'win') AND t.created_at >= ? AND t.created_at < ?
-  GROUP BY day, r.game, p.currency`;
+  WHERE t.kind IN ('bet', 'win') AND t.created_at >= ? AND t.created_at < ? AND (? IS NULL OR r.integration_id = ?)
+  GROUP BY day, r.integration_id, r.game, p.currency`;
 
 export class LedgerReads {
   private readonly statements;
@@ -85,8 +85,9 @@ export class LedgerReads {
   }
 
   ggr(span: GgrRequest): GgrReport {
-    const rows = this.statements.ggr.all(span.from, span.to) as {
+    const rows = this.statements.ggr.all(span.from, span.to, span.integration ?? null, span.integration ?? null) as {
       day: bigint;
+      integration_id: string;
       game: string;
       currency: string;
       bets: bigint;
@@ -97,6 +98,7 @@ export class LedgerReads {
     return ggrReport(
       rows.map((r) => ({
         day: Number(r.day),
+        integration: r.integration_id,
         game: r.game,
         currency: r.currency,
         bets: r.bets,

@@ -8,8 +8,8 @@
  * read and the write.
  */
 import assert from 'node:assert/strict';
-import { ENV_INTEGRATION_ID } from '../../access/integrations.js';
-import { legsOf, type TransferKind } from '../../ledger/accounts.js';
+import { ENV_INTEGRATION_ID } from '../../protocol/integration-id.js';
+import type { TransferKind } from '../../ledger/accounts.js';
 import { planPayout, planTransaction, withoutRemember, type SeenTransfer, type SessionState } from '../../ledger/rules.js';
 import { balanceOutcome, bookedOf } from '../../ledger/views.js';
 import type { ErrorCode, Refusal } from '../../protocol/errors.js';
@@ -40,9 +40,9 @@ function refusedOf(v: unknown[]): SeenTransfer {
   };
 }
 
-const ROUND = `SELECT r.id, p.player_id, r.game, r.finished FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.id = ?`;
+const ROUND = `SELECT r.id, p.player_id, r.game, r.finished, r.integration_id FROM rounds r JOIN players p ON p.id = r.player_pk WHERE r.id = ?`;
 function roundOf(v: unknown[]): RoundRow {
-  return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] === 1n };
+  return { id: v[0] as bigint, player_id: v[1] as string, game: v[2] as string, finished: v[3] === 1n, integration_id: v[4] as string };
 }
 
 export class LedgerTransfers {
@@ -56,10 +56,10 @@ export class LedgerTransfers {
       insertRefused: prepare(`INSERT INTO refused_transactions (uuid, player_pk, kind, player_id, round_uuid, amount, jp_amount, code,
         detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       round: prepare(ROUND).raw(true),
-      campaignClosed: prepare('SELECT 1 FROM campaign_closures WHERE campaign_uuid = ? AND player_pk = ?').pluck(true),
-      closeCampaign: prepare('INSERT OR IGNORE INTO campaign_closures (campaign_uuid, player_pk, closed_at) VALUES (?, ?, ?)'),
-      insertRound: prepare(`INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at, prev_player_round_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      campaignClosed: prepare('SELECT 1 FROM campaign_closures WHERE campaign_uuid = ? AND player_pk = ? AND integration_id = ?').pluck(true),
+      closeCampaign: prepare('INSERT OR IGNORE INTO campaign_closures (campaign_uuid, player_pk, integration_id, closed_at) VALUES (?, ?, ?, ?)'),
+      insertRound: prepare(`INSERT INTO rounds (uuid, player_pk, game, finished, created_at, finished_at, prev_player_round_id, integration_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       closeRound: prepare('UPDATE rounds SET finished = 1, finished_at = ? WHERE id = ? AND finished = 0'),
     };
   }
@@ -96,11 +96,12 @@ export class LedgerTransfers {
     roundBytes: Buffer,
   ): BalanceOutcome | Refusal {
     const { request, now } = command;
+    const integrationId = command.integrationId ?? ENV_INTEGRATION_ID;
     const row = at?.player;
     const player = row && this.rows.playerState(row);
     const campaignId = request.campaign?.id;
     const campaignFinished =
-      row !== undefined && campaignId !== undefined && this.statements.campaignClosed.get(uuidToBytes(campaignId), row.player_pk) !== undefined;
+      row !== undefined && campaignId !== undefined && this.statements.campaignClosed.get(uuidToBytes(campaignId), row.player_pk, integrationId) !== undefined;
 
     const plan = planTransaction(
       request,
@@ -108,11 +109,11 @@ export class LedgerTransfers {
         session: at && sessionState(at, request.sessionId),
         player,
         seen,
-        round: round && { playerId: round.player_id, game: round.game, finished: round.finished },
+        round: round && { playerId: round.player_id, game: round.game, finished: round.finished, integrationId: round.integration_id },
         campaignFinished,
         now,
         betsPaused: command.betsPaused === true,
-        integrationId: command.integrationId ?? ENV_INTEGRATION_ID,
+        integrationId,
       },
       this.rows.rules,
     );
@@ -143,8 +144,16 @@ export class LedgerTransfers {
       if (plan.createRound) {
         const finished = plan.closeRound ? 1 : 0;
         roundPk = BigInt(
-          this.statements.insertRound.run(roundBytes, row.player_pk, request.game, finished, now, plan.closeRound ? now : null, row.last_round_id)
-            .lastInsertRowid,
+          this.statements.insertRound.run(
+            roundBytes,
+            row.player_pk,
+            request.game,
+            finished,
+            now,
+            plan.closeRound ? now : null,
+            row.last_round_id,
+            integrationId,
+          ).lastInsertRowid,
         );
         this.rows.roundIds.added(roundKey, roundPk);
         lastRoundId = roundPk;
@@ -167,13 +176,14 @@ export class LedgerTransfers {
       }
       assert.ok(lastTransferId !== null);
       this.rows.moveWallet(row, plan.balanceAfter - plan.balanceBefore, plan.balanceAfter, lastTransferId, lastRoundId);
-      if (plan.closeCampaign) this.statements.closeCampaign.run(uuidToBytes(plan.closeCampaign), row.player_pk, now);
+      if (plan.closeCampaign) this.statements.closeCampaign.run(uuidToBytes(plan.closeCampaign), row.player_pk, integrationId, now);
       if (plan.touchSession) {
         this.rows.touchSession(at.session.session_pk, now);
         this.rows.memory.touched(at.session, now);
       }
       if (plan.closeRound) this.rows.memory.forgetRound(roundKey);
-      else this.rows.memory.keepOpenRound(roundKey, { id: roundPk, player_id: row.player_id, game: request.game, finished: false });
+      else
+        this.rows.memory.keepOpenRound(roundKey, { id: roundPk, player_id: row.player_id, game: request.game, finished: false, integration_id: integrationId });
     }
     return balanceOutcome(player, plan.balanceAfter, booked);
   }
@@ -186,15 +196,14 @@ export class LedgerTransfers {
       session: at && sessionState(at, request.sessionId),
       player,
       seen: at && this.rows.seen(request.payoutId),
+      integrationId: command.integrationId ?? ENV_INTEGRATION_ID,
     });
     if (!plan.ok) return plan;
     assert.ok(at && player);
     const booked: Booked[] = [];
     if (plan.apply) {
-      const campaignId = request.campaign.id;
-      const legs = legsOf({ kind: 'payout', playerId: player.playerId, currency: player.currency, campaignId });
-      this.rows.bookAlone(at.player, request.payoutId, 'payout', legs, plan.amount, plan.amount, plan.balanceAfter, now, {
-        campaign: uuidToBytes(campaignId),
+      this.rows.bookAlone(at.player, request.payoutId, 'payout', plan.legs, plan.amount, plan.amount, plan.balanceAfter, now, {
+        campaign: uuidToBytes(request.campaign.id),
       });
       booked.push(bookedOf('payout', plan.amount, player));
     }

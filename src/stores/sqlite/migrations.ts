@@ -293,6 +293,29 @@ PRAGMA secure_delete = OFF;
 ALTER TABLE sessions ADD COLUMN integration_id TEXT NOT NULL DEFAULT 'default';
 `,
   },
+  {
+    version: 10,
+    name: 'studio-rounds',
+    // A round, and a campaign's closure for a player, belong to the integration whose call made them
+    // (docs/protocol.md §2.6): another studio's call may not add to the round, and the same campaign id at two
+    // studios is two campaigns. Rows made before belong to the environment's integration. The rounds' column
+    // has a constant default, added without rewriting the table; the closures' key changes, so that small
+    // table is rebuilt.
+    sql: `
+ALTER TABLE rounds ADD COLUMN integration_id TEXT NOT NULL DEFAULT 'default';
+CREATE TABLE campaign_closures_v10 (
+  campaign_uuid  BLOB NOT NULL,
+  player_pk      INTEGER NOT NULL REFERENCES players (id),
+  integration_id TEXT NOT NULL,
+  closed_at      INTEGER NOT NULL,
+  PRIMARY KEY (campaign_uuid, player_pk, integration_id)
+) WITHOUT ROWID;
+INSERT INTO campaign_closures_v10 (campaign_uuid, player_pk, integration_id, closed_at)
+  SELECT campaign_uuid, player_pk, 'default', closed_at FROM campaign_closures;
+DROP TABLE campaign_closures;
+ALTER TABLE campaign_closures_v10 RENAME TO campaign_closures;
+`,
+  },
 ];
 
 /** Applies the wallet's migrations not yet applied (platform/sqlite/migrate.ts). Returns the versions applied. */

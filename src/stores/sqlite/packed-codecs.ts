@@ -29,6 +29,7 @@ export const PACKED_MEMBERS = {
   campaign: ['id', 'type', 'finished'],
   transaction: ['id', 'type', 'amount', 'jpAmount'],
   amount: ['units', 'scale'],
+  payoutCommand: ['request', 'now', 'integrationId'],
   payout: ['sessionId', 'payoutId', 'amount', 'campaign', 'shown'],
   payoutCampaign: ['id', 'type'],
   balance: ['ok', 'balance', 'currency', 'booked'],
@@ -140,20 +141,21 @@ export const PACKED_TRANSACTION_COMMAND: PackedCodec<TransactionCommand> = {
 
 /**
  * [op, call id, sessionId, payoutId, amount's units and scale, campaign id,
- * campaign type, now, the ids as sent (JSON text) or null]: a payout's
- * amount crosses as its exact decimal too.
+ * campaign type, now, the ids as sent (JSON text) or null, the calling
+ * integration's id or null]: a payout's amount crosses as its exact
+ * decimal too.
  */
 export const PACKED_PAYOUT_COMMAND: PackedCodec<PayoutCommand> = {
   packs(command): command is PayoutCommand {
     const { request } = command;
     return (
-      holdsOnly(command, PACKED_MEMBERS.command) &&
+      holdsOnly(command, PACKED_MEMBERS.payoutCommand) &&
       holdsOnly(request, PACKED_MEMBERS.payout) &&
       holdsOnly(request.amount, PACKED_MEMBERS.amount) &&
       holdsOnly(request.campaign, PACKED_MEMBERS.payoutCampaign)
     );
   },
-  pack({ request, now }, op, id) {
+  pack({ request, now, integrationId }, op, id) {
     return [
       op,
       id,
@@ -165,6 +167,7 @@ export const PACKED_PAYOUT_COMMAND: PackedCodec<PayoutCommand> = {
       request.campaign.type,
       now,
       request.shown === undefined ? null : JSON.stringify(request.shown),
+      integrationId ?? null,
     ];
   },
   unpack(packed) {
@@ -175,7 +178,9 @@ export const PACKED_PAYOUT_COMMAND: PackedCodec<PayoutCommand> = {
       campaign: { id: packed[HEAD + 4] as string, type: packed[HEAD + 5] as 'tournament' },
     };
     if (packed[HEAD + 7] !== null) request.shown = JSON.parse(packed[HEAD + 7] as string) as ShownIds;
-    return { request, now: packed[HEAD + 6] as number };
+    const command: PayoutCommand = { request, now: packed[HEAD + 6] as number };
+    if (packed[HEAD + 8] !== null) command.integrationId = packed[HEAD + 8] as string;
+    return command;
   },
 };
 

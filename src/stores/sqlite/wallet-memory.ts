@@ -64,6 +64,8 @@ export interface RoundRow {
   player_id: string;
   game: string;
   finished: boolean;
+  /** The integration whose call opened it (migration 10). */
+  integration_id: string;
 }
 
 /** Sessions (and players) remembered at most; past this memory starts again empty. A bound on memory (under 1 KiB each), not a tuning knob. */

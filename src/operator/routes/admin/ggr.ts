@@ -34,7 +34,7 @@ export function ggrRoutes(admin: FastifyInstance, { service }: AdminContext): vo
     if ((to - from) / DAY_MS + 1 > GGR_DAYS_MAX) {
       return sendProblem(reply, 'INVALID_REQUEST', `from..to: at most ${GGR_DAYS_MAX} days, got ${(to - from) / DAY_MS + 1}`);
     }
-    const report = await service.ggr(from, to);
+    const report = await service.ggr(from, to, checked.value.integration);
     return sendJson(reply, 200, stringify(ggrBody(report, dayText(from), dayText(to))));
   });
 }
