@@ -15,8 +15,8 @@ export class OperatorMetrics {
   readonly registry = new Registry();
   /** HTTP requests by route, status and problem code (src/http/request-metrics.ts). */
   readonly requests: RequestMetrics;
-  private readonly transfers: Counter<'kind' | 'currency'>;
-  private readonly amounts: Counter<'kind' | 'currency'>;
+  private readonly transfers: Counter<'kind' | 'currency' | 'integration'>;
+  private readonly amounts: Counter<'kind' | 'currency' | 'integration'>;
   private readonly commits: Histogram;
 
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -24,8 +24,8 @@ export class OperatorMetrics {
     this.requests = new RequestMetrics(this.registry);
     this.transfers = new Counter({
       name: 'wagerlink_ledger_transfers_total',
-      help: 'Transfers booked by this process, by kind and currency (replays are not counted).',
-      labelNames: ['kind', 'currency'],
+      help: 'Transfers booked by this process, by kind, currency and the integration whose call booked them, empty for the back office (replays are not counted).',
+      labelNames: ['kind', 'currency', 'integration'],
       registers: [this.registry],
     });
     this.commits = new Histogram({
@@ -36,8 +36,8 @@ export class OperatorMetrics {
     });
     this.amounts = new Counter({
       name: 'wagerlink_ledger_amount_total',
-      help: 'Sum of amounts booked by this process, in major units of the currency (for dashboards; the ledger is exact).',
-      labelNames: ['kind', 'currency'],
+      help: 'Sum of amounts booked by this process, in major units of the currency, by kind, currency and integration (for dashboards; the ledger is exact).',
+      labelNames: ['kind', 'currency', 'integration'],
       registers: [this.registry],
     });
   }
@@ -49,11 +49,15 @@ export class OperatorMetrics {
     this.commits.observe(seconds);
   }
 
-  observeBooked(currency: string, booked: readonly Booked[]): void {
+  /**
+   * What a call booked, counted under the integration whose call it was (docs/protocol.md §2.6); a back-office
+   * adjustment, which no studio makes, under the empty one, which Prometheus reads as no label.
+   */
+  observeBooked(currency: string, booked: readonly Booked[], integration = ''): void {
     for (const { kind, amount } of booked) {
-      const children = childFor(this.bookedChildren, `${kind} ${currency}`, () => ({
-        transfers: this.transfers.labels({ kind, currency }),
-        amounts: this.amounts.labels({ kind, currency }),
+      const children = childFor(this.bookedChildren, `${kind} ${currency} ${integration}`, () => ({
+        transfers: this.transfers.labels({ kind, currency, integration }),
+        amounts: this.amounts.labels({ kind, currency, integration }),
       }));
       children.transfers.inc();
       children.amounts.inc(Number(amount));

@@ -948,10 +948,10 @@ for (const backend of OPERATOR_BACKENDS) {
           assert.equal(metrics.statusCode, 200);
           assert.match(String(metrics.headers['content-type']), /^text\/plain/);
           assert.match(metrics.body, /^# TYPE wagerlink_http_request_duration_seconds histogram$/m);
-          assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="bet",currency="EUR"\} 2$/m);
-          assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="win",currency="EUR"\} 1$/m);
-          assert.match(metrics.body, /^wagerlink_ledger_amount_total\{kind="bet",currency="EUR"\} 3$/m);
-          assert.match(metrics.body, /^wagerlink_ledger_amount_total\{kind="win",currency="EUR"\} 1$/m);
+          assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="bet",currency="EUR",integration="default"\} 2$/m);
+          assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="win",currency="EUR",integration="default"\} 1$/m);
+          assert.match(metrics.body, /^wagerlink_ledger_amount_total\{kind="bet",currency="EUR",integration="default"\} 3$/m);
+          assert.match(metrics.body, /^wagerlink_ledger_amount_total\{kind="win",currency="EUR",integration="default"\} 1$/m);
           assert.match(metrics.body, /^wagerlink_http_request_duration_seconds_count\{[^}]*route="\/transaction"[^}]*code="OK"[^}]*\} 2$/m);
           const commits = Number(/^wagerlink_store_commit_seconds_count (\d+)$/m.exec(metrics.body)?.[1]);
           if (own.store.onCommit) {

@@ -349,6 +349,12 @@ for (const backend of OPERATOR_BACKENDS) {
       // The books still balance, with the studios' game and campaign accounts apart.
       const books = await op.store.verify();
       assert.ok(books.ok, JSON.stringify(books));
+      // /metrics counts what each studio's calls booked under its own label.
+      const metrics = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      assert.equal(metrics.statusCode, 200);
+      for (const studio of ['studio-a', 'studio-b']) {
+        assert.match(metrics.body, new RegExp(`^wagerlink_ledger_transfers_total\\{kind="bet",currency="EUR",integration="${studio}"\\} \\d+$`, 'm'));
+      }
     });
 
     test('a second node on the same database follows an add, a pause and a removal when it polls', async () => {

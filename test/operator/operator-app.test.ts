@@ -38,7 +38,7 @@ for (const backend of OPERATOR_BACKENDS) {
         const metrics = await op.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
         assert.equal(metrics.statusCode, 200);
         assert.doesNotMatch(metrics.body, /^wagerlink_(?:process|nodejs)_/m);
-        assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="bet",currency="EUR"\} 1$/m);
+        assert.match(metrics.body, /^wagerlink_ledger_transfers_total\{kind="bet",currency="EUR",integration="default"\} 1$/m);
         assert.match(metrics.body, /^wagerlink_store_commit_seconds_count \d+$/m);
       } finally {
         await op.close();

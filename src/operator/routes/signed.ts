@@ -91,9 +91,9 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
 
   const walletToken = walletTokenHook(integrations);
 
-  function sendBalance(reply: FastifyReply, outcome: BalanceOutcome | Refusal): FastifyReply {
+  function sendBalance(reply: FastifyReply, outcome: BalanceOutcome | Refusal, integration: CallingIntegration): FastifyReply {
     if (!outcome.ok) return sendRefusal(reply, outcome);
-    metrics.observeBooked(outcome.currency, outcome.booked);
+    metrics.observeBooked(outcome.currency, outcome.booked, integration.id);
     return sendJson(reply, 200, `{"balance":${outcome.balance}}`);
   }
 
@@ -102,14 +102,14 @@ export async function signedRoutes(app: FastifyInstance, options: SignedRoutesOp
     if (!call) return reply;
     const checked = checkTransaction(call.input, transactionsMax);
     if (!checked.ok) return sendRefusal(reply, checked);
-    return sendBalance(reply, await service.transact(checked.value, call.integration.id, call.integration.state === 'paused'));
+    return sendBalance(reply, await service.transact(checked.value, call.integration.id, call.integration.state === 'paused'), call.integration);
   });
 
   app.post('/payout', { onRequest: walletToken }, async (request, reply) => {
     // A paused integration's payouts are booked: only bets are paused.
     const call = walletInput(request, reply, bodies.payout);
     if (!call) return reply;
-    return sendBalance(reply, await service.payout(checkPayout(call.input), call.integration.id));
+    return sendBalance(reply, await service.payout(checkPayout(call.input), call.integration.id), call.integration);
   });
 
   app.post('/authenticate', { onRequest: walletToken }, async (request, reply) => {
