@@ -46,6 +46,8 @@ export interface PlayerView {
 
 export interface RoundView {
   roundId: string;
+  /** The studio whose call opened it (docs/protocol.md §2.6), `default` for the environment's. */
+  integration: string;
   game: string;
   finished: boolean;
   createdAt: number;

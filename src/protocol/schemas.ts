@@ -288,6 +288,7 @@ export const GgrResponse = Type.Object({ from: Day, to: Day, rows: Type.Array(Gg
 
 export const RoundItem = Type.Object({
   roundId: Uuid,
+  integration: Type.String({ ...IntegrationIdText, description: "The studio whose call opened the round (§2.6); `default` for the environment's." }),
   game: GameSlug,
   finished: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),

@@ -349,6 +349,11 @@ for (const backend of OPERATOR_BACKENDS) {
       // The books still balance, with the studios' game and campaign accounts apart.
       const books = await op.store.verify();
       assert.ok(books.ok, JSON.stringify(books));
+      // The player's rounds say whose each is.
+      const rounds = await admin(app, 'GET', `/admin/players/${playerId}/rounds?limit=100`);
+      assert.equal(rounds.status, 200, rounds.raw);
+      const studios = (rounds.body.items as { integration: string; game: string }[]).map((round) => `${round.integration} ${round.game}`).sort();
+      assert.deepEqual(studios, [`studio-a ${game}`, `studio-a ${game}`, `studio-b ${game}`, `studio-b ${game}`]);
       // /metrics counts what each studio's calls booked under its own label.
       const metrics = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       assert.equal(metrics.statusCode, 200);

@@ -40,11 +40,12 @@ export class LedgerReads {
     const refused = await this.checkCursor('rounds', player, page);
     if (refused) return refused;
     const rows = await this.rows.sql<
-      { id: Int8; uuid: string; game: string; finished: boolean; created_at: Int8; finished_at: Int8 | null }[]
-    >`SELECT id, uuid, game, finished, created_at, finished_at FROM rounds
+      { id: Int8; uuid: string; integration_id: string; game: string; finished: boolean; created_at: Int8; finished_at: Int8 | null }[]
+    >`SELECT id, uuid, integration_id, game, finished, created_at, finished_at FROM rounds
       WHERE player_pk = ${player.player_pk} AND id < ${String(page.before ?? CURSOR_START)} ORDER BY id DESC LIMIT ${page.limit + 1}`;
     return pageOf(rows, page.limit, (r) => ({
       roundId: r.uuid,
+      integration: r.integration_id,
       game: r.game,
       finished: r.finished,
       createdAt: Number(r.created_at),

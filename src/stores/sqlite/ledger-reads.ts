@@ -42,7 +42,7 @@ export class LedgerReads {
           AND (@currency IS NULL OR p.currency = @currency) AND (@blocked IS NULL OR p.blocked = @blocked)
         ORDER BY p.player_id LIMIT @limit`),
       ggr: prepare(GGR),
-      roundAt: prepare(`SELECT id, uuid, game, finished, created_at, finished_at, player_pk, prev_player_round_id AS prev
+      roundAt: prepare(`SELECT id, uuid, integration_id, game, finished, created_at, finished_at, player_pk, prev_player_round_id AS prev
         FROM rounds WHERE id = ?`),
       transferAt: prepare(`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game,
         t.campaign_uuid, t.regulatory, t.created_at, t.player_pk, t.prev_player_transfer_id AS prev
@@ -58,6 +58,7 @@ export class LedgerReads {
       player_pk: bigint;
       prev: bigint | null;
       uuid: Buffer;
+      integration_id: string;
       game: string;
       finished: bigint;
       created_at: bigint;
@@ -66,6 +67,7 @@ export class LedgerReads {
     if (!Array.isArray(rows)) return rows;
     return pageOf(rows, page.limit, (r) => ({
       roundId: bytesToUuid(r.uuid),
+      integration: r.integration_id,
       game: r.game,
       finished: r.finished === 1n,
       createdAt: Number(r.created_at),
