@@ -3,19 +3,17 @@
  * (a SQLite file by default), signed requests, and a controllable clock.
  */
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
-import postgres from 'postgres';
+import type Database from 'better-sqlite3';
+import type postgres from 'postgres';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildOperatorApp, type OperatorAppOptions } from '../src/operator/operator-app.js';
+import type { OperatorAppOptions } from '../src/operator/operator-app.js';
 import type { World } from '../src/operator/operator-service.js';
 import { sign } from '../src/protocol/signing.js';
-import { SqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import type { WalletStore } from '../src/stores/operations.js';
 import type { RulesConfig } from '../src/ledger/rules.js';
-import { PostgresStore } from '../src/stores/postgres/postgres-store.js';
 import { openPostgresStore, POSTGRES_UNAVAILABLE, TEST_POOL_SIZE } from './stores/postgres-fixtures.js';
 
 export const SECRET = 'test-secret';
@@ -88,6 +86,10 @@ export async function makeOperator(
     backend?: OperatorBackendName;
   } = {},
 ): Promise<Operator> {
+  // The app, the stores and the drivers are imported here, not at the top: most test files that import this module for its
+  // other helpers (temp folders, signed requests over HTTP, a served operator's settings) start no operator in-process,
+  // and loading the app (Fastify, both stores) cost each of them about 0.6 s of CPU.
+  const { buildOperatorApp } = await import('../src/operator/operator-app.js');
   const backend = options.backend ?? 'sqlite';
   const { dir, cleanup: removeDir } = tempDir();
   const dbPath = join(dir, 'operator.db');
@@ -100,6 +102,7 @@ export async function makeOperator(
   let cleanup: () => Promise<void> | void;
   let sql: Operator['sql'];
   if (backend === 'postgres') {
+    const [{ PostgresStore }, { default: postgres }] = await Promise.all([import('../src/stores/postgres/postgres-store.js'), import('postgres')]);
     const opened = await openPostgresStore('operator', settings);
     store = opened.store;
     openAgain = () => PostgresStore.open({ url: opened.schema.url(), ...settings, settings: { poolSize: TEST_POOL_SIZE } });
@@ -115,6 +118,7 @@ export async function makeOperator(
       removeDir();
     };
   } else {
+    const [{ SqliteStore }, { default: Database }] = await Promise.all([import('../src/stores/sqlite/sqlite-store.js'), import('better-sqlite3')]);
     store = await SqliteStore.open({ path: dbPath, ...settings });
     openAgain = () => SqliteStore.open({ path: dbPath, ...settings });
     let connection: Database.Database | undefined;

@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import '../http/stop-on-signals.js';
 import { CONFIG_VARIABLES, PROVIDER_LINK_VARIABLES } from '../operator/config-variables.js';
 import { OPERATOR_AREAS } from '../conformance/case-model.js';
-import { SANDBOX_ENV_USAGE, SANDBOX_USAGE, sandboxCommand, sandboxEnvCommand } from './sandbox-command.js';
+import { SANDBOX_ENV_USAGE, SANDBOX_USAGE } from './sandbox-usage.js';
 import { ADMIN_HELP, PROVIDER_ADMIN_VARIABLES } from './provider-admin-help.js';
 import { CommandTable, UsageError, type Command, type Group, type Node, type OptionName, type Values } from './command-table.js';
 import { cliFailure } from './cli-failure.js';
-import { CONFORMANCE_PROVIDER_USAGE, conformanceProvider } from './conformance-provider.js';
+import { CONFORMANCE_PROVIDER_USAGE } from './conformance-provider-usage.js';
 import { databaseFrom, databaseInUse, portFrom, usage } from './options.js';
 
 const CONFORMANCE_USAGE = `wagerlink conformance — checks an operator endpoint against docs/protocol.md
@@ -65,6 +65,13 @@ type Runner = (args: string[], values: Values) => Promise<void>;
  * another side's command loads neither the wallet's store nor its server.
  */
 const operator = () => import('./operator-commands.js');
+
+/**
+ * The sandbox's commands, imported when one runs: its config reads the
+ * provider's, whose schemas every other command would load for nothing
+ * (the usage texts are in sandbox-usage.ts).
+ */
+const sandbox = () => import('./sandbox-command.js');
 
 /** Every command, once: the usage of each is derived from its row, and its row says what runs it. */
 const COMMANDS: readonly (Command & { run: Runner })[] = [
@@ -345,7 +352,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: 'the whole interface on this machine, with a lobby and a back office (npm start)',
     help: SANDBOX_USAGE,
     // Listed here for the usage texts; main() hands its arguments to sandbox-command.ts, which parses its own.
-    run: (args) => sandboxCommand(args, (message) => new UsageError(message)),
+    run: async (args) => (await sandbox()).sandboxCommand(args, (message) => new UsageError(message)),
   },
   {
     name: 'sandbox env',
@@ -354,7 +361,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: 'prints the sandbox\'s ids and secrets as the variables these commands read: eval "$(wagerlink sandbox env)"',
     help: SANDBOX_ENV_USAGE,
     // Listed here for the usage texts; main() hands its arguments to sandbox-command.ts, which parses its own.
-    run: (args) => sandboxEnvCommand(args, (message) => new UsageError(message)),
+    run: async (args) => (await sandbox()).sandboxEnvCommand(args, (message) => new UsageError(message)),
   },
   {
     name: 'openapi',
@@ -388,7 +395,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
     summary: 'checks a provider endpoint against docs/protocol.md',
     help: CONFORMANCE_PROVIDER_USAGE,
     // Listed here for the usage texts; main() hands its arguments to conformance-provider.ts, which parses its own.
-    run: (args) => conformanceProvider(args, TABLE.usage(TABLE.resolve(['conformance', 'provider']).node)),
+    run: async (args) => (await import('./conformance-provider.js')).conformanceProvider(args, TABLE.usage(TABLE.resolve(['conformance', 'provider']).node)),
   },
 ];
 
@@ -432,11 +439,11 @@ export async function main(argv: string[]): Promise<void> {
   // The sandbox parses options of its own (sandbox-command.ts); a usage error of its shows its own usage.
   if (argv[0] === 'sandbox' && argv[1] === 'env') {
     reached.node = TABLE.resolve(['sandbox', 'env']).node;
-    return sandboxEnvCommand(argv.slice(2), (message) => new UsageError(message));
+    return (await sandbox()).sandboxEnvCommand(argv.slice(2), (message) => new UsageError(message));
   }
   if (argv[0] === 'sandbox') {
     reached.node = TABLE.resolve(['sandbox']).node;
-    return sandboxCommand(
+    return (await sandbox()).sandboxCommand(
       argv.slice(1),
       (message) => new UsageError(message),
       (database) => {
@@ -447,7 +454,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   // The provider side of the kit parses its own options, --help included (conformance-provider.ts).
   if (argv[0] === 'conformance' && argv[1] === 'provider')
-    return conformanceProvider(argv.slice(2), TABLE.usage(TABLE.resolve(['conformance', 'provider']).node));
+    return (await import('./conformance-provider.js')).conformanceProvider(argv.slice(2), TABLE.usage(TABLE.resolve(['conformance', 'provider']).node));
   const { node, args, values } = TABLE.parse(argv, reached);
   if (values.version) {
     process.stdout.write(`wagerlink ${packageVersion()}\n`);

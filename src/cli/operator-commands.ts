@@ -21,8 +21,7 @@ import { stringify } from '../protocol/json.js';
 import { adjustmentBody, launchKeyBody, playerBody, roundsBody, transfersBody } from '../operator/operator-views.js';
 import { parseWorkers, readOperatorConfig, type OperatorConfig } from '../operator/operator-config.js';
 import { OperatorService } from '../operator/operator-service.js';
-import { serveOperator } from '../operator/serve-operator.js';
-import { readProviderLink, requestGameBets, requestLaunchUrl } from '../operator/provider-link.js';
+import type { ProviderLink } from '../operator/provider-link.js';
 import { couldNotReach } from '../clients/unreachable.js';
 import type { CallOutcome } from '../clients/http-call.js';
 import { backendOf, migrateDatabase, openStore } from '../stores/open-store.js';
@@ -33,8 +32,18 @@ import { UsageError, type Values } from './command-table.js';
 import { refusalLine, requireExistingDatabase } from './cli-failure.js';
 import { databaseFrom, databaseInUse, portFrom } from './options.js';
 
+/**
+ * The server and the provider's client are imported by the commands that use
+ * them: the back-office commands, run one process each, load neither the
+ * HTTP framework, the metrics nor the HTTP client (docs/performance.md: the
+ * CLI's start).
+ */
+const server = () => import('../operator/serve-operator.js');
+const providerLink = () => import('../operator/provider-link.js');
+
 export async function serve(values: Values): Promise<void> {
-  return serveOperator(configFrom(values));
+  const config = configFrom(values);
+  return (await server()).serveOperator(config);
 }
 
 export async function migrate(values: Values): Promise<void> {
@@ -71,8 +80,8 @@ export async function gameBets(values: Values): Promise<void> {
       .split(',')
       .map((item) => item.trim())
       .filter((item) => item.length > 0);
-  const link = linkFrom(values);
-  printCall(await requestGameBets(link, list(values.games!), list(values.currencies!)), link);
+  const link = await linkFrom(values);
+  printCall(await (await providerLink()).requestGameBets(link, list(values.games!), list(values.currencies!)), link);
 }
 
 function configFrom(values: Values): OperatorConfig {
@@ -352,8 +361,8 @@ export async function integrations(action: IntegrationAction, id: string, values
 
 // ------------------------------------------------ the provider's endpoints
 
-function linkFrom(values: Values) {
-  return readProviderLink(process.env, {
+async function linkFrom(values: Values): Promise<ProviderLink> {
+  return (await providerLink()).readProviderLink(process.env, {
     ...(values.provider === undefined ? {} : { provider: values.provider }),
     ...(values['operator-id'] === undefined ? {} : { operatorId: values['operator-id'] }),
     ...(values['wallet-id'] === undefined ? {} : { walletId: values['wallet-id'] }),
@@ -380,7 +389,8 @@ export async function launchUrl(playerId: string | undefined, values: Values): P
   if (mode === 'real' && !playerId) throw new UsageError('launch-url in real mode needs a player id');
   // The id a launch key is made for obeys docs/protocol.md §5.4, as in POST /admin/launch-keys.
   if (mode === 'real') checkedArgs(CreateLaunchKeyRequest, { playerId, game });
-  const link = linkFrom(values);
+  const link = await linkFrom(values);
+  const { requestLaunchUrl } = await providerLink();
   const urls = Object.fromEntries((['lobby', 'deposit', 'refresh'] as const).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])));
   const common = { mode: mode as 'real' | 'fun', game, language: values.language ?? 'en', ...(Object.keys(urls).length > 0 ? { urls } : {}) };
   if (mode === 'fun')

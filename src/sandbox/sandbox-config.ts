@@ -14,12 +14,11 @@ import { backendOf } from '../stores/open-store.js';
 import type { ProviderConfigFile } from '../provider/config-schema.js';
 import { resolveProviderConfig, type ProviderConfig } from '../provider/provider-config.js';
 import type { SandboxSecrets } from './sandbox-secrets.js';
+import { PROVIDER_SCHEMA_DEFAULT } from './sandbox-defaults.js';
 import { loopbackAuthorities } from '../http/host-guard.js';
 
 /** The sandbox listens on the loopback interface only: its lobby API takes no token (docs/sandbox.md#who-may-call-what). */
 export const SANDBOX_HOST = '127.0.0.1';
-export const OPERATOR_PORT_DEFAULT = 8080;
-export const PROVIDER_PORT_DEFAULT = 8090;
 
 export const SANDBOX_OPERATOR_ID = 'sandbox-operator';
 export const SANDBOX_WALLET_ID = 'sandbox-wallet';
@@ -71,9 +70,6 @@ export function sandboxIntegrationKeys(integrationKey: string): string {
 export function sandboxSeedKeyId(seedKey: string): string {
   return `sandbox-${createHash('sha256').update(seedKey).digest('hex').slice(0, 8)}`;
 }
-
-/** The schema of the provider's tables when the sandbox runs on PostgreSQL. */
-export const PROVIDER_SCHEMA_DEFAULT = 'wagerlink_provider';
 
 /** Each side's SQLite file in the data folder, when the sandbox runs on SQLite. */
 export const OPERATOR_DB_FILE = 'operator.db';

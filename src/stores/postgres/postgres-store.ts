@@ -103,8 +103,14 @@ export class PostgresStore implements WalletStore {
   private writeFailure: string | undefined;
   private readonly fatalListeners: ((error: Error) => void)[] = [];
   private onIdle: (() => void) | undefined;
-  /** The one-connection clients of the verifies in progress: close() ends them. */
-  private readonly verifiers = new Set<postgres.Sql>();
+  /**
+   * The verifies' one-connection client: opened by the first verify, kept
+   * for the next ones (each waits for the one before it on that connection),
+   * dropped when a verify fails, ended by close(). Opening a connection per
+   * verify cost more than proving a small ledger, and a server's checks ask
+   * for verify again and again.
+   */
+  private verifier: postgres.Sql | undefined;
   /** What the operations' handlers run on (postgres-operations.ts). */
   private readonly handlerContext: PostgresHandlerContext;
 
@@ -299,16 +305,15 @@ export class PostgresStore implements WalletStore {
    */
   verify(): Promise<VerifyReport> {
     return this.run(async () => {
-      const client = openDatabase(this.connection.url, { ...this.connection.settings, poolSize: 1 }, WALLET_APPLICATION_NAME);
-      this.verifiers.add(client);
+      const client = (this.verifier ??= openDatabase(this.connection.url, { ...this.connection.settings, poolSize: 1 }, WALLET_APPLICATION_NAME));
       try {
         return await this.ledger.reads.verify(client);
       } catch (error) {
+        // The next verify starts on a connection of its own again, whatever broke this one.
+        if (this.verifier === client) this.verifier = undefined;
+        await client.end({ timeout: CLOSE_TIMEOUT_S });
         // Whatever stopped the proof (the connection, a query), its reason reaches the caller, as on SQLite.
         throw new UnavailableError(`verify could not finish: ${(error as Error).message}`, { cause: error });
-      } finally {
-        this.verifiers.delete(client);
-        await client.end({ timeout: CLOSE_TIMEOUT_S });
       }
     }, false);
   }
@@ -340,13 +345,17 @@ export class PostgresStore implements WalletStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const client of this.verifiers) void client.end({ timeout: 0 });
+    // A verify in progress is stopped (its caller gets an UnavailableError); an idle connection is just closed.
+    const verifier = this.verifier;
+    this.verifier = undefined;
+    const verifierEnded = verifier?.end({ timeout: 0 });
     if (this.inflight > 0 && !this.failure) {
       await new Promise<void>((resolve) => {
         this.onIdle = resolve;
       });
     }
     await this.sql.end({ timeout: CLOSE_TIMEOUT_S });
+    await verifierEnded;
     this.deadlines.stop();
   }
 }

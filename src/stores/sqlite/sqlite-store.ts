@@ -31,7 +31,7 @@ import type {
 } from '../store.js';
 import type { AuditEntry } from '../../access/staff.js';
 import type { WorkerInit } from './batch-writer-worker.js';
-import type { VerifyWorkerAnswer, VerifyWorkerInit } from './verify-worker.js';
+import type { VerifyWorkerAnswer, VerifyWorkerInit, VerifyWorkerRequest } from './verify-worker.js';
 import { decodeReplies, encodeCalls, type Answered } from './handoff.js';
 import type { Call, Reply } from './sqlite-operations.js';
 import { sqliteDriver } from '../../platform/sqlite/open-database.js';
@@ -85,6 +85,17 @@ interface Writer {
   close(): Promise<void>;
 }
 
+interface VerifyWaiting {
+  resolve: (report: VerifyReport) => void;
+  reject: (error: Error) => void;
+}
+
+/** The verify thread and the one verify waiting for its answer, if any (verifies run one at a time). */
+interface VerifyThread {
+  worker: Worker;
+  waiting: VerifyWaiting | undefined;
+}
+
 /**
  * A verify that could not finish reading (the file could not be read, a
  * query failed) is an error, not a report, and its reason reaches the
@@ -113,9 +124,10 @@ export class SqliteStore implements WalletStore {
   private readonly commitListeners: ((seconds: number) => void)[] = [];
   private onIdle: (() => void) | undefined;
   private writer!: Writer;
-  /** Verifies run one after another, each on a thread and connection of its own. */
+  /** Verifies run one after another, on the verify thread, each on a connection of its own. */
   private verifying: Promise<unknown> = Promise.resolve();
-  private verifyWorker: Worker | undefined;
+  /** Started by the first verify of a file and kept until the store closes (verify-worker.ts says why). */
+  private verifyThread: VerifyThread | undefined;
 
   private constructor(
     private readonly path: string,
@@ -344,24 +356,49 @@ export class SqliteStore implements WalletStore {
 
   private verifyBeside(): Promise<VerifyReport> {
     if (this.failure || this.closed) return Promise.reject(new UnavailableError('the store is closed'));
+    const thread = this.verifyThread ?? this.startVerifyThread();
     return new Promise((resolve, reject) => {
-      const worker = new Worker(new URL('./verify-worker.js', import.meta.url), {
-        workerData: { path: this.path } satisfies VerifyWorkerInit,
-      });
-      this.verifyWorker = worker;
-      worker.once('message', (answer: VerifyWorkerAnswer) => {
-        if ('report' in answer) resolve(answer.report);
-        else reject(verifyFailed(answer.code === undefined ? answer.failed : `${answer.failed} (${answer.code})`));
-      });
-      // The thread itself failed (it could not start): its error may come without a message, but with a code.
-      worker.once('error', (error: Error & { code?: unknown }) => reject(verifyFailed(error.message || String(error.code ?? error), error)));
-      worker.once('exit', () => {
-        this.verifyWorker = undefined;
-        // After a report or an error this changes nothing; otherwise the store was closed under it.
-        reject(new UnavailableError('verify was stopped: the store closed'));
-      });
+      thread.waiting = { resolve, reject };
+      // While it proves, the thread keeps the process alive, as the verify's caller waits for it.
+      thread.worker.ref();
+      thread.worker.postMessage('verify' satisfies VerifyWorkerRequest);
     });
   }
+
+  private startVerifyThread(): VerifyThread {
+    const worker = new Worker(new URL('./verify-worker.js', import.meta.url), {
+      workerData: { path: this.path } satisfies VerifyWorkerInit,
+    });
+    // Idle, it must not keep a process alive that has nothing else to do (the writer thread says when the store is open).
+    worker.unref();
+    const thread: VerifyThread = { worker, waiting: undefined };
+    const settle = (settleWith: (waiting: VerifyWaiting) => void) => {
+      const waiting = thread.waiting;
+      thread.waiting = undefined;
+      worker.unref();
+      if (waiting !== undefined) settleWith(waiting);
+    };
+    worker.on('message', (answer: VerifyWorkerAnswer) =>
+      settle(({ resolve, reject }) => {
+        if ('report' in answer) resolve(answer.report);
+        else reject(verifyFailed(answer.code === undefined ? answer.failed : `${answer.failed} (${answer.code})`));
+      }),
+    );
+    // The thread itself failed (it could not start, or it broke): its error may come without a message, but with a code.
+    // It exits after an error; the next verify starts another.
+    worker.once('error', (error: Error & { code?: unknown }) =>
+      settle(({ reject }) => reject(verifyFailed(error.message || String(error.code ?? error), error))),
+    );
+    worker.once('exit', (code) => {
+      if (this.verifyThread === thread) this.verifyThread = undefined;
+      settle(({ reject }) =>
+        reject(this.closed ? new UnavailableError('verify was stopped: the store closed') : verifyFailed(`the verify thread exited with code ${code}`)),
+      );
+    });
+    this.verifyThread = thread;
+    return thread;
+  }
+
   /**
    * While the last write failed for want of storage, a write probe of its
    * own (write-probe.ts) says whether writing works again; otherwise a
@@ -387,7 +424,7 @@ export class SqliteStore implements WalletStore {
     }
     this.closed = true;
     // A verify only reads: stopping it loses nothing, and its caller may ask again.
-    await this.verifyWorker?.terminate();
+    await this.verifyThread?.worker.terminate();
     await this.writer.close();
   }
 }

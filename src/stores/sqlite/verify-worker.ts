@@ -1,8 +1,15 @@
 /**
- * Proves the books on a connection of its own, in a thread of its own, and
- * exits: a verify reads every row, which on a grown ledger takes seconds,
- * and neither the writer nor the HTTP thread waits for it. In WAL mode this
+ * Proves the books on a connection of its own, in a thread of its own: a
+ * verify reads every row, which on a grown ledger takes seconds, and
+ * neither the writer nor the HTTP thread waits for it. In WAL mode this
  * reader sees one snapshot while the writer goes on committing.
+ *
+ * The thread is the store's for as long as the store is open, and proves
+ * the books once per message: starting a thread (a fresh isolate that
+ * loads the driver and these modules) cost more than proving a small
+ * ledger, and a server's checks ask for verify again and again. Each proof
+ * opens a connection of its own and closes it, so that nothing is held
+ * open between two proofs and each sees the file as it is when it starts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openReader } from '../../platform/sqlite/open-database.js';
@@ -14,10 +21,16 @@ export interface VerifyWorkerInit {
 }
 
 /**
- * The thread's one message: the report, or why the proof could not be
- * finished. A failure is said in a message of its own because an error
- * thrown out of a thread loses its message on the way when it comes from
- * SQLite (the store would only learn that something failed, not what).
+ * What the store sends: prove the books once. (A type, not a constant: the
+ * store must not import this module's code, which runs as the thread.)
+ */
+export type VerifyWorkerRequest = 'verify';
+
+/**
+ * The thread's answer to each request: the report, or why the proof could
+ * not be finished. A failure is said in a message of its own because an
+ * error thrown out of a thread loses its message on the way when it comes
+ * from SQLite (the store would only learn that something failed, not what).
  */
 export type VerifyWorkerAnswer = { report: VerifyReport } | { failed: string; code?: string };
 
@@ -29,22 +42,29 @@ function failure(error: unknown): VerifyWorkerAnswer {
   };
 }
 
-const { path } = workerData as VerifyWorkerInit;
-let answer: VerifyWorkerAnswer;
-try {
-  const db = openReader(path);
+function proveOnce(path: string): VerifyWorkerAnswer {
   try {
-    // One read transaction: every query of the proof sees the same snapshot.
-    db.exec('BEGIN');
+    const db = openReader(path);
     try {
-      answer = { report: verifyLedger(db) };
+      // One read transaction: every query of the proof sees the same snapshot.
+      db.exec('BEGIN');
+      try {
+        return { report: verifyLedger(db) };
+      } finally {
+        db.exec('COMMIT');
+      }
     } finally {
-      db.exec('COMMIT');
+      db.close();
     }
-  } finally {
-    db.close();
+  } catch (error) {
+    return failure(error);
   }
-} catch (error) {
-  answer = failure(error);
 }
-parentPort!.postMessage(answer);
+
+const { path } = workerData as VerifyWorkerInit;
+const port = parentPort!;
+port.on('message', (message: unknown) => {
+  // Anything else is a bug in the store: the thread fails, and the store says so to the verify that waits.
+  if (message !== ('verify' satisfies VerifyWorkerRequest)) throw new Error(`the verify thread got an unknown message: ${String(message)}`);
+  port.postMessage(proveOnce(path));
+});
