@@ -47,6 +47,19 @@ export interface BenchSession {
   game: string;
 }
 
+/** One request of a run: signed with the environment's integration, or with `caller`'s secret and sent with its token. */
+export interface BenchRequest {
+  path: string;
+  body: string;
+  caller?: BenchCaller;
+}
+
+/** An integration the bench added, as the wallet answered it once. */
+export interface BenchCaller {
+  token: string;
+  secret: string;
+}
+
 export interface Row {
   requestsPerSecond: number;
   p50Ms: number;
@@ -71,7 +84,7 @@ export interface BenchKit {
   freePort: () => Promise<number>;
   startProcess: (args: string[], env: Record<string, string>, ready: RegExp) => Promise<ChildProcess>;
   stopProcess: (child: ChildProcess) => Promise<void>;
-  writeRequests: (file: string, count: number, make: (i: number) => { path: string; body: string }) => Promise<void>;
+  writeRequests: (file: string, count: number, make: (i: number) => BenchRequest) => Promise<void>;
   runWrk: (port: number, requestsFile: string, serverPids?: number | readonly number[]) => Promise<RunResult>;
   openSessions: (port: number, count: number) => Promise<BenchSession[]>;
   singleBet: (session: BenchSession) => string;

@@ -12,7 +12,7 @@
  * ledger; CI runs it so the bench keeps working.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
@@ -24,13 +24,22 @@ import { DEFAULT_RULES } from '../src/ledger/rules.js';
 import { DEFAULT_CRYPTO_DECIMALS } from '../src/protocol/money.js';
 import { openStore } from '../src/stores/open-store.js';
 import { SYNC_WRITE_BYTES, syncLatency, wakeRoundTripUs, type SyncLatency } from './host-probe.js';
-import { judgeTargets, verdictLines } from './targets.js';
+import { INTEGRATIONS, INTEGRATIONS_ROW, judgeTargets, verdictLines } from './targets.js';
 import { childCpuSecondsFromTimes, CPU_UNMEASURED, cpuBetween, cpuPerRequest, sampleCpu, type CpuSample } from './cpu-usage.js';
 import { END_TO_END_ROWS, endToEndRow, FORWARDER_ROW, type EndToEndGame } from './end-to-end-row.js';
 import { rowFilter } from './row-filter.js';
 import { commitTimes, SLOW_COMMIT_S } from './commit-times.js';
 import { measureRun, STEAL_RETRIES, stealText } from './steal.js';
-import { POSTGRES_ROWS, postgresRows, type BenchKit, type BenchSession, type Row, type RunResult } from './postgres-rows.js';
+import {
+  POSTGRES_ROWS,
+  postgresRows,
+  type BenchCaller,
+  type BenchKit,
+  type BenchRequest,
+  type BenchSession,
+  type Row,
+  type RunResult,
+} from './postgres-rows.js';
 import { checkedTransaction } from '../src/protocol/checked-requests.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -127,11 +136,12 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /** Writes `count` requests, one per line (path, signature, body), for bench/requests.lua. */
-async function writeRequests(file: string, count: number, make: (i: number) => { path: string; body: string }): Promise<void> {
+async function writeRequests(file: string, count: number, make: (i: number) => BenchRequest): Promise<void> {
   const out = createWriteStream(file);
   for (let i = 0; i < count; i++) {
-    const { path, body } = make(i);
-    if (!out.write(`${path}\t${sign(SECRET, body)}\t${body}\n`)) await once(out, 'drain');
+    const { path, body, caller } = make(i);
+    const line = caller ? `${path}\t${sign(caller.secret, body)}\t${caller.token}\t${body}\n` : `${path}\t${sign(SECRET, body)}\t${body}\n`;
+    if (!out.write(line)) await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
@@ -192,12 +202,14 @@ async function runWrk(port: number, requestsFile: string, serverPids?: number | 
   };
 }
 
-async function api(port: number, method: string, path: string, body: unknown, wallet = false): Promise<Record<string, unknown>> {
+/** An admin call, or a wallet call (`wallet`) as the environment's integration or as `wallet` names. */
+async function api(port: number, method: string, path: string, body: unknown, wallet: boolean | BenchCaller = false): Promise<Record<string, unknown>> {
   const text = JSON.stringify(body);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (wallet) {
-    headers.authorization = `Bearer ${ACCESS_TOKEN}`;
-    headers['x-server-authorization'] = sign(SECRET, text);
+    const caller = wallet === true ? { token: ACCESS_TOKEN, secret: SECRET } : wallet;
+    headers.authorization = `Bearer ${caller.token}`;
+    headers['x-server-authorization'] = sign(caller.secret, text);
   } else {
     headers.authorization = `Bearer ${ADMIN_TOKEN}`;
   }
@@ -207,16 +219,35 @@ async function api(port: number, method: string, path: string, body: unknown, wa
   return json;
 }
 
-async function openSessions(port: number, count: number, balance = 1_000_000_000): Promise<BenchSession[]> {
+/** Players with a session each, opened by the environment's integration or by `caller`. */
+async function openSessions(port: number, count: number, balance = 1_000_000_000, caller?: BenchCaller): Promise<BenchSession[]> {
   const sessions: BenchSession[] = [];
   for (let i = 0; i < count; i++) {
     const playerId = `bench-${i}-${randomUUID().slice(0, 8)}`;
     await api(port, 'POST', '/admin/players', { playerId, currency: 'EUR', balance, country: 'DE' });
     const { key } = (await api(port, 'POST', '/admin/launch-keys', { playerId, game: 'dice' })) as { key: string };
-    const { sessionId } = (await api(port, 'POST', '/authenticate', { key, game: 'dice' }, true)) as { sessionId: string };
+    const { sessionId } = (await api(port, 'POST', '/authenticate', { key, game: 'dice' }, caller ?? true)) as { sessionId: string };
     sessions.push({ sessionId, playerId, game: 'dice' });
   }
   return sessions;
+}
+
+/**
+ * The single bet's load from INTEGRATIONS studios: each added through the admin API (its secret sealed, its
+ * token hashed), each with its share of the players, each bet signed with its studio's secret and sent with
+ * its token, the studios taking turns request by request.
+ */
+async function studiosBets(port: number): Promise<(i: number) => BenchRequest> {
+  const studios: { caller: BenchCaller; sessions: BenchSession[] }[] = [];
+  for (let n = 1; n <= INTEGRATIONS; n++) {
+    const made = (await api(port, 'POST', '/admin/integrations', { id: `bench-studio-${n}`, name: `Bench studio ${n}` })) as unknown as BenchCaller;
+    const caller = { token: made.token, secret: made.secret };
+    studios.push({ caller, sessions: await openSessions(port, PLAYERS / INTEGRATIONS, undefined, caller) });
+  }
+  return (i) => {
+    const studio = studios[i % INTEGRATIONS]!;
+    return { path: '/transaction', body: singleBet(studio.sessions[Math.floor(i / INTEGRATIONS) % studio.sessions.length]!), caller: studio.caller };
+  };
 }
 
 function roundBody(session: BenchSession, transactions: unknown[], roundId: string = randomUUID(), finished = true): string {
@@ -274,10 +305,10 @@ const kit: BenchKit = {
  * later, its win in a request of its own, 5% replays of an earlier request,
  * 5% bets refused for funds (players kept poor for it), 5% payouts.
  */
-function mixedRequests(rich: BenchSession[], poor: BenchSession[]): (i: number) => { path: string; body: string } {
+function mixedRequests(rich: BenchSession[], poor: BenchSession[]): (i: number) => BenchRequest {
   const SPLIT_WIN_DISTANCE = 500;
-  const pendingWins = new Map<number, { path: string; body: string }>();
-  const sent: { path: string; body: string }[] = [];
+  const pendingWins = new Map<number, BenchRequest>();
+  const sent: BenchRequest[] = [];
   let draw = 0x2545f491;
   const random = () => {
     // xorshift: the same mix on every run.
@@ -294,7 +325,7 @@ function mixedRequests(rich: BenchSession[], poor: BenchSession[]): (i: number) 
     }
     const session = rich[i % rich.length]!;
     const roll = random();
-    let request: { path: string; body: string };
+    let request: BenchRequest;
     if (roll < 0.7) {
       request = {
         path: '/transaction',
@@ -364,7 +395,9 @@ interface WalletRow {
   /** Prepares the database before the server starts. */
   prepare?: (dbPath: string) => Promise<void>;
   /** Builds the requests of one run from the sessions opened for it. */
-  requests: (port: number) => Promise<(i: number) => { path: string; body: string }>;
+  requests: (port: number) => Promise<(i: number) => BenchRequest>;
+  /** Variables the server starts with beside the bench's own. */
+  env?: Record<string, string>;
   /** wrk sends to a forwarder (bench/forwarder-server.ts) that sends each request on to the wallet; the CPU counted is both servers'. */
   forwarded?: boolean;
 }
@@ -386,7 +419,7 @@ async function walletRow(work: string, name: string, row: WalletRow): Promise<Ro
   if (row.prepare) await row.prepare(dbPath);
   const server = await startProcess(
     ['bin/wagerlink.js', 'operator', 'serve'],
-    { ...SERVER_ENV, WAGERLINK_PORT: String(port), WAGERLINK_DATABASE: dbPath, WAGERLINK_LOG_LEVEL: 'info' },
+    { ...SERVER_ENV, ...row.env, WAGERLINK_PORT: String(port), WAGERLINK_DATABASE: dbPath, WAGERLINK_LOG_LEVEL: 'info' },
     /ready on/,
   );
   const forwarder = row.forwarded ? await startForwarder(port) : undefined;
@@ -455,6 +488,8 @@ async function main(): Promise<void> {
     };
     const walletRows: [string, WalletRow][] = [
       ['wallet, single bet', { requests: spread }],
+      // Next to the single bet, which its target compares it with.
+      [INTEGRATIONS_ROW, { requests: studiosBets, env: { WAGERLINK_INTEGRATION_KEYS: `bench:${randomBytes(32).toString('base64')}` } }],
       // Next to the row its target compares it with, so that the host's drift over the bench falls between them as little as it can.
       ['wallet, grown ledger', { prepare: (dbPath) => growLedger(dbPath, GROWN_ROUNDS), requests: spread }],
       [

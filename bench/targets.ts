@@ -16,10 +16,17 @@ const GROWN_SHARE_MIN = 0.8;
 const POSTGRES_PGBENCH_MULTIPLE_MIN = 2;
 /** Rounds of each end-to-end row (both servers, the outbox between them): at least this share of the single bet's requests. */
 const END_TO_END_SHARE_MIN = 0.5;
+/** Studios the many-integrations row spreads the single bet's load over. */
+export const INTEGRATIONS = 4;
+export const INTEGRATIONS_ROW = `wallet, ${INTEGRATIONS} integrations`;
+/** The single bet from several integrations: the server's CPU per request at most this multiple of one integration's. */
+const INTEGRATIONS_CPU_MULTIPLE_MAX = 1.1;
 
 export interface RowFigures {
   requestsPerSecond: number;
   p99Ms: number;
+  /** The servers' CPU per request, µs; not a target of its own, the denominator of the many-integrations one. */
+  serverCpuUs?: number;
 }
 
 export interface Verdict {
@@ -40,6 +47,15 @@ export function judgeTargets(rows: Readonly<Record<string, RowFigures>>): Verdic
     atLeast(`single bet >= ${SINGLE_BET_SHARE_MIN} x ceiling`, single.requestsPerSecond / ceiling.requestsPerSecond, SINGLE_BET_SHARE_MIN);
     const p99 = single.p99Ms / ceiling.p99Ms;
     verdicts.push({ target: `single bet p99 <= ${P99_MULTIPLE_MAX} x ceiling's`, measured: p99, met: p99 <= P99_MULTIPLE_MAX });
+  }
+  const studios = rows[INTEGRATIONS_ROW];
+  if (single?.serverCpuUs && studios?.serverCpuUs) {
+    const cost = studios.serverCpuUs / single.serverCpuUs;
+    verdicts.push({
+      target: `${INTEGRATIONS_ROW} CPU per request <= ${INTEGRATIONS_CPU_MULTIPLE_MAX} x single bet's`,
+      measured: cost,
+      met: cost <= INTEGRATIONS_CPU_MULTIPLE_MAX,
+    });
   }
   if (single && grown) atLeast(`grown ledger >= ${GROWN_SHARE_MIN} x empty`, grown.requestsPerSecond / single.requestsPerSecond, GROWN_SHARE_MIN);
   for (const name of Object.values(END_TO_END_ROWS)) {

@@ -50,3 +50,13 @@ test('targets whose rows did not run are left out', () => {
   // An end-to-end row without the single bet (`--rows dice`).
   assert.deepEqual(judgeTargets({ ceiling: row(10_000), 'end to end, dice rounds': row(1_000) }), []);
 });
+
+test("the single bet from several integrations costs at most 1.1 x one integration's CPU per request, at its bound included", () => {
+  const judged = (singleUs: number, studiosUs: number) =>
+    judgeTargets({ 'wallet, single bet': { ...row(8_000), serverCpuUs: singleUs }, 'wallet, 4 integrations': { ...row(7_000), serverCpuUs: studiosUs } });
+  const [met] = judged(100, 110);
+  assert.deepEqual([met!.target, Number(met!.measured.toFixed(4)), met!.met], ["wallet, 4 integrations CPU per request <= 1.1 x single bet's", 1.1, true]);
+  assert.equal(judged(100, 110.5)[0]!.met, false);
+  // Not measured (no /proc): left out, as a row that did not run is.
+  assert.deepEqual(judged(Number.NaN, 110), []);
+});
