@@ -99,6 +99,7 @@ export const TIERS = {
     'operator/fuzz',
     'operator/i-json',
     'operator/integrations',
+    'operator/two-studios',
     'operator/lobby-launch',
     'operator/lobby-limits',
     'operator/lobby-players',

@@ -19,40 +19,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { integrationKeyring, newIntegrationSecret, newIntegrationToken, sealSecret } from '../../src/access/integrations.js';
 import { buildOperatorApp } from '../../src/operator/operator-app.js';
 import { IntegrationRegistry } from '../../src/operator/integration-registry.js';
 import { sign } from '../../src/protocol/signing.js';
 import type { WalletStore } from '../../src/stores/operations.js';
+import { integrationKeyring, newIntegrationToken } from '../../src/access/integrations.js';
+import { addStudio, ring, type Studio } from './studios.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, admin, balanceOf, makeOperator, OPERATOR_BACKENDS, SECRET, transactionBody, tx, type Operator } from '../helpers.js';
-
-const ring = integrationKeyring(new Map([['k1', randomBytes(32)]]), 'k1');
-
-interface Studio {
-  id: string;
-  secret: string;
-  token: string;
-}
-
-async function addStudio(store: WalletStore, id: string, extra: { ranges?: string[] } = {}): Promise<Studio> {
-  const secret = newIntegrationSecret(randomBytes);
-  const { token, tokenHash } = newIntegrationToken(randomBytes);
-  const added = await store.addIntegration({
-    integration: {
-      id,
-      name: id,
-      state: 'active',
-      secretSealed: sealSecret(ring, id, 'current', secret),
-      secretNextSealed: null,
-      tokenHashes: [tokenHash],
-      ranges: extra.ranges ?? [],
-      providerUrl: null,
-    },
-    now: Date.now(),
-  });
-  assert.ok(added.ok);
-  return { id, secret, token };
-}
 
 async function setState(store: WalletStore, id: string, state: 'active' | 'paused' | 'off'): Promise<void> {
   const stored = (await store.listIntegrations()).integrations.find((i) => i.id === id)!;
