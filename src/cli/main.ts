@@ -147,7 +147,7 @@ const COMMANDS: readonly (Command & { run: Runner })[] = [
   {
     name: 'operator launch-key',
     args: 'PLAYER',
-    options: ['game', ...DATABASE],
+    options: ['game', 'integration', ...DATABASE],
     required: ['game'],
     summary: 'makes a one-time launch key for a player and a game',
     run: async ([playerId], values) => (await operator()).launchKey(playerId, values),

@@ -59,10 +59,15 @@ export async function verify(values: Values): Promise<void> {
 }
 
 export async function launchKey(playerId: string | undefined, values: Values): Promise<void> {
-  const input = checkedArgs(CreateLaunchKeyRequest, { playerId, game: values.game });
-  const audit = cliAudit('operator launch-key', { target: `player=${input.playerId} game=${input.game}` });
+  const input = checkedArgs(CreateLaunchKeyRequest, { playerId, game: values.game, integration: values.integration });
+  const { integration } = input;
+  const audit = cliAudit('operator launch-key', {
+    target: `player=${input.playerId} game=${input.game}${integration === undefined ? '' : ` integration=${integration}`}`,
+  });
   report(
-    await withService(configFrom(values), (service) => audited(service, audit(201), service.createLaunchKey(input.playerId, input.game, audit(201)))),
+    await withService(configFrom(values), (service) =>
+      audited(service, audit(201), service.createLaunchKey(input.playerId, input.game, audit(201), integration)),
+    ),
     launchKeyBody,
   );
 }

@@ -473,6 +473,8 @@ export interface LaunchKeyState {
   playerId: string;
   game: string;
   expiresAt: number;
+  /** The integration the key was made for (docs/protocol.md §2.6): only its /authenticate opens it; null: any. */
+  integrationId: string | null;
   /** The session the key opened, once used. */
   session: SessionState | undefined;
 }
@@ -495,6 +497,11 @@ export function planAuthenticate(
   // holds whatever the key (a reload of an open session included), and it tells a caller nothing of the key.
   if (betsPaused) return refuse('INTEGRATION_PAUSED', "the integration's bets are paused: no game is opened until they resume");
   if (!key || !player) return refuse('INVALID_LAUNCH_KEY', 'launch key is not known');
+  // A key made for one studio's game opens a session for that studio alone: judged as a key another's session
+  // holds is, before anything of the key is told.
+  if (key.integrationId !== null && key.integrationId !== integrationId) {
+    return refuse('INTEGRATION_MISMATCH', 'launch key was made for another integration');
+  }
   // A key whose session another integration opened is not this caller's: refused before anything of the key,
   // its player or its session is told (a game mismatch, a block, an expiry), and with no balance.
   if (key.session && key.session.integrationId !== integrationId) {

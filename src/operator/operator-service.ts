@@ -7,7 +7,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Refusal } from '../protocol/errors.js';
 import type { CheckedPayout, CheckedTransaction } from '../protocol/checked-requests.js';
 import type { AdjustmentRequest, CreatePlayerRequest } from '../protocol/schemas.js';
-import { DAY_MS, PAGE_LIMIT_DEFAULT, type AuthenticateCommand, type PayoutCommand, type PlayersRequest, type TransactionCommand } from '../stores/store.js';
+import {
+  DAY_MS,
+  PAGE_LIMIT_DEFAULT,
+  type AuthenticateCommand,
+  type LaunchKeyCommand,
+  type PayoutCommand,
+  type PlayersRequest,
+  type TransactionCommand,
+} from '../stores/store.js';
 import type { WalletStore } from '../stores/operations.js';
 import type { Role } from '../access/roles.js';
 import type { AuditEntry } from '../access/staff.js';
@@ -74,8 +82,11 @@ export class OperatorService {
     return this.store.getPlayer(playerId);
   }
 
-  createLaunchKey(playerId: string, game: string, audit?: AuditEntry) {
-    return this.store.createLaunchKey({ playerId, game, key: this.world.newLaunchKey(), now: this.world.clock(), audit });
+  /** A launch key for `integration`'s game when named: only its /authenticate opens it. */
+  createLaunchKey(playerId: string, game: string, audit?: AuditEntry, integration?: string) {
+    const command: LaunchKeyCommand = { playerId, game, key: this.world.newLaunchKey(), now: this.world.clock(), audit };
+    if (integration !== undefined) command.integration = integration;
+    return this.store.createLaunchKey(command);
   }
 
   adjust(playerId: string, input: AdjustmentRequest, audit?: AuditEntry) {

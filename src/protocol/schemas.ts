@@ -43,6 +43,10 @@ export const Money = Type.Number({
 export const BalanceNumber = Type.Number({ description: "The player's balance in major units, exact." });
 
 /** Printable text without control characters. */
+/** An integration's id (§2.6), as the back office's filters and reports name a studio. */
+export const INTEGRATION_ID_TEXT = inWords(INTEGRATION_ID_PATTERN, 'an id of 1 to 63 of a-z, 0-9 and -, starting with a letter or digit');
+const IntegrationIdText = { pattern: INTEGRATION_ID_TEXT };
+
 const TEXT_PATTERN = inWords('^[^\\u0000-\\u001f\\u007f]+$', 'text without control characters');
 
 const PLAYER_ID_FORMAT = formatInWords('player-id', 'a player id as docs/protocol.md §5.4 defines it', playerIdProblem);
@@ -222,7 +226,16 @@ export const PlayerResponse = Type.Object({
   country: Type.Optional(Type.String()),
 });
 
-export const CreateLaunchKeyRequest = Type.Object({ playerId: PlayerId, game: GameSlug });
+export const CreateLaunchKeyRequest = Type.Object({
+  playerId: PlayerId,
+  game: GameSlug,
+  integration: Type.Optional(
+    Type.String({
+      ...IntegrationIdText,
+      description: "The studio whose game it launches (§2.6): only that integration's /authenticate opens the key; absent: any.",
+    }),
+  ),
+});
 export type CreateLaunchKeyRequest = Static<typeof CreateLaunchKeyRequest>;
 
 export const LaunchKeyResponse = Type.Object({ key: Type.String(), expiresAt: Type.String({ format: 'date-time' }) });
@@ -261,10 +274,6 @@ export const PlayerItem = Type.Object({
 
 /** A UTC calendar day, as GGR reports name their days. */
 export const Day = Type.String({ pattern: inWords('^[0-9]{4}-[0-9]{2}-[0-9]{2}$', 'a day as YYYY-MM-DD'), description: 'A day (UTC), YYYY-MM-DD.' });
-
-/** An integration's id (§2.6), as the back office's filters and reports name a studio. */
-export const INTEGRATION_ID_TEXT = inWords(INTEGRATION_ID_PATTERN, 'an id of 1 to 63 of a-z, 0-9 and -, starting with a letter or digit');
-const IntegrationIdText = { pattern: INTEGRATION_ID_TEXT };
 
 export const GgrQuery = Type.Object({
   from: Type.Optional(Day),

@@ -94,6 +94,11 @@ export interface LaunchKeyCommand extends Audited {
   game: string;
   key: string;
   now: number;
+  /**
+   * The integration whose game it launches (docs/protocol.md §2.6): only its /authenticate opens the key. A
+   * stored one must exist (INTEGRATION_NOT_FOUND). Absent: any integration may open it.
+   */
+  integration?: string;
 }
 
 export interface BlockCommand extends Audited {

@@ -241,7 +241,7 @@ test('adjustments: withdrawals need funds, ids are idempotent', () => {
 });
 
 test('launch keys: valid until first use, then as long as their session', () => {
-  const key = { playerId: 'p1', game: 'dice', expiresAt: NOW + 1, session: undefined };
+  const key = { playerId: 'p1', game: 'dice', expiresAt: NOW + 1, integrationId: null, session: undefined };
   assert.deepEqual(planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES, 'default'), { ok: true, kind: 'new' });
   const late = planAuthenticate('dice', key, player(0n), NOW + 1, DEFAULT_RULES, 'default');
   assert.ok(!late.ok && late.code === 'INVALID_LAUNCH_KEY');
@@ -338,7 +338,7 @@ test('§2.6 paused: a new bet is refused INTEGRATION_PAUSED and kept as final; w
   );
   assert.ok(replay.ok && replay.transfers.length === 0 && replay.balanceAfter === 100n, 'a bet booked before the pause answers its balance');
   assert.ok(planTx(request([bet(1)]), snap(100n), DEFAULT_RULES).ok, 'not paused: booked');
-  const key = { playerId: 'p1', game: 'dice', expiresAt: NOW + 60_000, session: undefined };
+  const key = { playerId: 'p1', game: 'dice', expiresAt: NOW + 60_000, integrationId: null, session: undefined };
   const opened = planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES, 'default', true);
   assert.ok(!opened.ok && opened.code === 'INTEGRATION_PAUSED');
   assert.ok(planAuthenticate('dice', key, player(0n), NOW, DEFAULT_RULES, 'default').ok);
@@ -446,7 +446,7 @@ test("§2.6 /payout on another integration's session: refused INTEGRATION_MISMAT
 });
 
 test('§2.6 /authenticate: a key whose session another integration opened is refused INTEGRATION_MISMATCH; its own reloads it', () => {
-  const used = { playerId: 'p1', game: 'dice', expiresAt: NOW + 60_000, session: session({ integrationId: 'studio-a' }) };
+  const used = { playerId: 'p1', game: 'dice', expiresAt: NOW + 60_000, integrationId: null, session: session({ integrationId: 'studio-a' }) };
   const other = planAuthenticate('dice', used, player(0n), NOW + 1_000, DEFAULT_RULES, 'studio-b');
   assert.ok(!other.ok && other.code === 'INTEGRATION_MISMATCH' && other.balance === undefined);
   const expired = planAuthenticate('dice', used, player(0n), NOW + DEFAULT_RULES.sessionIdleMs, DEFAULT_RULES, 'default');
@@ -459,8 +459,18 @@ test('§2.6 /authenticate: a key whose session another integration opened is ref
   assert.deepEqual(
     planAuthenticate('dice', fresh, player(0n), NOW, DEFAULT_RULES, 'studio-b'),
     { ok: true, kind: 'new' },
-    'an unused key opens for any integration',
+    'an unused key made for no integration opens for any',
   );
+  // A key made for one integration's game: only that integration opens it, and nothing of the key is told to another.
+  const made = { ...fresh, integrationId: 'studio-a' };
+  for (const [game, caller] of [
+    ['dice', 'studio-b'],
+    ['slots', 'default'],
+  ] as const) {
+    const refused = planAuthenticate(game, made, player(0n, { blocked: true }), NOW, DEFAULT_RULES, caller);
+    assert.ok(!refused.ok && refused.code === 'INTEGRATION_MISMATCH' && refused.balance === undefined, refused.ok ? 'opened' : refused.code);
+  }
+  assert.deepEqual(planAuthenticate('dice', made, player(0n), NOW, DEFAULT_RULES, 'studio-a'), { ok: true, kind: 'new' });
 });
 
 test('§6.4 a repeat of a refused id answers the refusal it was given, whatever the state now, and keeps nothing more', () => {

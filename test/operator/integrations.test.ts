@@ -230,6 +230,31 @@ for (const backend of OPERATOR_BACKENDS) {
       return { playerId, game, sessionId: opened.body.sessionId as string };
     }
 
+    test("a launch key made for one integration's game opens for that integration alone; one named that is not stored is 404", async () => {
+      const playerId = `p-${randomUUID().slice(0, 8)}`;
+      assert.equal((await admin(app, 'POST', '/admin/players', { playerId, currency: 'EUR', balance: 100, country: 'DE' })).status, 201);
+      const made = await admin(app, 'POST', '/admin/launch-keys', { playerId, game: 'dice', integration: 'studio-a' });
+      assert.equal(made.status, 201, made.raw);
+      for (const [token, secret] of [
+        [b.token, b.secret],
+        [ACCESS_TOKEN, SECRET],
+      ] as const) {
+        const refused = await call(app, '/authenticate', { key: made.body.key, game: 'dice' }, token, secret);
+        assert.equal(refused.status, 403, refused.raw);
+        assert.equal(refused.body.code, 'INTEGRATION_MISMATCH');
+        assert.equal(refused.body.balance, undefined);
+      }
+      const opened = await call(app, '/authenticate', { key: made.body.key, game: 'dice' }, a.token, a.secret);
+      assert.equal(opened.status, 200, opened.raw);
+      // The environment's integration may be named too; a studio that is not stored may not.
+      assert.equal((await admin(app, 'POST', '/admin/launch-keys', { playerId, game: 'dice', integration: 'default' })).status, 201);
+      const unknown = await admin(app, 'POST', '/admin/launch-keys', { playerId, game: 'dice', integration: 'studio-z' });
+      assert.equal(unknown.status, 404, unknown.raw);
+      assert.equal(unknown.body.code, 'INTEGRATION_NOT_FOUND');
+      const malformed = await admin(app, 'POST', '/admin/launch-keys', { playerId, game: 'dice', integration: 'Studio A' });
+      assert.equal(malformed.status, 400, malformed.raw);
+    });
+
     test("a /payout on another integration's session is 403 INTEGRATION_MISMATCH and books nothing; its own studio's is booked", async () => {
       const fixture = await session(a);
       const payout = { sessionId: fixture.sessionId, payoutId: randomUUID(), amount: 7, campaign: { id: randomUUID(), type: 'tournament' } };

@@ -121,7 +121,8 @@ const minor = (text: string) => BigInt(text.replace('.', '')) * 10n ** BigInt(2 
 
 /** A launch of `playerId` at a studio: the wallet's launch key, the provider's launch URL, the session opened. */
 async function launch(run: StudioRun, playerId: string): Promise<{ path: string; token: string }> {
-  const key = await adminOverHttp(walletOrigin, 'POST', '/admin/launch-keys', { playerId, game: 'dice' });
+  // The key is made for the studio whose game it launches: no other integration could open it.
+  const key = await adminOverHttp(walletOrigin, 'POST', '/admin/launch-keys', { playerId, game: 'dice', integration: run.studio.id });
   assert.equal(key.status, 201, key.text);
   const launched = await run.client.generateLaunchUrl({
     mode: 'real',

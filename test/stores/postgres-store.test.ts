@@ -191,7 +191,8 @@ describe('postgres store: launch-key digests', { skip: POSTGRES_UNAVAILABLE }, (
     const rows = await schema.admin.unsafe(`SELECT id, key_hash, player_pk, game, created_at, expires_at, session_pk FROM ${table} ORDER BY id`);
     const version1 = /CREATE TABLE launch_keys \([^;]*\);/.exec(POSTGRES_MIGRATIONS[0]!.sql)![0].replace('launch_keys', table);
     await schema.admin.begin(async (dbTx) => {
-      await dbTx.unsafe(`DROP TABLE ${table}; ${version1} DELETE FROM ${schema.name}.schema_migrations WHERE version = 5`);
+      // Version 10 added a column to the table: it runs again on the table as version 1 made it.
+      await dbTx.unsafe(`DROP TABLE ${table}; ${version1} DELETE FROM ${schema.name}.schema_migrations WHERE version IN (5, 10)`);
       for (const row of rows) {
         await dbTx.unsafe(
           `INSERT INTO ${table} (id, key, player_pk, game, created_at, expires_at, session_pk) OVERRIDING SYSTEM VALUE
@@ -227,7 +228,7 @@ describe('postgres store: launch-key digests', { skip: POSTGRES_UNAVAILABLE }, (
       WHERE table_schema = ${schema.name} AND table_name = 'launch_keys' ORDER BY ordinal_position`;
     assert.deepEqual(
       columns.map((column) => column.name),
-      ['id', 'key_hash', 'player_pk', 'game', 'created_at', 'expires_at', 'session_pk'],
+      ['id', 'key_hash', 'player_pk', 'game', 'created_at', 'expires_at', 'session_pk', 'integration_id'],
     );
     const stored = await schema.admin.unsafe(`SELECT id, key_hash FROM ${table} ORDER BY id`);
     assert.deepEqual(

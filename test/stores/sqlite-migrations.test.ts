@@ -205,7 +205,8 @@ describe('sqlite migrations', () => {
         .raw()
         .all() as unknown[][];
       const version1 = /CREATE TABLE launch_keys \([^;]*\);/.exec(MIGRATIONS[0]!.sql)![0];
-      db.exec(`DROP TABLE launch_keys; ${version1} DELETE FROM schema_migrations WHERE version = 6`);
+      // Version 11 added a column to the table: it runs again on the table as version 1 made it.
+      db.exec(`DROP TABLE launch_keys; ${version1} DELETE FROM schema_migrations WHERE version IN (6, 11)`);
       const insert = db.prepare('INSERT INTO launch_keys (id, key, player_pk, game, created_at, expires_at, session_pk) VALUES (?, ?, ?, ?, ?, ?, ?)');
       for (const [id, hash, ...rest] of rows) insert.run(id, keyOf.get((hash as Buffer).toString('hex')), ...rest);
       db.close();
@@ -233,7 +234,7 @@ describe('sqlite migrations', () => {
       const stored = after.prepare('SELECT * FROM launch_keys ORDER BY id').all() as Record<string, unknown>[];
       const versions = after.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
       after.close();
-      assert.deepEqual(Object.keys(stored[0]!), ['id', 'key_hash', 'player_pk', 'game', 'created_at', 'expires_at', 'session_pk']);
+      assert.deepEqual(Object.keys(stored[0]!), ['id', 'key_hash', 'player_pk', 'game', 'created_at', 'expires_at', 'session_pk', 'integration_id']);
       assert.deepEqual(
         stored.slice(0, 3).map((row) => keyOf.get((row.key_hash as Buffer).toString('hex'))),
         keys,

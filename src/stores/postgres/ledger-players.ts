@@ -8,6 +8,7 @@
  * so that every node reads the player again.
  */
 import assert from 'node:assert/strict';
+import { integrationNotFound } from '../../access/integrations.js';
 import { ENV_INTEGRATION_ID } from '../../protocol/integration-id.js';
 import { legsOf } from '../../ledger/accounts.js';
 import { canonicalUuid } from '../../protocol/checked-requests.js';
@@ -51,8 +52,9 @@ export class LedgerPlayers {
           session_game: string | null;
           session_integration_id: string | null;
           last_active_at: Int8 | null;
+          key_integration_id: string | null;
         })[]
-      >`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
+      >`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, k.integration_id AS key_integration_id, s.uuid AS session_uuid, s.id AS session_pk,
           s.game AS session_game, s.last_active_at, s.integration_id AS session_integration_id, ${dbTx.unsafe(PLAYER_COLUMNS)}
         FROM launch_keys k JOIN players p ON p.id = k.player_pk JOIN accounts a ON a.id = p.account_id
         LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key_hash = ${keyHash}`;
@@ -70,7 +72,7 @@ export class LedgerPlayers {
       const integrationId = command.integrationId ?? ENV_INTEGRATION_ID;
       const plan = planAuthenticate(
         command.game,
-        row && { playerId: row.player_id, game: row.key_game, expiresAt: Number(row.expires_at), session: existing },
+        row && { playerId: row.player_id, game: row.key_game, expiresAt: Number(row.expires_at), integrationId: row.key_integration_id, session: existing },
         player,
         command.now,
         this.rows.rules,
@@ -146,10 +148,16 @@ export class LedgerPlayers {
 
   async createLaunchKey(command: LaunchKeyCommand): Promise<LaunchKeyView | Refusal> {
     const expiresAt = launchKeyExpiresAt(command.now, this.rows.rules);
+    const { integration } = command;
     return this.rows.sql.begin(async (dbTx) => {
+      if (integration !== undefined && integration !== ENV_INTEGRATION_ID) {
+        const [stored] = await dbTx`SELECT 1 FROM integrations WHERE id = ${integration}`;
+        if (!stored) return integrationNotFound(integration);
+      }
       // Only the digest is written: the key is answered this once, to the caller that asked for it, and never read back.
-      const inserted = await dbTx`INSERT INTO launch_keys (key_hash, player_pk, game, created_at, expires_at)
-        SELECT ${launchKeyDigest(command.key)}, id, ${command.game}, ${command.now}, ${expiresAt} FROM players WHERE player_id = ${command.playerId}`;
+      const inserted = await dbTx`INSERT INTO launch_keys (key_hash, player_pk, game, created_at, expires_at, integration_id)
+        SELECT ${launchKeyDigest(command.key)}, id, ${command.game}, ${command.now}, ${expiresAt}, ${integration ?? null}
+        FROM players WHERE player_id = ${command.playerId}`;
       if (inserted.count === 0) return playerNotFound(command.playerId);
       return audited(dbTx, command.audit, { ok: true as const, key: command.key, expiresAt });
     });

@@ -223,6 +223,15 @@ ALTER TABLE campaign_closures DROP CONSTRAINT campaign_closures_pkey;
 ALTER TABLE campaign_closures ADD PRIMARY KEY (campaign_uuid, player_pk, integration_id);
 `,
   },
+  {
+    version: 10,
+    name: 'launch key integrations',
+    // A launch key may name the integration whose game it launches (docs/protocol.md §2.6): only that one's
+    // /authenticate opens it. Null: any, as for every key made before.
+    sql: `
+ALTER TABLE launch_keys ADD COLUMN integration_id text;
+`,
+  },
 ];
 
 /**

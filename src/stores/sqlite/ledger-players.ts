@@ -7,6 +7,7 @@
  * than a bet forgets the wallet memory's copy of it (wallet-memory.ts).
  */
 import assert from 'node:assert/strict';
+import { integrationNotFound } from '../../access/integrations.js';
 import { ENV_INTEGRATION_ID } from '../../protocol/integration-id.js';
 import { legsOf } from '../../ledger/accounts.js';
 import { canonicalUuid } from '../../protocol/checked-requests.js';
@@ -36,11 +37,13 @@ export class LedgerPlayers {
     const prepare = (sql: string) => rows.db.prepare(sql);
     this.statements = {
       insertPlayer: prepare('INSERT INTO players (player_id, account_id, currency, country, created_at) VALUES (?, ?, ?, ?, ?)'),
-      launchKey: prepare(`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, s.uuid AS session_uuid, s.id AS session_pk,
+      launchKey: prepare(`SELECT k.id AS key_pk, k.game AS key_game, k.expires_at, k.integration_id AS key_integration_id,
+        s.uuid AS session_uuid, s.id AS session_pk,
         s.game AS session_game, s.last_active_at, s.integration_id AS session_integration_id, ${PLAYER_COLUMNS}
         FROM launch_keys k JOIN players p ON p.id = k.player_pk JOIN accounts a ON a.id = p.account_id
         LEFT JOIN sessions s ON s.id = k.session_pk WHERE k.key_hash = ?`),
-      insertLaunchKey: prepare('INSERT INTO launch_keys (key_hash, player_pk, game, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
+      insertLaunchKey: prepare('INSERT INTO launch_keys (key_hash, player_pk, game, created_at, expires_at, integration_id) VALUES (?, ?, ?, ?, ?, ?)'),
+      integrationStored: prepare('SELECT 1 FROM integrations WHERE id = ?').pluck(true),
       insertSession: prepare('INSERT INTO sessions (uuid, player_pk, game, created_at, last_active_at, integration_id) VALUES (?, ?, ?, ?, ?, ?)'),
       bindKey: prepare('UPDATE launch_keys SET session_pk = ? WHERE id = ? AND session_pk IS NULL'),
       setBlocked: prepare('UPDATE players SET blocked = ?, blocked_reason = ? WHERE player_id = ? RETURNING id').pluck(true),
@@ -54,6 +57,7 @@ export class LedgerPlayers {
           key_pk: bigint;
           key_game: string;
           expires_at: bigint;
+          key_integration_id: string | null;
           session_uuid: Buffer | null;
           session_pk: bigint | null;
           session_game: string | null;
@@ -75,7 +79,7 @@ export class LedgerPlayers {
     const integrationId = command.integrationId ?? ENV_INTEGRATION_ID;
     const plan = planAuthenticate(
       command.game,
-      row && { playerId: row.player_id, game: row.key_game, expiresAt: Number(row.expires_at), session: existing },
+      row && { playerId: row.player_id, game: row.key_game, expiresAt: Number(row.expires_at), integrationId: row.key_integration_id, session: existing },
       player,
       command.now,
       this.rows.rules,
@@ -132,9 +136,13 @@ export class LedgerPlayers {
   createLaunchKey(command: LaunchKeyCommand): LaunchKeyView | Refusal {
     const row = this.rows.playerRow(command.playerId);
     if (!row) return playerNotFound(command.playerId);
+    const { integration } = command;
+    if (integration !== undefined && integration !== ENV_INTEGRATION_ID && this.statements.integrationStored.get(integration) === undefined) {
+      return integrationNotFound(integration);
+    }
     const expiresAt = launchKeyExpiresAt(command.now, this.rows.rules);
     // Only the digest is written: the key is answered this once, to the caller that asked for it, and never read back.
-    this.statements.insertLaunchKey.run(launchKeyDigest(command.key), row.player_pk, command.game, command.now, expiresAt);
+    this.statements.insertLaunchKey.run(launchKeyDigest(command.key), row.player_pk, command.game, command.now, expiresAt, integration ?? null);
     return { ok: true, key: command.key, expiresAt };
   }
 

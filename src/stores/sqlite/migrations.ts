@@ -316,6 +316,15 @@ DROP TABLE campaign_closures;
 ALTER TABLE campaign_closures_v10 RENAME TO campaign_closures;
 `,
   },
+  {
+    version: 11,
+    name: 'launch-key-integrations',
+    // A launch key may name the integration whose game it launches (docs/protocol.md §2.6): only that one's
+    // /authenticate opens it. Null: any, as for every key made before.
+    sql: `
+ALTER TABLE launch_keys ADD COLUMN integration_id TEXT;
+`,
+  },
 ];
 
 /** Applies the wallet's migrations not yet applied (platform/sqlite/migrate.ts). Returns the versions applied. */

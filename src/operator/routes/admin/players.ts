@@ -71,8 +71,8 @@ export function playerRoutes(admin: FastifyInstance, { service, guard }: AdminCo
     const input = adminInput(request, reply, bodies.launchKey);
     if (!input) return reply;
     // The key itself is a credential: the audit names the player and game, never the key.
-    request.auditFacts = { target: `player=${input.playerId} game=${input.game}` };
-    const outcome = await service.createLaunchKey(input.playerId, input.game, guard.auditEntry(request, 201));
+    request.auditFacts = { target: `player=${input.playerId} game=${input.game}${input.integration === undefined ? '' : ` integration=${input.integration}`}` };
+    const outcome = await service.createLaunchKey(input.playerId, input.game, guard.auditEntry(request, 201), input.integration);
     if (!outcome.ok) return sendRefusal(reply, outcome);
     request.audited = true;
     return sendJson(reply, 201, stringify(launchKeyBody(outcome)));
