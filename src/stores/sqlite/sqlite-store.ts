@@ -350,7 +350,7 @@ export class SqliteStore implements WalletStore {
       });
       this.verifyWorker = worker;
       worker.once('message', (answer: VerifyWorkerAnswer) => {
-        if ('report' in answer) resolve(answer.report);
+        if ('result' in answer) resolve(answer.result);
         else reject(verifyFailed(answer.code === undefined ? answer.failed : `${answer.failed} (${answer.code})`));
       });
       // The thread itself failed (it could not start): its error may come without a message, but with a code.
