@@ -114,6 +114,7 @@ export const TIERS = {
     'platform/sqlite/migrate',
     'platform/sqlite/wal-flusher',
     'provider/admin',
+    'provider/admin-verify',
     'provider/end-to-end',
     'provider/game-bets',
     'provider/game-page',

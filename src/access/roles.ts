@@ -11,7 +11,8 @@
  * - payments: plus money: adjustments, deposits and withdrawals, opening
  *   balances, payouts, settling an outbox item by hand, campaigns; each
  *   call within the role's limit (limits.ts).
- * - admin: everything, managing staff and reading the audit log included.
+ * - admin: everything, managing staff, reading the audit log and the
+ *   provider's verify of its records included.
  */
 
 export const ROLES = ['read-only', 'support', 'payments', 'admin'] as const;
@@ -42,6 +43,13 @@ const ACTIONS = {
   'staff.manage': 'admin',
   /** The audit log: who did what. */
   'audit.read': 'admin',
+  /**
+   * The provider's verify of its whole records (GET /admin/verify): every
+   * operator's rounds, items and payouts read on one snapshot, seconds to
+   * minutes of the database's time, and findings that name any of them.
+   * An oversight of the whole, as the audit log is.
+   */
+  'records.verify': 'admin',
   /** Integrations: the studios that call the wallet, their secrets, tokens and states. */
   'integrations.manage': 'admin',
 } as const satisfies Record<string, Role>;

@@ -97,6 +97,12 @@ const NON_WALLET_CODES = new Set([
 export interface Currencies {
   /** Decimals of a currency, or undefined if it is not one we know. */
   decimals(code: string): number | undefined;
+  /**
+   * The crypto currencies' decimals it was made with: all that makes it
+   * (the ISO table is the package's), so that a thread of its own, which
+   * cannot be handed a function, makes the same one (createCurrencies).
+   */
+  readonly cryptoDecimals: Readonly<Record<string, number>>;
 }
 
 export function createCurrencies(crypto: Readonly<Record<string, number>> = DEFAULT_CRYPTO_DECIMALS): Currencies {
@@ -110,7 +116,7 @@ export function createCurrencies(crypto: Readonly<Record<string, number>> = DEFA
     if (problem !== undefined) throw new Error(problem);
     table.set(code, digits);
   }
-  return { decimals: (code) => table.get(code) };
+  return { decimals: (code) => table.get(code), cryptoDecimals: { ...crypto } };
 }
 
 export const CURRENCIES = createCurrencies();

@@ -220,6 +220,14 @@ export function providerOpenApi() {
           responses: { ...okDescribed('200', 'The item'), ...problems([...ADMIN, 'NOT_FOUND', 'STATE_CONFLICT']) },
         },
       },
+      '/admin/verify': {
+        get: {
+          summary:
+            "Whether the provider's own records agree with each other (docs/provider.md, Verify): the verdict `wagerlink provider verify --json` prints. Admins of every operator.",
+          security: admin,
+          responses: { ...ok('200', 'The verdict: ok, or the findings', P.ProviderVerifyResponse), ...problems(ADMIN) },
+        },
+      },
       ...staffOpenApiPaths(admin, ADMIN, 'provider'),
     },
     components: {

@@ -8,6 +8,7 @@ import { CLIENT_SEED_PATTERN } from '../game/fairness.js';
 import { CURSOR_PATTERN, CurrencyCode, GameSlug, LIMIT_PATTERN, Money, PlayerId, Uuid } from '../protocol/schemas.js';
 import { inWords } from '../protocol/validate.js';
 import { ITEM_STATUSES } from '../dispatch/outbox.js';
+import { FINDING_KINDS, FINDINGS_LISTED_MAX, NOTE_KINDS } from '../rounds/books.js';
 import { TOKEN_LENGTH_MAX } from './launch-token.js';
 
 /** Decimal text of an amount ("0.50"), never rounded on the way. */
@@ -110,3 +111,42 @@ export const OutboxResolveRequest = Type.Object({
   reference: Type.String({ minLength: 1, maxLength: 256, pattern: inWords('\\S', 'text that is not only spaces') }),
 });
 export type OutboxResolveRequest = Static<typeof OutboxResolveRequest>;
+
+const Count = Type.Integer({ minimum: 0 });
+
+function Finding<K extends string>(kinds: readonly K[], description: string) {
+  return Type.Object(
+    {
+      kind: Type.Union(kinds.map((kind) => Type.Literal(kind))),
+      ids: Type.Array(Type.String(), {
+        description: '`round:<id>`, `call:<round id>#<n>`, `item:<n>`, `payout:<id>`, `pool:<operator>/<game>/<currency>`, `campaign:<id>`, `player:<id>`.',
+      }),
+      sentence: Type.String(),
+    },
+    { description },
+  );
+}
+
+/** Counts per kind: a kind with none is left out. */
+function Totals(kinds: readonly string[]) {
+  return Type.Object(Object.fromEntries(kinds.map((kind) => [kind, Type.Optional(Count)])), { additionalProperties: false });
+}
+
+/**
+ * The provider's verify (GET /admin/verify, `wagerlink provider verify
+ * --json`): src/rounds/books.ts's verdict, each finding's kind a rule of
+ * docs/provider.md, Verify.
+ */
+export const ProviderVerifyResponse = Type.Object({
+  ok: Type.Boolean({ description: 'True when nothing disagrees; notes never make it false.' }),
+  counted: Type.Object(
+    { rounds: Count, realRounds: Count, items: Count, payouts: Count, pools: Count, campaignUses: Count },
+    { description: "What was read: every round (fun ones included), the real ones, outbox items, payouts, jackpot pools, players' uses of campaigns." },
+  ),
+  totals: Totals(FINDING_KINDS),
+  findings: Type.Array(Finding(FINDING_KINDS, 'What disagrees.'), {
+    description: `At most ${FINDINGS_LISTED_MAX} of each kind, in the order read; totals counts them all.`,
+  }),
+  noteTotals: Totals(NOTE_KINDS),
+  notes: Type.Array(Finding(NOTE_KINDS, 'What is worth knowing and is no disagreement.'), { description: `At most ${FINDINGS_LISTED_MAX} of each kind.` }),
+});

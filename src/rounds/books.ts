@@ -62,6 +62,8 @@ export const FINDING_KINDS: readonly FindingKind[] = [
  */
 export type NoteKind = 'item-parked' | 'body-unchecked';
 
+export const NOTE_KINDS: readonly NoteKind[] = ['item-parked', 'body-unchecked'];
+
 export interface Finding<K extends string = FindingKind> {
   kind: K;
   /** The ids involved: `round:<id>`, `call:<round id>#<n>`, `item:<n>`, `payout:<id>`, `pool:<operator>/<game>/<currency>`, `campaign:<id>`, `player:<id>`. */

@@ -1,12 +1,12 @@
 /**
  * The provider's back office, as one Fastify plugin registered under
  * /admin: free-bet campaigns, tournament payouts, the outbox's items
- * (retried or resolved by hand), the rounds, and the staff and audit log,
- * a file each under admin/. Every route declares its action
- * (src/access/roles.ts); the staff guard (src/http/staff-guard.ts) is
- * installed in this plugin's own context, before the families add their
- * routes to that same context, so its hooks judge these routes and no
- * other. Reads are filtered to the staff account's operators; an operator
+ * (retried or resolved by hand), the rounds, the staff and audit log, and
+ * the verify of the whole records, a file each under admin/. Every route
+ * declares its action (src/access/roles.ts); the staff guard
+ * (src/http/staff-guard.ts) is installed in this plugin's own context,
+ * before the families add their routes to that same context, so its hooks
+ * judge these routes and no other. Reads are filtered to the staff account's operators; an operator
  * outside them is refused or not found, so that nothing leaks.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +25,7 @@ import { outboxRoutes } from './admin/outbox.js';
 import { payoutReadRoutes, payoutRoutes } from './admin/payouts.js';
 import { roundRoutes } from './admin/rounds.js';
 import { staffRoutes } from './admin/staff.js';
+import { verifyRoutes } from './admin/verify.js';
 
 export interface AdminRoutesOptions {
   config: ProviderConfig & { adminToken: string };
@@ -83,4 +84,5 @@ export async function adminRoutes(admin: FastifyInstance, options: AdminRoutesOp
   outboxRoutes(admin, context);
   roundRoutes(admin, context);
   staffRoutes(admin, context);
+  verifyRoutes(admin, context);
 }

@@ -380,7 +380,7 @@ export class SqliteStore implements WalletStore {
     };
     worker.on('message', (answer: VerifyWorkerAnswer) =>
       settle(({ resolve, reject }) => {
-        if ('report' in answer) resolve(answer.report);
+        if ('result' in answer) resolve(answer.result);
         else reject(verifyFailed(answer.code === undefined ? answer.failed : `${answer.failed} (${answer.code})`));
       }),
     );

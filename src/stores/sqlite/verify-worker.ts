@@ -2,7 +2,8 @@
  * Proves the books on a connection of its own, in a thread of its own: a
  * verify reads every row, which on a grown ledger takes seconds, and
  * neither the writer nor the HTTP thread waits for it. In WAL mode this
- * reader sees one snapshot while the writer goes on committing.
+ * reader sees one snapshot while the writer goes on committing
+ * (src/platform/sqlite/snapshot-read.ts).
  *
  * The thread is the store's for as long as the store is open, and proves
  * the books once per message: starting a thread (a fresh isolate that
@@ -12,7 +13,7 @@
  * open between two proofs and each sees the file as it is when it starts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openReader } from '../../platform/sqlite/open-database.js';
+import { readSnapshot, type SnapshotAnswer } from '../../platform/sqlite/snapshot-read.js';
 import { verifyLedger } from './verify-ledger.js';
 import type { VerifyReport } from '../store.js';
 
@@ -26,45 +27,13 @@ export interface VerifyWorkerInit {
  */
 export type VerifyWorkerRequest = 'verify';
 
-/**
- * The thread's answer to each request: the report, or why the proof could
- * not be finished. A failure is said in a message of its own because an
- * error thrown out of a thread loses its message on the way when it comes
- * from SQLite (the store would only learn that something failed, not what).
- */
-export type VerifyWorkerAnswer = { report: VerifyReport } | { failed: string; code?: string };
-
-function failure(error: unknown): VerifyWorkerAnswer {
-  const { message, code } = error as { message?: unknown; code?: unknown };
-  return {
-    failed: typeof message === 'string' && message !== '' ? message : String(error),
-    ...(typeof code === 'string' ? { code } : {}),
-  };
-}
-
-function proveOnce(path: string): VerifyWorkerAnswer {
-  try {
-    const db = openReader(path);
-    try {
-      // One read transaction: every query of the proof sees the same snapshot.
-      db.exec('BEGIN');
-      try {
-        return { report: verifyLedger(db) };
-      } finally {
-        db.exec('COMMIT');
-      }
-    } finally {
-      db.close();
-    }
-  } catch (error) {
-    return failure(error);
-  }
-}
+/** The thread's answer to each request: the report, or why the proof could not be finished. */
+export type VerifyWorkerAnswer = SnapshotAnswer<VerifyReport>;
 
 const { path } = workerData as VerifyWorkerInit;
 const port = parentPort!;
 port.on('message', (message: unknown) => {
   // Anything else is a bug in the store: the thread fails, and the store says so to the verify that waits.
   if (message !== ('verify' satisfies VerifyWorkerRequest)) throw new Error(`the verify thread got an unknown message: ${String(message)}`);
-  port.postMessage(proveOnce(path));
+  port.postMessage(readSnapshot(path, verifyLedger) satisfies VerifyWorkerAnswer);
 });

@@ -3,7 +3,9 @@
  * dice and reels rounds (one of them a jackpot), free rounds of a campaign
  * and a payout, all delivered, and a round still pending, verifies ok, with
  * everything counted; then each corruption of what it wrote, made past the
- * store in SQL, gives exactly its finding, naming the ids involved.
+ * store in SQL, gives exactly its finding, naming the ids involved. On
+ * SQLite, the page of rounds reads each round's calls by the round: by the
+ * index of their items it would read every waiting call for each round.
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,10 @@ import type { GameSessionRow, NewReelsRound, ProviderStore, RoundRow } from '../
 import { diceRoundBody, reelsCallBody } from '../../../src/rounds/bodies.js';
 import type { FindingKind, RoundBooksVerdict } from '../../../src/rounds/books.js';
 import { commitment } from '../../../src/game/fairness.js';
+import type Database from 'better-sqlite3';
+import { CURRENCIES } from '../../../src/protocol/money.js';
+import { readBooks, type VerifyQuery } from '../../../src/provider/store/verify-reading.js';
+import { RoundBooks } from '../../../src/rounds/books.js';
 import { PROVIDER_STORE_BACKENDS, type OpenedProviderStore } from './backends.js';
 import { begun, realRound, realSession, SEED, sealedNext } from './store-fixtures.js';
 
@@ -222,6 +228,19 @@ for (const backend of PROVIDER_STORE_BACKENDS) {
         [`round:${pending.roundId}`],
       );
     });
+
+    if (backend.name === 'sqlite') {
+      test("the rounds' page reads each round's calls by the round, never all waiting calls by the item index", () => {
+        const reading = readBooks({ text: (column) => column, param: () => '?' }, new RoundBooks(CURRENCIES));
+        reading.next();
+        const realRounds = reading.next([{ n: 0n }]).value as VerifyQuery;
+        const db = (store as unknown as { db: Database.Database }).db;
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${realRounds.sql}`).all(0, 500) as { detail: string }[]).map((row) => row.detail);
+        const callSearches = plan.filter((detail) => /^SEARCH c\b/.test(detail));
+        assert.equal(callSearches.length, 4, plan.join('\n'));
+        for (const search of callSearches) assert.match(search, /\(round_pk=\?/, plan.join('\n'));
+      });
+    }
 
     test('a parked item is told as a note; the books still agree', async () => {
       const { pending } = await play();

@@ -1,9 +1,10 @@
 /**
  * What every family of the provider's back office shares: the store, the
  * catalog, the clock, the staff guard, and the staff account's scope. The
- * families (campaigns.ts, payouts.ts, outbox.ts, rounds.ts, staff.ts) add
- * their routes to the back office's own instance (../admin.ts), after the
- * guard's hooks, so that those hooks judge every one of them.
+ * families (campaigns.ts, payouts.ts, outbox.ts, rounds.ts, staff.ts,
+ * verify.ts) add their routes to the back office's own instance
+ * (../admin.ts), after the guard's hooks, so that those hooks judge every
+ * one of them.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { StaffIdentity } from '../../../access/staff.js';

@@ -112,7 +112,7 @@ export class ProviderDatabase {
 }
 
 /** The error as a 503 when the database, not the call, is the problem (src/platform/postgres/errors.ts); else as it is. */
-function unavailableOr(error: unknown): unknown {
+export function unavailableOr(error: unknown): unknown {
   if (!isUnavailable(error)) return error;
   return new UnavailableError(`the provider's database is unavailable: ${(error as Error).message}; nothing was applied`, { cause: error });
 }

@@ -137,10 +137,12 @@ export class SqliteProviderStore implements ProviderStore {
    * Commits the open turn and closes the database; a sync in progress
    * completes first. The checkpointer's connection closes before the
    * writer's, so that the writer's is the last and SQLite checkpoints and
-   * removes the WAL. Closing again waits for the first close.
+   * removes the WAL; a verify's reader, in its thread, closes first. Closing
+   * again waits for the first close.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.verifying.close();
       await this.checkpointer?.close();
       this.database.commitTurn();
       this.db.close();
