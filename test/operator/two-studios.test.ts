@@ -27,7 +27,8 @@ import type { RoundRow } from '../../src/provider/store/provider-store.js';
 import { SqliteProviderStore } from '../../src/provider/store/sqlite/provider-store.js';
 import { FaultProxy, FAULTS } from '../harness/fault-proxy.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, adminOverHttp, ledgerOf, makeOperator, SECRET, tempDir, type Operator } from '../helpers.js';
-import { exampleConfigFile, launchOf, OPERATOR_ID, startProvider, WALLET_ID, type StartedProvider } from '../provider/provider-helpers.js';
+import type { GenerateLaunchUrlRequest } from '../../src/protocol/schemas.js';
+import { exampleConfigFile, launchOf, realLaunchBody, startProvider, type StartedProvider } from '../provider/provider-helpers.js';
 import { addStudio, ring, type Studio } from './studios.js';
 
 /** Rounds each player plays at each studio. */
@@ -124,16 +125,7 @@ async function launch(run: StudioRun, playerId: string): Promise<{ path: string;
   // The key is made for the studio whose game it launches: no other integration could open it.
   const key = await adminOverHttp(walletOrigin, 'POST', '/admin/launch-keys', { playerId, game: 'dice', integration: run.studio.id });
   assert.equal(key.status, 201, key.text);
-  const launched = await run.client.generateLaunchUrl({
-    mode: 'real',
-    game: 'dice',
-    language: 'en',
-    walletId: WALLET_ID,
-    operatorId: OPERATOR_ID,
-    key: key.body.key as string,
-    country: 'DE',
-    urls: { lobby: 'https://casino.example/lobby', deposit: 'https://casino.example/deposit' },
-  });
+  const launched = await run.client.generateLaunchUrl(realLaunchBody({ key: key.body.key as string }) as GenerateLaunchUrlRequest);
   assert.ok(launched.ok, JSON.stringify(launched));
   const { path, token } = launchOf(launched.value.url);
   // /authenticate crosses the proxy too: a fault there is answered as the page would be, and opened again.
