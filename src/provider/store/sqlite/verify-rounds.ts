@@ -20,7 +20,6 @@ import { RoundBooks, type RoundBooksVerdict } from '../../../rounds/books.js';
 import type { Row } from '../provider-store.js';
 import { readBooks, type VerifyDialect, type VerifyQuery } from '../verify-reading.js';
 import type { ProviderDatabase } from './provider-database.js';
-import type { VerifyWorkerInit } from './verify-worker.js';
 
 const SQLITE: VerifyDialect = { text: (column) => `CAST(${column} AS TEXT)`, param: () => '?' };
 
@@ -32,6 +31,13 @@ function runner(db: Database.Database): (query: VerifyQuery) => Row[] {
     if (statement === undefined) prepared.set(query.sql, (statement = db.prepare(query.sql).safeIntegers(true)));
     return statement.all(...query.params) as Row[];
   };
+}
+
+/** What the verify thread (verify-worker.ts) is started with. */
+export interface VerifyWorkerInit {
+  path: string;
+  /** What makes the store's currencies (protocol/money.ts): a thread cannot be handed them. */
+  cryptoDecimals: Readonly<Record<string, number>>;
 }
 
 /** Reads everything `verify` judges from `db`, in the read transaction its caller holds, and judges it. */

@@ -8,13 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { readSnapshot, type SnapshotAnswer } from '../../../platform/sqlite/snapshot-read.js';
 import { createCurrencies } from '../../../protocol/money.js';
 import type { RoundBooksVerdict } from '../../../rounds/books.js';
-import { judgeRecords } from './verify-rounds.js';
-
-export interface VerifyWorkerInit {
-  path: string;
-  /** What makes the store's currencies (protocol/money.ts): a thread cannot be handed them. */
-  cryptoDecimals: Readonly<Record<string, number>>;
-}
+import { judgeRecords, type VerifyWorkerInit } from './verify-rounds.js';
 
 const { path, cryptoDecimals } = workerData as VerifyWorkerInit;
 const currencies = createCurrencies(cryptoDecimals);
