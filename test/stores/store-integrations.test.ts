@@ -7,11 +7,15 @@
  * INTEGRATION_NOT_FOUND, STATE_CONFLICT for a change made from an old
  * revision) that move nothing and write no row; and no column of any
  * table, nor (SQLite) any byte of the files, holds a secret or a token in
- * clear: only sealed secrets and tokens' hashes.
+ * clear: only sealed secrets and tokens' hashes. And what each studio's
+ * calls make is its own at the store: a launch key made for one opens for
+ * it alone, its round refuses another's bet, the same campaign id runs
+ * apart at each, a payout on its session is its own, and its games and
+ * campaigns are accounts under its id.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   integrationKeyring,
   newIntegrationSecret,
@@ -21,7 +25,9 @@ import {
   type StoredIntegration,
 } from '../../src/access/integrations.js';
 import type { AuditEntry } from '../../src/access/staff.js';
+import { checkedTransaction, checkPayout } from '../../src/protocol/checked-requests.js';
 import type { WalletStore } from '../../src/stores/operations.js';
+import { DAY_MS } from '../../src/stores/store.js';
 import { BACKENDS, type AtRest } from './backends.js';
 import { NOW } from './store-fixtures.js';
 
@@ -154,6 +160,63 @@ for (const backend of BACKENDS) {
         for (const file of files) assert.ok(!file.includes(Buffer.from(credential)), 'no file holds it');
       }
       assert.ok(holding(values, c.integration.tokenHashes[0]!).length > 0, "the token's hash is what is kept");
+    });
+
+    test("a studio's launch keys, sessions, rounds, payouts, games and campaigns are its own (docs/protocol.md §2.6)", async () => {
+      for (const id of ['studio-d', 'studio-e']) assert.ok((await store.addIntegration({ integration: made(id).integration, now: NOW })).ok);
+      const playerId = 'studio-player';
+      assert.ok((await store.createPlayer({ playerId, currency: 'EUR', balance: 100, depositId: randomUUID(), now: NOW })).ok);
+      const missing = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now: NOW, integration: 'studio-z' });
+      assert.equal(!missing.ok && missing.code, 'INTEGRATION_NOT_FOUND');
+      /** A session of `integrationId`, from a key made for it. */
+      const open = async (integrationId: string) => {
+        const key = await store.createLaunchKey({ playerId, game: 'dice', key: randomUUID(), now: NOW, integration: integrationId });
+        assert.ok(key.ok);
+        const other = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID(), integrationId: 'default' });
+        assert.equal(!other.ok && other.code, 'INTEGRATION_MISMATCH', "another integration opens no studio's key");
+        const opened = await store.authenticate({ key: key.key, game: 'dice', now: NOW, newSessionId: randomUUID(), integrationId });
+        assert.ok(opened.ok, JSON.stringify(opened));
+        return { sessionId: opened.sessionId, playerId, game: 'dice' };
+      };
+      const d = await open('studio-d');
+      const e = await open('studio-e');
+      const campaign = { id: randomUUID(), type: 'freeBets' as const, finished: true };
+      const round = randomUUID();
+      const bet = (session: typeof d, integrationId: string, extra: object = {}, roundId = randomUUID()) =>
+        store.transact({
+          request: checkedTransaction({
+            ...session,
+            transactions: [{ id: randomUUID(), type: 'bet', amount: 1 }],
+            round: { id: roundId, finished: false },
+            ...extra,
+          }),
+          now: NOW + 1,
+          integrationId,
+        });
+      assert.ok((await bet(d, 'studio-d', {}, round)).ok);
+      const theirs = await bet(e, 'studio-e', {}, round);
+      assert.equal(!theirs.ok && theirs.code, 'INTEGRATION_MISMATCH', "studio-d's round, on studio-e's own session");
+      // The same campaign id at each studio is two campaigns: finished at d, still open at e.
+      assert.ok((await bet(d, 'studio-d', { campaign })).ok);
+      assert.equal(await bet(d, 'studio-d', { campaign }).then((o) => !o.ok && o.code), 'CAMPAIGN_FINISHED');
+      assert.ok((await bet(e, 'studio-e', { campaign })).ok);
+      const payout = { sessionId: d.sessionId, payoutId: randomUUID(), amount: 2, campaign: { id: randomUUID(), type: 'tournament' as const } };
+      const foreign = await store.payout({ request: checkPayout(payout), now: NOW + 2, integrationId: 'studio-e' });
+      assert.equal(!foreign.ok && foreign.code, 'INTEGRATION_MISMATCH');
+      const paid = await store.payout({ request: checkPayout(payout), now: NOW + 2, integrationId: 'studio-d' });
+      assert.ok(paid.ok && paid.balance === '101', JSON.stringify(paid));
+      // Each studio's game and campaigns are accounts of its own, under its id; the books balance.
+      const values = await atRest.everyValue();
+      for (const name of ['studio-d/dice', 'studio-e/dice', `studio-d/${campaign.id}`, `studio-e/${campaign.id}`, `studio-d/${payout.campaign.id}`]) {
+        assert.ok(holding(values, name).length > 0, `an account named ${name}`);
+      }
+      // Studio e booked one bet, the free one: its refused bet on d's round is in no sum.
+      const ggr = await store.ggr({ from: NOW, to: NOW + DAY_MS, integration: 'studio-e' });
+      assert.deepEqual(
+        ggr.rows.map((row) => [row.integration, row.game, row.bets, row.freeBets]),
+        [['studio-e', 'dice', '0', '1']],
+      );
+      assert.ok((await store.verify()).ok);
     });
   });
 }
