@@ -18,6 +18,8 @@ import { OUTBOX_STATUSES } from './outbox-statuses.js';
 
 interface Round {
   roundId: string;
+  /** The studio whose call opened it. */
+  integration: string;
   game: string;
   finished: boolean;
   createdAt: string;
@@ -241,17 +243,18 @@ function showPlayerCard(): void {
 
 function showRounds(): void {
   const game = ui.roundGame.value;
-  const games = [...new Set(pages.rounds.map((r) => r.game))];
+  // A game is a studio's: the same slug at two studios is two entries of the filter.
+  const games = [...new Set(pages.rounds.map(studioGame))];
   const chosen = ui.roundGame.value;
   ui.roundGame.replaceChildren(el('option', { value: '' }, 'All games'), ...games.map((g) => el('option', { value: g }, g)));
   ui.roundGame.value = games.includes(chosen) ? chosen : '';
   const rows = pages.rounds
-    .filter((r) => game === '' || r.game === game)
+    .filter((r) => game === '' || studioGame(r) === game)
     .map((r) => {
       const open = el('button', { type: 'button', 'data-round': r.roundId }, 'History');
       open.addEventListener('click', () => void showRound(r));
       // Ids are time-ordered: their ends tell rounds apart, the whole id is in the title.
-      return [el('code', { title: r.roundId }, `…${r.roundId.slice(-12)}`), r.game, r.finished ? 'finished' : 'open', whenCell(r.createdAt), open];
+      return [el('code', { title: r.roundId }, `…${r.roundId.slice(-12)}`), studioGame(r), r.finished ? 'finished' : 'open', whenCell(r.createdAt), open];
     });
   ui.rounds.replaceChildren(rows.length === 0 ? el('p', { class: 'muted' }, 'No rounds.') : table(['Round', 'Game', 'State', 'Started', ''], rows));
   ui.roundsMore.hidden = pages.roundsNext === null;
@@ -383,7 +386,7 @@ window.addEventListener('resize', () => {
 });
 
 /** A game as the casino tells it: its slug, after its studio's id when it is not the environment's own integration. */
-function studioGame(row: GgrRow): string {
+function studioGame(row: { integration: string; game: string }): string {
   return row.integration === 'default' ? row.game : `${row.integration}/${row.game}`;
 }
 
