@@ -64,6 +64,12 @@ export function studioRef(integrationId: string | undefined, ref: string): strin
   return integrationId === undefined || integrationId === ENV_INTEGRATION_ID ? ref : `${integrationId}/${ref}`;
 }
 
+/** The integration whose game or campaign an account name (studioRef) belongs to. */
+export function studioOfRef(ref: string): string {
+  const slash = ref.indexOf('/');
+  return slash < 0 ? ENV_INTEGRATION_ID : ref.slice(0, slash);
+}
+
 export function legsOf(input: LegInput): TransferLegs {
   const { currency, integrationId } = input;
   const player: AccountRef = { kind: 'player', ref: input.playerId, currency };

@@ -7,7 +7,7 @@
  */
 import { formatMinor, type Currencies } from '../protocol/money.js';
 import { refuse, type Refusal } from '../protocol/errors.js';
-import type { TransferKind } from './accounts.js';
+import { studioOfRef, type TransferKind } from './accounts.js';
 import { balanceText, type PlayerState } from './rules.js';
 
 /** Money leaves the ledger as exact JSON number text, ready for the wire. */
@@ -61,6 +61,8 @@ export interface TransferView {
   jpAmount: string;
   freeBet: boolean;
   roundId: string | null;
+  /** The studio whose call booked it (docs/protocol.md §2.6): a bet's or win's round's, a payout's tournament's; null for an adjustment. */
+  integration: string | null;
   game: string | null;
   campaignId: string | null;
   regulatory: string | null;
@@ -166,7 +168,14 @@ export interface StoredPlayer {
 }
 
 /** A transfer as a store reads it for a page: the view's facts, with its money in minor units. */
-export type StoredTransfer = Omit<TransferView, 'amount' | 'jpAmount'> & { amount: bigint; jpAmount: bigint };
+export type StoredTransfer = Omit<TransferView, 'amount' | 'jpAmount' | 'integration'> & {
+  amount: bigint;
+  jpAmount: bigint;
+  /** A bet's or win's round's integration. */
+  roundIntegration: string | null;
+  /** A payout's tournament account's name, which says whose tournament it is (accounts.ts, studioRef). */
+  tournamentRef: string | null;
+};
 
 export function playerNotFound(playerId: string): Refusal {
   return refuse('PLAYER_NOT_FOUND', `player ${playerId} is not known`);
@@ -227,6 +236,7 @@ export function transferView(transfer: StoredTransfer, decimals: number): Transf
     jpAmount: formatMinor(transfer.jpAmount, decimals),
     freeBet: transfer.freeBet,
     roundId: transfer.roundId,
+    integration: transfer.roundIntegration ?? (transfer.tournamentRef === null ? null : studioOfRef(transfer.tournamentRef)),
     game: transfer.game,
     campaignId: transfer.campaignId,
     regulatory: transfer.regulatory,

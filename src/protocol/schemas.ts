@@ -311,6 +311,9 @@ export const TransferItem = Type.Object({
   jpAmount: BalanceNumber,
   freeBet: Type.Boolean(),
   roundId: Type.Union([Uuid, Type.Null()]),
+  integration: Type.Union([Type.String(IntegrationIdText), Type.Null()], {
+    description: "The studio whose call booked it (§2.6): a bet's or win's round's, a payout's tournament's; null for an adjustment.",
+  }),
   game: Type.Union([Type.String(), Type.Null()]),
   campaignId: Type.Union([Uuid, Type.Null()]),
   regulatory: Type.Union([Type.String(), Type.Null()]),

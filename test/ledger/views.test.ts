@@ -61,13 +61,31 @@ test('a page has a next cursor only when a row beyond it was read', () => {
   assert.equal(pageOf([{ id: '12' }, { id: '11' }], 1, (r) => r.id).next, 12n);
 });
 
+const stored = {
+  id: 't',
+  kind: 'win' as const,
+  amount: 150n,
+  jpAmount: 0n,
+  freeBet: false,
+  roundId: 'r',
+  game: 'dice',
+  campaignId: null,
+  regulatory: null,
+  createdAt: 1,
+};
+
 test("a transfer's amounts are shown in the player's decimals", () => {
-  const view = transferView(
-    { id: 't', kind: 'win', amount: 150n, jpAmount: 0n, freeBet: false, roundId: 'r', game: 'dice', campaignId: null, regulatory: null, createdAt: 1 },
-    2,
-  );
+  const view = transferView({ ...stored, roundIntegration: 'default', tournamentRef: null }, 2);
   assert.equal(view.amount, '1.5');
   assert.equal(view.jpAmount, '0');
+});
+
+test("a transfer's studio: its round's, a payout's tournament's by the account's name, none for an adjustment", () => {
+  assert.equal(transferView({ ...stored, roundIntegration: 'studio-a', tournamentRef: null }, 2).integration, 'studio-a');
+  const payout = { ...stored, kind: 'payout' as const, roundId: null, game: null, roundIntegration: null };
+  assert.equal(transferView({ ...payout, tournamentRef: 'studio-b/7f1d6c1e-62a8-4b6e-9a55-3f2d7c1b0e41' }, 2).integration, 'studio-b');
+  assert.equal(transferView({ ...payout, tournamentRef: '7f1d6c1e-62a8-4b6e-9a55-3f2d7c1b0e41' }, 2).integration, 'default');
+  assert.equal(transferView({ ...payout, kind: 'deposit', tournamentRef: null }, 2).integration, null);
 });
 
 test('the refusals that name a player', () => {

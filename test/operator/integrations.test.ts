@@ -271,6 +271,15 @@ for (const backend of OPERATOR_BACKENDS) {
       const paid = await call(app, '/payout', payout, a.token, a.secret);
       assert.equal(paid.status, 200, paid.raw);
       assert.equal(paid.body.balance, 107);
+      // The player's transactions say whose each is: the prize is studio A's tournament's, the opening deposit no studio's.
+      const listed = await admin(app, 'GET', `/admin/players/${fixture.playerId}/transactions`);
+      assert.deepEqual(
+        (listed.body.items as { kind: string; integration: string | null }[]).map((item) => [item.kind, item.integration]),
+        [
+          ['payout', 'studio-a'],
+          ['deposit', null],
+        ],
+      );
       // After idempotency, as on /transaction: a repeat of the booked payout answers its balance, and books nothing more.
       const repeat = await call(app, '/payout', payout, b.token, b.secret);
       assert.equal(repeat.status, 200, repeat.raw);
@@ -347,7 +356,20 @@ for (const backend of OPERATOR_BACKENDS) {
       // The books still balance, with the studios' game and campaign accounts apart.
       const books = await op.store.verify();
       assert.ok(books.ok, JSON.stringify(books));
-      // The player's rounds say whose each is.
+      // The player's transactions and rounds say whose each is.
+      const transactions = await admin(app, 'GET', `/admin/players/${playerId}/transactions?limit=100`);
+      const byStudio = (transactions.body.items as { kind: string; integration: string | null }[]).map((item) => `${item.kind} ${item.integration}`).sort();
+      assert.deepEqual(byStudio, [
+        'bet studio-a',
+        'bet studio-a',
+        'bet studio-b',
+        'bet studio-b',
+        'deposit null',
+        'win studio-a',
+        'win studio-a',
+        'win studio-b',
+        'win studio-b',
+      ]);
       const rounds = await admin(app, 'GET', `/admin/players/${playerId}/rounds?limit=100`);
       assert.equal(rounds.status, 200, rounds.raw);
       const studios = (rounds.body.items as { integration: string; game: string }[]).map((round) => `${round.integration} ${round.game}`).sort();

@@ -112,11 +112,14 @@ export class LedgerReads {
         free_bet: boolean;
         round_uuid: string | null;
         game: string | null;
+        integration_id: string | null;
+        tournament_ref: string | null;
         campaign_uuid: string | null;
         regulatory: string | null;
         created_at: Int8;
       }[]
-    >`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game,
+    >`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game, r.integration_id,
+        (SELECT ref FROM accounts WHERE id = t.debit_account_id AND kind = 'tournament') AS tournament_ref,
         t.campaign_uuid, t.regulatory, t.created_at FROM transfers t LEFT JOIN rounds r ON r.id = t.round_pk
       WHERE t.player_pk = ${player.player_pk} AND t.id < ${String(page.before ?? CURSOR_START)} ORDER BY t.id DESC LIMIT ${page.limit + 1}`;
     return pageOf(rows, page.limit, (r) =>
@@ -128,6 +131,8 @@ export class LedgerReads {
           jpAmount: BigInt(r.jp_amount),
           freeBet: r.free_bet,
           roundId: r.round_uuid,
+          roundIntegration: r.integration_id,
+          tournamentRef: r.tournament_ref,
           game: r.game,
           campaignId: r.campaign_uuid,
           regulatory: r.regulatory,

@@ -44,7 +44,9 @@ export class LedgerReads {
       ggr: prepare(GGR),
       roundAt: prepare(`SELECT id, uuid, integration_id, game, finished, created_at, finished_at, player_pk, prev_player_round_id AS prev
         FROM rounds WHERE id = ?`),
-      transferAt: prepare(`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game,
+      // A payout's tournament account names whose tournament it is; a bet's or win's round, whose game.
+      transferAt: prepare(`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game, r.integration_id,
+        (SELECT ref FROM accounts WHERE id = t.debit_account_id AND kind = 'tournament') AS tournament_ref,
         t.campaign_uuid, t.regulatory, t.created_at, t.player_pk, t.prev_player_transfer_id AS prev
         FROM transfers t LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.id = ?`),
     };
@@ -127,6 +129,8 @@ export class LedgerReads {
       free_bet: bigint;
       round_uuid: Buffer | null;
       game: string | null;
+      integration_id: string | null;
+      tournament_ref: string | null;
       campaign_uuid: Buffer | null;
       regulatory: string | null;
       created_at: bigint;
@@ -141,6 +145,8 @@ export class LedgerReads {
           jpAmount: r.jp_amount,
           freeBet: r.free_bet === 1n,
           roundId: r.round_uuid && bytesToUuid(r.round_uuid),
+          roundIntegration: r.integration_id,
+          tournamentRef: r.tournament_ref,
           game: r.game,
           campaignId: r.campaign_uuid && bytesToUuid(r.campaign_uuid),
           regulatory: r.regulatory,
