@@ -32,6 +32,8 @@ interface Transfer {
   jpAmount: number;
   freeBet: boolean;
   roundId: string | null;
+  /** The studio whose call booked it; null for an adjustment. */
+  integration: string | null;
   game: string | null;
   createdAt: string;
 }
@@ -268,7 +270,7 @@ function showTransfers(): void {
       whenCell(t.createdAt),
       t.kind + (t.freeBet ? ' (free)' : ''),
       String(t.amount),
-      t.game ?? '',
+      t.game === null ? '' : studioGame({ integration: t.integration ?? 'default', game: t.game }),
       t.roundId === null ? '' : el('code', { title: t.roundId }, `…${t.roundId.slice(-12)}`),
     ]);
   ui.transfers.replaceChildren(
