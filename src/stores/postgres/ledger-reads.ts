@@ -119,7 +119,7 @@ export class LedgerReads {
         created_at: Int8;
       }[]
     >`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game, r.integration_id,
-        (SELECT ref FROM accounts WHERE id = t.debit_account_id AND kind = 'tournament') AS tournament_ref,
+        CASE WHEN t.kind = 'payout' THEN (SELECT ref FROM accounts WHERE id = t.debit_account_id) END AS tournament_ref,
         t.campaign_uuid, t.regulatory, t.created_at FROM transfers t LEFT JOIN rounds r ON r.id = t.round_pk
       WHERE t.player_pk = ${player.player_pk} AND t.id < ${String(page.before ?? CURSOR_START)} ORDER BY t.id DESC LIMIT ${page.limit + 1}`;
     return pageOf(rows, page.limit, (r) =>

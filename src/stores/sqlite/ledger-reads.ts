@@ -46,7 +46,7 @@ export class LedgerReads {
         FROM rounds WHERE id = ?`),
       // A payout's tournament account names whose tournament it is; a bet's or win's round, whose game.
       transferAt: prepare(`SELECT t.id, t.uuid, t.kind, t.amount, t.jp_amount, t.free_bet, r.uuid AS round_uuid, r.game, r.integration_id,
-        (SELECT ref FROM accounts WHERE id = t.debit_account_id AND kind = 'tournament') AS tournament_ref,
+        CASE WHEN t.kind = 'payout' THEN (SELECT ref FROM accounts WHERE id = t.debit_account_id) END AS tournament_ref,
         t.campaign_uuid, t.regulatory, t.created_at, t.player_pk, t.prev_player_transfer_id AS prev
         FROM transfers t LEFT JOIN rounds r ON r.id = t.round_pk WHERE t.id = ?`),
     };
