@@ -24,7 +24,7 @@ import { IntegrationRegistry } from '../../src/operator/integration-registry.js'
 import { sign } from '../../src/protocol/signing.js';
 import type { WalletStore } from '../../src/stores/operations.js';
 import { integrationKeyring, newIntegrationToken } from '../../src/access/integrations.js';
-import { addStudio, ring, type Studio } from './studios.js';
+import { addStudio, ring, type Studio } from '../stores/studios.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, admin, balanceOf, makeOperator, OPERATOR_BACKENDS, SECRET, transactionBody, tx, type Operator } from '../helpers.js';
 
 async function setState(store: WalletStore, id: string, state: 'active' | 'paused' | 'off'): Promise<void> {

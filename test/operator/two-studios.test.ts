@@ -29,7 +29,7 @@ import { FaultProxy, FAULTS } from '../harness/fault-proxy.js';
 import { ACCESS_TOKEN, ADMIN_TOKEN, adminOverHttp, ledgerOf, makeOperator, SECRET, tempDir, type Operator } from '../helpers.js';
 import type { GenerateLaunchUrlRequest } from '../../src/protocol/schemas.js';
 import { exampleConfigFile, launchOf, realLaunchBody, startProvider, type StartedProvider } from '../provider/provider-helpers.js';
-import { addStudio, ring, type Studio } from './studios.js';
+import { addStudio, ring, type Studio } from '../stores/studios.js';
 
 /** Rounds each player plays at each studio. */
 const ROUNDS = 25;

@@ -21,6 +21,12 @@ export interface AtRest {
   files(): Buffer[];
 }
 
+/** The values of `everyValue` that hold `text` in clear, as text or as bytes: a credential found there is kept in clear. */
+export function holding(values: readonly unknown[], text: string): unknown[] {
+  const bytes = Buffer.from(text, 'utf8');
+  return values.filter((value) => (Buffer.isBuffer(value) || value instanceof Uint8Array ? Buffer.from(value).includes(bytes) : String(value).includes(text)));
+}
+
 export interface Backend {
   name: string;
   /** Why the backend cannot run here, or undefined when it can. */

@@ -11,17 +11,11 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { WalletStore } from '../../src/stores/operations.js';
-import { BACKENDS, type AtRest } from './backends.js';
+import { BACKENDS, holding, type AtRest } from './backends.js';
 import { NOW } from './store-fixtures.js';
 
 /** Keys made per player: enough that one found in clear is not luck. */
 const KEYS_PER_PLAYER = 3;
-
-/** The values that hold `key` in clear, as text or as bytes. */
-function holding(values: readonly unknown[], key: string): unknown[] {
-  const bytes = Buffer.from(key, 'utf8');
-  return values.filter((value) => (Buffer.isBuffer(value) || value instanceof Uint8Array ? Buffer.from(value).includes(bytes) : String(value).includes(key)));
-}
 
 for (const backend of BACKENDS) {
   describe(`launch keys at rest: ${backend.name}`, { skip: backend.unavailable }, () => {

@@ -16,22 +16,14 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  integrationKeyring,
-  newIntegrationSecret,
-  newIntegrationToken,
-  openSecret,
-  sealSecret,
-  type StoredIntegration,
-} from '../../src/access/integrations.js';
+import { newIntegrationSecret, openSecret, sealSecret } from '../../src/access/integrations.js';
 import type { AuditEntry } from '../../src/access/staff.js';
 import { checkedTransaction, checkPayout } from '../../src/protocol/checked-requests.js';
 import type { WalletStore } from '../../src/stores/operations.js';
 import { DAY_MS } from '../../src/stores/store.js';
-import { BACKENDS, type AtRest } from './backends.js';
+import { BACKENDS, holding, type AtRest } from './backends.js';
 import { NOW } from './store-fixtures.js';
-
-const ring = integrationKeyring(new Map([['k1', randomBytes(32)]]), 'k1');
+import { newStudio, ring } from './studios.js';
 
 function audit(route: string, target: string): AuditEntry {
   return {
@@ -50,27 +42,8 @@ function audit(route: string, target: string): AuditEntry {
   };
 }
 
-function made(id: string) {
-  const secret = newIntegrationSecret(randomBytes);
-  const { token, tokenHash } = newIntegrationToken(randomBytes);
-  const integration: Omit<StoredIntegration, 'createdAt' | 'updatedAt' | 'revision'> = {
-    id,
-    name: `Studio ${id}`,
-    state: 'active',
-    secretSealed: sealSecret(ring, id, 'current', secret),
-    secretNextSealed: null,
-    tokenHashes: [tokenHash],
-    ranges: ['10.0.0.0/8'],
-    providerUrl: 'https://studio.example/api',
-  };
-  return { secret, token, integration };
-}
-
-/** The values that hold `text` in clear, as text or as bytes. */
-function holding(values: readonly unknown[], text: string): unknown[] {
-  const bytes = Buffer.from(text, 'utf8');
-  return values.filter((value) => (Buffer.isBuffer(value) || value instanceof Uint8Array ? Buffer.from(value).includes(bytes) : String(value).includes(text)));
-}
+/** A studio as these tests add it: a name, a caller range and a provider endpoint, to see each kept. */
+const made = (id: string) => newStudio(id, { name: `Studio ${id}`, ranges: ['10.0.0.0/8'], providerUrl: 'https://studio.example/api' });
 
 async function auditRoutes(store: WalletStore): Promise<string[]> {
   return (await store.listAudit({ limit: 100 })).items.map((row) => `${row.route} ${row.target}`);
